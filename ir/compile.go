@@ -1,0 +1,866 @@
+package ir
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/mscppl/mscppl/autodiff"
+	"github.com/mscppl/mscppl/lang"
+	"github.com/mscppl/mscppl/stdlib"
+)
+
+// DefaultMaxNodes bounds the size of the unrolled graph.
+const DefaultMaxNodes = 5_000_000
+
+// CompileOptions tune Compile.
+type CompileOptions struct {
+	// MaxNodes rejects models whose unrolled graph would be larger (0: DefaultMaxNodes).
+	MaxNodes int
+}
+
+// factor is one instance of a ~ statement in the unrolled graph.
+type factor struct {
+	node  autodiff.Node
+	stmt  *Tilde
+	args  []autodiff.Node // lhs first
+	loops string          // "t = 5" for statements inside loops
+	prior bool            // lhs is a latent
+	// For prior factors: the unconstrained latent positions written by the
+	// statement (one per element of the lhs) and their bijection.
+	lhsPos []int
+	bij    stdlib.Bijection
+}
+
+// Compiled is a model lowered to an autodiff graph. It implements the target
+// interfaces of package infer/msc. It is not safe for concurrent use; compile
+// one per goroutine.
+type Compiled struct {
+	Model *Model
+	g     *autodiff.Graph
+
+	latent   autodiff.Node // batched input: the unconstrained latents
+	param    autodiff.Node // shared input: the unconstrained params
+	hasParam bool
+	logJoint autodiff.Node
+	logPrior autodiff.Node
+	factors  []factor
+	// constrained value node of each latent and param variable, by Var.ID
+	varNode []autodiff.Node
+
+	priorOrder []autodiff.Node // nodes to evaluate for LogPrior
+	jointOrder []autodiff.Node
+	maxBatch   int
+	priorErr   error // why SamplePrior is unavailable, if it is
+
+	structure Structure
+	steps     []ssmStep
+}
+
+type compiler struct {
+	m       *Model
+	g       *autodiff.Graph
+	c       *Compiled
+	env     []autodiff.Node // by Var.ID; -1 when unset
+	ints    []int           // loop variable values by Var.ID
+	loopCtx []string
+	errs    lang.ErrorList
+	seen    map[lang.Pos]bool
+	ops     map[*stdlib.Family]*stdlib.SumLogDensity
+	consts  map[float64]autodiff.Node
+	jac     []autodiff.Node
+	max     int
+	covered []int // number of prior statements per unconstrained latent position
+	// dependency sets: latent positions each local depends on (by Var.ID),
+	// and each factor's arguments depend on (by factor index)
+	localDeps [][]int
+	deps      [][]int
+}
+
+type compileError struct{ err *lang.Error }
+
+// Compile lowers a checked model to a graph.
+func Compile(m *Model, opt CompileOptions) (*Compiled, error) {
+	if opt.MaxNodes <= 0 {
+		opt.MaxNodes = DefaultMaxNodes
+	}
+	g := autodiff.New()
+	c := &Compiled{Model: m, g: g, varNode: make([]autodiff.Node, len(m.Vars))}
+	cp := &compiler{
+		m: m, g: g, c: c,
+		env:       make([]autodiff.Node, len(m.Vars)),
+		ints:      make([]int, len(m.Vars)),
+		seen:      map[lang.Pos]bool{},
+		ops:       map[*stdlib.Family]*stdlib.SumLogDensity{},
+		consts:    map[float64]autodiff.Node{},
+		max:       opt.MaxNodes,
+		covered:   make([]int, m.LatentDim),
+		localDeps: make([][]int, len(m.Vars)),
+	}
+	for i := range cp.env {
+		cp.env[i] = -1
+	}
+	cp.leaves()
+	cp.block(m.Body)
+	if err := cp.errs.Err(); err != nil {
+		cp.errs.Sort()
+		return nil, cp.errs
+	}
+	terms := make([]autodiff.Node, 0, len(c.factors)+len(cp.jac))
+	prior := make([]autodiff.Node, 0, len(cp.jac)+4)
+	for _, f := range c.factors {
+		terms = append(terms, f.node)
+		if f.prior {
+			prior = append(prior, f.node)
+		}
+	}
+	terms = append(terms, cp.jac...)
+	prior = append(prior, cp.jac...)
+	if len(terms) == 0 {
+		terms = append(terms, cp.num(0))
+	}
+	if len(prior) == 0 {
+		prior = append(prior, cp.num(0))
+	}
+	c.logJoint = g.AddN(terms...)
+	c.logPrior = g.AddN(prior...)
+	c.jointOrder = g.Ancestors(c.logJoint)
+	c.priorOrder = g.Ancestors(c.logPrior)
+	c.priorErr = cp.priorCheck()
+	c.detect(cp.deps)
+	c.Reserve(1)
+	if c.hasParam {
+		p := g.Value(c.param, 0)
+		for _, v := range m.Params {
+			for i, x := range v.Init {
+				u, err := v.Bij.Unconstrain(x)
+				if err != nil {
+					return nil, lang.Errorf(v.Pos, "initial value %g of param %s is outside its constraint %s", x, v.Name, bijString(v.Bij))
+				}
+				p[v.Offset+i] = u
+			}
+		}
+	}
+	return c, nil
+}
+
+func bijString(b stdlib.Bijection) string {
+	switch {
+	case b.HasLower && b.HasUpper:
+		return fmt.Sprintf("<lower=%g, upper=%g>", b.Lower, b.Upper)
+	case b.HasLower:
+		return fmt.Sprintf("<lower=%g>", b.Lower)
+	case b.HasUpper:
+		return fmt.Sprintf("<upper=%g>", b.Upper)
+	}
+	return "(none)"
+}
+
+func (cp *compiler) fail(pos lang.Pos, format string, args ...any) {
+	if cp.seen[pos] {
+		panic(compileError{})
+	}
+	cp.seen[pos] = true
+	e := lang.Errorf(pos, format, args...)
+	if len(cp.loopCtx) > 0 {
+		e.Msg += " (at " + strings.Join(cp.loopCtx, ", ") + ")"
+	}
+	panic(compileError{e})
+}
+
+func (cp *compiler) num(v float64) autodiff.Node {
+	if n, ok := cp.consts[v]; ok {
+		return n
+	}
+	n := cp.g.Const([]float64{v})
+	cp.consts[v] = n
+	return n
+}
+
+// leaves creates the data, param and latent nodes.
+func (cp *compiler) leaves() {
+	m, g, c := cp.m, cp.g, cp.c
+	for _, v := range m.Data {
+		switch v.Type.Kind {
+		case Matrix:
+			cp.env[v.ID] = g.ConstMatrix(v.Type.Rows, v.Type.Cols, v.Value)
+		default:
+			cp.env[v.ID] = g.Const(v.Value)
+		}
+	}
+	for _, v := range m.Vars {
+		if v.Kind == SizeVar {
+			cp.env[v.ID] = g.Const(v.Value)
+		}
+	}
+	if m.ParamDim > 0 {
+		c.param = g.Param(m.ParamDim)
+		c.hasParam = true
+		for _, v := range m.Params {
+			n := cp.part(c.param, v)
+			if v.Bij.HasLower || v.Bij.HasUpper {
+				n = g.Map(v.Bij.Func(), n)
+			}
+			cp.env[v.ID] = n
+			c.varNode[v.ID] = n
+		}
+	}
+	dim := m.LatentDim
+	if dim == 0 {
+		dim = 1 // keep a batched input so the graph has a batch dimension
+	}
+	c.latent = g.Input(dim)
+	for _, v := range m.Latents {
+		u := cp.part(c.latent, v)
+		n := u
+		if v.Bij.HasLower || v.Bij.HasUpper {
+			n = g.Map(v.Bij.Func(), u)
+			cp.jac = append(cp.jac, g.Sum(g.Map(v.Bij.LogJacFunc(), u)))
+		}
+		cp.env[v.ID] = n
+		c.varNode[v.ID] = n
+	}
+}
+
+func (cp *compiler) part(in autodiff.Node, v *Var) autodiff.Node {
+	if v.Type.Scalar() {
+		return cp.g.Index(in, v.Offset)
+	}
+	return cp.g.Slice(in, v.Offset, v.Offset+v.Type.Len())
+}
+
+func (cp *compiler) block(body []Stmt) {
+	for _, s := range body {
+		cp.stmt(s)
+	}
+}
+
+func (cp *compiler) stmt(s Stmt) {
+	defer func() {
+		if r := recover(); r != nil {
+			ce, ok := r.(compileError)
+			if !ok {
+				panic(r)
+			}
+			if ce.err != nil {
+				cp.errs = append(cp.errs, ce.err)
+			}
+		}
+	}()
+	if cp.g.NumNodes() > cp.max {
+		cp.fail(s.Pos(), "the model unrolls to more than %d graph nodes (the limit); reduce the loop sizes or raise --max-nodes", cp.max)
+	}
+	switch s := s.(type) {
+	case *Assign:
+		cp.env[s.Local.ID] = cp.expr(s.X)
+		cp.localDeps[s.Local.ID] = cp.depsOf(s.X, nil)
+	case *For:
+		lo, hi := cp.intExpr(s.Lo), cp.intExpr(s.Hi)
+		if hi < lo {
+			cp.fail(s.Pos(), "loop %s in %d..%d is empty: the upper bound is below the lower bound", s.Var.Name, lo, hi)
+		}
+		for t := lo; t <= hi; t++ {
+			cp.ints[s.Var.ID] = t
+			cp.loopCtx = append(cp.loopCtx, fmt.Sprintf("%s = %d", s.Var.Name, t))
+			nerr := len(cp.errs)
+			cp.block(s.Body)
+			cp.loopCtx = cp.loopCtx[:len(cp.loopCtx)-1]
+			if len(cp.errs) > nerr {
+				return // one report per loop is enough
+			}
+			if cp.g.NumNodes() > cp.max {
+				cp.fail(s.Pos(), "the loop over %s unrolls to more than %d graph nodes (the limit); reduce the loop sizes or raise --max-nodes", s.Var.Name, cp.max)
+			}
+		}
+	case *Tilde:
+		cp.tilde(s)
+	default:
+		panic(fmt.Sprintf("ir: unknown statement %T", s))
+	}
+}
+
+func (cp *compiler) tilde(s *Tilde) {
+	g := cp.g
+	lhs := cp.expr(s.LHS)
+	args := make([]autodiff.Node, 0, len(s.Args)+1)
+	args = append(args, lhs)
+	for i, a := range s.Args {
+		n := cp.expr(a)
+		if g.IsConst(n) {
+			spec := s.Dist.Params[i]
+			for _, x := range g.Value(n, 0) {
+				if !inDomain(spec.Domain, x) {
+					cp.fail(a.Pos(), "%s: argument %d (%s) must be %s, got %g", s.Dist.Name, i+1, spec.Name, domainText(spec.Domain), x)
+				}
+			}
+		}
+		args = append(args, n)
+	}
+	if g.IsConst(lhs) {
+		for k, x := range g.Value(lhs, 0) {
+			if !inDomain(s.Dist.Support, x) {
+				where := ""
+				if s.Root != nil && s.Root.Source != "" && !s.LHS.Type().Scalar() {
+					where = fmt.Sprintf(" (element %d of %s, %s)", k+1, s.Root.Name, s.Root.Source)
+				}
+				cp.fail(s.LHS.Pos(), "%s needs values that are %s, got %g%s", s.Dist.Name, domainText(s.Dist.Support), x, where)
+			}
+		}
+	}
+	op := cp.ops[s.Dist]
+	if op == nil {
+		op = stdlib.NewSumLogDensity(s.Dist)
+		cp.ops[s.Dist] = op
+	}
+	f := factor{
+		node:  g.Custom(op, 1, args...),
+		stmt:  s,
+		args:  args,
+		loops: strings.Join(cp.loopCtx, ", "),
+	}
+	if s.Root != nil && s.Root.Kind == LatentVar {
+		f.prior = true
+		f.bij = s.Root.Bij
+		f.lhsPos = cp.lhsPositions(s.LHS)
+		for _, p := range f.lhsPos {
+			cp.covered[p]++
+		}
+	}
+	cp.c.factors = append(cp.c.factors, f)
+	var d []int
+	for _, a := range s.Args {
+		d = cp.depsOf(a, d)
+	}
+	if !f.prior {
+		d = cp.depsOf(s.LHS, d)
+	}
+	cp.deps = append(cp.deps, d)
+}
+
+// depsOf adds to dst the unconstrained latent positions that e depends on.
+func (cp *compiler) depsOf(e Expr, dst []int) []int {
+	add := func(p int) {
+		for _, q := range dst {
+			if q == p {
+				return
+			}
+		}
+		dst = append(dst, p)
+	}
+	var walk func(e Expr)
+	walk = func(e Expr) {
+		switch e := e.(type) {
+		case *Ref:
+			switch e.Var.Kind {
+			case LatentVar:
+				for i := 0; i < e.Var.Type.Len(); i++ {
+					add(e.Var.Offset + i)
+				}
+			case LocalVar:
+				for _, p := range cp.localDeps[e.Var.ID] {
+					add(p)
+				}
+			}
+		case *Index:
+			if r, ok := e.X.(*Ref); ok && r.Var.Kind == LatentVar {
+				for _, p := range cp.lhsPositions(e) {
+					add(p)
+				}
+				return
+			}
+			walk(e.X)
+		case *Unary:
+			walk(e.X)
+		case *Binary:
+			walk(e.X)
+			walk(e.Y)
+		case *Call:
+			for _, a := range e.Args {
+				walk(a)
+			}
+		}
+	}
+	walk(e)
+	return dst
+}
+
+// lhsPositions returns the unconstrained latent positions of a ~ statement's
+// left-hand side (a latent, or an indexed latent).
+func (cp *compiler) lhsPositions(e Expr) []int {
+	switch e := e.(type) {
+	case *Ref:
+		out := make([]int, e.Var.Type.Len())
+		for i := range out {
+			out[i] = e.Var.Offset + i
+		}
+		return out
+	case *Index:
+		r, ok := e.X.(*Ref)
+		if !ok {
+			return nil
+		}
+		v := r.Var
+		idx := make([]int, len(e.Idx))
+		for i, x := range e.Idx {
+			idx[i] = cp.intExpr(x) - 1
+		}
+		switch {
+		case v.Type.Kind == Vector:
+			return []int{v.Offset + idx[0]}
+		case v.Type.Kind == Matrix && len(idx) == 2:
+			return []int{v.Offset + idx[0]*v.Type.Cols + idx[1]}
+		case v.Type.Kind == Matrix:
+			out := make([]int, v.Type.Cols)
+			for j := range out {
+				out[j] = v.Offset + idx[0]*v.Type.Cols + j
+			}
+			return out
+		}
+	}
+	return nil
+}
+
+func (cp *compiler) priorCheck() error {
+	for _, v := range cp.m.Latents {
+		for i := 0; i < v.Type.Len(); i++ {
+			switch n := cp.covered[v.Offset+i]; {
+			case n == 0:
+				return lang.Errorf(v.Pos, "latent %s has no prior statement (%s ~ ...), so the prior cannot be used as a proposal", componentName(v, i), v.Name)
+			case n > 1:
+				return lang.Errorf(v.Pos, "latent %s appears on the left of ~ %d times, so the prior cannot be sampled directly", componentName(v, i), n)
+			}
+		}
+	}
+	return nil
+}
+
+func (cp *compiler) intExpr(e Expr) int {
+	v := cp.constExpr(e)
+	if v != math.Trunc(v) {
+		cp.fail(e.Pos(), "expected an integer, got %g", v)
+	}
+	return int(v)
+}
+
+// constExpr evaluates an expression known at compile time (sizes, loop
+// variables, int data, literals).
+func (cp *compiler) constExpr(e Expr) float64 {
+	switch e := e.(type) {
+	case *Num:
+		return e.V
+	case *Ref:
+		switch e.Var.Kind {
+		case LoopVar:
+			return float64(cp.ints[e.Var.ID])
+		case SizeVar, DataVar:
+			if e.Var.Type.Scalar() {
+				return e.Var.Value[0]
+			}
+		}
+	case *Unary:
+		return -cp.constExpr(e.X)
+	case *Binary:
+		x, y := cp.constExpr(e.X), cp.constExpr(e.Y)
+		switch e.Op {
+		case OpAdd:
+			return x + y
+		case OpSub:
+			return x - y
+		case OpMul:
+			return x * y
+		case OpDiv:
+			if e.T.Kind == Int {
+				if y == 0 {
+					cp.fail(e.Pos(), "integer division by zero")
+				}
+				return math.Trunc(x / y)
+			}
+			return x / y
+		case OpPow:
+			return math.Pow(x, y)
+		}
+	}
+	n := cp.expr(e)
+	if !cp.g.IsConst(n) {
+		cp.fail(e.Pos(), "this expression must be known before inference (it may use only data, sizes and loop variables)")
+	}
+	return cp.g.Value(n, 0)[0]
+}
+
+func (cp *compiler) expr(e Expr) autodiff.Node {
+	g := cp.g
+	switch e := e.(type) {
+	case *Num:
+		return cp.num(e.V)
+	case *Ref:
+		if e.Var.Kind == LoopVar {
+			return cp.num(float64(cp.ints[e.Var.ID]))
+		}
+		n := cp.env[e.Var.ID]
+		if n < 0 {
+			cp.fail(e.Pos(), "%s %s is used before it is defined", e.Var.Kind, e.Var.Name)
+		}
+		return n
+	case *Index:
+		t := e.X.Type()
+		idx := make([]int, len(e.Idx))
+		for i, ie := range e.Idx {
+			idx[i] = cp.intExpr(ie)
+			size := t.Rows
+			if i == 1 {
+				size = t.Cols
+			}
+			if idx[i] < 1 || idx[i] > size {
+				cp.fail(ie.Pos(), "index %d is out of range: %s has %d %s (indices start at 1)", idx[i], FormatExpr(e.X), size, plural(t, i))
+			}
+		}
+		if r, ok := e.X.(*Ref); ok && r.Var.Kind == LatentVar && (t.Kind == Vector || len(idx) == 2) {
+			// index the input directly: a state-space sweep then touches
+			// one element, not a copy of the whole vector
+			pos := r.Var.Offset + idx[0] - 1
+			if len(idx) == 2 {
+				pos = r.Var.Offset + (idx[0]-1)*t.Cols + idx[1] - 1
+			}
+			n := g.Index(cp.c.latent, pos)
+			if r.Var.Bij.HasLower || r.Var.Bij.HasUpper {
+				n = g.Map(r.Var.Bij.Func(), n)
+			}
+			return n
+		}
+		x := cp.expr(e.X)
+		switch {
+		case t.Kind == Vector:
+			return g.Index(x, idx[0]-1)
+		case t.Kind == Matrix && len(idx) == 2:
+			return g.Index2(x, idx[0]-1, idx[1]-1)
+		default:
+			return g.Row(x, idx[0]-1)
+		}
+	case *Unary:
+		return g.Neg(cp.expr(e.X))
+	case *Binary:
+		x, y := cp.expr(e.X), cp.expr(e.Y)
+		switch e.Op {
+		case OpAdd:
+			return g.Add(x, y)
+		case OpSub:
+			return g.Sub(x, y)
+		case OpMul:
+			if e.MatVec {
+				return g.MatVec(x, y)
+			}
+			return g.Mul(x, y)
+		case OpDiv:
+			return g.Div(x, y)
+		default:
+			return g.Pow(x, y)
+		}
+	case *Call:
+		args := make([]autodiff.Node, len(e.Args))
+		for i, a := range e.Args {
+			args[i] = cp.expr(a)
+		}
+		return cp.call(e, args)
+	}
+	panic(fmt.Sprintf("ir: unknown expression %T", e))
+}
+
+func (cp *compiler) call(e *Call, a []autodiff.Node) autodiff.Node {
+	g := cp.g
+	switch e.Name {
+	case "exp":
+		return g.Exp(a[0])
+	case "log":
+		return g.Log(a[0])
+	case "sqrt":
+		return g.Sqrt(a[0])
+	case "log1p":
+		return g.Log1p(a[0])
+	case "expm1":
+		return g.Expm1(a[0])
+	case "sum":
+		return g.Sum(a[0])
+	case "dot":
+		return g.Dot(a[0], a[1])
+	case "log_sum_exp":
+		if len(a) == 2 {
+			return g.LogSumExp(g.Stack(a[0], a[1]))
+		}
+		return g.LogSumExp(a[0])
+	}
+	if e.Fn != nil && e.Fn.Elem != nil {
+		return g.Map(e.Fn.Elem, a[0])
+	}
+	panic(fmt.Sprintf("ir: function %s has no lowering", e.Name))
+}
+
+func plural(t Type, i int) string {
+	if t.Kind == Matrix {
+		if i == 0 {
+			return "rows"
+		}
+		return "columns"
+	}
+	return "elements"
+}
+
+func inDomain(d stdlib.Domain, x float64) bool {
+	if math.IsNaN(x) {
+		return false
+	}
+	switch d {
+	case stdlib.Positive:
+		return x > 0
+	case stdlib.NonNegative:
+		return x >= 0
+	case stdlib.Unit:
+		return x > 0 && x < 1
+	case stdlib.Binary:
+		return x == 0 || x == 1
+	case stdlib.NonNegInt:
+		return x >= 0 && x == math.Trunc(x)
+	}
+	return !math.IsInf(x, 0)
+}
+
+func domainText(d stdlib.Domain) string {
+	switch d {
+	case stdlib.Positive:
+		return "positive"
+	case stdlib.NonNegative:
+		return "non-negative"
+	case stdlib.Unit:
+		return "strictly between 0 and 1"
+	case stdlib.Binary:
+		return "0 or 1"
+	case stdlib.NonNegInt:
+		return "non-negative integers"
+	}
+	return "finite"
+}
+
+// ---- the compiled target -------------------------------------------------
+
+// Dim is the number of unconstrained latent scalars.
+func (c *Compiled) Dim() int { return c.Model.LatentDim }
+
+// Graph exposes the underlying graph (for benchmarks and tools).
+func (c *Compiled) Graph() *autodiff.Graph { return c.g }
+
+// Reserve prepares batches of up to n rows.
+func (c *Compiled) Reserve(n int) {
+	if n > c.maxBatch {
+		c.g.Alloc(n)
+		c.maxBatch = n
+	}
+}
+
+func (c *Compiled) load(z []float64, batch int) {
+	d := c.Model.LatentDim
+	if d == 0 {
+		return
+	}
+	for b := 0; b < batch; b++ {
+		copy(c.g.Value(c.latent, b), z[b*d:(b+1)*d])
+	}
+}
+
+// LogJoint writes log p(z_b, x; theta) plus the log-Jacobians for each row.
+func (c *Compiled) LogJoint(z []float64, out []float64) {
+	batch := len(out)
+	c.Reserve(batch)
+	c.load(z, batch)
+	c.g.ForwardNodes(c.jointOrder, batch)
+	for b := range out {
+		out[b] = c.g.Value(c.logJoint, b)[0]
+	}
+}
+
+// LogPrior writes the log prior density (with log-Jacobians) of each row.
+func (c *Compiled) LogPrior(z []float64, out []float64) {
+	batch := len(out)
+	c.Reserve(batch)
+	c.load(z, batch)
+	c.g.ForwardNodes(c.priorOrder, batch)
+	for b := range out {
+		out[b] = c.g.Value(c.logPrior, b)[0]
+	}
+}
+
+// PriorError says why the prior cannot be used as a proposal (nil if it can).
+func (c *Compiled) PriorError() error { return c.priorErr }
+
+// SamplePrior draws one row z from the prior by ancestral sampling, in the
+// order of the model's statements. The model must pass PriorError.
+func (c *Compiled) SamplePrior(rng *rand.Rand, z []float64) {
+	g := c.g
+	c.Reserve(1)
+	u := g.Value(c.latent, 0)
+	for i := range u {
+		u[i] = 0
+	}
+	var p [8]float64
+	for fi := range c.factors {
+		f := &c.factors[fi]
+		if !f.prior {
+			continue
+		}
+		order := g.Ancestors(f.args[1:]...)
+		g.ForwardNodes(order, 1)
+		for k, pos := range f.lhsPos {
+			params := p[:len(f.args)-1]
+			for j, a := range f.args[1:] {
+				v := g.Value(a, 0)
+				if len(v) == 1 {
+					params[j] = v[0]
+				} else {
+					params[j] = v[k]
+				}
+			}
+			x := math.NaN()
+			for try := 0; try < 1000; try++ {
+				x = f.stmt.Dist.Rand(rng, params)
+				if uu, err := f.bij.Unconstrain(x); err == nil {
+					u[pos] = uu
+					break
+				}
+			}
+		}
+	}
+	copy(z, u[:c.Model.LatentDim])
+}
+
+// GradLogJoint returns the log joint at one row z and its gradient with
+// respect to the unconstrained latents.
+func (c *Compiled) GradLogJoint(z []float64, grad []float64) float64 {
+	c.Reserve(1)
+	c.load(z, 1)
+	c.g.ForwardNodes(c.jointOrder, 1)
+	c.g.Backward(c.logJoint, 1)
+	copy(grad, c.g.Grad(c.latent, 0)[:c.Model.LatentDim])
+	return c.g.Value(c.logJoint, 0)[0]
+}
+
+// NumParams is the number of unconstrained model parameters.
+func (c *Compiled) NumParams() int { return c.Model.ParamDim }
+
+// Params returns a view of the unconstrained parameters.
+func (c *Compiled) Params() []float64 {
+	if !c.hasParam {
+		return nil
+	}
+	return c.g.Value(c.param, 0)
+}
+
+// SetParams sets the unconstrained parameters.
+func (c *Compiled) SetParams(theta []float64) {
+	if c.hasParam {
+		copy(c.g.Value(c.param, 0), theta)
+	}
+}
+
+// GradParams returns the log joint at one row z and its gradient with
+// respect to the unconstrained parameters (the Fisher identity's integrand).
+func (c *Compiled) GradParams(z []float64, grad []float64) float64 {
+	c.Reserve(1)
+	c.load(z, 1)
+	c.g.ForwardNodes(c.jointOrder, 1)
+	c.g.Backward(c.logJoint, 1)
+	if c.hasParam {
+		copy(grad, c.g.Grad(c.param, 0))
+	}
+	return c.g.Value(c.logJoint, 0)[0]
+}
+
+// Diagnose evaluates one row z and explains a non-finite log joint by naming
+// the first statement whose log density is NaN or +Inf.
+func (c *Compiled) Diagnose(z []float64) error {
+	c.Reserve(1)
+	c.load(z, 1)
+	c.g.ForwardNodes(c.jointOrder, 1)
+	for _, f := range c.factors {
+		v := c.g.Value(f.node, 0)[0]
+		if !math.IsNaN(v) && !math.IsInf(v, 1) {
+			continue
+		}
+		what := "NaN"
+		if math.IsInf(v, 1) {
+			what = "+Inf"
+		}
+		detail := ""
+		for j, a := range f.args {
+			for _, x := range c.g.Value(a, 0) {
+				if math.IsNaN(x) || math.IsInf(x, 0) {
+					name := "the left-hand side"
+					if j > 0 {
+						name = fmt.Sprintf("argument %d (%s)", j, f.stmt.Dist.Params[j-1].Name)
+					}
+					detail = fmt.Sprintf("; %s is %g", name, x)
+					break
+				}
+			}
+			if detail != "" {
+				break
+			}
+		}
+		e := lang.Errorf(f.stmt.Pos(), "the log density of `%s` is %s%s", f.stmt.Text, what, detail)
+		if f.loops != "" {
+			e.Msg += " (at " + f.loops + ")"
+		}
+		e.Hint = "check for log or sqrt of a negative number, or exp overflow"
+		return lang.ErrorList{e}
+	}
+	v := c.g.Value(c.logJoint, 0)[0]
+	if math.IsNaN(v) {
+		return lang.ErrorList{lang.Errorf(lang.Pos{File: c.Model.File}, "the log joint is NaN (from a log-Jacobian term)")}
+	}
+	return nil
+}
+
+// Constrain maps one unconstrained row u to the constrained latent values x
+// (len Dim()), in declaration order.
+func (c *Compiled) Constrain(u, x []float64) {
+	for _, v := range c.Model.Latents {
+		for i := 0; i < v.Type.Len(); i++ {
+			k := v.Offset + i
+			x[k] = v.Bij.Constrain(u[k])
+		}
+	}
+}
+
+// ConstrainParams maps the unconstrained params to their values.
+func (c *Compiled) ConstrainParams(theta, x []float64) {
+	for _, v := range c.Model.Params {
+		for i := 0; i < v.Type.Len(); i++ {
+			k := v.Offset + i
+			x[k] = v.Bij.Constrain(theta[k])
+		}
+	}
+}
+
+// LatentNames returns the names of the latent components, like "w[3]".
+func (m *Model) LatentNames() []string { return componentNames(m.Latents, m.LatentDim) }
+
+// ParamNames returns the names of the param components.
+func (m *Model) ParamNames() []string { return componentNames(m.Params, m.ParamDim) }
+
+func componentNames(vs []*Var, n int) []string {
+	out := make([]string, n)
+	for _, v := range vs {
+		for i := 0; i < v.Type.Len(); i++ {
+			out[v.Offset+i] = componentName(v, i)
+		}
+	}
+	return out
+}
+
+func componentName(v *Var, i int) string {
+	switch v.Type.Kind {
+	case Vector:
+		return fmt.Sprintf("%s[%d]", v.Name, i+1)
+	case Matrix:
+		return fmt.Sprintf("%s[%d,%d]", v.Name, i/v.Type.Cols+1, i%v.Type.Cols+1)
+	}
+	return v.Name
+}

@@ -1,0 +1,75 @@
+package ir
+
+import (
+	"strconv"
+	"strings"
+)
+
+// FormatExpr renders an IR expression in .msc syntax, for messages.
+func FormatExpr(e Expr) string {
+	var b strings.Builder
+	formatExpr(&b, e, 0)
+	return b.String()
+}
+
+func prec(e Expr) int {
+	switch e := e.(type) {
+	case *Binary:
+		switch e.Op {
+		case OpAdd, OpSub:
+			return 1
+		case OpMul, OpDiv:
+			return 2
+		default:
+			return 4
+		}
+	case *Unary:
+		return 3
+	}
+	return 5
+}
+
+func formatExpr(b *strings.Builder, e Expr, outer int) {
+	p := prec(e)
+	if p < outer {
+		b.WriteByte('(')
+		defer b.WriteByte(')')
+	}
+	switch e := e.(type) {
+	case *Num:
+		b.WriteString(strconv.FormatFloat(e.V, 'g', -1, 64))
+	case *Ref:
+		b.WriteString(e.Var.Name)
+	case *Index:
+		formatExpr(b, e.X, 5)
+		b.WriteByte('[')
+		for i, x := range e.Idx {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			formatExpr(b, x, 0)
+		}
+		b.WriteByte(']')
+	case *Unary:
+		b.WriteByte('-')
+		formatExpr(b, e.X, 3)
+	case *Binary:
+		l, r := p, p+1
+		if e.Op == OpPow {
+			l, r = p+1, p
+		}
+		formatExpr(b, e.X, l)
+		b.WriteString(" " + e.Op.String() + " ")
+		formatExpr(b, e.Y, r)
+	case *Call:
+		b.WriteString(e.Name)
+		b.WriteByte('(')
+		for i, x := range e.Args {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			formatExpr(b, x, 0)
+		}
+		b.WriteByte(')')
+	}
+}

@@ -1,0 +1,185 @@
+package ir
+
+import (
+	"fmt"
+
+	"github.com/mscppl/mscppl/autodiff"
+)
+
+// Structure describes what structure detection found.
+type Structure struct {
+	StateSpace bool
+	// Reason says why the model is not a state-space model (when it is not).
+	Reason string
+	// Latent is the state vector of a state-space model.
+	Latent *Var
+	// GaussianTransition is true when every transition is a normal(mean, sd).
+	GaussianTransition bool
+}
+
+func (s Structure) String() string {
+	if !s.StateSpace {
+		return "not a state-space model: " + s.Reason
+	}
+	tr := "non-Gaussian transition"
+	if s.GaussianTransition {
+		tr = "Gaussian transition"
+	}
+	return fmt.Sprintf("state-space: %s over t = 1..%d, %s", s.Latent.Name, s.Latent.Type.Rows, tr)
+}
+
+// ssmStep holds the factors of one time step of a state-space model.
+type ssmStep struct {
+	trans      int // index into factors of the transition z[t] ~ ...
+	obs        []int
+	transOrder []autodiff.Node // nodes to evaluate for the transition's arguments
+	obsOrder   []autodiff.Node // nodes to evaluate for the observation factors
+	obsSum     autodiff.Node   // sum of the observation factors (or -1)
+}
+
+// detect classifies the compiled model from the dependency sets of its
+// factors (deps[i] lists the unconstrained latent positions that factor i's
+// arguments depend on; lhs positions are in factors[i].lhsPos).
+func (c *Compiled) detect(deps [][]int) {
+	m := c.Model
+	no := func(format string, args ...any) {
+		c.structure = Structure{Reason: fmt.Sprintf(format, args...)}
+	}
+	if len(m.Latents) != 1 {
+		no("a state-space model has exactly one latent vector z (this model has %d latent variables)", len(m.Latents))
+		return
+	}
+	z := m.Latents[0]
+	if z.Type.Kind != Vector {
+		no("the latent %s is not a vector", z.Name)
+		return
+	}
+	if z.Bij.HasLower || z.Bij.HasUpper {
+		no("the latent %s is constrained", z.Name)
+		return
+	}
+	T := z.Type.Rows
+	if T < 2 {
+		no("the latent %s has a single time step", z.Name)
+		return
+	}
+	steps := make([]ssmStep, T)
+	for t := range steps {
+		steps[t].trans = -1
+		steps[t].obsSum = -1
+	}
+	gauss := true
+	for i, f := range c.factors {
+		pos := f.stmt.Pos()
+		if f.prior {
+			if len(f.lhsPos) != 1 {
+				no("the statement at %s draws the whole vector %s at once; a state-space model draws %s[t] given %s[t-1]", pos, z.Name, z.Name, z.Name)
+				return
+			}
+			t := f.lhsPos[0]
+			if steps[t].trans >= 0 {
+				no("%s[%d] appears on the left of ~ twice", z.Name, t+1)
+				return
+			}
+			for _, d := range deps[i] {
+				if d != t-1 {
+					no("the distribution of %s[%d] (statement at %s) depends on %s[%d], not only on %s[%d]", z.Name, t+1, pos, z.Name, d+1, z.Name, t)
+					return
+				}
+			}
+			steps[t].trans = i
+			if f.stmt.Dist.Name != "normal" {
+				gauss = false
+			}
+			continue
+		}
+		// an observation factor: depends on at most one state
+		t := -1
+		for _, d := range deps[i] {
+			if t >= 0 && d != t {
+				no("the statement at %s depends on both %s[%d] and %s[%d]; an observation may depend on one state only", pos, z.Name, t+1, z.Name, d+1)
+				return
+			}
+			t = d
+		}
+		if t < 0 {
+			continue // a factor of data and params only: constant in z
+		}
+		steps[t].obs = append(steps[t].obs, i)
+	}
+	for t := range steps {
+		if steps[t].trans < 0 {
+			no("%s[%d] has no distribution (no %s[%d] ~ ... statement)", z.Name, t+1, z.Name, t+1)
+			return
+		}
+	}
+	if !gauss {
+		no("the transition is not normal(mean, sd); only Gaussian transitions get the twisted CSMC kernel")
+		c.structure.GaussianTransition = false
+		return
+	}
+	g := c.g
+	for t := range steps {
+		f := c.factors[steps[t].trans]
+		steps[t].transOrder = g.Ancestors(f.args[1], f.args[2])
+		if len(steps[t].obs) > 0 {
+			nodes := make([]autodiff.Node, len(steps[t].obs))
+			for k, i := range steps[t].obs {
+				nodes[k] = c.factors[i].node
+			}
+			if len(nodes) == 1 {
+				steps[t].obsSum = nodes[0]
+			} else {
+				steps[t].obsSum = g.AddN(nodes...)
+			}
+			steps[t].obsOrder = g.Ancestors(steps[t].obsSum)
+		}
+	}
+	c.steps = steps
+	c.structure = Structure{StateSpace: true, Latent: z, GaussianTransition: true}
+}
+
+// Structure reports the detected structure.
+func (c *Compiled) Structure() Structure { return c.structure }
+
+// Len is the number of time steps of a state-space model.
+func (c *Compiled) Len() int { return len(c.steps) }
+
+// ReserveParticles prepares evaluations over n particles.
+func (c *Compiled) ReserveParticles(n int) { c.Reserve(n) }
+
+// Transition writes the mean and sd of p(z_t | z_{t-1} = prev[i]).
+func (c *Compiled) Transition(t int, prev, mean, sd []float64) {
+	st := &c.steps[t]
+	f := &c.factors[st.trans]
+	n := len(mean)
+	if t > 0 {
+		for i := 0; i < n; i++ {
+			c.g.Value(c.latent, i)[t-1] = prev[i]
+		}
+	}
+	c.g.ForwardNodes(st.transOrder, n)
+	for i := 0; i < n; i++ {
+		mv, sv := c.g.Value(f.args[1], i), c.g.Value(f.args[2], i)
+		mean[i], sd[i] = mv[0], sv[0]
+	}
+}
+
+// ObsLogDensity writes the log density of the observations at step t.
+func (c *Compiled) ObsLogDensity(t int, cur, out []float64) {
+	st := &c.steps[t]
+	n := len(out)
+	if st.obsSum < 0 {
+		for i := range out {
+			out[i] = 0
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		c.g.Value(c.latent, i)[t] = cur[i]
+	}
+	c.g.ForwardNodes(st.obsOrder, n)
+	for i := 0; i < n; i++ {
+		out[i] = c.g.Value(st.obsSum, i)[0]
+	}
+}

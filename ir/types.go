@@ -1,0 +1,232 @@
+package ir
+
+import (
+	"fmt"
+
+	"github.com/mscppl/mscppl/lang"
+	"github.com/mscppl/mscppl/stdlib"
+)
+
+// Kind is the base kind of a value.
+type Kind int
+
+const (
+	Int Kind = iota
+	Real
+	Vector
+	Matrix
+)
+
+// Type is a fully resolved type: sizes are known integers.
+type Type struct {
+	Kind       Kind
+	Rows, Cols int // Vector: Rows = length; Matrix: Rows x Cols
+}
+
+// Scalar reports whether the type is int or real.
+func (t Type) Scalar() bool { return t.Kind == Int || t.Kind == Real }
+
+// Len is the number of scalars of a value of this type.
+func (t Type) Len() int {
+	switch t.Kind {
+	case Vector:
+		return t.Rows
+	case Matrix:
+		return t.Rows * t.Cols
+	}
+	return 1
+}
+
+func (t Type) String() string {
+	switch t.Kind {
+	case Int:
+		return "int"
+	case Real:
+		return "real"
+	case Vector:
+		return fmt.Sprintf("vector[%d]", t.Rows)
+	}
+	return fmt.Sprintf("matrix[%d, %d]", t.Rows, t.Cols)
+}
+
+var (
+	tInt  = Type{Kind: Int}
+	tReal = Type{Kind: Real}
+)
+
+func vecType(n int) Type    { return Type{Kind: Vector, Rows: n} }
+func matType(r, c int) Type { return Type{Kind: Matrix, Rows: r, Cols: c} }
+func sameShape(a, b Type) bool {
+	if a.Scalar() && b.Scalar() {
+		return true
+	}
+	return a.Kind == b.Kind && a.Rows == b.Rows && a.Cols == b.Cols
+}
+
+// VarKind says which block declared a variable.
+type VarKind int
+
+const (
+	DataVar VarKind = iota
+	ParamVar
+	LatentVar
+	LocalVar
+	LoopVar
+	SizeVar // a size such as N inferred from the data
+)
+
+func (k VarKind) String() string {
+	return [...]string{"data", "param", "latent", "local", "loop variable", "size"}[k]
+}
+
+// Var is a declared name.
+type Var struct {
+	ID   int
+	Name string
+	Pos  lang.Pos
+	Kind VarKind
+	Type Type
+	// Bij maps unconstrained space to the declared constraint (params and latents).
+	Bij stdlib.Bijection
+	// Value holds data values (row-major for matrices) and size values.
+	Value []float64
+	// Init is the initial value of a param (constrained space).
+	Init []float64
+	// Offset is the offset of a latent in the unconstrained latent vector,
+	// or of a param in the unconstrained param vector.
+	Offset int
+	// Source describes where data came from ("column \"Class\" of pima.csv").
+	Source string
+}
+
+// Expr is a typed expression. The set of implementations is closed.
+type Expr interface {
+	Pos() lang.Pos
+	Type() Type
+	isExpr()
+}
+
+type exprBase struct {
+	P lang.Pos
+	T Type
+}
+
+func (e exprBase) Pos() lang.Pos { return e.P }
+func (e exprBase) Type() Type    { return e.T }
+func (exprBase) isExpr()         {}
+
+// Num is a numeric literal.
+type Num struct {
+	exprBase
+	V float64
+}
+
+// Ref is a reference to a variable.
+type Ref struct {
+	exprBase
+	Var *Var
+}
+
+// Index is x[i] or x[i, j] with 1-based integer indices.
+type Index struct {
+	exprBase
+	X   Expr
+	Idx []Expr
+}
+
+// Unary is -x.
+type Unary struct {
+	exprBase
+	X Expr
+}
+
+// BinOp is a binary operator.
+type BinOp int
+
+const (
+	OpAdd BinOp = iota
+	OpSub
+	OpMul
+	OpDiv
+	OpPow
+)
+
+func (o BinOp) String() string { return [...]string{"+", "-", "*", "/", "^"}[o] }
+
+// Binary is x op y. MatVec is set when op is * between a matrix and a vector.
+type Binary struct {
+	exprBase
+	Op     BinOp
+	X, Y   Expr
+	MatVec bool
+}
+
+// Call is a call of a library function.
+type Call struct {
+	exprBase
+	Name string
+	Fn   *stdlib.FuncSpec
+	Args []Expr
+}
+
+// Stmt is a model statement. The set of implementations is closed.
+type Stmt interface {
+	Pos() lang.Pos
+	isStmt()
+}
+
+type stmtBase struct{ P lang.Pos }
+
+func (s stmtBase) Pos() lang.Pos { return s.P }
+func (stmtBase) isStmt()         {}
+
+// Tilde is lhs ~ dist(args).
+type Tilde struct {
+	stmtBase
+	LHS  Expr
+	Dist *stdlib.Family
+	Args []Expr
+	// Root is the variable at the root of LHS (data or latent).
+	Root *Var
+	// Text is the statement as written, for messages.
+	Text string
+}
+
+// Assign is a local definition name = expr.
+type Assign struct {
+	stmtBase
+	Local *Var
+	X     Expr
+}
+
+// For is for v in lo..hi { body }.
+type For struct {
+	stmtBase
+	Var    *Var
+	Lo, Hi Expr
+	Body   []Stmt
+}
+
+// Settings are inference settings given in the model's infer block.
+type Settings map[string]SettingValue
+
+// SettingValue is a literal in the infer block.
+type SettingValue struct {
+	Pos   lang.Pos
+	Num   float64
+	Str   string
+	IsStr bool
+}
+
+// Model is a resolved, type-checked model bound to its data.
+type Model struct {
+	File     string
+	Vars     []*Var // all variables, indexed by ID
+	Data     []*Var
+	Params   []*Var
+	Latents  []*Var
+	Body     []Stmt
+	Settings Settings
+	// LatentDim and ParamDim are the lengths of the unconstrained vectors.
+	LatentDim, ParamDim int
+}
