@@ -1,0 +1,205 @@
+package autodiff
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// Backward computes the adjoints of every node that out depends on, for
+// batch elements 0..batch-1, seeding d out/d out = 1 for each element (out
+// must be a scalar). Adjoints of shared nodes (Params) are summed over the
+// batch. Forward (or ForwardNodes over out's ancestors) must have run.
+func (g *Graph) Backward(out Node, batch int) {
+	g.ready(batch)
+	clear(g.adj)
+	ro := &g.recs[out]
+	if ro.flags&flagVar == 0 {
+		return
+	}
+	if ro.flags&flagBatched == 0 {
+		g.adjOf(out, 0)[0] = float64(batch)
+	} else {
+		for b := 0; b < batch; b++ {
+			g.adjOf(out, b)[0] = 1
+		}
+	}
+	for i := int(out); i >= 0; i-- {
+		n := Node(i)
+		r := &g.recs[n]
+		if r.flags&flagVar == 0 || r.op == opInput || r.op == opParam {
+			continue
+		}
+		if r.flags&flagBatched == 0 {
+			g.backNode(n, 0)
+			continue
+		}
+		if r.op == opMatVec && batch > 1 && g.recs[r.a].flags&flagBatched == 0 {
+			g.matVecBatchBack(n, batch)
+			continue
+		}
+		for b := 0; b < batch; b++ {
+			g.backNode(n, b)
+		}
+	}
+}
+
+// acc adds d * (partial) into the adjoint of input a at element i,
+// broadcasting a scalar input.
+func accAt(da []float64, i int, v float64) {
+	if len(da) == 1 {
+		da[0] += v
+	} else {
+		da[i] += v
+	}
+}
+
+func (g *Graph) backNode(n Node, b int) {
+	r := &g.recs[n]
+	dy := g.adjOf(n, b)
+	y := g.val(n, b)
+	switch r.op {
+	case opAdd, opSub, opMul, opDiv, opPow:
+		x1, x2 := g.val(r.a, b), g.val(r.b, b)
+		d1, d2 := g.adjOf(r.a, b), g.adjOf(r.b, b)
+		for i, d := range dy {
+			if d == 0 {
+				continue
+			}
+			a, c := at(x1, i), at(x2, i)
+			var ga, gc float64
+			switch r.op {
+			case opAdd:
+				ga, gc = 1, 1
+			case opSub:
+				ga, gc = 1, -1
+			case opMul:
+				ga, gc = c, a
+			case opDiv:
+				ga, gc = 1/c, -y[i]/c
+			default:
+				if c == 2 {
+					ga = 2 * a
+				} else {
+					ga = c * pow(a, c-1)
+				}
+				if d2 != nil && a > 0 {
+					gc = y[i] * math.Log(a)
+				}
+			}
+			if d1 != nil {
+				accAt(d1, i, d*ga)
+			}
+			if d2 != nil {
+				accAt(d2, i, d*gc)
+			}
+		}
+	case opNeg, opExp, opLog, opSqrt, opLog1p, opExpm1:
+		x, dx := g.val(r.a, b), g.adjOf(r.a, b)
+		for i, d := range dy {
+			switch r.op {
+			case opNeg:
+				dx[i] -= d
+			case opExp:
+				dx[i] += d * y[i]
+			case opLog:
+				dx[i] += d / x[i]
+			case opSqrt:
+				dx[i] += d * 0.5 / y[i]
+			case opLog1p:
+				dx[i] += d / (1 + x[i])
+			default:
+				dx[i] += d * (y[i] + 1)
+			}
+		}
+	case opMap:
+		g.funcs[r.ext].Deriv(g.adjOf(r.a, b), dy, y, g.val(r.a, b))
+	case opSum:
+		dx := g.adjOf(r.a, b)
+		for i := range dx {
+			dx[i] += dy[0]
+		}
+	case opDot:
+		x1, x2 := g.val(r.a, b), g.val(r.b, b)
+		if d1 := g.adjOf(r.a, b); d1 != nil {
+			for i := range d1 {
+				d1[i] += dy[0] * x2[i]
+			}
+		}
+		if d2 := g.adjOf(r.b, b); d2 != nil {
+			for i := range d2 {
+				d2[i] += dy[0] * x1[i]
+			}
+		}
+	case opLogSumExp:
+		x, dx := g.val(r.a, b), g.adjOf(r.a, b)
+		for i := range dx {
+			dx[i] += dy[0] * math.Exp(x[i]-y[0])
+		}
+	case opMatVec:
+		m, v := g.val(r.a, b), g.val(r.b, b)
+		rows, cols := int(g.recs[r.a].rows), int(g.recs[r.a].cols)
+		if dv := g.adjOf(r.b, b); dv != nil {
+			blas64.Gemv(blas.Trans, 1, blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: m},
+				blas64.Vector{N: rows, Inc: 1, Data: dy}, 1, blas64.Vector{N: cols, Inc: 1, Data: dv})
+		}
+		if dm := g.adjOf(r.a, b); dm != nil {
+			blas64.Ger(1, blas64.Vector{N: rows, Inc: 1, Data: dy}, blas64.Vector{N: cols, Inc: 1, Data: v},
+				blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: dm})
+		}
+	case opAddN:
+		for _, a := range g.args[r.argOff : r.argOff+r.argN] {
+			if dx := g.adjOf(a, b); dx != nil {
+				for i := range dx {
+					dx[i] += dy[i]
+				}
+			}
+		}
+	case opIndex:
+		if dx := g.adjOf(r.a, b); dx != nil {
+			dx[r.lo] += dy[0]
+		}
+	case opSlice:
+		if dx := g.adjOf(r.a, b); dx != nil {
+			dx = dx[r.lo:]
+			for i := range dy {
+				dx[i] += dy[i]
+			}
+		}
+	case opStack:
+		for i, a := range g.args[r.argOff : r.argOff+r.argN] {
+			if dx := g.adjOf(a, b); dx != nil {
+				dx[0] += dy[i]
+			}
+		}
+	case opCustom:
+		args := g.args[r.argOff : r.argOff+r.argN]
+		in, din := g.in[:len(args)], g.din[:len(args)]
+		for i, a := range args {
+			in[i] = g.val(a, b)
+			din[i] = g.adjOf(a, b)
+		}
+		g.ops[r.ext].Backward(y, dy, in, din)
+	}
+}
+
+// matVecBatchBack: dV (batch x cols) += dY (batch x rows) M.
+func (g *Graph) matVecBatchBack(n Node, batch int) {
+	r := &g.recs[n]
+	rm, rv := &g.recs[r.a], &g.recs[r.b]
+	rows, cols := int(rm.rows), int(rm.cols)
+	m := g.val(r.a, 0)
+	dv := g.adj[rv.off : int(rv.off)+batch*cols]
+	dy := g.adj[r.off : int(r.off)+batch*rows]
+	impl := blas64.Implementation()
+	for b := 0; b < batch; b++ {
+		dvb := dv[b*cols : (b+1)*cols]
+		dyb := dy[b*rows : (b+1)*rows]
+		for i, d := range dyb {
+			if d != 0 {
+				impl.Daxpy(cols, d, m[i*cols:(i+1)*cols], 1, dvb, 1)
+			}
+		}
+	}
+}

@@ -1,0 +1,20 @@
+// Package autodiff is mscppl's reverse-mode automatic differentiation.
+//
+// A Graph is a static computation graph: the explicit tape of a model,
+// built once by the compiler (package ir) and then evaluated millions of
+// times. Nodes are flat records with integer indices (in the spirit of
+// infergo's ad package); there is no global tape and no map keyed by
+// pointers.
+//
+// Every evaluation is for a batch of inputs (the S proposals of an
+// importance-sampling step). A node that depends on an Input has one value
+// per batch element, stored batch-major in one arena; nodes that depend only
+// on Params are shared by the batch and evaluated once; nodes that depend
+// only on constants are folded when they are built. A shared matrix times a
+// batch of vectors is one matrix-matrix product.
+//
+// Forward and Backward allocate nothing: Alloc lays out the value and
+// adjoint arenas for a maximum batch size. Distribution log densities and
+// special functions come in as Op and Func values (package stdlib provides
+// them), called once per node and batch element, never per scalar.
+package autodiff

@@ -1,0 +1,256 @@
+package autodiff
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// square is a test Func: y = x^2.
+type square struct{}
+
+func (square) Name() string { return "square" }
+func (square) Eval(y, x []float64) {
+	for i, v := range x {
+		y[i] = v * v
+	}
+}
+func (square) Deriv(dx, dy, y, x []float64) {
+	for i := range dx {
+		dx[i] += dy[i] * 2 * x[i]
+	}
+}
+
+// weightedSum is a test Op: out = sum_i in0[i] * in1[i]^3 (in1 broadcast).
+type weightedSum struct{}
+
+func (weightedSum) Name() string { return "wsum" }
+func (weightedSum) Forward(out []float64, in [][]float64) {
+	s := 0.0
+	for i, a := range in[0] {
+		c := at(in[1], i)
+		s += a * c * c * c
+	}
+	out[0] = s
+}
+func (weightedSum) Backward(out, dout []float64, in [][]float64, din [][]float64) {
+	for i, a := range in[0] {
+		c := at(in[1], i)
+		if din[0] != nil {
+			din[0][i] += dout[0] * c * c * c
+		}
+		if din[1] != nil {
+			accAt(din[1], i, dout[0]*3*a*c*c)
+		}
+	}
+}
+
+// build makes a scalar function of an Input x (length n) and a Param p
+// (length n) for each primitive.
+var primitives = []struct {
+	name  string
+	pos   bool // needs positive inputs
+	build func(g *Graph, x, p Node) Node
+}{
+	{"add", false, func(g *Graph, x, p Node) Node { return g.Sum(g.Add(x, p)) }},
+	{"sub-broadcast", false, func(g *Graph, x, p Node) Node { return g.Sum(g.Mul(g.Sub(g.Index(p, 0), x), x)) }},
+	{"mul", false, func(g *Graph, x, p Node) Node { return g.Sum(g.Mul(x, p)) }},
+	{"div", true, func(g *Graph, x, p Node) Node { return g.Sum(g.Div(x, p)) }},
+	{"pow-const2", false, func(g *Graph, x, p Node) Node { return g.Sum(g.Pow(x, g.Const([]float64{2}))) }},
+	{"pow-var", true, func(g *Graph, x, p Node) Node { return g.Sum(g.Pow(x, p)) }},
+	{"neg", false, func(g *Graph, x, p Node) Node { return g.Dot(g.Neg(x), p) }},
+	{"exp", false, func(g *Graph, x, p Node) Node { return g.Sum(g.Exp(g.Mul(x, p))) }},
+	{"log", true, func(g *Graph, x, p Node) Node { return g.Sum(g.Log(g.Mul(x, p))) }},
+	{"sqrt", true, func(g *Graph, x, p Node) Node { return g.Sum(g.Sqrt(g.Mul(x, p))) }},
+	{"log1p", true, func(g *Graph, x, p Node) Node { return g.Sum(g.Log1p(g.Mul(x, p))) }},
+	{"expm1", false, func(g *Graph, x, p Node) Node { return g.Sum(g.Expm1(g.Mul(x, p))) }},
+	{"map", false, func(g *Graph, x, p Node) Node { return g.Dot(g.Map(square{}, x), p) }},
+	{"dot", false, func(g *Graph, x, p Node) Node { return g.Dot(x, g.Exp(p)) }},
+	{"logsumexp", false, func(g *Graph, x, p Node) Node { return g.LogSumExp(g.Mul(x, p)) }},
+	{"matvec-const", false, func(g *Graph, x, p Node) Node {
+		m := g.ConstMatrix(2, 3, []float64{1, -2, 0.5, 0.3, 0.7, -1.1})
+		return g.Dot(g.MatVec(m, x), g.Slice(p, 0, 2))
+	}},
+	{"matvec-var", false, func(g *Graph, x, p Node) Node {
+		// a 3x3 matrix made of x and p elements
+		m := g.Stack(g.Index(x, 0), g.Index(p, 1), g.Index(x, 2), g.Index(p, 0), g.Index(x, 1), g.Index(p, 2), g.Index(x, 0), g.Index(x, 1), g.Index(p, 1))
+		_ = m
+		return g.Sum(g.Mul(g.Stack(g.Index(x, 0), g.Index(x, 1)), g.Stack(g.Index(p, 2), g.Index(p, 0))))
+	}},
+	{"addn", false, func(g *Graph, x, p Node) Node { return g.Sum(g.AddN(x, p, g.Mul(x, p))) }},
+	{"index-slice-stack", false, func(g *Graph, x, p Node) Node {
+		return g.Dot(g.Stack(g.Index(x, 2), g.Index(p, 0), g.Index(x, 0)), g.Slice(x, 0, 3))
+	}},
+	{"custom", false, func(g *Graph, x, p Node) Node { return g.Custom(weightedSum{}, 1, x, p) }},
+	{"custom-broadcast", false, func(g *Graph, x, p Node) Node { return g.Custom(weightedSum{}, 1, x, g.Index(p, 1)) }},
+}
+
+func TestGradientsFiniteDifferences(t *testing.T) {
+	const n = 3
+	for _, tc := range primitives {
+		for _, batch := range []int{1, 3} {
+			g := New()
+			x, p := g.Input(n), g.Param(n)
+			out := tc.build(g, x, p)
+			g.Alloc(batch)
+			rng := rand.New(rand.NewPCG(1, uint64(batch)))
+			draw := func() float64 {
+				if tc.pos {
+					return 0.5 + rng.Float64()
+				}
+				return rng.NormFloat64()
+			}
+			for b := 0; b < batch; b++ {
+				for i := range g.Value(x, b) {
+					g.Value(x, b)[i] = draw()
+				}
+			}
+			for i := range g.Value(p, 0) {
+				g.Value(p, 0)[i] = draw()
+			}
+			f := func() float64 {
+				g.Forward(batch)
+				s := 0.0
+				for b := 0; b < batch; b++ {
+					s += g.Value(out, b)[0]
+				}
+				return s
+			}
+			f()
+			g.Backward(out, batch)
+			check := func(node Node, b int, what string) {
+				v := g.Value(node, b)
+				grad := append([]float64(nil), g.Grad(node, b)...)
+				for i := range v {
+					old := v[i]
+					h := 1e-6 * math.Max(1, math.Abs(old))
+					v[i] = old + h
+					fp := f()
+					v[i] = old - h
+					fm := f()
+					v[i] = old
+					fd := (fp - fm) / (2 * h)
+					require.InDeltaf(t, fd, grad[i], 1e-6*math.Max(1, math.Abs(fd)), "%s batch %d: d/d%s[%d]", tc.name, batch, what, i)
+				}
+			}
+			for b := 0; b < batch; b++ {
+				check(x, b, "x")
+			}
+			check(p, 0, "p")
+		}
+	}
+}
+
+func TestMatVecBatchMatchesLoop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 3))
+	const rows, cols, batch = 7, 5, 4
+	m := make([]float64, rows*cols)
+	for i := range m {
+		m[i] = rng.NormFloat64()
+	}
+	g := New()
+	x := g.Input(cols)
+	y := g.MatVec(g.ConstMatrix(rows, cols, m), x)
+	g.Alloc(batch)
+	for b := 0; b < batch; b++ {
+		for i := range g.Value(x, b) {
+			g.Value(x, b)[i] = rng.NormFloat64()
+		}
+	}
+	g.Forward(batch)
+	for b := 0; b < batch; b++ {
+		xv := g.Value(x, b)
+		for r := 0; r < rows; r++ {
+			s := 0.0
+			for c := 0; c < cols; c++ {
+				s += m[r*cols+c] * xv[c]
+			}
+			require.InDelta(t, s, g.Value(y, b)[r], 1e-12)
+		}
+	}
+}
+
+func TestConstantFoldingAndSharedNodes(t *testing.T) {
+	g := New()
+	c := g.Exp(g.Const([]float64{0, 1}))
+	require.True(t, g.IsConst(c))
+	require.InDelta(t, math.E, g.Value(c, 0)[1], 1e-15)
+	p := g.Param(1)
+	s := g.Mul(p, g.Const([]float64{2}))
+	require.False(t, g.Batched(s))
+	x := g.Input(1)
+	out := g.Sum(g.Mul(x, s))
+	require.True(t, g.Batched(out))
+	g.Alloc(2)
+	g.Value(p, 0)[0] = 3
+	g.Value(x, 0)[0], g.Value(x, 1)[0] = 1, 2
+	g.Forward(2)
+	require.Equal(t, 6.0, g.Value(out, 0)[0])
+	require.Equal(t, 12.0, g.Value(out, 1)[0])
+	g.Backward(out, 2)
+	// d/dp sum_b x_b * 2p = 2 (x_0 + x_1) = 6
+	require.Equal(t, 6.0, g.Grad(p, 0)[0])
+}
+
+func TestAncestorsForwardNodes(t *testing.T) {
+	g := New()
+	x := g.Input(2)
+	a := g.Sum(g.Exp(x))
+	b := g.Sum(g.Log(g.Exp(x)))
+	g.Alloc(1)
+	copy(g.Value(x, 0), []float64{0.5, -1})
+	order := g.Ancestors(b)
+	g.ForwardNodes(order, 1)
+	require.InDelta(t, -0.5, g.Value(b, 0)[0], 1e-12)
+	require.Equal(t, 0.0, g.Value(a, 0)[0], "a is not an ancestor of b and must not be evaluated")
+}
+
+func TestNoAllocations(t *testing.T) {
+	g := New()
+	x := g.Input(34)
+	m := make([]float64, 351*34)
+	for i := range m {
+		m[i] = float64(i%7) - 3
+	}
+	eta := g.MatVec(g.ConstMatrix(351, 34, m), x)
+	out := g.AddN(g.Custom(weightedSum{}, 1, eta, g.Const([]float64{0.1})), g.Sum(g.Map(square{}, x)))
+	g.Alloc(10)
+	allocs := testing.AllocsPerRun(50, func() {
+		g.Forward(10)
+		g.Backward(out, 10)
+	})
+	require.Zero(t, allocs)
+}
+
+func BenchmarkForwardMatVecBatch(b *testing.B) {
+	g := New()
+	x := g.Input(34)
+	m := make([]float64, 351*34)
+	for i := range m {
+		m[i] = float64(i%7) - 3
+	}
+	g.Sum(g.MatVec(g.ConstMatrix(351, 34, m), x))
+	g.Alloc(10)
+	b.ReportAllocs()
+	for b.Loop() {
+		g.Forward(10)
+	}
+}
+
+func ExampleGraph() {
+	g := New()
+	x := g.Input(1)   // a batched variable
+	sd := g.Param(1)  // a shared parameter
+	z := g.Div(x, sd) // x / sd
+	lp := g.Neg(g.Mul(g.Const([]float64{0.5}), g.Mul(z, z)))
+	g.Alloc(2)
+	g.Value(sd, 0)[0] = 2
+	g.Value(x, 0)[0], g.Value(x, 1)[0] = 1, 4
+	g.Forward(2)
+	g.Backward(lp, 2)
+	fmt.Println(g.Value(lp, 0)[0], g.Value(lp, 1)[0], g.Grad(x, 1)[0])
+	// Output: -0.125 -2 -1
+}

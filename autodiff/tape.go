@@ -1,0 +1,671 @@
+package autodiff
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+type opcode uint8
+
+const (
+	opInput opcode = iota
+	opParam
+	opConst
+	opAdd
+	opSub
+	opMul
+	opDiv
+	opPow
+	opNeg
+	opExp
+	opLog
+	opSqrt
+	opLog1p
+	opExpm1
+	opMap
+	opSum
+	opDot
+	opLogSumExp
+	opMatVec
+	opAddN
+	opIndex
+	opSlice
+	opStack
+	opCustom
+)
+
+const (
+	flagBatched = 1 << iota // depends on an Input
+	flagVar                 // depends on an Input or a Param (needs gradients)
+)
+
+// record is one node of the tape: flat, with integer indices.
+type record struct {
+	op         opcode
+	flags      uint8
+	a, b       Node  // first two inputs
+	argOff     int32 // n-ary inputs: args[argOff : argOff+argN]
+	argN       int32
+	n          int32 // length of the value
+	rows, cols int32 // matrix shape (cols == 0 for vectors)
+	lo         int32 // Index/Slice offset
+	off        int32 // offset of the value in the arena
+	ext        int32 // index into funcs or ops
+}
+
+// Graph is a static computation graph: the explicit tape of the model. It
+// is built once and evaluated many times, for batches of inputs.
+type Graph struct {
+	recs  []record
+	args  []Node
+	funcs []Func
+	ops   []Op
+
+	consts   []float64 // values of constant nodes (off indexes here)
+	vals     []float64 // values of non-constant nodes
+	adj      []float64 // adjoints, same layout as vals
+	maxBatch   int // 0 when the arenas must be laid out (again)
+	allocBatch int // batch size of the current arenas
+
+	// scratch for custom ops
+	in, din [][]float64
+}
+
+// New returns an empty graph.
+func New() *Graph { return &Graph{} }
+
+// NumNodes is the number of nodes.
+func (g *Graph) NumNodes() int { return len(g.recs) }
+
+func (g *Graph) push(r record) Node {
+	if r.flags&flagVar == 0 {
+		// constant folding: evaluate now into the constant store
+		r.off = int32(len(g.consts))
+		g.consts = append(g.consts, make([]float64, r.n)...)
+		g.recs = append(g.recs, r)
+		n := Node(len(g.recs) - 1)
+		g.eval(n, 0)
+		return n
+	}
+	r.off = -1
+	g.recs = append(g.recs, r)
+	g.maxBatch = 0 // the arenas must be laid out again
+	return Node(len(g.recs) - 1)
+}
+
+// Len is the number of scalars of a node's value.
+func (g *Graph) Len(n Node) int { return int(g.recs[n].n) }
+
+// Shape returns (rows, cols) for a matrix node and (len, 0) for a vector.
+func (g *Graph) Shape(n Node) (rows, cols int) {
+	r := g.recs[n]
+	if r.cols == 0 {
+		return int(r.n), 0
+	}
+	return int(r.rows), int(r.cols)
+}
+
+// Batched reports whether the node depends on an Input.
+func (g *Graph) Batched(n Node) bool { return g.recs[n].flags&flagBatched != 0 }
+
+// IsConst reports whether the node depends only on constants.
+func (g *Graph) IsConst(n Node) bool { return g.recs[n].flags&flagVar == 0 }
+
+// Input adds a batched variable of length n.
+func (g *Graph) Input(n int) Node {
+	return g.push(record{op: opInput, flags: flagBatched | flagVar, n: int32(n)})
+}
+
+// Param adds a variable of length n shared by the whole batch.
+func (g *Graph) Param(n int) Node {
+	return g.push(record{op: opParam, flags: flagVar, n: int32(n)})
+}
+
+// Const adds a constant vector (copied).
+func (g *Graph) Const(v []float64) Node {
+	off := len(g.consts)
+	g.consts = append(g.consts, v...)
+	g.recs = append(g.recs, record{op: opConst, n: int32(len(v)), off: int32(off)})
+	return Node(len(g.recs) - 1)
+}
+
+// ConstMatrix adds a constant row-major rows x cols matrix (copied).
+func (g *Graph) ConstMatrix(rows, cols int, v []float64) Node {
+	if len(v) != rows*cols {
+		panic(fmt.Sprintf("autodiff: ConstMatrix %dx%d with %d values", rows, cols, len(v)))
+	}
+	n := g.Const(v)
+	g.recs[n].rows, g.recs[n].cols = int32(rows), int32(cols)
+	return n
+}
+
+func (g *Graph) flags(ns ...Node) uint8 {
+	var f uint8
+	for _, n := range ns {
+		f |= g.recs[n].flags
+	}
+	return f
+}
+
+func (g *Graph) binary(op opcode, a, b Node) Node {
+	ra, rb := g.recs[a], g.recs[b]
+	r := record{op: op, a: a, b: b, flags: g.flags(a, b)}
+	switch {
+	case ra.n == rb.n:
+		r.n, r.rows, r.cols = ra.n, ra.rows, ra.cols
+		if rb.cols != 0 {
+			r.rows, r.cols = rb.rows, rb.cols
+		}
+	case ra.n == 1:
+		r.n, r.rows, r.cols = rb.n, rb.rows, rb.cols
+	case rb.n == 1:
+		r.n, r.rows, r.cols = ra.n, ra.rows, ra.cols
+	default:
+		panic(fmt.Sprintf("autodiff: elementwise operation on lengths %d and %d", ra.n, rb.n))
+	}
+	return g.push(r)
+}
+
+// Add is a + b elementwise (a scalar broadcasts).
+func (g *Graph) Add(a, b Node) Node { return g.binary(opAdd, a, b) }
+
+// Sub is a - b elementwise.
+func (g *Graph) Sub(a, b Node) Node { return g.binary(opSub, a, b) }
+
+// Mul is a * b elementwise.
+func (g *Graph) Mul(a, b Node) Node { return g.binary(opMul, a, b) }
+
+// Div is a / b elementwise.
+func (g *Graph) Div(a, b Node) Node { return g.binary(opDiv, a, b) }
+
+// Pow is a ^ b elementwise.
+func (g *Graph) Pow(a, b Node) Node { return g.binary(opPow, a, b) }
+
+func (g *Graph) unary(op opcode, a Node) Node {
+	ra := g.recs[a]
+	return g.push(record{op: op, a: a, flags: ra.flags, n: ra.n, rows: ra.rows, cols: ra.cols})
+}
+
+// Neg is -a.
+func (g *Graph) Neg(a Node) Node { return g.unary(opNeg, a) }
+
+// Exp is exp(a) elementwise.
+func (g *Graph) Exp(a Node) Node { return g.unary(opExp, a) }
+
+// Log is log(a) elementwise.
+func (g *Graph) Log(a Node) Node { return g.unary(opLog, a) }
+
+// Sqrt is sqrt(a) elementwise.
+func (g *Graph) Sqrt(a Node) Node { return g.unary(opSqrt, a) }
+
+// Log1p is log(1 + a) elementwise.
+func (g *Graph) Log1p(a Node) Node { return g.unary(opLog1p, a) }
+
+// Expm1 is exp(a) - 1 elementwise.
+func (g *Graph) Expm1(a Node) Node { return g.unary(opExpm1, a) }
+
+// Map applies an elementwise function.
+func (g *Graph) Map(f Func, a Node) Node {
+	ra := g.recs[a]
+	g.funcs = append(g.funcs, f)
+	return g.push(record{op: opMap, a: a, flags: ra.flags, n: ra.n, rows: ra.rows, cols: ra.cols, ext: int32(len(g.funcs) - 1)})
+}
+
+// Sum is the sum of the elements (a scalar).
+func (g *Graph) Sum(a Node) Node {
+	return g.push(record{op: opSum, a: a, flags: g.recs[a].flags, n: 1})
+}
+
+// Dot is the inner product (a scalar).
+func (g *Graph) Dot(a, b Node) Node {
+	if g.recs[a].n != g.recs[b].n {
+		panic(fmt.Sprintf("autodiff: Dot of lengths %d and %d", g.recs[a].n, g.recs[b].n))
+	}
+	return g.push(record{op: opDot, a: a, b: b, flags: g.flags(a, b), n: 1})
+}
+
+// LogSumExp is log(sum(exp(a))) computed stably (a scalar).
+func (g *Graph) LogSumExp(a Node) Node {
+	return g.push(record{op: opLogSumExp, a: a, flags: g.recs[a].flags, n: 1})
+}
+
+// MatVec is the matrix-vector product m v.
+func (g *Graph) MatVec(m, v Node) Node {
+	rm := g.recs[m]
+	if rm.cols == 0 || rm.cols != g.recs[v].n {
+		panic(fmt.Sprintf("autodiff: MatVec of shape %dx%d with length %d", rm.rows, rm.cols, g.recs[v].n))
+	}
+	return g.push(record{op: opMatVec, a: m, b: v, flags: g.flags(m, v), n: rm.rows})
+}
+
+// AddN is the sum of same-length nodes.
+func (g *Graph) AddN(xs ...Node) Node {
+	if len(xs) == 0 {
+		panic("autodiff: AddN of nothing")
+	}
+	n := g.recs[xs[0]].n
+	for _, x := range xs {
+		if g.recs[x].n != n {
+			panic("autodiff: AddN of different lengths")
+		}
+	}
+	r := record{op: opAddN, flags: g.flags(xs...), n: n, argOff: int32(len(g.args)), argN: int32(len(xs))}
+	g.args = append(g.args, xs...)
+	return g.push(r)
+}
+
+// Index is element i (0-based) of a, a scalar.
+func (g *Graph) Index(a Node, i int) Node {
+	if i < 0 || i >= int(g.recs[a].n) {
+		panic(fmt.Sprintf("autodiff: Index %d of length %d", i, g.recs[a].n))
+	}
+	return g.push(record{op: opIndex, a: a, flags: g.recs[a].flags, n: 1, lo: int32(i)})
+}
+
+// Index2 is element (i, j) (0-based) of a matrix.
+func (g *Graph) Index2(m Node, i, j int) Node {
+	return g.Index(m, i*int(g.recs[m].cols)+j)
+}
+
+// Row is row i (0-based) of a matrix, as a vector.
+func (g *Graph) Row(m Node, i int) Node {
+	c := int(g.recs[m].cols)
+	return g.Slice(m, i*c, (i+1)*c)
+}
+
+// Slice is a[lo:hi].
+func (g *Graph) Slice(a Node, lo, hi int) Node {
+	if lo < 0 || hi > int(g.recs[a].n) || lo > hi {
+		panic(fmt.Sprintf("autodiff: Slice [%d:%d] of length %d", lo, hi, g.recs[a].n))
+	}
+	return g.push(record{op: opSlice, a: a, flags: g.recs[a].flags, n: int32(hi - lo), lo: int32(lo)})
+}
+
+// Stack makes a vector of scalar nodes.
+func (g *Graph) Stack(xs ...Node) Node {
+	for _, x := range xs {
+		if g.recs[x].n != 1 {
+			panic("autodiff: Stack of a non-scalar")
+		}
+	}
+	r := record{op: opStack, flags: g.flags(xs...), n: int32(len(xs)), argOff: int32(len(g.args)), argN: int32(len(xs))}
+	g.args = append(g.args, xs...)
+	return g.push(r)
+}
+
+// Custom applies a user operation with an output of length outLen.
+func (g *Graph) Custom(op Op, outLen int, ins ...Node) Node {
+	r := record{op: opCustom, flags: g.flags(ins...), n: int32(outLen), argOff: int32(len(g.args)), argN: int32(len(ins)), ext: int32(len(g.ops))}
+	g.ops = append(g.ops, op)
+	g.args = append(g.args, ins...)
+	if len(ins) > len(g.in) {
+		g.in = make([][]float64, len(ins))
+		g.din = make([][]float64, len(ins))
+	}
+	return g.push(r)
+}
+
+// Alloc lays out the value and adjoint arenas for batches of up to maxBatch
+// elements. Input and Param values are kept. Evaluation allocates nothing.
+func (g *Graph) Alloc(maxBatch int) {
+	if maxBatch < 1 {
+		maxBatch = 1
+	}
+	type saved struct {
+		n Node
+		v []float64
+	}
+	var keep []saved
+	if g.vals != nil {
+		for i, r := range g.recs {
+			if (r.op == opInput || r.op == opParam) && r.off >= 0 {
+				b := 1
+				if r.op == opInput {
+					b = g.maxBatchOld()
+				}
+				keep = append(keep, saved{Node(i), append([]float64(nil), g.vals[r.off:int(r.off)+b*int(r.n)]...)})
+			}
+		}
+	}
+	size := 0
+	for i := range g.recs {
+		r := &g.recs[i]
+		if r.flags&flagVar == 0 {
+			continue
+		}
+		r.off = int32(size)
+		if r.flags&flagBatched != 0 {
+			size += maxBatch * int(r.n)
+		} else {
+			size += int(r.n)
+		}
+	}
+	g.vals = make([]float64, size)
+	g.adj = make([]float64, size)
+	g.maxBatch = maxBatch
+	g.allocBatch = maxBatch
+	for _, k := range keep {
+		r := g.recs[k.n]
+		copy(g.vals[r.off:int(r.off)+min(len(k.v), maxBatch*int(r.n))], k.v)
+	}
+}
+
+func (g *Graph) maxBatchOld() int { return g.allocBatch }
+
+// Value is node n's value for batch element b (b is ignored for nodes that
+// do not depend on an Input). Write Inputs and Params through it.
+func (g *Graph) Value(n Node, b int) []float64 { return g.val(n, b) }
+
+// Grad is the adjoint of node n for batch element b after Backward (for a
+// Param, summed over the batch).
+func (g *Graph) Grad(n Node, b int) []float64 {
+	r := &g.recs[n]
+	if r.flags&flagVar == 0 {
+		return nil
+	}
+	o := int(r.off)
+	if r.flags&flagBatched != 0 {
+		o += b * int(r.n)
+	}
+	return g.adj[o : o+int(r.n)]
+}
+
+func (g *Graph) val(n Node, b int) []float64 {
+	r := &g.recs[n]
+	switch {
+	case r.flags&flagVar == 0:
+		return g.consts[r.off : r.off+r.n]
+	case r.flags&flagBatched == 0:
+		return g.vals[r.off : r.off+r.n]
+	}
+	o := int(r.off) + b*int(r.n)
+	return g.vals[o : o+int(r.n)]
+}
+
+func (g *Graph) adjOf(n Node, b int) []float64 {
+	r := &g.recs[n]
+	if r.flags&flagVar == 0 {
+		return nil
+	}
+	o := int(r.off)
+	if r.flags&flagBatched != 0 {
+		o += b * int(r.n)
+	}
+	return g.adj[o : o+int(r.n)]
+}
+
+func (g *Graph) ready(batch int) {
+	if g.maxBatch == 0 || batch > g.maxBatch {
+		panic(fmt.Sprintf("autodiff: evaluation with batch %d after Alloc(%d); call Alloc first", batch, g.maxBatch))
+	}
+}
+
+// Forward evaluates every node for batch elements 0..batch-1.
+func (g *Graph) Forward(batch int) {
+	g.ready(batch)
+	for i := range g.recs {
+		g.forwardNode(Node(i), batch)
+	}
+}
+
+// ForwardNodes evaluates only the given nodes, in order (from Ancestors).
+func (g *Graph) ForwardNodes(order []Node, batch int) {
+	g.ready(batch)
+	for _, n := range order {
+		g.forwardNode(n, batch)
+	}
+}
+
+func (g *Graph) forwardNode(n Node, batch int) {
+	r := &g.recs[n]
+	if r.flags&flagVar == 0 || r.op == opInput || r.op == opParam {
+		return
+	}
+	if r.flags&flagBatched == 0 {
+		g.eval(n, 0)
+		return
+	}
+	if r.op == opMatVec && batch > 1 && g.recs[r.a].flags&flagBatched == 0 {
+		g.matVecBatch(n, batch)
+		return
+	}
+	for b := 0; b < batch; b++ {
+		g.eval(n, b)
+	}
+}
+
+// Ancestors returns, in topological order, the non-constant nodes that the
+// targets depend on, the targets included.
+func (g *Graph) Ancestors(targets ...Node) []Node {
+	mark := make([]bool, len(g.recs))
+	var visit func(n Node)
+	visit = func(n Node) {
+		if mark[n] || g.recs[n].flags&flagVar == 0 {
+			return
+		}
+		mark[n] = true
+		r := &g.recs[n]
+		switch r.op {
+		case opAddN, opStack, opCustom:
+			for _, a := range g.args[r.argOff : r.argOff+r.argN] {
+				visit(a)
+			}
+		case opInput, opParam, opConst:
+		default:
+			visit(r.a)
+			if hasB(r.op) {
+				visit(r.b)
+			}
+		}
+	}
+	for _, t := range targets {
+		visit(t)
+	}
+	var out []Node
+	for i, m := range mark {
+		if m {
+			out = append(out, Node(i))
+		}
+	}
+	return out
+}
+
+func hasB(op opcode) bool {
+	switch op {
+	case opAdd, opSub, opMul, opDiv, opPow, opDot, opMatVec:
+		return true
+	}
+	return false
+}
+
+// at returns x[i] with scalar broadcasting.
+func at(x []float64, i int) float64 {
+	if len(x) == 1 {
+		return x[0]
+	}
+	return x[i]
+}
+
+// eval computes node n for batch element b.
+func (g *Graph) eval(n Node, b int) {
+	r := &g.recs[n]
+	y := g.val(n, b)
+	switch r.op {
+	case opAdd, opSub, opMul, opDiv, opPow:
+		x1, x2 := g.val(r.a, b), g.val(r.b, b)
+		switch {
+		case len(x1) == len(x2):
+			binaryLoop(r.op, y, x1, x2)
+		default:
+			for i := range y {
+				y[i] = scalarOp(r.op, at(x1, i), at(x2, i))
+			}
+		}
+	case opNeg:
+		for i, v := range g.val(r.a, b) {
+			y[i] = -v
+		}
+	case opExp:
+		for i, v := range g.val(r.a, b) {
+			y[i] = math.Exp(v)
+		}
+	case opLog:
+		for i, v := range g.val(r.a, b) {
+			y[i] = math.Log(v)
+		}
+	case opSqrt:
+		for i, v := range g.val(r.a, b) {
+			y[i] = math.Sqrt(v)
+		}
+	case opLog1p:
+		for i, v := range g.val(r.a, b) {
+			y[i] = math.Log1p(v)
+		}
+	case opExpm1:
+		for i, v := range g.val(r.a, b) {
+			y[i] = math.Expm1(v)
+		}
+	case opMap:
+		g.funcs[r.ext].Eval(y, g.val(r.a, b))
+	case opSum:
+		s := 0.0
+		for _, v := range g.val(r.a, b) {
+			s += v
+		}
+		y[0] = s
+	case opDot:
+		s := 0.0
+		x2 := g.val(r.b, b)
+		for i, v := range g.val(r.a, b) {
+			s += v * x2[i]
+		}
+		y[0] = s
+	case opLogSumExp:
+		y[0] = logSumExp(g.val(r.a, b))
+	case opMatVec:
+		m, v := g.val(r.a, b), g.val(r.b, b)
+		rows, cols := int(g.recs[r.a].rows), int(g.recs[r.a].cols)
+		blas64.Gemv(blas.NoTrans, 1, blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: m},
+			blas64.Vector{N: cols, Inc: 1, Data: v}, 0, blas64.Vector{N: rows, Inc: 1, Data: y})
+	case opAddN:
+		args := g.args[r.argOff : r.argOff+r.argN]
+		copy(y, g.val(args[0], b))
+		for _, a := range args[1:] {
+			x := g.val(a, b)
+			for i := range y {
+				y[i] += x[i]
+			}
+		}
+	case opIndex:
+		y[0] = g.val(r.a, b)[r.lo]
+	case opSlice:
+		copy(y, g.val(r.a, b)[r.lo:])
+	case opStack:
+		for i, a := range g.args[r.argOff : r.argOff+r.argN] {
+			y[i] = g.val(a, b)[0]
+		}
+	case opCustom:
+		args := g.args[r.argOff : r.argOff+r.argN]
+		in := g.in[:len(args)]
+		for i, a := range args {
+			in[i] = g.val(a, b)
+		}
+		g.ops[r.ext].Forward(y, in)
+	}
+}
+
+func binaryLoop(op opcode, y, a, b []float64) {
+	b = b[:len(a)]
+	y = y[:len(a)]
+	switch op {
+	case opAdd:
+		for i := range a {
+			y[i] = a[i] + b[i]
+		}
+	case opSub:
+		for i := range a {
+			y[i] = a[i] - b[i]
+		}
+	case opMul:
+		for i := range a {
+			y[i] = a[i] * b[i]
+		}
+	case opDiv:
+		for i := range a {
+			y[i] = a[i] / b[i]
+		}
+	default:
+		for i := range a {
+			y[i] = pow(a[i], b[i])
+		}
+	}
+}
+
+func scalarOp(op opcode, a, b float64) float64 {
+	switch op {
+	case opAdd:
+		return a + b
+	case opSub:
+		return a - b
+	case opMul:
+		return a * b
+	case opDiv:
+		return a / b
+	}
+	return pow(a, b)
+}
+
+func pow(a, b float64) float64 {
+	switch b {
+	case 2:
+		return a * a
+	case 1:
+		return a
+	case 0.5:
+		return math.Sqrt(a)
+	}
+	return math.Pow(a, b)
+}
+
+func logSumExp(x []float64) float64 {
+	mx := math.Inf(-1)
+	for _, v := range x {
+		if v > mx {
+			mx = v
+		}
+	}
+	if math.IsInf(mx, 0) {
+		return mx
+	}
+	s := 0.0
+	for _, v := range x {
+		s += math.Exp(v - mx)
+	}
+	return mx + math.Log(s)
+}
+
+// matVecBatch computes a shared matrix times a batch of vectors as one
+// matrix-matrix product: Y (batch x rows) = V (batch x cols) M^T.
+func (g *Graph) matVecBatch(n Node, batch int) {
+	r := &g.recs[n]
+	rm, rv := &g.recs[r.a], &g.recs[r.b]
+	rows, cols := int(rm.rows), int(rm.cols)
+	m := g.val(r.a, 0)
+	v := g.vals[rv.off : int(rv.off)+batch*cols]
+	y := g.vals[r.off : int(r.off)+batch*rows]
+	// One dot product per output element: gonum's Ddot is vectorised and,
+	// unlike its parallel Dgemm, allocates nothing.
+	impl := blas64.Implementation()
+	for b := 0; b < batch; b++ {
+		vb := v[b*cols : (b+1)*cols]
+		yb := y[b*rows : (b+1)*rows]
+		for i := range yb {
+			yb[i] = impl.Ddot(cols, m[i*cols:(i+1)*cols], 1, vb, 1)
+		}
+	}
+}
+var _ = blas.NoTrans
+var _ = blas64.Implementation
