@@ -1,0 +1,485 @@
+package stdlib
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"gonum.org/v1/gonum/mathext"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Domain is the set of values a variable or a parameter may take.
+type Domain int
+
+const (
+	RealLine    Domain = iota // any finite real
+	Positive                  // > 0
+	NonNegative               // >= 0
+	Unit                      // in [0, 1] for probabilities (strictly inside for beta's x)
+	Binary                    // 0 or 1
+	NonNegInt                 // 0, 1, 2, ...
+)
+
+// ParamSpec names a parameter of a family and its domain.
+type ParamSpec struct {
+	Name   string
+	Domain Domain
+}
+
+// Family is a distribution family of the language.
+type Family struct {
+	Name     string
+	Params   []ParamSpec
+	Support  Domain
+	Discrete bool
+	// LogPdf is log p(x | p). It is -Inf (never NaN) outside the support or
+	// the parameters' domains; NaN only for NaN input.
+	LogPdf func(x float64, p []float64) float64
+	// Grad returns the log density and its derivative in x (0 for discrete
+	// x) and writes the derivatives in the parameters into dp (0 for
+	// integer parameters). Outside the domain: -Inf and zero gradients.
+	Grad func(x float64, p []float64, dp []float64) (lp, dx float64)
+	// Rand draws from the family.
+	Rand func(r *rand.Rand, p []float64) float64
+}
+
+var families = map[string]*Family{}
+
+func register(f *Family) { families[f.Name] = f }
+
+// Lookup finds a family by its name in the language.
+func Lookup(name string) (*Family, bool) {
+	f, ok := families[name]
+	return f, ok
+}
+
+// FamilyNames lists the families, sorted.
+func FamilyNames() []string {
+	out := make([]string, 0, len(families))
+	for n := range families {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+var negInf = math.Inf(-1)
+
+func zero(dp []float64) {
+	for i := range dp {
+		dp[i] = 0
+	}
+}
+
+func isNaN3(x float64, p []float64) bool {
+	if math.IsNaN(x) {
+		return true
+	}
+	for _, v := range p {
+		if math.IsNaN(v) {
+			return true
+		}
+	}
+	return false
+}
+
+func isInt(x float64) bool { return x == math.Trunc(x) && !math.IsInf(x, 0) }
+
+func digamma(x float64) float64 { return mathext.Digamma(x) }
+
+func lgamma(x float64) float64 {
+	v, _ := math.Lgamma(x)
+	return v
+}
+
+// ---- continuous families ----------------------------------------------------
+
+func normalGrad(x float64, p, dp []float64) (float64, float64) {
+	mu, sd := p[0], p[1]
+	if isNaN3(x, p) {
+		zero(dp)
+		return math.NaN(), math.NaN()
+	}
+	if !(sd > 0) || math.IsInf(sd, 0) || math.IsInf(x, 0) || math.IsInf(mu, 0) {
+		zero(dp)
+		return negInf, 0
+	}
+	z := (x - mu) / sd
+	dp[0] = z / sd
+	dp[1] = (z*z - 1) / sd
+	return -0.5*z*z - math.Log(sd) - lnSqrt2Pi, -z / sd
+}
+
+func normalLogPdf(x float64, p []float64) float64 {
+	mu, sd := p[0], p[1]
+	if isNaN3(x, p) {
+		return math.NaN()
+	}
+	if !(sd > 0) || math.IsInf(sd, 0) || math.IsInf(x, 0) || math.IsInf(mu, 0) {
+		return negInf
+	}
+	z := (x - mu) / sd
+	return -0.5*z*z - math.Log(sd) - lnSqrt2Pi
+}
+
+func skewNormalGrad(x float64, p, dp []float64) (float64, float64) {
+	xi, om, al := p[0], p[1], p[2]
+	if isNaN3(x, p) {
+		zero(dp)
+		return math.NaN(), math.NaN()
+	}
+	if !(om > 0) || math.IsInf(om, 0) || math.IsInf(x, 0) || math.IsInf(xi, 0) || math.IsInf(al, 0) {
+		zero(dp)
+		return negInf, 0
+	}
+	z := (x - xi) / om
+	m := InvMills(al * z)
+	dz := -z + al*m
+	dx := dz / om
+	dp[0] = -dx
+	dp[1] = (-1 - z*dz) / om
+	dp[2] = z * m
+	return math.Ln2 - math.Log(om) - 0.5*z*z - lnSqrt2Pi + LogPhi(al*z), dx
+}
+
+func init() {
+	register(&Family{
+		Name: "normal", Params: []ParamSpec{{"mean", RealLine}, {"sd", Positive}}, Support: RealLine,
+		LogPdf: normalLogPdf,
+		Grad:   normalGrad,
+		Rand:   func(r *rand.Rand, p []float64) float64 { return p[0] + p[1]*r.NormFloat64() },
+	})
+	register(&Family{
+		Name: "half_normal", Params: []ParamSpec{{"sd", Positive}}, Support: NonNegative,
+		LogPdf: func(x float64, p []float64) float64 {
+			var dp [1]float64
+			lp, _ := halfNormalGrad(x, p, dp[:])
+			return lp
+		},
+		Grad: halfNormalGrad,
+		Rand: func(r *rand.Rand, p []float64) float64 { return math.Abs(p[0] * r.NormFloat64()) },
+	})
+	register(&Family{
+		Name: "lognormal", Params: []ParamSpec{{"mu", RealLine}, {"sigma", Positive}}, Support: Positive,
+		LogPdf: func(x float64, p []float64) float64 {
+			var dp [2]float64
+			lp, _ := lognormalGrad(x, p, dp[:])
+			return lp
+		},
+		Grad: lognormalGrad,
+		Rand: func(r *rand.Rand, p []float64) float64 { return math.Exp(p[0] + p[1]*r.NormFloat64()) },
+	})
+	register(&Family{
+		Name: "exponential", Params: []ParamSpec{{"rate", Positive}}, Support: NonNegative,
+		LogPdf: func(x float64, p []float64) float64 {
+			var dp [1]float64
+			lp, _ := exponentialGrad(x, p, dp[:])
+			return lp
+		},
+		Grad: exponentialGrad,
+		Rand: func(r *rand.Rand, p []float64) float64 { return r.ExpFloat64() / p[0] },
+	})
+	register(&Family{
+		Name: "gamma", Params: []ParamSpec{{"shape", Positive}, {"rate", Positive}}, Support: Positive,
+		LogPdf: func(x float64, p []float64) float64 {
+			var dp [2]float64
+			lp, _ := gammaGrad(x, p, dp[:])
+			return lp
+		},
+		Grad: gammaGrad,
+		Rand: func(r *rand.Rand, p []float64) float64 {
+			return distuv.Gamma{Alpha: p[0], Beta: p[1], Src: r}.Rand()
+		},
+	})
+	register(&Family{
+		Name: "beta", Params: []ParamSpec{{"a", Positive}, {"b", Positive}}, Support: Unit,
+		LogPdf: func(x float64, p []float64) float64 {
+			var dp [2]float64
+			lp, _ := betaGrad(x, p, dp[:])
+			return lp
+		},
+		Grad: betaGrad,
+		Rand: func(r *rand.Rand, p []float64) float64 {
+			return distuv.Beta{Alpha: p[0], Beta: p[1], Src: r}.Rand()
+		},
+	})
+	register(&Family{
+		Name: "student_t", Params: []ParamSpec{{"nu", Positive}, {"loc", RealLine}, {"scale", Positive}}, Support: RealLine,
+		LogPdf: func(x float64, p []float64) float64 {
+			var dp [3]float64
+			lp, _ := studentGrad(x, p, dp[:])
+			return lp
+		},
+		Grad: studentGrad,
+		Rand: func(r *rand.Rand, p []float64) float64 {
+			return p[1] + p[2]*distuv.StudentsT{Mu: 0, Sigma: 1, Nu: p[0], Src: r}.Rand()
+		},
+	})
+	register(&Family{
+		Name: "cauchy", Params: []ParamSpec{{"loc", RealLine}, {"scale", Positive}}, Support: RealLine,
+		LogPdf: func(x float64, p []float64) float64 {
+			var dp [2]float64
+			lp, _ := cauchyGrad(x, p, dp[:])
+			return lp
+		},
+		Grad: cauchyGrad,
+		Rand: func(r *rand.Rand, p []float64) float64 { return p[0] + p[1]*math.Tan(math.Pi*(r.Float64()-0.5)) },
+	})
+	register(&Family{
+		Name: "skew_normal", Params: []ParamSpec{{"xi", RealLine}, {"omega", Positive}, {"alpha", RealLine}}, Support: RealLine,
+		LogPdf: func(x float64, p []float64) float64 {
+			var dp [3]float64
+			lp, _ := skewNormalGrad(x, p, dp[:])
+			return lp
+		},
+		Grad: skewNormalGrad,
+		Rand: func(r *rand.Rand, p []float64) float64 {
+			d := p[2] / math.Sqrt(1+p[2]*p[2])
+			u0, v := r.NormFloat64(), r.NormFloat64()
+			return p[0] + p[1]*(d*math.Abs(u0)+math.Sqrt(1-d*d)*v)
+		},
+	})
+	register(&Family{
+		Name: "bernoulli", Params: []ParamSpec{{"p", Unit}}, Support: Binary, Discrete: true,
+		LogPdf: func(x float64, p []float64) float64 {
+			var dp [1]float64
+			lp, _ := bernoulliGrad(x, p, dp[:])
+			return lp
+		},
+		Grad: bernoulliGrad,
+		Rand: func(r *rand.Rand, p []float64) float64 { return b2f(r.Float64() < p[0]) },
+	})
+	register(&Family{
+		Name: "bernoulli_logit", Params: []ParamSpec{{"eta", RealLine}}, Support: Binary, Discrete: true,
+		LogPdf: func(x float64, p []float64) float64 {
+			var dp [1]float64
+			lp, _ := bernoulliLogitGrad(x, p, dp[:])
+			return lp
+		},
+		Grad: bernoulliLogitGrad,
+		Rand: func(r *rand.Rand, p []float64) float64 { return b2f(r.Float64() < InvLogit(p[0])) },
+	})
+	register(&Family{
+		Name: "bernoulli_probit", Params: []ParamSpec{{"eta", RealLine}}, Support: Binary, Discrete: true,
+		LogPdf: func(x float64, p []float64) float64 {
+			var dp [1]float64
+			lp, _ := bernoulliProbitGrad(x, p, dp[:])
+			return lp
+		},
+		Grad: bernoulliProbitGrad,
+		Rand: func(r *rand.Rand, p []float64) float64 { return b2f(r.Float64() < Phi(p[0])) },
+	})
+	register(&Family{
+		Name: "binomial", Params: []ParamSpec{{"n", NonNegInt}, {"p", Unit}}, Support: NonNegInt, Discrete: true,
+		LogPdf: func(x float64, p []float64) float64 {
+			var dp [2]float64
+			lp, _ := binomialGrad(x, p, dp[:])
+			return lp
+		},
+		Grad: binomialGrad,
+		Rand: func(r *rand.Rand, p []float64) float64 {
+			return distuv.Binomial{N: p[0], P: p[1], Src: r}.Rand()
+		},
+	})
+	register(&Family{
+		Name: "poisson", Params: []ParamSpec{{"rate", NonNegative}}, Support: NonNegInt, Discrete: true,
+		LogPdf: func(x float64, p []float64) float64 {
+			var dp [1]float64
+			lp, _ := poissonGrad(x, p, dp[:])
+			return lp
+		},
+		Grad: poissonGrad,
+		Rand: func(r *rand.Rand, p []float64) float64 {
+			if p[0] == 0 {
+				return 0
+			}
+			return distuv.Poisson{Lambda: p[0], Src: r}.Rand()
+		},
+	})
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func bad(x float64, p, dp []float64) (float64, float64, bool) {
+	zero(dp)
+	if isNaN3(x, p) {
+		return math.NaN(), math.NaN(), true
+	}
+	return negInf, 0, true
+}
+
+func halfNormalGrad(x float64, p, dp []float64) (float64, float64) {
+	sd := p[0]
+	if isNaN3(x, p) || !(sd > 0) || math.IsInf(sd, 0) || x < 0 || math.IsInf(x, 0) {
+		lp, dx, _ := bad(x, p, dp)
+		return lp, dx
+	}
+	z := x / sd
+	dp[0] = (z*z - 1) / sd
+	return math.Ln2 - 0.5*z*z - math.Log(sd) - lnSqrt2Pi, -z / sd
+}
+
+func lognormalGrad(x float64, p, dp []float64) (float64, float64) {
+	mu, s := p[0], p[1]
+	if isNaN3(x, p) || !(s > 0) || math.IsInf(s, 0) || math.IsInf(mu, 0) || !(x > 0) || math.IsInf(x, 0) {
+		lp, dx, _ := bad(x, p, dp)
+		return lp, dx
+	}
+	lx := math.Log(x)
+	u := (lx - mu) / s
+	dp[0] = u / s
+	dp[1] = (u*u - 1) / s
+	return -0.5*u*u - math.Log(s) - lnSqrt2Pi - lx, (-u/s - 1) / x
+}
+
+func exponentialGrad(x float64, p, dp []float64) (float64, float64) {
+	rate := p[0]
+	if isNaN3(x, p) || !(rate > 0) || math.IsInf(rate, 0) || x < 0 || math.IsInf(x, 0) {
+		lp, dx, _ := bad(x, p, dp)
+		return lp, dx
+	}
+	dp[0] = 1/rate - x
+	return math.Log(rate) - rate*x, -rate
+}
+
+func gammaGrad(x float64, p, dp []float64) (float64, float64) {
+	a, b := p[0], p[1]
+	if isNaN3(x, p) || !(a > 0) || !(b > 0) || math.IsInf(a, 0) || math.IsInf(b, 0) || !(x > 0) || math.IsInf(x, 0) {
+		lp, dx, _ := bad(x, p, dp)
+		return lp, dx
+	}
+	lx := math.Log(x)
+	dp[0] = math.Log(b) - digamma(a) + lx
+	dp[1] = a/b - x
+	return a*math.Log(b) - lgamma(a) + (a-1)*lx - b*x, (a-1)/x - b
+}
+
+func betaGrad(x float64, p, dp []float64) (float64, float64) {
+	a, b := p[0], p[1]
+	if isNaN3(x, p) || !(a > 0) || !(b > 0) || math.IsInf(a, 0) || math.IsInf(b, 0) || !(x > 0 && x < 1) {
+		lp, dx, _ := bad(x, p, dp)
+		return lp, dx
+	}
+	lx, l1x := math.Log(x), math.Log1p(-x)
+	dab := digamma(a + b)
+	dp[0] = lx - digamma(a) + dab
+	dp[1] = l1x - digamma(b) + dab
+	return (a-1)*lx + (b-1)*l1x - (lgamma(a) + lgamma(b) - lgamma(a+b)), (a-1)/x - (b-1)/(1-x)
+}
+
+func studentGrad(x float64, p, dp []float64) (float64, float64) {
+	nu, loc, sc := p[0], p[1], p[2]
+	if isNaN3(x, p) || !(nu > 0) || !(sc > 0) || math.IsInf(nu, 0) || math.IsInf(sc, 0) || math.IsInf(loc, 0) || math.IsInf(x, 0) {
+		lp, dx, _ := bad(x, p, dp)
+		return lp, dx
+	}
+	z := (x - loc) / sc
+	l1 := math.Log1p(z * z / nu)
+	dz := -(nu + 1) * z / (nu + z*z)
+	dx := dz / sc
+	dp[0] = 0.5*digamma((nu+1)/2) - 0.5*digamma(nu/2) - 0.5/nu - 0.5*l1 + (nu+1)*z*z/(2*nu*(nu+z*z))
+	dp[1] = -dx
+	dp[2] = (-1 - z*dz) / sc
+	return lgamma((nu+1)/2) - lgamma(nu/2) - 0.5*math.Log(nu*math.Pi) - math.Log(sc) - (nu+1)/2*l1, dx
+}
+
+func cauchyGrad(x float64, p, dp []float64) (float64, float64) {
+	loc, sc := p[0], p[1]
+	if isNaN3(x, p) || !(sc > 0) || math.IsInf(sc, 0) || math.IsInf(loc, 0) || math.IsInf(x, 0) {
+		lp, dx, _ := bad(x, p, dp)
+		return lp, dx
+	}
+	z := (x - loc) / sc
+	dz := -2 * z / (1 + z*z)
+	dx := dz / sc
+	dp[0] = -dx
+	dp[1] = (-1 - z*dz) / sc
+	return -math.Log(math.Pi) - math.Log(sc) - math.Log1p(z*z), dx
+}
+
+func bernoulliGrad(x float64, p, dp []float64) (float64, float64) {
+	pr := p[0]
+	if isNaN3(x, p) || !(pr >= 0 && pr <= 1) || !(x == 0 || x == 1) {
+		lp, dx, _ := bad(x, p, dp)
+		return lp, dx
+	}
+	if x == 1 {
+		dp[0] = 1 / pr
+		return math.Log(pr), 0
+	}
+	dp[0] = -1 / (1 - pr)
+	return math.Log1p(-pr), 0
+}
+
+func bernoulliLogitGrad(x float64, p, dp []float64) (float64, float64) {
+	eta := p[0]
+	if isNaN3(x, p) || !(x == 0 || x == 1) || math.IsInf(eta, 0) {
+		lp, dx, _ := bad(x, p, dp)
+		return lp, dx
+	}
+	if x == 1 {
+		dp[0] = InvLogit(-eta)
+		return LogInvLogit(eta), 0
+	}
+	dp[0] = -InvLogit(eta)
+	return LogInvLogit(-eta), 0
+}
+
+func bernoulliProbitGrad(x float64, p, dp []float64) (float64, float64) {
+	eta := p[0]
+	if isNaN3(x, p) || !(x == 0 || x == 1) || math.IsInf(eta, 0) {
+		lp, dx, _ := bad(x, p, dp)
+		return lp, dx
+	}
+	if x == 1 {
+		dp[0] = InvMills(eta)
+		return LogPhi(eta), 0
+	}
+	dp[0] = -InvMills(-eta)
+	return LogPhi(-eta), 0
+}
+
+func binomialGrad(x float64, p, dp []float64) (float64, float64) {
+	n, pr := p[0], p[1]
+	if isNaN3(x, p) || !(n >= 0) || !isInt(n) || !(pr >= 0 && pr <= 1) || !(x >= 0 && x <= n) || !isInt(x) {
+		lp, dx, _ := bad(x, p, dp)
+		return lp, dx
+	}
+	dp[0] = 0
+	lc := lgamma(n+1) - lgamma(x+1) - lgamma(n-x+1)
+	lp := lc
+	d := 0.0
+	if x > 0 {
+		lp += x * math.Log(pr)
+		d += x / pr
+	}
+	if n-x > 0 {
+		lp += (n - x) * math.Log1p(-pr)
+		d -= (n - x) / (1 - pr)
+	}
+	dp[1] = d
+	return lp, 0
+}
+
+func poissonGrad(x float64, p, dp []float64) (float64, float64) {
+	rate := p[0]
+	if isNaN3(x, p) || !(rate >= 0) || math.IsInf(rate, 0) || !(x >= 0) || !isInt(x) {
+		lp, dx, _ := bad(x, p, dp)
+		return lp, dx
+	}
+	if rate == 0 {
+		dp[0] = 0
+		if x == 0 {
+			return 0, 0
+		}
+		return negInf, 0
+	}
+	dp[0] = x/rate - 1
+	return x*math.Log(rate) - rate - lgamma(x+1), 0
+}

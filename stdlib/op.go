@@ -1,0 +1,162 @@
+package stdlib
+
+import "math"
+
+// SumLogDensity is the vectorised log density of a family, with the method
+// set of autodiff.Op: out[0] = sum_i log p(x_i | params_i). in[0] is x
+// (length n); in[1..] are the parameters, each of length n or 1
+// (broadcast). The hot families have loops of their own; the others call
+// the family's scalar functions. It allocates nothing.
+type SumLogDensity struct {
+	F    *Family
+	kind int
+	p    [4]float64
+	dp   [4]float64
+}
+
+const (
+	kindGeneric = iota
+	kindNormal
+	kindProbit
+	kindLogit
+)
+
+// NewSumLogDensity returns the vectorised log density of f.
+func NewSumLogDensity(f *Family) *SumLogDensity {
+	o := &SumLogDensity{F: f}
+	switch f.Name {
+	case "normal":
+		o.kind = kindNormal
+	case "bernoulli_probit":
+		o.kind = kindProbit
+	case "bernoulli_logit":
+		o.kind = kindLogit
+	}
+	return o
+}
+
+// Name is the family's name.
+func (o *SumLogDensity) Name() string { return o.F.Name }
+
+func bc(x []float64, i int) float64 {
+	if len(x) == 1 {
+		return x[0]
+	}
+	return x[i]
+}
+
+func nElems(in [][]float64) int {
+	n := 1
+	for _, v := range in {
+		if len(v) > n {
+			n = len(v)
+		}
+	}
+	return n
+}
+
+// Forward writes the summed log density into out[0].
+func (o *SumLogDensity) Forward(out []float64, in [][]float64) {
+	x := in[0]
+	n := nElems(in)
+	s := 0.0
+	switch o.kind {
+	case kindNormal:
+		mu, sd := in[1], in[2]
+		if len(sd) == 1 {
+			v := sd[0]
+			if !(v > 0) || math.IsInf(v, 0) {
+				out[0] = normalLogPdf(bc(x, 0), []float64{bc(mu, 0), v})
+				return
+			}
+			inv := 1 / v
+			for i := 0; i < n; i++ {
+				z := (bc(x, i) - bc(mu, i)) * inv
+				s += z * z
+			}
+			r := -0.5*s - float64(n)*(math.Log(v)+lnSqrt2Pi)
+			if math.IsInf(r, 0) || math.IsNaN(r) {
+				r = o.generic(in, n)
+			}
+			out[0] = r
+			return
+		}
+		for i := 0; i < n; i++ {
+			o.p[0], o.p[1] = bc(mu, i), sd[i]
+			s += normalLogPdf(bc(x, i), o.p[:2])
+		}
+	case kindProbit:
+		eta := in[1]
+		for i := 0; i < n; i++ {
+			e := bc(eta, i)
+			switch bc(x, i) {
+			case 1:
+				s += LogPhi(e)
+			case 0:
+				s += LogPhi(-e)
+			default:
+				s = math.Inf(-1)
+			}
+		}
+	case kindLogit:
+		eta := in[1]
+		for i := 0; i < n; i++ {
+			e := bc(eta, i)
+			switch bc(x, i) {
+			case 1:
+				s -= Log1pExp(-e)
+			case 0:
+				s -= Log1pExp(e)
+			default:
+				s = math.Inf(-1)
+			}
+		}
+	default:
+		s = o.generic(in, n)
+	}
+	out[0] = s
+}
+
+func (o *SumLogDensity) generic(in [][]float64, n int) float64 {
+	np := len(in) - 1
+	s := 0.0
+	for i := 0; i < n; i++ {
+		for j := 0; j < np; j++ {
+			o.p[j] = bc(in[j+1], i)
+		}
+		s += o.F.LogPdf(bc(in[0], i), o.p[:np])
+	}
+	return s
+}
+
+// Backward accumulates the adjoints of x and the parameters.
+func (o *SumLogDensity) Backward(out, dout []float64, in [][]float64, din [][]float64) {
+	d := dout[0]
+	if d == 0 {
+		return
+	}
+	n := nElems(in)
+	np := len(in) - 1
+	for i := 0; i < n; i++ {
+		for j := 0; j < np; j++ {
+			o.p[j] = bc(in[j+1], i)
+		}
+		_, dx := o.F.Grad(bc(in[0], i), o.p[:np], o.dp[:np])
+		if din[0] != nil {
+			accum(din[0], i, d*dx)
+		}
+		for j := 0; j < np; j++ {
+			if din[j+1] != nil {
+				accum(din[j+1], i, d*o.dp[j])
+			}
+		}
+	}
+}
+
+func accum(dx []float64, i int, v float64) {
+	if len(dx) == 1 {
+		dx[0] += v
+	} else {
+		dx[i] += v
+	}
+}
