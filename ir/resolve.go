@@ -1,0 +1,1032 @@
+package ir
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
+	"github.com/mscppl/mscppl/ir/dataset"
+	"github.com/mscppl/mscppl/lang"
+	"github.com/mscppl/mscppl/stdlib"
+)
+
+// Build resolves names, checks types and shapes, and binds the data block
+// to the table (which may be nil for models without CSV data).
+func Build(f *lang.File, table *dataset.Table) (*Model, error) {
+	r := &resolver{
+		file:   f.Name,
+		m:      &Model{File: f.Name, Settings: Settings{}},
+		global: map[string]*Var{},
+		table:  table,
+	}
+	r.run(f)
+	if len(r.errs) > 0 {
+		r.errs.Sort()
+		return nil, r.errs
+	}
+	return r.m, nil
+}
+
+type resolver struct {
+	file   string
+	m      *Model
+	errs   lang.ErrorList
+	global map[string]*Var
+	scopes []map[string]*Var
+	table  *dataset.Table
+	// names assigned anywhere in the model block, for "used before defined"
+	assigned map[string]lang.Pos
+	model    *lang.Block
+}
+
+func (r *resolver) at(p lexer.Position) lang.Pos {
+	q := lang.ToPos(p)
+	if q.File == "" {
+		q.File = r.file
+	}
+	return q
+}
+
+func (r *resolver) errorf(p lang.Pos, format string, args ...any) *lang.Error {
+	return r.errs.Addf(p, format, args...)
+}
+
+func (r *resolver) newVar(name string, p lang.Pos, kind VarKind, t Type) *Var {
+	v := &Var{ID: len(r.m.Vars), Name: name, Pos: p, Kind: kind, Type: t}
+	r.m.Vars = append(r.m.Vars, v)
+	return v
+}
+
+func (r *resolver) declare(v *Var) {
+	if old, ok := r.global[v.Name]; ok {
+		r.errorf(v.Pos, "%s is already declared as %s at %d:%d", v.Name, old.Kind, old.Pos.Line, old.Pos.Col)
+		return
+	}
+	r.global[v.Name] = v
+}
+
+func (r *resolver) run(f *lang.File) {
+	blocks := map[string]*lang.Block{}
+	for _, b := range f.Blocks {
+		p := r.at(b.Pos)
+		known := false
+		for _, k := range lang.BlockKinds {
+			known = known || k == b.Kind
+		}
+		if !known {
+			e := r.errorf(p, "unknown block %q; the blocks are data, param, latent, model and infer", b.Kind)
+			if s := lang.Suggest(b.Kind, lang.BlockKinds); s != "" {
+				e.Hint = fmt.Sprintf("did you mean %q?", s)
+			}
+			continue
+		}
+		if old, dup := blocks[b.Kind]; dup {
+			r.errorf(p, "duplicate %s block (the first is at %d:%d); merge them", b.Kind, old.Pos.Line, old.Pos.Column)
+			continue
+		}
+		blocks[b.Kind] = b
+	}
+	if len(r.errs) > 0 {
+		return
+	}
+	if blocks["model"] == nil {
+		r.errorf(lang.Pos{File: r.file, Line: 1, Col: 1}, "the file has no model { ... } block")
+		return
+	}
+	if b := blocks["data"]; b != nil {
+		r.decls(b, DataVar)
+	}
+	if b := blocks["param"]; b != nil {
+		r.decls(b, ParamVar)
+	}
+	if b := blocks["latent"]; b != nil {
+		r.decls(b, LatentVar)
+	}
+	if len(r.errs) > 0 {
+		return
+	}
+	r.model = blocks["model"]
+	r.assigned = map[string]lang.Pos{}
+	collectAssigned(r.model.Items, r.assigned, r)
+	r.m.Body = r.stmtsOfItems(r.model.Items)
+	if b := blocks["infer"]; b != nil {
+		r.settings(b)
+	}
+}
+
+func collectAssigned(items []*lang.Item, out map[string]lang.Pos, r *resolver) {
+	var walk func(ss []*lang.Stmt)
+	walk = func(ss []*lang.Stmt) {
+		for _, s := range ss {
+			if s.For != nil {
+				walk(s.For.Body)
+			} else if s.Simple != nil && s.Simple.Assign != nil {
+				if name, ok := plainName(s.Simple.LHS); ok {
+					if _, seen := out[name]; !seen {
+						out[name] = r.at(s.Pos)
+					}
+				}
+			}
+		}
+	}
+	var ss []*lang.Stmt
+	for _, it := range items {
+		if it.Stmt != nil {
+			ss = append(ss, it.Stmt)
+		}
+	}
+	walk(ss)
+}
+
+// plainName reports whether e is a bare identifier.
+func plainName(e *lang.Expr) (string, bool) {
+	if len(e.Rest) > 0 || len(e.Left.Rest) > 0 || e.Left.Left.Power == nil {
+		return "", false
+	}
+	p := e.Left.Left.Power
+	if p.Exp != nil || len(p.Base.Indexes) > 0 || p.Base.Prim.Ident == nil {
+		return "", false
+	}
+	return *p.Base.Prim.Ident, true
+}
+
+// ---- declarations -----------------------------------------------------------
+
+func (r *resolver) decls(b *lang.Block, kind VarKind) {
+	for _, it := range b.Items {
+		if it.Stmt != nil {
+			r.errorf(r.at(it.Pos), "a %s block holds declarations (name: type); statements belong in the model block", b.Kind)
+			continue
+		}
+		r.decl(it.Decl, kind)
+	}
+}
+
+func (r *resolver) decl(d *lang.Decl, kind VarKind) {
+	p := r.at(d.Pos)
+	tp := r.at(d.Type.Pos)
+	base := d.Type.Base
+	ndims := len(d.Type.Dims)
+	want := map[string]int{"int": 0, "real": 0, "vector": 1, "matrix": 2}[base]
+	if ndims != want {
+		switch base {
+		case "int", "real":
+			r.errorf(tp, "%s is a scalar type and takes no size", base)
+		case "vector":
+			r.errorf(tp, "vector needs one size, as in vector[N]")
+		default:
+			r.errorf(tp, "matrix needs two sizes, as in matrix[N, D]")
+		}
+		return
+	}
+	if kind != DataVar && d.From != nil {
+		r.errorf(r.at(d.From.Pos), "only data can come from a CSV column")
+		return
+	}
+	if kind != DataVar && d.Standardized {
+		r.errorf(p, "only data can be standardized")
+		return
+	}
+	if kind == LatentVar && d.Init != nil {
+		r.errorf(r.at(d.Init.Pos), "latent %s cannot have a value: its value is what inference is about (only params take an initial value)", d.Name)
+		return
+	}
+	if kind != DataVar && base == "int" {
+		r.errorf(tp, "%s %s must be continuous (real, vector); int is for data", kind, d.Name)
+		return
+	}
+	if kind == LatentVar && base == "matrix" {
+		r.errorf(tp, "matrix latents are not supported yet; use a vector")
+		return
+	}
+	bij, ok := r.bounds(d.Type)
+	if !ok {
+		return
+	}
+	if kind == DataVar {
+		r.dataDecl(d, p, bij)
+		return
+	}
+	// sizes of params and latents are constant expressions of known sizes
+	t := Type{Kind: Real}
+	switch base {
+	case "vector":
+		n, ok := r.sizeExpr(d.Type.Dims[0])
+		if !ok {
+			return
+		}
+		t = vecType(n)
+	case "matrix":
+		rows, ok1 := r.sizeExpr(d.Type.Dims[0])
+		cols, ok2 := r.sizeExpr(d.Type.Dims[1])
+		if !ok1 || !ok2 {
+			return
+		}
+		t = matType(rows, cols)
+	}
+	v := r.newVar(d.Name, p, kind, t)
+	v.Bij = bij
+	if kind == ParamVar {
+		if d.Init == nil {
+			r.errorf(p, "param %s needs an initial value, as in %s: real = 0", d.Name, d.Name)
+			return
+		}
+		x, ok := r.constant(d.Init)
+		if !ok {
+			return
+		}
+		if _, err := bij.Unconstrain(x); err != nil {
+			r.errorf(r.at(d.Init.Pos), "initial value %g of param %s is outside its constraint %s", x, d.Name, bijString(bij))
+			return
+		}
+		v.Init = make([]float64, t.Len())
+		for i := range v.Init {
+			v.Init[i] = x
+		}
+		v.Offset = r.m.ParamDim
+		r.m.ParamDim += t.Len()
+		r.m.Params = append(r.m.Params, v)
+	} else {
+		v.Offset = r.m.LatentDim
+		r.m.LatentDim += t.Len()
+		r.m.Latents = append(r.m.Latents, v)
+	}
+	r.declare(v)
+}
+
+func (r *resolver) bounds(t *lang.Type) (stdlib.Bijection, bool) {
+	var b stdlib.Bijection
+	for _, bd := range t.AllBounds() {
+		x, ok := r.constant(bd.Value)
+		if !ok {
+			return b, false
+		}
+		switch bd.Which {
+		case "lower":
+			if b.HasLower {
+				r.errorf(r.at(bd.Pos), "lower bound given twice")
+				return b, false
+			}
+			b.Lower, b.HasLower = x, true
+		default:
+			if b.HasUpper {
+				r.errorf(r.at(bd.Pos), "upper bound given twice")
+				return b, false
+			}
+			b.Upper, b.HasUpper = x, true
+		}
+	}
+	if b.HasLower && b.HasUpper && !(b.Lower < b.Upper) {
+		r.errorf(r.at(t.Pos), "the lower bound %g must be below the upper bound %g", b.Lower, b.Upper)
+		return b, false
+	}
+	if b.HasLower && (t.Base == "int") {
+		// bounds on int data are checked as values below
+	}
+	return b, true
+}
+
+// sizeExpr evaluates a size (a literal, a known size, or arithmetic of them).
+func (r *resolver) sizeExpr(e *lang.Expr) (int, bool) {
+	x, ok := r.constant(e)
+	if !ok {
+		return 0, false
+	}
+	if x != math.Trunc(x) || x < 1 {
+		r.errorf(r.at(e.Pos), "a size must be a positive integer, got %g", x)
+		return 0, false
+	}
+	return int(x), true
+}
+
+// constant evaluates an expression known before inference.
+func (r *resolver) constant(e *lang.Expr) (float64, bool) {
+	n := len(r.errs)
+	x := r.expr(e)
+	if len(r.errs) > n || x == nil {
+		return 0, false
+	}
+	v, ok := foldConst(x)
+	if !ok {
+		r.errorf(r.at(e.Pos), "%s must be a constant (numbers and data sizes only)", FormatExpr(x))
+		return 0, false
+	}
+	if !x.Type().Scalar() {
+		r.errorf(r.at(e.Pos), "expected a number, got %s", x.Type())
+		return 0, false
+	}
+	return v, true
+}
+
+func foldConst(e Expr) (float64, bool) {
+	switch e := e.(type) {
+	case *Num:
+		return e.V, true
+	case *Ref:
+		if (e.Var.Kind == SizeVar || e.Var.Kind == DataVar) && e.Var.Type.Scalar() && len(e.Var.Value) == 1 {
+			return e.Var.Value[0], true
+		}
+	case *Unary:
+		x, ok := foldConst(e.X)
+		return -x, ok
+	case *Binary:
+		x, ok1 := foldConst(e.X)
+		y, ok2 := foldConst(e.Y)
+		if !ok1 || !ok2 {
+			return 0, false
+		}
+		switch e.Op {
+		case OpAdd:
+			return x + y, true
+		case OpSub:
+			return x - y, true
+		case OpMul:
+			return x * y, true
+		case OpDiv:
+			if e.T.Kind == Int && y != 0 {
+				return math.Trunc(x / y), true
+			}
+			return x / y, true
+		default:
+			return math.Pow(x, y), true
+		}
+	}
+	return 0, false
+}
+
+// dataDecl binds a data declaration to its value or CSV columns.
+func (r *resolver) dataDecl(d *lang.Decl, p lang.Pos, bij stdlib.Bijection) {
+	base := d.Type.Base
+	if base == "int" || base == "real" {
+		if d.From != nil || d.Standardized {
+			r.errorf(p, "scalar data %s takes a value (%s: %s = 3), not CSV columns", d.Name, d.Name, base)
+			return
+		}
+		if d.Init == nil {
+			r.errorf(p, "scalar data %s needs a value, as in %s: %s = 3 (a CSV column binds to a vector)", d.Name, d.Name, base)
+			return
+		}
+		x, ok := r.constant(d.Init)
+		if !ok {
+			return
+		}
+		t := tReal
+		if base == "int" {
+			t = tInt
+			if x != math.Trunc(x) {
+				r.errorf(r.at(d.Init.Pos), "int data %s has a non-integer value %g", d.Name, x)
+				return
+			}
+		}
+		v := r.newVar(d.Name, p, DataVar, t)
+		v.Value = []float64{x}
+		r.checkBounds(v, bij, r.at(d.Init.Pos))
+		r.m.Data = append(r.m.Data, v)
+		r.declare(v)
+		return
+	}
+	if d.Init != nil {
+		r.errorf(r.at(d.Init.Pos), "vector and matrix data come from the CSV file, not from a value")
+		return
+	}
+	if r.table == nil {
+		r.errorf(p, "data %s needs a CSV file: run mscppl with MODEL.msc DATA.csv", d.Name)
+		return
+	}
+	var sel dataset.Selection
+	switch {
+	case d.From == nil:
+		sel = dataset.Selection{Kind: dataset.SelColumn, Names: []string{d.Name}}
+	case d.From.Column != nil && dataset.IsGlob(*d.From.Column):
+		sel = dataset.Selection{Kind: dataset.SelGlob, Pattern: *d.From.Column}
+	case d.From.Column != nil:
+		sel = dataset.Selection{Kind: dataset.SelColumn, Names: []string{*d.From.Column}}
+	default:
+		sel = dataset.Selection{Kind: dataset.SelAllExcept, Names: d.From.AllExcept}
+	}
+	selPos := p
+	if d.From != nil {
+		selPos = r.at(d.From.Pos)
+	}
+	cols, err := r.table.Select(sel)
+	if err != nil {
+		r.errorf(selPos, "%v", err)
+		return
+	}
+	rows := r.table.Rows
+	var t Type
+	switch base {
+	case "vector":
+		if len(cols) != 1 {
+			r.errorf(selPos, "vector %s selects %d columns; declare a matrix to take several", d.Name, len(cols))
+			return
+		}
+		if !r.bindSize(d.Type.Dims[0], rows, "rows") {
+			return
+		}
+		t = vecType(rows)
+	default:
+		if !r.bindSize(d.Type.Dims[0], rows, "rows") || !r.bindSize(d.Type.Dims[1], len(cols), "columns") {
+			return
+		}
+		t = matType(rows, len(cols))
+	}
+	v := r.newVar(d.Name, p, DataVar, t)
+	v.Value = r.table.Matrix(cols)
+	names := make([]string, len(cols))
+	for i, j := range cols {
+		names[i] = r.table.Header[j]
+	}
+	if len(names) == 1 {
+		v.Source = fmt.Sprintf("column %q of %s", names[0], r.table.File)
+	} else {
+		v.Source = fmt.Sprintf("%d columns of %s", len(names), r.table.File)
+	}
+	if d.Standardized {
+		dataset.Standardize(v.Value, rows, len(cols))
+		v.Source += ", standardized"
+	}
+	r.checkBounds(v, bij, p)
+	r.m.Data = append(r.m.Data, v)
+	r.declare(v)
+}
+
+func (r *resolver) checkBounds(v *Var, b stdlib.Bijection, p lang.Pos) {
+	for i, x := range v.Value {
+		if (b.HasLower && x < b.Lower) || (b.HasUpper && x > b.Upper) {
+			r.errorf(p, "data %s violates its constraint %s: element %d is %g", v.Name, bijString(b), i+1, x)
+			return
+		}
+	}
+}
+
+// bindSize binds a size expression of a data declaration to the CSV: a new
+// name becomes a size variable; a known size must agree.
+func (r *resolver) bindSize(e *lang.Expr, n int, what string) bool {
+	if name, ok := plainName(e); ok {
+		if _, known := r.global[name]; !known {
+			v := r.newVar(name, r.at(e.Pos), SizeVar, tInt)
+			v.Value = []float64{float64(n)}
+			v.Source = fmt.Sprintf("the number of %s of %s", what, r.table.File)
+			r.global[name] = v
+			return true
+		}
+	}
+	want, ok := r.sizeExpr(e)
+	if !ok {
+		return false
+	}
+	if want != n {
+		r.errorf(r.at(e.Pos), "the size %s is %d, but the CSV gives %d %s", e.String(), want, n, what)
+		return false
+	}
+	return true
+}
+
+// ---- statements -------------------------------------------------------------
+
+func (r *resolver) stmtsOfItems(items []*lang.Item) []Stmt {
+	var ss []*lang.Stmt
+	for _, it := range items {
+		if it.Decl != nil {
+			r.errorf(r.at(it.Pos), "declarations belong in the data, param or latent blocks, not in model")
+			continue
+		}
+		ss = append(ss, it.Stmt)
+	}
+	r.scopes = append(r.scopes, map[string]*Var{})
+	out := r.stmts(ss)
+	r.scopes = r.scopes[:len(r.scopes)-1]
+	return out
+}
+
+func (r *resolver) stmts(ss []*lang.Stmt) []Stmt {
+	var out []Stmt
+	for _, s := range ss {
+		if st := r.stmt(s); st != nil {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+func (r *resolver) stmt(s *lang.Stmt) Stmt {
+	p := r.at(s.Pos)
+	if f := s.For; f != nil {
+		lo, hi := r.expr(f.Lo), r.expr(f.Hi)
+		if lo == nil || hi == nil {
+			return nil
+		}
+		for _, b := range []Expr{lo, hi} {
+			if b.Type().Kind != Int {
+				r.errorf(b.Pos(), "loop bounds must be integers, got %s", b.Type())
+				return nil
+			}
+		}
+		if lv, lok := foldConst(lo); lok {
+			if hv, hok := foldConst(hi); hok && hv < lv {
+				r.errorf(p, "loop %s in %g..%g never runs: the upper bound is below the lower bound", f.Var, lv, hv)
+				return nil
+			}
+		}
+		if v := r.lookupQuiet(f.Var); v != nil {
+			r.errorf(p, "loop variable %s hides %s %s declared at %d:%d; pick another name", f.Var, v.Kind, v.Name, v.Pos.Line, v.Pos.Col)
+			return nil
+		}
+		v := r.newVar(f.Var, p, LoopVar, tInt)
+		r.scopes = append(r.scopes, map[string]*Var{f.Var: v})
+		body := r.stmts(f.Body)
+		r.scopes = r.scopes[:len(r.scopes)-1]
+		return &For{stmtBase: stmtBase{p}, Var: v, Lo: lo, Hi: hi, Body: body}
+	}
+	sm := s.Simple
+	if sm.Assign != nil {
+		name, ok := plainName(sm.LHS)
+		if !ok {
+			r.errorf(r.at(sm.LHS.Pos), "the left of = must be a new name, as in eta = X * w")
+			return nil
+		}
+		if v := r.lookupQuiet(name); v != nil {
+			switch v.Kind {
+			case DataVar, ParamVar, LatentVar, SizeVar:
+				r.errorf(r.at(sm.LHS.Pos), "cannot assign to %s %s; use a new name for a local definition", v.Kind, name)
+			default:
+				r.errorf(r.at(sm.LHS.Pos), "%s is already defined at %d:%d; locals cannot be redefined", name, v.Pos.Line, v.Pos.Col)
+			}
+			return nil
+		}
+		x := r.expr(sm.Assign)
+		if x == nil {
+			return nil
+		}
+		v := r.newVar(name, r.at(sm.LHS.Pos), LocalVar, x.Type())
+		r.scopes[len(r.scopes)-1][name] = v
+		return &Assign{stmtBase: stmtBase{p}, Local: v, X: x}
+	}
+	return r.tilde(sm, p)
+}
+
+func (r *resolver) tilde(sm *lang.Simple, p lang.Pos) Stmt {
+	lhs := r.expr(sm.LHS)
+	call := sm.Tilde
+	cp := r.at(call.Pos)
+	fam, ok := stdlib.Lookup(call.Name)
+	if !ok {
+		e := r.errorf(cp, "unknown distribution %q", call.Name)
+		if _, isFn := stdlib.LookupFunc(call.Name); isFn {
+			e.Hint = fmt.Sprintf("%s is a function, not a distribution", call.Name)
+		} else if s := lang.Suggest(call.Name, stdlib.FamilyNames()); s != "" {
+			e.Hint = fmt.Sprintf("did you mean %q?", s)
+		} else {
+			e.Hint = "the distributions are " + strings.Join(stdlib.FamilyNames(), ", ")
+		}
+		return nil
+	}
+	if len(call.Args) != len(fam.Params) {
+		names := make([]string, len(fam.Params))
+		for i, ps := range fam.Params {
+			names[i] = ps.Name
+		}
+		r.errorf(cp, "%s takes %d argument%s (%s), got %d", fam.Name, len(fam.Params), plural1(len(fam.Params)), strings.Join(names, ", "), len(call.Args))
+		return nil
+	}
+	args := make([]Expr, len(call.Args))
+	for i, a := range call.Args {
+		args[i] = r.expr(a)
+		if args[i] == nil {
+			return nil
+		}
+	}
+	if lhs == nil {
+		return nil
+	}
+	root := rootVar(lhs)
+	if root == nil || (root.Kind != DataVar && root.Kind != LatentVar) {
+		what := "an expression"
+		if root != nil {
+			what = fmt.Sprintf("%s %s", root.Kind, root.Name)
+		}
+		e := r.errorf(lhs.Pos(), "the left of ~ must be a latent or data variable (or an element of one), not %s", what)
+		if root != nil && root.Kind == ParamVar {
+			e.Hint = "params are learned by maximum likelihood and have no distribution; declare it in the latent block to give it a prior"
+		}
+		return nil
+	}
+	lt := lhs.Type()
+	if lt.Kind == Matrix {
+		r.errorf(lhs.Pos(), "the left of ~ must be a scalar or a vector, not %s", lt)
+		return nil
+	}
+	for i, a := range args {
+		at := a.Type()
+		switch {
+		case at.Scalar():
+		case at.Kind == Vector && lt.Kind == Vector && at.Rows == lt.Rows:
+		default:
+			r.errorf(a.Pos(), "argument %d (%s) of %s is %s, but the left of ~ is %s; arguments are scalars or vectors of the same length", i+1, fam.Params[i].Name, fam.Name, at, lt)
+			return nil
+		}
+	}
+	text := FormatExpr(lhs) + " ~ " + call.String()
+	return &Tilde{stmtBase: stmtBase{p}, LHS: lhs, Dist: fam, Args: args, Root: root, Text: text}
+}
+
+func plural1(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func rootVar(e Expr) *Var {
+	switch e := e.(type) {
+	case *Ref:
+		return e.Var
+	case *Index:
+		if ref, ok := e.X.(*Ref); ok {
+			return ref.Var
+		}
+	}
+	return nil
+}
+
+// ---- names ------------------------------------------------------------------
+
+func (r *resolver) lookupQuiet(name string) *Var {
+	for i := len(r.scopes) - 1; i >= 0; i-- {
+		if v, ok := r.scopes[i][name]; ok {
+			return v
+		}
+	}
+	return r.global[name]
+}
+
+func (r *resolver) visibleNames() []string {
+	seen := map[string]bool{}
+	var out []string
+	for i := len(r.scopes) - 1; i >= 0; i-- {
+		for n := range r.scopes[i] {
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	for n := range r.global {
+		if !seen[n] {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (r *resolver) lookup(name string, p lang.Pos) *Var {
+	v := r.lookupQuiet(name)
+	if v == nil {
+		if ap, ok := r.assigned[name]; ok && r.model != nil {
+			r.errorf(p, "%s is used before it is defined (at %d:%d)", name, ap.Line, ap.Col)
+			return nil
+		}
+		e := r.errorf(p, "unknown name %q", name)
+		if s := lang.Suggest(name, r.visibleNames()); s != "" {
+			e.Hint = fmt.Sprintf("did you mean %q?", s)
+		} else if r.model == nil {
+			e.Hint = "sizes come from data declarations such as x: vector[N], or are numbers"
+		} else {
+			e.Hint = "declare it in the data, param or latent block"
+		}
+		return nil
+	}
+	if v.Kind == DataVar || v.Kind == ParamVar || v.Kind == LatentVar {
+		if v.Pos.File == p.File && v.Pos.Offset > p.Offset && r.model != nil {
+			r.errorf(p, "%s %s is used before its declaration at %d:%d; put the %s block before the model block", v.Kind, name, v.Pos.Line, v.Pos.Col, v.Kind)
+			return nil
+		}
+	}
+	return v
+}
+
+// ---- expressions ------------------------------------------------------------
+
+func (r *resolver) expr(e *lang.Expr) Expr {
+	x := r.term(e.Left)
+	for _, op := range e.Rest {
+		if x == nil {
+			return nil
+		}
+		y := r.term(op.Term)
+		if y == nil {
+			return nil
+		}
+		bop := OpAdd
+		if op.Op == "-" {
+			bop = OpSub
+		}
+		x = r.binary(bop, x, y, r.at(op.Pos))
+	}
+	return x
+}
+
+func (r *resolver) term(t *lang.Term) Expr {
+	x := r.unary(t.Left)
+	for _, op := range t.Rest {
+		if x == nil {
+			return nil
+		}
+		y := r.unary(op.X)
+		if y == nil {
+			return nil
+		}
+		bop := OpMul
+		if op.Op == "/" {
+			bop = OpDiv
+		}
+		x = r.binary(bop, x, y, r.at(op.Pos))
+	}
+	return x
+}
+
+func (r *resolver) unary(u *lang.Unary) Expr {
+	if u.Power != nil {
+		return r.power(u.Power)
+	}
+	x := r.unary(u.X)
+	if x == nil || u.Op == "+" {
+		return x
+	}
+	if n, ok := x.(*Num); ok {
+		return &Num{exprBase: exprBase{r.at(u.Pos), n.T}, V: -n.V}
+	}
+	return &Unary{exprBase: exprBase{r.at(u.Pos), x.Type()}, X: x}
+}
+
+func (r *resolver) power(p *lang.Power) Expr {
+	x := r.postfix(p.Base)
+	if x == nil || p.Exp == nil {
+		return x
+	}
+	y := r.unary(p.Exp)
+	if y == nil {
+		return nil
+	}
+	return r.binary(OpPow, x, y, r.at(p.Pos))
+}
+
+func (r *resolver) postfix(p *lang.Postfix) Expr {
+	x := r.primary(p.Prim)
+	for _, ix := range p.Indexes {
+		if x == nil {
+			return nil
+		}
+		ip := r.at(ix.Pos)
+		t := x.Type()
+		if t.Scalar() {
+			r.errorf(ip, "%s is a scalar (%s) and cannot be indexed", FormatExpr(x), t)
+			return nil
+		}
+		if t.Kind == Vector && len(ix.Args) != 1 || t.Kind == Matrix && len(ix.Args) > 2 {
+			r.errorf(ip, "%s is %s: it takes %d index, got %d", FormatExpr(x), t, map[Kind]int{Vector: 1, Matrix: 2}[t.Kind], len(ix.Args))
+			return nil
+		}
+		idx := make([]Expr, len(ix.Args))
+		for i, a := range ix.Args {
+			idx[i] = r.expr(a)
+			if idx[i] == nil {
+				return nil
+			}
+			if idx[i].Type().Kind != Int {
+				r.errorf(idx[i].Pos(), "an index must be an integer, got %s", idx[i].Type())
+				return nil
+			}
+			if v, ok := foldConst(idx[i]); ok {
+				size := t.Rows
+				if i == 1 {
+					size = t.Cols
+				}
+				if v < 1 || int(v) > size {
+					r.errorf(idx[i].Pos(), "index %g is out of range: %s has %d %s (indices start at 1)", v, FormatExpr(x), size, plural(t, i))
+					return nil
+				}
+			}
+		}
+		rt := tReal
+		if t.Kind == Matrix && len(idx) == 1 {
+			rt = vecType(t.Cols)
+		}
+		x = &Index{exprBase: exprBase{x.Pos(), rt}, X: x, Idx: idx}
+	}
+	return x
+}
+
+func (r *resolver) primary(p *lang.Primary) Expr {
+	pos := r.at(p.Pos)
+	switch {
+	case p.Number != nil:
+		v, err := strconv.ParseFloat(*p.Number, 64)
+		if err != nil || math.IsInf(v, 0) {
+			r.errorf(pos, "number %s is out of range", *p.Number)
+			return nil
+		}
+		t := tReal
+		if !strings.ContainsAny(*p.Number, ".eE") {
+			t = tInt
+		}
+		return &Num{exprBase: exprBase{pos, t}, V: v}
+	case p.String != nil:
+		r.errorf(pos, "a string is not a value here; strings appear only after from and in the infer block")
+		return nil
+	case p.Paren != nil:
+		return r.expr(p.Paren)
+	case p.Call != nil:
+		return r.call(p.Call)
+	}
+	v := r.lookup(*p.Ident, pos)
+	if v == nil {
+		return nil
+	}
+	return &Ref{exprBase: exprBase{pos, v.Type}, Var: v}
+}
+
+func (r *resolver) call(c *lang.Call) Expr {
+	pos := r.at(c.Pos)
+	fn, ok := stdlib.LookupFunc(c.Name)
+	if !ok {
+		e := r.errorf(pos, "unknown function %q", c.Name)
+		if _, isDist := stdlib.Lookup(c.Name); isDist {
+			e.Hint = fmt.Sprintf("%s is a distribution: use it on the right of ~", c.Name)
+		} else if s := lang.Suggest(c.Name, stdlib.FuncNames()); s != "" {
+			e.Hint = fmt.Sprintf("did you mean %q?", s)
+		}
+		return nil
+	}
+	args := make([]Expr, len(c.Args))
+	for i, a := range c.Args {
+		args[i] = r.expr(a)
+		if args[i] == nil {
+			return nil
+		}
+	}
+	arity := fn.Arity
+	if c.Name == "log_sum_exp" && len(args) == 2 {
+		arity = 2
+	}
+	if len(args) != arity {
+		r.errorf(pos, "%s takes %d argument%s, got %d", c.Name, arity, plural1(arity), len(args))
+		return nil
+	}
+	var t Type
+	switch fn.Kind {
+	case stdlib.Elementwise:
+		t = args[0].Type()
+		if t.Kind == Int {
+			t = tReal
+		}
+	case stdlib.Reduction:
+		if c.Name == "log_sum_exp" && len(args) == 2 {
+			for _, a := range args {
+				if !a.Type().Scalar() {
+					r.errorf(a.Pos(), "log_sum_exp(a, b) takes two scalars; use log_sum_exp(v) for a vector")
+					return nil
+				}
+			}
+		}
+		t = tReal
+	case stdlib.Pairwise:
+		a, b := args[0].Type(), args[1].Type()
+		if a.Kind != Vector || b.Kind != Vector || a.Rows != b.Rows {
+			r.errorf(pos, "dot takes two vectors of the same length, got %s and %s", a, b)
+			return nil
+		}
+		t = tReal
+	}
+	return &Call{exprBase: exprBase{pos, t}, Name: c.Name, Fn: fn, Args: args}
+}
+
+func (r *resolver) binary(op BinOp, x, y Expr, p lang.Pos) Expr {
+	a, b := x.Type(), y.Type()
+	mk := func(t Type, mv bool) Expr {
+		return &Binary{exprBase: exprBase{x.Pos(), t}, Op: op, X: x, Y: y, MatVec: mv}
+	}
+	if a.Scalar() && b.Scalar() {
+		t := tReal
+		if a.Kind == Int && b.Kind == Int && op != OpPow {
+			t = tInt
+		}
+		return mk(t, false)
+	}
+	bad := func(hint string) Expr {
+		e := r.errorf(p, "cannot apply %s to %s and %s", op, a, b)
+		e.Hint = hint
+		return nil
+	}
+	switch op {
+	case OpAdd, OpSub:
+		switch {
+		case a.Scalar():
+			return mk(b, false)
+		case b.Scalar():
+			return mk(a, false)
+		case sameShape(a, b):
+			return mk(a, false)
+		}
+		return bad("both sides need the same shape (or one side a scalar)")
+	case OpMul:
+		switch {
+		case a.Scalar():
+			return mk(b, false)
+		case b.Scalar():
+			return mk(a, false)
+		case a.Kind == Matrix && b.Kind == Vector:
+			if a.Cols != b.Rows {
+				e := r.errorf(p, "shape mismatch in %s * %s: %s has %d columns but %s has %d elements", FormatExpr(x), FormatExpr(y), a, a.Cols, b, b.Rows)
+				e.Hint = "a matrix[r, c] multiplies a vector[c]"
+				return nil
+			}
+			return mk(vecType(a.Rows), true)
+		case a.Kind == Vector && b.Kind == Vector:
+			return bad("use dot(a, b) for the inner product")
+		}
+		return bad("supported products: scalar * anything, matrix[r, c] * vector[c]")
+	case OpDiv:
+		switch {
+		case b.Scalar():
+			return mk(a, false)
+		case a.Scalar():
+			return mk(b, false)
+		case sameShape(a, b):
+			return mk(a, false)
+		}
+		return bad("division is elementwise between values of the same shape")
+	default:
+		if b.Scalar() {
+			return mk(a, false)
+		}
+		if sameShape(a, b) {
+			return mk(a, false)
+		}
+		return bad("the exponent must be a scalar or of the same shape")
+	}
+}
+
+// ---- settings ---------------------------------------------------------------
+
+// SettingKeys are the keys of the infer block.
+var SettingKeys = []string{"method", "family", "samples", "iters", "optimizer", "lr", "proposal", "kernel", "seed", "param_lr"}
+
+func (r *resolver) settings(b *lang.Block) {
+	for _, it := range b.Items {
+		p := r.at(it.Pos)
+		if it.Stmt == nil || it.Stmt.Simple == nil || it.Stmt.Simple.Assign == nil {
+			r.errorf(p, "the infer block holds settings such as samples = 10")
+			continue
+		}
+		key, ok := plainName(it.Stmt.Simple.LHS)
+		if !ok {
+			r.errorf(p, "a setting is name = value")
+			continue
+		}
+		known := false
+		for _, k := range SettingKeys {
+			known = known || k == key
+		}
+		if !known {
+			e := r.errorf(p, "unknown setting %q", key)
+			if s := lang.Suggest(key, SettingKeys); s != "" {
+				e.Hint = fmt.Sprintf("did you mean %q?", s)
+			} else {
+				e.Hint = "the settings are " + strings.Join(SettingKeys, ", ")
+			}
+			continue
+		}
+		rhs := it.Stmt.Simple.Assign
+		vp := r.at(rhs.Pos)
+		sv := SettingValue{Pos: vp}
+		if name, ok := plainName(rhs); ok {
+			sv.Str, sv.IsStr = name, true
+		} else if s := stringLit(rhs); s != nil {
+			sv.Str, sv.IsStr = *s, true
+		} else {
+			x, ok := r.constant(rhs)
+			if !ok {
+				continue
+			}
+			sv.Num = x
+		}
+		r.m.Settings[key] = sv
+	}
+}
+
+func stringLit(e *lang.Expr) *string {
+	if len(e.Rest) > 0 || len(e.Left.Rest) > 0 || e.Left.Left.Power == nil {
+		return nil
+	}
+	p := e.Left.Left.Power
+	if p.Exp != nil || len(p.Base.Indexes) > 0 {
+		return nil
+	}
+	return p.Base.Prim.String
+}
