@@ -64,11 +64,11 @@ type Graph struct {
 	funcs []Func
 	ops   []Op
 
-	consts   []float64 // values of constant nodes (off indexes here)
-	vals     []float64 // values of non-constant nodes
-	adj      []float64 // adjoints, same layout as vals
-	maxBatch   int // 0 when the arenas must be laid out (again)
-	allocBatch int // batch size of the current arenas
+	consts     []float64 // values of constant nodes (off indexes here)
+	vals       []float64 // values of non-constant nodes
+	adj        []float64 // adjoints, same layout as vals
+	maxBatch   int       // 0 when the arenas must be laid out (again)
+	allocBatch int       // batch size of the current arenas
 
 	// scratch for custom ops
 	in, din [][]float64
@@ -667,5 +667,6 @@ func (g *Graph) matVecBatch(n Node, batch int) {
 		}
 	}
 }
+
 var _ = blas.NoTrans
 var _ = blas64.Implementation
