@@ -40,4 +40,3 @@ func makeSplits(n, k int, frac float64, seed uint64) ([]split, error) {
 	}
 	return out, nil
 }
-
