@@ -154,8 +154,8 @@ func translate(filename string, src []byte, err error) error {
 		if tok.EOF() {
 			hint = "a block or a bracket is not closed"
 		}
-		if tok.Value == "}" && strings.Contains(ute.Expect, "Expr") {
-			hint = "an expression is missing before it"
+		if prev := prevNonSpace(src, pos.Offset); prev != 0 && strings.ContainsRune(",(+-*/^=~[", rune(prev)) && !tok.EOF() {
+			hint = fmt.Sprintf("an expression is missing after %q", string(prev))
 		}
 		e := &Error{Pos: pos, Msg: msg, Hint: hint}
 		return ErrorList{e}
@@ -295,4 +295,17 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(rb)]
+}
+
+// prevNonSpace is the last non-whitespace byte before off, skipping
+// comments only roughly (it is for hints).
+func prevNonSpace(src []byte, off int) byte {
+	for i := min(off, len(src)) - 1; i >= 0; i-- {
+		switch src[i] {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return src[i]
+	}
+	return 0
 }

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// mscppl runs the command in-process and returns its exit code, stdout and stderr.
+func mscppl(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// TestErrorGoldens checks every malformed input under testdata/errors: the
+// exact message (file:line:col, source line, caret, hint) and exit code 1.
+// Each NAME.msc is checked with NAME.csv when that exists.
+func TestErrorGoldens(t *testing.T) {
+	models, err := filepath.Glob("testdata/errors/*.msc")
+	require.NoError(t, err)
+	require.NotEmpty(t, models)
+	for _, model := range models {
+		name := strings.TrimSuffix(filepath.Base(model), ".msc")
+		t.Run(name, func(t *testing.T) {
+			args := []string{"check", model}
+			if csv := strings.TrimSuffix(model, ".msc") + ".csv"; fileExists(csv) {
+				args = append(args, csv)
+			}
+			code, stdout, stderr := mscppl(args...)
+			got := fmt.Sprintf("exit %d\n%s", code, stderr)
+			golden := strings.TrimSuffix(model, ".msc") + ".golden"
+			if *update {
+				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err, "missing golden file; run go test -update")
+			require.Equal(t, string(want), got)
+			require.Equal(t, 1, code)
+			require.Empty(t, stdout)
+			require.NotContains(t, stderr, "goroutine", "no Go stack traces")
+			require.NotContains(t, stderr, "panic")
+		})
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func runJSON(t *testing.T, args ...string) *Summary {
+	t.Helper()
+	code, stdout, stderr := mscppl(append(args, "--json")...)
+	require.Equal(t, 0, code, stderr)
+	var s Summary
+	require.NoError(t, json.Unmarshal([]byte(stdout), &s))
+	return &s
+}
+
+// TestSkewNormalDefaults is the first acceptance check of the foundation
+// issue, through the command line exactly as a user types it.
+func TestSkewNormalDefaults(t *testing.T) {
+	s := runJSON(t, "run", "../../examples/skew_normal.msc", "--samples", "2", "--seed", "1")
+	d := 5 / math.Sqrt(26)
+	mean := 0.5 + 2*d*math.Sqrt(2/math.Pi)
+	sd := 2 * math.Sqrt(1-2*d*d/math.Pi)
+	z := s.Latent["z"]
+	require.InDelta(t, mean, z.Mean, 0.02*sd)
+	require.InDelta(t, sd, z.SD, 0.02*sd)
+	require.Equal(t, "msc", s.Method)
+	require.Equal(t, 2, s.Samples)
+	require.Greater(t, s.Diagnostics.ChangeRate, 0.3)
+
+	is := runJSON(t, "run", "../../examples/skew_normal.msc", "--samples", "2", "--seed", "1", "--method", "is")
+	require.Less(t, is.Latent["z"].SD, 0.92*sd, "IS with S=2 must visibly underestimate the sd")
+}
+
+// TestNormalMeanDefaults: conjugate model, exact posterior N(sum x/(n+1), 1/(n+1)).
+func TestNormalMeanDefaults(t *testing.T) {
+	s := runJSON(t, "run", "../../examples/normal_mean.msc", "../../examples/data/normal_mean.csv")
+	b, err := os.ReadFile("../../examples/data/normal_mean.csv")
+	require.NoError(t, err)
+	var sum float64
+	n := 0
+	for _, line := range strings.Fields(string(b))[1:] {
+		var x float64
+		_, err := fmt.Sscan(line, &x)
+		require.NoError(t, err)
+		sum += x
+		n++
+	}
+	require.Equal(t, 20, n)
+	mean, sd := sum/float64(n+1), math.Sqrt(1/float64(n+1))
+	require.InDelta(t, mean, s.Latent["z"].Mean, 0.05*sd)
+	require.InDelta(t, sd, s.Latent["z"].SD, 0.03*sd)
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	code, out, _ := mscppl("version")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "mscppl ")
+	code, out, _ = mscppl("run", "--help")
+	require.Equal(t, 0, code)
+	for _, flag := range []string{"--method", "--seed", "--samples", "--iters", "--optimizer", "--lr", "--proposal", "--family", "--json"} {
+		require.Contains(t, out, flag)
+	}
+	code, _, errOut := mscppl("run", "--no-such-flag", "x.msc")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "hint:")
+	code, _, errOut = mscppl("run", "does-not-exist.msc")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "no such file")
+}
