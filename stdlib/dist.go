@@ -123,6 +123,18 @@ func normalLogPdf(x float64, p []float64) float64 {
 	return -0.5*z*z - math.Log(sd) - lnSqrt2Pi
 }
 
+func skewNormalLogPdf(x float64, p []float64) float64 {
+	xi, om, al := p[0], p[1], p[2]
+	if isNaN3(x, p) {
+		return math.NaN()
+	}
+	if !(om > 0) || math.IsInf(om, 0) || math.IsInf(x, 0) || math.IsInf(xi, 0) || math.IsInf(al, 0) {
+		return negInf
+	}
+	z := (x - xi) / om
+	return math.Ln2 - math.Log(om) - 0.5*z*z - lnSqrt2Pi + LogPhi(al*z)
+}
+
 func skewNormalGrad(x float64, p, dp []float64) (float64, float64) {
 	xi, om, al := p[0], p[1], p[2]
 	if isNaN3(x, p) {
@@ -228,11 +240,7 @@ func init() {
 	})
 	register(&Family{
 		Name: "skew_normal", Params: []ParamSpec{{"xi", RealLine}, {"omega", Positive}, {"alpha", RealLine}}, Support: RealLine,
-		LogPdf: func(x float64, p []float64) float64 {
-			var dp [3]float64
-			lp, _ := skewNormalGrad(x, p, dp[:])
-			return lp
-		},
+		LogPdf: skewNormalLogPdf,
 		Grad: skewNormalGrad,
 		Rand: func(r *rand.Rand, p []float64) float64 {
 			d := p[2] / math.Sqrt(1+p[2]*p[2])

@@ -11,22 +11,35 @@ const (
 // Phi is the standard normal CDF.
 func Phi(x float64) float64 { return 0.5 * math.Erfc(-x*invSqrt2) }
 
-// LogPhi is log Phi(x), accurate far into both tails: erfc in the body and
-// an asymptotic series below -30, where erfc underflows the precision we want.
+// LogPhi is log Phi(x), accurate far into both tails and cheap: one log
+// (or one exp and one log1p for x > 1.77) per call. Below x = -36.8 an
+// asymptotic series takes over.
 func LogPhi(x float64) float64 {
+	t := -x * invSqrt2 // Phi(x) = erfc(t) / 2
 	switch {
 	case math.IsNaN(x):
 		return x
-	case x > 5:
-		// Phi(x) = 1 - Phi(-x), and Phi(-x) is tiny
-		return -0.5 * math.Erfc(x*invSqrt2)
-	case x > -20:
-		return math.Log(0.5 * math.Erfc(-x*invSqrt2))
+	case t >= 26:
+		// log Phi(x) = -x^2/2 - log(-x) - log sqrt(2 pi) + log(1 - 1/x^2 + 3/x^4 - ...)
+		z := 1 / (x * x)
+		s := 1 - z*(1-z*(3-z*(15-z*(105-z*945))))
+		return -0.5*x*x - math.Log(-x) - lnSqrt2Pi + math.Log(s)
+	case t >= 1.25:
+		return logErfcTail(t) - math.Ln2
+	case t > -1.25:
+		// erfc is a rational function here (no exp inside)
+		return math.Log(0.5 * math.Erfc(t))
+	case t > -26:
+		// log(1 - q) with q = erfc(-t)/2 < 0.04
+		q := 0.5 * erfcTail(-t)
+		if q < 1e-3 {
+			// the series of log1p(-q) to q^5: the next term is below
+			// q^6/6 < 2e-19, far under the rounding of the result
+			return -q * (1 + q*(0.5+q*(1.0/3+q*(0.25+q*0.2))))
+		}
+		return math.Log1p(-q)
 	}
-	// log Phi(x) = -x^2/2 - log(-x) - log sqrt(2 pi) + log(1 - 1/x^2 + 3/x^4 - 15/x^6 + 105/x^8 ...)
-	z := 1 / (x * x)
-	s := 1 - z*(1-z*(3-z*(15-z*(105-z*945))))
-	return -0.5*x*x - math.Log(-x) - lnSqrt2Pi + math.Log(s)
+	return 0
 }
 
 // InvMills is d/dx log Phi(x) = phi(x)/Phi(x), computed stably.

@@ -45,7 +45,13 @@ type Gaussian struct {
 	L    []float64 // d x d row-major lower triangular (diagonal only for mean-field)
 	// scratch
 	r, e []float64
+	// cached log |L|; ldOK is cleared whenever L changes through a method
+	ld   float64
+	ldOK bool
 }
+
+// Invalidate must be called after writing Mu or L directly.
+func (g *Gaussian) Invalidate() { g.ldOK = false }
 
 // NewGaussian returns N(0, I) of the given kind.
 func NewGaussian(kind FamilyKind, d int) *Gaussian {
@@ -89,10 +95,14 @@ func (g *Gaussian) Sample(rng *rand.Rand, z, eps []float64) {
 
 // logDet is log |L| = sum log L_ii.
 func (g *Gaussian) logDet() float64 {
+	if g.ldOK {
+		return g.ld
+	}
 	s := 0.0
 	for i := 0; i < g.D; i++ {
 		s += math.Log(g.L[i*g.D+i])
 	}
+	g.ld, g.ldOK = s, true
 	return s
 }
 
@@ -144,6 +154,7 @@ func (g *Gaussian) Cov(out []float64) {
 // mean-field). It returns false if sigma is not positive definite.
 func (g *Gaussian) SetCov(sigma []float64) bool {
 	d := g.D
+	g.ldOK = false
 	if g.Kind == MeanField {
 		for i := 0; i < d; i++ {
 			v := sigma[i*d+i]
@@ -215,6 +226,7 @@ func (g *Gaussian) Lambda(out []float64) {
 // SetLambda is the inverse of Lambda.
 func (g *Gaussian) SetLambda(lam []float64) {
 	d := g.D
+	g.ldOK = false
 	copy(g.Mu, lam[:d])
 	k := d
 	for i := 0; i < d; i++ {

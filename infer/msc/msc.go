@@ -565,3 +565,7 @@ func (en *Engine) Theta() []float64 { return en.theta }
 func (en *Engine) AverageFrom() int {
 	return en.s.Iters - int(math.Ceil(en.s.AverageFraction*float64(en.s.Iters)))
 }
+
+// UseBuffers makes the engine's update read the given samples and weights
+// (a kernel's buffers).
+func (en *Engine) UseBuffers(z, w []float64) { en.z, en.w = z, w }

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"github.com/mscppl/mscppl/infer/msc"
+	"github.com/mscppl/mscppl/ir"
+)
+
+// compiled loads and compiles a model through the same path as the CLI.
+func compiled(b *testing.B, model, data string) *ir.Compiled {
+	b.Helper()
+	e := &env{sources: map[string][]byte{}}
+	m, _, err := e.load(model, data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := ir.Compile(m, ir.CompileOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+// benchMSC measures one MSC iteration (CIS step + natural-gradient update
+// + iterate averaging) on a compiled model, from q fitted by a short run.
+func benchMSC(b *testing.B, c *ir.Compiled, S int) {
+	s := msc.Settings{Samples: S, Iters: 1 << 30}
+	rng := rand.New(rand.NewPCG(1, 2))
+	en, err := msc.NewEngine(rng, c, &s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	k := msc.NewCIS(c, en.Q(), S)
+	en.UseBuffers(k.Samples())
+	z0 := make([]float64, c.Dim())
+	var lp [1]float64
+	c.LogJoint(z0, lp[:])
+	k.SetConditional(z0, lp[0])
+	for i := 1; i <= 200; i++ { // warm up: allocations of lazy buffers happen here
+		_ = k.Step(rng)
+		_ = en.Update(i)
+		en.Accumulate()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	i := 200
+	for b.Loop() {
+		i++
+		if err := k.Step(rng); err != nil {
+			b.Fatal(err)
+		}
+		if err := en.Update(i); err != nil {
+			b.Fatal(err)
+		}
+		en.Accumulate()
+	}
+	if math.IsNaN(en.Q().Mu[0]) {
+		b.Fatal("NaN")
+	}
+}
+
+// BenchmarkCISStep: the skew-normal example compiled from its .msc file, S = 10.
+func BenchmarkCISStep(b *testing.B) {
+	benchMSC(b, compiled(b, "../../examples/skew_normal.msc", ""), 10)
+}
+
+// BenchmarkMSCProbitIonosphere: examples/probit.msc on Ionosphere (d = 35), S = 10.
+func BenchmarkMSCProbitIonosphere(b *testing.B) {
+	if _, err := os.Stat("../../examples/data/ionosphere.csv"); err != nil {
+		b.Skip("no data")
+	}
+	benchMSC(b, compiled(b, "../../examples/probit.msc", "../../examples/data/ionosphere.csv"), 10)
+}
