@@ -241,7 +241,7 @@ func init() {
 	register(&Family{
 		Name: "skew_normal", Params: []ParamSpec{{"xi", RealLine}, {"omega", Positive}, {"alpha", RealLine}}, Support: RealLine,
 		LogPdf: skewNormalLogPdf,
-		Grad: skewNormalGrad,
+		Grad:   skewNormalGrad,
 		Rand: func(r *rand.Rand, p []float64) float64 {
 			d := p[2] / math.Sqrt(1+p[2]*p[2])
 			u0, v := r.NormFloat64(), r.NormFloat64()
