@@ -208,7 +208,7 @@ type runCmd struct {
 	Model string `arg:"" help:"The .msc model file."`
 	Data  string `arg:"" optional:"" help:"The CSV data file (needed when the model has a data block bound to columns)."`
 
-	Method    string  `help:"Inference method: msc, or the baseline is (self-normalised importance sampling). Default msc." placeholder:"msc|is"`
+	Method    string  `help:"Inference method: msc (default), or a baseline: is (self-normalised importance sampling), ep (expectation propagation, probit regression only), advi (exclusive KL)." placeholder:"msc|is|ep|advi"`
 	Seed      uint64  `default:"1" help:"Random seed; the same seed gives the same result."`
 	Samples   int     `help:"Samples S per kernel step (default 10, or the model's infer block)."`
 	Iters     int     `help:"Iterations K (default: 10^6 up to 3 dimensions, 20000 up to 40, 40000 above)."`
@@ -258,8 +258,8 @@ func (c *runCmd) settings(m *ir.Model) (msc.Settings, string, []string, error) {
 	if err != nil {
 		return s, "", nil, err
 	}
-	if method != "msc" && method != "is" {
-		return s, "", nil, userErrorf("use --method msc or --method is", "unknown method %q", method)
+	if !validMethod(method) {
+		return s, "", nil, userErrorf("use --method msc, is, ep or advi", "unknown method %q", method)
 	}
 	fam, err := str(c.Family, "family", "")
 	if err != nil {
@@ -342,18 +342,12 @@ func (c *runCmd) Run(e *env) error {
 		}
 	}
 	rng := rand.New(rand.NewPCG(c.Seed, 0x6d7363))
-	var res msc.Result
 	start := time.Now()
-	switch method {
-	case "is":
-		err = baselines.RunIS(e.ctx, rng, comp, &s, &res)
-	default:
-		err = msc.Run(e.ctx, rng, comp, &s, &res)
-	}
+	res, err := fit(e.ctx, method, comp, &s, rng)
 	if err != nil {
 		return err
 	}
-	sum := summarize(comp, &s, &res, method, c.Model, c.Data, c.Seed)
+	sum := summarize(comp, &s, res, method, c.Model, c.Data, c.Seed)
 	sum.Warnings = append(warns, sum.Warnings...)
 	sum.ElapsedSeconds = time.Since(start).Seconds()
 	if c.JSON {
@@ -377,6 +371,9 @@ func summarize(comp *ir.Compiled, s *msc.Settings, res *msc.Result, method, mode
 	}
 	if method != "msc" {
 		sum.Kernel = "none"
+	}
+	if method == "ep" {
+		sum.Optimizer, sum.Samples = "none", 0
 	}
 	names := m.LatentNames()
 	d := m.LatentDim
@@ -423,4 +420,76 @@ func summarize(comp *ir.Compiled, s *msc.Settings, res *msc.Result, method, mode
 		sum.ParamOrder = m.ParamNames()
 	}
 	return sum
+}
+
+var methods = []string{"msc", "is", "ep", "advi", "msc-prior"}
+
+func validMethod(m string) bool {
+	for _, x := range methods {
+		if m == x {
+			return true
+		}
+	}
+	return false
+}
+
+// fit runs one inference method on a compiled model.
+func fit(ctx context.Context, method string, comp *ir.Compiled, s *msc.Settings, rng *rand.Rand) (*msc.Result, error) {
+	var res msc.Result
+	var err error
+	switch method {
+	case "is":
+		err = baselines.RunIS(ctx, rng, comp, s, &res)
+	case "advi":
+		err = baselines.RunADVI(ctx, rng, comp, s, &res)
+	case "ep":
+		return fitEP(comp)
+	case "msc-prior":
+		s.Proposal = msc.ProposalPrior
+		fallthrough
+	default:
+		if s.Proposal == msc.ProposalPrior {
+			if perr := comp.PriorError(); perr != nil {
+				return nil, perr
+			}
+		}
+		err = msc.Run(ctx, rng, comp, s, &res)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// fitEP runs expectation propagation when the model is a probit regression
+// with independent normal priors.
+func fitEP(comp *ir.Compiled) (*msc.Result, error) {
+	start := time.Now()
+	glm, err := comp.LinearGLM()
+	if err != nil {
+		return nil, userErrorf("EP works for probit regression: y ~ bernoulli_probit(linear predictor) with normal priors", "--method ep is not available for this model: %v", err)
+	}
+	if glm.Family.Name != "bernoulli_probit" {
+		return nil, userErrorf("EP works for probit regression", "--method ep is not available for this model: its likelihood at %s is %s, not bernoulli_probit", glm.Pos, glm.Family.Name)
+	}
+	if glm.PriorMean == nil {
+		return nil, userErrorf("EP works with independent normal priors with constant arguments", "--method ep is not available for this model: %s", glm.PriorReason)
+	}
+	ep, err := baselines.EPProbit(glm.A, glm.N, glm.D, glm.C, glm.Y, glm.PriorMean, glm.PriorVar, baselines.EPSettings{})
+	if err != nil {
+		return nil, err
+	}
+	d := glm.D
+	res := &msc.Result{Mean: ep.Mean, Cov: ep.Cov, SD: make([]float64, d), Iterations: ep.Iterations, Converged: ep.Converged,
+		Reported: fmt.Sprintf("EP fixed point after %d sweeps over the sites", ep.Iterations)}
+	for i := range res.SD {
+		res.SD[i] = math.Sqrt(ep.Cov[i*d+i])
+	}
+	res.Q = msc.NewGaussian(msc.FullRank, d)
+	copy(res.Q.Mu, ep.Mean)
+	if !res.Q.SetCov(ep.Cov) {
+		return nil, fmt.Errorf("EP's covariance is not positive definite")
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
 }

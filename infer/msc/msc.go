@@ -186,11 +186,11 @@ type Engine struct {
 	dz          []float64
 	// score-based scratch
 	lam, grad []float64
-	adamM     []float64
-	adamV     []float64
+	adamQ     *AdamState
 	// parameters
 	pt                   ParamTarget
 	theta, gTheta        []float64
+	adamP                *AdamState
 	pm, pv               []float64
 	avgMean, avgCov      []float64
 	avgTheta             []float64
@@ -230,13 +230,13 @@ func NewEngine(rng *rand.Rand, t Target, s *Settings) (*Engine, error) {
 	if s.Optimizer != Natural {
 		n := en.q.NumLambda()
 		en.lam, en.grad = make([]float64, n), make([]float64, n)
-		en.adamM, en.adamV = make([]float64, n), make([]float64, n)
+		en.adamQ = NewAdam(n)
 	}
 	if pt, ok := t.(ParamTarget); ok && pt.NumParams() > 0 {
 		en.pt = pt
 		n := pt.NumParams()
 		en.theta = append([]float64(nil), pt.Params()...)
-		en.gTheta, en.pm, en.pv = make([]float64, n), make([]float64, n), make([]float64, n)
+		en.gTheta, en.adamP = make([]float64, n), NewAdam(n)
 		en.avgTheta = make([]float64, n)
 	}
 	if s.Proposal == ProposalPrior {
@@ -330,7 +330,7 @@ func (en *Engine) Update(k int) error {
 				en.lam[i] += eps * en.grad[i]
 			}
 		} else {
-			adamStep(en.lam, en.grad, en.adamM, en.adamV, k, s.LR)
+			en.adamQ.Step(en.lam, en.grad, s.LR)
 		}
 		for _, v := range en.lam {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -347,14 +347,26 @@ func (en *Engine) Update(k int) error {
 	return nil
 }
 
-func adamStep(x, g, m, v []float64, k int, lr float64) {
+// AdamState is the state of the Adam optimiser (Kingma & Ba) for one parameter
+// vector, used for ascent: x += lr * mhat / (sqrt(vhat) + eps).
+type AdamState struct {
+	M, V []float64
+	T    int
+}
+
+// NewAdam returns a fresh state for n parameters.
+func NewAdam(n int) *AdamState { return &AdamState{M: make([]float64, n), V: make([]float64, n)} }
+
+// Step takes one ascent step along g.
+func (a *AdamState) Step(x, g []float64, lr float64) {
 	const b1, b2, eps = 0.9, 0.999, 1e-8
-	c1 := 1 - math.Pow(b1, float64(k))
-	c2 := 1 - math.Pow(b2, float64(k))
+	a.T++
+	c1 := 1 - math.Pow(b1, float64(a.T))
+	c2 := 1 - math.Pow(b2, float64(a.T))
 	for i := range x {
-		m[i] = b1*m[i] + (1-b1)*g[i]
-		v[i] = b2*v[i] + (1-b2)*g[i]*g[i]
-		x[i] += lr * (m[i] / c1) / (math.Sqrt(v[i]/c2) + eps)
+		a.M[i] = b1*a.M[i] + (1-b1)*g[i]
+		a.V[i] = b2*a.V[i] + (1-b2)*g[i]*g[i]
+		x[i] += lr * (a.M[i] / c1) / (math.Sqrt(a.V[i]/c2) + eps)
 	}
 }
 
@@ -364,7 +376,7 @@ func (en *Engine) ParamStep(z []float64, k int) error {
 		return nil
 	}
 	en.pt.GradParams(z, en.gTheta)
-	adamStep(en.theta, en.gTheta, en.pm, en.pv, k, en.s.ParamLR)
+	en.adamP.Step(en.theta, en.gTheta, en.s.ParamLR)
 	for _, v := range en.theta {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("the model parameters became non-finite at iteration %d; lower the parameter step", k)

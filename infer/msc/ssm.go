@@ -47,27 +47,6 @@ type SSMResult struct {
 	Converged   bool
 }
 
-// adam is a minimal Adam optimiser state for one parameter vector
-// (ascent: x += lr * mhat / (sqrt(vhat) + eps)).
-type adam struct {
-	m, v []float64
-	t    int
-}
-
-func newAdam(n int) *adam { return &adam{m: make([]float64, n), v: make([]float64, n)} }
-
-func (a *adam) step(x, g []float64, lr float64) {
-	const b1, b2, eps = 0.9, 0.999, 1e-8
-	a.t++
-	c1 := 1 - math.Pow(b1, float64(a.t))
-	c2 := 1 - math.Pow(b2, float64(a.t))
-	for i := range x {
-		a.m[i] = b1*a.m[i] + (1-b1)*g[i]
-		a.v[i] = b2*a.v[i] + (1-b2)*g[i]*g[i]
-		x[i] += lr * (a.m[i] / c1) / (math.Sqrt(a.v[i]/c2) + eps)
-	}
-}
-
 // RunSSM runs MSC with the CSMC kernel and the twisted Gaussian proposal on
 // a state-space model (Algorithms 3 and 4 of the paper): each iteration
 // draws a new retained trajectory with CSMC, climbs the score of the
@@ -113,7 +92,7 @@ func RunSSM(ctx context.Context, rng *rand.Rand, ssm StateSpace, s *SSMSettings,
 	gNu, gRho := make([]float64, T), make([]float64, T)
 	lam := make([]float64, 2*T)
 	grad := make([]float64, 2*T)
-	optQ, optP := newAdam(2*T), newAdam(np)
+	optQ, optP := NewAdam(2*T), NewAdam(np)
 	avgTw := NewTwisted(T)
 	for t := range avgTw.LogLambda {
 		avgTw.LogLambda[t] = 0
@@ -164,13 +143,13 @@ func RunSSM(ctx context.Context, rng *rand.Rand, ssm StateSpace, s *SSMSettings,
 			lam[t], lam[T+t] = tw.Nu[t], tw.LogLambda[t]
 			grad[t], grad[T+t] = gNu[t], gRho[t]
 		}
-		optQ.step(lam, grad, s.LR)
+		optQ.Step(lam, grad, s.LR)
 		for t := 0; t < T; t++ {
 			tw.Nu[t], tw.LogLambda[t] = lam[t], lam[T+t]
 		}
 		if np > 0 {
 			pt.GradParams(k.Reference(), gTheta)
-			optP.step(theta, gTheta, s.ParamLR)
+			optP.Step(theta, gTheta, s.ParamLR)
 			pt.SetParams(theta)
 		}
 		for _, x := range lam {
