@@ -34,6 +34,7 @@ type env struct {
 
 type cli struct {
 	Run     runCmd     `cmd:"" help:"Fit a variational approximation q to the posterior of MODEL given DATA."`
+	Cv      cvCmd      `cmd:"" name:"cv" help:"Cross-validate methods on random train/test splits of DATA (test error for binary outcomes, held-out log predictive density otherwise)."`
 	Check   checkCmd   `cmd:"" help:"Parse and check MODEL (binding DATA when given) and print its layout."`
 	Version versionCmd `cmd:"" help:"Print the version of mscppl."`
 }
@@ -208,17 +209,12 @@ type runCmd struct {
 	Model string `arg:"" help:"The .msc model file."`
 	Data  string `arg:"" optional:"" help:"The CSV data file (needed when the model has a data block bound to columns)."`
 
-	Method    string  `help:"Inference method: msc (default), or a baseline: is (self-normalised importance sampling), ep (expectation propagation, probit regression only), advi (exclusive KL)." placeholder:"msc|is|ep|advi"`
-	Seed      uint64  `default:"1" help:"Random seed; the same seed gives the same result."`
-	Samples   int     `help:"Samples S per kernel step (default 10, or the model's infer block)."`
-	Iters     int     `help:"Iterations K (default: 10^6 up to 3 dimensions, 20000 up to 40, 40000 above)."`
-	Optimizer string  `help:"Update rule: natural (default), rm or adam." placeholder:"natural|rm|adam"`
-	LR        float64 `help:"Step size: rho_0 for natural (default 0.01; 0.001 up to 3 dimensions), c for rm (0.5), the step for adam (0.01)."`
-	Proposal  string  `help:"CIS proposal: q (default) or prior." placeholder:"q|prior"`
-	Family    string  `help:"Variational family: fullrank (default up to 200 dimensions) or meanfield." placeholder:"fullrank|meanfield"`
-	Retained  bool    `help:"Use only the retained sample in the gradient instead of all S samples (Rao-Blackwellised, the default)."`
-	JSON      bool    `name:"json" help:"Print the machine-readable summary on stdout."`
-	Quiet     bool    `help:"Print nothing but the result."`
+	Method   string `help:"Inference method: msc (default), or a baseline: is (self-normalised importance sampling), ep (expectation propagation, probit regression only), advi (exclusive KL)." placeholder:"msc|is|ep|advi"`
+	Seed     uint64 `default:"1" help:"Random seed; the same seed gives the same result."`
+	Proposal string `help:"CIS proposal: q (default) or prior." placeholder:"q|prior"`
+	Retained bool   `help:"Use only the retained sample in the gradient instead of all S samples (Rao-Blackwellised, the default)."`
+	JSON     bool   `name:"json" help:"Print the machine-readable summary on stdout."`
+	fitFlags `embed:""`
 }
 
 // FullRankLimit is the largest dimension for which the full-rank family is
@@ -227,6 +223,48 @@ type runCmd struct {
 const FullRankLimit = 200
 
 func (c *runCmd) settings(m *ir.Model) (msc.Settings, string, []string, error) {
+	s, warns, err := c.fitFlags.settingsWarn(m)
+	if err != nil {
+		return s, "", nil, err
+	}
+	method := c.Method
+	if method == "" {
+		method = "msc"
+		if v, ok := m.Settings["method"]; ok {
+			if !v.IsStr {
+				return s, "", nil, lang.Errorf(v.Pos, "setting method takes a name such as msc")
+			}
+			method = v.Str
+		}
+	}
+	if !validMethod(method) {
+		return s, "", nil, userErrorf("use --method msc, is, ep or advi", "unknown method %q", method)
+	}
+	prop := c.Proposal
+	if prop == "" {
+		prop = "q"
+		if v, ok := m.Settings["proposal"]; ok && v.IsStr {
+			prop = v.Str
+		}
+	}
+	switch prop {
+	case "q":
+	case "prior":
+		s.Proposal = msc.ProposalPrior
+	default:
+		return s, "", nil, userErrorf("", "unknown proposal %q (use q or prior)", prop)
+	}
+	s.RetainedOnly = c.Retained
+	return s, method, warns, nil
+}
+
+// settings turns the flags and the model's infer block into settings.
+func (c *fitFlags) settings(m *ir.Model) (msc.Settings, error) {
+	s, _, err := c.settingsWarn(m)
+	return s, err
+}
+
+func (c *fitFlags) settingsWarn(m *ir.Model) (msc.Settings, []string, error) {
 	var s msc.Settings
 	var warns []string
 	set := m.Settings
@@ -254,16 +292,9 @@ func (c *runCmd) settings(m *ir.Model) (msc.Settings, string, []string, error) {
 		}
 		return 0, nil
 	}
-	method, err := str(c.Method, "method", "msc")
-	if err != nil {
-		return s, "", nil, err
-	}
-	if !validMethod(method) {
-		return s, "", nil, userErrorf("use --method msc, is, ep or advi", "unknown method %q", method)
-	}
 	fam, err := str(c.Family, "family", "")
 	if err != nil {
-		return s, "", nil, err
+		return s, nil, err
 	}
 	if fam == "" {
 		fam = "fullrank"
@@ -273,25 +304,14 @@ func (c *runCmd) settings(m *ir.Model) (msc.Settings, string, []string, error) {
 		}
 	}
 	if s.Family, err = msc.ParseFamily(fam); err != nil {
-		return s, "", nil, userErrorf("", "%v", err)
+		return s, nil, userErrorf("", "%v", err)
 	}
 	opt, err := str(c.Optimizer, "optimizer", "natural")
 	if err != nil {
-		return s, "", nil, err
+		return s, nil, err
 	}
 	if s.Optimizer, err = msc.ParseOptimizer(opt); err != nil {
-		return s, "", nil, userErrorf("", "%v", err)
-	}
-	prop, err := str(c.Proposal, "proposal", "q")
-	if err != nil {
-		return s, "", nil, err
-	}
-	switch prop {
-	case "q":
-	case "prior":
-		s.Proposal = msc.ProposalPrior
-	default:
-		return s, "", nil, userErrorf("", "unknown proposal %q (use q or prior)", prop)
+		return s, nil, userErrorf("", "%v", err)
 	}
 	for _, f := range []struct {
 		flag float64
@@ -300,27 +320,36 @@ func (c *runCmd) settings(m *ir.Model) (msc.Settings, string, []string, error) {
 	}{{c.LR, "lr", &s.LR}} {
 		v, err := num(f.flag, f.key)
 		if err != nil {
-			return s, "", nil, err
+			return s, nil, err
 		}
 		*f.dst = v
 	}
 	samples, err := num(float64(c.Samples), "samples")
 	if err != nil {
-		return s, "", nil, err
+		return s, nil, err
 	}
 	iters, err := num(float64(c.Iters), "iters")
 	if err != nil {
-		return s, "", nil, err
+		return s, nil, err
 	}
 	if samples != math.Trunc(samples) || iters != math.Trunc(iters) || samples < 0 || iters < 0 {
-		return s, "", nil, userErrorf("", "samples and iterations must be positive integers")
+		return s, nil, userErrorf("", "samples and iterations must be positive integers")
 	}
 	s.Samples, s.Iters = int(samples), int(iters)
 	if c.Samples < 0 || c.Iters < 0 || c.LR < 0 {
-		return s, "", nil, userErrorf("", "--samples, --iters and --lr must be positive")
+		return s, nil, userErrorf("", "--samples, --iters and --lr must be positive")
 	}
-	s.RetainedOnly = c.Retained
-	return s, method, warns, nil
+	if c.AverageLast < 0 {
+		return s, nil, userErrorf("", "--average-last must be positive")
+	}
+	if c.AverageLast > 0 {
+		iters := s.Iters
+		if iters == 0 {
+			iters = msc.DefaultIters(m.LatentDim)
+		}
+		s.AverageFraction = math.Min(1, float64(c.AverageLast)/float64(iters))
+	}
+	return s, warns, nil
 }
 
 func (c *runCmd) Run(e *env) error {

@@ -108,14 +108,7 @@ func (s *Settings) defaults(d int) error {
 		return fmt.Errorf("the kernel needs at least 2 samples, got %d", s.Samples)
 	}
 	if s.Iters == 0 {
-		switch {
-		case d <= 3:
-			s.Iters = 1000000
-		case d <= 40:
-			s.Iters = 20000
-		default:
-			s.Iters = 40000
-		}
+		s.Iters = DefaultIters(d)
 	}
 	if s.Iters < 1 {
 		return fmt.Errorf("the number of iterations must be positive, got %d", s.Iters)
@@ -159,6 +152,17 @@ func (s *Settings) defaults(d int) error {
 		s.TraceEvery = max(1, s.Iters/200)
 	}
 	return nil
+}
+
+// DefaultIters is the default number of iterations for d latent dimensions.
+func DefaultIters(d int) int {
+	switch {
+	case d <= 3:
+		return 1000000
+	case d <= 40:
+		return 20000
+	}
+	return 40000
 }
 
 // MixingThreshold is the change rate of the conditional sample below which
