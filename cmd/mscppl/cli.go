@@ -34,6 +34,7 @@ type env struct {
 
 type cli struct {
 	Run     runCmd     `cmd:"" help:"Fit a variational approximation q to the posterior of MODEL given DATA."`
+	Sweep   sweepCmd   `cmd:"" help:"Fit from many random initialisations for several S and report the spread of the fitted means (the paper's Figure 2)."`
 	Cv      cvCmd      `cmd:"" name:"cv" help:"Cross-validate methods on random train/test splits of DATA (test error for binary outcomes, held-out log predictive density otherwise)."`
 	Check   checkCmd   `cmd:"" help:"Parse and check MODEL (binding DATA when given) and print its layout."`
 	Version versionCmd `cmd:"" help:"Print the version of mscppl."`
