@@ -75,3 +75,36 @@ func BenchmarkMSCProbitIonosphere(b *testing.B) {
 	}
 	benchMSC(b, compiled(b, "../../examples/probit.msc", "../../examples/data/ionosphere.csv"), 10)
 }
+
+// BenchmarkCSMCSweepSV: one CSMC sweep (S = 10 particles, twisted
+// proposals) of examples/stochastic_volatility.msc on the daily series,
+// T = 1974.
+func BenchmarkCSMCSweepSV(b *testing.B) {
+	c := compiled(b, "../../examples/stochastic_volatility.msc", "../../examples/data/dem2gbp.csv")
+	k := msc.NewCSMC(c, 10)
+	tw := msc.NewTwisted(c.Len())
+	rng := rand.New(rand.NewPCG(1, 2))
+	k.Sweep(rng, tw, false)
+	for i := 0; i < 5; i++ {
+		k.Sweep(rng, tw, true)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		k.Sweep(rng, tw, true)
+	}
+}
+
+// BenchmarkLogJointSV10: the log joint of 10 trajectories of the same
+// model, evaluated once as a batch: the yardstick of the CSMC sweep.
+func BenchmarkLogJointSV10(b *testing.B) {
+	c := compiled(b, "../../examples/stochastic_volatility.msc", "../../examples/data/dem2gbp.csv")
+	z := make([]float64, 10*c.Dim())
+	out := make([]float64, 10)
+	c.Reserve(10)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		c.LogJoint(z, out)
+	}
+}

@@ -33,11 +33,12 @@ type env struct {
 }
 
 type cli struct {
-	Run     runCmd     `cmd:"" help:"Fit a variational approximation q to the posterior of MODEL given DATA."`
-	Sweep   sweepCmd   `cmd:"" help:"Fit from many random initialisations for several S and report the spread of the fitted means (the paper's Figure 2)."`
-	Cv      cvCmd      `cmd:"" name:"cv" help:"Cross-validate methods on random train/test splits of DATA (test error for binary outcomes, held-out log predictive density otherwise)."`
-	Check   checkCmd   `cmd:"" help:"Parse and check MODEL (binding DATA when given) and print its layout."`
-	Version versionCmd `cmd:"" help:"Print the version of mscppl."`
+	Run      runCmd      `cmd:"" help:"Fit a variational approximation q to the posterior of MODEL given DATA."`
+	Sweep    sweepCmd    `cmd:"" help:"Fit from many random initialisations for several S and report the spread of the fitted means (the paper's Figure 2)."`
+	Evidence evidenceCmd `cmd:"" help:"Estimate log p(x; theta) with a particle filter (state-space models) or importance sampling with q."`
+	Cv       cvCmd       `cmd:"" name:"cv" help:"Cross-validate methods on random train/test splits of DATA (test error for binary outcomes, held-out log predictive density otherwise)."`
+	Check    checkCmd    `cmd:"" help:"Parse and check MODEL (binding DATA when given) and print its layout."`
+	Version  versionCmd  `cmd:"" help:"Print the version of mscppl."`
 }
 
 type exitCode int
@@ -210,11 +211,14 @@ type runCmd struct {
 	Model string `arg:"" help:"The .msc model file."`
 	Data  string `arg:"" optional:"" help:"The CSV data file (needed when the model has a data block bound to columns)."`
 
-	Method   string `help:"Inference method: msc (default), or a baseline: is (self-normalised importance sampling), ep (expectation propagation, probit regression only), advi (exclusive KL)." placeholder:"msc|is|ep|advi"`
-	Seed     uint64 `default:"1" help:"Random seed; the same seed gives the same result."`
-	Proposal string `help:"CIS proposal: q (default) or prior." placeholder:"q|prior"`
-	Retained bool   `help:"Use only the retained sample in the gradient instead of all S samples (Rao-Blackwellised, the default)."`
-	JSON     bool   `name:"json" help:"Print the machine-readable summary on stdout."`
+	Method   string  `help:"Inference method: msc (default), or a baseline: is (self-normalised importance sampling), ep (expectation propagation, probit regression only), advi (exclusive KL)." placeholder:"msc|is|ep|advi"`
+	Seed     uint64  `default:"1" help:"Random seed; the same seed gives the same result."`
+	Proposal string  `help:"CIS proposal: q (default) or prior." placeholder:"q|prior"`
+	Kernel   string  `help:"Markov kernel: auto (default: csmc for state-space models, cis otherwise), cis or csmc." placeholder:"auto|cis|csmc"`
+	ParamLR  float64 `name:"param-lr" help:"Adam step for the model parameters (default 0.01; 0.1 with the csmc kernel, the paper's)."`
+	Retained bool    `help:"Use only the retained sample in the gradient instead of all S samples (Rao-Blackwellised, the default)."`
+	JSON     bool    `name:"json" help:"Print the machine-readable summary on stdout."`
+	Out      string  `help:"Write summary.json and variational.json into this directory (atomically)." placeholder:"DIR"`
 	fitFlags `embed:""`
 }
 
@@ -372,6 +376,36 @@ func (c *runCmd) Run(e *env) error {
 		}
 	}
 	rng := rand.New(rand.NewPCG(c.Seed, 0x6d7363))
+	csmc, err := useCSMC(c.Kernel, method, comp)
+	if err != nil {
+		return err
+	}
+	if method == "smc" && !csmc {
+		return userErrorf("", "--method smc needs a state-space model, and this one is %s", comp.Structure())
+	}
+	if csmc {
+		sum, res, err := c.runSSM(e, comp, method, &s)
+		if err != nil {
+			return err
+		}
+		if c.Out != "" {
+			v := &Variational{Model: sum.Model, Data: sum.Data, Seed: sum.Seed, Family: sum.Family,
+				LatentNames: m.LatentNames(), Nu: res.Proposal.Nu, LogLambda: res.Proposal.LogLambda}
+			addParams(v, comp, res.Params, sum)
+			if err := writeOutputs(c.Out, sum, v); err != nil {
+				return err
+			}
+		}
+		// the family warnings are about Gaussian q, not the twisted proposal
+		if c.JSON {
+			return sum.writeJSON(e.stdout)
+		}
+		sum.writeText(e.stdout)
+		return nil
+	}
+	if c.ParamLR != 0 {
+		s.ParamLR = c.ParamLR
+	}
 	start := time.Now()
 	res, err := fit(e.ctx, method, comp, &s, rng)
 	if err != nil {
@@ -380,6 +414,11 @@ func (c *runCmd) Run(e *env) error {
 	sum := summarize(comp, &s, res, method, c.Model, c.Data, c.Seed)
 	sum.Warnings = append(warns, sum.Warnings...)
 	sum.ElapsedSeconds = time.Since(start).Seconds()
+	if c.Out != "" {
+		if err := writeOutputs(c.Out, sum, gaussianVariational(comp, sum, res)); err != nil {
+			return err
+		}
+	}
 	if c.JSON {
 		return sum.writeJSON(e.stdout)
 	}
@@ -452,7 +491,7 @@ func summarize(comp *ir.Compiled, s *msc.Settings, res *msc.Result, method, mode
 	return sum
 }
 
-var methods = []string{"msc", "is", "ep", "advi", "msc-prior"}
+var methods = []string{"msc", "is", "ep", "advi", "msc-prior", "smc"}
 
 func validMethod(m string) bool {
 	for _, x := range methods {

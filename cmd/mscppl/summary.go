@@ -86,8 +86,13 @@ func (s *Summary) writeText(w io.Writer) {
 		}
 		tw.Flush()
 	}
+	for k, v := range s.Identified {
+		fmt.Fprintf(w, "identified: %s = %s (the params themselves are not identified separately)\n", k, fmtNum(v))
+	}
 	d := s.Diagnostics
-	if s.Method == "msc" {
+	if s.Kernel == "csmc" {
+		fmt.Fprintf(w, "mixing: the retained trajectory changed in %.1f%% of sweeps; mean ESS %.2f of %d\n", 100*d.ChangeRate, d.MeanESS, s.Samples)
+	} else if s.Method == "msc" {
 		fmt.Fprintf(w, "mixing: conditional sample changed in %.1f%% of iterations (%.1f%% over the last 10%%); mean ESS %.2f of %d\n",
 			100*d.ChangeRate, 100*d.ChangeRateLast, d.MeanESS, s.Samples)
 	} else if d.MeanESS > 0 {

@@ -85,6 +85,7 @@ type CSMC struct {
 	tm   []float64 // N transition means for all previous particles
 	ts   []float64 // N transition sds
 	aw   []float64 // N ancestor-sampling log weights
+	us   []float64 // N+1 scratch for sorted uniforms
 	ref  []float64 // T retained trajectory
 	path []float64 // 2T transition (mean, sd) along the retained trajectory
 
@@ -106,7 +107,7 @@ func NewCSMC(ssm StateSpace, n int) *CSMC {
 		logw: make([]float64, n), wn: make([]float64, n),
 		gPrv: make([]float64, n), gCur: make([]float64, n),
 		prev: make([]float64, n), tm: make([]float64, n), ts: make([]float64, n),
-		aw:  make([]float64, n),
+		aw: make([]float64, n), us: make([]float64, n+1),
 		ref: make([]float64, T), path: make([]float64, 2*T),
 	}
 }
@@ -160,6 +161,35 @@ func categorical(rng *rand.Rand, w []float64) int {
 	return len(w) - 1
 }
 
+// multinomial fills out with independent draws from the categorical
+// distribution w, in O(len(w) + len(out)) time: sorted uniforms from
+// normalised cumulative exponential spacings, merged with the cumulative
+// weights. scratch needs len(out)+1 slots.
+func multinomial(rng *rand.Rand, w []float64, out []int32, scratch []float64) {
+	n := len(out)
+	if n == 0 {
+		return
+	}
+	u := scratch[:n+1]
+	s := 0.0
+	for i := range u {
+		s += rng.ExpFloat64()
+		u[i] = s
+	}
+	total := u[n]
+	j, c := 0, w[0]
+	for i := 0; i < n; i++ {
+		x := u[i] / total
+		for x >= c && j < len(w)-1 {
+			j++
+			c += w[j]
+		}
+		out[i] = int32(j)
+	}
+	// the draws are sorted; the kernel does not care about their order,
+	// since particles are exchangeable
+}
+
 // Sweep runs one CSMC sweep (or a plain particle filter when conditional is
 // false) with proposal tw and draws a new retained trajectory. It returns
 // false if the weights degenerated at some step (all -Inf or NaN); the
@@ -186,9 +216,7 @@ func (k *CSMC) Sweep(rng *rand.Rand, tw *Twisted, conditional bool) bool {
 		} else {
 			zp := k.z[(t-1)*N : t*N]
 			k.ssm.Transition(t, zp, k.tm, k.ts)
-			for i := start; i < N; i++ {
-				at[i] = int32(categorical(rng, k.wn))
-			}
+			multinomial(rng, k.wn, at[start:], k.us)
 			if conditional {
 				// Ancestor sampling: W_{t-1}^j times the ratio of twisted
 				// targets gamma_T(z^j_{1:t-1}, r_{t:T}) / gamma_{t-1}(z^j_{1:t-1})

@@ -38,6 +38,9 @@ type SSMResult struct {
 	Proposal    *Twisted  // averaged twisted proposal
 	Params      []float64 // averaged unconstrained params
 	Trajectory  []float64 // the last retained trajectory
+	// Mean and SD of each state over the retained trajectories of the
+	// averaged iterations: the chain's estimate of the smoothing marginals.
+	Mean, SD []float64
 	Iterations  int
 	ChangeRate  float64 // fraction of sweeps whose retained trajectory changed
 	StepsChange float64 // mean fraction of time steps whose value changed
@@ -76,6 +79,9 @@ func RunSSM(ctx context.Context, rng *rand.Rand, ssm StateSpace, s *SSMSettings,
 	if s.TraceEvery == 0 {
 		s.TraceEvery = 10
 	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	T := ssm.Len()
 	tw := NewTwisted(T)
 	k := NewCSMC(ssm, s.Particles)
@@ -98,6 +104,7 @@ func RunSSM(ctx context.Context, rng *rand.Rand, ssm StateSpace, s *SSMSettings,
 		avgTw.LogLambda[t] = 0
 	}
 	avgTheta := make([]float64, np)
+	zSum, zSq := make([]float64, T), make([]float64, T)
 	avgFrom := s.Iters - int(s.AverageFraction*float64(s.Iters))
 	navg := 0
 
@@ -172,6 +179,10 @@ func RunSSM(ctx context.Context, rng *rand.Rand, ssm StateSpace, s *SSMSettings,
 			for i := range theta {
 				avgTheta[i] += w * (theta[i] - avgTheta[i])
 			}
+			for t, v := range k.Reference() {
+				zSum[t] += v
+				zSq[t] += v * v
+			}
 		}
 		if s.Trace != nil && it%s.TraceEvery == 0 {
 			s.Trace(SSMTrace{Iter: it, Params: theta, ESS: k.MeanESS, ChangeRate: changed / float64(it)})
@@ -189,6 +200,16 @@ func RunSSM(ctx context.Context, rng *rand.Rand, ssm StateSpace, s *SSMSettings,
 	res.Proposal = avgTw
 	res.Params = avgTheta
 	res.Trajectory = append([]float64(nil), k.Reference()...)
+	res.Mean, res.SD = make([]float64, T), make([]float64, T)
+	for t := range res.Mean {
+		if navg == 0 {
+			res.Mean[t] = res.Trajectory[t]
+			continue
+		}
+		m := zSum[t] / float64(navg)
+		res.Mean[t] = m
+		res.SD[t] = math.Sqrt(math.Max(0, zSq[t]/float64(navg)-m*m))
+	}
 	res.Iterations = it - 1
 	if n > 0 {
 		res.ChangeRate = changed / n
