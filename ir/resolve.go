@@ -98,6 +98,9 @@ func (r *resolver) run(f *lang.File) {
 	}
 	if b := blocks["data"]; b != nil {
 		r.decls(b, DataVar)
+		if len(r.errs) > 0 {
+			return // later declarations use the sizes the data would give
+		}
 	}
 	if b := blocks["param"]; b != nil {
 		r.decls(b, ParamVar)

@@ -11,18 +11,19 @@ import (
 )
 
 // compiled loads and compiles a model through the same path as the CLI.
-func compiled(b *testing.B, model, data string) *ir.Compiled {
-	b.Helper()
+func compiled(b testing.TB, model, data string) *ir.Compiled {
 	e := &env{sources: map[string][]byte{}}
 	m, _, err := e.load(model, data)
-	if err != nil {
+	if err == nil {
+		var c *ir.Compiled
+		if c, err = ir.Compile(m, ir.CompileOptions{}); err == nil {
+			return c
+		}
+	}
+	if b != nil {
 		b.Fatal(err)
 	}
-	c, err := ir.Compile(m, ir.CompileOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return c
+	panic(err)
 }
 
 // benchMSC measures one MSC iteration (CIS step + natural-gradient update
