@@ -260,6 +260,7 @@ func (cp *compiler) stmt(s Stmt) {
 		if hi < lo {
 			cp.fail(s.Pos(), "loop %s in %d..%d is empty: the upper bound is below the lower bound", s.Var.Name, lo, hi)
 		}
+		before := cp.g.NumNodes()
 		for t := lo; t <= hi; t++ {
 			cp.ints[s.Var.ID] = t
 			cp.loopCtx = append(cp.loopCtx, fmt.Sprintf("%s = %d", s.Var.Name, t))
@@ -270,7 +271,9 @@ func (cp *compiler) stmt(s Stmt) {
 				return // one report per loop is enough
 			}
 			if cp.g.NumNodes() > cp.max {
-				cp.fail(s.Pos(), "the loop over %s unrolls to more than %d graph nodes (the limit); reduce the loop sizes or raise --max-nodes", s.Var.Name, cp.max)
+				done := t - lo + 1
+				projected := before + (cp.g.NumNodes()-before)/done*(hi-lo+1)
+				cp.fail(s.Pos(), "the loop over %s in %d..%d would unroll to about %d graph nodes, more than the limit of %d; reduce the loop sizes or raise --max-nodes", s.Var.Name, lo, hi, projected, cp.max)
 			}
 		}
 	case *Tilde:

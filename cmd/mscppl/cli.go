@@ -143,8 +143,9 @@ func fileError(path, what string, err error) error {
 }
 
 type checkCmd struct {
-	Model string `arg:"" help:"The .msc model file."`
-	Data  string `arg:"" optional:"" help:"The CSV data file (optional)."`
+	Model    string `arg:"" help:"The .msc model file."`
+	Data     string `arg:"" optional:"" help:"The CSV data file (optional)."`
+	MaxNodes int    `name:"max-nodes" help:"Reject models whose unrolled graph has more nodes than this (default 5000000)."`
 }
 
 func (c *checkCmd) Run(e *env) error {
@@ -152,7 +153,7 @@ func (c *checkCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	comp, err := ir.Compile(m, ir.CompileOptions{})
+	comp, err := ir.Compile(m, ir.CompileOptions{MaxNodes: c.MaxNodes})
 	if err != nil {
 		return err
 	}
@@ -211,15 +212,17 @@ type runCmd struct {
 	Model string `arg:"" help:"The .msc model file."`
 	Data  string `arg:"" optional:"" help:"The CSV data file (needed when the model has a data block bound to columns)."`
 
-	Method   string  `help:"Inference method: msc (default), or a baseline: is (self-normalised importance sampling), ep (expectation propagation, probit regression only), advi (exclusive KL)." placeholder:"msc|is|ep|advi"`
-	Seed     uint64  `default:"1" help:"Random seed; the same seed gives the same result."`
-	Proposal string  `help:"CIS proposal: q (default) or prior." placeholder:"q|prior"`
-	Kernel   string  `help:"Markov kernel: auto (default: csmc for state-space models, cis otherwise), cis or csmc." placeholder:"auto|cis|csmc"`
-	ParamLR  float64 `name:"param-lr" help:"Adam step for the model parameters (default 0.01; 0.1 with the csmc kernel, the paper's)."`
-	Retained bool    `help:"Use only the retained sample in the gradient instead of all S samples (Rao-Blackwellised, the default)."`
-	JSON     bool    `name:"json" help:"Print the machine-readable summary on stdout."`
-	Out      string  `help:"Write summary.json and variational.json into this directory (atomically)." placeholder:"DIR"`
-	fitFlags `embed:""`
+	Method     string  `help:"Inference method: msc (default), or a baseline: is (self-normalised importance sampling), ep (expectation propagation, probit regression only), advi (exclusive KL)." placeholder:"msc|is|ep|advi"`
+	Seed       uint64  `default:"1" help:"Random seed; the same seed gives the same result."`
+	Proposal   string  `help:"CIS proposal: q (default) or prior." placeholder:"q|prior"`
+	Kernel     string  `help:"Markov kernel: auto (default: csmc for state-space models, cis otherwise), cis or csmc." placeholder:"auto|cis|csmc"`
+	ParamLR    float64 `name:"param-lr" help:"Adam step for the model parameters (default 0.01; 0.1 with the csmc kernel, the paper's)."`
+	Retained   bool    `help:"Use only the retained sample in the gradient instead of all S samples (Rao-Blackwellised, the default)."`
+	JSON       bool    `name:"json" help:"Print the machine-readable summary on stdout."`
+	Out        string  `help:"Write summary.json and variational.json into this directory (atomically)." placeholder:"DIR"`
+	MaxSeconds float64 `name:"max-seconds" help:"Stop after this many seconds and report the result so far, marked as not converged (0: no limit)."`
+	MaxNodes   int     `name:"max-nodes" help:"Reject models whose unrolled graph has more nodes than this (default 5000000)."`
+	fitFlags   `embed:""`
 }
 
 // FullRankLimit is the largest dimension for which the full-rank family is
@@ -362,9 +365,17 @@ func (c *runCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	comp, err := ir.Compile(m, ir.CompileOptions{})
+	if c.MaxNodes < 0 || c.MaxSeconds < 0 {
+		return userErrorf("", "--max-nodes and --max-seconds must be positive")
+	}
+	comp, err := ir.Compile(m, ir.CompileOptions{MaxNodes: c.MaxNodes})
 	if err != nil {
 		return err
+	}
+	if c.MaxSeconds > 0 {
+		ctx, cancel := context.WithTimeout(e.ctx, time.Duration(c.MaxSeconds*float64(time.Second)))
+		defer cancel()
+		e.ctx = ctx
 	}
 	s, method, warns, err := c.settings(m)
 	if err != nil {

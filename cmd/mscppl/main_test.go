@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -25,7 +26,8 @@ func mscppl(args ...string) (int, string, string) {
 
 // TestErrorGoldens checks every malformed input under testdata/errors: the
 // exact message (file:line:col, source line, caret, hint) and exit code 1.
-// Each NAME.msc is checked with NAME.csv when that exists.
+// Each NAME.msc is checked with NAME.csv when that exists, and with the
+// flags in NAME.args.
 func TestErrorGoldens(t *testing.T) {
 	models, err := filepath.Glob("testdata/errors/*.msc")
 	require.NoError(t, err)
@@ -36,6 +38,10 @@ func TestErrorGoldens(t *testing.T) {
 			args := []string{"check", model}
 			if csv := strings.TrimSuffix(model, ".msc") + ".csv"; fileExists(csv) {
 				args = append(args, csv)
+			}
+			// NAME.args holds extra flags, if any
+			if extra, err := os.ReadFile(strings.TrimSuffix(model, ".msc") + ".args"); err == nil {
+				args = append(args, strings.Fields(string(extra))...)
 			}
 			code, stdout, stderr := mscppl(args...)
 			got := fmt.Sprintf("exit %d\n%s", code, stderr)
@@ -121,4 +127,27 @@ func TestVersionAndHelp(t *testing.T) {
 	code, _, errOut = mscppl("run", "does-not-exist.msc")
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "no such file")
+}
+
+// TestRunDeterministic: the same seed gives byte-identical JSON (timing
+// aside) with one core or two.
+func TestRunDeterministic(t *testing.T) {
+	out := func(procs int) string {
+		old := runtime.GOMAXPROCS(procs)
+		defer runtime.GOMAXPROCS(old)
+		code, stdout, stderr := mscppl("run", "../../examples/probit_pima.msc", "../../examples/data/pima.csv", "--iters", "500", "--seed", "9", "--json")
+		require.Equal(t, 0, code, stderr)
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(stdout), &m))
+		delete(m, "elapsed_seconds")
+		b, _ := json.Marshal(m)
+		return string(b)
+	}
+	a, b := out(1), out(2)
+	require.Equal(t, a, b)
+	require.NotEqual(t, a, func() string {
+		code, stdout, _ := mscppl("run", "../../examples/probit_pima.msc", "../../examples/data/pima.csv", "--iters", "500", "--seed", "10", "--json")
+		require.Equal(t, 0, code)
+		return stdout
+	}(), "a different seed must give a different result")
 }
