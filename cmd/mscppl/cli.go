@@ -35,6 +35,7 @@ type env struct {
 type cli struct {
 	Run      runCmd      `cmd:"" help:"Fit a variational approximation q to the posterior of MODEL given DATA."`
 	Sweep    sweepCmd    `cmd:"" help:"Fit from many random initialisations for several S and report the spread of the fitted means (the paper's Figure 2)."`
+	Plot     plotCmd     `cmd:"" help:"Draw the trace or the marginals of a run written with --out DIR (SVG, or PNG by extension)."`
 	Evidence evidenceCmd `cmd:"" help:"Estimate log p(x; theta) with a particle filter (state-space models) or importance sampling with q."`
 	Cv       cvCmd       `cmd:"" name:"cv" help:"Cross-validate methods on random train/test splits of DATA (test error for binary outcomes, held-out log predictive density otherwise)."`
 	Check    checkCmd    `cmd:"" help:"Parse and check MODEL (binding DATA when given) and print its layout."`
@@ -220,6 +221,7 @@ type runCmd struct {
 	Retained   bool    `help:"Use only the retained sample in the gradient instead of all S samples (Rao-Blackwellised, the default)."`
 	JSON       bool    `name:"json" help:"Print the machine-readable summary on stdout."`
 	Out        string  `help:"Write summary.json and variational.json into this directory (atomically)." placeholder:"DIR"`
+	Draws      int     `default:"1000" help:"Draws from q written to DIR/draws.csv with --out."`
 	MaxSeconds float64 `name:"max-seconds" help:"Stop after this many seconds and report the result so far, marked as not converged (0: no limit)."`
 	MaxNodes   int     `name:"max-nodes" help:"Reject models whose unrolled graph has more nodes than this (default 5000000)."`
 	fitFlags   `embed:""`
@@ -417,6 +419,11 @@ func (c *runCmd) Run(e *env) error {
 	if c.ParamLR != 0 {
 		s.ParamLR = c.ParamLR
 	}
+	var tr *tracer
+	if c.Out != "" && method != "ep" {
+		tr = newTracer(comp)
+		s.Trace = tr.record
+	}
 	start := time.Now()
 	res, err := fit(e.ctx, method, comp, &s, rng)
 	if err != nil {
@@ -427,6 +434,9 @@ func (c *runCmd) Run(e *env) error {
 	sum.ElapsedSeconds = time.Since(start).Seconds()
 	if c.Out != "" {
 		if err := writeOutputs(c.Out, sum, gaussianVariational(comp, sum, res)); err != nil {
+			return err
+		}
+		if err := writeTables(c.Out, tr, comp, res.Q, c.Draws, c.Seed); err != nil {
 			return err
 		}
 	}

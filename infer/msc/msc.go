@@ -523,9 +523,7 @@ func Run(ctx context.Context, rng *rand.Rand, t Target, s *Settings, res *Result
 		if it > avgFrom {
 			en.Accumulate()
 		}
-		if s.Trace != nil && it%s.TraceEvery == 0 {
-			en.trace(it, k.ESS, float64(en.changes)/float64(it))
-		}
+		en.Trace(it, k.ESS, float64(en.changes)/float64(it))
 	}
 	iters := it - 1
 	en.Finish(res, iters, start)
@@ -558,11 +556,20 @@ func (en *Engine) trace(k int, ess, rate float64) {
 	en.s.Trace(&TraceEntry{Iter: k, Mean: en.q.Mu, SD: en.traceSD, Params: en.theta, ESS: ess, ChangeRate: rate})
 }
 
-// Trace reports iteration k to the settings' Trace callback, if due.
+// Trace reports iteration k to the settings' Trace callback, if due: every
+// TraceEvery iterations, and before that at 1, 2, 5, 10, 20, 50, ... so
+// that a plot on a log-scaled iteration axis has points everywhere.
 func (en *Engine) Trace(k int, ess, rate float64) {
-	if en.s.Trace != nil && k%en.s.TraceEvery == 0 {
+	if en.s.Trace != nil && (k%en.s.TraceEvery == 0 || (k < en.s.TraceEvery && logTick(k))) {
 		en.trace(k, ess, rate)
 	}
+}
+
+func logTick(k int) bool {
+	for k >= 10 && k%10 == 0 {
+		k /= 10
+	}
+	return k == 1 || k == 2 || k == 5
 }
 
 // Q is the current variational family.
