@@ -222,6 +222,7 @@ type runCmd struct {
 	JSON       bool    `name:"json" help:"Print the machine-readable summary on stdout."`
 	Out        string  `help:"Write summary.json and variational.json into this directory (atomically)." placeholder:"DIR"`
 	Draws      int     `default:"1000" help:"Draws from q written to DIR/draws.csv with --out."`
+	Quiet      bool    `help:"No progress bar (it is shown only when stderr is a terminal)."`
 	MaxSeconds float64 `name:"max-seconds" help:"Stop after this many seconds and report the result so far, marked as not converged (0: no limit)."`
 	MaxNodes   int     `name:"max-nodes" help:"Reject models whose unrolled graph has more nodes than this (default 5000000)."`
 	fitFlags   `embed:""`
@@ -362,89 +363,109 @@ func (c *fitFlags) settingsWarn(m *ir.Model) (msc.Settings, []string, error) {
 	return s, warns, nil
 }
 
+// outcome is the result of one run, kept by the REPL.
+type outcome struct {
+	comp *ir.Compiled
+	sum  *Summary
+	res  *msc.Result    // Gaussian q (nil for state-space runs)
+	ssm  *msc.SSMResult // state-space runs
+	tr   *tracer
+}
+
 func (c *runCmd) Run(e *env) error {
 	m, _, err := e.load(c.Model, c.Data)
 	if err != nil {
 		return err
 	}
+	out, err := c.execute(e, m)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return out.sum.writeJSON(e.stdout)
+	}
+	out.sum.writeText(e.stdout)
+	return nil
+}
+
+// execute compiles and fits a loaded model and writes the outputs.
+func (c *runCmd) execute(e *env, m *ir.Model) (*outcome, error) {
 	if c.MaxNodes < 0 || c.MaxSeconds < 0 {
-		return userErrorf("", "--max-nodes and --max-seconds must be positive")
+		return nil, userErrorf("", "--max-nodes and --max-seconds must be positive")
 	}
 	comp, err := ir.Compile(m, ir.CompileOptions{MaxNodes: c.MaxNodes})
 	if err != nil {
-		return err
+		return nil, err
 	}
+	ctx := e.ctx
 	if c.MaxSeconds > 0 {
-		ctx, cancel := context.WithTimeout(e.ctx, time.Duration(c.MaxSeconds*float64(time.Second)))
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(c.MaxSeconds*float64(time.Second)))
 		defer cancel()
-		e.ctx = ctx
 	}
 	s, method, warns, err := c.settings(m)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if s.Proposal == msc.ProposalPrior {
 		if err := comp.PriorError(); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	rng := rand.New(rand.NewPCG(c.Seed, 0x6d7363))
 	csmc, err := useCSMC(c.Kernel, method, comp)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if method == "smc" && !csmc {
-		return userErrorf("", "--method smc needs a state-space model, and this one is %s", comp.Structure())
+		return nil, userErrorf("", "--method smc needs a state-space model, and this one is %s", comp.Structure())
 	}
+	bar := newProgress(e, c.Quiet)
+	defer bar.finish()
 	if csmc {
-		sum, res, err := c.runSSM(e, comp, method, &s)
+		sum, res, err := c.runSSM(e, ctx, comp, method, &s, bar)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if c.Out != "" {
 			v := &Variational{Model: sum.Model, Data: sum.Data, Seed: sum.Seed, Family: sum.Family,
 				LatentNames: m.LatentNames(), Nu: res.Proposal.Nu, LogLambda: res.Proposal.LogLambda}
 			addParams(v, comp, res.Params, sum)
 			if err := writeOutputs(c.Out, sum, v); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		// the family warnings are about Gaussian q, not the twisted proposal
-		if c.JSON {
-			return sum.writeJSON(e.stdout)
-		}
-		sum.writeText(e.stdout)
-		return nil
+		return &outcome{comp: comp, sum: sum, ssm: res}, nil
 	}
 	if c.ParamLR != 0 {
 		s.ParamLR = c.ParamLR
 	}
-	var tr *tracer
-	if c.Out != "" && method != "ep" {
-		tr = newTracer(comp)
-		s.Trace = tr.record
+	tr := newTracer(comp)
+	if method != "ep" {
+		s.Trace = func(t *msc.TraceEntry) {
+			tr.record(t)
+			bar.update(t.Iter, s.Iters, t.ESS)
+		}
 	}
 	start := time.Now()
-	res, err := fit(e.ctx, method, comp, &s, rng)
+	res, err := fit(ctx, method, comp, &s, rng)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	bar.finish()
 	sum := summarize(comp, &s, res, method, c.Model, c.Data, c.Seed)
 	sum.Warnings = append(warns, sum.Warnings...)
 	sum.ElapsedSeconds = time.Since(start).Seconds()
 	if c.Out != "" {
 		if err := writeOutputs(c.Out, sum, gaussianVariational(comp, sum, res)); err != nil {
-			return err
+			return nil, err
 		}
 		if err := writeTables(c.Out, tr, comp, res.Q, c.Draws, c.Seed); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if c.JSON {
-		return sum.writeJSON(e.stdout)
-	}
-	sum.writeText(e.stdout)
-	return nil
+	return &outcome{comp: comp, sum: sum, res: res, tr: tr}, nil
 }
 
 // summarize reports q's marginals in each latent's own (constrained)

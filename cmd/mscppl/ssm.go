@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -34,8 +35,9 @@ func useCSMC(kernel, method string, comp *ir.Compiled) (bool, error) {
 // runSSM fits a state-space model with MSC's CSMC kernel and twisted
 // proposals (or the SMC baseline), learning the params by the Fisher
 // identity (Algorithm 3).
-func (c *runCmd) runSSM(e *env, comp *ir.Compiled, method string, s *msc.Settings) (*Summary, *msc.SSMResult, error) {
+func (c *runCmd) runSSM(e *env, ctx context.Context, comp *ir.Compiled, method string, s *msc.Settings, bar *progress) (*Summary, *msc.SSMResult, error) {
 	ss := &msc.SSMSettings{Particles: s.Samples, Iters: s.Iters, LR: s.LR, ParamLR: c.ParamLR, SMC: method == "smc"}
+	ss.Trace = func(t msc.SSMTrace) { bar.update(t.Iter, ss.Iters, t.ESS) }
 	if ss.Iters == 0 {
 		ss.Iters = 2000
 	}
@@ -51,7 +53,7 @@ func (c *runCmd) runSSM(e *env, comp *ir.Compiled, method string, s *msc.Setting
 	rng := rand.New(rand.NewPCG(c.Seed, 0x6d7363))
 	var res msc.SSMResult
 	start := time.Now()
-	if err := msc.RunSSM(e.ctx, rng, comp, ss, &res); err != nil {
+	if err := msc.RunSSM(ctx, rng, comp, ss, &res); err != nil {
 		return nil, nil, err
 	}
 	m := comp.Model
