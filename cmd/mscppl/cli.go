@@ -35,6 +35,7 @@ type env struct {
 type cli struct {
 	Run      runCmd      `cmd:"" help:"Fit a variational approximation q to the posterior of MODEL given DATA."`
 	Sweep    sweepCmd    `cmd:"" help:"Fit from many random initialisations for several S and report the spread of the fitted means (the paper's Figure 2)."`
+	Repl     replCmd     `cmd:"" help:"Explore models interactively: load, run, evaluate expressions under q, sample, plot."`
 	Plot     plotCmd     `cmd:"" help:"Draw the trace or the marginals of a run written with --out DIR (SVG, or PNG by extension)."`
 	Evidence evidenceCmd `cmd:"" help:"Estimate log p(x; theta) with a particle filter (state-space models) or importance sampling with q."`
 	Cv       cvCmd       `cmd:"" name:"cv" help:"Cross-validate methods on random train/test splits of DATA (test error for binary outcomes, held-out log predictive density otherwise)."`
@@ -158,8 +159,14 @@ func (c *checkCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	w := e.stdout
-	fmt.Fprintf(w, "model %s: ok\n", c.Model)
+	printLayout(e.stdout, c.Model, m, comp, table)
+	return nil
+}
+
+// printLayout prints what check found: sizes, data, params, latents,
+// dimensions and structure.
+func printLayout(w io.Writer, model string, m *ir.Model, comp *ir.Compiled, table *dataset.Table) {
+	fmt.Fprintf(w, "model %s: ok\n", model)
 	if table != nil {
 		fmt.Fprintf(w, "data %s: %d rows, %d columns\n", table.File, table.Rows, len(table.Header))
 	}
@@ -193,7 +200,6 @@ func (c *checkCmd) Run(e *env) error {
 	fmt.Fprintf(w, "unconstrained dimension: %d latent, %d param\n", m.LatentDim, m.ParamDim)
 	fmt.Fprintf(w, "graph: %d nodes\n", comp.Graph().NumNodes())
 	fmt.Fprintf(w, "structure: %s\n", comp.Structure())
-	return nil
 }
 
 func constraintText(v *ir.Var) string {
