@@ -154,8 +154,12 @@ func translate(filename string, src []byte, err error) error {
 		if tok.EOF() {
 			hint = "a block or a bracket is not closed"
 		}
-		if prev := prevNonSpace(src, pos.Offset); prev != 0 && strings.ContainsRune(",(+-*/^=~[", rune(prev)) && !tok.EOF() {
+		prev := prevNonSpace(src, pos.Offset)
+		switch {
+		case prev != 0 && strings.ContainsRune(",(+-*/^=~[", rune(prev)) && !tok.EOF():
 			hint = fmt.Sprintf("an expression is missing after %q", string(prev))
+		case !tok.EOF() && isNameStart(tok.Value) && (isNameByte(prev) || prev == ']'):
+			hint = `a statement is "x ~ dist(...)" or "name = expr": is a "~" or "=" missing?`
 		}
 		e := &Error{Pos: pos, Msg: msg, Hint: hint}
 		return ErrorList{e}
@@ -308,4 +312,12 @@ func prevNonSpace(src []byte, off int) byte {
 		return src[i]
 	}
 	return 0
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func isNameStart(s string) bool {
+	return s != "" && isNameByte(s[0]) && !(s[0] >= '0' && s[0] <= '9')
 }

@@ -151,3 +151,21 @@ func TestRunDeterministic(t *testing.T) {
 		return stdout
 	}(), "a different seed must give a different result")
 }
+
+// TestHugeModelFile: a 10 MB model gets a positioned error quickly, never a
+// crash.
+func TestHugeModelFile(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("latent { z: real }\nmodel {\n  z ~ normal(0, 1)\n")
+	line := "  // " + strings.Repeat("padding ", 12) + "\n"
+	for b.Len() < 10<<20 {
+		b.WriteString(line)
+	}
+	b.WriteString("  z ~ normal(0, 1) $\n}\n")
+	p := filepath.Join(t.TempDir(), "huge.msc")
+	require.NoError(t, os.WriteFile(p, []byte(b.String()), 0o644))
+	code, _, errOut := mscppl("check", p)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "unexpected character '$'")
+	require.Regexp(t, `huge\.msc:\d{6}:20:`, errOut)
+}
