@@ -164,79 +164,51 @@ func init() {
 	})
 	register(&Family{
 		Name: "half_normal", Params: []ParamSpec{{"sd", Positive}}, Support: NonNegative,
-		LogPdf: func(x float64, p []float64) float64 {
-			var dp [1]float64
-			lp, _ := halfNormalGrad(x, p, dp[:])
-			return lp
-		},
-		Grad: halfNormalGrad,
-		Rand: func(r *rand.Rand, p []float64) float64 { return math.Abs(p[0] * r.NormFloat64()) },
+		LogPdf: logPdfFromGrad(halfNormalGrad),
+		Grad:   halfNormalGrad,
+		Rand:   func(r *rand.Rand, p []float64) float64 { return math.Abs(p[0] * r.NormFloat64()) },
 	})
 	register(&Family{
 		Name: "lognormal", Params: []ParamSpec{{"mu", RealLine}, {"sigma", Positive}}, Support: Positive,
-		LogPdf: func(x float64, p []float64) float64 {
-			var dp [2]float64
-			lp, _ := lognormalGrad(x, p, dp[:])
-			return lp
-		},
-		Grad: lognormalGrad,
-		Rand: func(r *rand.Rand, p []float64) float64 { return math.Exp(p[0] + p[1]*r.NormFloat64()) },
+		LogPdf: logPdfFromGrad(lognormalGrad),
+		Grad:   lognormalGrad,
+		Rand:   func(r *rand.Rand, p []float64) float64 { return math.Exp(p[0] + p[1]*r.NormFloat64()) },
 	})
 	register(&Family{
 		Name: "exponential", Params: []ParamSpec{{"rate", Positive}}, Support: NonNegative,
-		LogPdf: func(x float64, p []float64) float64 {
-			var dp [1]float64
-			lp, _ := exponentialGrad(x, p, dp[:])
-			return lp
-		},
-		Grad: exponentialGrad,
-		Rand: func(r *rand.Rand, p []float64) float64 { return r.ExpFloat64() / p[0] },
+		LogPdf: logPdfFromGrad(exponentialGrad),
+		Grad:   exponentialGrad,
+		Rand:   func(r *rand.Rand, p []float64) float64 { return r.ExpFloat64() / p[0] },
 	})
 	register(&Family{
 		Name: "gamma", Params: []ParamSpec{{"shape", Positive}, {"rate", Positive}}, Support: Positive,
-		LogPdf: func(x float64, p []float64) float64 {
-			var dp [2]float64
-			lp, _ := gammaGrad(x, p, dp[:])
-			return lp
-		},
-		Grad: gammaGrad,
+		LogPdf: logPdfFromGrad(gammaGrad),
+		Grad:   gammaGrad,
 		Rand: func(r *rand.Rand, p []float64) float64 {
 			return distuv.Gamma{Alpha: p[0], Beta: p[1], Src: r}.Rand()
 		},
 	})
 	register(&Family{
 		Name: "beta", Params: []ParamSpec{{"a", Positive}, {"b", Positive}}, Support: Unit,
-		LogPdf: func(x float64, p []float64) float64 {
-			var dp [2]float64
-			lp, _ := betaGrad(x, p, dp[:])
-			return lp
-		},
-		Grad: betaGrad,
+		LogPdf: logPdfFromGrad(betaGrad),
+		Grad:   betaGrad,
 		Rand: func(r *rand.Rand, p []float64) float64 {
 			return distuv.Beta{Alpha: p[0], Beta: p[1], Src: r}.Rand()
 		},
 	})
 	register(&Family{
 		Name: "student_t", Params: []ParamSpec{{"nu", Positive}, {"loc", RealLine}, {"scale", Positive}}, Support: RealLine,
-		LogPdf: func(x float64, p []float64) float64 {
-			var dp [3]float64
-			lp, _ := studentGrad(x, p, dp[:])
-			return lp
-		},
-		Grad: studentGrad,
+		LogPdf: logPdfFromGrad(studentGrad),
+		Grad:   studentGrad,
 		Rand: func(r *rand.Rand, p []float64) float64 {
 			return p[1] + p[2]*distuv.StudentsT{Mu: 0, Sigma: 1, Nu: p[0], Src: r}.Rand()
 		},
 	})
 	register(&Family{
 		Name: "cauchy", Params: []ParamSpec{{"loc", RealLine}, {"scale", Positive}}, Support: RealLine,
-		LogPdf: func(x float64, p []float64) float64 {
-			var dp [2]float64
-			lp, _ := cauchyGrad(x, p, dp[:])
-			return lp
-		},
-		Grad: cauchyGrad,
-		Rand: func(r *rand.Rand, p []float64) float64 { return p[0] + p[1]*math.Tan(math.Pi*(r.Float64()-0.5)) },
+		LogPdf: logPdfFromGrad(cauchyGrad),
+		Grad:   cauchyGrad,
+		Rand:   func(r *rand.Rand, p []float64) float64 { return p[0] + p[1]*math.Tan(math.Pi*(r.Float64()-0.5)) },
 	})
 	register(&Family{
 		Name: "skew_normal", Params: []ParamSpec{{"xi", RealLine}, {"omega", Positive}, {"alpha", RealLine}}, Support: RealLine,
@@ -250,54 +222,34 @@ func init() {
 	})
 	register(&Family{
 		Name: "bernoulli", Params: []ParamSpec{{"p", Unit}}, Support: Binary, Discrete: true,
-		LogPdf: func(x float64, p []float64) float64 {
-			var dp [1]float64
-			lp, _ := bernoulliGrad(x, p, dp[:])
-			return lp
-		},
-		Grad: bernoulliGrad,
-		Rand: func(r *rand.Rand, p []float64) float64 { return b2f(r.Float64() < p[0]) },
+		LogPdf: logPdfFromGrad(bernoulliGrad),
+		Grad:   bernoulliGrad,
+		Rand:   func(r *rand.Rand, p []float64) float64 { return b2f(r.Float64() < p[0]) },
 	})
 	register(&Family{
 		Name: "bernoulli_logit", Params: []ParamSpec{{"eta", RealLine}}, Support: Binary, Discrete: true,
-		LogPdf: func(x float64, p []float64) float64 {
-			var dp [1]float64
-			lp, _ := bernoulliLogitGrad(x, p, dp[:])
-			return lp
-		},
-		Grad: bernoulliLogitGrad,
-		Rand: func(r *rand.Rand, p []float64) float64 { return b2f(r.Float64() < InvLogit(p[0])) },
+		LogPdf: logPdfFromGrad(bernoulliLogitGrad),
+		Grad:   bernoulliLogitGrad,
+		Rand:   func(r *rand.Rand, p []float64) float64 { return b2f(r.Float64() < InvLogit(p[0])) },
 	})
 	register(&Family{
 		Name: "bernoulli_probit", Params: []ParamSpec{{"eta", RealLine}}, Support: Binary, Discrete: true,
-		LogPdf: func(x float64, p []float64) float64 {
-			var dp [1]float64
-			lp, _ := bernoulliProbitGrad(x, p, dp[:])
-			return lp
-		},
-		Grad: bernoulliProbitGrad,
-		Rand: func(r *rand.Rand, p []float64) float64 { return b2f(r.Float64() < Phi(p[0])) },
+		LogPdf: logPdfFromGrad(bernoulliProbitGrad),
+		Grad:   bernoulliProbitGrad,
+		Rand:   func(r *rand.Rand, p []float64) float64 { return b2f(r.Float64() < Phi(p[0])) },
 	})
 	register(&Family{
 		Name: "binomial", Params: []ParamSpec{{"n", NonNegInt}, {"p", Unit}}, Support: NonNegInt, Discrete: true,
-		LogPdf: func(x float64, p []float64) float64 {
-			var dp [2]float64
-			lp, _ := binomialGrad(x, p, dp[:])
-			return lp
-		},
-		Grad: binomialGrad,
+		LogPdf: logPdfFromGrad(binomialGrad),
+		Grad:   binomialGrad,
 		Rand: func(r *rand.Rand, p []float64) float64 {
 			return distuv.Binomial{N: p[0], P: p[1], Src: r}.Rand()
 		},
 	})
 	register(&Family{
 		Name: "poisson", Params: []ParamSpec{{"rate", NonNegative}}, Support: NonNegInt, Discrete: true,
-		LogPdf: func(x float64, p []float64) float64 {
-			var dp [1]float64
-			lp, _ := poissonGrad(x, p, dp[:])
-			return lp
-		},
-		Grad: poissonGrad,
+		LogPdf: logPdfFromGrad(poissonGrad),
+		Grad:   poissonGrad,
 		Rand: func(r *rand.Rand, p []float64) float64 {
 			if p[0] == 0 {
 				return 0
@@ -305,6 +257,16 @@ func init() {
 			return distuv.Poisson{Lambda: p[0], Src: r}.Rand()
 		},
 	})
+}
+
+// logPdfFromGrad makes a log density out of a gradient function, for the
+// families whose log density is not on a hot path (at most 4 parameters).
+func logPdfFromGrad(g func(x float64, p, dp []float64) (float64, float64)) func(float64, []float64) float64 {
+	return func(x float64, p []float64) float64 {
+		var dp [4]float64
+		lp, _ := g(x, p, dp[:len(p)])
+		return lp
+	}
 }
 
 func b2f(b bool) float64 {

@@ -35,12 +35,12 @@ type SSMTrace struct {
 
 // SSMResult is the outcome of RunSSM.
 type SSMResult struct {
-	Proposal    *Twisted  // averaged twisted proposal
-	Params      []float64 // averaged unconstrained params
-	Trajectory  []float64 // the last retained trajectory
+	Proposal   *Twisted  // averaged twisted proposal
+	Params     []float64 // averaged unconstrained params
+	Trajectory []float64 // the last retained trajectory
 	// Mean and SD of each state over the retained trajectories of the
 	// averaged iterations: the chain's estimate of the smoothing marginals.
-	Mean, SD []float64
+	Mean, SD    []float64
 	Iterations  int
 	ChangeRate  float64 // fraction of sweeps whose retained trajectory changed
 	StepsChange float64 // mean fraction of time steps whose value changed
