@@ -160,7 +160,8 @@ func ExampleParse() {
 }
 
 // FuzzParse: the parser never panics, and every error has a position
-// inside the input.
+// inside the input. (The checker is fuzzed on the same corpus by
+// ir.FuzzCheck.)
 func FuzzParse(f *testing.F) {
 	seeds, _ := filepath.Glob("../examples/*.msc")
 	more, _ := filepath.Glob("../cmd/mscppl/testdata/errors/*.msc")

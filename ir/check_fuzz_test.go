@@ -1,0 +1,51 @@
+package ir
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mscppl/mscppl/lang"
+)
+
+// FuzzCheck: parse, resolve, check and compile arbitrary source (without
+// data): never a panic, and every error is positioned inside the text.
+func FuzzCheck(f *testing.F) {
+	seeds, _ := filepath.Glob("../examples/*.msc")
+	more, _ := filepath.Glob("../cmd/mscppl/testdata/errors/*.msc")
+	for _, p := range append(seeds, more...) {
+		if b, err := os.ReadFile(p); err == nil && len(b) < 1<<16 {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		file, err := lang.Parse("f.msc", src)
+		if err != nil {
+			return // FuzzParse checks parse errors
+		}
+		m, err := Build(file, nil)
+		if err == nil {
+			_, err = Compile(m, CompileOptions{MaxNodes: 100000})
+		}
+		if err == nil {
+			return
+		}
+		list, ok := err.(lang.ErrorList)
+		if !ok {
+			var one *lang.Error
+			if e, ok2 := err.(*lang.Error); ok2 {
+				one = e
+				list = lang.ErrorList{one}
+			} else {
+				t.Fatalf("error of type %T: %v", err, err)
+			}
+		}
+		lines := 1 + bytes.Count(src, []byte{'\n'})
+		for _, e := range list {
+			if e.Pos.Line < 1 || e.Pos.Line > lines || e.Pos.Col < 1 {
+				t.Fatalf("error outside the text (%d lines): %v", lines, e)
+			}
+		}
+	})
+}
