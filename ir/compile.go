@@ -31,6 +31,9 @@ type factor struct {
 	// statement (one per element of the lhs) and their bijection.
 	lhsPos []int
 	bij    stdlib.Bijection
+	// argOrder is the evaluation order of the arguments (prior factors,
+	// for ancestral sampling), computed once.
+	argOrder []autodiff.Node
 }
 
 // Compiled is a model lowered to an autodiff graph. It implements the target
@@ -58,6 +61,8 @@ type Compiled struct {
 	steps     []ssmStep
 	// top-level local definitions, for evaluating expressions (REPL :eval)
 	locals []local
+	// scratch for distribution parameters (SamplePrior)
+	scratch [8]float64
 }
 
 type local struct {
@@ -713,14 +718,16 @@ func (c *Compiled) SamplePrior(rng *rand.Rand, z []float64) {
 	for i := range u {
 		u[i] = 0
 	}
-	var p [8]float64
+	p := c.scratch[:]
 	for fi := range c.factors {
 		f := &c.factors[fi]
 		if !f.prior {
 			continue
 		}
-		order := g.Ancestors(f.args[1:]...)
-		g.ForwardNodes(order, 1)
+		if f.argOrder == nil {
+			f.argOrder = g.Ancestors(f.args[1:]...)
+		}
+		g.ForwardNodes(f.argOrder, 1)
 		for k, pos := range f.lhsPos {
 			params := p[:len(f.args)-1]
 			for j, a := range f.args[1:] {

@@ -202,3 +202,15 @@ func BenchmarkLogJointNormalMean(b *testing.B) {
 }
 
 func strconvF(x float64) string { return strconv.FormatFloat(x, 'f', 6, 64) }
+
+// TestSamplePriorAllocatesNothing: the prior proposal is on the kernel's
+// inner loop.
+func TestSamplePriorAllocatesNothing(t *testing.T) {
+	c := compile(t, "latent {\n s: real<lower=0>\n w: vector[3]\n}\nmodel {\n s ~ exponential(1)\n w ~ normal(0, s)\n}\n", "")
+	require.NoError(t, c.PriorError())
+	rng := rand.New(rand.NewPCG(1, 1))
+	z := make([]float64, c.Dim())
+	c.SamplePrior(rng, z)
+	allocs := testing.AllocsPerRun(100, func() { c.SamplePrior(rng, z) })
+	require.Zero(t, allocs)
+}
