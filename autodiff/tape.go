@@ -52,7 +52,9 @@ type record struct {
 	n          int32 // length of the value
 	rows, cols int32 // matrix shape (cols == 0 for vectors)
 	lo         int32 // Index/Slice offset
-	off        int32 // offset of the value in the arena
+	off        int32 // offset of the value in the arena (constants: in consts)
+	aoff       int32 // offset in the laid-out arena vals (constants included)
+	stride     int32 // n for batched nodes, 0 for shared ones
 	ext        int32 // index into funcs or ops
 }
 
@@ -81,7 +83,11 @@ func New() *Graph { return &Graph{} }
 func (g *Graph) NumNodes() int { return len(g.recs) }
 
 func (g *Graph) push(r record) Node {
+	if r.flags&flagBatched != 0 {
+		r.stride = r.n
+	}
 	if r.flags&flagVar == 0 {
+		g.maxBatch = 0 // folding below reads the constant store
 		// constant folding: evaluate now into the constant store
 		r.off = int32(len(g.consts))
 		g.consts = append(g.consts, make([]float64, r.n)...)
@@ -129,6 +135,7 @@ func (g *Graph) Const(v []float64) Node {
 	off := len(g.consts)
 	g.consts = append(g.consts, v...)
 	g.recs = append(g.recs, record{op: opConst, n: int32(len(v)), off: int32(off)})
+	g.maxBatch = 0 // the arena holds a copy of the constants: lay it out again
 	return Node(len(g.recs) - 1)
 }
 
@@ -343,8 +350,17 @@ func (g *Graph) Alloc(maxBatch int) {
 			size += int(r.n)
 		}
 	}
-	g.vals = make([]float64, size)
-	g.adj = make([]float64, size)
+	for i := range g.recs {
+		r := &g.recs[i]
+		if r.flags&flagVar == 0 {
+			r.aoff = int32(size) + r.off
+		} else {
+			r.aoff = r.off
+		}
+	}
+	g.vals = make([]float64, size+len(g.consts))
+	copy(g.vals[size:], g.consts)
+	g.adj = make([]float64, size+len(g.consts))
 	g.maxBatch = maxBatch
 	g.allocBatch = maxBatch
 	for _, k := range keep {
@@ -375,6 +391,10 @@ func (g *Graph) Grad(n Node, b int) []float64 {
 
 func (g *Graph) val(n Node, b int) []float64 {
 	r := &g.recs[n]
+	if g.maxBatch != 0 {
+		o := int(r.aoff) + b*int(r.stride)
+		return g.vals[o : o+int(r.n)]
+	}
 	switch {
 	case r.flags&flagVar == 0:
 		return g.consts[r.off : r.off+r.n]
