@@ -145,7 +145,24 @@ func TestGradientsAgainstFiniteDifferences(t *testing.T) {
 func TestStructureDetection(t *testing.T) {
 	sv := "data { x: vector[T] }\nlatent { z: vector[T] }\nmodel {\n z[1] ~ normal(0, 1)\n for t in 2..T { z[t] ~ normal(0.9 * z[t-1], 0.3) }\n for t in 1..T { x[t] ~ normal(z[t], 1) }\n}\n"
 	c := compile(t, sv, "x\n1\n2\n3\n")
-	require.Equal(t, "state-space: z over t = 1..3, Gaussian transition", c.Structure().String())
+	require.Equal(t, "state-space: z over t = 1..3, Gaussian transition: CSMC with twisted Gaussian proposals", c.Structure().String())
+	heavy := strings.Replace(sv, "z[t] ~ normal(0.9 * z[t-1], 0.3)", "z[t] ~ student_t(4, 0.9 * z[t-1], 0.3)", 1)
+	c = compile(t, heavy, "x\n1\n2\n3\n")
+	require.True(t, c.Structure().StateSpace)
+	require.False(t, c.Structure().GaussianTransition)
+	require.Contains(t, c.Structure().String(), "student_t transition, not Gaussian: CSMC with per-step Gaussian proposals")
+	// the transition density of the compiled model is the Student-t's
+	out := make([]float64, 2)
+	c.ReserveParticles(2)
+	c.TransitionLogDensity(1, []float64{0.5, -1}, []float64{0.2, 0.3}, out)
+	for i, pr := range []float64{0.5, -1} {
+		cur := []float64{0.2, 0.3}[i]
+		z := (cur - 0.9*pr) / 0.3
+		a, _ := math.Lgamma(2.5)
+		b, _ := math.Lgamma(2)
+		want := a - b - 0.5*math.Log(4*math.Pi) - math.Log(0.3) - 2.5*math.Log1p(z*z/4)
+		require.InDelta(t, want, out[i], 1e-12)
+	}
 	notMarkov := strings.Replace(sv, "0.9 * z[t-1]", "0.9 * z[1]", 1)
 	c = compile(t, notMarkov, "x\n1\n2\n3\n")
 	require.False(t, c.Structure().StateSpace)

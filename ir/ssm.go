@@ -15,15 +15,17 @@ type Structure struct {
 	Latent *Var
 	// GaussianTransition is true when every transition is a normal(mean, sd).
 	GaussianTransition bool
+	// Transition names the (first) non-Gaussian transition family.
+	Transition string
 }
 
 func (s Structure) String() string {
 	if !s.StateSpace {
 		return "not a state-space model: " + s.Reason
 	}
-	tr := "non-Gaussian transition"
-	if s.GaussianTransition {
-		tr = "Gaussian transition"
+	tr := "Gaussian transition: CSMC with twisted Gaussian proposals"
+	if !s.GaussianTransition {
+		tr = s.Transition + " transition, not Gaussian: CSMC with per-step Gaussian proposals N(a_t + b_t z[t-1], s_t^2)"
 	}
 	return fmt.Sprintf("state-space: %s over t = 1..%d, %s", s.Latent.Name, s.Latent.Type.Rows, tr)
 }
@@ -32,7 +34,8 @@ func (s Structure) String() string {
 type ssmStep struct {
 	trans      int // index into factors of the transition z[t] ~ ...
 	obs        []int
-	transOrder []autodiff.Node // nodes to evaluate for the transition's arguments
+	transOrder []autodiff.Node // nodes to evaluate for the transition's arguments (Gaussian)
+	transFull  []autodiff.Node // nodes to evaluate for the transition's log density
 	obsOrder   []autodiff.Node // nodes to evaluate for the observation factors
 	obsSum     autodiff.Node   // sum of the observation factors (or -1)
 }
@@ -69,6 +72,7 @@ func (c *Compiled) detect(deps [][]int) {
 		steps[t].obsSum = -1
 	}
 	gauss := true
+	transName := ""
 	for i, f := range c.factors {
 		pos := f.stmt.Pos()
 		if f.prior {
@@ -90,6 +94,7 @@ func (c *Compiled) detect(deps [][]int) {
 			steps[t].trans = i
 			if f.stmt.Dist.Name != "normal" {
 				gauss = false
+				transName = f.stmt.Dist.Name
 			}
 			continue
 		}
@@ -113,15 +118,13 @@ func (c *Compiled) detect(deps [][]int) {
 			return
 		}
 	}
-	if !gauss {
-		no("the transition is not normal(mean, sd); only Gaussian transitions get the twisted CSMC kernel")
-		c.structure.GaussianTransition = false
-		return
-	}
 	g := c.g
 	for t := range steps {
 		f := c.factors[steps[t].trans]
-		steps[t].transOrder = g.Ancestors(f.args[1], f.args[2])
+		if gauss {
+			steps[t].transOrder = g.Ancestors(f.args[1], f.args[2])
+		}
+		steps[t].transFull = g.Ancestors(f.node)
 		if len(steps[t].obs) > 0 {
 			nodes := make([]autodiff.Node, len(steps[t].obs))
 			for k, i := range steps[t].obs {
@@ -136,7 +139,7 @@ func (c *Compiled) detect(deps [][]int) {
 		}
 	}
 	c.steps = steps
-	c.structure = Structure{StateSpace: true, Latent: z, GaussianTransition: true}
+	c.structure = Structure{StateSpace: true, Latent: z, GaussianTransition: gauss, Transition: transName}
 }
 
 // Structure reports the detected structure.
@@ -181,5 +184,23 @@ func (c *Compiled) ObsLogDensity(t int, cur, out []float64) {
 	c.g.ForwardNodes(st.obsOrder, n)
 	for i := 0; i < n; i++ {
 		out[i] = c.g.Value(st.obsSum, i)[0]
+	}
+}
+
+// TransitionLogDensity writes log p(z_t = cur[i] | z_{t-1} = prev[i]).
+func (c *Compiled) TransitionLogDensity(t int, prev, cur, out []float64) {
+	st := &c.steps[t]
+	f := &c.factors[st.trans]
+	n := len(out)
+	for i := 0; i < n; i++ {
+		u := c.g.Value(c.latent, i)
+		if t > 0 {
+			u[t-1] = prev[i]
+		}
+		u[t] = cur[i]
+	}
+	c.g.ForwardNodes(st.transFull, n)
+	for i := 0; i < n; i++ {
+		out[i] = c.g.Value(f.node, i)[0]
 	}
 }

@@ -434,8 +434,13 @@ func (c *runCmd) execute(e *env, m *ir.Model) (*outcome, error) {
 			return nil, err
 		}
 		if c.Out != "" {
-			v := &Variational{Model: sum.Model, Data: sum.Data, Seed: sum.Seed, Family: sum.Family,
-				LatentNames: m.LatentNames(), Nu: res.Proposal.Nu, LogLambda: res.Proposal.LogLambda}
+			v := &Variational{Model: sum.Model, Data: sum.Data, Seed: sum.Seed, Family: sum.Family, LatentNames: m.LatentNames()}
+			if res.Proposal != nil {
+				v.Nu, v.LogLambda = res.Proposal.Nu, res.Proposal.LogLambda
+			}
+			if res.AR != nil {
+				v.A, v.B, v.LogS = res.AR.A, res.AR.B, res.AR.LogS
+			}
 			addParams(v, comp, res.Params, sum)
 			if err := writeOutputs(c.Out, sum, v); err != nil {
 				return nil, err

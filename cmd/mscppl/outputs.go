@@ -25,6 +25,11 @@ type Variational struct {
 	// The twisted Gaussian proposal of a state-space model.
 	Nu        []float64 `json:"nu,omitempty"`
 	LogLambda []float64 `json:"log_lambda,omitempty"`
+	// The per-step Gaussian proposal N(A_t + B_t z_{t-1}, exp(LogS_t)^2)
+	// of a state-space model with a non-Gaussian transition.
+	A    []float64 `json:"a,omitempty"`
+	B    []float64 `json:"b,omitempty"`
+	LogS []float64 `json:"log_s,omitempty"`
 	// Params in unconstrained space (what inference works on) and as values.
 	ParamNames          []string           `json:"param_names,omitempty"`
 	ParamsUnconstrained []float64          `json:"params_unconstrained,omitempty"`
@@ -125,7 +130,18 @@ func (c *evidenceCmd) Run(e *env) error {
 	rng := rand.New(rand.NewPCG(c.Seed, 0x657669))
 	var r evidenceResult
 	r.Particles, r.Repeats = c.Particles, c.Repeats
-	if comp.Structure().StateSpace {
+	if st := comp.Structure(); st.StateSpace && !st.GaussianTransition {
+		p := msc.NewARProposal(comp.Len())
+		if len(v.A) == comp.Len() && len(v.B) == comp.Len() && len(v.LogS) == comp.Len() {
+			copy(p.A, v.A)
+			copy(p.B, v.B)
+			copy(p.LogS, v.LogS)
+			r.Estimator = "particle filter with the learned per-step Gaussian proposal"
+		} else {
+			r.Estimator = "particle filter with N(0, 1) proposals"
+		}
+		r.LogEvidence, r.SE = msc.LogEvidenceGeneral(rng, comp, p, c.Particles, c.Repeats)
+	} else if comp.Structure().StateSpace {
 		tw := msc.NewTwisted(comp.Len())
 		if len(v.Nu) == comp.Len() && len(v.LogLambda) == comp.Len() {
 			copy(tw.Nu, v.Nu)
@@ -182,7 +198,7 @@ func isEvidence(rng *rand.Rand, comp *ir.Compiled, q *msc.Gaussian, n, reps int)
 		}
 		logs[r] = logMeanExp(lw)
 	}
-	return logMeanExpSE(logs)
+	return msc.LogMeanExpSE(logs)
 }
 
 func logMeanExp(x []float64) float64 {
@@ -195,24 +211,4 @@ func logMeanExp(x []float64) float64 {
 		s += math.Exp(v - mx)
 	}
 	return mx + math.Log(s/float64(len(x)))
-}
-
-// logMeanExpSE returns log of the mean of exp(x) and the standard error of
-// that log (delta method).
-func logMeanExpSE(x []float64) (float64, float64) {
-	mx := math.Inf(-1)
-	for _, v := range x {
-		mx = math.Max(mx, v)
-	}
-	n := float64(len(x))
-	m := 0.0
-	for _, v := range x {
-		m += math.Exp(v-mx) / n
-	}
-	s := 0.0
-	for _, v := range x {
-		d := math.Exp(v-mx) - m
-		s += d * d
-	}
-	return mx + math.Log(m), math.Sqrt(s/(n-1)/n) / m
 }

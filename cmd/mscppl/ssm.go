@@ -53,12 +53,20 @@ func (c *runCmd) runSSM(e *env, ctx context.Context, comp *ir.Compiled, method s
 	rng := rand.New(rand.NewPCG(c.Seed, 0x6d7363))
 	var res msc.SSMResult
 	start := time.Now()
-	if err := msc.RunSSM(ctx, rng, comp, ss, &res); err != nil {
+	family := "twisted-gaussian"
+	var err error
+	if comp.Structure().GaussianTransition {
+		err = msc.RunSSM(ctx, rng, comp, ss, &res)
+	} else {
+		family = "per-step-gaussian"
+		err = msc.RunSSMGeneral(ctx, rng, comp, ss, &res)
+	}
+	if err != nil {
 		return nil, nil, err
 	}
 	m := comp.Model
 	sum := &Summary{
-		Model: c.Model, Data: c.Data, Method: method, Kernel: "csmc", Family: "twisted-gaussian", Optimizer: "adam",
+		Model: c.Model, Data: c.Data, Method: method, Kernel: "csmc", Family: family, Optimizer: "adam",
 		Samples: ss.Particles, Iterations: res.Iterations, Seed: c.Seed,
 		Reported: fmt.Sprintf("twisted proposal and params averaged over the last %.0f%% of iterations; latent moments from the retained trajectories of those iterations", 100*ss.AverageFraction),
 		Latent:   map[string]Moments{}, Params: map[string]float64{}, Converged: res.Converged,
@@ -80,6 +88,9 @@ func (c *runCmd) runSSM(e *env, ctx context.Context, comp *ir.Compiled, method s
 		}
 		sum.ParamOrder = m.ParamNames()
 		sum.Identified = identified(sum.Params)
+	}
+	if !comp.Structure().GaussianTransition {
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf("the %s transition is not Gaussian, so the proposal is a per-step Gaussian N(a_t + b_t z[t-1], s_t^2) instead of the twisted one", comp.Structure().Transition))
 	}
 	if res.ChangeRate < msc.MixingThreshold {
 		sum.Warnings = append(sum.Warnings, fmt.Sprintf("the CSMC kernel is not mixing: its trajectory changed in only %.1f%% of sweeps; use more particles (--samples)", 100*res.ChangeRate))

@@ -35,9 +35,10 @@ type SSMTrace struct {
 
 // SSMResult is the outcome of RunSSM.
 type SSMResult struct {
-	Proposal   *Twisted  // averaged twisted proposal
-	Params     []float64 // averaged unconstrained params
-	Trajectory []float64 // the last retained trajectory
+	Proposal   *Twisted    // averaged twisted proposal (Gaussian transitions)
+	AR         *ARProposal // averaged per-step Gaussian proposal (other transitions)
+	Params     []float64   // averaged unconstrained params
+	Trajectory []float64   // the last retained trajectory
 	// Mean and SD of each state over the retained trajectories of the
 	// averaged iterations: the chain's estimate of the smoothing marginals.
 	Mean, SD    []float64
@@ -50,19 +51,104 @@ type SSMResult struct {
 	Converged   bool
 }
 
+// ssmKernel is a CSMC kernel together with its proposal family, seen as a
+// flat parameter vector for the optimiser.
+type ssmKernel interface {
+	sweep(rng *rand.Rand, conditional bool) bool
+	reference() []float64
+	stats() (changed bool, fracDiff, ess float64)
+	lambda(dst []float64)
+	setLambda(lam []float64)
+	score(grad []float64)
+}
+
+type twistedKernel struct {
+	k  *CSMC
+	tw *Twisted
+}
+
+func (a twistedKernel) sweep(rng *rand.Rand, c bool) bool { return a.k.Sweep(rng, a.tw, c) }
+func (a twistedKernel) reference() []float64              { return a.k.Reference() }
+func (a twistedKernel) stats() (bool, float64, float64) {
+	return a.k.Changed, a.k.FracDiff, a.k.MeanESS
+}
+func (a twistedKernel) lambda(dst []float64) {
+	copy(dst, a.tw.Nu)
+	copy(dst[a.k.T:], a.tw.LogLambda)
+}
+func (a twistedKernel) setLambda(lam []float64) {
+	copy(a.tw.Nu, lam[:a.k.T])
+	copy(a.tw.LogLambda, lam[a.k.T:])
+}
+func (a twistedKernel) score(g []float64) { a.k.Score(a.tw, g[:a.k.T], g[a.k.T:]) }
+
+type arKernel struct {
+	k *CSMCAR
+	p *ARProposal
+}
+
+func (a arKernel) sweep(rng *rand.Rand, c bool) bool { return a.k.Sweep(rng, a.p, c) }
+func (a arKernel) reference() []float64              { return a.k.Reference() }
+func (a arKernel) stats() (bool, float64, float64)   { return a.k.Changed, a.k.FracDiff, a.k.MeanESS }
+func (a arKernel) lambda(dst []float64) {
+	T := a.k.T
+	copy(dst, a.p.A)
+	copy(dst[T:], a.p.B)
+	copy(dst[2*T:], a.p.LogS)
+}
+func (a arKernel) setLambda(lam []float64) {
+	T := a.k.T
+	copy(a.p.A, lam[:T])
+	copy(a.p.B, lam[T:2*T])
+	copy(a.p.LogS, lam[2*T:])
+}
+func (a arKernel) score(g []float64) {
+	T := a.k.T
+	a.k.Score(a.p, g[:T], g[T:2*T], g[2*T:])
+}
+
 // RunSSM runs MSC with the CSMC kernel and the twisted Gaussian proposal on
-// a state-space model (Algorithms 3 and 4 of the paper): each iteration
-// draws a new retained trajectory with CSMC, climbs the score of the
-// twisted proposal at it, and, when the model has parameters (ParamTarget),
-// climbs the Fisher-identity gradient grad_theta log p(z[k], x; theta).
-// Both use Adam, the paper's optimiser for this experiment.
+// a state-space model with a Gaussian transition (Algorithms 3 and 4 of the
+// paper): each iteration draws a new retained trajectory with CSMC, climbs
+// the score of the twisted proposal at it, and, when the model has
+// parameters (ParamTarget), climbs the Fisher-identity gradient
+// grad_theta log p(z[k], x; theta). Both use Adam, the paper's optimiser
+// for this experiment.
 func RunSSM(ctx context.Context, rng *rand.Rand, ssm StateSpace, s *SSMSettings, res *SSMResult) error {
-	start := time.Now()
-	if s.Particles == 0 {
-		s.Particles = 10
-	}
+	s.defaults()
 	if s.Particles < 2 {
 		return fmt.Errorf("the CSMC kernel needs at least 2 particles, got %d", s.Particles)
+	}
+	tw := NewTwisted(ssm.Len())
+	kern := twistedKernel{NewCSMC(ssm, s.Particles), tw}
+	if err := runSSM(ctx, rng, kern, ssm, ssm.Len(), 2*ssm.Len(), s, res); err != nil {
+		return err
+	}
+	res.Proposal = tw
+	return nil
+}
+
+// RunSSMGeneral is RunSSM for a transition that is not Gaussian: the
+// proposal is a per-step Gaussian N(A_t + B_t z_{t-1}, S_t^2) without
+// twisting.
+func RunSSMGeneral(ctx context.Context, rng *rand.Rand, ssm GeneralStateSpace, s *SSMSettings, res *SSMResult) error {
+	s.defaults()
+	if s.Particles < 2 {
+		return fmt.Errorf("the CSMC kernel needs at least 2 particles, got %d", s.Particles)
+	}
+	T := ssm.Len()
+	p := NewARProposal(T)
+	kern := arKernel{NewCSMCAR(ssm, s.Particles), p}
+	if err := runSSM(ctx, rng, kern, ssm, T, 3*T, s, res); err != nil {
+		return err
+	}
+	res.AR = p
+	return nil
+}
+
+func (s *SSMSettings) defaults() {
+	if s.Particles == 0 {
+		s.Particles = 10
 	}
 	if s.Iters == 0 {
 		s.Iters = 2000
@@ -79,13 +165,16 @@ func RunSSM(ctx context.Context, rng *rand.Rand, ssm StateSpace, s *SSMSettings,
 	if s.TraceEvery == 0 {
 		s.TraceEvery = 10
 	}
+}
+
+// runSSM is the loop shared by RunSSM and RunSSMGeneral. On return the
+// kernel's proposal holds the averaged variational parameters.
+func runSSM(ctx context.Context, rng *rand.Rand, kern ssmKernel, model any, T, nLam int, s *SSMSettings, res *SSMResult) error {
+	start := time.Now()
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	T := ssm.Len()
-	tw := NewTwisted(T)
-	k := NewCSMC(ssm, s.Particles)
-	pt, _ := ssm.(ParamTarget)
+	pt, _ := model.(ParamTarget)
 	np := 0
 	if pt != nil {
 		np = pt.NumParams()
@@ -95,27 +184,15 @@ func RunSSM(ctx context.Context, rng *rand.Rand, ssm StateSpace, s *SSMSettings,
 		copy(theta, pt.Params())
 	}
 	gTheta := make([]float64, np)
-	gNu, gRho := make([]float64, T), make([]float64, T)
-	lam := make([]float64, 2*T)
-	grad := make([]float64, 2*T)
-	optQ, optP := NewAdam(2*T), NewAdam(np)
-	avgTw := NewTwisted(T)
-	for t := range avgTw.LogLambda {
-		avgTw.LogLambda[t] = 0
-	}
+	lam, grad, avgLam := make([]float64, nLam), make([]float64, nLam), make([]float64, nLam)
+	optQ, optP := NewAdam(nLam), NewAdam(np)
 	avgTheta := make([]float64, np)
 	zSum, zSq := make([]float64, T), make([]float64, T)
 	avgFrom := s.Iters - int(s.AverageFraction*float64(s.Iters))
 	navg := 0
 
-	// initial trajectory: one unconditional sweep with the bootstrap proposal
-	k.Sweep(rng, tw, false)
-
-	// the SMC baseline's trajectories
-	var traj []float64
-	if s.SMC {
-		traj = make([]float64, T)
-	}
+	// initial trajectory: one unconditional sweep with the initial proposal
+	kern.sweep(rng, false)
 	changed, stepsChanged, essSum := 0.0, 0.0, 0.0
 	res.Converged = true
 	it := 0
@@ -124,82 +201,69 @@ func RunSSM(ctx context.Context, rng *rand.Rand, ssm StateSpace, s *SSMSettings,
 			res.Converged = false
 			break
 		}
-		for t := range gNu {
-			gNu[t], gRho[t] = 0, 0
-		}
-		var ok bool
-		if s.SMC {
-			ok = k.Sweep(rng, tw, false)
-			// weighted particle system of the fresh sweep: the
-			// trajectory drawn from the final weights (one draw, as in the
-			// paper's baseline code; unbiased for the weighted average)
-			_ = traj
-		} else {
-			ok = k.Sweep(rng, tw, true)
-		}
-		if !ok {
+		// the SMC baseline scores a trajectory drawn from the final weights
+		// of a fresh particle filter (an unbiased draw of its weighted
+		// particle system); MSC the retained trajectory of the CSMC kernel
+		if !kern.sweep(rng, !s.SMC) {
 			res.Failed++
 		}
-		if k.Changed {
+		ch, frac, ess := kern.stats()
+		if ch {
 			changed++
 		}
-		stepsChanged += k.FracDiff
-		essSum += k.MeanESS
-		k.Score(tw, gNu, gRho)
-		for t := 0; t < T; t++ {
-			lam[t], lam[T+t] = tw.Nu[t], tw.LogLambda[t]
-			grad[t], grad[T+t] = gNu[t], gRho[t]
+		stepsChanged += frac
+		essSum += ess
+		for i := range grad {
+			grad[i] = 0
 		}
+		kern.score(grad)
+		kern.lambda(lam)
 		optQ.Step(lam, grad, s.LR)
-		for t := 0; t < T; t++ {
-			tw.Nu[t], tw.LogLambda[t] = lam[t], lam[T+t]
-		}
-		if np > 0 {
-			pt.GradParams(k.Reference(), gTheta)
-			optP.Step(theta, gTheta, s.ParamLR)
-			pt.SetParams(theta)
-		}
 		for _, x := range lam {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
 				return fmt.Errorf("the variational parameters became non-finite at iteration %d: lower --lr", it)
 			}
 		}
-		for _, x := range theta {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return fmt.Errorf("the model parameters became non-finite at iteration %d: lower the parameter step size", it)
+		kern.setLambda(lam)
+		if np > 0 {
+			pt.GradParams(kern.reference(), gTheta)
+			optP.Step(theta, gTheta, s.ParamLR)
+			for _, x := range theta {
+				if math.IsNaN(x) || math.IsInf(x, 0) {
+					return fmt.Errorf("the model parameters became non-finite at iteration %d: lower the parameter step size", it)
+				}
 			}
+			pt.SetParams(theta)
 		}
 		if it > avgFrom {
 			navg++
 			w := 1 / float64(navg)
-			for t := 0; t < T; t++ {
-				avgTw.Nu[t] += w * (tw.Nu[t] - avgTw.Nu[t])
-				avgTw.LogLambda[t] += w * (tw.LogLambda[t] - avgTw.LogLambda[t])
+			for i := range lam {
+				avgLam[i] += w * (lam[i] - avgLam[i])
 			}
 			for i := range theta {
 				avgTheta[i] += w * (theta[i] - avgTheta[i])
 			}
-			for t, v := range k.Reference() {
+			for t, v := range kern.reference() {
 				zSum[t] += v
 				zSq[t] += v * v
 			}
 		}
 		if s.Trace != nil && it%s.TraceEvery == 0 {
-			s.Trace(SSMTrace{Iter: it, Params: theta, ESS: k.MeanESS, ChangeRate: changed / float64(it)})
+			s.Trace(SSMTrace{Iter: it, Params: theta, ESS: ess, ChangeRate: changed / float64(it)})
 		}
 	}
 	n := float64(it - 1)
 	if navg == 0 {
-		copy(avgTw.Nu, tw.Nu)
-		copy(avgTw.LogLambda, tw.LogLambda)
+		kern.lambda(avgLam)
 		copy(avgTheta, theta)
 	}
+	kern.setLambda(avgLam)
 	if np > 0 {
 		pt.SetParams(avgTheta)
 	}
-	res.Proposal = avgTw
 	res.Params = avgTheta
-	res.Trajectory = append([]float64(nil), k.Reference()...)
+	res.Trajectory = append([]float64(nil), kern.reference()...)
 	res.Mean, res.SD = make([]float64, T), make([]float64, T)
 	for t := range res.Mean {
 		if navg == 0 {
@@ -226,24 +290,45 @@ func RunSSM(ctx context.Context, rng *rand.Rand, ssm StateSpace, s *SSMSettings,
 func LogEvidence(rng *rand.Rand, ssm StateSpace, tw *Twisted, n, reps int) (logZ, se float64) {
 	k := NewCSMC(ssm, n)
 	ls := make([]float64, reps)
-	mx := math.Inf(-1)
 	for r := range ls {
 		k.Sweep(rng, tw, false)
 		ls[r] = k.LogZ
-		if ls[r] > mx {
-			mx = ls[r]
-		}
 	}
-	mean, sq := 0.0, 0.0
-	for _, l := range ls {
-		mean += math.Exp(l-mx) / float64(reps)
+	return LogMeanExpSE(ls)
+}
+
+// LogEvidenceGeneral is LogEvidence for a non-Gaussian transition with the
+// per-step Gaussian proposal.
+func LogEvidenceGeneral(rng *rand.Rand, ssm GeneralStateSpace, p *ARProposal, n, reps int) (logZ, se float64) {
+	k := NewCSMCAR(ssm, n)
+	ls := make([]float64, reps)
+	for r := range ls {
+		k.Sweep(rng, p, false)
+		ls[r] = k.LogZ
 	}
-	for _, l := range ls {
-		d := math.Exp(l-mx) - mean
-		sq += d * d
+	return LogMeanExpSE(ls)
+}
+
+// LogMeanExpSE returns log of the mean of exp(x) and the standard error of
+// that log (delta method).
+func LogMeanExpSE(x []float64) (float64, float64) {
+	mx := math.Inf(-1)
+	for _, v := range x {
+		mx = math.Max(mx, v)
 	}
-	if reps > 1 {
-		se = math.Sqrt(sq/float64(reps-1)/float64(reps)) / mean
+	n := float64(len(x))
+	m := 0.0
+	for _, v := range x {
+		m += math.Exp(v-mx) / n
 	}
-	return mx + math.Log(mean), se
+	s := 0.0
+	for _, v := range x {
+		d := math.Exp(v-mx) - m
+		s += d * d
+	}
+	se := 0.0
+	if len(x) > 1 {
+		se = math.Sqrt(s/(n-1)/n) / m
+	}
+	return mx + math.Log(m), se
 }
