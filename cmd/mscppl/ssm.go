@@ -68,7 +68,7 @@ func (c *runCmd) runSSM(e *env, ctx context.Context, comp *ir.Compiled, method s
 	sum := &Summary{
 		Model: c.Model, Data: c.Data, Method: method, Kernel: "csmc", Family: family, Optimizer: "adam",
 		Samples: ss.Particles, Iterations: res.Iterations, Seed: c.Seed,
-		Reported: fmt.Sprintf("twisted proposal and params averaged over the last %.0f%% of iterations; latent moments from the retained trajectories of those iterations", 100*ss.AverageFraction),
+		Reported: fmt.Sprintf("the proposal and the params averaged over the last %.0f%% of iterations; latent moments from the retained trajectories of those iterations", 100*ss.AverageFraction),
 		Latent:   map[string]Moments{}, Params: map[string]float64{}, Converged: res.Converged,
 		Diagnostics: Diagnostics{ChangeRate: res.ChangeRate, MeanESS: res.MeanESS, AllInfIters: res.Failed},
 	}
