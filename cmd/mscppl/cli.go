@@ -219,14 +219,14 @@ type runCmd struct {
 	Model string `arg:"" help:"The .msc model file."`
 	Data  string `arg:"" optional:"" help:"The CSV data file (needed when the model has a data block bound to columns)."`
 
-	Method     string  `help:"Inference method: msc (default), or a baseline: is (self-normalised importance sampling), ep (expectation propagation, probit regression only), advi (exclusive KL)." placeholder:"msc|is|ep|advi"`
+	Method     string  `help:"Inference method: msc (default), or a baseline: is (self-normalised importance sampling), ep (expectation propagation, probit regression only), advi (exclusive KL), smc (particle-filter gradients, state-space models only)." placeholder:"msc|is|ep|advi|smc"`
 	Seed       uint64  `default:"1" help:"Random seed; the same seed gives the same result."`
 	Proposal   string  `help:"CIS proposal: q (default) or prior." placeholder:"q|prior"`
 	Kernel     string  `help:"Markov kernel: auto (default: csmc for state-space models, cis otherwise), cis or csmc." placeholder:"auto|cis|csmc"`
 	ParamLR    float64 `name:"param-lr" help:"Adam step for the model parameters (default 0.01; 0.1 with the csmc kernel, the paper's)."`
 	Retained   bool    `help:"Use only the retained sample in the gradient instead of all S samples (Rao-Blackwellised, the default)."`
 	JSON       bool    `name:"json" help:"Print the machine-readable summary on stdout."`
-	Out        string  `help:"Write summary.json and variational.json into this directory (atomically)." placeholder:"DIR"`
+	Out        string  `help:"Write summary.json, variational.json, draws.csv and trace.csv into this directory (each atomically)." placeholder:"DIR"`
 	Draws      int     `default:"1000" help:"Draws from q written to DIR/draws.csv with --out."`
 	Quiet      bool    `help:"No progress bar (it is shown only when stderr is a terminal)."`
 	MaxSeconds float64 `name:"max-seconds" help:"Stop after this many seconds and report the result so far, marked as not converged (0: no limit)."`
