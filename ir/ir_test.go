@@ -185,7 +185,6 @@ func TestCheckErrors(t *testing.T) {
 		{"latent { z: vector[3] }\nmodel { for i in 3..1 { z[i] ~ normal(0, 1) } }\n", "", "never runs"},
 		{"data { x: vector[N] }\nlatent { z: real }\nmodel { x = 1\n z ~ normal(0, 1) }\n", "x\n1\n", "cannot assign to data x"},
 		{"latent { z: real\n z: real }\nmodel { z ~ normal(0, 1) }\n", "", "already declared"},
-		{"latent { z: real }\nmodel { z ~ normal(0, 1) }\nmodel { z ~ normal(0, 1) }\n", "", "duplicate model block"},
 		{"latent { z: vector[2] }\nmodel { z ~ normal(0, 1)\n y = z * z }\n", "", "use dot(a, b)"},
 	}
 	for _, c := range cases {

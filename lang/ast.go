@@ -2,15 +2,37 @@ package lang
 
 import "github.com/alecthomas/participle/v2/lexer"
 
-// File is a parsed .msc file.
+// The concrete syntax tree (CST) below is filled in by participle. Every
+// node records where it starts (Pos) and most record where they end
+// (EndPos, the position just after the last token), both as participle
+// positions carrying the file name; Position and End convert them to
+// lang.Pos. Participle requires the
+// field to be called Pos, so the accessor is Position() rather than Pos().
+//
+// Alternatives are structs with exactly one non-nil alternative field
+// (Item, Stmt, Simple's right-hand side, Unary, Primary, From). The tree is
+// syntax only: later stages lower it to their own IR and never evaluate it.
+
+// Node is implemented by every CST node.
+type Node interface {
+	// Position is where the node starts.
+	Position() Pos
+	// End is the position just after the node's last token.
+	End() Pos
+}
+
+// File is a parsed .msc file: its blocks in source order. Parse guarantees
+// that block names are known, that no block appears twice and that a model
+// block is present.
 type File struct {
 	Pos    lexer.Position
+	EndPos lexer.Position
 	Blocks []*Block `parser:"@@*"`
 	// Name is the file name given to Parse.
 	Name string
 }
 
-// Block is one of data, param, latent, model, infer.
+// Block is one of data, param, latent, model, infer: Kind "{" Items "}".
 type Block struct {
 	Pos    lexer.Position
 	Kind   string  `parser:"@Ident \"{\""`
@@ -19,17 +41,20 @@ type Block struct {
 	Close  string `parser:"\"}\""`
 }
 
-// Item is a declaration or a statement (which ones a block accepts is
-// checked by package ir).
+// Item is a declaration or a statement; exactly one field is non-nil.
+// Which ones a block accepts is checked by package ir; the items of an
+// infer block are settings (a Simple assignment of a literal).
 type Item struct {
-	Pos  lexer.Position
-	Decl *Decl `parser:"  @@"`
-	Stmt *Stmt `parser:"| @@"`
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Decl   *Decl `parser:"  @@"`
+	Stmt   *Stmt `parser:"| @@"`
 }
 
-// Decl is name: type [from ...] [standardized] [= init].
+// Decl is name: type [from ...] [standardized] [= init] [;].
 type Decl struct {
 	Pos          lexer.Position
+	EndPos       lexer.Position
 	Name         string `parser:"@Ident \":\""`
 	Type         *Type  `parser:"@@"`
 	From         *From  `parser:"( \"from\" @@ )?"`
@@ -38,61 +63,101 @@ type Decl struct {
 	Semi         bool   `parser:"@\";\"?"`
 }
 
-// Type is a base type with optional bounds and sizes.
+// Type is a base type (int, real, vector, matrix) with optional bounds and
+// sizes. Bounds come before the sizes, as in Stan: vector<lower=0>[N].
 type Type struct {
 	Pos    lexer.Position
+	EndPos lexer.Position
 	Base   string   `parser:"@(\"int\" | \"real\" | \"vector\" | \"matrix\")"`
 	Bounds []*Bound `parser:"( \"<\" @@ ( \",\" @@ )* \">\" )?"`
 	Dims   []*Expr  `parser:"( \"[\" @@ ( \",\" @@ )* \"]\" )?"`
-	After  []*Bound `parser:"( \"<\" @@ ( \",\" @@ )* \">\" )?"`
+	// After is always empty in a File returned by Parse: bounds written
+	// after the sizes (vector[N]<lower=0>) are reported as an error.
+	After []*Bound `parser:"( \"<\" @@ ( \",\" @@ )* \">\" )?"`
 }
 
-// AllBounds returns the bounds written before or after the sizes.
+// AllBounds returns the bounds of the type.
 func (t *Type) AllBounds() []*Bound { return append(append([]*Bound(nil), t.Bounds...), t.After...) }
 
-// Bound is lower=expr or upper=expr.
-type Bound struct {
-	Pos   lexer.Position
-	Which string `parser:"@(\"lower\" | \"upper\") \"=\""`
-	Value *Expr  `parser:"@@"`
+// Lower returns the lower bound expression, or nil.
+func (t *Type) Lower() *Expr { return t.bound("lower") }
+
+// Upper returns the upper bound expression, or nil.
+func (t *Type) Upper() *Expr { return t.bound("upper") }
+
+func (t *Type) bound(which string) *Expr {
+	for _, b := range t.AllBounds() {
+		if b.Which == which {
+			return b.Value
+		}
+	}
+	return nil
 }
 
-// From selects CSV columns for a data declaration.
+// Bound is lower=expr or upper=expr. Parse rejects a bound given twice.
+type Bound struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Which  string `parser:"@(\"lower\" | \"upper\") \"=\""`
+	Value  *Expr  `parser:"@@"`
+}
+
+// From selects CSV columns for a data declaration: either all columns
+// except some (AllExcept non-empty) or one name or header glob (Column).
 type From struct {
 	Pos       lexer.Position
+	EndPos    lexer.Position
 	AllExcept []string `parser:"(  \"all\" \"except\" @String ( \",\" @String )*"`
 	Column    *string  `parser:" | @String )"`
 }
 
-// Stmt is a statement of the model block (or a setting of the infer block).
+// IsGlob reports whether Column is a header glob (contains * or ?).
+func (f *From) IsGlob() bool {
+	if f.Column == nil {
+		return false
+	}
+	for _, c := range *f.Column {
+		if c == '*' || c == '?' {
+			return true
+		}
+	}
+	return false
+}
+
+// Stmt is a statement: exactly one of For and Simple is non-nil.
 type Stmt struct {
 	Pos    lexer.Position
+	EndPos lexer.Position
 	For    *For    `parser:"(  @@"`
-	Simple *Simple `parser:" | @@ ) \";\"?"`
+	Simple *Simple `parser:" | @@ )"`
+	Semi   bool    `parser:"@\";\"?"`
 }
 
-// For is for v in lo..hi { body }.
+// For is for v in lo..hi { body }, with inclusive bounds.
 type For struct {
-	Pos  lexer.Position
-	Var  string  `parser:"\"for\" @Ident \"in\""`
-	Lo   *Expr   `parser:"@@ \"..\""`
-	Hi   *Expr   `parser:"@@ \"{\""`
-	Body []*Stmt `parser:"@@* \"}\""`
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Var    string  `parser:"\"for\" @Ident \"in\""`
+	Lo     *Expr   `parser:"@@ \"..\""`
+	Hi     *Expr   `parser:"@@ \"{\""`
+	Body   []*Stmt `parser:"@@* \"}\""`
 }
 
-// Simple is lhs ~ dist(args) or lhs = expr.
+// Simple is lhs ~ dist(args) (Tilde non-nil) or lhs = expr (Assign non-nil).
 type Simple struct {
 	Pos    lexer.Position
+	EndPos lexer.Position
 	LHS    *Expr `parser:"@@"`
 	Tilde  *Call `parser:"(  \"~\" @@"`
 	Assign *Expr `parser:" | \"=\" @@ )"`
 }
 
-// Expr is a sum of terms.
+// Expr is a sum of terms, left-associative: Left Rest[0].Op Rest[0].Term ...
 type Expr struct {
-	Pos  lexer.Position
-	Left *Term     `parser:"@@"`
-	Rest []*OpTerm `parser:"@@*"`
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Left   *Term     `parser:"@@"`
+	Rest   []*OpTerm `parser:"@@*"`
 }
 
 // OpTerm is "+ term" or "- term".
@@ -102,7 +167,7 @@ type OpTerm struct {
 	Term *Term  `parser:"@@"`
 }
 
-// Term is a product of unary expressions.
+// Term is a product of unary expressions, left-associative.
 type Term struct {
 	Pos  lexer.Position
 	Left *Unary     `parser:"@@"`
@@ -116,7 +181,7 @@ type OpUnary struct {
 	X   *Unary `parser:"@@"`
 }
 
-// Unary is a signed expression or a power.
+// Unary is a signed expression (Op and X) or a power (Power).
 type Unary struct {
 	Pos   lexer.Position
 	Op    string `parser:"(  @(\"-\" | \"+\")"`
@@ -124,14 +189,16 @@ type Unary struct {
 	Power *Power `parser:" | @@ )"`
 }
 
-// Power is base [^ exponent], right-associative.
+// Power is base [^ exponent]. The exponent is a Unary, so a^b^c is
+// a^(b^c) and 2^-1 is allowed; -x^2 is -(x^2) because the sign is parsed
+// by Unary above Power.
 type Power struct {
 	Pos  lexer.Position
 	Base *Postfix `parser:"@@"`
 	Exp  *Unary   `parser:"( \"^\" @@ )?"`
 }
 
-// Postfix is a primary with index suffixes.
+// Postfix is a primary with index suffixes: a[i], a[i, j], a[i][j].
 type Postfix struct {
 	Pos     lexer.Position
 	Prim    *Primary `parser:"@@"`
@@ -140,13 +207,17 @@ type Postfix struct {
 
 // Index is [e] or [e, e].
 type Index struct {
-	Pos  lexer.Position
-	Args []*Expr `parser:"\"[\" @@ ( \",\" @@ )* \"]\""`
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Args   []*Expr `parser:"\"[\" @@ ( \",\" @@ )* \"]\""`
 }
 
-// Primary is a literal, a call, a name or a parenthesised expression.
+// Primary is a number, a string, a call, a name or a parenthesised
+// expression; exactly one field is non-nil. Number holds the literal as
+// written (1, 2.5, 1e-3, .5); String holds the unquoted text.
 type Primary struct {
 	Pos    lexer.Position
+	EndPos lexer.Position
 	Number *string `parser:"(  @Number"`
 	String *string `parser:" | @String"`
 	Call   *Call   `parser:" | @@"`
@@ -156,7 +227,149 @@ type Primary struct {
 
 // Call is name(args).
 type Call struct {
-	Pos  lexer.Position
-	Name string  `parser:"@Ident \"(\""`
-	Args []*Expr `parser:"( @@ ( \",\" @@ )* )? \")\""`
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Name   string  `parser:"@Ident \"(\""`
+	Args   []*Expr `parser:"( @@ ( \",\" @@ )* )? \")\""`
+}
+
+// ---- positions --------------------------------------------------------------
+
+func (n *File) Position() Pos    { return ToPos(n.Pos) }
+func (n *Block) Position() Pos   { return ToPos(n.Pos) }
+func (n *Item) Position() Pos    { return ToPos(n.Pos) }
+func (n *Decl) Position() Pos    { return ToPos(n.Pos) }
+func (n *Type) Position() Pos    { return ToPos(n.Pos) }
+func (n *Bound) Position() Pos   { return ToPos(n.Pos) }
+func (n *From) Position() Pos    { return ToPos(n.Pos) }
+func (n *Stmt) Position() Pos    { return ToPos(n.Pos) }
+func (n *For) Position() Pos     { return ToPos(n.Pos) }
+func (n *Simple) Position() Pos  { return ToPos(n.Pos) }
+func (n *Expr) Position() Pos    { return ToPos(n.Pos) }
+func (n *OpTerm) Position() Pos  { return ToPos(n.Pos) }
+func (n *Term) Position() Pos    { return ToPos(n.Pos) }
+func (n *OpUnary) Position() Pos { return ToPos(n.Pos) }
+func (n *Unary) Position() Pos   { return ToPos(n.Pos) }
+func (n *Power) Position() Pos   { return ToPos(n.Pos) }
+func (n *Postfix) Position() Pos { return ToPos(n.Pos) }
+func (n *Index) Position() Pos   { return ToPos(n.Pos) }
+func (n *Primary) Position() Pos { return ToPos(n.Pos) }
+func (n *Call) Position() Pos    { return ToPos(n.Pos) }
+
+func (n *File) End() Pos   { return ToPos(n.EndPos) }
+func (n *Block) End() Pos  { return ToPos(n.EndPos) }
+func (n *Item) End() Pos   { return ToPos(n.EndPos) }
+func (n *Decl) End() Pos   { return ToPos(n.EndPos) }
+func (n *Type) End() Pos   { return ToPos(n.EndPos) }
+func (n *Bound) End() Pos  { return ToPos(n.EndPos) }
+func (n *From) End() Pos   { return ToPos(n.EndPos) }
+func (n *Stmt) End() Pos   { return ToPos(n.EndPos) }
+func (n *For) End() Pos    { return ToPos(n.EndPos) }
+func (n *Simple) End() Pos { return ToPos(n.EndPos) }
+func (n *Expr) End() Pos   { return ToPos(n.EndPos) }
+
+func (n *Index) End() Pos   { return ToPos(n.EndPos) }
+func (n *Primary) End() Pos { return ToPos(n.EndPos) }
+func (n *Call) End() Pos    { return ToPos(n.EndPos) }
+
+// The operator-level nodes do not store their end, to keep the tree small
+// (a name in an expression is six nested nodes); End derives it.
+
+func (n *OpTerm) End() Pos  { return n.Term.End() }
+func (n *OpUnary) End() Pos { return n.X.End() }
+
+func (n *Term) End() Pos {
+	if k := len(n.Rest); k > 0 {
+		return n.Rest[k-1].End()
+	}
+	return n.Left.End()
+}
+
+func (n *Unary) End() Pos {
+	if n.Power != nil {
+		return n.Power.End()
+	}
+	return n.X.End()
+}
+
+func (n *Power) End() Pos {
+	if n.Exp != nil {
+		return n.Exp.End()
+	}
+	return n.Base.End()
+}
+
+func (n *Postfix) End() Pos {
+	if k := len(n.Indexes); k > 0 {
+		return n.Indexes[k-1].End()
+	}
+	return n.Prim.End()
+}
+
+// ---- helpers ----------------------------------------------------------------
+
+// Block returns the block of the given kind, or nil.
+func (f *File) Block(kind string) *Block {
+	for _, b := range f.Blocks {
+		if b.Kind == kind {
+			return b
+		}
+	}
+	return nil
+}
+
+// primary returns the primary of e if e is a single primary with no
+// operator, exponent or index.
+func (e *Expr) primary() *Primary {
+	if e == nil || len(e.Rest) > 0 || len(e.Left.Rest) > 0 || e.Left.Left.Power == nil {
+		return nil
+	}
+	p := e.Left.Left.Power
+	if p.Exp != nil || len(p.Base.Indexes) > 0 {
+		return nil
+	}
+	return p.Base.Prim
+}
+
+// Primary returns e's only primary (number, string, call, name or
+// parenthesised expression) when e is nothing more than that, else nil.
+func (e *Expr) Primary() *Primary { return e.primary() }
+
+// Ident returns the name if e is a bare identifier.
+func (e *Expr) Ident() (string, bool) {
+	if p := e.primary(); p != nil && p.Ident != nil {
+		return *p.Ident, true
+	}
+	return "", false
+}
+
+// StringLit returns the unquoted text if e is a string literal.
+func (e *Expr) StringLit() (string, bool) {
+	if p := e.primary(); p != nil && p.String != nil {
+		return *p.String, true
+	}
+	return "", false
+}
+
+// NumberLit returns the literal text if e is a number literal, with a
+// leading "-" if it is a negated one (-1, -0.5).
+func (e *Expr) NumberLit() (string, bool) {
+	if e == nil || len(e.Rest) > 0 || len(e.Left.Rest) > 0 {
+		return "", false
+	}
+	u, sign := e.Left.Left, ""
+	if u.Power == nil {
+		if u.X.Power == nil {
+			return "", false
+		}
+		if u.Op == "-" {
+			sign = "-"
+		}
+		u = u.X
+	}
+	p := u.Power
+	if p.Exp != nil || len(p.Base.Indexes) > 0 || p.Base.Prim.Number == nil {
+		return "", false
+	}
+	return sign + *p.Base.Prim.Number, true
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/alecthomas/participle/v2/lexer"
 )
 
+// mscLexer tokenises .msc source. Keywords are Ident tokens matched by value.
 var mscLexer = lexer.MustSimple([]lexer.SimpleRule{
 	{Name: "Comment", Pattern: `//[^\n]*|/\*([^*]|\*+[^*/])*\*+/`},
 	{Name: "String", Pattern: `"(\\.|[^"\\\n])*"`},
@@ -24,12 +26,23 @@ var mscLexer = lexer.MustSimple([]lexer.SimpleRule{
 var parser = participle.MustBuild[File](
 	participle.Lexer(mscLexer),
 	participle.Elide("Comment", "Whitespace"),
-	participle.Unquote("String"),
+	// strconv.Unquote rather than participle.Unquote, which is quadratic in
+	// the length of the literal; the recogniser has already rejected bad
+	// escapes.
+	participle.Map(func(t lexer.Token) (lexer.Token, error) {
+		v, err := strconv.Unquote(t.Value)
+		if err != nil {
+			return t, participle.Errorf(t.Pos, "invalid escape sequence in string %s", t.Value)
+		}
+		t.Value = v
+		return t, nil
+	}, "String"),
 	participle.UseLookahead(4),
 )
 
-// MaxNesting bounds the nesting of brackets, so that hostile input cannot
-// exhaust the parser's stack.
+// MaxNesting bounds the nesting of brackets, and separately the length of
+// chains of signs and powers (- - x, a^b^c^...), so that hostile input
+// cannot exhaust the parser's stack.
 const MaxNesting = 200
 
 // ToPos converts a participle position.
@@ -37,33 +50,47 @@ func ToPos(p lexer.Position) Pos {
 	return Pos{File: p.Filename, Offset: p.Offset, Line: p.Line, Col: p.Column}
 }
 
-// Parse parses a .msc file. Errors are an ErrorList with positions.
+// Parse parses a .msc file. The error, if any, is an ErrorList whose
+// positions carry filename.
+//
+// Parsing runs in three steps: a byte-level pre-check (UTF-8, NUL bytes,
+// bracket depth), a hand-written recogniser over the tokens that finds the
+// first syntax error and words it for people (it also checks block names,
+// duplicate blocks, statement separators, the order of bounds and the form
+// of infer settings), and finally participle, which builds the CST.
 func Parse(filename string, src []byte) (*File, error) {
 	if err := precheck(filename, src); err != nil {
 		return nil, err
 	}
-	f, err := parser.ParseBytes(filename, src)
+	toks, derr := diagnose(filename, src)
+	if derr != nil {
+		return nil, ErrorList{derr}
+	}
+	peek, err := lexer.Upgrade(&replay{toks: toks}, typSpace)
+	var f *File
+	if err == nil {
+		f, err = parser.ParseFromLexer(peek)
+	}
 	if err != nil {
+		// The recogniser accepted what participle rejects: the two
+		// grammars disagree (FuzzParse looks for this). Report participle's
+		// view, translated.
 		return nil, translate(filename, src, err)
 	}
 	f.Name = filename
-	if len(f.Blocks) == 0 {
-		return nil, ErrorList{{Pos: Pos{File: filename, Line: 1, Col: 1}, Msg: "empty model: a .msc file needs at least a model { ... } block"}}
-	}
 	return f, nil
 }
 
 // posAt computes the position of a byte offset.
 func posAt(filename string, src []byte, off int) Pos {
-	if off > len(src) {
-		off = len(src)
-	}
+	off = max(0, min(off, len(src)))
 	line := 1 + bytes.Count(src[:off], []byte{'\n'})
 	start := bytes.LastIndexByte(src[:off], '\n') + 1
 	return Pos{File: filename, Offset: off, Line: line, Col: off - start + 1}
 }
 
-// precheck rejects binary input and absurd nesting before participle sees it.
+// precheck rejects binary input and absurd bracket nesting before any
+// recursive parser sees it.
 func precheck(filename string, src []byte) error {
 	if !utf8.Valid(src) {
 		off := 0
@@ -125,199 +152,52 @@ func precheck(filename string, src []byte) error {
 	return nil
 }
 
-// translate turns participle's errors into messages for people.
+// hintDisagree marks errors found by participle but not by the recogniser.
+const hintDisagree = "the grammar is described in the documentation of package lang"
+
+// translate turns a participle error into a message for people. It is only
+// reached when the recogniser and participle disagree.
 func translate(filename string, src []byte, err error) error {
 	var perr participle.Error
 	if !errors.As(err, &perr) {
 		return ErrorList{{Pos: Pos{File: filename, Line: 1, Col: 1}, Msg: err.Error()}}
 	}
 	pos := ToPos(perr.Position())
-	if pos.File == "" {
-		pos.File = filename
-	}
-	if pos.Line == 0 {
+	pos.File = filename
+	if pos.Line <= 0 || pos.Offset > len(src) {
 		pos = posAt(filename, src, len(src))
 	}
 	msg := perr.Message()
 	var ute *participle.UnexpectedTokenError
 	if errors.As(err, &ute) {
-		tok := ute.Unexpected
-		what := fmt.Sprintf("%q", tok.Value)
-		if tok.EOF() {
-			what = "end of file"
+		if ute.Unexpected.EOF() {
+			msg = "unexpected end of file"
+		} else {
+			msg = fmt.Sprintf("unexpected %q", ute.Unexpected.Value)
 		}
-		msg = "unexpected " + what
-		hint := ""
-		if exp := friendlyExpect(ute.Expect); exp != "" {
-			msg += "; expected " + exp
-		}
-		if tok.EOF() {
-			hint = "a block or a bracket is not closed"
-		}
-		prev := prevNonSpace(src, pos.Offset)
-		switch {
-		case prev != 0 && strings.ContainsRune(",(+-*/^=~[", rune(prev)) && !tok.EOF():
-			hint = fmt.Sprintf("an expression is missing after %q", string(prev))
-		case !tok.EOF() && isNameStart(tok.Value) && (isNameByte(prev) || prev == ']'):
-			hint = `a statement is "x ~ dist(...)" or "name = expr": is a "~" or "=" missing?`
-		}
-		e := &Error{Pos: pos, Msg: msg, Hint: hint}
-		return ErrorList{e}
 	}
-	var lerr *lexer.Error
-	if errors.As(err, &lerr) {
-		off := pos.Offset
-		ch := ""
-		if off < len(src) {
-			r, _ := utf8.DecodeRune(src[off:])
-			ch = fmt.Sprintf(" %q", r)
-		}
-		if off < len(src) && src[off] == '"' {
-			return ErrorList{{Pos: pos, Msg: "unterminated string", Hint: "close it with \" on the same line"}}
-		}
-		return ErrorList{{Pos: pos, Msg: "unexpected character" + ch}}
-	}
-	msg = strings.ReplaceAll(msg, "<ident>", "a name")
-	return ErrorList{{Pos: pos, Msg: msg}}
+	return ErrorList{{Pos: pos, Msg: msg, Hint: hintDisagree}}
 }
 
-func friendlyExpect(exp string) string {
-	if exp == "" {
-		return ""
-	}
-	r := strings.NewReplacer(
-		"<ident>", "a name", "<number>", "a number", "<string>", "a string",
-		"Expr", "an expression", "Stmt", "a statement", "Item", "a declaration or statement",
-		"Block", "a block", "Type", "a type", "Call", "a distribution call",
-	)
-	return r.Replace(exp)
-}
-
-// BlockKinds are the block names of the language.
+// BlockKinds are the block names of the language, in canonical order.
 var BlockKinds = []string{"data", "param", "latent", "model", "infer"}
 
-// Format prints each error as "file:line:col: message", then the source
-// line with a caret under the column, then the hint, if any.
-func (l ErrorList) Format(w interface{ Write([]byte) (int, error) }, sources map[string][]byte) {
-	for _, e := range l {
-		fmt.Fprintf(w, "%s: %s\n", e.Pos, e.Msg)
-		if src, ok := sources[e.Pos.File]; ok && e.Pos.IsValid() {
-			if line, ok := sourceLine(src, e.Pos.Line); ok {
-				line = strings.TrimRight(line, "\r")
-				if len(line) > 200 {
-					line = line[:200] + "..."
-				}
-				fmt.Fprintf(w, "    %s\n", line)
-				col := e.Pos.Col - 1
-				if col > len(line) {
-					col = len(line)
-				}
-				pad := make([]byte, 0, col)
-				for i := 0; i < col && i < len(line); i++ {
-					if line[i] == '\t' {
-						pad = append(pad, '\t')
-					} else {
-						pad = append(pad, ' ')
-					}
-				}
-				fmt.Fprintf(w, "    %s^\n", pad)
-			}
-		}
-		if e.Hint != "" {
-			fmt.Fprintf(w, "    hint: %s\n", e.Hint)
+// TypeNames are the base type names.
+var TypeNames = []string{"int", "real", "vector", "matrix"}
+
+func isOneOf(s string, list []string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
 		}
 	}
+	return false
 }
 
-func sourceLine(src []byte, n int) (string, bool) {
-	line := 1
-	start := 0
-	for i, c := range src {
-		if line == n {
-			start = i
-			break
-		}
-		if c == '\n' {
-			line++
-			if line == n {
-				start = i + 1
-				break
-			}
-		}
+func quoteList(list []string) string {
+	q := make([]string, len(list))
+	for i, s := range list {
+		q[i] = fmt.Sprintf("%q", s)
 	}
-	if line != n {
-		return "", false
-	}
-	end := bytes.IndexByte(src[start:], '\n')
-	if end < 0 {
-		return string(src[start:]), true
-	}
-	return string(src[start : start+end]), true
-}
-
-// Suggest returns the candidate closest to name by edit distance, if it is
-// close enough to be a likely typo, or "".
-func Suggest(name string, candidates []string) string {
-	best, bestD := "", 1<<30
-	ln := strings.ToLower(name)
-	for _, c := range candidates {
-		if c == name {
-			continue
-		}
-		d := editDistance(ln, strings.ToLower(c))
-		if d < bestD {
-			best, bestD = c, d
-		}
-	}
-	limit := 1 + len(name)/3
-	if bestD <= limit {
-		return best
-	}
-	return ""
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			// transposition
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev[j-1]) // approximate Damerau
-			}
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
-}
-
-// prevNonSpace is the last non-whitespace byte before off, skipping
-// comments only roughly (it is for hints).
-func prevNonSpace(src []byte, off int) byte {
-	for i := min(off, len(src)) - 1; i >= 0; i-- {
-		switch src[i] {
-		case ' ', '\t', '\r', '\n':
-			continue
-		}
-		return src[i]
-	}
-	return 0
-}
-
-func isNameByte(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
-
-func isNameStart(s string) bool {
-	return s != "" && isNameByte(s[0]) && !(s[0] >= '0' && s[0] <= '9')
+	return strings.Join(q, ", ")
 }

@@ -1,13 +1,25 @@
 package lang
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
-// String renders an expression in source form.
-func (e *Expr) String() string {
+// FormatExpr renders an expression in source form, for messages and tests:
+// binary operators are surrounded by single spaces, arguments and indices
+// are separated by ", ", parentheses are kept as written, and numbers keep
+// their spelling. Parsing the result gives back the same tree.
+func FormatExpr(e *Expr) string {
+	if e == nil {
+		return ""
+	}
 	var b strings.Builder
 	e.write(&b)
 	return b.String()
 }
+
+// String renders an expression in source form (see FormatExpr).
+func (e *Expr) String() string { return FormatExpr(e) }
 
 func (e *Expr) write(b *strings.Builder) {
 	e.Left.write(b)
@@ -46,12 +58,7 @@ func (p *Postfix) write(b *strings.Builder) {
 	p.Prim.write(b)
 	for _, ix := range p.Indexes {
 		b.WriteByte('[')
-		for i, a := range ix.Args {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			a.write(b)
-		}
+		writeList(b, ix.Args)
 		b.WriteByte(']')
 	}
 }
@@ -61,7 +68,7 @@ func (p *Primary) write(b *strings.Builder) {
 	case p.Number != nil:
 		b.WriteString(*p.Number)
 	case p.String != nil:
-		b.WriteString(`"` + *p.String + `"`)
+		b.WriteString(quote(*p.String))
 	case p.Call != nil:
 		p.Call.write(b)
 	case p.Ident != nil:
@@ -75,18 +82,48 @@ func (p *Primary) write(b *strings.Builder) {
 
 func (c *Call) write(b *strings.Builder) {
 	b.WriteString(c.Name + "(")
-	for i, a := range c.Args {
+	writeList(b, c.Args)
+	b.WriteByte(')')
+}
+
+func writeList(b *strings.Builder, list []*Expr) {
+	for i, a := range list {
 		if i > 0 {
 			b.WriteString(", ")
 		}
 		a.write(b)
 	}
-	b.WriteByte(')')
 }
+
+// quote re-escapes a string literal unquoted by the parser.
+func quote(s string) string { return strconv.Quote(s) }
 
 // String renders a call in source form.
 func (c *Call) String() string {
 	var b strings.Builder
 	c.write(&b)
+	return b.String()
+}
+
+// String renders a type in source form, as in vector<lower=0>[N].
+func (t *Type) String() string {
+	var b strings.Builder
+	b.WriteString(t.Base)
+	if bs := t.AllBounds(); len(bs) > 0 {
+		b.WriteByte('<')
+		for i, x := range bs {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(x.Which + "=")
+			x.Value.write(&b)
+		}
+		b.WriteByte('>')
+	}
+	if len(t.Dims) > 0 {
+		b.WriteByte('[')
+		writeList(&b, t.Dims)
+		b.WriteByte(']')
+	}
 	return b.String()
 }

@@ -1,0 +1,55 @@
+package lang
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func BenchmarkParseBriefExample(b *testing.B) {
+	src := []byte(briefExample)
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse("b.msc", src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkParse256K: a generated 256 KB model; MB/s is the parse rate.
+func BenchmarkParse256K(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("model {\n")
+	for sb.Len() < 256<<10 {
+		fmt.Fprintf(&sb, "  y%d ~ normal(mu + x[%d] * beta, sqrt(s2)) // comment\n", sb.Len(), sb.Len()%100+1)
+	}
+	sb.WriteString("}\n")
+	src := []byte(sb.String())
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse("b.msc", src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRecogniser256K: the error-finding pass alone (what a file with
+// a syntax error costs).
+func BenchmarkRecogniser256K(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("model {\n")
+	for sb.Len() < 256<<10 {
+		fmt.Fprintf(&sb, "  y%d ~ normal(mu + x[%d] * beta, sqrt(s2)) // comment\n", sb.Len(), sb.Len()%100+1)
+	}
+	sb.WriteString("}\n")
+	src := []byte(sb.String())
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := diagnose("b.msc", src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
