@@ -69,6 +69,12 @@ func BenchmarkCISStep(b *testing.B) {
 	benchMSC(b, compiled(b, "../../examples/skew_normal.msc", ""), 10)
 }
 
+// BenchmarkCISStepS2: the same with S = 2, the setting of the paper's
+// timing of its Python code (about 890 microseconds per iteration).
+func BenchmarkCISStepS2(b *testing.B) {
+	benchMSC(b, compiled(b, "../../examples/skew_normal.msc", ""), 2)
+}
+
 // BenchmarkMSCProbitIonosphere: examples/probit.msc on Ionosphere (d = 35), S = 10.
 func BenchmarkMSCProbitIonosphere(b *testing.B) {
 	if _, err := os.Stat("../../examples/data/ionosphere.csv"); err != nil {
