@@ -148,6 +148,21 @@ func normalise(logw, wn []float64) (logMean, ess float64, ok bool) {
 	return mx + math.Log(sum/float64(len(logw))), 1 / sq, true
 }
 
+// normaliseStep normalises the log weights of one SMC step; if they
+// degenerated (all -Inf or NaN) it sets uniform weights, so that the sweep
+// can end, and reports false (the caller then keeps the retained
+// trajectory).
+func normaliseStep(logw, wn []float64) (logMean, ess float64, ok bool) {
+	logMean, ess, ok = normalise(logw, wn)
+	if !ok {
+		for i := range wn {
+			wn[i] = 1 / float64(len(wn))
+		}
+		ess = 0
+	}
+	return logMean, ess, ok
+}
+
 // categorical draws an index with probabilities w (normalised).
 func categorical(rng *rand.Rand, w []float64) int {
 	u := rng.Float64()
@@ -258,16 +273,8 @@ func (k *CSMC) Sweep(rng *rand.Rand, tw *Twisted, conditional bool) bool {
 				k.logw[i] += k.gCur[i] - tw.logPsi(t, zt[i])
 			}
 		}
-		logMean, ess, good := normalise(k.logw, k.wn)
-		if !good {
-			ok = false
-			// keep going with uniform weights so the sweep ends; the caller
-			// keeps the retained trajectory
-			for i := range k.wn {
-				k.wn[i] = 1 / float64(N)
-			}
-			ess = 0
-		}
+		logMean, ess, good := normaliseStep(k.logw, k.wn)
+		ok = ok && good
 		k.LogZ += logMean
 		k.MeanESS += ess / float64(T)
 		k.gPrv, k.gCur = k.gCur, k.gPrv

@@ -137,14 +137,8 @@ func (k *CSMCAR) Sweep(rng *rand.Rand, p *ARProposal, conditional bool) bool {
 				k.logw[i] += k.gCur[i]
 			}
 		}
-		logMean, ess, good := normalise(k.logw, k.wn)
-		if !good {
-			ok = false
-			for i := range k.wn {
-				k.wn[i] = 1 / float64(N)
-			}
-			ess = 0
-		}
+		logMean, ess, good := normaliseStep(k.logw, k.wn)
+		ok = ok && good
 		k.LogZ += logMean
 		k.MeanESS += ess / float64(T)
 		k.gPrv, k.gCur = k.gCur, k.gPrv
