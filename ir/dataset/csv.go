@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -16,37 +15,106 @@ import (
 	"github.com/mscppl/mscppl/lang"
 )
 
+// maxErrors bounds the number of cell and row errors Read collects before
+// it stops.
+const maxErrors = 10
+
 // Table is a numeric CSV table, stored column-major.
 type Table struct {
-	File   string
-	Header []string
-	Rows   int
-	cols   [][]float64
-	// line of each data row in the file (1-based), for messages
-	lines []int
-	// byte column of each cell of the header, for messages
+	File   string   // the name used in messages
+	Header []string // column names, in file order, surrounding spaces trimmed
+	Rows   int      // number of data rows
+
+	cols  [][]float64 // cols[j][i] is row i of column j
+	lines []int       // lines[i] is the file line (1-based) where data row i starts
 }
 
-// ReadFile reads a CSV file.
-func ReadFile(p string) (*Table, error) {
-	b, err := os.ReadFile(p)
+// ReadFile reads the CSV file at path; see Read.
+func ReadFile(path string) (*Table, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return Read(p, bytes.NewReader(b))
+	return Read(path, bytes.NewReader(b))
 }
 
-func errAt(file string, line, col int, format string, args ...any) error {
-	return lang.ErrorList{lang.Errorf(lang.Pos{File: file, Line: line, Col: col}, format, args...)}
-}
-
-// Read parses a CSV with a header line. Cells must be finite numbers.
-func Read(file string, r io.Reader) (*Table, error) {
-	data, err := io.ReadAll(r)
+// Read parses a comma-separated file whose first line names the columns and
+// whose other lines hold finite numbers. filename is used in messages only.
+//
+// Problems in the data are reported as a lang.ErrorList (up to 10 of them)
+// whose positions are file:line:col, with the physical line of the file
+// (the header is line 1, and a quoted field that spans lines counts all of
+// them) and the 1-based byte column of the offending field. A UTF-8 byte
+// order mark is skipped and does not count towards the column. Errors from
+// r itself are returned as they are, prefixed with filename.
+func Read(filename string, r io.Reader) (*Table, error) {
+	raw, err := io.ReadAll(r)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", filename, err)
 	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	p := &parser{file: filename}
+	return p.parse(raw)
+}
+
+type parser struct {
+	file   string
+	bom    int    // length of the stripped byte order mark
+	data   []byte // the file without its BOM
+	starts []int  // starts[i] is the offset in data of line i+1
+	errs   lang.ErrorList
+}
+
+func (p *parser) pos(line, col int) lang.Pos {
+	off := 0
+	if line >= 1 && line <= len(p.starts) {
+		off = p.starts[line-1] + col - 1
+	}
+	return lang.Pos{File: p.file, Offset: p.bom + off, Line: line, Col: col}
+}
+
+func (p *parser) errorf(line, col int, format string, args ...any) *lang.Error {
+	return p.errs.Addf(p.pos(line, col), format, args...)
+}
+
+// fail returns the collected errors as the result of Read.
+func (p *parser) fail() (*Table, error) { return nil, p.errs }
+
+// rawLine returns line n (1-based) of the file without its line end.
+func (p *parser) rawLine(n int) []byte {
+	if n < 1 || n > len(p.starts) {
+		return nil
+	}
+	s := p.data[p.starts[n-1]:]
+	if i := bytes.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+func (p *parser) parse(raw []byte) (*Table, error) {
+	switch {
+	case bytes.HasPrefix(raw, []byte("\xef\xbb\xbf")):
+		p.bom = 3
+	case bytes.HasPrefix(raw, []byte("\xff\xfe")), bytes.HasPrefix(raw, []byte("\xfe\xff")):
+		p.data = raw
+		p.starts = []int{0}
+		p.errorf(1, 1, "the file is UTF-16 text").Hint = "save it as UTF-8"
+		return p.fail()
+	}
+	data := raw[p.bom:]
+	if !bytes.ContainsRune(data, '\n') && bytes.ContainsRune(data, '\r') {
+		// Classic Mac line ends: a lone CR ends each line. Same length, so
+		// offsets stay valid.
+		data = bytes.ReplaceAll(data, []byte{'\r'}, []byte{'\n'})
+	}
+	p.data = data
+	p.starts = []int{0}
+	for i, c := range data {
+		if c == '\n' {
+			p.starts = append(p.starts, i+1)
+		}
+	}
+
 	if !utf8.Valid(data) {
 		off := 0
 		for off < len(data) {
@@ -56,86 +124,230 @@ func Read(file string, r io.Reader) (*Table, error) {
 			}
 			off += size
 		}
-		line := 1 + bytes.Count(data[:off], []byte{'\n'})
-		col := off - bytes.LastIndexByte(data[:off], '\n')
-		return nil, errAt(file, line, col, "the file is not valid UTF-8 text; save it as UTF-8")
+		line := bytes.Count(data[:off], []byte{'\n'}) + 1
+		col := off - p.starts[line-1] + 1
+		p.errorf(line, col, "invalid UTF-8 byte 0x%02x", data[off]).Hint = "the file must be UTF-8 text; save it as UTF-8"
+		return p.fail()
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, errAt(file, 1, 1, "empty CSV file: expected a header line with column names")
+		p.errorf(1, 1, "empty CSV file: expected a header line").Hint = "the first line names the columns, e.g. x,y"
+		return p.fail()
 	}
+
 	cr := csv.NewReader(bytes.NewReader(data))
 	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = false
-	header, err := cr.Read()
-	if err != nil {
-		return nil, csvErr(file, err)
+	cr.ReuseRecord = true
+
+	// The header: the first line that is not blank.
+	var header []string
+	for {
+		rec, err := cr.Read()
+		if err != nil {
+			// io.EOF cannot happen: the file has a non-space byte.
+			p.csvError(err)
+			return p.fail()
+		}
+		if p.blank(cr, rec) {
+			continue
+		}
+		header = append([]string(nil), rec...)
+		break
 	}
-	t := &Table{File: file, Header: header}
-	seen := map[string]int{}
+	headerLine, _ := cr.FieldPos(0)
+	first := make(map[string]int, len(header))
 	for j, h := range header {
 		h = strings.TrimSpace(h)
 		header[j] = h
 		line, col := cr.FieldPos(j)
 		if h == "" {
-			return nil, errAt(file, line, col, "column %d has an empty name in the header", j+1)
+			e := p.errorf(line, col, "column %d has an empty name in the header", j+1)
+			if j == len(header)-1 && j > 0 {
+				e.Hint = "remove the trailing comma"
+			} else {
+				e.Hint = "every column needs a name"
+			}
+			continue
 		}
-		if k, dup := seen[h]; dup {
-			return nil, errAt(file, line, col, "duplicate column name %q (columns %d and %d)", h, k+1, j+1)
+		if k, dup := first[h]; dup {
+			kl, kc := cr.FieldPos(k)
+			p.errorf(line, col, "duplicate column name %q: column %d has the same name as column %d (%s)",
+				h, j+1, k+1, p.pos(kl, kc))
+			continue
 		}
-		seen[h] = j
+		first[h] = j
 	}
-	t.cols = make([][]float64, len(header))
+	if len(p.errs) > 0 {
+		return p.fail()
+	}
+
+	t := &Table{File: p.file, Header: header, cols: make([][]float64, len(header))}
+	row := 0 // 1-based number of the current data row
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, csvErr(file, err)
+			p.csvError(err)
+			return p.fail()
 		}
+		if p.blank(cr, rec) {
+			continue
+		}
+		row++
 		line, _ := cr.FieldPos(0)
-		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" && len(header) > 1 {
-			continue // blank line
-		}
 		if len(rec) != len(header) {
-			return nil, errAt(file, line, 1, "row %d has %d fields, the header has %d", t.Rows+1, len(rec), len(header))
-		}
-		for j, cell := range rec {
-			_, col := cr.FieldPos(j)
-			s := strings.TrimSpace(cell)
-			v, perr := strconv.ParseFloat(s, 64)
-			switch {
-			case s == "" || strings.EqualFold(s, "NA") || strings.EqualFold(s, "NaN") || (perr == nil && math.IsNaN(v)):
-				return nil, errAt(file, line, col, "row %d, column %q: missing value %q; mscppl has no model for missing data, remove the row or impute it", t.Rows+1, header[j], s)
-			case perr != nil && !errors.Is(perr, strconv.ErrRange):
-				return nil, errAt(file, line, col, "row %d, column %q: %q is not a number", t.Rows+1, header[j], s)
-			case math.IsInf(v, 0):
-				return nil, errAt(file, line, col, "row %d, column %q: %q is not a finite number", t.Rows+1, header[j], s)
+			col := 1
+			if len(rec) > len(header) {
+				_, col = cr.FieldPos(len(header))
 			}
-			t.cols[j] = append(t.cols[j], v)
+			e := p.errorf(line, col, "row %d has %d fields, the header has %d", row, len(rec), len(header))
+			if len(rec) == len(header)+1 && strings.TrimSpace(rec[len(rec)-1]) == "" {
+				e.Hint = "remove the trailing comma"
+			}
+			if p.tooMany(line) {
+				return p.fail()
+			}
+			continue
+		}
+		ok := true
+		for j, cell := range rec {
+			v, msg, hint := parseCell(cell, row)
+			if msg == "" {
+				t.cols[j] = append(t.cols[j], v)
+				continue
+			}
+			ok = false
+			_, col := cr.FieldPos(j)
+			p.errorf(line, col, "row %d, column %q: %s", row, header[j], msg).Hint = hint
+			if p.tooMany(line) {
+				return p.fail()
+			}
+		}
+		if !ok {
+			continue
 		}
 		t.lines = append(t.lines, line)
 		t.Rows++
 	}
+	if len(p.errs) > 0 {
+		return p.fail()
+	}
 	if t.Rows == 0 {
-		return nil, errAt(file, 1, 1, "no data rows: the CSV has a header but nothing below it")
+		p.errorf(headerLine, 1, "no data rows: the file has a header line but nothing below it")
+		return p.fail()
 	}
 	return t, nil
 }
 
-func csvErr(file string, err error) error {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		msg := pe.Err.Error()
-		if errors.Is(pe.Err, csv.ErrBareQuote) || errors.Is(pe.Err, csv.ErrQuote) {
-			msg = "malformed quoted field (a \" inside a field must be doubled, and quotes must close)"
-		}
-		return errAt(file, pe.Line, pe.Column, "%s", msg)
+// blank reports whether rec comes from a line holding only spaces (empty
+// lines are skipped by encoding/csv already).
+func (p *parser) blank(cr *csv.Reader, rec []string) bool {
+	if len(rec) != 1 || strings.TrimSpace(rec[0]) != "" {
+		return false
 	}
-	return err
+	line, _ := cr.FieldPos(0)
+	return len(bytes.TrimSpace(p.rawLine(line))) == 0
 }
 
-// Index returns the position of a column, or -1.
+// tooMany stops the reader once maxErrors errors were collected.
+func (p *parser) tooMany(line int) bool {
+	if len(p.errs) < maxErrors {
+		return false
+	}
+	p.errorf(line, 1, "too many errors; stopping")
+	return true
+}
+
+func (p *parser) csvError(err error) {
+	var pe *csv.ParseError
+	if !errors.As(err, &pe) {
+		p.errs.Addf(lang.Pos{File: p.file}, "%v", err)
+		return
+	}
+	line, col := pe.Line, pe.Column
+	if line > len(p.starts) { // never expected; keep the position inside the file
+		line = len(p.starts)
+	}
+	if line < 1 {
+		line = 1
+	}
+	if col < 1 {
+		col = 1
+	}
+	if n := len(p.rawLine(line)) + 1; col > n {
+		col = n
+	}
+	atEOF := p.starts[line-1]+col-1 >= len(bytes.TrimRight(p.data, " \t\r\n"))
+	switch {
+	case errors.Is(pe.Err, csv.ErrQuote) && atEOF:
+		p.errorf(line, col, `quoted field is not closed before the end of the file`).Hint =
+			fmt.Sprintf(`the field started on line %d; close it with a "`, pe.StartLine)
+	case errors.Is(pe.Err, csv.ErrBareQuote):
+		p.errorf(line, col, `bare " in an unquoted field`).Hint = `quote the whole field and double the quotes inside it, e.g. "a ""b"""`
+	case errors.Is(pe.Err, csv.ErrQuote):
+		e := p.errorf(line, col, `extraneous or missing " in a quoted field`)
+		e.Hint = `a quoted field ends at a " followed by a comma or the line end; a " inside it is written ""`
+		if pe.StartLine != pe.Line {
+			e.Hint += fmt.Sprintf("; the field started on line %d", pe.StartLine)
+		}
+	default:
+		p.errorf(line, col, "%v", pe.Err)
+	}
+}
+
+// missingTokens are spellings of "no value" that some programs write into
+// CSV files.
+var missingTokens = []string{"NA", "N/A", "#N/A", "NULL", "None", "?", "."}
+
+// parseCell parses one numeric cell. On failure it returns a message and a
+// hint for the user.
+func parseCell(cell string, row int) (v float64, msg, hint string) {
+	s := strings.TrimSpace(cell)
+	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) &&
+		!strings.ContainsAny(s, "xX_") { // decimal numbers only: no hex, no digit separators
+		return f, "", ""
+	}
+	noMissing := fmt.Sprintf("mscppl has no missing-data model; remove row %d or fill in the value", row)
+	if s == "" {
+		return 0, "missing or non-finite value (empty cell)", noMissing
+	}
+	for _, m := range missingTokens {
+		if strings.EqualFold(s, m) {
+			return 0, fmt.Sprintf("missing or non-finite value %q", s), noMissing
+		}
+	}
+	if !strings.ContainsAny(s, "xX_") {
+		f, err := strconv.ParseFloat(s, 64)
+		switch {
+		case err == nil: // NaN or ±Inf
+			return 0, fmt.Sprintf("missing or non-finite value %q", s), noMissing
+		case errors.Is(err, strconv.ErrRange) && !math.IsInf(f, 0): // underflow: keep the rounded value
+			return f, "", ""
+		case errors.Is(err, strconv.ErrRange) && math.IsInf(f, 0):
+			return 0, fmt.Sprintf("%q is too large for a 64-bit float", s), "rescale the column"
+		}
+	}
+	msg = fmt.Sprintf("%q is not a number", s)
+	switch {
+	case strings.EqualFold(s, "true") || strings.EqualFold(s, "false") ||
+		strings.EqualFold(s, "yes") || strings.EqualFold(s, "no"):
+		hint = "write logical values as 1 and 0"
+	case strings.ContainsAny(s, ";\t"):
+		hint = "mscppl reads comma-separated files; this one seems to use another separator"
+	case strings.Contains(s, ","):
+		hint = "use a decimal point and no thousands separators"
+	case strings.Contains(s, "_") && strings.ContainsAny(s, "0123456789"):
+		hint = "remove the digit separators"
+	case strings.HasPrefix(strings.TrimLeft(s, "+-"), "0x") || strings.HasPrefix(strings.TrimLeft(s, "+-"), "0X"):
+		hint = "write the number in decimal"
+	default:
+		hint = "all data must be numeric; encode categories as numbers"
+	}
+	return 0, msg, hint
+}
+
+// Index returns the position of a column in the header, or -1.
 func (t *Table) Index(name string) int {
 	for j, h := range t.Header {
 		if h == name {
@@ -145,7 +357,7 @@ func (t *Table) Index(name string) int {
 	return -1
 }
 
-// Column returns a column's values.
+// Column returns a column's values (not a copy) and whether it exists.
 func (t *Table) Column(name string) ([]float64, bool) {
 	j := t.Index(name)
 	if j < 0 {
@@ -154,95 +366,17 @@ func (t *Table) Column(name string) ([]float64, bool) {
 	return t.cols[j], true
 }
 
-// Col returns column j.
+// Col returns column j (not a copy).
 func (t *Table) Col(j int) []float64 { return t.cols[j] }
 
-// Line returns the file line of data row i (0-based).
+// Line returns the file line where data row i (0-based) starts.
 func (t *Table) Line(i int) int { return t.lines[i] }
 
-// SelKind is the kind of a column selection.
-type SelKind int
+// RowPos returns the position of data row i (0-based) in the file.
+func (t *Table) RowPos(i int) lang.Pos { return lang.Pos{File: t.File, Line: t.lines[i], Col: 1} }
 
-const (
-	SelColumn    SelKind = iota // one named column
-	SelGlob                     // header names matching a glob, in header order
-	SelAllExcept                // every column but the named ones
-)
-
-// Selection chooses columns of a table.
-type Selection struct {
-	Kind    SelKind
-	Names   []string
-	Pattern string
-}
-
-// IsGlob reports whether a column name given by the user is a glob.
-func IsGlob(s string) bool { return strings.ContainsAny(s, "*?[") }
-
-// Select resolves a selection to column indices. Errors are plain
-// messages; the caller adds the model's position.
-func (t *Table) Select(sel Selection) ([]int, error) {
-	switch sel.Kind {
-	case SelColumn:
-		name := sel.Names[0]
-		j := t.Index(name)
-		if j < 0 {
-			return nil, t.missing(name)
-		}
-		return []int{j}, nil
-	case SelGlob:
-		if _, err := path.Match(sel.Pattern, ""); err != nil {
-			return nil, fmt.Errorf("bad column pattern %q: %v", sel.Pattern, err)
-		}
-		var out []int
-		for j, h := range t.Header {
-			if ok, _ := path.Match(sel.Pattern, h); ok {
-				out = append(out, j)
-			}
-		}
-		if len(out) == 0 {
-			return nil, fmt.Errorf("no column of %s matches %q", t.File, sel.Pattern)
-		}
-		return out, nil
-	}
-	excl := map[string]bool{}
-	for _, n := range sel.Names {
-		if t.Index(n) < 0 {
-			return nil, t.missing(n)
-		}
-		excl[n] = true
-	}
-	var out []int
-	for j, h := range t.Header {
-		if !excl[h] {
-			out = append(out, j)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no columns of %s are left after the exclusions", t.File)
-	}
-	return out, nil
-}
-
-func (t *Table) missing(name string) error {
-	msg := fmt.Sprintf("%s has no column %q", t.File, name)
-	if s := lang.Suggest(name, t.Header); s != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", s)
-	} else if len(t.Header) <= 12 {
-		msg += fmt.Sprintf("; its columns are %s", strings.Join(quoteAll(t.Header), ", "))
-	}
-	return errors.New(msg)
-}
-
-func quoteAll(xs []string) []string {
-	out := make([]string, len(xs))
-	for i, x := range xs {
-		out[i] = strconv.Quote(x)
-	}
-	return out
-}
-
-// Matrix returns the selected columns as a row-major Rows x len(cols) slice.
+// Matrix returns the selected columns as a row-major Rows x len(cols)
+// slice.
 func (t *Table) Matrix(cols []int) []float64 {
 	out := make([]float64, t.Rows*len(cols))
 	for k, j := range cols {
@@ -253,8 +387,8 @@ func (t *Table) Matrix(cols []int) []float64 {
 	return out
 }
 
-// Subset returns a table with the given rows (0-based), for
-// cross-validation splits.
+// Subset returns a table with the given rows (0-based, in the given order),
+// for cross-validation splits.
 func (t *Table) Subset(rows []int) *Table {
 	s := &Table{File: t.File, Header: t.Header, Rows: len(rows), cols: make([][]float64, len(t.cols)), lines: make([]int, len(rows))}
 	for j := range t.cols {
@@ -269,27 +403,46 @@ func (t *Table) Subset(rows []int) *Table {
 	return s
 }
 
-// Standardize centres and scales each column of a row-major matrix (sample
-// sd with n-1). A constant column becomes zeros, never NaN.
+// Standardize centres and scales each column of a row-major rows x cols
+// matrix to mean 0 and sample standard deviation 1 (divisor rows-1). A
+// constant column, or any column when rows < 2, becomes all zeros, never
+// NaN. The input must be finite; any finite values work, however large or
+// small. It allocates nothing.
 func Standardize(data []float64, rows, cols int) {
 	for j := 0; j < cols; j++ {
+		constant := true
+		amax := 0.0
+		for i := 0; i < rows; i++ {
+			x := data[i*cols+j]
+			if x != data[j] {
+				constant = false
+			}
+			amax = math.Max(amax, math.Abs(x))
+		}
+		if constant || rows < 2 {
+			for i := 0; i < rows; i++ {
+				data[i*cols+j] = 0
+			}
+			continue
+		}
+		// Work on values scaled by a power of two (exact) into [-1, 1], so
+		// that sums of squares cannot overflow; standardizing is scale
+		// invariant.
+		_, e := math.Frexp(amax)
 		m := 0.0
 		for i := 0; i < rows; i++ {
-			m += data[i*cols+j]
+			m += math.Ldexp(data[i*cols+j], -e)
 		}
 		m /= float64(rows)
 		ss := 0.0
 		for i := 0; i < rows; i++ {
-			d := data[i*cols+j] - m
+			d := math.Ldexp(data[i*cols+j], -e) - m
 			ss += d * d
 		}
-		sd := 0.0
-		if rows > 1 {
-			sd = math.Sqrt(ss / float64(rows-1))
-		}
+		sd := math.Sqrt(ss / float64(rows-1))
 		for i := 0; i < rows; i++ {
 			if sd > 0 {
-				data[i*cols+j] = (data[i*cols+j] - m) / sd
+				data[i*cols+j] = (math.Ldexp(data[i*cols+j], -e) - m) / sd
 			} else {
 				data[i*cols+j] = 0
 			}
