@@ -687,6 +687,3 @@ func (g *Graph) matVecBatch(n Node, batch int) {
 		}
 	}
 }
-
-var _ = blas.NoTrans
-var _ = blas64.Implementation

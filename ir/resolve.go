@@ -286,9 +286,6 @@ func (r *resolver) bounds(t *lang.Type) (stdlib.Bijection, bool) {
 		r.errorf(r.at(t.Pos), "the lower bound %g must be below the upper bound %g", b.Lower, b.Upper)
 		return b, false
 	}
-	if b.HasLower && (t.Base == "int") {
-		// bounds on int data are checked as values below
-	}
 	return b, true
 }
 

@@ -60,11 +60,6 @@ type cvResult struct {
 	Methods      []cvMethod `json:"methods"`
 }
 
-// predictor scores a fitted q on a test set.
-type scorer struct {
-	metric string // "test error" or "held-out log predictive density"
-}
-
 func (c *cvCmd) Run(e *env) error {
 	methods := strings.Split(c.Methods, ",")
 	for i, m := range methods {

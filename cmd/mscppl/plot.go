@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"fmt"
 	"image/color"
 	"io"
 	"math"
@@ -281,5 +280,3 @@ func kde(x []float64, lo, hi float64) plotter.XYs {
 	}
 	return out
 }
-
-var _ = fmt.Sprint

@@ -516,8 +516,6 @@ func (r *replState) eval(expr string) {
 		}
 	}
 	r.e.sources["<eval>"] = exprSrc
-	var table = r.m
-	_ = table
 	_, tbl, err := r.e.load(r.modelPath, r.dataPath)
 	if err != nil {
 		r.fail(err)

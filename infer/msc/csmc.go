@@ -285,20 +285,30 @@ func (k *CSMC) Sweep(rng *rand.Rand, tw *Twisted, conditional bool) bool {
 			return false
 		}
 	}
-	j := categorical(rng, k.wn)
+	k.Changed, k.FracDiff = traceBack(k.z, k.anc, N, categorical(rng, k.wn), k.ref, func(t, j int) {
+		k.path[2*t], k.path[2*t+1] = k.mean[t*N+j], k.sd[t*N+j]
+	})
+	return ok
+}
+
+// traceBack makes particle j of the last step, followed back through its
+// ancestors, the new retained trajectory ref, calling visit(t, index) on
+// the way when visit is not nil. It reports whether the trajectory changed
+// and the fraction of time steps whose value changed.
+func traceBack(z []float64, anc []int32, N, j int, ref []float64, visit func(t, j int)) (bool, float64) {
 	diff := 0
-	for t := T - 1; t >= 0; t-- {
-		v := k.z[t*N+j]
-		if v != k.ref[t] {
+	for t := len(ref) - 1; t >= 0; t-- {
+		v := z[t*N+j]
+		if v != ref[t] {
 			diff++
 		}
-		k.ref[t] = v
-		k.path[2*t], k.path[2*t+1] = k.mean[t*N+j], k.sd[t*N+j]
-		j = int(k.anc[t*N+j])
+		ref[t] = v
+		if visit != nil {
+			visit(t, j)
+		}
+		j = int(anc[t*N+j])
 	}
-	k.Changed = diff > 0
-	k.FracDiff = float64(diff) / float64(T)
-	return ok
+	return diff > 0, float64(diff) / float64(len(ref))
 }
 
 // Score adds the score of the retained trajectory under the proposal,

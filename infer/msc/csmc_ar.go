@@ -147,18 +147,7 @@ func (k *CSMCAR) Sweep(rng *rand.Rand, p *ARProposal, conditional bool) bool {
 		k.Changed, k.FracDiff = false, 0
 		return false
 	}
-	j := categorical(rng, k.wn)
-	diff := 0
-	for t := T - 1; t >= 0; t-- {
-		v := k.z[t*N+j]
-		if v != k.ref[t] {
-			diff++
-		}
-		k.ref[t] = v
-		j = int(k.anc[t*N+j])
-	}
-	k.Changed = diff > 0
-	k.FracDiff = float64(diff) / float64(T)
+	k.Changed, k.FracDiff = traceBack(k.z, k.anc, N, categorical(rng, k.wn), k.ref, nil)
 	return ok
 }
 
