@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/mscppl/mscppl/infer"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -12,13 +13,9 @@ import (
 
 // compiled loads and compiles a model through the same path as the CLI.
 func compiled(b testing.TB, model, data string) *ir.Compiled {
-	e := &env{sources: map[string][]byte{}}
-	m, _, err := e.load(model, data)
+	m, err := infer.Load(model, data)
 	if err == nil {
-		var c *ir.Compiled
-		if c, err = ir.Compile(m, ir.CompileOptions{}); err == nil {
-			return c
-		}
+		return m.Comp
 	}
 	if b != nil {
 		b.Fatal(err)
@@ -29,37 +26,38 @@ func compiled(b testing.TB, model, data string) *ir.Compiled {
 // benchMSC measures one MSC iteration (CIS step + natural-gradient update
 // + iterate averaging) on a compiled model, from q fitted by a short run.
 func benchMSC(b *testing.B, c *ir.Compiled, S int) {
-	s := msc.Settings{Samples: S, Iters: 1 << 30}
 	rng := rand.New(rand.NewPCG(1, 2))
-	en, err := msc.NewEngine(rng, c, &s)
-	if err != nil {
-		b.Fatal(err)
-	}
-	k := msc.NewCIS(c, en.Q(), S)
-	en.UseBuffers(k.Samples())
+	q := msc.NewFullRank(c.Dim())
+	k := msc.NewCIS(c, q, S)
 	z0 := make([]float64, c.Dim())
 	var lp [1]float64
 	c.LogJoint(z0, lp[:])
 	k.SetConditional(z0, lp[0])
+	stats, avg := make([]float64, q.NumStats()), make([]float64, q.NumStats())
+	step := func(i int) {
+		if _, err := k.Step(rng); err != nil {
+			b.Fatal(err)
+		}
+		z, w := k.Weighted()
+		if err := q.NaturalStep(z, w, 0.01*math.Pow(1+float64(i)/1000, -0.6)); err != nil {
+			b.Fatal(err)
+		}
+		q.Stats(stats) // the iterate average
+		for j, v := range stats {
+			avg[j] += (v - avg[j]) / float64(i)
+		}
+	}
 	for i := 1; i <= 200; i++ { // warm up: allocations of lazy buffers happen here
-		_ = k.Step(rng)
-		_ = en.Update(i)
-		en.Accumulate()
+		step(i)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	i := 200
 	for b.Loop() {
 		i++
-		if err := k.Step(rng); err != nil {
-			b.Fatal(err)
-		}
-		if err := en.Update(i); err != nil {
-			b.Fatal(err)
-		}
-		en.Accumulate()
+		step(i)
 	}
-	if math.IsNaN(en.Q().Mu[0]) {
+	if math.IsNaN(q.Mu[0]) {
 		b.Fatal("NaN")
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/mscppl/mscppl/infer"
 	"runtime"
 	"sort"
 	"testing"
@@ -10,7 +11,7 @@ import (
 )
 
 func TestSplitsDisjointCoveringSeeded(t *testing.T) {
-	sp, err := makeSplits(103, 20, 0.1, 7)
+	sp, err := infer.MakeSplits(103, 20, 0.1, 7)
 	require.NoError(t, err)
 	require.Len(t, sp, 20)
 	distinct := map[string]bool{}
@@ -24,15 +25,15 @@ func TestSplitsDisjointCoveringSeeded(t *testing.T) {
 		distinct[fmtInts(s.Test)] = true
 	}
 	require.Greater(t, len(distinct), 15, "splits must differ")
-	again, _ := makeSplits(103, 20, 0.1, 7)
+	again, _ := infer.MakeSplits(103, 20, 0.1, 7)
 	require.Equal(t, sp, again, "same seed, same splits")
-	other, _ := makeSplits(103, 20, 0.1, 8)
+	other, _ := infer.MakeSplits(103, 20, 0.1, 8)
 	require.NotEqual(t, sp, other)
 	// split i does not depend on how many splits are made
-	fewer, _ := makeSplits(103, 5, 0.1, 7)
+	fewer, _ := infer.MakeSplits(103, 5, 0.1, 7)
 	require.Equal(t, sp[:5], fewer)
 	for _, bad := range []float64{0, 1, -0.2, 1.5} {
-		_, err := makeSplits(103, 5, bad, 7)
+		_, err := infer.MakeSplits(103, 5, bad, 7)
 		require.ErrorContains(t, err, "--test-fraction must be strictly between 0 and 1")
 	}
 }
@@ -46,12 +47,12 @@ func fmtInts(x []int) string {
 // one core or two.
 func TestCVDeterministicAcrossCores(t *testing.T) {
 	args := []string{"cv", "../../examples/probit_pima.msc", "../../examples/data/pima.csv", "--splits", "4", "--iters", "300", "--methods", "msc,ep", "--json"}
-	scores := func(procs int) []cvMethod {
+	scores := func(procs int) []infer.CVMethod {
 		old := runtime.GOMAXPROCS(procs)
 		defer runtime.GOMAXPROCS(old)
 		code, out, errOut := mscppl(args...)
 		require.Equal(t, 0, code, errOut)
-		var r cvResult
+		var r infer.CVResult
 		require.NoError(t, json.Unmarshal([]byte(out), &r))
 		for i := range r.Methods {
 			r.Methods[i].Seconds = 0

@@ -5,20 +5,14 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/mscppl/mscppl/infer"
 	"github.com/mscppl/mscppl/lang"
 )
 
 // userError is an error caused by the user's input (exit status 1).
-type userError struct {
-	msg  string
-	hint string
-}
+type userError = infer.UserError
 
-func (e *userError) Error() string { return e.msg }
-
-func userErrorf(hint, format string, args ...any) error {
-	return &userError{msg: fmt.Sprintf(format, args...), hint: hint}
-}
+func userErrorf(hint, format string, args ...any) error { return infer.Errorf(hint, format, args...) }
 
 // report prints err for a person: positioned errors with their source line
 // and a caret, anything else on one line with an optional hint.
@@ -32,9 +26,9 @@ func report(w io.Writer, err error, sources map[string][]byte) {
 	case errors.As(err, &one):
 		lang.ErrorList{one}.Format(w, sources)
 	case errors.As(err, &ue):
-		fmt.Fprintf(w, "mscppl: %s\n", ue.msg)
-		if ue.hint != "" {
-			fmt.Fprintf(w, "hint: %s\n", ue.hint)
+		fmt.Fprintf(w, "mscppl: %s\n", ue.Msg)
+		if ue.Hint != "" {
+			fmt.Fprintf(w, "hint: %s\n", ue.Hint)
 		}
 	default:
 		fmt.Fprintf(w, "mscppl: %v\n", err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/mscppl/mscppl/infer"
 	"math"
 	"os"
 	"path/filepath"
@@ -65,11 +66,11 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
-func runJSON(t *testing.T, args ...string) *Summary {
+func runJSON(t *testing.T, args ...string) *infer.Summary {
 	t.Helper()
 	code, stdout, stderr := mscppl(append(args, "--json")...)
 	require.Equal(t, 0, code, stderr)
-	var s Summary
+	var s infer.Summary
 	require.NoError(t, json.Unmarshal([]byte(stdout), &s))
 	return &s
 }

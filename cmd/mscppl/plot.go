@@ -7,11 +7,12 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/mscppl/mscppl/infer"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -20,8 +21,6 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
-
-	"github.com/mscppl/mscppl/ir"
 )
 
 type plotCmd struct {
@@ -104,7 +103,7 @@ func savePlots(path string, plots []*plot.Plot, ext string) error {
 func readCSV(path string) ([]string, [][]float64, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, fileError(path, "trace", err)
+		return nil, nil, infer.FileError(path, "trace", err)
 	}
 	defer f.Close()
 	recs, err := csv.NewReader(f).ReadAll()
@@ -184,7 +183,7 @@ func (c *plotCmd) marginalPlots(e *env) ([]*plot.Plot, error) {
 	var prior [][]float64
 	b, err := os.ReadFile(filepath.Join(c.Dir, "summary.json"))
 	if err == nil {
-		var sum Summary
+		var sum infer.Summary
 		if json.Unmarshal(b, &sum) == nil {
 			prior = priorDraws(e, sum.Model, sum.Data, 4000)
 		}
@@ -227,30 +226,15 @@ func (c *plotCmd) marginalPlots(e *env) ([]*plot.Plot, error) {
 
 // priorDraws samples the model's prior (nil when it cannot be sampled).
 func priorDraws(e *env, model, data string, n int) [][]float64 {
-	m, _, err := e.load(model, data)
+	m, err := e.load(model, data, 0)
 	if err != nil {
 		return nil
 	}
-	comp, err := ir.Compile(m, ir.CompileOptions{})
-	if err != nil || comp.PriorError() != nil {
-		return nil
-	}
-	d := comp.Dim()
-	out := make([][]float64, d)
-	rng := rand.New(rand.NewPCG(1, 2))
-	u, x := make([]float64, d), make([]float64, d)
-	for k := 0; k < n; k++ {
-		comp.SamplePrior(rng, u)
-		comp.Constrain(u, x)
-		for j := range out {
-			out[j] = append(out[j], x[j])
-		}
-	}
-	return out
+	return infer.PriorDraws(m, n, 1)
 }
 
 func quantileRange(x []float64) (float64, float64) {
-	m, sd := meanSD(x)
+	m, sd := infer.MeanSD(x)
 	lo, hi := m-4*sd, m+4*sd
 	mn, mx := math.Inf(1), math.Inf(-1)
 	for _, v := range x {
@@ -262,7 +246,7 @@ func quantileRange(x []float64) (float64, float64) {
 // kde is a Gaussian kernel density estimate on 200 points of [lo, hi]
 // with Silverman's bandwidth.
 func kde(x []float64, lo, hi float64) plotter.XYs {
-	_, sd := meanSD(x)
+	_, sd := infer.MeanSD(x)
 	h := 1.06 * sd * math.Pow(float64(len(x)), -0.2)
 	if h <= 0 {
 		h = 1e-3

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/mscppl/mscppl/infer"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -124,12 +125,11 @@ func probitGibbs(rng *rand.Rand, X []float64, n, d int, y []float64, sweeps, bur
 // designMatrix returns [1, X] for a probit example, with X exactly as the
 // compiled model sees it (standardized).
 func designMatrix(t *testing.T, model, data string) (X []float64, n, d int, y []float64) {
-	e := &env{sources: map[string][]byte{}}
-	m, _, err := e.load(model, data)
+	m, err := infer.Load(model, data)
 	require.NoError(t, err)
 	var xs []float64
 	var cols int
-	for _, v := range m.Data {
+	for _, v := range m.IR.Data {
 		switch v.Name {
 		case "y":
 			y = v.Value

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/mscppl/mscppl/infer"
 
 	"github.com/alecthomas/kong"
 	"github.com/peterh/liner"
@@ -34,7 +35,7 @@ type replState struct {
 	modelPath string
 	dataPath  string
 	dir       string // session directory: inline models and run outputs
-	m         *ir.Model
+	m         *infer.Model
 	last      *outcome
 	defaults  map[string]string // :set values, passed to :run as flags
 	names     []string          // for completion
@@ -260,7 +261,7 @@ func (r *replState) reload() bool {
 		r.m = nil
 		return false
 	}
-	m, _, err := r.e.load(r.modelPath, r.dataPath)
+	m, err := r.e.load(r.modelPath, r.dataPath, 0)
 	if err != nil {
 		r.fail(err)
 		r.m = nil
@@ -268,13 +269,13 @@ func (r *replState) reload() bool {
 	}
 	r.m = m
 	r.names = nil
-	for _, v := range m.Vars {
+	for _, v := range m.IR.Vars {
 		if v.Kind != ir.LocalVar && v.Kind != ir.LoopVar {
 			r.names = append(r.names, v.Name)
 		}
 	}
 	sort.Strings(r.names)
-	fmt.Fprintf(r.e.stdout, "loaded %s: %d latent dimensions, %d params\n", r.modelPath, m.LatentDim, m.ParamDim)
+	fmt.Fprintf(r.e.stdout, "loaded %s: %d latent dimensions, %d params\n", r.modelPath, m.IR.LatentDim, m.IR.ParamDim)
 	return true
 }
 
@@ -307,17 +308,12 @@ func (r *replState) command(cmd string) bool {
 		if !r.reload() {
 			break
 		}
-		comp, err := ir.Compile(r.m, ir.CompileOptions{})
-		if err != nil {
-			r.fail(err)
-			break
-		}
-		printLayout(w, r.modelPath, r.m, comp, nil)
+		printLayout(w, r.modelPath, r.m.IR, r.m.Comp, nil)
 	case ":run":
 		r.run(fields[1:])
 	case ":summary":
 		if r.needRun() {
-			r.last.sum.writeText(w)
+			writeSummary(w, r.last.sum)
 		}
 	case ":sample":
 		r.sample(arg)
@@ -364,9 +360,9 @@ func (r *replState) command(cmd string) bool {
 		}
 		fmt.Fprintf(w, "saved to %s\n", arg)
 	default:
-		e := &userError{msg: fmt.Sprintf("unknown command %s", fields[0]), hint: "type :help for the commands"}
+		e := &userError{Msg: fmt.Sprintf("unknown command %s", fields[0]), Hint: "type :help for the commands"}
 		if s := lang.Suggest(fields[0], replCommands); s != "" {
-			e.hint = fmt.Sprintf("did you mean %s?", s)
+			e.Hint = fmt.Sprintf("did you mean %s?", s)
 		}
 		r.fail(e)
 	}
@@ -403,7 +399,7 @@ func (r *replState) run(flags []string) {
 	var cli struct {
 		Run runCmd `cmd:""`
 	}
-	parser, err := kong.New(&cli, kong.Name(":run"), kong.Writers(r.e.stdout, r.e.stderr), kong.Exit(func(int) {}))
+	parser, err := kong.New(&cli, kong.Name(":run"), helpVars(), kong.Writers(r.e.stdout, r.e.stderr), kong.Exit(func(int) {}))
 	if err != nil {
 		r.fail(err)
 		return
@@ -414,7 +410,7 @@ func (r *replState) run(flags []string) {
 	}
 	rc := cli.Run
 	rc.Out = filepath.Join(r.dir, "run")
-	m, _, err := r.e.load(r.modelPath, r.dataPath)
+	m, err := r.e.load(r.modelPath, r.dataPath, 0)
 	if err != nil {
 		r.fail(err)
 		return
@@ -429,23 +425,12 @@ func (r *replState) run(flags []string) {
 		return
 	}
 	r.last = out
-	out.sum.writeText(r.e.stdout)
+	writeSummary(r.e.stdout, out.sum)
 }
 
 // draws returns n unconstrained draws from the last run's q.
 func (r *replState) draws(n int, seed uint64) ([][]float64, error) {
-	if r.last.res == nil || r.last.res.Q == nil {
-		return nil, userErrorf("", "the last run has no Gaussian q to sample (state-space runs report their trajectories instead)")
-	}
-	d := r.last.comp.Dim()
-	rng := rand.New(rand.NewPCG(seed, 0x73616d))
-	out := make([][]float64, n)
-	eps := make([]float64, d)
-	for i := range out {
-		out[i] = make([]float64, d)
-		r.last.res.Q.Sample(rng, out[i], eps)
-	}
-	return out, nil
+	return r.last.fit.UnconstrainedDraws(n, seed)
 }
 
 func (r *replState) seed() uint64 {
@@ -471,7 +456,7 @@ func (r *replState) sample(arg string) {
 		r.fail(err)
 		return
 	}
-	comp := r.last.comp
+	comp := r.last.fit.Model.Comp
 	names := comp.Model.LatentNames()
 	tw := tabwriter.NewWriter(r.e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, strings.Join(names, "\t")+"\t")
@@ -516,12 +501,7 @@ func (r *replState) eval(expr string) {
 		}
 	}
 	r.e.sources["<eval>"] = exprSrc
-	_, tbl, err := r.e.load(r.modelPath, r.dataPath)
-	if err != nil {
-		r.fail(err)
-		return
-	}
-	m, err := ir.Build(f, tbl)
+	m, err := ir.Build(f, r.m.Table)
 	if err != nil {
 		r.fail(err)
 		return
@@ -531,8 +511,8 @@ func (r *replState) eval(expr string) {
 		r.fail(err)
 		return
 	}
-	if comp.NumParams() > 0 && r.last.res != nil && r.last.res.Params != nil {
-		comp.SetParams(r.last.res.Params)
+	if res := r.last.fit.Result; comp.NumParams() > 0 && res != nil && res.Params != nil {
+		comp.SetParams(res.Params)
 	}
 	zs, err := r.draws(4000, r.seed())
 	if err != nil {
@@ -555,7 +535,7 @@ func (r *replState) eval(expr string) {
 		for i := range vals {
 			col[i] = vals[i][j]
 		}
-		mean, sd := meanSD(col)
+		mean, sd := infer.MeanSD(col)
 		sort.Float64s(col)
 		label := expr
 		if len(vals[0]) > 1 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/mscppl/mscppl/infer"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,7 +34,7 @@ func TestInterruptLeavesCompleteFiles(t *testing.T) {
 	time.Sleep(1500 * time.Millisecond)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	require.NoError(t, cmd.Wait())
-	var sum Summary
+	var sum infer.Summary
 	require.NoError(t, json.Unmarshal([]byte(stdout.String()), &sum))
 	require.False(t, sum.Converged)
 	require.Less(t, sum.Iterations, 10000000)

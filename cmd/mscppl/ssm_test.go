@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/mscppl/mscppl/infer"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -118,7 +119,7 @@ func TestLGSSMAgainstKalman(t *testing.T) {
 		for b := range batch {
 			col[b] = batch[b][s]
 		}
-		m, sd := meanSD(col)
+		m, sd := infer.MeanSD(col)
 		se := sd / math.Sqrt(nb)
 		if math.Abs(m-smooth[s]) > 4*se+1e-3 {
 			bad++
@@ -128,7 +129,8 @@ func TestLGSSMAgainstKalman(t *testing.T) {
 	require.Zero(t, bad, "chain means outside 4 standard errors of the Kalman smoother")
 
 	// (b) particle-filter log-likelihood
-	est, se := msc.LogEvidence(rand.New(rand.NewPCG(7, 8)), comp, tw, 2000, 20)
+	est, se, err := msc.LogEvidence(rand.New(rand.NewPCG(7, 8)), comp, tw, 2000, 20)
+	require.NoError(t, err)
 	require.InDeltaf(t, ll, est, 4*se+0.01, "PF %.4f +- %.4f, Kalman %.4f", est, se, ll)
 
 	// (c) MSC learns phi: compare with the Kalman MLE (golden-section search)

@@ -7,52 +7,16 @@ import (
 	"math"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/mscppl/mscppl/infer"
 )
 
-// Moments of one scalar component.
-type Moments struct {
-	Mean float64 `json:"mean"`
-	SD   float64 `json:"sd"`
-}
-
-// Diagnostics of a run.
-type Diagnostics struct {
-	ChangeRate     float64 `json:"change_rate"`      // fraction of iterations whose conditional sample changed
-	ChangeRateLast float64 `json:"change_rate_last"` // same over the last 10% of iterations
-	MeanESS        float64 `json:"mean_ess"`         // mean effective sample size of the normalised weights
-	AllInfIters    int     `json:"all_inf_iterations,omitempty"`
-}
-
-// Summary is the machine-readable result of `mscppl run --json`.
-type Summary struct {
-	Model          string             `json:"model"`
-	Data           string             `json:"data,omitempty"`
-	Method         string             `json:"method"`
-	Kernel         string             `json:"kernel"`
-	Family         string             `json:"family"`
-	Optimizer      string             `json:"optimizer"`
-	Samples        int                `json:"samples"`
-	Iterations     int                `json:"iterations"`
-	Seed           uint64             `json:"seed"`
-	Reported       string             `json:"reported"` // which iterate the summary describes
-	Latent         map[string]Moments `json:"latent"`
-	LatentOrder    []string           `json:"latent_order"`
-	Params         map[string]float64 `json:"params"`
-	ParamOrder     []string           `json:"param_order,omitempty"`
-	Identified     map[string]float64 `json:"identified,omitempty"`
-	Diagnostics    Diagnostics        `json:"diagnostics"`
-	Converged      bool               `json:"converged"`
-	Warnings       []string           `json:"warnings,omitempty"`
-	ElapsedSeconds float64            `json:"elapsed_seconds"`
-}
-
-func (s *Summary) writeJSON(w io.Writer) error {
-	b, err := json.MarshalIndent(s, "", "  ")
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
-	_, err = w.Write(b)
+	_, err = w.Write(append(b, '\n'))
 	return err
 }
 
@@ -63,7 +27,8 @@ func fmtNum(x float64) string {
 	return fmt.Sprintf("%.4f", x)
 }
 
-func (s *Summary) writeText(w io.Writer) {
+// writeSummary prints a fit's summary for people.
+func writeSummary(w io.Writer, s *infer.Summary) {
 	fmt.Fprintf(w, "%s: %s, %s kernel, S = %d, %s family, %s updates, %d iterations, seed %d, %.2fs\n",
 		s.Model, strings.ToUpper(s.Method), s.Kernel, s.Samples, s.Family, s.Optimizer, s.Iterations, s.Seed, s.ElapsedSeconds)
 	if s.Reported != "" {
@@ -86,20 +51,18 @@ func (s *Summary) writeText(w io.Writer) {
 		}
 		tw.Flush()
 	}
-	for k, v := range s.Identified {
-		fmt.Fprintf(w, "identified: %s = %s (the params themselves are not identified separately)\n", k, fmtNum(v))
-	}
 	d := s.Diagnostics
-	if s.Kernel == "csmc" {
+	switch {
+	case s.Kernel == "csmc":
 		fmt.Fprintf(w, "mixing: the retained trajectory changed in %.1f%% of sweeps; mean ESS %.2f of %d\n", 100*d.ChangeRate, d.MeanESS, s.Samples)
-	} else if s.Method == "msc" {
+	case s.Kernel == "cis":
 		fmt.Fprintf(w, "mixing: conditional sample changed in %.1f%% of iterations (%.1f%% over the last 10%%); mean ESS %.2f of %d\n",
 			100*d.ChangeRate, 100*d.ChangeRateLast, d.MeanESS, s.Samples)
-	} else if d.MeanESS > 0 {
+	case d.MeanESS > 0:
 		fmt.Fprintf(w, "mean ESS %.2f of %d\n", d.MeanESS, s.Samples)
 	}
 	if !s.Converged {
-		fmt.Fprintln(w, "note: the run stopped early; the result is not converged")
+		fmt.Fprintln(w, "note: the run stopped early or its optimiser froze; the result is not converged")
 	}
 	for _, warn := range s.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)

@@ -4,23 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
+
+	"github.com/mscppl/mscppl/infer"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
-
-	"github.com/mscppl/mscppl/infer/msc"
-	"github.com/mscppl/mscppl/ir"
-	"github.com/mscppl/mscppl/lang"
 )
 
 type sweepCmd struct {
@@ -36,15 +30,6 @@ type sweepCmd struct {
 	LR          float64 `help:"Step size (see run --help)."`
 	Plot        string  `help:"Draw the spread against S into FILE.svg or FILE.png." placeholder:"FILE"`
 	JSON        bool    `name:"json" help:"Print the machine-readable result on stdout."`
-}
-
-type sweepRow struct {
-	Method  string `json:"method"`
-	Samples int    `json:"samples"`
-	// Spread is the sd across initialisations of the fitted mean of each
-	// latent component, averaged over components; MaxSpread its largest.
-	Spread    float64 `json:"spread"`
-	MaxSpread float64 `json:"max_spread"`
 }
 
 func parseInts(s, flag string) ([]int, error) {
@@ -64,94 +49,20 @@ func (c *sweepCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	methods := strings.Split(c.Methods, ",")
-	for i := range methods {
-		methods[i] = strings.TrimSpace(methods[i])
-		if !validMethod(methods[i]) || methods[i] == "ep" {
-			return userErrorf("sweep compares stochastic methods: msc, is, advi, msc-prior", "unknown or unsuitable method %q in --methods", methods[i])
-		}
-	}
-	if c.Inits < 2 {
-		return userErrorf("", "--inits must be at least 2 to measure a spread")
-	}
 	if c.Plot != "" {
 		if ext := strings.ToLower(filepath.Ext(c.Plot)); ext != ".svg" && ext != ".png" {
 			return userErrorf("use a .svg or .png file name", "cannot draw %s", c.Plot)
 		}
 	}
-	m, table, err := e.load(c.Model, c.Data)
+	m, err := e.load(c.Model, c.Data, 0)
 	if err != nil {
 		return err
 	}
-	f, err := lang.Parse(c.Model, e.sources[c.Model])
+	methods := splitList(c.Methods)
+	rows, err := infer.Sweep(e.ctx, m, infer.SweepOptions{Samples: sizes, Inits: c.Inits, Methods: methods, Seed: c.Seed,
+		Fit: infer.Options{Iters: c.Iters, Optimizer: c.Optimizer, LR: c.LR}})
 	if err != nil {
 		return err
-	}
-	if _, err := ir.Compile(m, ir.CompileOptions{}); err != nil {
-		return err
-	}
-	d := m.LatentDim
-	var rows []sweepRow
-	for mi, method := range methods {
-		for si, S := range sizes {
-			means := make([][]float64, c.Inits)
-			errs := make([]error, c.Inits)
-			var wg sync.WaitGroup
-			jobs := make(chan int)
-			for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					comp, err := compileOn(f, table)
-					for i := range jobs {
-						if err != nil {
-							errs[i] = err
-							continue
-						}
-						rng := rand.New(rand.NewPCG(c.Seed, uint64(i)<<16|uint64(si)<<8|uint64(mi)))
-						init := make([]float64, d)
-						for j := range init {
-							init[j] = rng.NormFloat64()
-						}
-						opt := msc.Natural
-						if c.Optimizer != "" {
-							if opt, err = msc.ParseOptimizer(c.Optimizer); err != nil {
-								errs[i] = userErrorf("", "%v", err)
-								continue
-							}
-						}
-						s := msc.Settings{Samples: S, Iters: c.Iters, LR: c.LR, Optimizer: opt, InitMean: init}
-						res, ferr := fit(e.ctx, method, comp, &s, rng)
-						if ferr != nil {
-							errs[i] = ferr
-							continue
-						}
-						means[i] = res.Mean
-					}
-				}()
-			}
-			for i := 0; i < c.Inits; i++ {
-				jobs <- i
-			}
-			close(jobs)
-			wg.Wait()
-			for _, err := range errs {
-				if err != nil {
-					return err
-				}
-			}
-			row := sweepRow{Method: method, Samples: S}
-			col := make([]float64, c.Inits)
-			for j := 0; j < d; j++ {
-				for i := range means {
-					col[i] = means[i][j]
-				}
-				_, sd := meanSD(col)
-				row.Spread += sd / float64(d)
-				row.MaxSpread = math.Max(row.MaxSpread, sd)
-			}
-			rows = append(rows, row)
-		}
 	}
 	if c.Plot != "" {
 		if err := plotSweep(c.Plot, rows, methods); err != nil {
@@ -177,7 +88,7 @@ func (c *sweepCmd) Run(e *env) error {
 
 // plotSweep draws the mean spread against S, one line per method, in the
 // spirit of the paper's Figure 2.
-func plotSweep(path string, rows []sweepRow, methods []string) error {
+func plotSweep(path string, rows []infer.SweepRow, methods []string) error {
 	p := plot.New()
 	p.Title.Text = "Spread of the fitted means across initialisations"
 	p.X.Label.Text = "samples S"

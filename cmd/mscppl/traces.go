@@ -3,13 +3,12 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"math/rand/v2"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/mscppl/mscppl/infer"
 	"github.com/mscppl/mscppl/infer/msc"
-	"github.com/mscppl/mscppl/ir"
 )
 
 // maxTraced is the number of latent components whose q moments go into
@@ -18,23 +17,30 @@ const maxTraced = 50
 
 // tracer records logged iterations for trace.csv.
 type tracer struct {
-	comp *ir.Compiled
-	rows [][]float64
-	nLat int
+	m        *infer.Model
+	rows     [][]float64
+	nLat     int
+	mean, sd []float64
 }
 
-func newTracer(comp *ir.Compiled) *tracer {
-	return &tracer{comp: comp, nLat: min(comp.Dim(), maxTraced)}
+func newTracer(m *infer.Model) *tracer {
+	d := m.IR.LatentDim
+	return &tracer{m: m, nLat: min(d, maxTraced), mean: make([]float64, d), sd: make([]float64, d)}
 }
 
 func (tr *tracer) record(e *msc.TraceEntry) {
+	q, ok := e.Q.(msc.Sampler)
+	if !ok {
+		return // state-space proposals have no moments of their own
+	}
+	q.Moments(tr.mean, tr.sd)
 	row := make([]float64, 0, 3+2*tr.nLat+len(e.Params))
 	row = append(row, float64(e.Iter), e.ESS, e.ChangeRate)
-	row = append(row, e.Mean[:tr.nLat]...)
-	row = append(row, e.SD[:tr.nLat]...)
+	row = append(row, tr.mean[:tr.nLat]...)
+	row = append(row, tr.sd[:tr.nLat]...)
 	if len(e.Params) > 0 {
 		x := make([]float64, len(e.Params))
-		tr.comp.ConstrainParams(e.Params, x)
+		tr.m.Comp.ConstrainParams(e.Params, x)
 		row = append(row, x...)
 	}
 	tr.rows = append(tr.rows, row)
@@ -49,7 +55,7 @@ func csvName(s string) string {
 
 func (tr *tracer) csv() []byte {
 	var b bytes.Buffer
-	names := tr.comp.Model.LatentNames()[:tr.nLat]
+	names := tr.m.IR.LatentNames()[:tr.nLat]
 	head := []string{"iteration", "ess", "change_rate"}
 	for _, n := range names {
 		head = append(head, "mean_"+csvName(n))
@@ -57,27 +63,30 @@ func (tr *tracer) csv() []byte {
 	for _, n := range names {
 		head = append(head, "sd_"+csvName(n))
 	}
-	for _, n := range tr.comp.Model.ParamNames() {
+	for _, n := range tr.m.IR.ParamNames() {
 		head = append(head, csvName(n))
 	}
 	b.WriteString(strings.Join(head, ",") + "\n")
-	for _, row := range tr.rows {
+	writeRows(&b, tr.rows, 8)
+	return b.Bytes()
+}
+
+func writeRows(b *bytes.Buffer, rows [][]float64, digits int) {
+	for _, row := range rows {
 		for i, v := range row {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			b.WriteString(strconv.FormatFloat(v, 'g', 8, 64))
+			b.WriteString(strconv.FormatFloat(v, 'g', digits, 64))
 		}
 		b.WriteByte('\n')
 	}
-	return b.Bytes()
 }
 
-// drawsCSV draws m samples from q and writes them in each latent's own
-// (constrained) space, one column per scalar component.
-func drawsCSV(comp *ir.Compiled, q *msc.Gaussian, m int, seed uint64) []byte {
+// drawsCSV writes draws in each latent's own space, one column per scalar
+// component.
+func drawsCSV(names []string, rows [][]float64) []byte {
 	var b bytes.Buffer
-	names := comp.Model.LatentNames()
 	for i, n := range names {
 		if i > 0 {
 			b.WriteByte(',')
@@ -85,34 +94,27 @@ func drawsCSV(comp *ir.Compiled, q *msc.Gaussian, m int, seed uint64) []byte {
 		b.WriteString(csvName(n))
 	}
 	b.WriteByte('\n')
-	d := comp.Dim()
-	rng := rand.New(rand.NewPCG(seed, 0x647261))
-	u, eps, x := make([]float64, d), make([]float64, d), make([]float64, d)
-	for k := 0; k < m; k++ {
-		q.Sample(rng, u, eps)
-		comp.Constrain(u, x)
-		for i, v := range x {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(strconv.FormatFloat(v, 'g', 10, 64))
-		}
-		b.WriteByte('\n')
-	}
+	writeRows(&b, rows, 10)
 	return b.Bytes()
 }
 
-// writeTables writes trace.csv and draws.csv into dir.
-func writeTables(dir string, tr *tracer, comp *ir.Compiled, q *msc.Gaussian, draws int, seed uint64) error {
-	if tr != nil {
+// writeTables writes trace.csv and draws.csv into dir (draws.csv only when
+// q can be sampled).
+func writeTables(dir string, tr *tracer, f *infer.Fitted, draws int, seed uint64) error {
+	if tr != nil && len(tr.rows) > 0 {
 		if err := writeFileAtomic(filepath.Join(dir, "trace.csv"), tr.csv()); err != nil {
 			return err
 		}
 	}
-	if q != nil && draws > 0 {
-		if err := writeFileAtomic(filepath.Join(dir, "draws.csv"), drawsCSV(comp, q, draws, seed)); err != nil {
-			return fmt.Errorf("writing draws.csv: %w", err)
-		}
+	if draws <= 0 {
+		return nil
+	}
+	rows, err := f.Draws(draws, seed)
+	if err != nil {
+		return nil // a state-space run: no draws of q
+	}
+	if err := writeFileAtomic(filepath.Join(dir, "draws.csv"), drawsCSV(f.Model.IR.LatentNames(), rows)); err != nil {
+		return fmt.Errorf("writing draws.csv: %w", err)
 	}
 	return nil
 }

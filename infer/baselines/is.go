@@ -1,84 +1,93 @@
 package baselines
 
 import (
-	"context"
 	"math"
 	"math/rand/v2"
-	"time"
 
 	"github.com/mscppl/mscppl/infer/msc"
 )
 
-// RunIS fits q with the self-normalised importance-sampling estimate of
-// the inclusive-KL gradient (the paper's eq. (5), as in reweighted
-// wake-sleep): every iteration draws S fresh samples from q, weights them
-// by p/q and climbs the weighted score, with the same families and update
-// rules as MSC. It has no conditional sample, and for finite S it
-// converges to a biased answer (it underestimates the variance).
-func RunIS(ctx context.Context, rng *rand.Rand, t msc.Target, s *msc.Settings, res *msc.Result) error {
-	start := time.Now()
-	en, err := msc.NewEngine(rng, t, s)
-	if err != nil {
-		return err
-	}
-	d, S := t.Dim(), s.Samples
-	z, eps, lp, lq, lw, w := en.Buffers()
-	q := en.Q()
-	avgFrom := en.AverageFrom()
-	essSum := 0.0
-	res.Converged = true
-	it := 0
-	for it = 1; it <= s.Iters; it++ {
-		if it&63 == 0 && ctx.Err() != nil {
-			res.Converged = false
-			break
-		}
-		q.Sample(rng, z, eps)
-		t.LogJoint(z, lp)
-		for b := 0; b < S; b++ {
-			if math.IsNaN(lp[b]) {
-				return en.NaNError(z[b*d : (b+1)*d])
-			}
-			lq[b] = q.LogQEps(eps[b*d : (b+1)*d])
-			lw[b] = lp[b] - lq[b]
-		}
-		ess, ok := en.Weights()
-		if !ok {
-			res.AllInf++
-			continue
-		}
-		essSum += ess
-		if s.RetainedOnly {
-			j := categoricalDraw(rng, w)
-			copy(z[:d], z[j*d:(j+1)*d])
-			for b := range w {
-				w[b] = 0
-			}
-			w[0] = 1
-		}
-		if err := en.Update(it); err != nil {
-			return err
-		}
-		if en.Theta() != nil {
-			j := categoricalDraw(rng, w)
-			if err := en.ParamStep(z[j*d:(j+1)*d], it); err != nil {
-				return err
-			}
-		}
-		if it > avgFrom {
-			en.Accumulate()
-		}
-		en.Trace(it, ess, 0)
-	}
-	iters := it - 1
-	en.Finish(res, iters, start)
-	if iters > 0 {
-		res.MeanESS = essSum / float64(iters)
-	}
-	return nil
+// IS is the self-normalised importance-sampling estimate of the
+// inclusive-KL gradient (the paper's eq. (5), as in reweighted wake-sleep),
+// as a kernel of msc.Run: every step draws S fresh samples from q and
+// weights them by p/q; the loop climbs the weighted score. It keeps no
+// state between steps, and for finite S it converges to a biased answer
+// (it underestimates the variance). The params climb at one sample drawn
+// from the weights.
+type IS struct {
+	t                     msc.Target
+	q                     msc.Sampler
+	S, d                  int
+	z, eps, lp, lq, lw, w []float64
+	pick                  []float64
 }
 
-func categoricalDraw(rng *rand.Rand, w []float64) int {
+// NewIS returns the IS kernel with S samples.
+func NewIS(t msc.Target, q msc.Sampler, S int) *IS {
+	d := t.Dim()
+	t.Reserve(S)
+	return &IS{t: t, q: q, S: S, d: d, z: make([]float64, S*d), eps: make([]float64, S*d),
+		lp: make([]float64, S), lq: make([]float64, S), lw: make([]float64, S), w: make([]float64, S), pick: make([]float64, d)}
+}
+
+func (k *IS) Name() string                          { return "is" }
+func (k *IS) Markov() bool                          { return false }
+func (k *IS) Init(*rand.Rand) error                 { return nil }
+func (k *IS) Weighted() (z, w []float64)            { return k.z, k.w }
+func (k *IS) Retained() []float64                   { return k.pick }
+func (k *IS) Refresh()                              {}
+func (k *IS) weights() (ess float64, ok bool)       { return normalise(k.lw, k.w) }
+func categoricalDraw(r *rand.Rand, w []float64) int { return categorical(r, w) }
+
+// Step draws and weights S samples from q.
+func (k *IS) Step(rng *rand.Rand) (msc.StepInfo, error) {
+	d := k.d
+	k.q.Sample(rng, k.z, k.eps)
+	k.t.LogJoint(k.z, k.lp)
+	for b := 0; b < k.S; b++ {
+		if math.IsNaN(k.lp[b]) {
+			return msc.StepInfo{}, msc.NaNError(k.t, k.z[b*d:(b+1)*d])
+		}
+		k.lq[b] = k.q.LogQNoise(k.z[b*d:(b+1)*d], k.eps[b*d:(b+1)*d])
+		k.lw[b] = k.lp[b] - k.lq[b]
+	}
+	ess, ok := k.weights()
+	if !ok {
+		clear(k.w) // no information this step: q does not move
+		return msc.StepInfo{Degenerate: true}, nil
+	}
+	j := categoricalDraw(rng, k.w)
+	copy(k.pick, k.z[j*d:(j+1)*d])
+	return msc.StepInfo{ESS: ess}, nil
+}
+
+// normalise turns log weights into normalised weights; it returns the ESS
+// and false if every weight is zero or one is NaN.
+func normalise(lw, w []float64) (float64, bool) {
+	mx := math.Inf(-1)
+	for _, v := range lw {
+		if math.IsNaN(v) {
+			return 0, false
+		}
+		mx = math.Max(mx, v)
+	}
+	if math.IsInf(mx, -1) {
+		return 0, false
+	}
+	s := 0.0
+	for i, v := range lw {
+		w[i] = math.Exp(v - mx)
+		s += w[i]
+	}
+	sq := 0.0
+	for i := range w {
+		w[i] /= s
+		sq += w[i] * w[i]
+	}
+	return 1 / sq, true
+}
+
+func categorical(rng *rand.Rand, w []float64) int {
 	u := rng.Float64()
 	c := 0.0
 	for i, p := range w {

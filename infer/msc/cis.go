@@ -6,40 +6,69 @@ import (
 	"math/rand/v2"
 )
 
-// Kernel is a Markov kernel that leaves the posterior invariant and uses
-// the current q as its proposal.
+// Kernel is one step of the run loop: for MSC a Markov kernel that leaves
+// the posterior invariant and uses q as its proposal (CIS, CSMC); for the
+// baselines a fresh weighted sample (IS, SMC) or a reparameterised draw
+// (ADVI). The loop calls Init once, then Step every iteration, climbs the
+// score of q at Weighted() and the params' gradient at Retained().
 type Kernel interface {
-	// Step draws the next conditional sample.
-	Step(rng *rand.Rand) error
-	// Conditional is the current conditional sample (a view).
-	Conditional() []float64
+	// Name is the kernel's name as printed in summaries.
+	Name() string
+	// Markov reports whether the kernel keeps a retained state across
+	// iterations (whose change rate is then a mixing diagnostic).
+	Markov() bool
+	// Init draws the initial retained state.
+	Init(rng *rand.Rand) error
+	// Step moves to the next state.
+	Step(rng *rand.Rand) (StepInfo, error)
+	// Weighted returns the samples (rows) and normalised weights whose
+	// weighted score moves q (Rao-Blackwellised over all samples).
+	Weighted() (z, w []float64)
+	// Retained is the retained sample: the point of the Fisher-identity
+	// gradient of the params.
+	Retained() []float64
+	// Refresh recomputes what the kernel cached about the retained state
+	// after the params changed.
+	Refresh()
+}
+
+// GradientKernel is a kernel that computes its own gradient of the
+// variational objective (ADVI's reparameterisation gradient) instead of
+// the weighted score.
+type GradientKernel interface {
+	Kernel
+	LambdaGradient(grad []float64)
+}
+
+// StepInfo describes one kernel step.
+type StepInfo struct {
+	Changed    bool    // the retained state changed
+	ESS        float64 // effective sample size of the weights
+	Degenerate bool    // every weight was zero (the retained state was kept)
+	FracDiff   float64 // CSMC: fraction of time steps whose value changed
 }
 
 // CIS is the conditional importance sampling kernel (Algorithm 2 of the
-// paper): the conditional sample is kept as sample 0 with its cached log
+// paper): the retained sample is kept as sample 0 with its cached log
 // joint (never recomputed), S-1 fresh proposals from q are evaluated as one
 // batch, weights stay in log space and are normalised with log-sum-exp, and
-// one categorical draw picks the next conditional sample. Its buffers hold
-// the S samples and their normalised weights after each step, for the
-// Rao-Blackwellised gradient.
+// one categorical draw picks the next retained sample. After each step its
+// buffers hold the S samples and their normalised weights, for the
+// Rao-Blackwellised gradient. With a PriorTarget given to UsePrior it
+// proposes from the prior instead (the paper's "MSC (prior)").
 type CIS struct {
 	t     Target
-	q     *Gaussian
-	prior PriorTarget // non-nil: propose from the prior instead of q
+	q     Sampler
+	prior PriorTarget
 	S, d  int
 
 	z, eps, lp, lq, lw, w []float64
 	cond                  []float64
 	condLP, condPrior     float64
-
-	// Per step diagnostics.
-	Changed bool
-	ESS     float64
-	AllInf  bool // every weight was zero: the conditional sample was kept
 }
 
 // NewCIS returns a CIS kernel with S samples for target t and proposal q.
-func NewCIS(t Target, q *Gaussian, S int) *CIS {
+func NewCIS(t Target, q Sampler, S int) *CIS {
 	d := t.Dim()
 	t.Reserve(S)
 	return &CIS{
@@ -50,11 +79,33 @@ func NewCIS(t Target, q *Gaussian, S int) *CIS {
 	}
 }
 
-// UsePrior makes the kernel propose from the prior (the paper's "MSC
-// (prior)" variant).
+func (k *CIS) Name() string { return "cis" }
+func (k *CIS) Markov() bool { return true }
+
+// UsePrior makes the kernel propose from the prior.
 func (k *CIS) UsePrior(p PriorTarget) { k.prior = p }
 
-// SetConditional sets the conditional sample and its log joint.
+// Init draws the retained sample from q (or the prior), retrying up to 100
+// times while its log joint is -Inf.
+func (k *CIS) Init(rng *rand.Rand) error {
+	var lp [1]float64
+	lp[0] = math.Inf(-1)
+	for try := 0; try < 100 && math.IsInf(lp[0], -1); try++ {
+		if k.prior != nil {
+			k.prior.SamplePrior(rng, k.cond)
+		} else {
+			k.q.Sample(rng, k.cond, k.eps[:k.d])
+		}
+		k.t.LogJoint(k.cond, lp[:])
+		if math.IsNaN(lp[0]) {
+			return NaNError(k.t, k.cond)
+		}
+	}
+	k.SetConditional(k.cond, lp[0])
+	return nil
+}
+
+// SetConditional sets the retained sample and its log joint.
 func (k *CIS) SetConditional(z []float64, lp float64) {
 	copy(k.cond, z)
 	k.condLP = lp
@@ -65,20 +116,19 @@ func (k *CIS) SetConditional(z []float64, lp float64) {
 	}
 }
 
-// RefreshLogJoint recomputes the conditional sample's log joint (after the
-// model parameters changed).
-func (k *CIS) RefreshLogJoint() {
+// Refresh recomputes the retained sample's log joint.
+func (k *CIS) Refresh() {
 	var v [1]float64
 	k.t.LogJoint(k.cond, v[:])
 	k.condLP = v[0]
 }
 
-// Conditional returns the conditional sample.
-func (k *CIS) Conditional() []float64 { return k.cond }
+// Retained is the retained sample (a view).
+func (k *CIS) Retained() []float64 { return k.cond }
 
-// Samples returns the S samples of the last step (row 0: the previous
-// conditional sample) and their normalised weights.
-func (k *CIS) Samples() (z, w []float64) { return k.z, k.w }
+// Weighted returns the S samples of the last step (row 0: the previous
+// retained sample) and their normalised weights.
+func (k *CIS) Weighted() (z, w []float64) { return k.z, k.w }
 
 // ErrNaN marks a NaN log density.
 var ErrNaN = errors.New("the model's log density is NaN at a proposed point")
@@ -94,7 +144,7 @@ func NaNError(t Target, z []float64) error {
 }
 
 // Step runs one CIS step.
-func (k *CIS) Step(rng *rand.Rand) error {
+func (k *CIS) Step(rng *rand.Rand) (StepInfo, error) {
 	d, S := k.d, k.S
 	copy(k.z[:d], k.cond)
 	k.lp[0] = k.condLP
@@ -110,33 +160,30 @@ func (k *CIS) Step(rng *rand.Rand) error {
 		k.q.Sample(rng, rest, k.eps[d:])
 		k.t.LogJoint(rest, k.lp[1:])
 		for b := 1; b < S; b++ {
-			k.lq[b] = k.q.LogQEps(k.eps[b*d : (b+1)*d])
+			k.lq[b] = k.q.LogQNoise(k.z[b*d:(b+1)*d], k.eps[b*d:(b+1)*d])
 		}
 		k.lq[0] = k.q.LogQ(k.cond)
 	}
 	for b := 0; b < S; b++ {
 		if math.IsNaN(k.lp[b]) {
-			return NaNError(k.t, k.z[b*d:(b+1)*d])
+			return StepInfo{}, NaNError(k.t, k.z[b*d:(b+1)*d])
 		}
 		k.lw[b] = k.lp[b] - k.lq[b]
 	}
 	_, ess, ok := normalise(k.lw, k.w)
-	k.ESS, k.AllInf, k.Changed = ess, !ok, false
 	if !ok {
-		for b := range k.w {
-			k.w[b] = 0
-		}
+		clear(k.w)
 		k.w[0] = 1
-		return nil
+		return StepInfo{Degenerate: true}, nil
 	}
-	j := categorical(rng, k.w)
-	if j != 0 {
-		k.Changed = true
+	info := StepInfo{ESS: ess}
+	if j := categorical(rng, k.w); j != 0 {
+		info.Changed = true
 		copy(k.cond, k.z[j*d:(j+1)*d])
 		k.condLP = k.lp[j]
 		if k.prior != nil {
 			k.condPrior = k.lq[j]
 		}
 	}
-	return nil
+	return info, nil
 }

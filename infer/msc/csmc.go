@@ -32,12 +32,15 @@ type StateSpace interface {
 // with Lambda_t = exp(LogLambda_t) > 0.
 type Twisted struct {
 	Nu, LogLambda []float64
+	// path holds the transition (mean, sd) along the retained trajectory
+	// of the last CSMC sweep, for AddScore.
+	path []float64
 }
 
 // NewTwisted returns the twisted family for T steps, started at psi close to
 // 1 (q close to the model's transition, the bootstrap proposal).
 func NewTwisted(T int) *Twisted {
-	tw := &Twisted{Nu: make([]float64, T), LogLambda: make([]float64, T)}
+	tw := &Twisted{Nu: make([]float64, T), LogLambda: make([]float64, T), path: make([]float64, 2*T)}
 	for t := range tw.LogLambda {
 		tw.LogLambda[t] = math.Log(1e-2)
 	}
@@ -71,6 +74,7 @@ func (tw *Twisted) logPsi(t int, z float64) float64 {
 // estimator).
 type CSMC struct {
 	ssm  StateSpace
+	tw   *Twisted // the proposal of the kernel's sweeps
 	N, T int
 
 	z    []float64 // T x N particle values
@@ -309,19 +313,4 @@ func traceBack(z []float64, anc []int32, N, j int, ref []float64, visit func(t, 
 		j = int(anc[t*N+j])
 	}
 	return diff > 0, float64(diff) / float64(len(ref))
-}
-
-// Score adds the score of the retained trajectory under the proposal,
-// grad log q(ref) with respect to (Nu, LogLambda), into gNu and gRho. It
-// uses the transition moments recorded along the trajectory by Sweep.
-//
-// With P = 1/s^2 + Lambda and mu = (m/s^2 + Nu)/P,
-// d log q/d Nu = z - mu and d log q/d Lambda = (1/P + mu^2 - z^2)/2.
-func (k *CSMC) Score(tw *Twisted, gNu, gRho []float64) {
-	for t := 0; t < k.T; t++ {
-		mu, prec, _ := tw.twist(t, k.path[2*t], k.path[2*t+1])
-		z := k.ref[t]
-		gNu[t] += z - mu
-		gRho[t] += math.Exp(tw.LogLambda[t]) * 0.5 * (1/prec + mu*mu - z*z)
-	}
 }

@@ -42,6 +42,7 @@ func (p *ARProposal) mean(t int, prev float64) float64 {
 // weights W_{t-1}^j p(r_t | z^j_{t-1}) g_{t-1}(z^j_{t-1}).
 type CSMCAR struct {
 	ssm  GeneralStateSpace
+	p    *ARProposal // the proposal of the kernel's sweeps
 	N, T int
 
 	z, mean         []float64 // T x N
@@ -149,19 +150,4 @@ func (k *CSMCAR) Sweep(rng *rand.Rand, p *ARProposal, conditional bool) bool {
 	}
 	k.Changed, k.FracDiff = traceBack(k.z, k.anc, N, categorical(rng, k.wn), k.ref, nil)
 	return ok
-}
-
-// Score adds grad log q(ref) with respect to (A, B, LogS) into gA, gB, gS.
-func (k *CSMCAR) Score(p *ARProposal, gA, gB, gS []float64) {
-	prev := 0.0
-	for t := 0; t < k.T; t++ {
-		s := math.Exp(p.LogS[t])
-		r := (k.ref[t] - p.mean(t, prev)) / s
-		gA[t] += r / s
-		if t > 0 {
-			gB[t] += r / s * prev
-		}
-		gS[t] += r*r - 1
-		prev = k.ref[t]
-	}
 }

@@ -187,12 +187,16 @@ func TestRunSSMLearnsOptimalTwist(t *testing.T) {
 	}
 	m := &lgssm{x: []float64{0.8, -0.4, 1.3, 0.2}, phi: 0.7, q: 0.6, r: 0.5, s0: 1}
 	nu, lam := m.optimalTwist()
-	var res SSMResult
-	s := &SSMSettings{Particles: 10, Iters: 40000, LR: 0.01}
-	require.NoError(t, RunSSM(context.Background(), rand.New(rand.NewPCG(1, 2)), m, s, &res))
+	var res Result
+	tw := NewTwisted(m.Len())
+	k, err := NewSMCKernel(m, tw, 10, true)
+	require.NoError(t, err)
+	s := &Settings{Samples: 10, Iters: 40000, LR: 0.01, Optimizer: Adam}
+	require.NoError(t, Run(context.Background(), rand.New(rand.NewPCG(1, 2)), m, tw, k, s, &res))
+	got := res.Q.(*Twisted)
 	for i := range nu {
-		require.InDeltaf(t, nu[i], res.Proposal.Nu[i], 0.1*math.Max(1, math.Abs(nu[i])), "nu[%d]", i)
-		require.InDeltaf(t, math.Log(lam[i]), res.Proposal.LogLambda[i], 0.1, "log lambda[%d]", i)
+		require.InDeltaf(t, nu[i], got.Nu[i], 0.1*math.Max(1, math.Abs(nu[i])), "nu[%d]", i)
+		require.InDeltaf(t, math.Log(lam[i]), got.LogLambda[i], 0.1, "log lambda[%d]", i)
 	}
 	require.Greater(t, res.ChangeRate, 0.5)
 }

@@ -1,296 +1,143 @@
 package msc
 
 import (
+	"encoding/json"
 	"fmt"
-	"math"
 	"math/rand/v2"
+	"sort"
 )
 
-// FamilyKind selects the variational family.
-type FamilyKind int
+// Family is a variational family q(z; lambda): the object MSC climbs. The
+// run loop sees it only through this interface, so a new family is one new
+// file that implements it and registers a constructor with RegisterFamily.
+//
+// The state-space proposals (Twisted, ARProposal) are families too: they
+// cannot be sampled on their own (their draws need the model's transition),
+// so they implement Family but not Sampler.
+type Family interface {
+	// Name is the family's name as given to --family.
+	Name() string
+	// Dim is the dimension of z.
+	Dim() int
+	// NumLambda is the number of unconstrained variational parameters.
+	NumLambda() int
+	// Lambda writes the unconstrained parameters; SetLambda is its inverse.
+	Lambda(dst []float64)
+	SetLambda(src []float64)
+	// AddScore adds w * grad_lambda log q(z) into grad for one row z.
+	AddScore(w float64, z, grad []float64)
+	// NumStats is the length of the statistics averaged over the iterates
+	// for the reported q (for a Gaussian: the mean and the covariance).
+	NumStats() int
+	Stats(dst []float64)
+	// SetStats sets q from averaged statistics.
+	SetStats(src []float64) error
+	// Clone returns an independent copy.
+	Clone() Family
+	// MarshalJSON writes the parameters for variational.json;
+	// UnmarshalFamily reads them back.
+	json.Marshaler
+}
 
-const (
-	// FullRank is a Gaussian with a dense covariance Sigma = L L' (L lower
-	// triangular with a log-parameterised diagonal).
-	FullRank FamilyKind = iota
-	// MeanField is a Gaussian with a diagonal covariance (mu, log sigma).
-	MeanField
-)
+// Sampler is a family that can be sampled on its own: the proposal of the
+// CIS kernel, of the IS baseline and of ADVI.
+type Sampler interface {
+	Family
+	// Sample draws len(z)/Dim() rows into z and writes the standard noise
+	// that produced each row into eps (same shape).
+	Sample(rng *rand.Rand, z, eps []float64)
+	// LogQNoise is log q(z) for a row z drawn by Sample with noise eps
+	// (cheaper than LogQ: no solve).
+	LogQNoise(z, eps []float64) float64
+	// LogQ is log q(z) for one row.
+	LogQ(z []float64) float64
+	// Moments writes q's mean and marginal standard deviations.
+	Moments(mean, sd []float64)
+	// Cov writes q's covariance (Dim x Dim, row-major).
+	Cov(dst []float64)
+	// SetMoments sets q's location and scale from a mean and a covariance
+	// (the initialisation; a family with fixed shape keeps its shape).
+	SetMoments(mean, cov []float64) error
+}
 
-func (k FamilyKind) String() string {
-	if k == MeanField {
-		return "meanfield"
+// NaturalFamily is a family with a closed-form natural-gradient step: the
+// score preconditioned by the inverse Fisher information, applied to the
+// weighted samples z (rows) with normalised weights w and step rho.
+type NaturalFamily interface {
+	NaturalStep(z, w []float64, rho float64) error
+}
+
+// Reparam is a family written as z = mu + L eps, for the reparameterisation
+// gradient of ADVI.
+type Reparam interface {
+	// AddPathGrad adds w * (dz/dlambda)' g into grad for the row drawn with
+	// noise eps, where g = grad_z log p(z, x).
+	AddPathGrad(w float64, eps, g, grad []float64)
+	// AddEntropyGrad adds grad_lambda of the entropy of q into grad.
+	AddEntropyGrad(grad []float64)
+}
+
+type familyCtor struct {
+	newFn func(d int) Sampler
+	help  string
+}
+
+var familyRegistry = map[string]familyCtor{}
+
+// RegisterFamily makes a sampleable family available by name (to --family
+// and to variational.json). Each family file registers itself in an init
+// function.
+func RegisterFamily(name, help string, newFn func(d int) Sampler) {
+	familyRegistry[name] = familyCtor{newFn, help}
+}
+
+// NewFamily returns the named family of dimension d at its standard start
+// (for the Gaussians N(0, I)).
+func NewFamily(name string, d int) (Sampler, error) {
+	c, ok := familyRegistry[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown family %q (the families are %s)", name, joinNames(FamilyNames()))
 	}
-	return "fullrank"
+	return c.newFn(d), nil
 }
 
-// ParseFamily parses "meanfield" or "fullrank".
-func ParseFamily(s string) (FamilyKind, error) {
-	switch s {
-	case "fullrank", "full-rank", "full":
-		return FullRank, nil
-	case "meanfield", "mean-field", "diag":
-		return MeanField, nil
+// FamilyNames lists the registered families, sorted.
+func FamilyNames() []string {
+	out := make([]string, 0, len(familyRegistry))
+	for n := range familyRegistry {
+		out = append(out, n)
 	}
-	return 0, fmt.Errorf("unknown family %q (use meanfield or fullrank)", s)
+	sort.Strings(out)
+	return out
 }
 
-// Gaussian is a Gaussian variational family on unconstrained R^d. Both
-// families keep mu and the Cholesky factor L of the covariance; mean-field
-// keeps L diagonal. Nothing here allocates after construction.
-type Gaussian struct {
-	Kind FamilyKind
-	D    int
-	Mu   []float64
-	L    []float64 // d x d row-major lower triangular (diagonal only for mean-field)
-	// scratch
-	r, e []float64
-	// cached log |L|; ldOK is cleared whenever L changes through a method
-	ld   float64
-	ldOK bool
-}
-
-// Invalidate must be called after writing Mu or L directly.
-func (g *Gaussian) Invalidate() { g.ldOK = false }
-
-// NewGaussian returns N(0, I) of the given kind.
-func NewGaussian(kind FamilyKind, d int) *Gaussian {
-	g := &Gaussian{Kind: kind, D: d, Mu: make([]float64, d), L: make([]float64, d*d), r: make([]float64, d), e: make([]float64, d)}
-	for i := 0; i < d; i++ {
-		g.L[i*d+i] = 1
+// UnmarshalFamily reads a family written by its MarshalJSON.
+func UnmarshalFamily(name string, d int, data []byte) (Sampler, error) {
+	q, err := NewFamily(name, d)
+	if err != nil {
+		return nil, err
 	}
-	return g
+	u, ok := q.(json.Unmarshaler)
+	if !ok {
+		return nil, fmt.Errorf("family %s cannot be read back", name)
+	}
+	if err := u.UnmarshalJSON(data); err != nil {
+		return nil, err
+	}
+	return q, nil
 }
 
-// Clone copies the family.
-func (g *Gaussian) Clone() *Gaussian {
-	c := NewGaussian(g.Kind, g.D)
-	copy(c.Mu, g.Mu)
-	copy(c.L, g.L)
-	return c
-}
-
-// Sample draws n rows into z (n x d) and the standard normals into eps.
-func (g *Gaussian) Sample(rng *rand.Rand, z, eps []float64) {
-	d := g.D
-	for b := 0; b*d < len(z); b++ {
-		zb, eb := z[b*d:(b+1)*d], eps[b*d:(b+1)*d]
-		for i := range eb {
-			eb[i] = rng.NormFloat64()
+func joinNames(ns []string) string {
+	s := ""
+	for i, n := range ns {
+		switch {
+		case i == 0:
+		case i == len(ns)-1:
+			s += " and "
+		default:
+			s += ", "
 		}
-		for i := 0; i < d; i++ {
-			s := g.Mu[i]
-			if g.Kind == MeanField {
-				s += g.L[i*d+i] * eb[i]
-			} else {
-				row := g.L[i*d : i*d+i+1]
-				for j, l := range row {
-					s += l * eb[j]
-				}
-			}
-			zb[i] = s
-		}
+		s += n
 	}
-}
-
-// logDet is log |L| = sum log L_ii.
-func (g *Gaussian) logDet() float64 {
-	if g.ldOK {
-		return g.ld
-	}
-	s := 0.0
-	for i := 0; i < g.D; i++ {
-		s += math.Log(g.L[i*g.D+i])
-	}
-	g.ld, g.ldOK = s, true
 	return s
-}
-
-// Whiten solves L e = z - mu into e.
-func (g *Gaussian) Whiten(z, e []float64) {
-	d := g.D
-	for i := 0; i < d; i++ {
-		s := z[i] - g.Mu[i]
-		if g.Kind == FullRank {
-			row := g.L[i*d : i*d+i]
-			for j, l := range row {
-				s -= l * e[j]
-			}
-		}
-		e[i] = s / g.L[i*d+i]
-	}
-}
-
-// LogQEps is log q(z) given the whitened e = L^-1 (z - mu).
-func (g *Gaussian) LogQEps(e []float64) float64 {
-	s := 0.0
-	for _, v := range e {
-		s += v * v
-	}
-	return -0.5*s - g.logDet() - 0.5*float64(g.D)*math.Log(2*math.Pi)
-}
-
-// LogQ is log q(z) for one row.
-func (g *Gaussian) LogQ(z []float64) float64 {
-	g.Whiten(z, g.e)
-	return g.LogQEps(g.e)
-}
-
-// Cov writes Sigma = L L' (d x d row-major).
-func (g *Gaussian) Cov(out []float64) {
-	d := g.D
-	for i := 0; i < d; i++ {
-		for j := 0; j <= i; j++ {
-			s := 0.0
-			for k := 0; k <= j; k++ {
-				s += g.L[i*d+k] * g.L[j*d+k]
-			}
-			out[i*d+j], out[j*d+i] = s, s
-		}
-	}
-}
-
-// SetCov sets L to the Cholesky factor of sigma (only the diagonal for
-// mean-field). It returns false if sigma is not positive definite.
-func (g *Gaussian) SetCov(sigma []float64) bool {
-	d := g.D
-	g.ldOK = false
-	if g.Kind == MeanField {
-		for i := 0; i < d; i++ {
-			v := sigma[i*d+i]
-			if !(v > 0) || math.IsInf(v, 0) {
-				return false
-			}
-			g.L[i*d+i] = math.Sqrt(v)
-		}
-		return true
-	}
-	return cholesky(sigma, g.L, d)
-}
-
-// cholesky writes the lower Cholesky factor of a (d x d) into l.
-func cholesky(a, l []float64, d int) bool {
-	for i := 0; i < d; i++ {
-		for j := 0; j <= i; j++ {
-			s := a[i*d+j]
-			for k := 0; k < j; k++ {
-				s -= l[i*d+k] * l[j*d+k]
-			}
-			if i == j {
-				if !(s > 0) || math.IsInf(s, 0) {
-					return false
-				}
-				l[i*d+i] = math.Sqrt(s)
-			} else {
-				l[i*d+j] = s / l[j*d+j]
-			}
-		}
-		for j := i + 1; j < d; j++ {
-			l[i*d+j] = 0
-		}
-	}
-	return true
-}
-
-// NumLambda is the number of unconstrained variational parameters.
-func (g *Gaussian) NumLambda() int {
-	if g.Kind == MeanField {
-		return 2 * g.D
-	}
-	return g.D + g.D*(g.D+1)/2
-}
-
-// Lambda writes the unconstrained parameters: mu, then log sigma
-// (mean-field) or the rows of L with a log diagonal (full rank).
-func (g *Gaussian) Lambda(out []float64) {
-	d := g.D
-	copy(out, g.Mu)
-	k := d
-	for i := 0; i < d; i++ {
-		if g.Kind == MeanField {
-			out[k] = math.Log(g.L[i*d+i])
-			k++
-			continue
-		}
-		for j := 0; j <= i; j++ {
-			v := g.L[i*d+j]
-			if i == j {
-				v = math.Log(v)
-			}
-			out[k] = v
-			k++
-		}
-	}
-}
-
-// SetLambda is the inverse of Lambda.
-func (g *Gaussian) SetLambda(lam []float64) {
-	d := g.D
-	g.ldOK = false
-	copy(g.Mu, lam[:d])
-	k := d
-	for i := 0; i < d; i++ {
-		if g.Kind == MeanField {
-			g.L[i*d+i] = math.Exp(lam[k])
-			k++
-			continue
-		}
-		for j := 0; j <= i; j++ {
-			v := lam[k]
-			if i == j {
-				v = math.Exp(v)
-			}
-			g.L[i*d+j] = v
-			k++
-		}
-	}
-}
-
-// AddScore adds w * grad_lambda log q(z) to grad, given the whitened
-// e = L^-1 (z - mu). For L: grad = tril(L^-T e e') - diag(1/L_ii), with the
-// chain rule for the log diagonal.
-func (g *Gaussian) AddScore(w float64, e []float64, grad []float64) {
-	d := g.D
-	// u = L^-T e (back substitution)
-	u := g.r
-	for i := d - 1; i >= 0; i-- {
-		s := e[i]
-		if g.Kind == FullRank {
-			for j := i + 1; j < d; j++ {
-				s -= g.L[j*d+i] * u[j]
-			}
-		}
-		u[i] = s / g.L[i*d+i]
-	}
-	for i := 0; i < d; i++ {
-		grad[i] += w * u[i]
-	}
-	k := d
-	for i := 0; i < d; i++ {
-		if g.Kind == MeanField {
-			grad[k] += w * (e[i]*e[i] - 1)
-			k++
-			continue
-		}
-		for j := 0; j <= i; j++ {
-			v := u[i] * e[j]
-			if i == j {
-				v = (v - 1/g.L[i*d+i]) * g.L[i*d+i]
-			}
-			grad[k] += w * v
-			k++
-		}
-	}
-}
-
-// Marginals writes the marginal sds.
-func (g *Gaussian) Marginals(sd []float64) {
-	d := g.D
-	for i := 0; i < d; i++ {
-		s := 0.0
-		for j := 0; j <= i; j++ {
-			s += g.L[i*d+j] * g.L[i*d+j]
-		}
-		sd[i] = math.Sqrt(s)
-	}
 }

@@ -75,10 +75,35 @@ func (g gauss) LogJoint(z, out []float64) {
 	}
 }
 
+// runCIS runs MSC with the CIS kernel and the full-rank Gaussian started at
+// N(mean, cov) (nil: N(0, I)).
+func runCIS(ctx context.Context, rng *rand.Rand, target Target, s *Settings, res *Result, init ...[]float64) error {
+	q := NewFullRank(target.Dim())
+	if len(init) == 2 {
+		if err := q.SetMoments(init[0], init[1]); err != nil {
+			return err
+		}
+	}
+	if s.Samples == 0 {
+		s.Samples = Defaults.Samples
+	}
+	return Run(ctx, rng, target, q, NewCIS(target, q, s.Samples), s, res)
+}
+
+// moments returns the reported q's means, sds and covariance.
+func moments(res *Result) (mean, sd, cov []float64) {
+	q := res.Q.(Sampler)
+	d := q.Dim()
+	mean, sd, cov = make([]float64, d), make([]float64, d), make([]float64, d*d)
+	q.Moments(mean, sd)
+	q.Cov(cov)
+	return
+}
+
 func runMSC(t *testing.T, target Target, s Settings, seed uint64) *Result {
 	t.Helper()
 	var res Result
-	require.NoError(t, Run(context.Background(), rand.New(rand.NewPCG(seed, 99)), target, &s, &res))
+	require.NoError(t, runCIS(context.Background(), rand.New(rand.NewPCG(seed, 99)), target, &s, &res))
 	return &res
 }
 
@@ -94,10 +119,10 @@ func TestSkewNormalMomentMatching(t *testing.T) {
 	var ms, ss []float64
 	for seed := uint64(1); seed <= 5; seed++ {
 		res := runMSC(t, paperTarget, Settings{Samples: 2}, seed)
-		ms = append(ms, res.Mean[0])
-		ss = append(ss, res.SD[0])
-		require.InDeltaf(t, mean, res.Mean[0], 0.02*sd, "seed %d mean", seed)
-		require.InDeltaf(t, sd, res.SD[0], 0.02*sd, "seed %d sd", seed)
+		ms = append(ms, mean_(res)[0])
+		ss = append(ss, sd_(res)[0])
+		require.InDeltaf(t, mean, mean_(res)[0], 0.02*sd, "seed %d mean", seed)
+		require.InDeltaf(t, sd, sd_(res)[0], 0.02*sd, "seed %d sd", seed)
 	}
 	t.Logf("means %v sds %v (exact %.4f %.4f)", ms, ss, mean, sd)
 }
@@ -111,8 +136,8 @@ func TestConjugateNormal(t *testing.T) {
 	c := conjNormal{x}
 	mean, sd := c.exact()
 	res := runMSC(t, c, Settings{}, 1)
-	require.InDelta(t, mean, res.Mean[0], 0.05*sd)
-	require.InDelta(t, sd, res.SD[0], 0.03*sd)
+	require.InDelta(t, mean, mean_(res)[0], 0.05*sd)
+	require.InDelta(t, sd, sd_(res)[0], 0.03*sd)
 }
 
 func TestFullRankCorrelatedGaussian(t *testing.T) {
@@ -123,9 +148,9 @@ func TestFullRankCorrelatedGaussian(t *testing.T) {
 	res := runMSC(t, g, Settings{}, 3)
 	for i := 0; i < 3; i++ {
 		sd := math.Sqrt(C[i*3+i])
-		require.InDeltaf(t, g.m[i], res.Mean[i], 0.1*sd, "mean %d", i)
+		require.InDeltaf(t, g.m[i], mean_(res)[i], 0.1*sd, "mean %d", i)
 		for j := 0; j < 3; j++ {
-			require.InDeltaf(t, C[i*3+j], res.Cov[i*3+j], 0.1, "cov %d %d", i, j)
+			require.InDeltaf(t, C[i*3+j], cov_(res)[i*3+j], 0.1, "cov %d %d", i, j)
 		}
 	}
 	require.Greater(t, res.ChangeRateLast, 0.5)
@@ -187,29 +212,23 @@ func TestCISInvariance(t *testing.T) {
 	mean, sd := paperTarget.moments()
 	var sum, sum2 float64
 	n := 0
-	s := Settings{Samples: 3, Iters: 200000, LR: 1e-12, InitMean: []float64{0}, InitCov: []float64{4}}
-	s.Trace = nil
-	var res Result
 	rng := rand.New(rand.NewPCG(8, 8))
-	// run the kernel by hand through Run's trace of the conditional sample:
-	// use RetainedOnly so the engine's row 0 holds the retained sample
-	s.RetainedOnly = true
-	en, err := NewEngine(rng, paperTarget, &s)
-	require.NoError(t, err)
-	_ = en
-	_ = res
+	// the kernel alone, with a fixed proposal N(0, 4)
+	q := NewFullRank(1)
+	require.NoError(t, q.SetMoments([]float64{0}, []float64{4}))
 	cond := []float64{0}
 	var lp [1]float64
 	paperTarget.LogJoint(cond, lp[:])
-	k := NewCIS(paperTarget, en.Q(), 3)
+	k := NewCIS(paperTarget, q, 3)
 	k.SetConditional(cond, lp[0])
 	const burn, iters = 1000, 400000
 	const nb = 40
 	batch := make([]float64, nb)
 	for i := 0; i < burn+iters; i++ {
-		require.NoError(t, k.Step(rng))
+		_, err := k.Step(rng)
+		require.NoError(t, err)
 		if i >= burn {
-			v := k.Conditional()[0]
+			v := k.Retained()[0]
 			sum += v
 			sum2 += v * v
 			batch[(i-burn)/(iters/nb)] += v / float64(iters/nb)
@@ -247,7 +266,7 @@ func (nanTarget) LogJoint(z, out []float64) {
 
 func TestNaNIsAnError(t *testing.T) {
 	var res Result
-	err := Run(context.Background(), rand.New(rand.NewPCG(1, 1)), nanTarget{}, &Settings{Iters: 100}, &res)
+	err := runCIS(context.Background(), rand.New(rand.NewPCG(1, 1)), nanTarget{}, &Settings{Iters: 100}, &res)
 	require.Error(t, err)
 }
 
@@ -267,31 +286,28 @@ func (infTarget) LogJoint(z, out []float64) {
 
 func TestAllInfWeightsKeepConditional(t *testing.T) {
 	var res Result
-	s := Settings{Iters: 2000, InitMean: []float64{-10}, InitCov: []float64{0.01}}
-	err := Run(context.Background(), rand.New(rand.NewPCG(1, 1)), infTarget{}, &s, &res)
+	s := Settings{Iters: 2000}
+	err := runCIS(context.Background(), rand.New(rand.NewPCG(1, 1)), infTarget{}, &s, &res, []float64{-10}, []float64{0.01})
 	require.NoError(t, err)
-	require.Greater(t, res.AllInf, 0)
+	require.Greater(t, res.Degenerate, 0)
 }
 
 func TestCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var res Result
-	err := Run(ctx, rand.New(rand.NewPCG(1, 1)), paperTarget, &Settings{Iters: 1000000}, &res)
+	err := runCIS(ctx, rand.New(rand.NewPCG(1, 1)), paperTarget, &Settings{Iters: 1000000}, &res)
 	require.NoError(t, err)
 	require.False(t, res.Converged)
 	require.Less(t, res.Iterations, 1000000)
 }
 
+// BenchmarkCISStep is one MSC iteration (kernel step and natural-gradient
+// update) on the skew-normal target with S = 10.
 func BenchmarkCISStep(b *testing.B) {
-	s := Settings{Samples: 10, Iters: 1 << 30}
 	rng := rand.New(rand.NewPCG(1, 2))
-	en, err := NewEngine(rng, paperTarget, &s)
-	if err != nil {
-		b.Fatal(err)
-	}
-	k := NewCIS(paperTarget, en.Q(), 10)
-	en.z, en.w = k.z, k.w
+	q := NewFullRank(1)
+	k := NewCIS(paperTarget, q, 10)
 	var lp [1]float64
 	paperTarget.LogJoint([]float64{0}, lp[:])
 	k.SetConditional([]float64{0}, lp[0])
@@ -299,7 +315,46 @@ func BenchmarkCISStep(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		i++
-		_ = k.Step(rng)
-		_ = en.Update(i)
+		_, _ = k.Step(rng)
+		z, w := k.Weighted()
+		_ = q.NaturalStep(z, w, 0.01*math.Pow(1+float64(i)/1000, -0.6))
 	}
 }
+
+// BenchmarkMeanFieldStep1000 is one MSC iteration with a mean-field q at
+// d = 1000 on an isotropic Gaussian target (whose log joint is O(S d)):
+// everything beyond the log joint is O(S d) too.
+func BenchmarkMeanFieldStep1000(b *testing.B) {
+	const d, S = 1000, 10
+	g := isoGauss(d)
+	rng := rand.New(rand.NewPCG(1, 2))
+	q := NewMeanField(d)
+	k := NewCIS(g, q, S)
+	if err := k.Init(rng); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		_, _ = k.Step(rng)
+		z, w := k.Weighted()
+		_ = q.NaturalStep(z, w, 0.01*math.Pow(1+float64(i)/1000, -0.6))
+	}
+}
+
+// isoGauss is N(0, I) in d dimensions.
+type isoGauss int
+
+func (g isoGauss) Dim() int      { return int(g) }
+func (g isoGauss) Reserve(n int) {}
+func (g isoGauss) LogJoint(z, out []float64) {
+	d := int(g)
+	for b := range out {
+		out[b] = -0.5 * sumSq(z[b*d:(b+1)*d])
+	}
+}
+
+func mean_(r *Result) []float64 { m, _, _ := moments(r); return m }
+func sd_(r *Result) []float64   { _, s, _ := moments(r); return s }
+func cov_(r *Result) []float64  { _, _, c := moments(r); return c }

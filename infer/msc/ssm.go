@@ -1,312 +1,263 @@
 package msc
 
 import (
-	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"time"
+	"slices"
 )
 
-// SSMSettings configures RunSSM.
-type SSMSettings struct {
-	Particles int     // S, particles of the CSMC kernel (default 10)
-	Iters     int     // K (default 2000)
-	LR        float64 // Adam step for the twisted proposal (default 0.1, the paper's)
-	ParamLR   float64 // Adam step for the model parameters (default 0.01)
-	// SMC selects the biased baseline: gradients from the weighted particle
-	// system of a fresh particle filter (Gu, Ghahramani & Turner 2015)
-	// instead of the CSMC kernel's retained trajectory.
-	SMC bool
-	// AverageFraction of the last iterates averaged in the result (default 0.5).
-	AverageFraction float64
-	// Trace, if set, is called every TraceEvery iterations.
-	Trace      func(SSMTrace)
-	TraceEvery int
+// ---- the twisted Gaussian proposal as a Family ----------------------------
+
+func (tw *Twisted) Name() string   { return "twisted-gaussian" }
+func (tw *Twisted) Dim() int       { return len(tw.Nu) }
+func (tw *Twisted) NumLambda() int { return 2 * len(tw.Nu) }
+func (tw *Twisted) NumStats() int  { return 2 * len(tw.Nu) }
+
+// Lambda writes Nu then LogLambda.
+func (tw *Twisted) Lambda(dst []float64) {
+	copy(dst, tw.Nu)
+	copy(dst[len(tw.Nu):], tw.LogLambda)
 }
 
-// SSMTrace is one logged iteration of RunSSM.
-type SSMTrace struct {
-	Iter       int
-	Params     []float64
-	ESS        float64
-	ChangeRate float64
+// SetLambda is the inverse of Lambda.
+func (tw *Twisted) SetLambda(src []float64) {
+	copy(tw.Nu, src)
+	copy(tw.LogLambda, src[len(tw.Nu):])
 }
 
-// SSMResult is the outcome of RunSSM.
-type SSMResult struct {
-	Proposal   *Twisted    // averaged twisted proposal (Gaussian transitions)
-	AR         *ARProposal // averaged per-step Gaussian proposal (other transitions)
-	Params     []float64   // averaged unconstrained params
-	Trajectory []float64   // the last retained trajectory
-	// Mean and SD of each state over the retained trajectories of the
-	// averaged iterations: the chain's estimate of the smoothing marginals.
-	Mean, SD    []float64
-	Iterations  int
-	ChangeRate  float64 // fraction of sweeps whose retained trajectory changed
-	StepsChange float64 // mean fraction of time steps whose value changed
-	MeanESS     float64
-	Failed      int // sweeps whose weights degenerated
-	Elapsed     time.Duration
-	Converged   bool
+// Stats are the parameters themselves (the iterates are averaged in lambda).
+func (tw *Twisted) Stats(dst []float64) { tw.Lambda(dst) }
+
+// SetStats sets lambda.
+func (tw *Twisted) SetStats(src []float64) error { tw.SetLambda(src); return nil }
+
+// Clone copies the proposal.
+func (tw *Twisted) Clone() Family {
+	return &Twisted{Nu: slices.Clone(tw.Nu), LogLambda: slices.Clone(tw.LogLambda), path: make([]float64, 2*len(tw.Nu))}
 }
 
-// ssmKernel is a CSMC kernel together with its proposal family, seen as a
-// flat parameter vector for the optimiser.
-type ssmKernel interface {
-	sweep(rng *rand.Rand, conditional bool) bool
+// AddScore adds w grad log q(z) with respect to (Nu, LogLambda) for the
+// trajectory z, using the transition moments recorded along it by the last
+// CSMC sweep. With P = 1/s^2 + Lambda and mu = (m/s^2 + Nu)/P,
+// d log q/d Nu = z - mu and d log q/d Lambda = (1/P + mu^2 - z^2)/2.
+func (tw *Twisted) AddScore(w float64, z, grad []float64) {
+	T := len(tw.Nu)
+	for t := 0; t < T; t++ {
+		mu, prec, _ := tw.twist(t, tw.path[2*t], tw.path[2*t+1])
+		grad[t] += w * (z[t] - mu)
+		grad[T+t] += w * math.Exp(tw.LogLambda[t]) * 0.5 * (1/prec + mu*mu - z[t]*z[t])
+	}
+}
+
+type twistedJSON struct {
+	Nu        []float64 `json:"nu"`
+	LogLambda []float64 `json:"log_lambda"`
+}
+
+// MarshalJSON writes Nu and LogLambda.
+func (tw *Twisted) MarshalJSON() ([]byte, error) {
+	return json.Marshal(twistedJSON{tw.Nu, tw.LogLambda})
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (tw *Twisted) UnmarshalJSON(b []byte) error {
+	var v twistedJSON
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	if len(v.Nu) != len(tw.Nu) || len(v.LogLambda) != len(tw.Nu) {
+		return fmt.Errorf("the twisted proposal has %d steps", len(tw.Nu))
+	}
+	copy(tw.Nu, v.Nu)
+	copy(tw.LogLambda, v.LogLambda)
+	return nil
+}
+
+// ---- the per-step Gaussian proposal as a Family ---------------------------
+
+func (p *ARProposal) Name() string   { return "per-step-gaussian" }
+func (p *ARProposal) Dim() int       { return len(p.A) }
+func (p *ARProposal) NumLambda() int { return 3 * len(p.A) }
+func (p *ARProposal) NumStats() int  { return 3 * len(p.A) }
+
+// Lambda writes A, B, LogS.
+func (p *ARProposal) Lambda(dst []float64) {
+	T := len(p.A)
+	copy(dst, p.A)
+	copy(dst[T:], p.B)
+	copy(dst[2*T:], p.LogS)
+}
+
+// SetLambda is the inverse of Lambda.
+func (p *ARProposal) SetLambda(src []float64) {
+	T := len(p.A)
+	copy(p.A, src[:T])
+	copy(p.B, src[T:2*T])
+	copy(p.LogS, src[2*T:])
+}
+
+// Stats are the parameters themselves.
+func (p *ARProposal) Stats(dst []float64) { p.Lambda(dst) }
+
+// SetStats sets lambda.
+func (p *ARProposal) SetStats(src []float64) error { p.SetLambda(src); return nil }
+
+// Clone copies the proposal.
+func (p *ARProposal) Clone() Family {
+	return &ARProposal{A: slices.Clone(p.A), B: slices.Clone(p.B), LogS: slices.Clone(p.LogS)}
+}
+
+// AddScore adds w grad log q(z) with respect to (A, B, LogS).
+func (p *ARProposal) AddScore(w float64, z, grad []float64) {
+	T := len(p.A)
+	prev := 0.0
+	for t := 0; t < T; t++ {
+		s := math.Exp(p.LogS[t])
+		r := (z[t] - p.mean(t, prev)) / s
+		grad[t] += w * r / s
+		if t > 0 {
+			grad[T+t] += w * r / s * prev
+		}
+		grad[2*T+t] += w * (r*r - 1)
+		prev = z[t]
+	}
+}
+
+type arJSON struct {
+	A    []float64 `json:"a"`
+	B    []float64 `json:"b"`
+	LogS []float64 `json:"log_s"`
+}
+
+// MarshalJSON writes A, B and LogS.
+func (p *ARProposal) MarshalJSON() ([]byte, error) { return json.Marshal(arJSON{p.A, p.B, p.LogS}) }
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (p *ARProposal) UnmarshalJSON(b []byte) error {
+	var v arJSON
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	T := len(p.A)
+	if len(v.A) != T || len(v.B) != T || len(v.LogS) != T {
+		return fmt.Errorf("the per-step proposal has %d steps", T)
+	}
+	copy(p.A, v.A)
+	copy(p.B, v.B)
+	copy(p.LogS, v.LogS)
+	return nil
+}
+
+// ---- CSMC as a Kernel -----------------------------------------------------
+
+// sweeper is a particle system that runs (conditional) sweeps with its
+// proposal: CSMC with the twisted proposal, or CSMCAR with the per-step one.
+type sweeper interface {
+	sweep(rng *rand.Rand, conditional bool) (ok bool, info StepInfo)
 	reference() []float64
-	stats() (changed bool, fracDiff, ess float64)
-	lambda(dst []float64)
-	setLambda(lam []float64)
-	score(grad []float64)
+	logZ() float64
 }
 
-type twistedKernel struct {
-	k  *CSMC
-	tw *Twisted
+func (k *CSMC) sweep(rng *rand.Rand, c bool) (bool, StepInfo) {
+	ok := k.Sweep(rng, k.tw, c)
+	copy(k.tw.path, k.path)
+	return ok, StepInfo{Changed: k.Changed, ESS: k.MeanESS, FracDiff: k.FracDiff, Degenerate: !ok}
+}
+func (k *CSMC) reference() []float64 { return k.ref }
+func (k *CSMC) logZ() float64        { return k.LogZ }
+
+func (k *CSMCAR) sweep(rng *rand.Rand, c bool) (bool, StepInfo) {
+	ok := k.Sweep(rng, k.p, c)
+	return ok, StepInfo{Changed: k.Changed, ESS: k.MeanESS, FracDiff: k.FracDiff, Degenerate: !ok}
+}
+func (k *CSMCAR) reference() []float64 { return k.ref }
+func (k *CSMCAR) logZ() float64        { return k.LogZ }
+
+// SMCKernel is the conditional SMC kernel with ancestor sampling (MSC's
+// kernel for state-space models) or, with Conditional false, a fresh
+// particle filter whose final weights pick the trajectory (the SMC
+// baseline of Gu, Ghahramani & Turner 2015, which is biased).
+type SMCKernel struct {
+	sw          sweeper
+	Conditional bool
+	one         []float64
 }
 
-func (a twistedKernel) sweep(rng *rand.Rand, c bool) bool { return a.k.Sweep(rng, a.tw, c) }
-func (a twistedKernel) reference() []float64              { return a.k.Reference() }
-func (a twistedKernel) stats() (bool, float64, float64) {
-	return a.k.Changed, a.k.FracDiff, a.k.MeanESS
-}
-func (a twistedKernel) lambda(dst []float64) {
-	copy(dst, a.tw.Nu)
-	copy(dst[a.k.T:], a.tw.LogLambda)
-}
-func (a twistedKernel) setLambda(lam []float64) {
-	copy(a.tw.Nu, lam[:a.k.T])
-	copy(a.tw.LogLambda, lam[a.k.T:])
-}
-func (a twistedKernel) score(g []float64) { a.k.Score(a.tw, g[:a.k.T], g[a.k.T:]) }
-
-type arKernel struct {
-	k *CSMCAR
-	p *ARProposal
-}
-
-func (a arKernel) sweep(rng *rand.Rand, c bool) bool { return a.k.Sweep(rng, a.p, c) }
-func (a arKernel) reference() []float64              { return a.k.Reference() }
-func (a arKernel) stats() (bool, float64, float64)   { return a.k.Changed, a.k.FracDiff, a.k.MeanESS }
-func (a arKernel) lambda(dst []float64) {
-	T := a.k.T
-	copy(dst, a.p.A)
-	copy(dst[T:], a.p.B)
-	copy(dst[2*T:], a.p.LogS)
-}
-func (a arKernel) setLambda(lam []float64) {
-	T := a.k.T
-	copy(a.p.A, lam[:T])
-	copy(a.p.B, lam[T:2*T])
-	copy(a.p.LogS, lam[2*T:])
-}
-func (a arKernel) score(g []float64) {
-	T := a.k.T
-	a.k.Score(a.p, g[:T], g[T:2*T], g[2*T:])
-}
-
-// RunSSM runs MSC with the CSMC kernel and the twisted Gaussian proposal on
-// a state-space model with a Gaussian transition (Algorithms 3 and 4 of the
-// paper): each iteration draws a new retained trajectory with CSMC, climbs
-// the score of the twisted proposal at it, and, when the model has
-// parameters (ParamTarget), climbs the Fisher-identity gradient
-// grad_theta log p(z[k], x; theta). Both use Adam, the paper's optimiser
-// for this experiment.
-func RunSSM(ctx context.Context, rng *rand.Rand, ssm StateSpace, s *SSMSettings, res *SSMResult) error {
-	s.defaults()
-	if s.Particles < 2 {
-		return fmt.Errorf("the CSMC kernel needs at least 2 particles, got %d", s.Particles)
-	}
-	tw := NewTwisted(ssm.Len())
-	kern := twistedKernel{NewCSMC(ssm, s.Particles), tw}
-	if err := runSSM(ctx, rng, kern, ssm, ssm.Len(), 2*ssm.Len(), s, res); err != nil {
-		return err
-	}
-	res.Proposal = tw
-	return nil
-}
-
-// RunSSMGeneral is RunSSM for a transition that is not Gaussian: the
-// proposal is a per-step Gaussian N(A_t + B_t z_{t-1}, S_t^2) without
-// twisting.
-func RunSSMGeneral(ctx context.Context, rng *rand.Rand, ssm GeneralStateSpace, s *SSMSettings, res *SSMResult) error {
-	s.defaults()
-	if s.Particles < 2 {
-		return fmt.Errorf("the CSMC kernel needs at least 2 particles, got %d", s.Particles)
-	}
-	T := ssm.Len()
-	p := NewARProposal(T)
-	kern := arKernel{NewCSMCAR(ssm, s.Particles), p}
-	if err := runSSM(ctx, rng, kern, ssm, T, 3*T, s, res); err != nil {
-		return err
-	}
-	res.AR = p
-	return nil
-}
-
-func (s *SSMSettings) defaults() {
-	if s.Particles == 0 {
-		s.Particles = 10
-	}
-	if s.Iters == 0 {
-		s.Iters = 2000
-	}
-	if s.LR == 0 {
-		s.LR = 0.1
-	}
-	if s.ParamLR == 0 {
-		s.ParamLR = 0.01
-	}
-	if s.AverageFraction == 0 {
-		s.AverageFraction = 0.5
-	}
-	if s.TraceEvery == 0 {
-		s.TraceEvery = 10
-	}
-}
-
-// runSSM is the loop shared by RunSSM and RunSSMGeneral. On return the
-// kernel's proposal holds the averaged variational parameters.
-func runSSM(ctx context.Context, rng *rand.Rand, kern ssmKernel, model any, T, nLam int, s *SSMSettings, res *SSMResult) error {
-	start := time.Now()
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	pt, _ := model.(ParamTarget)
-	np := 0
-	if pt != nil {
-		np = pt.NumParams()
-	}
-	theta := make([]float64, np)
-	if np > 0 {
-		copy(theta, pt.Params())
-	}
-	gTheta := make([]float64, np)
-	lam, grad, avgLam := make([]float64, nLam), make([]float64, nLam), make([]float64, nLam)
-	optQ, optP := NewAdam(nLam), NewAdam(np)
-	avgTheta := make([]float64, np)
-	zSum, zSq := make([]float64, T), make([]float64, T)
-	avgFrom := s.Iters - int(s.AverageFraction*float64(s.Iters))
-	navg := 0
-
-	// initial trajectory: one unconditional sweep with the initial proposal
-	kern.sweep(rng, false)
-	changed, stepsChanged, essSum := 0.0, 0.0, 0.0
-	res.Converged = true
-	it := 0
-	for it = 1; it <= s.Iters; it++ {
-		if it%64 == 0 && ctx.Err() != nil {
-			res.Converged = false
-			break
+// NewSMCKernel returns the CSMC kernel (conditional) or the particle-filter
+// baseline for a state-space model with n particles and proposal q, which
+// must be the model's *Twisted (for a StateSpace) or *ARProposal (for a
+// GeneralStateSpace).
+func NewSMCKernel(model any, q Family, n int, conditional bool) (*SMCKernel, error) {
+	k := &SMCKernel{Conditional: conditional, one: []float64{1}}
+	switch p := q.(type) {
+	case *Twisted:
+		ssm, ok := model.(StateSpace)
+		if !ok {
+			return nil, fmt.Errorf("the twisted proposal needs a state-space model with a Gaussian transition")
 		}
-		// the SMC baseline scores a trajectory drawn from the final weights
-		// of a fresh particle filter (an unbiased draw of its weighted
-		// particle system); MSC the retained trajectory of the CSMC kernel
-		if !kern.sweep(rng, !s.SMC) {
-			res.Failed++
+		c := NewCSMC(ssm, n)
+		c.tw = p
+		k.sw = c
+	case *ARProposal:
+		ssm, ok := model.(GeneralStateSpace)
+		if !ok {
+			return nil, fmt.Errorf("the per-step proposal needs a state-space model")
 		}
-		ch, frac, ess := kern.stats()
-		if ch {
-			changed++
-		}
-		stepsChanged += frac
-		essSum += ess
-		for i := range grad {
-			grad[i] = 0
-		}
-		kern.score(grad)
-		kern.lambda(lam)
-		optQ.Step(lam, grad, s.LR)
-		for _, x := range lam {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return fmt.Errorf("the variational parameters became non-finite at iteration %d: lower --lr", it)
-			}
-		}
-		kern.setLambda(lam)
-		if np > 0 {
-			pt.GradParams(kern.reference(), gTheta)
-			optP.Step(theta, gTheta, s.ParamLR)
-			for _, x := range theta {
-				if math.IsNaN(x) || math.IsInf(x, 0) {
-					return fmt.Errorf("the model parameters became non-finite at iteration %d: lower the parameter step size", it)
-				}
-			}
-			pt.SetParams(theta)
-		}
-		if it > avgFrom {
-			navg++
-			w := 1 / float64(navg)
-			for i := range lam {
-				avgLam[i] += w * (lam[i] - avgLam[i])
-			}
-			for i := range theta {
-				avgTheta[i] += w * (theta[i] - avgTheta[i])
-			}
-			for t, v := range kern.reference() {
-				zSum[t] += v
-				zSq[t] += v * v
-			}
-		}
-		if s.Trace != nil && it%s.TraceEvery == 0 {
-			s.Trace(SSMTrace{Iter: it, Params: theta, ESS: ess, ChangeRate: changed / float64(it)})
-		}
+		c := NewCSMCAR(ssm, n)
+		c.p = p
+		k.sw = c
+	default:
+		return nil, fmt.Errorf("the csmc kernel takes a state-space proposal, not the %s family", q.Name())
 	}
-	n := float64(it - 1)
-	if navg == 0 {
-		kern.lambda(avgLam)
-		copy(avgTheta, theta)
-	}
-	kern.setLambda(avgLam)
-	if np > 0 {
-		pt.SetParams(avgTheta)
-	}
-	res.Params = avgTheta
-	res.Trajectory = append([]float64(nil), kern.reference()...)
-	res.Mean, res.SD = make([]float64, T), make([]float64, T)
-	for t := range res.Mean {
-		if navg == 0 {
-			res.Mean[t] = res.Trajectory[t]
-			continue
-		}
-		m := zSum[t] / float64(navg)
-		res.Mean[t] = m
-		res.SD[t] = math.Sqrt(math.Max(0, zSq[t]/float64(navg)-m*m))
-	}
-	res.Iterations = it - 1
-	if n > 0 {
-		res.ChangeRate = changed / n
-		res.StepsChange = stepsChanged / n
-		res.MeanESS = essSum / n
-	}
-	res.Elapsed = time.Since(start)
-	return nil
+	return k, nil
 }
 
-// LogEvidence estimates log p(x; theta) with reps independent twisted
-// particle filters of n particles each, returning the log of the average
-// of the unbiased estimates and its Monte Carlo standard error (delta method).
-func LogEvidence(rng *rand.Rand, ssm StateSpace, tw *Twisted, n, reps int) (logZ, se float64) {
-	k := NewCSMC(ssm, n)
+func (k *SMCKernel) Name() string {
+	if k.Conditional {
+		return "csmc"
+	}
+	return "smc"
+}
+func (k *SMCKernel) Markov() bool { return k.Conditional }
+
+// Init runs one unconditional sweep to draw the first trajectory.
+func (k *SMCKernel) Init(rng *rand.Rand) error { k.sw.sweep(rng, false); return nil }
+
+// Step runs one sweep.
+func (k *SMCKernel) Step(rng *rand.Rand) (StepInfo, error) {
+	_, info := k.sw.sweep(rng, k.Conditional)
+	return info, nil
+}
+
+// Weighted is the retained trajectory with weight 1.
+func (k *SMCKernel) Weighted() ([]float64, []float64) { return k.sw.reference(), k.one }
+
+// Retained is the retained trajectory.
+func (k *SMCKernel) Retained() []float64 { return k.sw.reference() }
+
+// Refresh does nothing: a sweep recomputes every weight.
+func (k *SMCKernel) Refresh() {}
+
+// LogEvidence estimates log p(x; theta) with reps independent particle
+// filters of n particles each with proposal q (a *Twisted or an
+// *ARProposal), returning the log of the average of the unbiased estimates
+// and its Monte Carlo standard error (delta method). Factors that depend on
+// no latent state are not part of the filter: add them (ir's
+// ConstLogDensity) to the result.
+func LogEvidence(rng *rand.Rand, model any, q Family, n, reps int) (logZ, se float64, err error) {
+	k, err := NewSMCKernel(model, q, n, false)
+	if err != nil {
+		return 0, 0, err
+	}
 	ls := make([]float64, reps)
 	for r := range ls {
-		k.Sweep(rng, tw, false)
-		ls[r] = k.LogZ
+		k.sw.sweep(rng, false)
+		ls[r] = k.sw.logZ()
 	}
-	return LogMeanExpSE(ls)
-}
-
-// LogEvidenceGeneral is LogEvidence for a non-Gaussian transition with the
-// per-step Gaussian proposal.
-func LogEvidenceGeneral(rng *rand.Rand, ssm GeneralStateSpace, p *ARProposal, n, reps int) (logZ, se float64) {
-	k := NewCSMCAR(ssm, n)
-	ls := make([]float64, reps)
-	for r := range ls {
-		k.Sweep(rng, p, false)
-		ls[r] = k.LogZ
-	}
-	return LogMeanExpSE(ls)
+	logZ, se = LogMeanExpSE(ls)
+	return logZ, se, nil
 }
 
 // LogMeanExpSE returns log of the mean of exp(x) and the standard error of

@@ -1,0 +1,243 @@
+package infer
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mscppl/mscppl/infer/baselines"
+	"github.com/mscppl/mscppl/infer/msc"
+)
+
+// Split is one random train/test partition of the rows 0..n-1.
+type Split struct {
+	Train, Test []int
+}
+
+// MakeSplits draws k random partitions of n rows with round(frac*n) test
+// rows each (at least 1, at most n-1). Split i is drawn from its own
+// stream seeded by (seed, i), so a split does not depend on how many splits
+// are made, nor on which goroutine fits it.
+func MakeSplits(n, k int, frac float64, seed uint64) ([]Split, error) {
+	if !(frac > 0 && frac < 1) {
+		return nil, Errorf("use a fraction such as 0.1", "--test-fraction must be strictly between 0 and 1, got %g", frac)
+	}
+	if k < 1 {
+		return nil, Errorf("", "--splits must be at least 1, got %d", k)
+	}
+	ntest := max(1, int(frac*float64(n)+0.5))
+	if ntest > n-1 {
+		return nil, Errorf("", "cannot split %d rows into train and test sets with --test-fraction %g", n, frac)
+	}
+	out := make([]Split, k)
+	for i := range out {
+		rng := rand.New(rand.NewPCG(seed, 0x5eed511e+uint64(i)))
+		perm := rng.Perm(n)
+		test := append([]int(nil), perm[:ntest]...)
+		train := append([]int(nil), perm[ntest:]...)
+		slices.Sort(test)
+		slices.Sort(train)
+		out[i] = Split{Train: train, Test: test}
+	}
+	return out, nil
+}
+
+// CVOptions configure CrossValidate.
+type CVOptions struct {
+	Splits       int
+	TestFraction float64
+	Methods      []string
+	Seed         uint64
+	Fit          Options // the fit options shared by every method (Method is set per method)
+}
+
+// CVMethod is the outcome of one method over all splits.
+type CVMethod struct {
+	Method  string    `json:"method"`
+	Mean    float64   `json:"mean"`
+	SD      float64   `json:"sd"`
+	Scores  []float64 `json:"scores"`
+	Seconds float64   `json:"seconds"`
+}
+
+// CVResult is the outcome of CrossValidate.
+type CVResult struct {
+	Model        string     `json:"model"`
+	Data         string     `json:"data"`
+	Metric       string     `json:"metric"`
+	Splits       int        `json:"splits"`
+	TestFraction float64    `json:"test_fraction"`
+	Seed         uint64     `json:"seed"`
+	Methods      []CVMethod `json:"methods"`
+}
+
+// CrossValidate fits each method on random training subsets of the rows
+// and scores it on the held-out rows: the test error for a binary GLM
+// (the paper's Table 1), the held-out log predictive density otherwise.
+// Splits run in parallel; the result does not depend on the number of cores.
+func CrossValidate(ctx context.Context, m *Model, o CVOptions) (*CVResult, error) {
+	for _, meth := range o.Methods {
+		if !slices.Contains(Methods, meth) || meth == "smc" {
+			return nil, Errorf("the methods are msc, is, ep, advi and msc-prior", "unknown method %q in --methods", meth)
+		}
+	}
+	if m.Table == nil {
+		return nil, Errorf("", "cv needs a CSV data file")
+	}
+	splits, err := MakeSplits(m.Table.Rows, o.Splits, o.TestFraction, o.Seed)
+	if err != nil {
+		return nil, err
+	}
+	metric := "held-out log predictive density"
+	if glm, gerr := m.Comp.LinearGLM(); gerr == nil && strings.HasPrefix(glm.Family.Name, "bernoulli") {
+		metric = "test error"
+	}
+	res := &CVResult{Model: m.Path, Data: m.DataPath, Metric: metric, Splits: o.Splits, TestFraction: o.TestFraction, Seed: o.Seed}
+	for mi, method := range o.Methods {
+		start := time.Now()
+		scores := make([]float64, len(splits))
+		errs := make([]error, len(splits))
+		parallel(len(splits), func(i int) {
+			fo := o.Fit
+			fo.Method, fo.Seed, fo.Trace = method, o.Seed, nil
+			rng := rand.New(rand.NewPCG(o.Seed, uint64(i)<<8|uint64(mi)))
+			scores[i], errs[i] = fold(ctx, m, splits[i], fo, metric, rng)
+		})
+		for i, err := range errs {
+			if err != nil {
+				return nil, fmt.Errorf("split %d, method %s: %w", i+1, method, err)
+			}
+		}
+		mean, sd := MeanSD(scores)
+		res.Methods = append(res.Methods, CVMethod{Method: method, Mean: mean, SD: sd, Scores: scores, Seconds: time.Since(start).Seconds()})
+	}
+	return res, nil
+}
+
+// parallel runs f(0..n-1) on GOMAXPROCS workers.
+func parallel(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	jobs := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				f(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+}
+
+// MeanSD returns the mean and the sample standard deviation.
+func MeanSD(x []float64) (float64, float64) {
+	m := 0.0
+	for _, v := range x {
+		m += v / float64(len(x))
+	}
+	if len(x) < 2 {
+		return m, 0
+	}
+	s := 0.0
+	for _, v := range x {
+		s += (v - m) * (v - m)
+	}
+	return m, math.Sqrt(s / float64(len(x)-1))
+}
+
+// fold fits one method on the training rows and scores it on the test rows.
+func fold(ctx context.Context, m *Model, sp Split, o Options, metric string, rng *rand.Rand) (float64, error) {
+	train, err := m.Rebind(m.Table.Subset(sp.Train))
+	if err != nil {
+		return 0, err
+	}
+	test, err := m.Rebind(m.Table.Subset(sp.Test))
+	if err != nil {
+		return 0, err
+	}
+	f, err := fitWith(ctx, train, o, rng)
+	if err != nil {
+		return 0, err
+	}
+	q, ok := f.Q.(msc.Sampler)
+	if !ok {
+		return 0, Errorf("", "cv needs a q that can be sampled")
+	}
+	if metric == "test error" {
+		return testError(test, q, rng)
+	}
+	return heldOutLPD(test, q, rng), nil
+}
+
+// testError predicts y = 1 when the posterior predictive probability under q
+// exceeds 1/2: exactly Phi(mu'a + c / sqrt(1 + a' Sigma a)) for probit, by
+// 2000 draws of q for the other bernoulli families.
+func testError(test *Model, q msc.Sampler, rng *rand.Rand) (float64, error) {
+	glm, err := test.Comp.LinearGLM()
+	if err != nil {
+		return 0, err
+	}
+	d := glm.D
+	var p []float64
+	if glm.Family.Name == "bernoulli_probit" {
+		mean, sd := make([]float64, d), make([]float64, d)
+		cov := make([]float64, d*d)
+		q.Moments(mean, sd)
+		q.Cov(cov)
+		p = baselines.PredictProbit(glm.A, glm.N, d, glm.C, mean, cov)
+	} else {
+		const draws = 2000
+		p = make([]float64, glm.N)
+		z, eps := make([]float64, d), make([]float64, d)
+		for k := 0; k < draws; k++ {
+			q.Sample(rng, z, eps)
+			for i := 0; i < glm.N; i++ {
+				eta := glm.C[i]
+				for j, a := range glm.A[i*d : (i+1)*d] {
+					eta += a * z[j]
+				}
+				p[i] += math.Exp(glm.Family.LogPdf(1, []float64{eta})) / draws
+			}
+		}
+	}
+	wrong := 0
+	for i, y := range glm.Y {
+		pred := 0.0
+		if p[i] > 0.5 {
+			pred = 1
+		}
+		if pred != y {
+			wrong++
+		}
+	}
+	return float64(wrong) / float64(glm.N), nil
+}
+
+// heldOutLPD is log (1/M) sum_m p(y_test | z_m) with z_m ~ q: the log joint
+// of the test data minus the log prior is the test log likelihood.
+func heldOutLPD(test *Model, q msc.Sampler, rng *rand.Rand) float64 {
+	const draws = 2000
+	d := q.Dim()
+	z, eps := make([]float64, d), make([]float64, d)
+	ll := make([]float64, draws)
+	var a, b [1]float64
+	for k := range ll {
+		q.Sample(rng, z, eps)
+		test.Comp.LogJoint(z, a[:])
+		test.Comp.LogPrior(z, b[:])
+		ll[k] = a[0] - b[0]
+	}
+	v, _ := msc.LogMeanExpSE(ll)
+	return v
+}

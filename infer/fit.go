@@ -1,0 +1,311 @@
+package infer
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/mscppl/mscppl/infer/baselines"
+	"github.com/mscppl/mscppl/infer/msc"
+	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/lang"
+)
+
+// Methods are the inference methods: MSC and its baselines.
+var Methods = []string{"msc", "is", "ep", "advi", "msc-prior", "smc"}
+
+// Options choose the method and its settings. Empty fields take the value
+// of the model's infer block, then the defaults of package msc.
+type Options struct {
+	Method    string // msc (default), is, ep, advi, msc-prior, smc
+	Kernel    string // auto (default), cis, csmc
+	Family    string // fullrank (default up to msc.Defaults.FullRankLimit dimensions), meanfield, student_t
+	Optimizer string // natural (default), rm, adam
+	Proposal  string // q (default) or prior
+	Samples   int
+	Iters     int
+	LR        float64
+	ParamLR   float64
+	// AverageLast reports the average of the last N iterates (0: the
+	// default fraction of the run).
+	AverageLast int
+	Retained    bool
+	Seed        uint64
+	// InitMean starts q's mean there (default 0).
+	InitMean []float64
+	// Trace, if set, is called at logged iterations.
+	Trace func(*msc.TraceEntry)
+}
+
+// Fitted is the outcome of Fit.
+type Fitted struct {
+	Model    *Model
+	Method   string
+	Settings msc.Settings
+	Result   *msc.Result
+	Summary  *Summary
+	// Q is the reported family (nil for EP, which reports a Gaussian in Result.Q too).
+	Q msc.Family
+}
+
+// seedStream separates the random streams of a run from those of its
+// summaries and draws.
+const (
+	streamRun     = 0x6d7363
+	streamSummary = 0x73756d
+)
+
+// NewRand returns the seeded generator of a named stream.
+func NewRand(seed, stream uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, stream)) }
+
+// resolve merges the options with the model's infer block.
+func (o Options) resolve(m *ir.Model) (Options, []string, error) {
+	var warns []string
+	set := m.Settings
+	str := func(v *string, key, def string) error {
+		if *v != "" {
+			return nil
+		}
+		if sv, ok := set[key]; ok {
+			if !sv.IsStr {
+				return lang.Errorf(sv.Pos, "setting %s takes a name such as %s", key, def)
+			}
+			*v = sv.Str
+			return nil
+		}
+		*v = def
+		return nil
+	}
+	num := func(v *float64, key string) error {
+		if *v != 0 {
+			return nil
+		}
+		if sv, ok := set[key]; ok {
+			if sv.IsStr {
+				return lang.Errorf(sv.Pos, "setting %s takes a number", key)
+			}
+			*v = sv.Num
+		}
+		return nil
+	}
+	integer := func(v *int, key string) error {
+		f := float64(*v)
+		if err := num(&f, key); err != nil {
+			return err
+		}
+		if f != math.Trunc(f) || f < 0 {
+			return Errorf("", "%s must be a positive integer, got %g", key, f)
+		}
+		*v = int(f)
+		return nil
+	}
+	for _, e := range []error{
+		str(&o.Method, "method", "msc"), str(&o.Kernel, "kernel", "auto"), str(&o.Family, "family", ""),
+		str(&o.Optimizer, "optimizer", "natural"), str(&o.Proposal, "proposal", "q"),
+		num(&o.LR, "lr"), num(&o.ParamLR, "param_lr"), integer(&o.Samples, "samples"), integer(&o.Iters, "iters"),
+	} {
+		if e != nil {
+			return o, nil, e
+		}
+	}
+	if o.Seed == 0 {
+		if sv, ok := set["seed"]; ok && !sv.IsStr {
+			o.Seed = uint64(sv.Num)
+		} else {
+			o.Seed = 1
+		}
+	}
+	if !slices.Contains(Methods, o.Method) {
+		return o, nil, Errorf("the methods are msc, is, ep, advi, msc-prior and smc", "unknown method %q", o.Method)
+	}
+	if o.Method == "msc-prior" {
+		o.Method, o.Proposal = "msc", "prior"
+	}
+	if o.Proposal != "q" && o.Proposal != "prior" {
+		return o, nil, Errorf("", "unknown proposal %q (use q or prior)", o.Proposal)
+	}
+	if o.Samples < 0 || o.Iters < 0 || o.LR < 0 || o.ParamLR < 0 || o.AverageLast < 0 {
+		return o, nil, Errorf("", "--samples, --iters, --lr, --param-lr and --average-last must be positive")
+	}
+	if o.Family == "" {
+		o.Family = "fullrank"
+		if m.LatentDim > msc.Defaults.FullRankLimit {
+			o.Family = "meanfield"
+			warns = append(warns, fmt.Sprintf("the model has %d latent dimensions, more than %d, so q is mean-field by default: a full-rank q would refactor a %dx%d covariance every iteration; pass --family fullrank to insist", m.LatentDim, msc.Defaults.FullRankLimit, m.LatentDim, m.LatentDim))
+		}
+	}
+	return o, warns, nil
+}
+
+// kernelFor decides the kernel: csmc for state-space models under MSC and
+// SMC (--kernel auto), or as forced. A forced kernel with a method that has
+// none is an error.
+func kernelFor(o Options, comp *ir.Compiled) (string, error) {
+	st := comp.Structure()
+	switch o.Kernel {
+	case "", "auto":
+		switch {
+		case o.Method == "smc":
+			if !st.StateSpace {
+				return "", Errorf("", "--method smc needs a state-space model, and this one is %s", st)
+			}
+			return "smc", nil
+		case o.Method == "msc" && st.StateSpace && o.Proposal == "q":
+			return "csmc", nil
+		case o.Method == "msc":
+			return "cis", nil
+		}
+		return o.Method, nil
+	case "cis", "csmc":
+		if o.Method != "msc" {
+			return "", Errorf("the kernels are those of MSC; the baselines have none", "--kernel %s cannot be used with --method %s", o.Kernel, o.Method)
+		}
+		if o.Kernel == "csmc" && !st.StateSpace {
+			return "", Errorf("use --kernel cis, or write the model as z[t] ~ normal(f(z[t-1]), s) with observations x[t] depending on z[t] only", "--kernel csmc needs a state-space model, and this one is %s", st)
+		}
+		if o.Kernel == "csmc" && o.Proposal == "prior" {
+			return "", Errorf("", "--proposal prior works with the cis kernel only")
+		}
+		return o.Kernel, nil
+	}
+	return "", Errorf("", "unknown kernel %q (use auto, cis or csmc)", o.Kernel)
+}
+
+// Fit fits the model with the chosen method. The context stops the run
+// early (the result is then marked as not converged).
+func Fit(ctx context.Context, m *Model, opt Options) (*Fitted, error) {
+	return fitWith(ctx, m, opt, nil)
+}
+
+// fitWith is Fit with an explicit random stream (nil: the run stream of
+// the seed).
+func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitted, error) {
+	start := time.Now()
+	o, warns, err := opt.resolve(m.IR)
+	if err != nil {
+		return nil, err
+	}
+	comp := m.Comp
+	kernel, err := kernelFor(o, comp)
+	if err != nil {
+		return nil, err
+	}
+	f := &Fitted{Model: m, Method: o.Method}
+	if o.Method == "ep" {
+		if err := f.fitEP(); err != nil {
+			return nil, err
+		}
+		f.Summary = f.summarize(o, kernel, "none", time.Since(start))
+		return f, nil
+	}
+	s := msc.Settings{Samples: o.Samples, Iters: o.Iters, LR: o.LR, ParamLR: o.ParamLR, RetainedOnly: o.Retained, Trace: o.Trace}
+	if s.Optimizer, err = msc.ParseOptimizer(o.Optimizer); err != nil {
+		return nil, Errorf("", "%v", err)
+	}
+	if o.Method == "advi" || kernel == "csmc" || kernel == "smc" {
+		s.Optimizer = msc.Adam // ADVI and the state-space proposals climb with Adam (the paper's)
+	}
+	d := m.IR.LatentDim
+	if o.AverageLast > 0 {
+		iters := o.Iters
+		if iters == 0 {
+			iters = msc.DefaultIters(d)
+			if kernel == "csmc" || kernel == "smc" {
+				iters = msc.Defaults.ItersSSM
+			}
+		}
+		s.AverageFraction = math.Min(1, float64(o.AverageLast)/float64(iters))
+	}
+	if rng == nil {
+		rng = NewRand(o.Seed, streamRun)
+	}
+	var q msc.Family
+	var k msc.Kernel
+	switch kernel {
+	case "csmc", "smc":
+		q = msc.NewTwisted(comp.Len())
+		if !comp.Structure().GaussianTransition {
+			q = msc.NewARProposal(comp.Len())
+		}
+		if s.Samples == 0 {
+			s.Samples = msc.Defaults.Samples
+		}
+		if k, err = msc.NewSMCKernel(comp, q, s.Samples, kernel == "csmc"); err != nil {
+			return nil, err
+		}
+	default:
+		sq, err := msc.NewFamily(o.Family, d)
+		if err != nil {
+			return nil, Errorf("", "%v", err)
+		}
+		if o.InitMean != nil {
+			if err := sq.SetMoments(o.InitMean, nil); err != nil {
+				return nil, err
+			}
+		}
+		q = sq
+		if s.Samples == 0 {
+			s.Samples = msc.Defaults.Samples
+		}
+		switch kernel {
+		case "cis":
+			c := msc.NewCIS(comp, sq, s.Samples)
+			if o.Proposal == "prior" {
+				if err := comp.PriorError(); err != nil {
+					return nil, err
+				}
+				c.UsePrior(comp)
+			}
+			k = c
+		case "is":
+			k = baselines.NewIS(comp, sq, s.Samples)
+		case "advi":
+			if k, err = baselines.NewADVI(comp, sq, s.Samples); err != nil {
+				return nil, Errorf("", "--method advi: %v", err)
+			}
+		}
+	}
+	var res msc.Result
+	if err := msc.Run(ctx, rng, comp, q, k, &s, &res); err != nil {
+		return nil, err
+	}
+	f.Settings, f.Result, f.Q = s, &res, res.Q
+	f.Summary = f.summarize(o, kernel, s.Optimizer.String(), time.Since(start))
+	f.Summary.Warnings = append(warns, f.Summary.Warnings...)
+	if kernel == "csmc" && !comp.Structure().GaussianTransition {
+		f.Summary.Warnings = append(f.Summary.Warnings, fmt.Sprintf("the %s transition is not Gaussian, so the proposal is a per-step Gaussian N(a_t + b_t z[t-1], s_t^2) instead of the twisted one", comp.Structure().Transition))
+	}
+	return f, nil
+}
+
+// fitEP runs expectation propagation when the model is a probit regression
+// with independent normal priors.
+func (f *Fitted) fitEP() error {
+	comp := f.Model.Comp
+	start := time.Now()
+	glm, err := comp.LinearGLM()
+	if err != nil {
+		return Errorf("EP works for probit regression: y ~ bernoulli_probit(linear predictor) with normal priors", "--method ep is not available for this model: %v", err)
+	}
+	if glm.Family.Name != "bernoulli_probit" {
+		return Errorf("EP works for probit regression", "--method ep is not available for this model: its likelihood at %s is %s, not bernoulli_probit", glm.Pos, glm.Family.Name)
+	}
+	if glm.PriorMean == nil {
+		return Errorf("EP works with independent normal priors with constant arguments", "--method ep is not available for this model: %s", glm.PriorReason)
+	}
+	ep, err := baselines.EPProbit(glm.A, glm.N, glm.D, glm.C, glm.Y, glm.PriorMean, glm.PriorVar, baselines.EPSettings{})
+	if err != nil {
+		return err
+	}
+	q := msc.NewFullRank(glm.D)
+	if err := q.SetMoments(ep.Mean, ep.Cov); err != nil {
+		return fmt.Errorf("EP's covariance is not positive definite")
+	}
+	f.Q = q
+	f.Result = &msc.Result{Kernel: "none", Q: q, Final: q, Iterations: ep.Iterations, Converged: ep.Converged, Elapsed: time.Since(start),
+		Reported: fmt.Sprintf("EP fixed point after %d sweeps over the sites", ep.Iterations)}
+	return nil
+}

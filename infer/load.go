@@ -1,0 +1,132 @@
+package infer
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/dataset"
+	"github.com/mscppl/mscppl/lang"
+)
+
+// UserError is an error caused by the user's input, with an optional hint.
+type UserError struct {
+	Msg  string
+	Hint string
+}
+
+func (e *UserError) Error() string { return e.Msg }
+
+// Errorf builds a *UserError.
+func Errorf(hint, format string, args ...any) error {
+	return &UserError{Msg: fmt.Sprintf(format, args...), Hint: hint}
+}
+
+// Model is a loaded model: its source, its data, the checked IR and the
+// compiled target.
+type Model struct {
+	Path, DataPath string
+	// Sources holds the text of the model and data files by name, for
+	// printing errors with their source line.
+	Sources map[string][]byte
+	File    *lang.File
+	Table   *dataset.Table // nil without a data file
+	IR      *ir.Model
+	Comp    *ir.Compiled
+}
+
+// LoadOptions tune Load.
+type LoadOptions struct {
+	MaxNodes int // see ir.CompileOptions
+}
+
+// Load reads, parses and checks a model, binds its data (dataPath may be
+// empty) and compiles it. On error, the returned Model (if not nil) still
+// holds the sources read so far, for printing the error.
+func Load(modelPath, dataPath string, opt ...LoadOptions) (*Model, error) {
+	m := &Model{Path: modelPath, DataPath: dataPath, Sources: map[string][]byte{}}
+	src, err := os.ReadFile(modelPath)
+	if err != nil {
+		return m, FileError(modelPath, "model", err)
+	}
+	return m, m.load(src, opt...)
+}
+
+// LoadSource is Load for a model given as text named name.
+func LoadSource(name string, src []byte, dataPath string, opt ...LoadOptions) (*Model, error) {
+	m := &Model{Path: name, DataPath: dataPath, Sources: map[string][]byte{}}
+	return m, m.load(src, opt...)
+}
+
+func (m *Model) load(src []byte, opt ...LoadOptions) error {
+	m.Sources[m.Path] = src
+	f, err := lang.Parse(m.Path, src)
+	if err != nil {
+		return err
+	}
+	m.File = f
+	if m.DataPath != "" {
+		b, err := os.ReadFile(m.DataPath)
+		if err != nil {
+			return FileError(m.DataPath, "data", err)
+		}
+		m.Sources[m.DataPath] = b
+		if m.Table, err = dataset.Read(m.DataPath, strings.NewReader(string(b))); err != nil {
+			return err
+		}
+	}
+	if m.IR, err = ir.Build(f, m.Table); err != nil {
+		return err
+	}
+	var o ir.CompileOptions
+	if len(opt) > 0 {
+		o.MaxNodes = opt[0].MaxNodes
+	}
+	m.Comp, err = ir.Compile(m.IR, o)
+	return err
+}
+
+// Rebind returns the model compiled on another table (a subset of the rows
+// for cross-validation). The result is independent of m.
+func (m *Model) Rebind(t *dataset.Table) (*Model, error) {
+	c := &Model{Path: m.Path, DataPath: m.DataPath, Sources: m.Sources, File: m.File, Table: t}
+	var err error
+	if c.IR, err = ir.Build(m.File, t); err != nil {
+		return nil, err
+	}
+	c.Comp, err = ir.Compile(c.IR, ir.CompileOptions{})
+	return c, err
+}
+
+// Clone compiles an independent copy (a compiled model is not safe for
+// concurrent use).
+func (m *Model) Clone() (*Model, error) { return m.Rebind(m.Table) }
+
+// FileError words an error reading a user's file.
+func FileError(path, what string, err error) error {
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return Errorf("check the path", "cannot read the %s file %s: no such file", what, path)
+	case errors.Is(err, os.ErrPermission):
+		return Errorf("", "cannot read the %s file %s: permission denied", what, path)
+	}
+	return Errorf("", "cannot read the %s file %s: %v", what, path, err)
+}
+
+// NeedsData reports whether a model file declares data bound to CSV
+// columns (and so cannot be checked without a data file).
+func NeedsData(f *lang.File) bool {
+	for _, b := range f.Blocks {
+		if b.Kind != "data" {
+			continue
+		}
+		for _, it := range b.Items {
+			if it.Decl != nil && it.Decl.Init == nil {
+				return true
+			}
+		}
+	}
+	return false
+}

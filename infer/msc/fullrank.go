@@ -1,0 +1,354 @@
+package msc
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+func init() {
+	RegisterFamily("fullrank", "Gaussian with a dense covariance (the default up to 200 dimensions)",
+		func(d int) Sampler { return NewFullRank(d) })
+}
+
+// FullRank is the Gaussian family N(Mu, L L') on R^d with a dense lower
+// triangular Cholesky factor L. Its unconstrained parameters are Mu and the
+// rows of L with a log diagonal. Nothing here allocates after construction.
+type FullRank struct {
+	D   int
+	Mu  []float64
+	L   []float64 // d x d row-major lower triangular
+	cov []float64 // L L', valid when covOK
+	// scratch
+	r, e, dz, newCov []float64
+	ld               float64 // log |L|, valid when ldOK
+	ldOK, covOK      bool
+}
+
+// NewFullRank returns N(0, I).
+func NewFullRank(d int) *FullRank {
+	g := &FullRank{D: d, Mu: make([]float64, d), L: make([]float64, d*d), cov: make([]float64, d*d),
+		r: make([]float64, d), e: make([]float64, d), dz: make([]float64, d), newCov: make([]float64, d*d)}
+	for i := 0; i < d; i++ {
+		g.L[i*d+i] = 1
+	}
+	return g
+}
+
+func (g *FullRank) Name() string   { return "fullrank" }
+func (g *FullRank) Dim() int       { return g.D }
+func (g *FullRank) NumLambda() int { return g.D + g.D*(g.D+1)/2 }
+func (g *FullRank) NumStats() int  { return g.D + g.D*g.D }
+func (g *FullRank) invalidate()    { g.ldOK, g.covOK = false, false }
+
+// Clone copies the family.
+func (g *FullRank) Clone() Family {
+	c := NewFullRank(g.D)
+	copy(c.Mu, g.Mu)
+	copy(c.L, g.L)
+	return c
+}
+
+// Sample draws rows z = Mu + L eps.
+func (g *FullRank) Sample(rng *rand.Rand, z, eps []float64) {
+	d := g.D
+	for b := 0; b*d < len(z); b++ {
+		zb, eb := z[b*d:(b+1)*d], eps[b*d:(b+1)*d]
+		for i := range eb {
+			eb[i] = rng.NormFloat64()
+		}
+		for i := 0; i < d; i++ {
+			s := g.Mu[i]
+			for j, l := range g.L[i*d : i*d+i+1] {
+				s += l * eb[j]
+			}
+			zb[i] = s
+		}
+	}
+}
+
+func (g *FullRank) logDet() float64 {
+	if !g.ldOK {
+		s := 0.0
+		for i := 0; i < g.D; i++ {
+			s += math.Log(g.L[i*g.D+i])
+		}
+		g.ld, g.ldOK = s, true
+	}
+	return g.ld
+}
+
+// whiten solves L e = z - Mu.
+func (g *FullRank) whiten(z, e []float64) {
+	d := g.D
+	for i := 0; i < d; i++ {
+		s := z[i] - g.Mu[i]
+		for j, l := range g.L[i*d : i*d+i] {
+			s -= l * e[j]
+		}
+		e[i] = s / g.L[i*d+i]
+	}
+}
+
+// LogQNoise is log q at a row drawn with noise eps.
+func (g *FullRank) LogQNoise(_, eps []float64) float64 {
+	return -0.5*sumSq(eps) - g.logDet() - 0.5*float64(g.D)*ln2Pi
+}
+
+// LogQ is log q(z).
+func (g *FullRank) LogQ(z []float64) float64 {
+	g.whiten(z, g.e)
+	return g.LogQNoise(z, g.e)
+}
+
+// Cov writes Sigma = L L'.
+func (g *FullRank) Cov(out []float64) {
+	if !g.covOK {
+		d := g.D
+		for i := 0; i < d; i++ {
+			for j := 0; j <= i; j++ {
+				s := 0.0
+				for k := 0; k <= j; k++ {
+					s += g.L[i*d+k] * g.L[j*d+k]
+				}
+				g.cov[i*d+j], g.cov[j*d+i] = s, s
+			}
+		}
+		g.covOK = true
+	}
+	copy(out, g.cov)
+}
+
+// Moments writes the mean and the marginal sds.
+func (g *FullRank) Moments(mean, sd []float64) {
+	d := g.D
+	copy(mean, g.Mu)
+	for i := 0; i < d; i++ {
+		s := 0.0
+		for _, l := range g.L[i*d : i*d+i+1] {
+			s += l * l
+		}
+		sd[i] = math.Sqrt(s)
+	}
+}
+
+// SetMoments sets Mu and L = chol(cov) (cov nil keeps L).
+func (g *FullRank) SetMoments(mean, cov []float64) error {
+	if mean != nil {
+		copy(g.Mu, mean)
+	}
+	if cov != nil {
+		if !cholesky(cov, g.L, g.D) {
+			return errors.New("the covariance is not positive definite")
+		}
+		g.invalidate()
+	}
+	return nil
+}
+
+// Lambda writes Mu, then the rows of L with a log diagonal.
+func (g *FullRank) Lambda(out []float64) {
+	d := g.D
+	copy(out, g.Mu)
+	k := d
+	for i := 0; i < d; i++ {
+		for j := 0; j <= i; j++ {
+			v := g.L[i*d+j]
+			if i == j {
+				v = math.Log(v)
+			}
+			out[k] = v
+			k++
+		}
+	}
+}
+
+// SetLambda is the inverse of Lambda.
+func (g *FullRank) SetLambda(lam []float64) {
+	d := g.D
+	copy(g.Mu, lam[:d])
+	k := d
+	for i := 0; i < d; i++ {
+		for j := 0; j <= i; j++ {
+			v := lam[k]
+			if i == j {
+				v = math.Exp(v)
+			}
+			g.L[i*d+j] = v
+			k++
+		}
+	}
+	g.invalidate()
+}
+
+// AddScore adds w grad_lambda log q(z): for Mu, u = L^-T e; for L,
+// tril(u e') - diag(1/L_ii), with the chain rule for the log diagonal.
+func (g *FullRank) AddScore(w float64, z, grad []float64) {
+	d := g.D
+	e, u := g.e, g.r
+	g.whiten(z, e)
+	for i := d - 1; i >= 0; i-- {
+		s := e[i]
+		for j := i + 1; j < d; j++ {
+			s -= g.L[j*d+i] * u[j]
+		}
+		u[i] = s / g.L[i*d+i]
+	}
+	for i := 0; i < d; i++ {
+		grad[i] += w * u[i]
+	}
+	k := d
+	for i := 0; i < d; i++ {
+		for j := 0; j <= i; j++ {
+			v := u[i] * e[j]
+			if i == j {
+				v = (v - 1/g.L[i*d+i]) * g.L[i*d+i]
+			}
+			grad[k] += w * v
+			k++
+		}
+	}
+}
+
+// NaturalStep is the natural-gradient step for a Gaussian: a stochastic
+// moment update Mu += rho sum_b w_b (z_b - Mu), Sigma = (1 - rho) Sigma +
+// rho sum_b w_b (z_b - Mu)(z_b - Mu)', both with the old Mu. Sigma stays
+// positive definite (a convex combination). O(S d^2 + d^3).
+func (g *FullRank) NaturalStep(z, w []float64, rho float64) error {
+	d := g.D
+	g.Cov(g.newCov)
+	for i := range g.newCov {
+		g.newCov[i] *= 1 - rho
+	}
+	clear(g.dz)
+	e := g.e
+	for b, wb := range w {
+		if wb == 0 {
+			continue
+		}
+		zb := z[b*d : (b+1)*d]
+		for i := 0; i < d; i++ {
+			e[i] = zb[i] - g.Mu[i]
+			g.dz[i] += wb * e[i]
+		}
+		for i := 0; i < d; i++ {
+			a := rho * wb * e[i]
+			row := g.newCov[i*d : i*d+i+1]
+			for j := range row {
+				row[j] += a * e[j]
+			}
+		}
+	}
+	for i := 0; i < d; i++ {
+		for j := 0; j < i; j++ {
+			g.newCov[j*d+i] = g.newCov[i*d+j]
+		}
+		g.Mu[i] += rho * g.dz[i]
+	}
+	if !cholesky(g.newCov, g.L, d) {
+		return errors.New("the covariance of q lost positive definiteness")
+	}
+	g.ldOK = false
+	g.cov, g.newCov = g.newCov, g.cov
+	g.covOK = true
+	return nil
+}
+
+// Stats writes Mu and Sigma.
+func (g *FullRank) Stats(dst []float64) {
+	copy(dst, g.Mu)
+	g.Cov(dst[g.D:])
+}
+
+// SetStats sets Mu and Sigma.
+func (g *FullRank) SetStats(src []float64) error { return g.SetMoments(src[:g.D], src[g.D:]) }
+
+// AddPathGrad adds w (dz/dlambda)' g for z = Mu + L eps.
+func (g *FullRank) AddPathGrad(w float64, eps, gz, grad []float64) {
+	d := g.D
+	for i := 0; i < d; i++ {
+		grad[i] += w * gz[i]
+	}
+	k := d
+	for i := 0; i < d; i++ {
+		for j := 0; j <= i; j++ {
+			v := gz[i] * eps[j]
+			if i == j {
+				v *= g.L[i*d+i]
+			}
+			grad[k] += w * v
+			k++
+		}
+	}
+}
+
+// AddEntropyGrad adds d/dlambda of sum_i log L_ii.
+func (g *FullRank) AddEntropyGrad(grad []float64) {
+	k := g.D
+	for i := 0; i < g.D; i++ {
+		k += i
+		grad[k]++
+		k++
+	}
+}
+
+type gaussianJSON struct {
+	Mean []float64 `json:"mean"`
+	Cov  []float64 `json:"cov,omitempty"`
+	SD   []float64 `json:"sd,omitempty"`
+}
+
+// MarshalJSON writes the mean and the covariance.
+func (g *FullRank) MarshalJSON() ([]byte, error) {
+	c := make([]float64, g.D*g.D)
+	g.Cov(c)
+	return json.Marshal(gaussianJSON{Mean: g.Mu, Cov: c})
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (g *FullRank) UnmarshalJSON(b []byte) error {
+	var v gaussianJSON
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	if len(v.Mean) != g.D || len(v.Cov) != g.D*g.D {
+		return fmt.Errorf("a full-rank Gaussian of dimension %d needs %d means and a %dx%d covariance", g.D, g.D, g.D, g.D)
+	}
+	return g.SetMoments(v.Mean, v.Cov)
+}
+
+// cholesky writes the lower Cholesky factor of a (d x d) into l.
+func cholesky(a, l []float64, d int) bool {
+	for i := 0; i < d; i++ {
+		for j := 0; j <= i; j++ {
+			s := a[i*d+j]
+			for k := 0; k < j; k++ {
+				s -= l[i*d+k] * l[j*d+k]
+			}
+			if i == j {
+				if !(s > 0) || math.IsInf(s, 0) {
+					return false
+				}
+				l[i*d+i] = math.Sqrt(s)
+			} else {
+				l[i*d+j] = s / l[j*d+j]
+			}
+		}
+		for j := i + 1; j < d; j++ {
+			l[i*d+j] = 0
+		}
+	}
+	return true
+}
+
+const ln2Pi = 1.8378770664093454836
+
+func sumSq(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v * v
+	}
+	return s
+}
