@@ -110,6 +110,8 @@ type compiler struct {
 	covered []int // number of prior statements per unconstrained latent position
 	// dependency sets: latent positions each local depends on (by Var.ID)
 	localDeps [][]int
+	depMark   []int // scratch for depsOf, by latent position
+	depStamp  int
 }
 
 type compileError struct{ err *lang.Error }
@@ -131,6 +133,7 @@ func Compile(m *Model, opt CompileOptions) (*Compiled, error) {
 		max:       opt.MaxNodes,
 		covered:   make([]int, m.LatentDim),
 		localDeps: make([][]int, len(m.Vars)),
+		depMark:   make([]int, m.LatentDim),
 	}
 	for i := range cp.env {
 		cp.env[i] = -1
@@ -384,12 +387,17 @@ func (cp *compiler) addTerm(f factor) {
 
 // depsOf adds to dst the unconstrained latent positions that e depends on.
 func (cp *compiler) depsOf(e Expr, dst []int) []int {
+	// depMark[p] == depStamp for the positions already in dst, so that a
+	// whole-vector reference costs its length, not its length squared
+	cp.depStamp++
+	for _, q := range dst {
+		cp.depMark[q] = cp.depStamp
+	}
 	add := func(p int) {
-		for _, q := range dst {
-			if q == p {
-				return
-			}
+		if cp.depMark[p] == cp.depStamp {
+			return
 		}
+		cp.depMark[p] = cp.depStamp
 		dst = append(dst, p)
 	}
 	var walk func(e Expr)
