@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -253,4 +254,24 @@ func ExampleGraph() {
 	g.Backward(lp, 2)
 	fmt.Println(g.Value(lp, 0)[0], g.Value(lp, 1)[0], g.Grad(x, 1)[0])
 	// Output: -0.125 -2 -1
+}
+
+// TestAncestorsRepeated: Ancestors reuses its scratch marks across calls
+// and across nodes added in between, and returns nodes in index order.
+func TestAncestorsRepeated(t *testing.T) {
+	g := New()
+	x := g.Input(5)
+	p := g.Param(1)
+	var steps []Node
+	for i := 0; i < 5; i++ {
+		steps = append(steps, g.Mul(g.Index(x, i), g.Index(p, 0)))
+		got := g.Ancestors(steps[i])
+		require.Len(t, got, 5, "x, p, x[i], p[0], the product")
+		require.True(t, slices.IsSorted(got))
+		require.Equal(t, steps[i], got[4])
+	}
+	all := g.Ancestors(g.AddN(steps...), g.Const([]float64{1}))
+	require.Len(t, all, 2+5*3+1, "x, p, three nodes per step, the sum")
+	require.True(t, slices.IsSorted(all))
+	require.Equal(t, []Node{x, p, steps[2] - 2, steps[2] - 1, steps[2]}, g.Ancestors(steps[2]))
 }

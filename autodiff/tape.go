@@ -3,6 +3,7 @@ package autodiff
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -74,6 +75,10 @@ type Graph struct {
 
 	// scratch for custom ops
 	in, din [][]float64
+	// scratch for Ancestors: mark[n] == stamp for the nodes visited
+	mark  []uint32
+	stamp uint32
+	stack []Node
 }
 
 // New returns an empty graph.
@@ -458,35 +463,61 @@ func (g *Graph) forwardNode(n Node, batch int) {
 }
 
 // Ancestors returns, in topological order, the non-constant nodes that the
-// targets depend on, the targets included.
+// targets depend on, the targets included. Its cost is proportional to the
+// number of nodes returned (times a log factor), not to the size of the
+// graph, so that a model can ask for the nodes of each of its many small
+// parts. It uses scratch space of the graph: like evaluation, it is not safe
+// for concurrent use.
 func (g *Graph) Ancestors(targets ...Node) []Node {
-	mark := make([]bool, len(g.recs))
-	var visit func(n Node)
-	visit = func(n Node) {
-		if mark[n] || g.recs[n].flags&flagVar == 0 {
+	if len(g.mark) < len(g.recs) {
+		g.mark = append(g.mark, make([]uint32, len(g.recs)-len(g.mark))...)
+	}
+	g.stamp++
+	if g.stamp == 0 { // wrapped around: old marks could collide
+		clear(g.mark)
+		g.stamp = 1
+	}
+	stamp := g.stamp
+	var out []Node
+	stack := g.stack[:0]
+	push := func(n Node) {
+		if g.mark[n] == stamp || g.recs[n].flags&flagVar == 0 {
 			return
 		}
-		mark[n] = true
+		g.mark[n] = stamp
+		out = append(out, n)
+		stack = append(stack, n)
+	}
+	for _, t := range targets {
+		push(t)
+	}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
 		r := &g.recs[n]
 		switch r.op {
 		case opAddN, opStack, opCustom:
 			for _, a := range g.args[r.argOff : r.argOff+r.argN] {
-				visit(a)
+				push(a)
 			}
 		case opInput, opParam, opConst:
 		default:
-			visit(r.a)
+			push(r.a)
 			if hasB(r.op) {
-				visit(r.b)
+				push(r.b)
 			}
 		}
 	}
-	for _, t := range targets {
-		visit(t)
+	g.stack = stack
+	// nodes are created after their arguments, so index order is a
+	// topological order
+	if len(out)*16 < len(g.recs) {
+		slices.Sort(out)
+		return out
 	}
-	var out []Node
-	for i, m := range mark {
-		if m {
+	out = out[:0]
+	for i, m := range g.mark[:len(g.recs)] {
+		if m == stamp {
 			out = append(out, Node(i))
 		}
 	}

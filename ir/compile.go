@@ -20,19 +20,39 @@ type CompileOptions struct {
 	MaxNodes int
 }
 
-// factor is one instance of a ~ statement in the unrolled graph.
+// factor is one term of the log joint in the unrolled graph: the log
+// density of one instance of a statement. Every term has a node, a source
+// position and text (for messages), its loop context and its dependency set;
+// a ~ statement adds its family and argument nodes, and a ~ statement whose
+// left-hand side is a latent (a prior term) adds the latent positions it
+// draws and their bijection. Other statements (such as a future
+// `target += expr`) are terms with the common fields only.
 type factor struct {
-	node  autodiff.Node
-	stmt  *Tilde
-	args  []autodiff.Node // lhs first
-	loops string          // "t = 5" for statements inside loops
-	prior bool            // lhs is a latent
-	// For prior factors: the unconstrained latent positions written by the
-	// statement (one per element of the lhs) and their bijection.
+	node  autodiff.Node // the term's log density, one scalar per row
+	pos   lang.Pos      // the statement, for messages
+	text  string        // the statement as written, for messages
+	loops string        // "t = 5" for statements inside loops
+	// deps lists the unconstrained latent positions the term depends on,
+	// other than the ones it draws (prior.lhsPos).
+	deps  []int
+	tilde *tildeTerm // nil when the term is not a ~ statement
+	prior *priorTerm // nil when the term does not draw a latent
+}
+
+// tildeTerm are the facts of a term that comes from lhs ~ family(args).
+type tildeTerm struct {
+	family *stdlib.Family
+	args   []autodiff.Node // lhs first
+}
+
+// priorTerm are the facts of a ~ statement whose left-hand side is a latent.
+type priorTerm struct {
+	// lhsPos are the unconstrained latent positions written by the
+	// statement (one per element of the lhs), bij their bijection.
 	lhsPos []int
 	bij    stdlib.Bijection
-	// argOrder is the evaluation order of the arguments (prior factors,
-	// for ancestral sampling), computed once.
+	// argOrder is the evaluation order of the arguments (for ancestral
+	// sampling), computed once.
 	argOrder []autodiff.Node
 }
 
@@ -59,6 +79,10 @@ type Compiled struct {
 
 	structure Structure
 	steps     []ssmStep
+	// terms that depend on no latent element (data and params only), and
+	// the nodes to evaluate for them (computed on first use)
+	constTerms []int
+	constOrder []autodiff.Node
 	// top-level local definitions, for evaluating expressions (REPL :eval)
 	locals []local
 	// scratch for distribution parameters (SamplePrior)
@@ -84,10 +108,10 @@ type compiler struct {
 	jac     []autodiff.Node
 	max     int
 	covered []int // number of prior statements per unconstrained latent position
-	// dependency sets: latent positions each local depends on (by Var.ID),
-	// and each factor's arguments depend on (by factor index)
+	// dependency sets: latent positions each local depends on (by Var.ID)
 	localDeps [][]int
-	deps      [][]int
+	depMark   []int // scratch for depsOf, by latent position
+	depStamp  int
 }
 
 type compileError struct{ err *lang.Error }
@@ -109,6 +133,7 @@ func Compile(m *Model, opt CompileOptions) (*Compiled, error) {
 		max:       opt.MaxNodes,
 		covered:   make([]int, m.LatentDim),
 		localDeps: make([][]int, len(m.Vars)),
+		depMark:   make([]int, m.LatentDim),
 	}
 	for i := range cp.env {
 		cp.env[i] = -1
@@ -123,7 +148,7 @@ func Compile(m *Model, opt CompileOptions) (*Compiled, error) {
 	prior := make([]autodiff.Node, 0, len(cp.jac)+4)
 	for _, f := range c.factors {
 		terms = append(terms, f.node)
-		if f.prior {
+		if f.prior != nil {
 			prior = append(prior, f.node)
 		}
 	}
@@ -140,7 +165,7 @@ func Compile(m *Model, opt CompileOptions) (*Compiled, error) {
 	c.jointOrder = g.Ancestors(c.logJoint)
 	c.priorOrder = g.Ancestors(c.logPrior)
 	c.priorErr = cp.priorCheck()
-	c.detect(cp.deps)
+	c.detect()
 	c.Reserve(1)
 	if c.hasParam {
 		p := g.Value(c.param, 0)
@@ -331,39 +356,48 @@ func (cp *compiler) tilde(s *Tilde) {
 		op = stdlib.NewSumLogDensity(s.Dist)
 		cp.ops[s.Dist] = op
 	}
-	f := factor{
-		node:  g.Custom(op, 1, args...),
-		stmt:  s,
-		args:  args,
-		loops: strings.Join(cp.loopCtx, ", "),
+	var deps []int
+	for _, a := range s.Args {
+		deps = cp.depsOf(a, deps)
 	}
+	var prior *priorTerm
 	if s.Root != nil && s.Root.Kind == LatentVar {
-		f.prior = true
-		f.bij = s.Root.Bij
-		f.lhsPos = cp.lhsPositions(s.LHS)
-		for _, p := range f.lhsPos {
+		prior = &priorTerm{bij: s.Root.Bij, lhsPos: cp.lhsPositions(s.LHS)}
+		for _, p := range prior.lhsPos {
 			cp.covered[p]++
 		}
+	} else {
+		deps = cp.depsOf(s.LHS, deps)
 	}
+	cp.addTerm(factor{
+		node:  g.Custom(op, 1, args...),
+		pos:   s.Pos(),
+		text:  s.Text,
+		deps:  deps,
+		tilde: &tildeTerm{family: s.Dist, args: args},
+		prior: prior,
+	})
+}
+
+// addTerm adds a term to the log joint, in the current loop context.
+func (cp *compiler) addTerm(f factor) {
+	f.loops = strings.Join(cp.loopCtx, ", ")
 	cp.c.factors = append(cp.c.factors, f)
-	var d []int
-	for _, a := range s.Args {
-		d = cp.depsOf(a, d)
-	}
-	if !f.prior {
-		d = cp.depsOf(s.LHS, d)
-	}
-	cp.deps = append(cp.deps, d)
 }
 
 // depsOf adds to dst the unconstrained latent positions that e depends on.
 func (cp *compiler) depsOf(e Expr, dst []int) []int {
+	// depMark[p] == depStamp for the positions already in dst, so that a
+	// whole-vector reference costs its length, not its length squared
+	cp.depStamp++
+	for _, q := range dst {
+		cp.depMark[q] = cp.depStamp
+	}
 	add := func(p int) {
-		for _, q := range dst {
-			if q == p {
-				return
-			}
+		if cp.depMark[p] == cp.depStamp {
+			return
 		}
+		cp.depMark[p] = cp.depStamp
 		dst = append(dst, p)
 	}
 	var walk func(e Expr)
@@ -709,8 +743,13 @@ func (c *Compiled) LogPrior(z []float64, out []float64) {
 // PriorError says why the prior cannot be used as a proposal (nil if it can).
 func (c *Compiled) PriorError() error { return c.priorErr }
 
+// maxPriorTries bounds the draws SamplePrior makes for one latent element.
+const maxPriorTries = 1000
+
 // SamplePrior draws one row z from the prior by ancestral sampling, in the
-// order of the model's statements. The model must pass PriorError.
+// order of the model's statements. The model must pass PriorError. An
+// element none of whose draws lies inside the latent's constraint (after
+// 1000 tries) is NaN in z.
 func (c *Compiled) SamplePrior(rng *rand.Rand, z []float64) {
 	g := c.g
 	c.Reserve(1)
@@ -721,16 +760,17 @@ func (c *Compiled) SamplePrior(rng *rand.Rand, z []float64) {
 	p := c.scratch[:]
 	for fi := range c.factors {
 		f := &c.factors[fi]
-		if !f.prior {
+		if f.prior == nil {
 			continue
 		}
-		if f.argOrder == nil {
-			f.argOrder = g.Ancestors(f.args[1:]...)
+		args := f.tilde.args[1:]
+		if f.prior.argOrder == nil {
+			f.prior.argOrder = g.Ancestors(args...)
 		}
-		g.ForwardNodes(f.argOrder, 1)
-		for k, pos := range f.lhsPos {
-			params := p[:len(f.args)-1]
-			for j, a := range f.args[1:] {
+		g.ForwardNodes(f.prior.argOrder, 1)
+		for k, pos := range f.prior.lhsPos {
+			params := p[:len(args)]
+			for j, a := range args {
 				v := g.Value(a, 0)
 				if len(v) == 1 {
 					params[j] = v[0]
@@ -738,10 +778,14 @@ func (c *Compiled) SamplePrior(rng *rand.Rand, z []float64) {
 					params[j] = v[k]
 				}
 			}
-			x := math.NaN()
-			for try := 0; try < 1000; try++ {
-				x = f.stmt.Dist.Rand(rng, params)
-				if uu, err := f.bij.Unconstrain(x); err == nil {
+			// a draw outside the constraint (say 0 from a gamma with a
+			// tiny shape under <lower=0>) is retried; if none of 1000
+			// maps to unconstrained space, the row gets a NaN, which the
+			// caller's check reports
+			u[pos] = math.NaN()
+			for try := 0; try < maxPriorTries; try++ {
+				x := f.tilde.family.Rand(rng, params)
+				if uu, err := f.prior.bij.Unconstrain(x); err == nil {
 					u[pos] = uu
 					break
 				}
@@ -809,12 +853,16 @@ func (c *Compiled) Diagnose(z []float64) error {
 			what = "+Inf"
 		}
 		detail := ""
-		for j, a := range f.args {
+		var args []autodiff.Node
+		if f.tilde != nil {
+			args = f.tilde.args
+		}
+		for j, a := range args {
 			for _, x := range c.g.Value(a, 0) {
 				if math.IsNaN(x) || math.IsInf(x, 0) {
 					name := "the left-hand side"
 					if j > 0 {
-						name = fmt.Sprintf("argument %d (%s)", j, f.stmt.Dist.Params[j-1].Name)
+						name = fmt.Sprintf("argument %d (%s)", j, f.tilde.family.Params[j-1].Name)
 					}
 					detail = fmt.Sprintf("; %s is %g", name, x)
 					break
@@ -824,7 +872,7 @@ func (c *Compiled) Diagnose(z []float64) error {
 				break
 			}
 		}
-		e := lang.Errorf(f.stmt.Pos(), "the log density of `%s` is %s%s", f.stmt.Text, what, detail)
+		e := lang.Errorf(f.pos, "the log density of `%s` is %s%s", f.text, what, detail)
 		if f.loops != "" {
 			e.Msg += " (at " + f.loops + ")"
 		}

@@ -36,19 +36,23 @@ func (c *Compiled) LinearGLM() (*GLM, error) {
 	var lik *factor
 	for i := range c.factors {
 		f := &c.factors[i]
-		if f.prior {
+		if f.prior != nil {
 			continue
 		}
 		if lik != nil {
-			return nil, fmt.Errorf("the model has more than one likelihood statement (at %s and %s)", lik.stmt.Pos(), f.stmt.Pos())
+			return nil, fmt.Errorf("the model has more than one likelihood statement (at %s and %s)", lik.pos, f.pos)
 		}
 		lik = f
 	}
 	if lik == nil {
 		return nil, fmt.Errorf("the model has no likelihood statement (no data on the left of ~)")
 	}
-	if len(lik.args) != 2 {
-		return nil, fmt.Errorf("the likelihood %s has %d parameters; a GLM has one (the linear predictor)", lik.stmt.Dist.Name, len(lik.args)-1)
+	if lik.tilde == nil {
+		return nil, fmt.Errorf("the likelihood at %s is not a ~ statement", lik.pos)
+	}
+	family, args := lik.tilde.family, lik.tilde.args
+	if len(args) != 2 {
+		return nil, fmt.Errorf("the likelihood %s has %d parameters; a GLM has one (the linear predictor)", family.Name, len(args)-1)
 	}
 	for _, v := range m.Latents {
 		if !v.Bij.Identity() {
@@ -70,9 +74,9 @@ func (c *Compiled) LinearGLM() (*GLM, error) {
 		}
 	}
 	c.load(z, rows)
-	eta := lik.args[1]
+	eta := args[1]
 	g.ForwardNodes(g.Ancestors(eta), rows)
-	y := g.Value(lik.args[0], 0)
+	y := g.Value(args[0], 0)
 	n := len(y)
 	at := func(b, i int) float64 {
 		v := g.Value(eta, b)
@@ -81,7 +85,7 @@ func (c *Compiled) LinearGLM() (*GLM, error) {
 		}
 		return v[i]
 	}
-	glm := &GLM{Family: lik.stmt.Dist, Pos: lik.stmt.Pos(), Y: append([]float64(nil), y...), N: n, D: d,
+	glm := &GLM{Family: family, Pos: lik.pos, Y: append([]float64(nil), y...), N: n, D: d,
 		A: make([]float64, n*d), C: make([]float64, n)}
 	for i := 0; i < n; i++ {
 		glm.C[i] = at(0, i)
@@ -97,7 +101,7 @@ func (c *Compiled) LinearGLM() (*GLM, error) {
 			}
 			got := at(b, i)
 			if math.Abs(got-want) > 1e-8*(1+math.Abs(want)) {
-				return nil, fmt.Errorf("the argument of %s at %s is not linear in the latents", lik.stmt.Dist.Name, lik.stmt.Pos())
+				return nil, fmt.Errorf("the argument of %s at %s is not linear in the latents", family.Name, lik.pos)
 			}
 		}
 	}
@@ -113,19 +117,20 @@ func (c *Compiled) normalPriors() (mean, vr []float64, reason string) {
 	seen := make([]bool, d)
 	for i := range c.factors {
 		f := &c.factors[i]
-		if !f.prior {
+		if f.prior == nil {
 			continue
 		}
-		if f.stmt.Dist.Name != "normal" {
-			return nil, nil, fmt.Sprintf("the prior at %s is %s, not normal", f.stmt.Pos(), f.stmt.Dist.Name)
+		if !f.tilde.family.GaussianMoments {
+			return nil, nil, fmt.Sprintf("the prior at %s is %s, not normal", f.pos, f.tilde.family.Name)
 		}
-		for _, a := range f.args[1:] {
+		args := f.tilde.args
+		for _, a := range args[1:] {
 			if !c.g.IsConst(a) {
-				return nil, nil, fmt.Sprintf("the prior at %s has arguments that are not constants", f.stmt.Pos())
+				return nil, nil, fmt.Sprintf("the prior at %s has arguments that are not constants", f.pos)
 			}
 		}
-		mv, sv := c.g.Value(f.args[1], 0), c.g.Value(f.args[2], 0)
-		for k, p := range f.lhsPos {
+		mv, sv := c.g.Value(args[1], 0), c.g.Value(args[2], 0)
+		for k, p := range f.prior.lhsPos {
 			if seen[p] {
 				return nil, nil, "a latent has two priors"
 			}

@@ -41,9 +41,15 @@ type ssmStep struct {
 }
 
 // detect classifies the compiled model from the dependency sets of its
-// factors (deps[i] lists the unconstrained latent positions that factor i's
-// arguments depend on; lhs positions are in factors[i].lhsPos).
-func (c *Compiled) detect(deps [][]int) {
+// terms (factors[i].deps, and factors[i].prior.lhsPos for the positions a
+// prior term draws). It also collects the terms that depend on no latent.
+func (c *Compiled) detect() {
+	c.constTerms = c.constTerms[:0]
+	for i, f := range c.factors {
+		if f.prior == nil && len(f.deps) == 0 {
+			c.constTerms = append(c.constTerms, i)
+		}
+	}
 	m := c.Model
 	no := func(format string, args ...any) {
 		c.structure = Structure{Reason: fmt.Sprintf(format, args...)}
@@ -74,33 +80,33 @@ func (c *Compiled) detect(deps [][]int) {
 	gauss := true
 	transName := ""
 	for i, f := range c.factors {
-		pos := f.stmt.Pos()
-		if f.prior {
-			if len(f.lhsPos) != 1 {
+		pos := f.pos
+		if f.prior != nil {
+			if len(f.prior.lhsPos) != 1 {
 				no("the statement at %s draws the whole vector %s at once; a state-space model draws %s[t] given %s[t-1]", pos, z.Name, z.Name, z.Name)
 				return
 			}
-			t := f.lhsPos[0]
+			t := f.prior.lhsPos[0]
 			if steps[t].trans >= 0 {
 				no("%s[%d] appears on the left of ~ twice", z.Name, t+1)
 				return
 			}
-			for _, d := range deps[i] {
+			for _, d := range f.deps {
 				if d != t-1 {
 					no("the distribution of %s[%d] (statement at %s) depends on %s[%d], not only on %s[%d]", z.Name, t+1, pos, z.Name, d+1, z.Name, t)
 					return
 				}
 			}
 			steps[t].trans = i
-			if f.stmt.Dist.Name != "normal" {
+			if !f.tilde.family.GaussianMoments {
 				gauss = false
-				transName = f.stmt.Dist.Name
+				transName = f.tilde.family.Name
 			}
 			continue
 		}
 		// an observation factor: depends on at most one state
 		t := -1
-		for _, d := range deps[i] {
+		for _, d := range f.deps {
 			if t >= 0 && d != t {
 				no("the statement at %s depends on both %s[%d] and %s[%d]; an observation may depend on one state only", pos, z.Name, t+1, z.Name, d+1)
 				return
@@ -122,7 +128,7 @@ func (c *Compiled) detect(deps [][]int) {
 	for t := range steps {
 		f := c.factors[steps[t].trans]
 		if gauss {
-			steps[t].transOrder = g.Ancestors(f.args[1], f.args[2])
+			steps[t].transOrder = g.Ancestors(f.tilde.args[1], f.tilde.args[2])
 		}
 		steps[t].transFull = g.Ancestors(f.node)
 		if len(steps[t].obs) > 0 {
@@ -140,6 +146,31 @@ func (c *Compiled) detect(deps [][]int) {
 	}
 	c.steps = steps
 	c.structure = Structure{StateSpace: true, Latent: z, GaussianTransition: gauss, Transition: transName}
+}
+
+// ConstLogDensity returns the sum of the log-density terms that depend on no
+// latent element, at the current params: the part of the log joint that is
+// constant in z. A state-space model's log joint at z is the sum over t of
+// TransitionLogDensity and ObsLogDensity plus ConstLogDensity, so the
+// evidence of a particle filter must include it.
+func (c *Compiled) ConstLogDensity() float64 {
+	if len(c.constTerms) == 0 {
+		return 0
+	}
+	if c.constOrder == nil {
+		nodes := make([]autodiff.Node, len(c.constTerms))
+		for k, i := range c.constTerms {
+			nodes[k] = c.factors[i].node
+		}
+		c.constOrder = c.g.Ancestors(nodes...)
+	}
+	c.Reserve(1)
+	c.g.ForwardNodes(c.constOrder, 1)
+	s := 0.0
+	for _, i := range c.constTerms {
+		s += c.g.Value(c.factors[i].node, 0)[0]
+	}
+	return s
 }
 
 // Structure reports the detected structure.
@@ -163,7 +194,7 @@ func (c *Compiled) Transition(t int, prev, mean, sd []float64) {
 	}
 	c.g.ForwardNodes(st.transOrder, n)
 	for i := 0; i < n; i++ {
-		mv, sv := c.g.Value(f.args[1], i), c.g.Value(f.args[2], i)
+		mv, sv := c.g.Value(f.tilde.args[1], i), c.g.Value(f.tilde.args[2], i)
 		mean[i], sd[i] = mv[0], sv[0]
 	}
 }

@@ -33,6 +33,11 @@ type Family struct {
 	Params   []ParamSpec
 	Support  Domain
 	Discrete bool
+	// GaussianMoments declares that the family is a Gaussian whose first
+	// two parameters are its mean and standard deviation (normal). Structure
+	// detection uses it: such a transition gets twisted Gaussian proposals,
+	// and such priors have closed-form moments.
+	GaussianMoments bool
 	// LogPdf is log p(x | p). It is -Inf (never NaN) outside the support or
 	// the parameters' domains; NaN only for NaN input.
 	LogPdf func(x float64, p []float64) float64
@@ -158,9 +163,10 @@ func skewNormalGrad(x float64, p, dp []float64) (float64, float64) {
 func init() {
 	register(&Family{
 		Name: "normal", Params: []ParamSpec{{"mean", RealLine}, {"sd", Positive}}, Support: RealLine,
-		LogPdf: normalLogPdf,
-		Grad:   normalGrad,
-		Rand:   func(r *rand.Rand, p []float64) float64 { return p[0] + p[1]*r.NormFloat64() },
+		GaussianMoments: true,
+		LogPdf:          normalLogPdf,
+		Grad:            normalGrad,
+		Rand:            func(r *rand.Rand, p []float64) float64 { return p[0] + p[1]*r.NormFloat64() },
 	})
 	register(&Family{
 		Name: "half_normal", Params: []ParamSpec{{"sd", Positive}}, Support: NonNegative,

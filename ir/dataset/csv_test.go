@@ -183,16 +183,14 @@ func TestReadIOError(t *testing.T) {
 	require.ErrorIs(t, err, os.ErrNotExist)
 }
 
-const sharedData = "../../../shared/data/"
+// exampleData holds the real data sets the examples use; they are part of
+// the repository, so a missing file is a failure, not a reason to skip.
+const exampleData = "../../examples/data/"
 
-func readShared(t testing.TB, name string) *Table {
+func readExample(t testing.TB, name string) *Table {
 	t.Helper()
-	p := sharedData + name
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s not available: %v", p, err)
-	}
-	tb, err := ReadFile(p)
-	require.NoError(t, err)
+	tb, err := ReadFile(exampleData + name)
+	require.NoError(t, err, "the example data set %s must be in the repository", name)
 	return tb
 }
 
@@ -207,8 +205,8 @@ func TestRealFiles(t *testing.T) {
 		{"dem2gbp.csv", 1974, 1, "DEM2GBP", "DEM2GBP"},
 	} {
 		t.Run(c.file, func(t *testing.T) {
-			tb := readShared(t, c.file)
-			assert.Equal(t, sharedData+c.file, tb.File)
+			tb := readExample(t, c.file)
+			assert.Equal(t, exampleData+c.file, tb.File)
 			require.Equal(t, c.rows, tb.Rows)
 			require.Len(t, tb.Header, c.cols)
 			assert.Equal(t, c.first, tb.Header[0])
@@ -221,7 +219,7 @@ func TestRealFiles(t *testing.T) {
 		})
 	}
 	t.Run("values", func(t *testing.T) {
-		pima := readShared(t, "pima.csv")
+		pima := readExample(t, "pima.csv")
 		g, _ := pima.Column("glucose")
 		assert.Equal(t, []float64{148, 85}, g[:2])
 		assert.Equal(t, 93.0, g[767])
@@ -229,12 +227,12 @@ func TestRealFiles(t *testing.T) {
 		for _, v := range d {
 			require.True(t, v == 0 || v == 1)
 		}
-		ion := readShared(t, "ionosphere.csv")
+		ion := readExample(t, "ionosphere.csv")
 		v2, _ := ion.Column("V2")
 		for _, v := range v2 {
 			require.Zero(t, v) // constant, per the data README
 		}
-		fx := readShared(t, "dem2gbp.csv")
+		fx := readExample(t, "dem2gbp.csv")
 		r, _ := fx.Column("DEM2GBP")
 		assert.Equal(t, 0.12533286, r[0])
 		assert.Equal(t, 0.52804687, r[1973])
@@ -336,9 +334,11 @@ func FuzzRead(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	for _, name := range []string{"pima.csv", "dem2gbp.csv"} {
-		if b, err := os.ReadFile(sharedData + name); err == nil {
-			f.Add(b[:min(len(b), 400)])
+		b, err := os.ReadFile(exampleData + name)
+		if err != nil {
+			f.Fatal(err)
 		}
+		f.Add(b[:min(len(b), 400)])
 	}
 	f.Fuzz(checkRead)
 }
