@@ -1,9 +1,9 @@
 // Command mscppl is the command-line front end of the mscppl probabilistic
-// programming language:
-//
-//	mscppl check MODEL.msc [DATA.csv]   parse, resolve, bind data, print the layout
-//	mscppl run MODEL.msc [DATA.csv]     fit q by Markovian Score Climbing (or a baseline)
-//	mscppl version
+// programming language: check, run, cv, sweep, evidence, plot, repl and
+// version (see mscppl --help). It holds flag parsing, printing and exit
+// codes only; loading, fitting, evidence, cross-validation and sweeps are
+// library functions of package infer, and every default lives in
+// infer/msc (msc.Defaults), from where --help prints it.
 //
 // User errors (bad models, bad data, bad flags) print a positioned message
 // with the source line and a caret, and exit with status 1.
