@@ -2,10 +2,7 @@ package lang
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2"
@@ -23,21 +20,14 @@ var mscLexer = lexer.MustSimple([]lexer.SimpleRule{
 	{Name: "Whitespace", Pattern: `[ \t\r\n]+`},
 })
 
+// parser is the grammar of .msc files: the annotated structs of ast.go.
+// Lookahead 2 is what the grammar needs (name ":" starts a declaration,
+// name "(" a call); a larger lookahead would let optional parts backtrack
+// over more tokens and report errors further from their cause.
 var parser = participle.MustBuild[File](
 	participle.Lexer(mscLexer),
 	participle.Elide("Comment", "Whitespace"),
-	// strconv.Unquote rather than participle.Unquote, which is quadratic in
-	// the length of the literal; the recogniser has already rejected bad
-	// escapes.
-	participle.Map(func(t lexer.Token) (lexer.Token, error) {
-		v, err := strconv.Unquote(t.Value)
-		if err != nil {
-			return t, participle.Errorf(t.Pos, "invalid escape sequence in string %s", t.Value)
-		}
-		t.Value = v
-		return t, nil
-	}, "String"),
-	participle.UseLookahead(4),
+	participle.UseLookahead(2),
 )
 
 // MaxNesting bounds the nesting of brackets, and separately the length of
@@ -53,31 +43,30 @@ func ToPos(p lexer.Position) Pos {
 // Parse parses a .msc file. The error, if any, is an ErrorList whose
 // positions carry filename.
 //
-// Parsing runs in three steps: a byte-level pre-check (UTF-8, NUL bytes,
-// bracket depth), a hand-written recogniser over the tokens that finds the
-// first syntax error and words it for people (it also checks block names,
-// duplicate blocks, statement separators, the order of bounds and the form
-// of infer settings), and finally participle, which builds the CST.
+// Parsing has three steps around the one grammar (see the package
+// documentation): pre-checks on the bytes and tokens that do not depend on
+// the grammar, participle, whose error is reworded using the tokens around
+// it, and checks on the finished tree.
 func Parse(filename string, src []byte) (*File, error) {
 	if err := precheck(filename, src); err != nil {
 		return nil, err
 	}
-	toks, derr := diagnose(filename, src)
-	if derr != nil {
-		return nil, ErrorList{derr}
+	s, e := scan(filename, src)
+	if e != nil {
+		return nil, ErrorList{e}
 	}
-	peek, err := lexer.Upgrade(&replay{toks: toks}, typSpace)
-	var f *File
-	if err == nil {
-		f, err = parser.ParseFromLexer(peek)
-	}
+	peek, err := lexer.Upgrade(&sliceLexer{toks: s.raw}, typSpace, typComment)
 	if err != nil {
-		// The recogniser accepted what participle rejects: the two
-		// grammars disagree (FuzzParse looks for this). Report participle's
-		// view, translated.
-		return nil, translate(filename, src, err)
+		return nil, ErrorList{{Pos: Pos{File: filename, Line: 1, Col: 1}, Msg: err.Error()}}
+	}
+	f, err := parser.ParseFromLexer(peek)
+	if err != nil {
+		return nil, ErrorList{s.translate(err, 0)}
 	}
 	f.Name = filename
+	if e := s.check(f); e != nil {
+		return nil, ErrorList{e}
+	}
 	return f, nil
 }
 
@@ -152,33 +141,6 @@ func precheck(filename string, src []byte) error {
 	return nil
 }
 
-// hintDisagree marks errors found by participle but not by the recogniser.
-const hintDisagree = "the grammar is described in the documentation of package lang"
-
-// translate turns a participle error into a message for people. It is only
-// reached when the recogniser and participle disagree.
-func translate(filename string, src []byte, err error) error {
-	var perr participle.Error
-	if !errors.As(err, &perr) {
-		return ErrorList{{Pos: Pos{File: filename, Line: 1, Col: 1}, Msg: err.Error()}}
-	}
-	pos := ToPos(perr.Position())
-	pos.File = filename
-	if pos.Line <= 0 || pos.Offset > len(src) {
-		pos = posAt(filename, src, len(src))
-	}
-	msg := perr.Message()
-	var ute *participle.UnexpectedTokenError
-	if errors.As(err, &ute) {
-		if ute.Unexpected.EOF() {
-			msg = "unexpected end of file"
-		} else {
-			msg = fmt.Sprintf("unexpected %q", ute.Unexpected.Value)
-		}
-	}
-	return ErrorList{{Pos: pos, Msg: msg, Hint: hintDisagree}}
-}
-
 // BlockKinds are the block names of the language, in canonical order.
 var BlockKinds = []string{"data", "param", "latent", "model", "infer"}
 
@@ -192,12 +154,4 @@ func isOneOf(s string, list []string) bool {
 		}
 	}
 	return false
-}
-
-func quoteList(list []string) string {
-	q := make([]string, len(list))
-	for i, s := range list {
-		q[i] = fmt.Sprintf("%q", s)
-	}
-	return strings.Join(q, ", ")
 }

@@ -1,0 +1,362 @@
+package lang
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// Translation of participle's errors. Participle says where it stopped,
+// which token it found and which part of the grammar it expected there;
+// translate rewords that for people using the tokens around the error:
+// the previous and next tokens, the brackets open at that point and what
+// precedes the innermost one (a block name, a call's name, "~").
+
+const (
+	hintStmt    = `a statement is "x ~ dist(...)" or "name = expr"`
+	hintSetting = "a setting is name = value, as in samples = 10"
+	hintLoop    = "a loop is for t in 1..T { ... } (both bounds included)"
+	hintSep     = `put each statement on its own line, or separate them with ";"`
+	hintFrom    = `write from "Column", from "V*" or from all except "A", "B"`
+	hintBounds  = "bounds are written <lower=a>, <upper=b> or <lower=a, upper=b>"
+	hintGrammar = "the grammar is described in the documentation of package lang"
+)
+
+// itemParser parses one item; translate uses it to find why an item that
+// the block-level parse could not start is wrong.
+var itemParser = participle.MustBuild[Item](
+	participle.Lexer(mscLexer),
+	participle.Elide("Comment", "Whitespace"),
+	participle.UseLookahead(2),
+)
+
+// translate turns a participle error into a message for people. depth
+// counts the nested item parses.
+func (s *scanned) translate(err error, depth int) *Error {
+	var perr participle.Error
+	if !errors.As(err, &perr) {
+		return s.errAt(0, "", "%v", err)
+	}
+	pos := perr.Position()
+	i := s.index(pos.Offset)
+	if pos.Offset > len(s.src) || pos.Line <= 0 {
+		i = len(s.toks) - 1
+	}
+	expect := ""
+	var ute *participle.UnexpectedTokenError
+	if errors.As(err, &ute) {
+		m := strings.TrimPrefix(ute.Message(), fmt.Sprintf("unexpected token %q", ute.Unexpected))
+		expect = strings.TrimSuffix(strings.TrimPrefix(m, " (expected "), ")")
+	} else {
+		return s.errTok(i, hintGrammar, "%s", perr.Message())
+	}
+	if e := s.bracketError(i); e != nil {
+		return e
+	}
+	open, _ := s.brackets(i)
+	t, prev, next := s.desc(i), i-1, i+1
+	switch {
+	case strings.HasPrefix(expect, `"{" Item*`):
+		if s.isIdent(prev) && !isOneOf(s.text(prev), BlockKinds) {
+			return s.errTok(prev, "statements and declarations go inside a block, as in model { ... }",
+				"unexpected %s; expected a block such as model { ... }", s.desc(prev))
+		}
+		return s.errTok(i, "", "unexpected %s; expected \"{\" after %q", t, s.text(prev))
+	case strings.HasPrefix(expect, `"{" Stmt*`):
+		return s.errTok(i, hintLoop, "unexpected %s; expected \"{\" after the loop range", t)
+	case strings.HasPrefix(expect, `"in"`):
+		return s.errTok(i, hintLoop, "unexpected %s; expected \"in\" after \"for %s\"", t, s.text(prev))
+	case strings.HasPrefix(expect, `".."`):
+		return s.errTok(i, hintLoop, "unexpected %s; expected \"..\" in the loop range", t)
+	case strings.HasPrefix(expect, `":"`):
+		return s.missingColon(i, open)
+	case strings.HasPrefix(expect, "Type"):
+		return s.badType(i)
+	case expect == "Call":
+		return s.errTok(i, "the right of \"~\" is a distribution, as in y ~ normal(0, 1)", "unexpected %s; expected a distribution after \"~\"", t)
+	case strings.HasPrefix(expect, `"(" (Expr`):
+		return s.errTok(i, "the right of \"~\" is a distribution with its arguments, as in y ~ normal(0, 1)",
+			"unexpected %s; expected \"(\" after the distribution %q", t, s.text(prev))
+	case expect == "Expr" || strings.HasPrefix(expect, "Expr "):
+		return s.expectedExpr(i)
+	case s.isPunct(i, ",") && !s.startsExpr(next):
+		return s.expectedExpr(next)
+	case expect == `")"` || expect == `"]"` || expect == `">"`:
+		return s.closer(i, open)
+	}
+	if len(open) == 0 {
+		return s.errTok(i, "the blocks are data, param, latent, model and infer", "unexpected %s; expected a block such as model { ... }", t)
+	}
+	return s.inBlock(i, open, depth)
+}
+
+// bracketError reports a closing bracket that matches no open one at or
+// before token i, or the end of file with brackets open.
+func (s *scanned) bracketError(i int) *Error {
+	open, bad := s.brackets(i + 1)
+	if bad < 0 && !(s.isEOF(i) && len(open) > 0) {
+		return nil
+	}
+	if bad < 0 {
+		bad = i
+	}
+	c := s.text(bad)
+	if s.isEOF(bad) && len(open) > 0 {
+		// reported below as a missing closer
+	} else if len(open) == 0 || c != "}" && s.text(open[len(open)-1]) == "{" {
+		if c == "}" {
+			return s.errTok(bad, `check that every "{" has exactly one "}"`, `unexpected "}": no block is open`)
+		}
+		if c == ">" {
+			return s.errTok(bad, "", `unexpected ">"; expected an expression`)
+		}
+		return s.errTok(bad, "remove it, or check the brackets before it", "unexpected %s: there is no open %q", s.desc(bad), map[string]string{")": "(", "]": "["}[c])
+	}
+	o := open[len(open)-1]
+	want := closerOf[s.text(o)]
+	if want == "}" {
+		return s.errTok(bad, fmt.Sprintf("the %s at %s is not closed", s.braceWhat(o), s.at(o)), `unexpected %s; missing "}"`, s.desc(bad))
+	}
+	return s.errTok(bad, fmt.Sprintf("the %q at %s is not closed", s.text(o), s.at(o)), "missing %q %s", want, s.before(bad))
+}
+
+// braceWhat names the "{" at token o.
+func (s *scanned) braceWhat(o int) string {
+	if k := s.blockOf(o); k != "" {
+		return fmt.Sprintf(`"{" of the %s block`, k)
+	}
+	return `"{" of the for loop`
+}
+
+// blockOf returns the block name before the "{" at token o, or "" for the
+// "{" of a loop.
+func (s *scanned) blockOf(o int) string {
+	if open, _ := s.brackets(o); len(open) == 0 && s.isIdent(o-1) {
+		return s.text(o - 1)
+	}
+	return ""
+}
+
+// block returns the kind of the innermost block or loop ("") around open.
+func (s *scanned) block(open []int) (kind string, inLoop bool) {
+	for k := len(open) - 1; k >= 0; k-- {
+		if s.text(open[k]) == "{" {
+			if k == 0 {
+				return s.text(open[k] - 1), false
+			}
+			return "", true
+		}
+	}
+	return "", false
+}
+
+func itemWord(kind string, inLoop bool) string {
+	switch {
+	case inLoop:
+		return "statement"
+	case kind == "infer":
+		return "setting"
+	case kind == "data" || kind == "param" || kind == "latent":
+		return "declaration"
+	}
+	return "statement"
+}
+
+// lineStart is the first token of the item that token i is in, found as
+// the first token after the last "{", "}" or ";" on i's line.
+func (s *scanned) lineStart(i int) int {
+	j := i
+	for j > 0 && s.tok(j-1).line == s.tok(i).line && !s.isPunct(j-1, "{") && !s.isPunct(j-1, "}") && !s.isPunct(j-1, ";") {
+		j--
+	}
+	return j
+}
+
+func (s *scanned) missingColon(i int, open []int) *Error {
+	kind, inLoop := s.block(open)
+	start := s.lineStart(i - 1)
+	switch {
+	case kind == "infer" && !inLoop:
+		return s.errTok(i, hintSetting, "unexpected %s; expected \"=\" after the setting %q", s.desc(i), s.span(start, i))
+	case (kind == "data" || kind == "param" || kind == "latent") && !inLoop && start == i-1:
+		return s.errTok(i, "a declaration is name: type, as in x: vector[N]", "unexpected %s; expected \":\" after %q", s.desc(i), s.text(i-1))
+	case s.text(i-1) == "for" && start == i-1:
+		return s.errTok(i, hintLoop, "unexpected %s; expected a loop variable after \"for\"", s.desc(i))
+	}
+	hint := hintStmt
+	if s.isIdent(i) && s.tok(i).line == s.tok(i-1).line {
+		hint = `a statement is "x ~ dist(...)" or "name = expr": is a "~" or "=" missing?`
+	}
+	return s.errTok(i, hint, "unexpected %s; expected \"~\" or \"=\" after %q", s.desc(i), s.span(start, i))
+}
+
+func (s *scanned) badType(i int) *Error {
+	hint := "the types are int, real, vector[n] and matrix[m, n]"
+	if s.isIdent(i) {
+		if sug := Suggest(s.text(i), TypeNames); sug != "" {
+			hint = fmt.Sprintf("did you mean %q?", sug)
+		}
+		return s.errTok(i, hint, "unknown type %q", s.text(i))
+	}
+	return s.errTok(i, hint, "unexpected %s; expected a type", s.desc(i))
+}
+
+// expectedExpr: an expression should start at token i.
+func (s *scanned) expectedExpr(i int) *Error {
+	hint := ""
+	if p := s.text(i - 1); !s.endsOperand(i-1) && !s.isEOF(i-1) {
+		switch {
+		case p == "," && (s.isPunct(i, ")") || s.isPunct(i, "]")):
+			hint = "remove the trailing comma"
+		case strings.Contains("+-*/^=~,([<..", p) && p != "":
+			hint = fmt.Sprintf("an expression is missing after %q", p)
+		}
+	}
+	if s.isPunct(i, "=") || s.isPunct(i, "~") {
+		hint = hintStmt
+	}
+	return s.errTok(i, hint, "unexpected %s; expected an expression", s.desc(i))
+}
+
+// closer: the innermost open bracket should be closed at token i.
+func (s *scanned) closer(i int, open []int) *Error {
+	if len(open) == 0 {
+		return s.errTok(i, hintGrammar, "unexpected %s", s.desc(i))
+	}
+	o := open[len(open)-1]
+	c := closerOf[s.text(o)]
+	if c == ">" && s.isPunct(i, ",") {
+		return s.bounds(i)
+	}
+	if c == ">" && (s.text(i) == "lower" || s.text(i) == "upper") {
+		return s.errTok(i, "separate the bounds with a comma", "unexpected %s; expected \",\" or \">\"", s.desc(i))
+	}
+	// the arguments of a call and the indexes of a name are separated by
+	// commas; the sizes of a type and a parenthesised expression are not lists
+	commas := c == ")" && s.isIdent(o-1) || c == "]" && s.endsOperand(o-1) && !isOneOf(s.text(o-1), TypeNames)
+	if commas && s.startsExpr(i) && s.tok(i).line == s.tok(i-1).line {
+		return s.errTok(i, "separate the arguments with commas", "unexpected %s; expected \",\" or %q", s.desc(i), c)
+	}
+	return s.errTok(i, fmt.Sprintf("the %q at %s is not closed", s.text(o), s.at(o)), "missing %q %s", c, s.before(i))
+}
+
+// tildeCall reports whether token i follows "~ dist(...)".
+func (s *scanned) tildeCall(i int) bool {
+	if !s.isPunct(i-1, ")") {
+		return false
+	}
+	depth := 0
+	for j := i - 1; j >= 0; j-- {
+		switch {
+		case s.isPunct(j, ")"):
+			depth++
+		case s.isPunct(j, "("):
+			depth--
+			if depth == 0 {
+				return s.isIdent(j-1) && s.isPunct(j-2, "~")
+			}
+		}
+	}
+	return false
+}
+
+// inBlock explains why no item could start at token i inside a block or
+// loop body.
+func (s *scanned) inBlock(i int, open []int, depth int) *Error {
+	kind, inLoop := s.block(open)
+	t, next := s.text(i), i+1
+	switch {
+	case t == "from" && s.isIdent(i):
+		return s.from(next)
+	case t == "<" && s.isPunct(i, "<"):
+		return s.bounds(i)
+	case (t == "+" || t == "-" || t == "*" || t == "/" || t == "^") && s.tildeCall(i) && s.tok(i).line == s.tok(i-1).line:
+		return s.errTok(i, "the right of \"~\" is a single distribution, as in y ~ normal(mu + 1, sigma)", "unexpected %s after the distribution", s.desc(i))
+	case strings.Contains("+-*/^=~", t) && !s.isIdent(i) && !s.startsExpr(next):
+		return s.expectedExpr(next)
+	case s.isIdent(i) && s.isPunct(next, ":") && inLoop:
+		return s.errTok(i, "declare it in the data, param or latent block", "a declaration cannot appear inside a for loop")
+	case s.isIdent(i) && s.isPunct(next, ":") && kind == "infer":
+		return s.errTok(i, hintSetting, "the infer block holds settings such as samples = 10")
+	case (t == "lower" || t == "upper") && s.isPunct(next, "=") && !inLoop && itemWord(kind, false) == "declaration":
+		return s.errTok(i, "bounds follow the type name in <...>, as in real<lower=0> or vector<lower=0>[N]", "unexpected %s after the declaration", s.desc(i))
+	case s.tok(i).line == s.tok(i-1).line && !s.isPunct(i-1, ";") && !s.isPunct(i-1, "{") && !s.isPunct(i-1, "}"):
+		return s.sepError(i, kind, inLoop)
+	}
+	if depth == 0 {
+		if e := s.parseItemAt(i); e != nil {
+			return e
+		}
+	}
+	return s.errTok(i, hintStmt, "unexpected %s; expected a %s", s.desc(i), itemWord(kind, inLoop))
+}
+
+// sepError: token i starts an item on the line where the previous one
+// ends.
+func (s *scanned) sepError(i int, kind string, inLoop bool) *Error {
+	hint := hintSep
+	if s.tok(i-1).typ == typNumber && s.isIdent(i) && s.tok(i-1).end == s.tok(i).off {
+		hint = "multiplication is written with *, as in 2 * x"
+	}
+	return s.errTok(i, hint, "unexpected %s; expected a new line or \";\" after the %s", s.desc(i), itemWord(kind, inLoop))
+}
+
+// parseItemAt parses one item starting at token i and translates its
+// error.
+func (s *scanned) parseItemAt(i int) *Error {
+	off := s.tok(i).off
+	r := sort.Search(len(s.raw), func(k int) bool { return s.raw[k].Pos.Offset >= off })
+	peek, err := lexer.Upgrade(&sliceLexer{toks: s.raw[r:]}, typSpace, typComment)
+	if err != nil {
+		return nil
+	}
+	if _, err = itemParser.ParseFromLexer(peek); err == nil {
+		return nil
+	}
+	return s.translate(err, 1)
+}
+
+// from: the column selection after "from" should start at token i.
+func (s *scanned) from(i int) *Error {
+	switch {
+	case s.tok(i).typ == typString:
+		return s.errTok(i, hintGrammar, "unexpected %s", s.desc(i))
+	case s.text(i) == "all" && s.isIdent(i):
+		if s.text(i+1) != "except" {
+			return s.errTok(i+1, hintFrom, "unexpected %s; expected \"except\" after \"all\"", s.desc(i+1))
+		}
+		for j := i + 2; ; j += 2 {
+			if s.tok(j).typ != typString {
+				return s.errTok(j, hintFrom, "unexpected %s; expected a column name in double quotes", s.desc(j))
+			}
+			if !s.isPunct(j+1, ",") {
+				return s.errTok(j+1, hintGrammar, "unexpected %s", s.desc(j+1))
+			}
+		}
+	}
+	return s.errTok(i, hintFrom, "unexpected %s; expected a column name in double quotes after \"from\"", s.desc(i))
+}
+
+// bounds: the bound after the "<" or "," at token o is wrong.
+func (s *scanned) bounds(o int) *Error {
+	i := o + 1
+	w := s.text(i)
+	if w != "lower" && w != "upper" {
+		hint := hintBounds
+		if s.isIdent(i) {
+			if sug := Suggest(w, []string{"lower", "upper"}); sug != "" {
+				hint = fmt.Sprintf("did you mean %q?", sug)
+			}
+			return s.errTok(i, hint, "unknown bound %q; expected lower or upper", w)
+		}
+		return s.errTok(i, hint, "unexpected %s; expected lower= or upper=", s.desc(i))
+	}
+	if !s.isPunct(i+1, "=") {
+		return s.errTok(i+1, fmt.Sprintf("write %s=value", w), "unexpected %s; expected \"=\" after %q", s.desc(i+1), w)
+	}
+	return s.expectedExpr(i + 2)
+}
