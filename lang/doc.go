@@ -56,7 +56,13 @@
 // stack overflows. ErrorList.Format prints errors with the source line and
 // a caret; Suggest finds "did you mean" candidates.
 //
-// Internally a hand-written recogniser finds and words the errors; only
-// input it accepts reaches participle, which builds the CST from the
-// recogniser's tokens. FuzzParse checks that the two agree.
+// Participle (the grammar above, written as the annotated structs of
+// ast.go) is the only parser. Around it, nothing restates the grammar:
+// token-level pre-checks (UTF-8, NUL bytes, bracket balance with the
+// opening position, nesting depth, unterminated strings and comments, stray
+// characters) run first; participle's own errors are then translated into
+// the messages above using the surrounding tokens; and checks on the
+// finished tree (block names, duplicate blocks, a missing model block,
+// separators between items on one line, the order of bounds and sizes,
+// settings) run last.
 package lang

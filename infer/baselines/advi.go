@@ -23,7 +23,6 @@ type ADVI struct {
 	z, eps []float64
 	g      []float64
 	grad   []float64
-	ok     bool
 }
 
 // NewADVI returns the ADVI kernel with S samples per gradient.

@@ -281,8 +281,7 @@ type loop struct {
 	navg                 int
 	frozen               int // consecutive iterations in which lambda did not move
 
-	changes, essN                int
-	history                      []bool // per-iteration change flags (for the last 10%)
+	changes                      int
 	essSum, fracSum              float64
 	degenerate                   int
 	lastStart, lastChanges, last int
