@@ -86,17 +86,19 @@ func BenchmarkMSCProbitIonosphere(b *testing.B) {
 // T = 1974.
 func BenchmarkCSMCSweepSV(b *testing.B) {
 	c := compiled(b, "../../examples/stochastic_volatility.msc", "../../examples/data/dem2gbp.csv")
-	k := msc.NewCSMC(c, 10)
-	tw := msc.NewTwisted(c.Len())
+	k, err := msc.NewCSMC(c, msc.NewTwisted(c.Len()), 10)
+	if err != nil {
+		b.Fatal(err)
+	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	k.Sweep(rng, tw, false)
+	k.Sweep(rng, false)
 	for i := 0; i < 5; i++ {
-		k.Sweep(rng, tw, true)
+		k.Sweep(rng, true)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		k.Sweep(rng, tw, true)
+		k.Sweep(rng, true)
 	}
 }
 

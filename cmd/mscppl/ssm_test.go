@@ -95,20 +95,21 @@ func TestLGSSMAgainstKalman(t *testing.T) {
 	ll, smooth := kalman(x, phi)
 
 	// (a) chain means of the CSMC kernel with the bootstrap proposal
-	k := msc.NewCSMC(comp, 10)
 	tw := msc.NewTwisted(comp.Len())
+	k, err := msc.NewCSMC(comp, tw, 10)
+	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(5, 6))
-	k.Sweep(rng, tw, false)
+	k.Sweep(rng, false)
 	const sweeps, nb = 20000, 40
 	batch := make([][]float64, nb)
 	for i := range batch {
 		batch[i] = make([]float64, len(x))
 	}
 	for i := 0; i < 500; i++ {
-		k.Sweep(rng, tw, true)
+		k.Sweep(rng, true)
 	}
 	for i := 0; i < sweeps; i++ {
-		k.Sweep(rng, tw, true)
+		k.Sweep(rng, true)
 		for s, v := range k.Reference() {
 			batch[i/(sweeps/nb)][s] += v / float64(sweeps/nb)
 		}

@@ -1,6 +1,7 @@
 package msc
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 )
@@ -64,34 +65,33 @@ func (tw *Twisted) logPsi(t int, z float64) float64 {
 }
 
 // CSMC is the conditional sequential Monte Carlo kernel with ancestor
-// sampling (Lindsten, Jordan & Schön 2014) with twisted proposals, exactly
-// as in the paper's supplement: the retained trajectory is particle 0, the
+// sampling (Lindsten, Jordan & Schön 2014), exactly as in the paper's
+// supplement, for any proposal: the retained trajectory is particle 0, the
 // other particles are resampled multinomially by their normalised weights,
 // particle 0's ancestor is drawn with weights W_{t-1}^j times the ratio of
-// twisted targets, all weights stay in log space, and a final draw picks the
-// new retained trajectory. With Conditional = false the same sweep is a
-// plain twisted particle filter (the SMC baseline and the evidence
-// estimator).
+// twisted targets, p(r_t | z^j_{t-1}) g_{t-1}(z^j_{t-1}) / psi_{t-1}(z^j_{t-1}),
+// all weights stay in log space, and a final draw picks the new retained
+// trajectory. The incremental weight of a particle is
+//
+//	p(z_t | z_{t-1}) psi_t(z_t) / q(z_t | z_{t-1}) * g_{t-1}(z_{t-1}) / psi_{t-1}(z_{t-1}),
+//
+// with g_T(z_T) / psi_T(z_T) added at the last step; psi = 1 for proposals
+// without twisting. With conditional false the same sweep is a plain
+// particle filter (the SMC baseline and the evidence estimator).
 type CSMC struct {
-	ssm  StateSpace
-	tw   *Twisted // the proposal of the kernel's sweeps
+	p    stepProposal
 	N, T int
 
 	z    []float64 // T x N particle values
 	anc  []int32   // T x N ancestor indices (into step t-1)
-	mean []float64 // T x N transition mean used by each particle
-	sd   []float64 // T x N transition sd used by each particle
 	logw []float64 // N log weights of the current step
+	inc  []float64 // N incremental log weights of the proposal
 	wn   []float64 // N normalised weights
 	gPrv []float64 // N observation log densities at t-1
 	gCur []float64
-	prev []float64 // N
-	tm   []float64 // N transition means for all previous particles
-	ts   []float64 // N transition sds
 	aw   []float64 // N ancestor-sampling log weights
 	us   []float64 // N+1 scratch for sorted uniforms
 	ref  []float64 // T retained trajectory
-	path []float64 // 2T transition (mean, sd) along the retained trajectory
 
 	// Per sweep diagnostics.
 	LogZ     float64 // log of the unbiased estimate of p(x_{1:T}) (meaningful for unconditional sweeps)
@@ -100,20 +100,54 @@ type CSMC struct {
 	FracDiff float64 // fraction of time steps whose retained value changed
 }
 
-// NewCSMC prepares a kernel with n particles (n >= 2).
-func NewCSMC(ssm StateSpace, n int) *CSMC {
-	T := ssm.Len()
-	ssm.ReserveParticles(n)
-	return &CSMC{
-		ssm: ssm, N: n, T: T,
-		z: make([]float64, T*n), anc: make([]int32, T*n),
-		mean: make([]float64, T*n), sd: make([]float64, T*n),
-		logw: make([]float64, n), wn: make([]float64, n),
-		gPrv: make([]float64, n), gCur: make([]float64, n),
-		prev: make([]float64, n), tm: make([]float64, n), ts: make([]float64, n),
-		aw: make([]float64, n), us: make([]float64, n+1),
-		ref: make([]float64, T), path: make([]float64, 2*T),
+// stepProposal is what a sweep needs of a state-space proposal, step by step.
+type stepProposal interface {
+	// obs writes log g_t(x_t | z_t = cur[i]) for each particle.
+	obs(t int, cur, out []float64)
+	// prepare readies step t given the N particles of step t-1 (prev is nil at t = 0).
+	prepare(t int, prev []float64)
+	// ancestorLogDensity writes log p(r | z^j_{t-1}) - log psi_{t-1}(z^j_{t-1}) for each j (t >= 1).
+	ancestorLogDensity(t int, r float64, out []float64)
+	// propose fills z[i] for i >= start from q(z_t | z_{t-1} = prev[anc[i]])
+	// (z[i] for i < start holds the retained value) and writes
+	// inc[i] = log p(z_i | .) + log psi_t(z_i) - log q(z_i | .) - log psi_{t-1}(prev[anc[i]]).
+	propose(rng *rand.Rand, t int, anc []int32, z, inc []float64, start int)
+	// logPsi is log psi_t(z) (0 without twisting).
+	logPsi(t int, z float64) float64
+	// retain records that particle i of step t lies on the new retained trajectory.
+	retain(t, i int)
+}
+
+// NewCSMC prepares a kernel with n particles (n >= 2) for a state-space
+// model: with the twisted proposal q (a *Twisted, for a StateSpace with a
+// Gaussian transition) or the per-step Gaussian one (an *ARProposal, for a
+// GeneralStateSpace).
+func NewCSMC(model any, q Family, n int) (*CSMC, error) {
+	var p stepProposal
+	switch q := q.(type) {
+	case *Twisted:
+		ssm, ok := model.(StateSpace)
+		if !ok {
+			return nil, fmt.Errorf("the twisted proposal needs a state-space model with a Gaussian transition")
+		}
+		p = newTwistedSteps(ssm, q, n)
+	case *ARProposal:
+		ssm, ok := model.(GeneralStateSpace)
+		if !ok {
+			return nil, fmt.Errorf("the per-step proposal needs a state-space model")
+		}
+		p = newARSteps(ssm, q, n)
+	default:
+		return nil, fmt.Errorf("the csmc kernel takes a state-space proposal, not the %s family", q.Name())
 	}
+	T := q.Dim()
+	mk := func() []float64 { return make([]float64, n) }
+	return &CSMC{
+		p: p, N: n, T: T,
+		z: make([]float64, T*n), anc: make([]int32, T*n),
+		logw: mk(), inc: mk(), wn: mk(), gPrv: mk(), gCur: mk(), aw: mk(), us: make([]float64, n+1),
+		ref: make([]float64, T),
+	}, nil
 }
 
 // Reference returns the retained trajectory (a view).
@@ -210,11 +244,11 @@ func multinomial(rng *rand.Rand, w []float64, out []int32, scratch []float64) {
 }
 
 // Sweep runs one CSMC sweep (or a plain particle filter when conditional is
-// false) with proposal tw and draws a new retained trajectory. It returns
-// false if the weights degenerated at some step (all -Inf or NaN); the
-// retained trajectory is then kept.
-func (k *CSMC) Sweep(rng *rand.Rand, tw *Twisted, conditional bool) bool {
-	N, T := k.N, k.T
+// false) and draws a new retained trajectory. It returns false if the
+// weights degenerated at some step (all -Inf or NaN); the retained
+// trajectory is then kept.
+func (k *CSMC) Sweep(rng *rand.Rand, conditional bool) bool {
+	N, T, p := k.N, k.T, k.p
 	start := 0
 	if conditional {
 		start = 1
@@ -224,57 +258,40 @@ func (k *CSMC) Sweep(rng *rand.Rand, tw *Twisted, conditional bool) bool {
 	for t := 0; t < T; t++ {
 		zt := k.z[t*N : (t+1)*N]
 		at := k.anc[t*N : (t+1)*N]
-		mt := k.mean[t*N : (t+1)*N]
-		st := k.sd[t*N : (t+1)*N]
 		if t == 0 {
-			k.ssm.Transition(0, k.prev, k.tm, k.ts)
-			for i := 0; i < N; i++ {
-				at[i] = 0
-				mt[i], st[i] = k.tm[i], k.ts[i]
-			}
+			p.prepare(0, nil)
+			clear(at)
 		} else {
 			zp := k.z[(t-1)*N : t*N]
-			k.ssm.Transition(t, zp, k.tm, k.ts)
+			p.prepare(t, zp)
 			multinomial(rng, k.wn, at[start:], k.us)
 			if conditional {
-				// Ancestor sampling: W_{t-1}^j times the ratio of twisted
-				// targets gamma_T(z^j_{1:t-1}, r_{t:T}) / gamma_{t-1}(z^j_{1:t-1})
-				// = p(r_t | z^j_{t-1}) g_{t-1}(z^j_{t-1}) / psi_{t-1}(z^j_{t-1}).
-				r := k.ref[t]
-				for j := 0; j < N; j++ {
-					d := (r - k.tm[j]) / k.ts[j]
-					k.aw[j] = k.logw[j] - 0.5*d*d - math.Log(k.ts[j]) + k.gPrv[j] - tw.logPsi(t-1, zp[j])
+				p.ancestorLogDensity(t, k.ref[t], k.aw)
+				for j := range k.aw {
+					k.aw[j] += k.logw[j] + k.gPrv[j]
 				}
 				if _, _, good := normalise(k.aw, k.aw); good {
 					at[0] = int32(categorical(rng, k.aw))
 				} else {
-					at[0] = 0
-					ok = false
+					at[0], ok = 0, false
 				}
 			}
-			for i := 0; i < N; i++ {
-				mt[i], st[i] = k.tm[at[i]], k.ts[at[i]]
-			}
 		}
-		last := t == T-1
+		for i := 0; i < start; i++ {
+			zt[i] = k.ref[t]
+		}
+		p.propose(rng, t, at, zt, k.inc, start)
 		for i := 0; i < N; i++ {
-			mu, prec, logZ := tw.twist(t, mt[i], st[i])
-			if i < start {
-				zt[i] = k.ref[t]
-			} else {
-				zt[i] = mu + rng.NormFloat64()/math.Sqrt(prec)
-			}
-			lw := logZ
+			lw := k.inc[i]
 			if t > 0 {
-				a := at[i]
-				lw += k.gPrv[a] - tw.logPsi(t-1, k.z[(t-1)*N+int(a)])
+				lw += k.gPrv[at[i]]
 			}
 			k.logw[i] = lw
 		}
-		k.ssm.ObsLogDensity(t, zt, k.gCur)
-		if last {
+		p.obs(t, zt, k.gCur)
+		if t == T-1 {
 			for i := 0; i < N; i++ {
-				k.logw[i] += k.gCur[i] - tw.logPsi(t, zt[i])
+				k.logw[i] += k.gCur[i] - p.logPsi(t, zt[i])
 			}
 		}
 		logMean, ess, good := normaliseStep(k.logw, k.wn)
@@ -283,22 +300,18 @@ func (k *CSMC) Sweep(rng *rand.Rand, tw *Twisted, conditional bool) bool {
 		k.MeanESS += ess / float64(T)
 		k.gPrv, k.gCur = k.gCur, k.gPrv
 	}
-	if !ok {
+	if !ok && conditional {
 		k.Changed, k.FracDiff = false, 0
-		if conditional {
-			return false
-		}
+		return false
 	}
-	k.Changed, k.FracDiff = traceBack(k.z, k.anc, N, categorical(rng, k.wn), k.ref, func(t, j int) {
-		k.path[2*t], k.path[2*t+1] = k.mean[t*N+j], k.sd[t*N+j]
-	})
+	k.Changed, k.FracDiff = traceBack(k.z, k.anc, N, categorical(rng, k.wn), k.ref, p.retain)
 	return ok
 }
 
 // traceBack makes particle j of the last step, followed back through its
 // ancestors, the new retained trajectory ref, calling visit(t, index) on
-// the way when visit is not nil. It reports whether the trajectory changed
-// and the fraction of time steps whose value changed.
+// the way. It reports whether the trajectory changed and the fraction of
+// time steps whose value changed.
 func traceBack(z []float64, anc []int32, N, j int, ref []float64, visit func(t, j int)) (bool, float64) {
 	diff := 0
 	for t := len(ref) - 1; t >= 0; t-- {
@@ -307,10 +320,73 @@ func traceBack(z []float64, anc []int32, N, j int, ref []float64, visit func(t, 
 			diff++
 		}
 		ref[t] = v
-		if visit != nil {
-			visit(t, j)
-		}
+		visit(t, j)
 		j = int(anc[t*N+j])
 	}
 	return diff > 0, float64(diff) / float64(len(ref))
+}
+
+// ---- the twisted proposal's steps ------------------------------------------
+
+// twistedSteps evaluates the twisted proposal q(z_t | z_{t-1}) ∝
+// p(z_t | z_{t-1}) psi_t(z_t) of a Gaussian transition: the incremental
+// weight is its normaliser Z_t(z_{t-1}) times g_{t-1} / psi_{t-1}.
+type twistedSteps struct {
+	ssm    StateSpace
+	tw     *Twisted
+	N      int
+	prev   []float64 // the particles of step t-1
+	tm, ts []float64 // N transition moments of the previous particles
+	mean   []float64 // T x N transition mean used by each particle
+	sd     []float64 // T x N transition sd used by each particle
+}
+
+func newTwistedSteps(ssm StateSpace, tw *Twisted, n int) *twistedSteps {
+	T := ssm.Len()
+	ssm.ReserveParticles(n)
+	if len(tw.path) != 2*T {
+		tw.path = make([]float64, 2*T)
+	}
+	return &twistedSteps{ssm: ssm, tw: tw, N: n, tm: make([]float64, n), ts: make([]float64, n),
+		mean: make([]float64, T*n), sd: make([]float64, T*n)}
+}
+
+func (s *twistedSteps) obs(t int, cur, out []float64) { s.ssm.ObsLogDensity(t, cur, out) }
+
+func (s *twistedSteps) prepare(t int, prev []float64) {
+	s.prev = prev
+	s.ssm.Transition(t, prev, s.tm, s.ts)
+}
+
+func (s *twistedSteps) ancestorLogDensity(t int, r float64, out []float64) {
+	for j := range out {
+		d := (r - s.tm[j]) / s.ts[j]
+		out[j] = -0.5*d*d - math.Log(s.ts[j]) - s.tw.logPsi(t-1, s.prev[j])
+	}
+}
+
+func (s *twistedSteps) propose(rng *rand.Rand, t int, anc []int32, z, inc []float64, start int) {
+	N := s.N
+	mt, st := s.mean[t*N:(t+1)*N], s.sd[t*N:(t+1)*N]
+	for i := 0; i < N; i++ {
+		a := 0
+		if t > 0 {
+			a = int(anc[i])
+		}
+		mt[i], st[i] = s.tm[a], s.ts[a]
+		mu, prec, logZ := s.tw.twist(t, mt[i], st[i])
+		if i >= start {
+			z[i] = mu + rng.NormFloat64()/math.Sqrt(prec)
+		}
+		inc[i] = logZ
+		if t > 0 {
+			inc[i] -= s.tw.logPsi(t-1, s.prev[a])
+		}
+	}
+}
+
+func (s *twistedSteps) logPsi(t int, z float64) float64 { return s.tw.logPsi(t, z) }
+
+func (s *twistedSteps) retain(t, i int) {
+	s.tw.path[2*t], s.tw.path[2*t+1] = s.mean[t*s.N+i], s.sd[t*s.N+i]
 }

@@ -70,19 +70,20 @@ func TestCSMCARInvariance(t *testing.T) {
 	exact := m.exactMeans()
 	p := &ARProposal{A: []float64{0.3, -0.2, 0.1}, B: []float64{0, 0.3, 1.1}, LogS: []float64{0.2, -0.3, 0.4}}
 	for _, n := range []int{3, 10} {
-		k := NewCSMCAR(m, n)
+		k, err := NewCSMC(m, p, n)
+		require.NoError(t, err)
 		rng := rand.New(rand.NewPCG(9, uint64(n)))
-		k.Sweep(rng, p, false)
+		k.Sweep(rng, false)
 		const iters, nb = 200000, 50
 		batch := make([][]float64, nb)
 		for b := range batch {
 			batch[b] = make([]float64, 3)
 		}
 		for it := 0; it < 1000; it++ {
-			k.Sweep(rng, p, true)
+			k.Sweep(rng, true)
 		}
 		for it := 0; it < iters; it++ {
-			k.Sweep(rng, p, true)
+			k.Sweep(rng, true)
 			for s := 0; s < 3; s++ {
 				batch[it/(iters/nb)][s] += k.Reference()[s] / float64(iters/nb)
 			}
@@ -100,4 +101,9 @@ func TestCSMCARInvariance(t *testing.T) {
 			require.Lessf(t, math.Abs(mean-exact[s]), 4.5*se+1e-3, "N=%d z[%d]: chain %.4f exact %.4f se %.4f", n, s+1, mean, exact[s], se)
 		}
 	}
+}
+
+func normLogPdf(x, m, s float64) float64 {
+	d := (x - m) / s
+	return -0.5*d*d - math.Log(s) - 0.5*ln2Pi
 }

@@ -104,7 +104,8 @@ func TestCSMCInvariance(t *testing.T) {
 	exact, _ := m.exact()
 	for _, n := range []int{3, 10} {
 		tw := &Twisted{Nu: []float64{0.5, -0.3, 0.9}, LogLambda: []float64{math.Log(0.8), math.Log(1.5), math.Log(0.3)}}
-		k := NewCSMC(m, n)
+		k, err := NewCSMC(m, tw, n)
+		require.NoError(t, err)
 		rng := rand.New(rand.NewPCG(7, uint64(n)))
 		k.SetReference([]float64{0, 0, 0})
 		const iters, nb = 200000, 50
@@ -114,10 +115,10 @@ func TestCSMCInvariance(t *testing.T) {
 			batch[b] = make([]float64, 3)
 		}
 		for it := 0; it < 1000; it++ {
-			k.Sweep(rng, tw, true)
+			k.Sweep(rng, true)
 		}
 		for it := 0; it < iters; it++ {
-			require.True(t, k.Sweep(rng, tw, true))
+			require.True(t, k.Sweep(rng, true))
 			for s := 0; s < 3; s++ {
 				batch[it/bs][s] += k.Reference()[s] / float64(bs)
 			}
@@ -144,13 +145,14 @@ func TestParticleFilterEvidence(t *testing.T) {
 	_, logZ := m.exact()
 	tw := NewTwisted(m.Len())
 	tw.Nu[2], tw.LogLambda[2] = 0.4, math.Log(2)
-	k := NewCSMC(m, 50)
+	k, err := NewCSMC(m, tw, 50)
+	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(3, 4))
 	const reps = 2000
 	ratios := make([]float64, reps)
 	mean := 0.0
 	for i := range ratios {
-		k.Sweep(rng, tw, false)
+		k.Sweep(rng, false)
 		ratios[i] = math.Exp(k.LogZ - logZ)
 		mean += ratios[i] / reps
 	}

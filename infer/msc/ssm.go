@@ -152,35 +152,12 @@ func (p *ARProposal) UnmarshalJSON(b []byte) error {
 
 // ---- CSMC as a Kernel -----------------------------------------------------
 
-// sweeper is a particle system that runs (conditional) sweeps with its
-// proposal: CSMC with the twisted proposal, or CSMCAR with the per-step one.
-type sweeper interface {
-	sweep(rng *rand.Rand, conditional bool) (ok bool, info StepInfo)
-	reference() []float64
-	logZ() float64
-}
-
-func (k *CSMC) sweep(rng *rand.Rand, c bool) (bool, StepInfo) {
-	ok := k.Sweep(rng, k.tw, c)
-	copy(k.tw.path, k.path)
-	return ok, StepInfo{Changed: k.Changed, ESS: k.MeanESS, FracDiff: k.FracDiff, Degenerate: !ok}
-}
-func (k *CSMC) reference() []float64 { return k.ref }
-func (k *CSMC) logZ() float64        { return k.LogZ }
-
-func (k *CSMCAR) sweep(rng *rand.Rand, c bool) (bool, StepInfo) {
-	ok := k.Sweep(rng, k.p, c)
-	return ok, StepInfo{Changed: k.Changed, ESS: k.MeanESS, FracDiff: k.FracDiff, Degenerate: !ok}
-}
-func (k *CSMCAR) reference() []float64 { return k.ref }
-func (k *CSMCAR) logZ() float64        { return k.LogZ }
-
 // SMCKernel is the conditional SMC kernel with ancestor sampling (MSC's
 // kernel for state-space models) or, with Conditional false, a fresh
 // particle filter whose final weights pick the trajectory (the SMC
 // baseline of Gu, Ghahramani & Turner 2015, which is biased).
 type SMCKernel struct {
-	sw          sweeper
+	c           *CSMC
 	Conditional bool
 	one         []float64
 }
@@ -190,28 +167,11 @@ type SMCKernel struct {
 // must be the model's *Twisted (for a StateSpace) or *ARProposal (for a
 // GeneralStateSpace).
 func NewSMCKernel(model any, q Family, n int, conditional bool) (*SMCKernel, error) {
-	k := &SMCKernel{Conditional: conditional, one: []float64{1}}
-	switch p := q.(type) {
-	case *Twisted:
-		ssm, ok := model.(StateSpace)
-		if !ok {
-			return nil, fmt.Errorf("the twisted proposal needs a state-space model with a Gaussian transition")
-		}
-		c := NewCSMC(ssm, n)
-		c.tw = p
-		k.sw = c
-	case *ARProposal:
-		ssm, ok := model.(GeneralStateSpace)
-		if !ok {
-			return nil, fmt.Errorf("the per-step proposal needs a state-space model")
-		}
-		c := NewCSMCAR(ssm, n)
-		c.p = p
-		k.sw = c
-	default:
-		return nil, fmt.Errorf("the csmc kernel takes a state-space proposal, not the %s family", q.Name())
+	c, err := NewCSMC(model, q, n)
+	if err != nil {
+		return nil, err
 	}
-	return k, nil
+	return &SMCKernel{c: c, Conditional: conditional, one: []float64{1}}, nil
 }
 
 func (k *SMCKernel) Name() string {
@@ -223,19 +183,20 @@ func (k *SMCKernel) Name() string {
 func (k *SMCKernel) Markov() bool { return k.Conditional }
 
 // Init runs one unconditional sweep to draw the first trajectory.
-func (k *SMCKernel) Init(rng *rand.Rand) error { k.sw.sweep(rng, false); return nil }
+func (k *SMCKernel) Init(rng *rand.Rand) error { k.c.Sweep(rng, false); return nil }
 
 // Step runs one sweep.
 func (k *SMCKernel) Step(rng *rand.Rand) (StepInfo, error) {
-	_, info := k.sw.sweep(rng, k.Conditional)
-	return info, nil
+	c := k.c
+	ok := c.Sweep(rng, k.Conditional)
+	return StepInfo{Changed: c.Changed, ESS: c.MeanESS, FracDiff: c.FracDiff, Degenerate: !ok}, nil
 }
 
 // Weighted is the retained trajectory with weight 1.
-func (k *SMCKernel) Weighted() ([]float64, []float64) { return k.sw.reference(), k.one }
+func (k *SMCKernel) Weighted() ([]float64, []float64) { return k.c.Reference(), k.one }
 
 // Retained is the retained trajectory.
-func (k *SMCKernel) Retained() []float64 { return k.sw.reference() }
+func (k *SMCKernel) Retained() []float64 { return k.c.Reference() }
 
 // Refresh does nothing: a sweep recomputes every weight.
 func (k *SMCKernel) Refresh() {}
@@ -247,14 +208,14 @@ func (k *SMCKernel) Refresh() {}
 // no latent state are not part of the filter: add them (ir's
 // ConstLogDensity) to the result.
 func LogEvidence(rng *rand.Rand, model any, q Family, n, reps int) (logZ, se float64, err error) {
-	k, err := NewSMCKernel(model, q, n, false)
+	c, err := NewCSMC(model, q, n)
 	if err != nil {
 		return 0, 0, err
 	}
 	ls := make([]float64, reps)
 	for r := range ls {
-		k.sw.sweep(rng, false)
-		ls[r] = k.sw.logZ()
+		c.Sweep(rng, false)
+		ls[r] = c.LogZ
 	}
 	logZ, se = LogMeanExpSE(ls)
 	return logZ, se, nil
