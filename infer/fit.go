@@ -222,19 +222,15 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	if rng == nil {
 		rng = NewRand(o.Seed, streamRun)
 	}
+	if s.Samples == 0 {
+		s.Samples = msc.Defaults.Samples
+	}
 	var q msc.Family
-	var k msc.Kernel
 	switch kernel {
-	case "csmc", "smc":
+	case "csmc", "smc": // the state-space proposals
 		q = msc.NewTwisted(comp.Len())
 		if !comp.Structure().GaussianTransition {
 			q = msc.NewARProposal(comp.Len())
-		}
-		if s.Samples == 0 {
-			s.Samples = msc.Defaults.Samples
-		}
-		if k, err = msc.NewSMCKernel(comp, q, s.Samples, kernel == "csmc"); err != nil {
-			return nil, err
 		}
 	default:
 		sq, err := msc.NewFamily(o.Family, d)
@@ -247,26 +243,16 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 			}
 		}
 		q = sq
-		if s.Samples == 0 {
-			s.Samples = msc.Defaults.Samples
+	}
+	k, err := msc.NewKernel(kernel, comp, q, s.Samples)
+	if err != nil {
+		return nil, Errorf("", "--method %s: %v", o.Method, err)
+	}
+	if o.Proposal == "prior" {
+		if err := comp.PriorError(); err != nil {
+			return nil, err
 		}
-		switch kernel {
-		case "cis":
-			c := msc.NewCIS(comp, sq, s.Samples)
-			if o.Proposal == "prior" {
-				if err := comp.PriorError(); err != nil {
-					return nil, err
-				}
-				c.UsePrior(comp)
-			}
-			k = c
-		case "is":
-			k = baselines.NewIS(comp, sq, s.Samples)
-		case "advi":
-			if k, err = baselines.NewADVI(comp, sq, s.Samples); err != nil {
-				return nil, Errorf("", "--method advi: %v", err)
-			}
-		}
+		k.(*msc.CIS).UsePrior(comp)
 	}
 	var res msc.Result
 	if err := msc.Run(ctx, rng, comp, q, k, &s, &res); err != nil {

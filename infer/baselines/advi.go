@@ -9,6 +9,16 @@ import (
 	"github.com/mscppl/mscppl/infer/msc"
 )
 
+func init() {
+	msc.RegisterKernel("advi", func(target any, q msc.Family, S int) (msc.Kernel, error) {
+		t, s, err := msc.TargetAndSampler("advi", target, q)
+		if err != nil {
+			return nil, err
+		}
+		return NewADVI(t, s, S)
+	})
+}
+
 // ADVI is exclusive-KL variational inference (Kucukelbir et al. 2017) as a
 // kernel of msc.Run: each step draws S reparameterised samples z = mu + L
 // eps and computes the gradient of the ELBO, which the loop climbs with

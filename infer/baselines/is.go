@@ -7,6 +7,16 @@ import (
 	"github.com/mscppl/mscppl/infer/msc"
 )
 
+func init() {
+	msc.RegisterKernel("is", func(target any, q msc.Family, S int) (msc.Kernel, error) {
+		t, s, err := msc.TargetAndSampler("is", target, q)
+		if err != nil {
+			return nil, err
+		}
+		return NewIS(t, s, S), nil
+	})
+}
+
 // IS is the self-normalised importance-sampling estimate of the
 // inclusive-KL gradient (the paper's eq. (5), as in reweighted wake-sleep),
 // as a kernel of msc.Run: every step draws S fresh samples from q and

@@ -6,6 +6,16 @@ import (
 	"math/rand/v2"
 )
 
+func init() {
+	RegisterKernel("cis", func(target any, q Family, S int) (Kernel, error) {
+		t, s, err := targetAndSampler("cis", target, q)
+		if err != nil {
+			return nil, err
+		}
+		return NewCIS(t, s, S), nil
+	})
+}
+
 // Kernel is one step of the run loop: for MSC a Markov kernel that leaves
 // the posterior invariant and uses q as its proposal (CIS, CSMC); for the
 // baselines a fresh weighted sample (IS, SMC) or a reparameterised draw

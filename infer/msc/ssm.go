@@ -152,6 +152,11 @@ func (p *ARProposal) UnmarshalJSON(b []byte) error {
 
 // ---- CSMC as a Kernel -----------------------------------------------------
 
+func init() {
+	RegisterKernel("csmc", func(t any, q Family, n int) (Kernel, error) { return NewSMCKernel(t, q, n, true) })
+	RegisterKernel("smc", func(t any, q Family, n int) (Kernel, error) { return NewSMCKernel(t, q, n, false) })
+}
+
 // SMCKernel is the conditional SMC kernel with ancestor sampling (MSC's
 // kernel for state-space models) or, with Conditional false, a fresh
 // particle filter whose final weights pick the trajectory (the SMC
