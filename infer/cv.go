@@ -181,12 +181,39 @@ func fold(ctx context.Context, m *Model, sp Split, o Options, metric string, rng
 }
 
 // testError predicts y = 1 when the posterior predictive probability under q
-// exceeds 1/2: exactly Phi(mu'a + c / sqrt(1 + a' Sigma a)) for probit, by
-// 2000 draws of q for the other bernoulli families.
+// exceeds 1/2.
 func testError(test *Model, q msc.Sampler, rng *rand.Rand) (float64, error) {
 	glm, err := test.Comp.LinearGLM()
 	if err != nil {
 		return 0, err
+	}
+	p, err := predictGLM(test, q, rng)
+	if err != nil {
+		return 0, err
+	}
+	wrong := 0
+	for i, y := range glm.Y {
+		pred := 0.0
+		if p[i] > 0.5 {
+			pred = 1
+		}
+		if pred != y {
+			wrong++
+		}
+	}
+	return float64(wrong) / float64(glm.N), nil
+}
+
+// predictGLM is the posterior predictive probability of y = 1 for each row
+// of a bernoulli GLM under q: exactly Phi(mu'a + c / sqrt(1 + a' Sigma a))
+// for probit, by 2000 draws of q for the other bernoulli families.
+func predictGLM(test *Model, q msc.Sampler, rng *rand.Rand) ([]float64, error) {
+	glm, err := test.Comp.LinearGLM()
+	if err != nil {
+		return nil, err
+	}
+	if !strings.HasPrefix(glm.Family.Name, "bernoulli") {
+		return nil, Errorf("", "prediction is available for bernoulli regressions; this likelihood is %s", glm.Family.Name)
 	}
 	d := glm.D
 	var p []float64
@@ -211,17 +238,18 @@ func testError(test *Model, q msc.Sampler, rng *rand.Rand) (float64, error) {
 			}
 		}
 	}
-	wrong := 0
-	for i, y := range glm.Y {
-		pred := 0.0
-		if p[i] > 0.5 {
-			pred = 1
-		}
-		if pred != y {
-			wrong++
-		}
+	return p, nil
+}
+
+// Predict returns, for each row of test (the model bound to new data, e.g.
+// with Model.Rebind), the posterior predictive probability that y = 1
+// under the fitted q, for a bernoulli regression.
+func (f *Fitted) Predict(test *Model, seed uint64) ([]float64, error) {
+	q, ok := f.Q.(msc.Sampler)
+	if !ok {
+		return nil, Errorf("", "prediction needs a q that can be sampled")
 	}
-	return float64(wrong) / float64(glm.N), nil
+	return predictGLM(test, q, NewRand(seed, 0x707264))
 }
 
 // heldOutLPD is log (1/M) sum_m p(y_test | z_m) with z_m ~ q: the log joint

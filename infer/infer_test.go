@@ -2,6 +2,7 @@ package infer
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -61,4 +62,43 @@ func TestForcedKernelWithBaselineIsAnError(t *testing.T) {
 	require.ErrorContains(t, err, "--kernel csmc cannot be used with --method advi")
 	_, err = Fit(context.Background(), m, Options{Method: "is", Kernel: "cis", Iters: 10})
 	require.ErrorContains(t, err, "cannot be used with --method is")
+}
+
+// Example shows the facade from a model file to its posterior summary.
+func ExampleFit() {
+	m, err := Load("../examples/normal_mean.msc", "../examples/data/normal_mean.csv")
+	if err != nil {
+		panic(err)
+	}
+	f, err := Fit(context.Background(), m, Options{Iters: 20000, Seed: 1})
+	if err != nil {
+		panic(err)
+	}
+	names, marg := f.Marginals()
+	fmt.Printf("%s: mean %.2f, sd %.2f (exact 1.35, 0.22)\n", names[0], marg[0].Mean, marg[0].SD)
+	// Output: z: mean 1.34, sd 0.26 (exact 1.35, 0.22)
+}
+
+// TestPredictProbit: the predictive probabilities of a probit fit are
+// probabilities, and its test error on the training rows is well below 1/2.
+func TestPredictProbit(t *testing.T) {
+	m, err := Load("../examples/probit_pima.msc", "../examples/data/pima.csv")
+	require.NoError(t, err)
+	f, err := Fit(context.Background(), m, Options{Method: "ep"})
+	require.NoError(t, err)
+	p, err := f.Predict(m, 1)
+	require.NoError(t, err)
+	wrong := 0
+	glm, err := m.Comp.LinearGLM()
+	require.NoError(t, err)
+	for i, v := range p {
+		require.True(t, v >= 0 && v <= 1)
+		if (v > 0.5) != (glm.Y[i] == 1) {
+			wrong++
+		}
+	}
+	require.Less(t, float64(wrong)/float64(len(p)), 0.3)
+	ev, err := f.Evidence(2000, 4, 1)
+	require.NoError(t, err)
+	require.Less(t, ev.SE, 0.5)
 }

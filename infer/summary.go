@@ -129,6 +129,25 @@ func (f *Fitted) constrainedMoments(q msc.Sampler, seed uint64, mean, sd []float
 	}
 }
 
+// Marginals returns the reported marginals of the latents in their own
+// space, in declaration order.
+func (f *Fitted) Marginals() (names []string, m []Moments) {
+	for _, n := range f.Summary.LatentOrder {
+		names = append(names, n)
+		m = append(m, f.Summary.Latent[n])
+	}
+	return names, m
+}
+
+// Evidence estimates log p(x; theta) at the fitted params with the fitted
+// q as proposal (see the function Evidence).
+func (f *Fitted) Evidence(n, reps int, seed uint64) (*EvidenceResult, error) {
+	if f.Result != nil && f.Result.Params != nil {
+		f.Model.Comp.SetParams(f.Result.Params)
+	}
+	return Evidence(NewRand(seed, 0x657669), f.Model, f.Q, n, reps)
+}
+
 // unconstrainedParams are the fitted params (the model's initial values
 // when the method learns none).
 func (f *Fitted) unconstrainedParams() []float64 {
