@@ -85,6 +85,9 @@ type Compiled struct {
 	constOrder []autodiff.Node
 	// top-level local definitions, for evaluating expressions (REPL :eval)
 	locals []local
+	// env is the node of each variable by Var.ID after the model body (data,
+	// sizes, params, latents, locals), for CompileExpr
+	env []autodiff.Node
 	// scratch for distribution parameters (SamplePrior)
 	scratch [8]float64
 }
@@ -144,6 +147,7 @@ func Compile(m *Model, opt CompileOptions) (*Compiled, error) {
 		cp.errs.Sort()
 		return nil, cp.errs
 	}
+	c.env = cp.env
 	terms := make([]autodiff.Node, 0, len(c.factors)+len(cp.jac))
 	prior := make([]autodiff.Node, 0, len(cp.jac)+4)
 	for _, f := range c.factors {
