@@ -83,15 +83,11 @@ type Compiled struct {
 	// the nodes to evaluate for them (computed on first use)
 	constTerms []int
 	constOrder []autodiff.Node
-	// top-level local definitions, for evaluating expressions (REPL :eval)
-	locals []local
+	// env is the node of each variable by Var.ID after the model body (data,
+	// sizes, params, latents, locals), for CompileExpr
+	env []autodiff.Node
 	// scratch for distribution parameters (SamplePrior)
 	scratch [8]float64
-}
-
-type local struct {
-	name string
-	node autodiff.Node
 }
 
 type compiler struct {
@@ -144,6 +140,7 @@ func Compile(m *Model, opt CompileOptions) (*Compiled, error) {
 		cp.errs.Sort()
 		return nil, cp.errs
 	}
+	c.env = cp.env
 	terms := make([]autodiff.Node, 0, len(c.factors)+len(cp.jac))
 	prior := make([]autodiff.Node, 0, len(cp.jac)+4)
 	for _, f := range c.factors {
@@ -291,9 +288,6 @@ func (cp *compiler) stmt(s Stmt) {
 	switch s := s.(type) {
 	case *Assign:
 		cp.env[s.Local.ID] = cp.expr(s.X)
-		if len(cp.loopCtx) == 0 {
-			cp.c.locals = append(cp.c.locals, local{s.Local.Name, cp.env[s.Local.ID]})
-		}
 		cp.localDeps[s.Local.ID] = cp.depsOf(s.X, nil)
 	case *For:
 		lo, hi := cp.intExpr(s.Lo), cp.intExpr(s.Hi)
@@ -931,19 +925,4 @@ func componentName(v *Var, i int) string {
 		return fmt.Sprintf("%s[%d,%d]", v.Name, i/v.Type.Cols+1, i%v.Type.Cols+1)
 	}
 	return v.Name
-}
-
-// EvalLocal evaluates the top-level local definition name at one row of
-// unconstrained latents z (with the current params).
-func (c *Compiled) EvalLocal(name string, z []float64) ([]float64, bool) {
-	for _, l := range c.locals {
-		if l.name != name {
-			continue
-		}
-		c.Reserve(1)
-		c.load(z, 1)
-		c.g.ForwardNodes(c.g.Ancestors(l.node), 1)
-		return append([]float64(nil), c.g.Value(l.node, 0)...), true
-	}
-	return nil, false
 }

@@ -40,6 +40,9 @@ type resolver struct {
 	// names assigned anywhere in the model block, for "used before defined"
 	assigned map[string]lang.Pos
 	model    *lang.Block
+	// unknownHint, when set, is the hint of an unknown name without a
+	// close match (CompileExpr's)
+	unknownHint string
 }
 
 func (r *resolver) at(p lexer.Position) lang.Pos {
@@ -694,6 +697,8 @@ func (r *resolver) lookup(name string, p lang.Pos) *Var {
 		e := r.errorf(p, "unknown name %q", name)
 		if s := lang.Suggest(name, r.visibleNames()); s != "" {
 			e.Hint = fmt.Sprintf("did you mean %q?", s)
+		} else if r.unknownHint != "" {
+			e.Hint = r.unknownHint
 		} else if r.model == nil {
 			e.Hint = "sizes come from data declarations such as x: vector[N], or are numbers"
 		} else {

@@ -2,7 +2,9 @@ package lang
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2"
@@ -154,4 +156,53 @@ func isOneOf(s string, list []string) bool {
 		}
 	}
 	return false
+}
+
+// exprParser is the grammar's Expr rule on its own, for expressions typed
+// outside a file (the REPL's :eval).
+var exprParser = participle.MustBuild[Expr](
+	participle.Lexer(mscLexer),
+	participle.Elide("Comment", "Whitespace"),
+	participle.UseLookahead(2),
+)
+
+// ParseExpr parses one expression, such as exp(b + w[1]), with the same
+// lexer, grammar and error wording as Parse. Positions carry filename and
+// are relative to src. The error, if any, is an ErrorList.
+func ParseExpr(filename string, src []byte) (*Expr, error) {
+	if err := precheck(filename, src); err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(src)) == 0 {
+		return nil, ErrorList{{Pos: Pos{File: filename, Line: 1, Col: 1}, Msg: "empty expression"}}
+	}
+	s, e := scan(filename, src)
+	if e != nil {
+		return nil, ErrorList{e}
+	}
+	peek, err := lexer.Upgrade(&sliceLexer{toks: s.raw}, typSpace, typComment)
+	if err != nil {
+		return nil, ErrorList{{Pos: Pos{File: filename, Line: 1, Col: 1}, Msg: err.Error()}}
+	}
+	x, err := exprParser.ParseFromLexer(peek, participle.AllowTrailing(true))
+	if err != nil {
+		var perr participle.Error
+		if errors.As(err, &perr) && s.bracketError(s.index(perr.Position().Offset)) == nil {
+			// no block is open around an expression: what is missing is
+			// the expression itself
+			return nil, ErrorList{s.expectedExpr(s.index(perr.Position().Offset))}
+		}
+		return nil, ErrorList{s.translate(err, 0)}
+	}
+	// the tokens after the expression, if any, are an error
+	if i := s.index(x.EndPos.Offset); i < len(s.toks)-1 && x.EndPos.Offset <= s.toks[i].off {
+		if e := s.bracketError(i); e != nil {
+			return nil, ErrorList{e}
+		}
+		if s.tok(i).typ != typIdent && s.tok(i).typ != typNumber && s.tok(i).typ != typString && strings.Contains("+-*/^", s.text(i)) {
+			return nil, ErrorList{s.expectedExpr(i + 1)}
+		}
+		return nil, ErrorList{s.errTok(i, "an expression combines names and numbers with + - * / ^, calls and indexes", "unexpected %s after the expression", s.desc(i))}
+	}
+	return x, nil
 }

@@ -11,13 +11,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mscppl/mscppl/cmd/mscppl/internal/show"
 	"github.com/mscppl/mscppl/infer"
 
 	"github.com/alecthomas/kong"
 
 	"github.com/mscppl/mscppl/infer/msc"
-	"github.com/mscppl/mscppl/ir"
-	"github.com/mscppl/mscppl/ir/dataset"
 )
 
 const version = "0.1.0"
@@ -90,7 +89,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	defer stop()
 	e.ctx = ctx
 	if err := kctx.Run(e); err != nil {
-		report(stderr, err, e.sources)
+		show.Report(stderr, err, e.sources)
 		return 1
 	}
 	return 0
@@ -126,60 +125,8 @@ func (c *checkCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	printLayout(e.stdout, c.Model, m.IR, m.Comp, m.Table)
+	show.Layout(e.stdout, c.Model, m.IR, m.Comp, m.Table)
 	return nil
-}
-
-// printLayout prints what check found: sizes, data, params, latents,
-// dimensions and structure.
-func printLayout(w io.Writer, model string, m *ir.Model, comp *ir.Compiled, table *dataset.Table) {
-	fmt.Fprintf(w, "model %s: ok\n", model)
-	if table != nil {
-		fmt.Fprintf(w, "data %s: %d rows, %d columns\n", table.File, table.Rows, len(table.Header))
-	}
-	for _, v := range m.Vars {
-		if v.Kind == ir.SizeVar {
-			fmt.Fprintf(w, "size %s = %d (%s)\n", v.Name, int(v.Value[0]), v.Source)
-		}
-	}
-	section := func(title string, vs []*ir.Var, extra func(*ir.Var) string) {
-		if len(vs) == 0 {
-			fmt.Fprintf(w, "%s: none\n", title)
-			return
-		}
-		fmt.Fprintf(w, "%s:\n", title)
-		for _, v := range vs {
-			fmt.Fprintf(w, "  %-10s %-18s %s\n", v.Name, v.Type, extra(v))
-		}
-	}
-	section("data", m.Data, func(v *ir.Var) string {
-		if v.Source != "" {
-			return v.Source
-		}
-		return fmt.Sprintf("= %g", v.Value[0])
-	})
-	section("param", m.Params, func(v *ir.Var) string {
-		return fmt.Sprintf("%s init %g, unconstrained offset %d", constraintText(v), v.Init[0], v.Offset)
-	})
-	section("latent", m.Latents, func(v *ir.Var) string {
-		return fmt.Sprintf("%s unconstrained offsets %d..%d", constraintText(v), v.Offset, v.Offset+v.Type.Len()-1)
-	})
-	fmt.Fprintf(w, "unconstrained dimension: %d latent, %d param\n", m.LatentDim, m.ParamDim)
-	fmt.Fprintf(w, "graph: %d nodes\n", comp.Graph().NumNodes())
-	fmt.Fprintf(w, "structure: %s\n", comp.Structure())
-}
-
-func constraintText(v *ir.Var) string {
-	b := v.Bij
-	switch {
-	case b.HasLower && b.HasUpper:
-		return fmt.Sprintf("<lower=%g, upper=%g>", b.Lower, b.Upper)
-	case b.HasLower:
-		return fmt.Sprintf("<lower=%g>", b.Lower)
-	case b.HasUpper:
-		return fmt.Sprintf("<upper=%g>", b.Upper)
-	}
-	return ""
 }
 
 type runCmd struct {
@@ -230,7 +177,7 @@ func (c *runCmd) Run(e *env) error {
 	if c.JSON {
 		return writeJSON(e.stdout, out.sum)
 	}
-	writeSummary(e.stdout, out.sum)
+	show.Summary(e.stdout, out.sum)
 	return nil
 }
 

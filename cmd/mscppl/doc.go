@@ -3,7 +3,9 @@
 // version (see mscppl --help). It holds flag parsing, printing and exit
 // codes only; loading, fitting, evidence, cross-validation and sweeps are
 // library functions of package infer, and every default lives in
-// infer/msc (msc.Defaults), from where --help prints it.
+// infer/msc (msc.Defaults), from where --help prints it. The REPL is the
+// library cmd/mscppl/repl, to which this package passes how :run's flags
+// are parsed; what both print lives in cmd/mscppl/internal/show.
 //
 // User errors (bad models, bad data, bad flags) print a positioned message
 // with the source line and a caret, and exit with status 1.

@@ -130,27 +130,66 @@ func TestVersionAndHelp(t *testing.T) {
 	require.Contains(t, errOut, "no such file")
 }
 
-// TestRunDeterministic: the same seed gives byte-identical JSON (timing
-// aside) with one core or two.
-func TestRunDeterministic(t *testing.T) {
-	out := func(procs int) string {
-		old := runtime.GOMAXPROCS(procs)
-		defer runtime.GOMAXPROCS(old)
-		code, stdout, stderr := mscppl("run", "../../examples/probit_pima.msc", "../../examples/data/pima.csv", "--iters", "500", "--seed", "9", "--json")
-		require.Equal(t, 0, code, stderr)
-		var m map[string]any
-		require.NoError(t, json.Unmarshal([]byte(stdout), &m))
-		delete(m, "elapsed_seconds")
-		b, _ := json.Marshal(m)
-		return string(b)
+// jsonOut runs mscppl with GOMAXPROCS procs and returns its JSON output
+// parsed, without the timings (elapsed_seconds, seconds), which are the
+// only fields allowed to differ between runs.
+func jsonOut(t *testing.T, procs int, args ...string) map[string]any {
+	t.Helper()
+	old := runtime.GOMAXPROCS(procs)
+	defer runtime.GOMAXPROCS(old)
+	code, stdout, stderr := mscppl(append(args, "--json")...)
+	require.Equal(t, 0, code, stderr)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal([]byte(stdout), &m))
+	var strip func(v any)
+	strip = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			delete(v, "elapsed_seconds")
+			delete(v, "seconds")
+			for _, x := range v {
+				strip(x)
+			}
+		case []any:
+			for _, x := range v {
+				strip(x)
+			}
+		}
 	}
-	a, b := out(1), out(2)
-	require.Equal(t, a, b)
-	require.NotEqual(t, a, func() string {
-		code, stdout, _ := mscppl("run", "../../examples/probit_pima.msc", "../../examples/data/pima.csv", "--iters", "500", "--seed", "10", "--json")
-		require.Equal(t, 0, code)
-		return stdout
-	}(), "a different seed must give a different result")
+	strip(m)
+	return m
+}
+
+// TestRunDeterministic: the same seed gives the same result (timings
+// aside) with one core or two, for run and for cv, whose splits are fitted
+// in parallel goroutines; a different seed gives different latent means.
+func TestRunDeterministic(t *testing.T) {
+	run := func(procs int, seed string) map[string]any {
+		return jsonOut(t, procs, "run", "../../examples/probit_pima.msc", "../../examples/data/pima.csv", "--iters", "500", "--seed", seed)
+	}
+	a, b := run(1, "9"), run(2, "9")
+	require.Equal(t, a, b, "run: one core and two must agree")
+
+	c := run(2, "10")
+	la, lc := a["latent"].(map[string]any), c["latent"].(map[string]any)
+	require.NotEmpty(t, la)
+	require.Equal(t, len(la), len(lc))
+	for name, v := range la {
+		ma := v.(map[string]any)["mean"]
+		mc := lc[name].(map[string]any)["mean"]
+		require.NotNil(t, ma, name)
+		require.NotEqual(t, ma, mc, "seeds 9 and 10 must give different means of %s", name)
+	}
+
+	cv := func(procs int) map[string]any {
+		return jsonOut(t, procs, "cv", "../../examples/probit_pima.msc", "../../examples/data/pima.csv",
+			"--splits", "4", "--iters", "300", "--methods", "msc,is", "--seed", "9")
+	}
+	one, two := cv(1), cv(2)
+	require.Equal(t, one, two, "cv: one core and two must agree")
+	methods := one["methods"].([]any)
+	require.Len(t, methods, 2)
+	require.Len(t, methods[0].(map[string]any)["scores"], 4)
 }
 
 // TestHugeModelFile: a 10 MB model gets a positioned error quickly, never a

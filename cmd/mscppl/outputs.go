@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mscppl/mscppl/cmd/mscppl/internal/show"
 	"github.com/mscppl/mscppl/infer"
 )
 
@@ -24,7 +25,7 @@ func writeOutputs(dir string, f *infer.Fitted) error {
 		if err != nil {
 			return err
 		}
-		if err := writeFileAtomic(filepath.Join(dir, name), append(b, '\n')); err != nil {
+		if err := show.WriteFileAtomic(filepath.Join(dir, name), append(b, '\n')); err != nil {
 			return err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mscppl/mscppl/cmd/mscppl/internal/show"
 	"github.com/mscppl/mscppl/infer"
 
 	"gonum.org/v1/plot"
@@ -97,7 +98,7 @@ func savePlots(path string, plots []*plot.Plot, ext string) error {
 	if _, err := canvas.WriteTo(&buf); err != nil {
 		return err
 	}
-	return writeFileAtomic(path, buf.Bytes())
+	return show.WriteFileAtomic(path, buf.Bytes())
 }
 
 func readCSV(path string) ([]string, [][]float64, error) {

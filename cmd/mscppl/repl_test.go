@@ -39,7 +39,8 @@ func TestREPLOverPipe(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(rest[strings.Index(rest, "\n       z")+1:]), "\n")
 	require.GreaterOrEqual(t, len(lines), 6)
 	e := errb.String()
-	require.Contains(t, e, `unknown name "w"`, "the wrong line is reported")
+	require.Contains(t, e, "<eval>:1:1: unknown name \"w\"\n    w\n    ^\n", "the error is in the typed text")
+	require.NotContains(t, e, "__eval", "no wrapper shows")
 	require.Contains(t, e, "did you mean :load?")
 	// the session went on after the errors: :summary printed again
 	require.Equal(t, 2, strings.Count(o, "q reported:"), o)

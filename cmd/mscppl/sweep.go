@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mscppl/mscppl/cmd/mscppl/internal/show"
 	"github.com/mscppl/mscppl/infer"
 
 	"gonum.org/v1/plot"
@@ -125,5 +126,5 @@ func plotSweep(path string, rows []infer.SweepRow, methods []string) error {
 	if _, err := w.WriteTo(&buf); err != nil {
 		return err
 	}
-	return writeFileAtomic(path, buf.Bytes())
+	return show.WriteFileAtomic(path, buf.Bytes())
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mscppl/mscppl/cmd/mscppl/internal/show"
 	"github.com/mscppl/mscppl/infer"
 	"github.com/mscppl/mscppl/infer/msc"
 )
@@ -102,7 +103,7 @@ func drawsCSV(names []string, rows [][]float64) []byte {
 // q can be sampled).
 func writeTables(dir string, tr *tracer, f *infer.Fitted, draws int, seed uint64) error {
 	if tr != nil && len(tr.rows) > 0 {
-		if err := writeFileAtomic(filepath.Join(dir, "trace.csv"), tr.csv()); err != nil {
+		if err := show.WriteFileAtomic(filepath.Join(dir, "trace.csv"), tr.csv()); err != nil {
 			return err
 		}
 	}
@@ -113,7 +114,7 @@ func writeTables(dir string, tr *tracer, f *infer.Fitted, draws int, seed uint64
 	if err != nil {
 		return nil // a state-space run: no draws of q
 	}
-	if err := writeFileAtomic(filepath.Join(dir, "draws.csv"), drawsCSV(f.Model.IR.LatentNames(), rows)); err != nil {
+	if err := show.WriteFileAtomic(filepath.Join(dir, "draws.csv"), drawsCSV(f.Model.IR.LatentNames(), rows)); err != nil {
 		return fmt.Errorf("writing draws.csv: %w", err)
 	}
 	return nil

@@ -1,4 +1,11 @@
-package main
+// Package repl is mscppl's interactive session: load a model and its data,
+// fit, evaluate expressions under q, sample, plot and save. It reads
+// commands from any reader, with line editing, history and completion when
+// both ends are a terminal and line by line without prompts otherwise
+// (scripts, tests). The command-line front end (package main) supplies
+// what belongs to it through Options: how :run's flags are parsed and a fit
+// is run, and how a run is drawn.
+package repl
 
 import (
 	"bufio"
@@ -14,36 +21,54 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/mscppl/mscppl/infer"
-
-	"github.com/alecthomas/kong"
 	"github.com/peterh/liner"
 	"golang.org/x/term"
 
+	"github.com/mscppl/mscppl/cmd/mscppl/internal/show"
+	"github.com/mscppl/mscppl/infer"
 	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/lang"
 )
 
-type replCmd struct {
-	Model string `arg:"" optional:"" help:"A .msc model to load."`
-	Data  string `arg:"" optional:"" help:"A CSV data file to bind."`
+// Options configure a session.
+type Options struct {
+	// Model and Data are loaded at the start when Model is not empty.
+	Model, Data string
+	// Banner is printed when the session is interactive.
+	Banner string
+	// Fit runs :run: args are what would follow "mscppl run" (the model
+	// and data paths, then the :set defaults and the flags typed after
+	// :run); m is the model loaded from those paths; the run's outputs
+	// (summary.json, variational.json, draws.csv, trace.csv) go into
+	// outDir. ctx ends when the user presses Ctrl-C.
+	Fit func(ctx context.Context, m *infer.Model, args []string, outDir string) (*infer.Fitted, error)
+	// Plot draws the run written into runDir as kind (trace or marginals)
+	// into the file out. Nil: :plot is unavailable.
+	Plot func(kind, runDir, out string) error
+	// Sources collects the text of the files read, for error messages; nil
+	// for a map of the session's own.
+	Sources map[string][]byte
 }
 
-// replState is one interactive session.
-type replState struct {
-	e         *env
-	modelPath string
-	dataPath  string
-	dir       string // session directory: inline models and run outputs
-	m         *infer.Model
-	last      *outcome
-	defaults  map[string]string // :set values, passed to :run as flags
-	names     []string          // for completion
+// state is one interactive session.
+type state struct {
+	ctx            context.Context
+	in             io.Reader
+	stdout, stderr io.Writer
+	opts           Options
+	sources        map[string][]byte
+	modelPath      string
+	dataPath       string
+	dir            string // session directory: inline models and run outputs
+	m              *infer.Model
+	last           *infer.Fitted
+	defaults       map[string]string // :set values, passed to :run as flags
+	names          []string          // for completion
 }
 
-var replCommands = []string{":load", ":data", ":check", ":run", ":summary", ":sample", ":eval", ":plot", ":set", ":save", ":help", ":quit"}
+var commands = []string{":load", ":data", ":check", ":run", ":summary", ":sample", ":eval", ":plot", ":set", ":save", ":help", ":quit"}
 
-const replHelp = `commands:
+const help = `commands:
   :load FILE.msc      load a model (or type one: lines are collected until the braces balance)
   :data FILE.csv      bind a data file
   :check              check the model and print its layout
@@ -58,20 +83,28 @@ const replHelp = `commands:
   :quit               leave (or Ctrl-D); Ctrl-C stops a running fit and keeps the partial result
 `
 
-func (c *replCmd) Run(e *env) error {
+// Run runs a session reading commands from in until :quit, the end of the
+// input or the end of ctx (checked between commands). Output goes to out,
+// errors (with their source lines) to errOut; a failing command does not
+// end the session. Each :run also stops on an interrupt (Ctrl-C), which
+// keeps the partial result and does not end the session.
+func Run(ctx context.Context, in io.Reader, out, errOut io.Writer, opts Options) error {
 	dir, err := os.MkdirTemp("", "mscppl-repl-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	r := &replState{e: e, dir: dir, defaults: map[string]string{}}
-	if c.Model != "" {
-		r.modelPath, r.dataPath = c.Model, c.Data
+	r := &state{ctx: ctx, in: in, stdout: out, stderr: errOut, opts: opts, sources: opts.Sources, dir: dir, defaults: map[string]string{}}
+	if r.sources == nil {
+		r.sources = map[string][]byte{}
+	}
+	if opts.Model != "" {
+		r.modelPath, r.dataPath = opts.Model, opts.Data
 		r.reload()
 	}
 	interactive := false
-	if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		if f2, ok := e.stdout.(*os.File); ok && term.IsTerminal(int(f2.Fd())) {
+	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if f2, ok := out.(*os.File); ok && term.IsTerminal(int(f2.Fd())) {
 			interactive = true
 		}
 	}
@@ -82,12 +115,15 @@ func (c *replCmd) Run(e *env) error {
 }
 
 // loopPipe reads commands line by line without prompts (scripts, tests).
-func (r *replState) loopPipe() error {
-	sc := bufio.NewScanner(r.e.stdin)
+func (r *state) loopPipe() error {
+	sc := bufio.NewScanner(r.in)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	var pending []string
 	for sc.Scan() {
 		if quit := r.line(sc.Text(), &pending); quit {
+			return nil
+		}
+		if r.ctx.Err() != nil {
 			return nil
 		}
 	}
@@ -105,7 +141,7 @@ func historyPath() string {
 }
 
 // loopTerminal uses liner for line editing, history and completion.
-func (r *replState) loopTerminal() error {
+func (r *state) loopTerminal() error {
 	ln := liner.NewLiner()
 	defer ln.Close()
 	ln.SetCtrlCAborts(true)
@@ -128,7 +164,9 @@ func (r *replState) loopTerminal() error {
 			f.Close()
 		}
 	}()
-	fmt.Fprintln(r.e.stdout, "mscppl "+version+" (type :help)")
+	if r.opts.Banner != "" {
+		fmt.Fprintln(r.stdout, r.opts.Banner)
+	}
 	var pending []string
 	for {
 		prompt := "msc> "
@@ -141,7 +179,7 @@ func (r *replState) loopTerminal() error {
 			continue
 		}
 		if err == io.EOF {
-			fmt.Fprintln(r.e.stdout)
+			fmt.Fprintln(r.stdout)
 			return nil
 		}
 		if err != nil {
@@ -150,17 +188,17 @@ func (r *replState) loopTerminal() error {
 		if strings.TrimSpace(text) != "" {
 			ln.AppendHistory(text)
 		}
-		if r.line(text, &pending) {
+		if r.line(text, &pending) || r.ctx.Err() != nil {
 			return nil
 		}
 	}
 }
 
-func (r *replState) complete(line string) []string {
+func (r *state) complete(line string) []string {
 	var out []string
 	fields := strings.Fields(line)
 	if len(fields) <= 1 && !strings.HasSuffix(line, " ") {
-		for _, c := range replCommands {
+		for _, c := range commands {
 			if strings.HasPrefix(c, line) {
 				out = append(out, c)
 			}
@@ -198,7 +236,7 @@ func (r *replState) complete(line string) []string {
 }
 
 // line handles one input line; it returns true to quit.
-func (r *replState) line(text string, pending *[]string) bool {
+func (r *state) line(text string, pending *[]string) bool {
 	trim := strings.TrimSpace(text)
 	if len(*pending) == 0 && strings.HasPrefix(trim, ":") {
 		return r.command(trim)
@@ -248,20 +286,20 @@ func braceDepth(src string) int {
 	return depth
 }
 
-func (r *replState) fail(err error) { report(r.e.stderr, err, r.e.sources) }
+func (r *state) fail(err error) { show.Report(r.stderr, err, r.sources) }
 
 // reload parses and checks the current model and data.
-func (r *replState) reload() bool {
+func (r *state) reload() bool {
 	if r.modelPath == "" {
-		r.fail(userErrorf("use :load FILE.msc or type a model", "no model loaded"))
+		r.fail(infer.Errorf("use :load FILE.msc or type a model", "no model loaded"))
 		return false
 	}
 	if r.dataPath == "" && needsData(r.modelPath) {
-		fmt.Fprintf(r.e.stdout, "loaded %s; it reads data: bind a CSV file with :data FILE.csv\n", r.modelPath)
+		fmt.Fprintf(r.stdout, "loaded %s; it reads data: bind a CSV file with :data FILE.csv\n", r.modelPath)
 		r.m = nil
 		return false
 	}
-	m, err := r.e.load(r.modelPath, r.dataPath, 0)
+	m, err := r.load()
 	if err != nil {
 		r.fail(err)
 		r.m = nil
@@ -275,29 +313,29 @@ func (r *replState) reload() bool {
 		}
 	}
 	sort.Strings(r.names)
-	fmt.Fprintf(r.e.stdout, "loaded %s: %d latent dimensions, %d params\n", r.modelPath, m.IR.LatentDim, m.IR.ParamDim)
+	fmt.Fprintf(r.stdout, "loaded %s: %d latent dimensions, %d params\n", r.modelPath, m.IR.LatentDim, m.IR.ParamDim)
 	return true
 }
 
-func (r *replState) command(cmd string) bool {
+func (r *state) command(cmd string) bool {
 	fields := strings.Fields(cmd)
 	arg := strings.TrimSpace(strings.TrimPrefix(cmd, fields[0]))
-	w := r.e.stdout
+	w := r.stdout
 	switch fields[0] {
 	case ":quit", ":q", ":exit":
 		return true
 	case ":help", ":h":
-		fmt.Fprint(w, replHelp)
+		fmt.Fprint(w, help)
 	case ":load":
 		if arg == "" {
-			r.fail(userErrorf("", ":load needs a file name"))
+			r.fail(infer.Errorf("", ":load needs a file name"))
 			break
 		}
 		r.modelPath = arg
 		r.reload()
 	case ":data":
 		if arg == "" {
-			r.fail(userErrorf("", ":data needs a file name"))
+			r.fail(infer.Errorf("", ":data needs a file name"))
 			break
 		}
 		r.dataPath = arg
@@ -308,12 +346,12 @@ func (r *replState) command(cmd string) bool {
 		if !r.reload() {
 			break
 		}
-		printLayout(w, r.modelPath, r.m.IR, r.m.Comp, nil)
+		show.Layout(w, r.modelPath, r.m.IR, r.m.Comp, nil)
 	case ":run":
 		r.run(fields[1:])
 	case ":summary":
 		if r.needRun() {
-			writeSummary(w, r.last.sum)
+			show.Summary(w, r.last.Summary)
 		}
 	case ":sample":
 		r.sample(arg)
@@ -321,22 +359,26 @@ func (r *replState) command(cmd string) bool {
 		r.eval(arg)
 	case ":plot":
 		if len(fields) != 3 || r.last == nil {
-			r.fail(userErrorf("run a model first, then :plot trace FILE.svg", "usage: :plot trace|marginals FILE"))
+			r.fail(infer.Errorf("run a model first, then :plot trace FILE.svg", "usage: :plot trace|marginals FILE"))
 			break
 		}
-		p := plotCmd{Kind: fields[1], Dir: filepath.Join(r.dir, "run"), Out: fields[2], Max: 8}
-		if p.Kind != "trace" && p.Kind != "marginals" {
-			r.fail(userErrorf("", "plot trace or plot marginals, not %q", p.Kind))
+		kind, out := fields[1], fields[2]
+		if kind != "trace" && kind != "marginals" {
+			r.fail(infer.Errorf("", "plot trace or plot marginals, not %q", kind))
 			break
 		}
-		if err := p.Run(r.e); err != nil {
+		if r.opts.Plot == nil {
+			r.fail(infer.Errorf("", ":plot is not available in this session"))
+			break
+		}
+		if err := r.opts.Plot(kind, filepath.Join(r.dir, "run"), out); err != nil {
 			r.fail(err)
 			break
 		}
-		fmt.Fprintf(w, "wrote %s\n", p.Out)
+		fmt.Fprintf(w, "wrote %s\n", out)
 	case ":set":
 		if len(fields) != 3 {
-			r.fail(userErrorf("for example :set seed 3", "usage: :set KEY VALUE"))
+			r.fail(infer.Errorf("for example :set seed 3", "usage: :set KEY VALUE"))
 			break
 		}
 		key := fields[1]
@@ -345,12 +387,12 @@ func (r *replState) command(cmd string) bool {
 			r.defaults[key] = fields[2]
 			fmt.Fprintf(w, "%s = %s\n", key, fields[2])
 		default:
-			r.fail(userErrorf("the keys are seed, samples, iters, method, family, optimizer, lr, kernel", "unknown setting %q", key))
+			r.fail(infer.Errorf("the keys are seed, samples, iters, method, family, optimizer, lr, kernel", "unknown setting %q", key))
 		}
 	case ":save":
 		if arg == "" || !r.needRun() {
 			if arg == "" {
-				r.fail(userErrorf("", "usage: :save DIR"))
+				r.fail(infer.Errorf("", "usage: :save DIR"))
 			}
 			break
 		}
@@ -360,8 +402,8 @@ func (r *replState) command(cmd string) bool {
 		}
 		fmt.Fprintf(w, "saved to %s\n", arg)
 	default:
-		e := &userError{Msg: fmt.Sprintf("unknown command %s", fields[0]), Hint: "type :help for the commands"}
-		if s := lang.Suggest(fields[0], replCommands); s != "" {
+		e := &infer.UserError{Msg: fmt.Sprintf("unknown command %s", fields[0]), Hint: "type :help for the commands"}
+		if s := lang.Suggest(fields[0], commands); s != "" {
 			e.Hint = fmt.Sprintf("did you mean %s?", s)
 		}
 		r.fail(e)
@@ -369,21 +411,37 @@ func (r *replState) command(cmd string) bool {
 	return false
 }
 
-func (r *replState) needRun() bool {
+func (r *state) needRun() bool {
 	if r.last == nil {
-		r.fail(userErrorf("use :run first", "no result yet"))
+		r.fail(infer.Errorf("use :run first", "no result yet"))
 		return false
 	}
 	return true
 }
 
-// run parses :run's flags like mscppl run's and fits, stoppable by Ctrl-C.
-func (r *replState) run(flags []string) {
+// load reads, parses, checks and compiles the current model with its
+// data, keeping the sources read for error messages.
+func (r *state) load() (*infer.Model, error) {
+	m, err := infer.Load(r.modelPath, r.dataPath)
+	if m != nil {
+		for k, v := range m.Sources {
+			r.sources[k] = v
+		}
+	}
+	return m, err
+}
+
+// run fits with :run's flags (those of mscppl run), stoppable by Ctrl-C.
+func (r *state) run(flags []string) {
 	if r.m == nil {
-		r.fail(userErrorf("use :load FILE.msc or type a model", "no model loaded"))
+		r.fail(infer.Errorf("use :load FILE.msc or type a model", "no model loaded"))
 		return
 	}
-	args := []string{"run", r.modelPath}
+	if r.opts.Fit == nil {
+		r.fail(infer.Errorf("", ":run is not available in this session"))
+		return
+	}
+	args := []string{r.modelPath}
 	if r.dataPath != "" {
 		args = append(args, r.dataPath)
 	}
@@ -396,44 +454,28 @@ func (r *replState) run(flags []string) {
 		args = append(args, "--"+k, r.defaults[k])
 	}
 	args = append(args, flags...)
-	var cli struct {
-		Run runCmd `cmd:""`
-	}
-	parser, err := kong.New(&cli, kong.Name(":run"), helpVars(), kong.Writers(r.e.stdout, r.e.stderr), kong.Exit(func(int) {}))
+	m, err := r.load()
 	if err != nil {
 		r.fail(err)
 		return
 	}
-	if _, err := parser.Parse(args); err != nil {
-		r.fail(userErrorf("the flags are those of mscppl run --help", "%v", err))
-		return
-	}
-	rc := cli.Run
-	rc.Out = filepath.Join(r.dir, "run")
-	m, err := r.e.load(r.modelPath, r.dataPath, 0)
-	if err != nil {
-		r.fail(err)
-		return
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(r.ctx, os.Interrupt)
 	defer stop()
-	e := *r.e
-	e.ctx = ctx
-	out, err := rc.execute(&e, m)
+	f, err := r.opts.Fit(ctx, m, args, filepath.Join(r.dir, "run"))
 	if err != nil {
 		r.fail(err)
 		return
 	}
-	r.last = out
-	writeSummary(r.e.stdout, out.sum)
+	r.last = f
+	show.Summary(r.stdout, f.Summary)
 }
 
 // draws returns n unconstrained draws from the last run's q.
-func (r *replState) draws(n int, seed uint64) ([][]float64, error) {
-	return r.last.fit.UnconstrainedDraws(n, seed)
+func (r *state) draws(n int, seed uint64) ([][]float64, error) {
+	return r.last.UnconstrainedDraws(n, seed)
 }
 
-func (r *replState) seed() uint64 {
+func (r *state) seed() uint64 {
 	if v, ok := r.defaults["seed"]; ok {
 		if s, err := strconv.ParseUint(v, 10, 64); err == nil {
 			return s
@@ -442,13 +484,13 @@ func (r *replState) seed() uint64 {
 	return 1
 }
 
-func (r *replState) sample(arg string) {
+func (r *state) sample(arg string) {
 	if !r.needRun() {
 		return
 	}
 	n, err := strconv.Atoi(arg)
 	if err != nil || n < 1 {
-		r.fail(userErrorf("for example :sample 5", "usage: :sample N with N a positive integer"))
+		r.fail(infer.Errorf("for example :sample 5", "usage: :sample N with N a positive integer"))
 		return
 	}
 	zs, err := r.draws(n, r.seed())
@@ -456,62 +498,44 @@ func (r *replState) sample(arg string) {
 		r.fail(err)
 		return
 	}
-	comp := r.last.fit.Model.Comp
+	comp := r.last.Model.Comp
 	names := comp.Model.LatentNames()
-	tw := tabwriter.NewWriter(r.e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(r.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, strings.Join(names, "\t")+"\t")
 	x := make([]float64, comp.Dim())
 	for _, z := range zs {
 		comp.Constrain(z, x)
 		for _, v := range x {
-			fmt.Fprintf(tw, "%s\t", fmtNum(v))
+			fmt.Fprintf(tw, "%s\t", show.Num(v))
 		}
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 }
 
-// eval compiles the expression as a local definition appended to the
-// model block and evaluates it under 4000 draws of q.
-func (r *replState) eval(expr string) {
+// evalName names the text of :eval in error messages.
+const evalName = "<eval>"
+
+// eval compiles the expression once into the fitted model's graph (no data
+// is read again and the model is not rebuilt) and evaluates it under 4000
+// draws of q with the fitted params.
+func (r *state) eval(expr string) {
 	if expr == "" {
-		r.fail(userErrorf("for example :eval exp(b + w[1])", "usage: :eval EXPR"))
+		r.fail(infer.Errorf("for example :eval exp(b + w[1])", "usage: :eval EXPR"))
 		return
 	}
 	if !r.needRun() {
 		return
 	}
-	src := r.e.sources[r.modelPath]
-	f, err := lang.Parse(r.modelPath, src)
+	src := []byte(expr)
+	r.sources[evalName] = src
+	comp := r.last.Model.Comp
+	e, err := comp.CompileExpr(evalName, src)
 	if err != nil {
 		r.fail(err)
 		return
 	}
-	const name = "__eval"
-	exprSrc := []byte("model { " + name + " = " + expr + " }")
-	ef, err := lang.Parse("<eval>", exprSrc)
-	if err != nil {
-		r.e.sources["<eval>"] = exprSrc
-		r.fail(err)
-		return
-	}
-	for _, b := range f.Blocks {
-		if b.Kind == "model" {
-			b.Items = append(b.Items, ef.Blocks[0].Items...)
-		}
-	}
-	r.e.sources["<eval>"] = exprSrc
-	m, err := ir.Build(f, r.m.Table)
-	if err != nil {
-		r.fail(err)
-		return
-	}
-	comp, err := ir.Compile(m, ir.CompileOptions{})
-	if err != nil {
-		r.fail(err)
-		return
-	}
-	if res := r.last.fit.Result; comp.NumParams() > 0 && res != nil && res.Params != nil {
+	if res := r.last.Result; comp.NumParams() > 0 && res != nil && res.Params != nil {
 		comp.SetParams(res.Params)
 	}
 	zs, err := r.draws(4000, r.seed())
@@ -519,16 +543,11 @@ func (r *replState) eval(expr string) {
 		r.fail(err)
 		return
 	}
-	var vals [][]float64
-	for _, z := range zs {
-		v, ok := comp.EvalLocal(name, z)
-		if !ok {
-			r.fail(fmt.Errorf("internal: %s not found", name))
-			return
-		}
-		vals = append(vals, v)
+	vals := make([][]float64, len(zs))
+	for i, z := range zs {
+		vals[i] = e.Eval(z)
 	}
-	tw := tabwriter.NewWriter(r.e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(r.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "\tmean\tsd\t5%\t95%\t")
 	for j := range vals[0] {
 		col := make([]float64, len(vals))
@@ -541,11 +560,11 @@ func (r *replState) eval(expr string) {
 		if len(vals[0]) > 1 {
 			label = fmt.Sprintf("[%d]", j+1)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", label, fmtNum(mean), fmtNum(sd), fmtNum(col[len(col)*5/100]), fmtNum(col[len(col)*95/100]))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", label, show.Num(mean), show.Num(sd), show.Num(col[len(col)*5/100]), show.Num(col[len(col)*95/100]))
 	}
 	tw.Flush()
 	if math.IsNaN(vals[0][0]) {
-		fmt.Fprintln(r.e.stdout, "note: the expression is NaN for some draws")
+		fmt.Fprintln(r.stdout, "note: the expression is NaN for some draws")
 	}
 }
 
@@ -562,7 +581,7 @@ func copyDir(src, dst string) error {
 		if err != nil {
 			return err
 		}
-		if err := writeFileAtomic(filepath.Join(dst, en.Name()), b); err != nil {
+		if err := show.WriteFileAtomic(filepath.Join(dst, en.Name()), b); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,180 @@
+// Package show prints what both the mscppl command and its REPL show: a
+// fit's summary, a model's layout, errors with their source line, numbers;
+// and writes files atomically.
+package show
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/mscppl/mscppl/infer"
+	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/dataset"
+	"github.com/mscppl/mscppl/lang"
+)
+
+// Num formats a number for tables: four decimals, or four significant
+// digits for very large and very small magnitudes.
+func Num(x float64) string {
+	if math.Abs(x) >= 1e5 || (x != 0 && math.Abs(x) < 1e-3) {
+		return fmt.Sprintf("%.4g", x)
+	}
+	return fmt.Sprintf("%.4f", x)
+}
+
+// Report prints err for a person: positioned errors with their source line
+// and a caret, anything else on one line with an optional hint.
+func Report(w io.Writer, err error, sources map[string][]byte) {
+	var list lang.ErrorList
+	var one *lang.Error
+	var ue *infer.UserError
+	switch {
+	case errors.As(err, &list):
+		list.Format(w, sources)
+	case errors.As(err, &one):
+		lang.ErrorList{one}.Format(w, sources)
+	case errors.As(err, &ue):
+		fmt.Fprintf(w, "mscppl: %s\n", ue.Msg)
+		if ue.Hint != "" {
+			fmt.Fprintf(w, "hint: %s\n", ue.Hint)
+		}
+	default:
+		fmt.Fprintf(w, "mscppl: %v\n", err)
+	}
+}
+
+// Summary prints a fit's summary for people.
+func Summary(w io.Writer, s *infer.Summary) {
+	fmt.Fprintf(w, "%s: %s, %s kernel, S = %d, %s family, %s updates, %d iterations, seed %d, %.2fs\n",
+		s.Model, strings.ToUpper(s.Method), s.Kernel, s.Samples, s.Family, s.Optimizer, s.Iterations, s.Seed, s.ElapsedSeconds)
+	if s.Reported != "" {
+		fmt.Fprintf(w, "q reported: %s\n", s.Reported)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	if len(s.LatentOrder) > 0 {
+		fmt.Fprintln(tw, "latent\tmean\tsd\t")
+		for _, name := range s.LatentOrder {
+			m := s.Latent[name]
+			fmt.Fprintf(tw, "%s\t%s\t%s\t\n", name, Num(m.Mean), Num(m.SD))
+		}
+	}
+	tw.Flush()
+	if len(s.ParamOrder) > 0 {
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "param\tvalue\t")
+		for _, name := range s.ParamOrder {
+			fmt.Fprintf(tw, "%s\t%s\t\n", name, Num(s.Params[name]))
+		}
+		tw.Flush()
+	}
+	d := s.Diagnostics
+	switch {
+	case s.Kernel == "csmc":
+		fmt.Fprintf(w, "mixing: the retained trajectory changed in %.1f%% of sweeps; mean ESS %.2f of %d\n", 100*d.ChangeRate, d.MeanESS, s.Samples)
+	case s.Kernel == "cis":
+		fmt.Fprintf(w, "mixing: conditional sample changed in %.1f%% of iterations (%.1f%% over the last 10%%); mean ESS %.2f of %d\n",
+			100*d.ChangeRate, 100*d.ChangeRateLast, d.MeanESS, s.Samples)
+	case d.MeanESS > 0:
+		fmt.Fprintf(w, "mean ESS %.2f of %d\n", d.MeanESS, s.Samples)
+	}
+	if !s.Converged {
+		fmt.Fprintln(w, "note: the run stopped early or its optimiser froze; the result is not converged")
+	}
+	for _, warn := range s.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+}
+
+// Layout prints what check found: sizes, data, params, latents,
+// dimensions and structure. table may be nil.
+func Layout(w io.Writer, model string, m *ir.Model, comp *ir.Compiled, table *dataset.Table) {
+	fmt.Fprintf(w, "model %s: ok\n", model)
+	if table != nil {
+		fmt.Fprintf(w, "data %s: %d rows, %d columns\n", table.File, table.Rows, len(table.Header))
+	}
+	for _, v := range m.Vars {
+		if v.Kind == ir.SizeVar {
+			fmt.Fprintf(w, "size %s = %d (%s)\n", v.Name, int(v.Value[0]), v.Source)
+		}
+	}
+	section := func(title string, vs []*ir.Var, extra func(*ir.Var) string) {
+		if len(vs) == 0 {
+			fmt.Fprintf(w, "%s: none\n", title)
+			return
+		}
+		fmt.Fprintf(w, "%s:\n", title)
+		for _, v := range vs {
+			fmt.Fprintf(w, "  %-10s %-18s %s\n", v.Name, v.Type, extra(v))
+		}
+	}
+	section("data", m.Data, func(v *ir.Var) string {
+		if v.Source != "" {
+			return v.Source
+		}
+		return fmt.Sprintf("= %g", v.Value[0])
+	})
+	section("param", m.Params, func(v *ir.Var) string {
+		return fmt.Sprintf("%s init %g, unconstrained offset %d", constraintText(v), v.Init[0], v.Offset)
+	})
+	section("latent", m.Latents, func(v *ir.Var) string {
+		return fmt.Sprintf("%s unconstrained offsets %d..%d", constraintText(v), v.Offset, v.Offset+v.Type.Len()-1)
+	})
+	fmt.Fprintf(w, "unconstrained dimension: %d latent, %d param\n", m.LatentDim, m.ParamDim)
+	fmt.Fprintf(w, "graph: %d nodes\n", comp.Graph().NumNodes())
+	fmt.Fprintf(w, "structure: %s\n", comp.Structure())
+}
+
+func constraintText(v *ir.Var) string {
+	b := v.Bij
+	switch {
+	case b.HasLower && b.HasUpper:
+		return fmt.Sprintf("<lower=%g, upper=%g>", b.Lower, b.Upper)
+	case b.HasLower:
+		return fmt.Sprintf("<lower=%g>", b.Lower)
+	case b.HasUpper:
+		return fmt.Sprintf("<upper=%g>", b.Upper)
+	}
+	return ""
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// directory and a rename, so that an interrupted or failed run never leaves
+// a half-written file behind.
+func WriteFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,108 @@
+package ir
+
+import (
+	"fmt"
+
+	"github.com/mscppl/mscppl/autodiff"
+	"github.com/mscppl/mscppl/lang"
+	"github.com/mscppl/mscppl/stdlib"
+)
+
+// ExprEval evaluates an expression compiled into a model's graph by
+// CompileExpr.
+type ExprEval struct {
+	c     *Compiled
+	node  autodiff.Node
+	order []autodiff.Node
+	// Text is the expression as written; Type its type.
+	Text string
+	Type Type
+}
+
+// CompileExpr parses src as one expression (positions carry name, line 1
+// being the start of src) and compiles it against the model: it may use the
+// model's data, sizes, params, latents and top-level local definitions. Its
+// nodes are added to the compiled graph, so the data are not read again and
+// the model is not rebuilt. Errors are positioned in src.
+//
+// Like the rest of Compiled, it is not safe for concurrent use.
+func (c *Compiled) CompileExpr(name string, src []byte) (*ExprEval, error) {
+	px, err := lang.ParseExpr(name, src)
+	if err != nil {
+		return nil, err
+	}
+	r := &resolver{
+		file:        name,
+		m:           c.Model,
+		global:      map[string]*Var{},
+		unknownHint: "an expression may use the model's data, params, latents and top-level local definitions",
+	}
+	for _, v := range c.Model.Vars {
+		switch v.Kind {
+		case DataVar, SizeVar, ParamVar, LatentVar:
+			r.global[v.Name] = v
+		}
+	}
+	top := map[string]*Var{}
+	for _, s := range c.Model.Body {
+		if a, ok := s.(*Assign); ok {
+			top[a.Local.Name] = a.Local
+		}
+	}
+	r.scopes = []map[string]*Var{top}
+	x := r.expr(px)
+	if len(r.errs) > 0 || x == nil {
+		r.errs.Sort()
+		return nil, r.errs
+	}
+	g := c.g
+	// the new nodes need the arenas laid out again, also after an error
+	// part way through
+	defer func() {
+		g.Alloc(max(c.maxBatch, 1))
+		c.maxBatch = max(c.maxBatch, 1)
+	}()
+	cp := &compiler{
+		m: c.Model, g: g, c: c,
+		env:    c.env,
+		ints:   make([]int, len(c.Model.Vars)),
+		seen:   map[lang.Pos]bool{},
+		ops:    map[*stdlib.Family]*stdlib.SumLogDensity{},
+		consts: map[float64]autodiff.Node{},
+		max:    g.NumNodes() + DefaultMaxNodes,
+	}
+	node, err := cp.exprSafe(x)
+	if err != nil {
+		return nil, err
+	}
+	return &ExprEval{c: c, node: node, order: g.Ancestors(node), Text: string(src), Type: x.Type()}, nil
+}
+
+// exprSafe lowers one expression, turning a compile error into an error.
+func (cp *compiler) exprSafe(x Expr) (n autodiff.Node, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			ce, ok := r.(compileError)
+			if !ok {
+				panic(r)
+			}
+			if ce.err == nil {
+				err = fmt.Errorf("ir: cannot compile %s", FormatExpr(x))
+				return
+			}
+			err = lang.ErrorList{ce.err}
+		}
+	}()
+	return cp.expr(x), nil
+}
+
+// Eval evaluates the expression at one row of unconstrained latents z with
+// the model's current params. The result is a new slice (one value for a
+// scalar, the elements of a vector or matrix in row-major order).
+func (e *ExprEval) Eval(z []float64) []float64 {
+	c := e.c
+	c.Reserve(1)
+	c.load(z, 1)
+	c.g.ForwardNodes(e.order, 1)
+	return append([]float64(nil), c.g.Value(e.node, 0)...)
+}
