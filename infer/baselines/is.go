@@ -30,6 +30,7 @@ type IS struct {
 	S, d                  int
 	z, eps, lp, lq, lw, w []float64
 	pick                  []float64
+	rng                   *rand.Rand
 }
 
 // NewIS returns the IS kernel with S samples.
@@ -44,7 +45,6 @@ func (k *IS) Name() string                          { return "is" }
 func (k *IS) Markov() bool                          { return false }
 func (k *IS) Init(*rand.Rand) error                 { return nil }
 func (k *IS) Weighted() (z, w []float64)            { return k.z, k.w }
-func (k *IS) Retained() []float64                   { return k.pick }
 func (k *IS) Refresh()                              {}
 func (k *IS) weights() (ess float64, ok bool)       { return normalise(k.lw, k.w) }
 func categoricalDraw(r *rand.Rand, w []float64) int { return categorical(r, w) }
@@ -66,9 +66,16 @@ func (k *IS) Step(rng *rand.Rand) (msc.StepInfo, error) {
 		clear(k.w) // no information this step: q does not move
 		return msc.StepInfo{Degenerate: true}, nil
 	}
-	j := categoricalDraw(rng, k.w)
-	copy(k.pick, k.z[j*d:(j+1)*d])
+	k.rng = rng
 	return msc.StepInfo{ESS: ess}, nil
+}
+
+// Retained draws one of this step's samples by its weight (for the params'
+// gradient, or the --retained score); each call is a new draw.
+func (k *IS) Retained() []float64 {
+	j := categoricalDraw(k.rng, k.w)
+	copy(k.pick, k.z[j*k.d:(j+1)*k.d])
+	return k.pick
 }
 
 // normalise turns log weights into normalised weights; it returns the ESS

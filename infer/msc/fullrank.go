@@ -343,7 +343,8 @@ func cholesky(a, l []float64, d int) bool {
 	return true
 }
 
-const ln2Pi = 1.8378770664093454836
+// ln2Pi is log(2 pi), computed as the reference code did (bit for bit).
+var ln2Pi = math.Log(2 * math.Pi)
 
 func sumSq(x []float64) float64 {
 	s := 0.0

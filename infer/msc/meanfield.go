@@ -139,7 +139,7 @@ func (g *MeanField) AddScore(w float64, z, grad []float64) {
 	d := g.D
 	for i, v := range z {
 		e := (v - g.Mu[i]) / g.SD[i]
-		grad[i] += w * e / g.SD[i]
+		grad[i] += w * (e / g.SD[i]) // this order of rounding is the full-rank code's
 		grad[d+i] += w * (e*e - 1)
 	}
 }

@@ -240,11 +240,12 @@ func Run(ctx context.Context, rng *rand.Rand, t any, q Family, k Kernel, s *Sett
 		}
 		l.record(it, info)
 		// a step without information (every weight zero) moves a fresh-draw
-		// kernel's q nowhere; a Markov kernel still climbs at its retained sample
-		if !info.Degenerate || k.Markov() {
-			if err := l.updateQ(it); err != nil {
-				return err
-			}
+		// kernel nowhere; a Markov kernel still climbs at its retained sample
+		if info.Degenerate && !k.Markov() {
+			continue
+		}
+		if err := l.updateQ(it); err != nil {
+			return err
 		}
 		if err := l.updateParams(it); err != nil {
 			return err
@@ -404,9 +405,11 @@ func (l *loop) accumulate() {
 	for i, v := range l.theta {
 		l.avgTheta[i] += w * (v - l.avgTheta[i])
 	}
-	for i, v := range l.k.Retained() {
-		l.zSum[i] += v
-		l.zSq[i] += v * v
+	if l.k.Markov() { // the chain's own moments
+		for i, v := range l.k.Retained() {
+			l.zSum[i] += v
+			l.zSq[i] += v * v
+		}
 	}
 }
 
