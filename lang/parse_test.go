@@ -392,8 +392,8 @@ func TestParseErrorIsErrorList(t *testing.T) {
 }
 
 // Large inputs: a 2 MB model with many statements and one very long
-// expression parses; a 10 MB file with an error at its end is rejected by
-// the recogniser alone, with the error's position.
+// expression parses; a 10 MB file with an unclosed bracket at its end is
+// rejected by the bracket check alone, with the error's position.
 func TestLargeInput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("large input")

@@ -30,6 +30,10 @@ var parser = participle.MustBuild[File](
 	participle.UseLookahead(2),
 )
 
+// largeFile is the size above which unbalanced brackets are reported
+// without parsing the whole file (participle takes seconds per megabyte).
+const largeFile = 1 << 20
+
 // MaxNesting bounds the nesting of brackets, and separately the length of
 // chains of signs and powers (- - x, a^b^c^...), so that hostile input
 // cannot exhaust the parser's stack.
@@ -54,6 +58,11 @@ func Parse(filename string, src []byte) (*File, error) {
 	s, e := scan(filename, src)
 	if e != nil {
 		return nil, ErrorList{e}
+	}
+	if len(src) > largeFile {
+		if e := s.bracketCheck(); e != nil {
+			return nil, ErrorList{e}
+		}
 	}
 	peek, err := lexer.Upgrade(&sliceLexer{toks: s.raw}, typSpace, typComment)
 	if err != nil {

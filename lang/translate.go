@@ -124,6 +124,28 @@ func (s *scanned) bracketError(i int) *Error {
 	return s.errTok(bad, fmt.Sprintf("the %q at %s is not closed", s.text(o), s.at(o)), "missing %q %s", want, s.before(bad))
 }
 
+// bracketCheck reports the first unbalanced bracket of the file, if any.
+// When the innermost open bracket there is not a "{", the item it is in
+// is parsed on its own, so that an error inside the brackets before the
+// unbalanced one (a missing ")" noticed at the next line) is reported
+// where participle finds it.
+func (s *scanned) bracketCheck() *Error {
+	open, bad := s.brackets(len(s.toks))
+	if bad < 0 && len(open) == 0 {
+		return nil
+	}
+	if bad < 0 {
+		bad = len(s.toks) - 1
+	}
+	e := s.bracketError(bad)
+	if open, _ = s.brackets(bad); len(open) > 0 && s.text(open[len(open)-1]) != "{" {
+		if we := s.parseItemAt(s.lineStart(open[len(open)-1])); we != nil && we.Pos.Offset < e.Pos.Offset {
+			return we
+		}
+	}
+	return e
+}
+
 // braceWhat names the "{" at token o.
 func (s *scanned) braceWhat(o int) string {
 	if k := s.blockOf(o); k != "" {
