@@ -27,7 +27,7 @@ var mscLexer = lexer.MustSimple([]lexer.SimpleRule{
 var parser = participle.MustBuild[File](
 	participle.Lexer(mscLexer),
 	participle.Elide("Comment", "Whitespace"),
-	participle.UseLookahead(2),
+	participle.UseLookahead(0),
 )
 
 // largeFile is the size above which unbalanced brackets are reported
@@ -70,7 +70,7 @@ func Parse(filename string, src []byte) (*File, error) {
 	}
 	f, err := parser.ParseFromLexer(peek)
 	if err != nil {
-		return nil, ErrorList{s.translate(err, 0)}
+		return nil, ErrorList{s.translate(err, f, 0)}
 	}
 	f.Name = filename
 	if e := s.check(f); e != nil {
