@@ -70,10 +70,15 @@ func Parse(filename string, src []byte) (*File, error) {
 	}
 	f, err := parser.ParseFromLexer(peek)
 	if err != nil {
-		return nil, ErrorList{s.translate(err, f, 0)}
+		e := s.translate(err, f, 0)
+		// the complete part of the tree may hold an earlier error
+		if e0 := s.checkTree(f, true); e0 != nil && e0.Pos.Offset < e.Pos.Offset {
+			e = e0
+		}
+		return nil, ErrorList{e}
 	}
 	f.Name = filename
-	if e := s.check(f); e != nil {
+	if e := s.checkTree(f, false); e != nil {
 		return nil, ErrorList{e}
 	}
 	return f, nil

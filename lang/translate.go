@@ -151,7 +151,7 @@ func (s *scanned) translate(err error, f *File, depth int) *Error {
 	if e := s.itemShape(i, w); e != nil {
 		return e
 	}
-	t, prev, next := s.desc(i), i-1, i+1
+	t, prev := s.desc(i), i-1
 	switch {
 	case strings.HasPrefix(expect, `"{" Item*`):
 		if s.isIdent(prev) && !isOneOf(s.text(prev), BlockKinds) {
@@ -184,6 +184,18 @@ func (s *scanned) translate(err error, f *File, depth int) *Error {
 		return s.errTok(i, hintFrom, "unexpected %s; expected \"except\" after \"all\"", t)
 	case strings.HasPrefix(expect, "<string>"):
 		return s.errTok(i, hintFrom, "unexpected %s; expected a column name in double quotes", t)
+	case strings.HasPrefix(expect, "Bound") && s.isPunct(i-1, "<") && (s.isPunct(i-2, "]") || s.isPunct(i-2, ">")):
+		// a second "<...>" after the sizes or the bounds
+		base := ""
+		for j := i - 2; j >= 0 && base == ""; j-- {
+			if s.isIdent(j) && isOneOf(s.text(j), TypeNames) {
+				base = s.text(j)
+			}
+		}
+		return s.errTok(i-1, fmt.Sprintf("write %s<lower=...>[...]: bounds come before the sizes, as in Stan", base), "bounds must come before the sizes")
+	case strings.HasPrefix(expect, "Bound") && s.isPunct(i-1, "<") && s.tok(i-1).line != s.tok(i-2).line:
+		// a "<" at the start of a line, read as the bounds of the type before
+		return s.expectedExpr(i - 1)
 	case strings.HasPrefix(expect, "Bound"):
 		return s.bounds(i - 1)
 	}
@@ -194,8 +206,6 @@ func (s *scanned) translate(err error, f *File, depth int) *Error {
 		return e
 	}
 	switch {
-	case s.isPunct(i, ",") && !s.startsExpr(next):
-		return s.expectedExpr(next)
 	case expect == `")"` || expect == `"]"` || expect == `">"`:
 		return s.closer(i, open)
 	case (expect == "" || strings.HasPrefix(expect, "Expr") || expect == "Unary" || expect == "Term") &&
