@@ -70,7 +70,7 @@ func Parse(filename string, src []byte) (*File, error) {
 	}
 	f, err := parser.ParseFromLexer(peek)
 	if err != nil {
-		e := s.translate(err, f, 0)
+		e := s.translate(err, f)
 		// the complete part of the tree may hold an earlier error
 		if e0 := s.checkTree(f, true); e0 != nil && e0.Pos.Offset < e.Pos.Offset {
 			e = e0

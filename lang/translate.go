@@ -113,9 +113,8 @@ func (s *scanned) locate(f *File, i int) where {
 }
 
 // translate turns a participle error into a message for people, using
-// the partial tree f (nil for a single item). depth counts the nested
-// item parses.
-func (s *scanned) translate(err error, f *File, depth int) *Error {
+// the partial tree f (nil for a single item).
+func (s *scanned) translate(err error, f *File) *Error {
 	var perr participle.Error
 	if !errors.As(err, &perr) {
 		return s.errAt(0, "", "%v", err)
@@ -215,7 +214,7 @@ func (s *scanned) translate(err error, f *File, depth int) *Error {
 	if !w.inBlock && len(open) == 0 {
 		return s.errTok(i, "the blocks are data, param, latent, model and infer", "unexpected %s; expected a block such as model { ... }", t)
 	}
-	return s.inBlock(i, open, depth)
+	return s.inBlock(i, open)
 }
 
 // bracketError reports a closing bracket that matches no open one at or
@@ -444,21 +443,9 @@ func (s *scanned) tildeCall(i int) bool {
 
 // inBlock explains why no item could start at token i inside a block or
 // loop body.
-func (s *scanned) inBlock(i int, open []int, depth int) *Error {
+func (s *scanned) inBlock(i int, open []int) *Error {
 	kind, inLoop := s.block(open)
-	t, next := s.text(i), i+1
-	switch {
-	case t == "from" && s.isIdent(i):
-		return s.from(next)
-	case t == "<" && s.isPunct(i, "<"):
-		return s.bounds(i)
-	case (t == "+" || t == "-" || t == "*" || t == "/" || t == "^") && s.tildeCall(i) && s.tok(i).line == s.tok(i-1).line:
-		return s.errTok(i, "the right of \"~\" is a single distribution, as in y ~ normal(mu + 1, sigma)", "unexpected %s after the distribution", s.desc(i))
-	case s.isIdent(i) && s.isPunct(next, ":") && inLoop:
-		return s.errTok(i, "declare it in the data, param or latent block", "a declaration cannot appear inside a for loop")
-	case s.isIdent(i) && s.isPunct(next, ":") && kind == "infer":
-		return s.errTok(i, hintSetting, "the infer block holds settings such as samples = 10")
-	case (t == "lower" || t == "upper") && s.isPunct(next, "=") && !inLoop && itemWord(kind, false) == "declaration":
+	if t := s.text(i); (t == "lower" || t == "upper") && s.isPunct(i+1, "=") && !inLoop && itemWord(kind, false) == "declaration" {
 		return s.errTok(i, "bounds follow the type name in <...>, as in real<lower=0> or vector<lower=0>[N]", "unexpected %s after the declaration", s.desc(i))
 	}
 	return s.expectedExpr(i)
@@ -486,7 +473,7 @@ func (s *scanned) parseItemAt(i int) *Error {
 	if _, err = itemParser.ParseFromLexer(peek); err == nil {
 		return nil
 	}
-	return s.translate(err, nil, 1)
+	return s.translate(err, nil)
 }
 
 // from: the column selection after "from" should start at token i.
