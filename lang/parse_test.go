@@ -474,7 +474,8 @@ func TestErrorWording(t *testing.T) {
 		{"model { z = a[1 }", `1:17: missing "]" before "}"`},
 		{"model { z = f(a b) }", `1:17: unexpected "b"; expected "," or ")"`},
 		{"latent { w: vector[D]<lower=0, upper=1> }\nmodel { }", `1:22: bounds must come before the sizes`},
-		{") model { }", `1:1: unexpected ")": there is no open "("`},
+		{") model { }", `1:1: unexpected ")"; expected a block such as model { ... }`},
+		{"model { z = 1) }", `1:14: unexpected ")": there is no open "("`},
 	} {
 		_, err := Parse("w.msc", []byte(c.src))
 		require.Error(t, err, c.src)

@@ -234,8 +234,8 @@ func (s *scanned) bracketError(i int) *Error {
 		if c == "}" {
 			return s.errTok(bad, `check that every "{" has exactly one "}"`, `unexpected "}": no block is open`)
 		}
-		if c == ">" {
-			return nil
+		if c == ">" || len(open) == 0 && c != "}" {
+			return nil // worded by where it is
 		}
 		return s.errTok(bad, "remove it, or check the brackets before it", "unexpected %s: there is no open %q", s.desc(bad), map[string]string{")": "(", "]": "["}[c])
 	}
