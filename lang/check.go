@@ -126,6 +126,9 @@ func (s *scanned) checkSetting(it *Item) *Error {
 		key, ok = sim.LHS.Ident()
 	}
 	if !ok {
+		if i := s.index(it.Pos.Offset); sim != nil && s.isIdent(i) {
+			return s.errTok(i+1, hintSetting, "unexpected %s; expected \"=\" after the setting %q", s.desc(i+1), s.text(i))
+		}
 		return s.errAt(it.Pos.Offset, hintSetting, "the infer block holds settings such as samples = 10")
 	}
 	if sim.Tilde != nil {

@@ -2,7 +2,9 @@ package lang
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"sort"
 	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2"
@@ -64,11 +66,25 @@ func Parse(filename string, src []byte) (*File, error) {
 			return nil, ErrorList{e}
 		}
 	}
-	peek, err := lexer.Upgrade(&sliceLexer{toks: s.raw}, typSpace, typComment)
+	raw := s.raw
+	deep := s.chains()
+	if deep >= 0 {
+		// parse only the tokens before the over-long chain, so that an
+		// earlier error is reported first
+		r := sort.Search(len(raw), func(k int) bool { return raw[k].Pos.Offset >= s.toks[deep].off })
+		raw = append(raw[:r:r], lexer.Token{Type: lexer.EOF, Pos: raw[r].Pos})
+	}
+	peek, err := lexer.Upgrade(&sliceLexer{toks: raw}, typSpace, typComment)
 	if err != nil {
 		return nil, ErrorList{{Pos: Pos{File: filename, Line: 1, Col: 1}, Msg: err.Error()}}
 	}
 	f, err := parser.ParseFromLexer(peek)
+	if deep >= 0 {
+		var perr participle.Error
+		if err == nil || errors.As(err, &perr) && perr.Position().Offset >= s.toks[deep].off {
+			return nil, ErrorList{s.errAt(s.toks[deep].off, "", "the expression is nested more than %d deep", MaxNesting)}
+		}
+	}
 	if err != nil {
 		e := s.translate(err, f)
 		// the complete part of the tree may hold an earlier error

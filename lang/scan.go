@@ -101,9 +101,6 @@ func scan(filename string, src []byte) (*scanned, *Error) {
 	if len(s.toks) == 1 {
 		return nil, s.errAt(0, "", "empty model: a .msc file needs at least a model { ... } block")
 	}
-	if e := s.chains(); e != nil {
-		return nil, e
-	}
 	return s, nil
 }
 
@@ -123,10 +120,11 @@ func (s *scanned) lexError(off int) *Error {
 	}
 }
 
-// chains rejects more than MaxNesting signs and carets in a row, counting
+// chains returns the index of the token that makes a chain of more than
+// MaxNesting signs and carets, or -1. It counts
 // through brackets (-(-(-x)) is a chain of three) and restarting after a
 // binary operator or separator at the same bracket level.
-func (s *scanned) chains() *Error {
+func (s *scanned) chains() int {
 	chain := 0
 	var base []int // chain at each open bracket
 	for i := range s.toks {
@@ -134,7 +132,7 @@ func (s *scanned) chains() *Error {
 		case v == "^" || (v == "-" || v == "+") && !s.endsOperand(i-1):
 			chain++
 			if chain > MaxNesting {
-				return s.errAt(s.toks[i].off, "", "the expression is nested more than %d deep", MaxNesting)
+				return i
 			}
 		case v == "(" || v == "[" || v == "{" || v == "<":
 			base = append(base, chain)
@@ -150,7 +148,7 @@ func (s *scanned) chains() *Error {
 			}
 		}
 	}
-	return nil
+	return -1
 }
 
 // ---- token helpers ----------------------------------------------------------

@@ -150,6 +150,9 @@ func (s *scanned) translate(err error, f *File) *Error {
 	if e := s.itemShape(i, w); e != nil {
 		return e
 	}
+	if e := s.boundsShape(i, open); e != nil {
+		return e
+	}
 	t, prev := s.desc(i), i-1
 	switch {
 	case strings.HasPrefix(expect, `"{" Item*`):
@@ -345,8 +348,45 @@ func (s *scanned) itemShape(i int, w where) *Error {
 		if !s.isIdent(name) || s.text(name) == "for" {
 			return s.errTok(name, hintSetting, "the infer block holds settings such as samples = 10")
 		}
-		if !s.isPunct(after, "=") && !s.isPunct(after, ":") {
+		if s.isPunct(after, ":") {
+			return s.errTok(name, hintSetting, "the infer block holds settings such as samples = 10")
+		}
+		if !s.isPunct(after, "=") {
 			return s.errTok(after, hintSetting, "unexpected %s; expected \"=\" after the setting %q", s.desc(after), s.text(name))
+		}
+	}
+	return nil
+}
+
+// boundsShape: inside "<...>", bounds written after the sizes or a bound
+// given twice come before whatever else is wrong there.
+func (s *scanned) boundsShape(i int, open []int) *Error {
+	if len(open) == 0 || s.text(open[len(open)-1]) != "<" {
+		return nil
+	}
+	o := open[len(open)-1]
+	if s.isPunct(o-1, "]") || s.isPunct(o-1, ">") {
+		base := ""
+		for j := o - 1; j >= 0 && base == ""; j-- {
+			if s.isIdent(j) && isOneOf(s.text(j), TypeNames) {
+				base = s.text(j)
+			}
+		}
+		return s.errTok(o, fmt.Sprintf("write %s<lower=...>[...]: bounds come before the sizes, as in Stan", base), "bounds must come before the sizes")
+	}
+	seen := map[string]bool{}
+	depth := 0
+	for j := o + 1; j < i; j++ {
+		switch w := s.text(j); {
+		case s.isPunct(j, "(") || s.isPunct(j, "["):
+			depth++
+		case s.isPunct(j, ")") || s.isPunct(j, "]"):
+			depth--
+		case depth == 0 && (w == "lower" || w == "upper") && s.isIdent(j) && s.isPunct(j+1, "=") && (s.isPunct(j-1, "<") || s.isPunct(j-1, ",")):
+			if seen[w] {
+				return s.errTok(j, "", "the %s bound is given twice", w)
+			}
+			seen[w] = true
 		}
 	}
 	return nil
