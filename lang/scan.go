@@ -38,7 +38,7 @@ type scanned struct {
 	file string
 	src  []byte
 	toks []token       // the non-elided tokens, ending with EOF
-	raw  []lexer.Token // every token for participle, strings unquoted
+	raw  []lexer.Token // the tokens for participle, strings unquoted, one elided token per gap
 }
 
 // sliceLexer is a lexer.Lexer over a token slice ending with EOF.
@@ -91,6 +91,11 @@ func scan(filename string, src []byte) (*scanned, *Error) {
 					return nil, s.errAt(k.off, `escapes are \", \\, \n, \t and \uXXXX`, "invalid escape sequence in string %s", t.Value)
 				}
 				t.Value = v
+			}
+		}
+		if elided := t.Type == typComment || t.Type == typSpace; elided && len(s.raw) > 0 {
+			if last := s.raw[len(s.raw)-1].Type; last == typComment || last == typSpace {
+				continue // one elided token per gap is enough for participle's EndPos
 			}
 		}
 		s.raw = append(s.raw, t)
