@@ -12,9 +12,11 @@ import (
 
 // Translation of participle's errors. Participle says where it stopped,
 // which token it found and which part of the grammar it expected there;
-// translate rewords that for people using the tokens around the error:
-// the previous and next tokens, the brackets open at that point and what
-// precedes the innermost one (a block name, a call's name, "~").
+// translate rewords that for people using the tokens around the error
+// (the previous and next tokens, the brackets open at that point and what
+// precedes the innermost one: a block name, a call's name, "~") and the
+// partial tree participle returns with its error (the block or loop body
+// the error is in and where the item being parsed starts).
 
 const (
 	hintStmt    = `a statement is "x ~ dist(...)" or "name = expr"`
@@ -26,8 +28,8 @@ const (
 	hintGrammar = "the grammar is described in the documentation of package lang"
 )
 
-// itemParser parses one item; translate uses it to find why an item that
-// the block-level parse could not start is wrong.
+// itemParser is the same grammar started at Item; the bracket check of
+// large files uses it to parse the one item around an unbalanced bracket.
 var itemParser = participle.MustBuild[Item](
 	participle.Lexer(mscLexer),
 	participle.Elide("Comment", "Whitespace"),
