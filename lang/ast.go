@@ -47,7 +47,7 @@ type Block struct {
 type Item struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
-	Decl   *Decl `parser:"  @@"`
+	Decl   *Decl `parser:"  (?= Ident \":\") @@"`
 	Stmt   *Stmt `parser:"| @@"`
 }
 
@@ -220,7 +220,7 @@ type Primary struct {
 	EndPos lexer.Position
 	Number *string `parser:"(  @Number"`
 	String *string `parser:" | @String"`
-	Call   *Call   `parser:" | @@"`
+	Call   *Call   `parser:" | (?= Ident \"(\") @@"`
 	Ident  *string `parser:" | @Ident"`
 	Paren  *Expr   `parser:" | \"(\" @@ \")\" )"`
 }

@@ -9,9 +9,17 @@ import "fmt"
 // separated by ";", bounds before sizes and at most one of each kind, and
 // settings whose value is a literal.
 
-func (s *scanned) check(f *File) *Error {
+// checkTree checks f; partial is set for the partial tree participle
+// returns with an error, where only the complete items are checked.
+func (s *scanned) checkTree(f *File, partial bool) *Error {
+	if f == nil {
+		return nil
+	}
 	seen := map[string]*Block{}
 	for _, b := range f.Blocks {
+		if partial && !s.isPunct(s.index(b.Pos.Offset)+1, "{") {
+			break // the block participle stopped in, before its "{"
+		}
 		if !isOneOf(b.Kind, BlockKinds) {
 			hint := ""
 			if sug := Suggest(b.Kind, BlockKinds); sug != "" {
@@ -25,6 +33,9 @@ func (s *scanned) check(f *File) *Error {
 		}
 		seen[b.Kind] = b
 		for k, it := range b.Items {
+			if it.EndPos.Line == 0 {
+				break // the item participle stopped in
+			}
 			if k > 0 {
 				prev := b.Items[k-1]
 				semi := prev.Decl != nil && prev.Decl.Semi || prev.Stmt != nil && prev.Stmt.Semi
@@ -37,7 +48,7 @@ func (s *scanned) check(f *File) *Error {
 			}
 		}
 	}
-	if _, ok := seen["model"]; !ok {
+	if _, ok := seen["model"]; !ok && !partial {
 		return s.errAt(0, "", "the file has no model { ... } block")
 	}
 	return nil
@@ -73,6 +84,9 @@ func (s *scanned) checkStmt(st *Stmt) *Error {
 	}
 	body := st.For.Body
 	for k, b := range body {
+		if b.EndPos.Line == 0 {
+			break
+		}
 		if k > 0 {
 			prev := body[k-1]
 			if e := s.separated(prev.EndPos.Offset, b.Pos.Offset, prev.Semi, prev.For != nil, false, "", true); e != nil {
@@ -112,6 +126,9 @@ func (s *scanned) checkSetting(it *Item) *Error {
 		key, ok = sim.LHS.Ident()
 	}
 	if !ok {
+		if i := s.index(it.Pos.Offset); sim != nil && s.isIdent(i) {
+			return s.errTok(i+1, hintSetting, "unexpected %s; expected \"=\" after the setting %q", s.desc(i+1), s.text(i))
+		}
 		return s.errAt(it.Pos.Offset, hintSetting, "the infer block holds settings such as samples = 10")
 	}
 	if sim.Tilde != nil {

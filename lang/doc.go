@@ -19,7 +19,7 @@
 //	From      = string | "all" "except" string { "," string } .   // a string with * or ? is a header glob
 //	Stmt      = For | Expr "~" Call | Expr "=" Expr .
 //	For       = "for" ident "in" Expr ".." Expr "{" { Stmt Sep } "}" .   // inclusive bounds
-//	Setting   = ident "=" ( [ "-" | "+" ] number | string | ident ) .
+//	Setting   = ident "=" ( [ "-" | "+" ] number | string | ident ) .   // a Stmt, checked on the tree
 //	Expr      = Term { ("+" | "-") Term } .          // left-associative
 //	Term      = Unary { ("*" | "/") Unary } .        // left-associative
 //	Unary     = ("-" | "+") Unary | Power .
@@ -56,13 +56,34 @@
 // stack overflows. ErrorList.Format prints errors with the source line and
 // a caret; Suggest finds "did you mean" candidates.
 //
-// Participle (the grammar above, written as the annotated structs of
-// ast.go) is the only parser. Around it, nothing restates the grammar:
-// token-level pre-checks (UTF-8, NUL bytes, bracket balance with the
-// opening position, nesting depth, unterminated strings and comments, stray
-// characters) run first; participle's own errors are then translated into
-// the messages above using the surrounding tokens; and checks on the
-// finished tree (block names, duplicate blocks, a missing model block,
-// separators between items on one line, the order of bounds and sizes,
-// settings) run last.
+// # How parsing works
+//
+// The participle grammar, the annotated structs of ast.go, is the single
+// definition of the syntax; the EBNF above describes it. Participle runs
+// with no lookahead beyond the lookahead groups written in the grammar
+// (name ":" starts a declaration, name "(" a call), so every construct
+// commits at its first token and participle stops exactly where the input
+// goes wrong. Around it, and without restating the grammar:
+//
+//   - Pre-checks on the bytes and tokens: UTF-8 and NUL bytes, brackets
+//     nested more than MaxNesting deep, chains of more than MaxNesting signs
+//     and powers, characters no token starts with (with hints for ' and a
+//     lone .), unterminated strings and comments, bad escapes and files
+//     without tokens. For files over a megabyte, unbalanced brackets are
+//     reported from the tokens alone, since participle takes seconds per
+//     megabyte.
+//   - Translation of participle's error (the unexpected token and the part
+//     of the grammar expected there) into the wording above, using the
+//     tokens around it (the previous and next token, the brackets open at
+//     that point and what precedes the innermost one) and the partial tree
+//     participle returns (which block or loop body the error is in, and
+//     where the item being parsed starts). Unbalanced brackets are reported
+//     with the position of the opening one.
+//   - Checks on the finished tree, for rules the grammar does not express:
+//     known block names (with "did you mean"), no duplicate block, a model
+//     block, two items on one line only with ";" between them (with a hint
+//     for 2x), bounds before the sizes and each at most once, and settings
+//     whose value is a literal. They also run on the complete part of a
+//     partial tree, so that the first error in the file is the one
+//     reported.
 package lang

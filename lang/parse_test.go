@@ -392,8 +392,8 @@ func TestParseErrorIsErrorList(t *testing.T) {
 }
 
 // Large inputs: a 2 MB model with many statements and one very long
-// expression parses; a 10 MB file with an error at its end is rejected by
-// the recogniser alone, with the error's position.
+// expression parses; a 10 MB file with an unclosed bracket at its end is
+// rejected by the bracket check alone, with the error's position.
 func TestLargeInput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("large input")
@@ -453,4 +453,35 @@ func ExampleParse() {
 	//     }
 	//     ^
 	//     hint: the "(" at 2:13 is not closed
+}
+
+// TestErrorWording pins translations of participle's errors and tree
+// checks that the golden files do not cover.
+func TestErrorWording(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"param { s: real<lower 0> }\nmodel { }", `1:23: unexpected "0"; expected "=" after "lower"`},
+		{"param { s: real<lower=0, uper=1> }\nmodel { }", `1:26: unknown bound "uper"; expected lower or upper`},
+		{"data { X: matrix[N, D] from all except 1 }\nmodel { }", `1:40: unexpected "1"; expected a column name in double quotes`},
+		{"model { for [ t in 1..T { } }", `1:13: unexpected "["; expected a loop variable after "for"`},
+		{"model { z ~ (0, 1) }", `1:13: unexpected "("; expected a distribution after "~"`},
+		{"model { }\ninfer { samples = 10; = 2 }", `2:23: the infer block holds settings such as samples = 10`},
+		{"model { }\ninfer { samples ~ normal(0, 1) }", `2:17: unexpected "~"; expected "=" after the setting "samples"`},
+		{"model { a = 1; b = 2 c = 3 }", `1:22: unexpected "c"; expected a new line or ";" after the statement`},
+		{"model { for t in 1..T { a = 1 b = 2 } }", `1:31: unexpected "b"; expected a new line or ";" after the statement`},
+		{"model { z ~ normal(0, 1) }\nmodle { }\nmodel { z ~ normal(0 1) }", `2:1: unknown block "modle"; the blocks are data, param, latent, model and infer`},
+		{"latent { a: real b: real }\nmodel { z ~ normal(0 1) }", `1:18: unexpected "b"; expected a new line or ";" after the declaration`},
+		{"model { z = (a + b }", `1:20: missing ")" before "}"`},
+		{"model { z = a[1 }", `1:17: missing "]" before "}"`},
+		{"model { z = f(a b) }", `1:17: unexpected "b"; expected "," or ")"`},
+		{"latent { w: vector[D]<lower=0, upper=1> }\nmodel { }", `1:22: bounds must come before the sizes`},
+		{") model { }", `1:1: unexpected ")"; expected a block such as model { ... }`},
+		{"model { z = 1) }", `1:14: unexpected ")": there is no open "("`},
+	} {
+		_, err := Parse("w.msc", []byte(c.src))
+		require.Error(t, err, c.src)
+		list := err.(ErrorList)
+		checkPositions(t, []byte(c.src), list)
+		e := list[0]
+		require.Equal(t, c.want, fmt.Sprintf("%d:%d: %s", e.Pos.Line, e.Pos.Col, e.Msg), c.src)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -29,8 +30,12 @@ var mscLexer = lexer.MustSimple([]lexer.SimpleRule{
 var parser = participle.MustBuild[File](
 	participle.Lexer(mscLexer),
 	participle.Elide("Comment", "Whitespace"),
-	participle.UseLookahead(2),
+	participle.UseLookahead(0),
 )
+
+// largeFile is the size above which unbalanced brackets are reported
+// without parsing the whole file (participle takes seconds per megabyte).
+const largeFile = 1 << 20
 
 // MaxNesting bounds the nesting of brackets, and separately the length of
 // chains of signs and powers (- - x, a^b^c^...), so that hostile input
@@ -57,16 +62,40 @@ func Parse(filename string, src []byte) (*File, error) {
 	if e != nil {
 		return nil, ErrorList{e}
 	}
-	peek, err := lexer.Upgrade(&sliceLexer{toks: s.raw}, typSpace, typComment)
+	if len(src) > largeFile {
+		if e := s.bracketCheck(); e != nil {
+			return nil, ErrorList{e}
+		}
+	}
+	raw := s.raw
+	deep := s.chains()
+	if deep >= 0 {
+		// parse only the tokens before the over-long chain, so that an
+		// earlier error is reported first
+		r := sort.Search(len(raw), func(k int) bool { return raw[k].Pos.Offset >= s.toks[deep].off })
+		raw = append(raw[:r:r], lexer.Token{Type: lexer.EOF, Pos: raw[r].Pos})
+	}
+	peek, err := lexer.Upgrade(&sliceLexer{toks: raw}, typSpace, typComment)
 	if err != nil {
 		return nil, ErrorList{{Pos: Pos{File: filename, Line: 1, Col: 1}, Msg: err.Error()}}
 	}
 	f, err := parser.ParseFromLexer(peek)
+	if deep >= 0 {
+		var perr participle.Error
+		if err == nil || errors.As(err, &perr) && perr.Position().Offset >= s.toks[deep].off {
+			return nil, ErrorList{s.errAt(s.toks[deep].off, "", "the expression is nested more than %d deep", MaxNesting)}
+		}
+	}
 	if err != nil {
-		return nil, ErrorList{s.translate(err, 0)}
+		e := s.translate(err, f)
+		// the complete part of the tree may hold an earlier error
+		if e0 := s.checkTree(f, true); e0 != nil && e0.Pos.Offset < e.Pos.Offset {
+			e = e0
+		}
+		return nil, ErrorList{e}
 	}
 	f.Name = filename
-	if e := s.check(f); e != nil {
+	if e := s.checkTree(f, false); e != nil {
 		return nil, ErrorList{e}
 	}
 	return f, nil
@@ -192,7 +221,7 @@ func ParseExpr(filename string, src []byte) (*Expr, error) {
 			// the expression itself
 			return nil, ErrorList{s.expectedExpr(s.index(perr.Position().Offset))}
 		}
-		return nil, ErrorList{s.translate(err, 0)}
+		return nil, ErrorList{s.translate(err, nil)}
 	}
 	// the tokens after the expression, if any, are an error
 	if i := s.index(x.EndPos.Offset); i < len(s.toks)-1 && x.EndPos.Offset <= s.toks[i].off {

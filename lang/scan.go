@@ -38,7 +38,7 @@ type scanned struct {
 	file string
 	src  []byte
 	toks []token       // the non-elided tokens, ending with EOF
-	raw  []lexer.Token // every token for participle, strings unquoted
+	raw  []lexer.Token // the tokens for participle, strings unquoted, one elided token per gap
 }
 
 // sliceLexer is a lexer.Lexer over a token slice ending with EOF.
@@ -93,6 +93,11 @@ func scan(filename string, src []byte) (*scanned, *Error) {
 				t.Value = v
 			}
 		}
+		if elided := t.Type == typComment || t.Type == typSpace; elided && len(s.raw) > 0 {
+			if last := s.raw[len(s.raw)-1].Type; last == typComment || last == typSpace {
+				continue // one elided token per gap is enough for participle's EndPos
+			}
+		}
 		s.raw = append(s.raw, t)
 		if t.EOF() {
 			break
@@ -100,9 +105,6 @@ func scan(filename string, src []byte) (*scanned, *Error) {
 	}
 	if len(s.toks) == 1 {
 		return nil, s.errAt(0, "", "empty model: a .msc file needs at least a model { ... } block")
-	}
-	if e := s.chains(); e != nil {
-		return nil, e
 	}
 	return s, nil
 }
@@ -123,10 +125,11 @@ func (s *scanned) lexError(off int) *Error {
 	}
 }
 
-// chains rejects more than MaxNesting signs and carets in a row, counting
+// chains returns the index of the token that makes a chain of more than
+// MaxNesting signs and carets, or -1. It counts
 // through brackets (-(-(-x)) is a chain of three) and restarting after a
 // binary operator or separator at the same bracket level.
-func (s *scanned) chains() *Error {
+func (s *scanned) chains() int {
 	chain := 0
 	var base []int // chain at each open bracket
 	for i := range s.toks {
@@ -134,7 +137,7 @@ func (s *scanned) chains() *Error {
 		case v == "^" || (v == "-" || v == "+") && !s.endsOperand(i-1):
 			chain++
 			if chain > MaxNesting {
-				return s.errAt(s.toks[i].off, "", "the expression is nested more than %d deep", MaxNesting)
+				return i
 			}
 		case v == "(" || v == "[" || v == "{" || v == "<":
 			base = append(base, chain)
@@ -150,7 +153,7 @@ func (s *scanned) chains() *Error {
 			}
 		}
 	}
-	return nil
+	return -1
 }
 
 // ---- token helpers ----------------------------------------------------------

@@ -12,9 +12,11 @@ import (
 
 // Translation of participle's errors. Participle says where it stopped,
 // which token it found and which part of the grammar it expected there;
-// translate rewords that for people using the tokens around the error:
-// the previous and next tokens, the brackets open at that point and what
-// precedes the innermost one (a block name, a call's name, "~").
+// translate rewords that for people using the tokens around the error
+// (the previous and next tokens, the brackets open at that point and what
+// precedes the innermost one: a block name, a call's name, "~") and the
+// partial tree participle returns with its error (the block or loop body
+// the error is in and where the item being parsed starts).
 
 const (
 	hintStmt    = `a statement is "x ~ dist(...)" or "name = expr"`
@@ -26,17 +28,95 @@ const (
 	hintGrammar = "the grammar is described in the documentation of package lang"
 )
 
-// itemParser parses one item; translate uses it to find why an item that
-// the block-level parse could not start is wrong.
+// itemParser is the same grammar started at Item; the bracket check of
+// large files uses it to parse the one item around an unbalanced bracket.
 var itemParser = participle.MustBuild[Item](
 	participle.Lexer(mscLexer),
 	participle.Elide("Comment", "Whitespace"),
-	participle.UseLookahead(2),
+	participle.UseLookahead(0),
 )
 
-// translate turns a participle error into a message for people. depth
-// counts the nested item parses.
-func (s *scanned) translate(err error, depth int) *Error {
+// exprAfter are the tokens an expression must follow.
+var exprAfter = map[string]bool{"+": true, "-": true, "*": true, "/": true, "^": true, "=": true, ",": true, "(": true, "[": true, "..": true}
+
+// item describes an item of a block or loop body in a partial tree.
+type item struct {
+	pos, end            lexer.Position
+	semi, isFor, isDecl bool
+	loop                *For
+}
+
+func blockItems(items []*Item) []item {
+	out := make([]item, len(items))
+	for k, it := range items {
+		out[k] = item{pos: it.Pos, end: it.EndPos, isDecl: it.Decl != nil}
+		if it.Decl != nil {
+			out[k].semi = it.Decl.Semi
+		}
+		if it.Stmt != nil {
+			out[k].semi, out[k].loop = it.Stmt.Semi, it.Stmt.For
+			out[k].isFor = it.Stmt.For != nil
+		}
+	}
+	return out
+}
+
+func loopItems(body []*Stmt) []item {
+	out := make([]item, len(body))
+	for k, st := range body {
+		out[k] = item{pos: st.Pos, end: st.EndPos, semi: st.Semi, loop: st.For, isFor: st.For != nil}
+	}
+	return out
+}
+
+// where is the place of an error at token i in the partial tree.
+type where struct {
+	inBlock bool
+	kind    string // the block
+	inLoop  bool
+	start   int   // first token of the item being parsed (i if none)
+	prev    *item // the complete item before it, if any
+}
+
+// locate finds, in the partial tree participle returns with its error,
+// the block or loop body and the item the error at token i is in.
+func (s *scanned) locate(f *File, i int) where {
+	w := where{start: i}
+	if f == nil || len(f.Blocks) == 0 {
+		return w
+	}
+	b := f.Blocks[len(f.Blocks)-1]
+	if brace := s.index(b.Pos.Offset) + 1; b.EndPos.Line != 0 || !s.isPunct(brace, "{") || i <= brace {
+		return w
+	}
+	w.inBlock, w.kind = true, b.Kind
+	items := blockItems(b.Items)
+	for {
+		n := len(items)
+		if n == 0 || items[n-1].end.Line != 0 {
+			if n > 0 {
+				w.prev = &items[n-1]
+			}
+			return w
+		}
+		last := items[n-1]
+		if l := last.loop; l != nil && l.Hi != nil && l.Hi.EndPos.Line != 0 {
+			if brace := s.index(l.Hi.EndPos.Offset); s.isPunct(brace, "{") && i > brace {
+				items, w.inLoop = loopItems(l.Body), true
+				continue
+			}
+		}
+		w.start = s.index(last.pos.Offset)
+		if n > 1 {
+			w.prev = &items[n-2]
+		}
+		return w
+	}
+}
+
+// translate turns a participle error into a message for people, using
+// the partial tree f (nil for a single item).
+func (s *scanned) translate(err error, f *File) *Error {
 	var perr participle.Error
 	if !errors.As(err, &perr) {
 		return s.errAt(0, "", "%v", err)
@@ -54,11 +134,28 @@ func (s *scanned) translate(err error, depth int) *Error {
 	} else {
 		return s.errTok(i, hintGrammar, "%s", perr.Message())
 	}
-	if e := s.bracketError(i); e != nil {
+	open, _ := s.brackets(i)
+	w := s.locate(f, i)
+	if f == nil {
+		w.kind, w.inLoop = s.block(open)
+		w.inBlock = len(open) > 0
+		w.start = s.lineStart(i)
+	}
+	if strings.Contains("+-*/^", s.text(i)) && s.tildeCall(i) && s.tok(i).line == s.tok(i-1).line {
+		return s.errTok(i, "the right of \"~\" is a single distribution, as in y ~ normal(mu + 1, sigma)", "unexpected %s after the distribution", s.desc(i))
+	}
+	if p := w.prev; p != nil && (w.start < i || w.start == i && !s.isEOF(i) && !strings.Contains(")]}", s.text(i))) {
+		if e := s.separated(p.end.Offset, s.tok(w.start).off, p.semi, p.isFor, p.isDecl, w.kind, w.inLoop); e != nil {
+			return e
+		}
+	}
+	if e := s.itemShape(i, w); e != nil {
 		return e
 	}
-	open, _ := s.brackets(i)
-	t, prev, next := s.desc(i), i-1, i+1
+	if e := s.boundsShape(i, open); e != nil {
+		return e
+	}
+	t, prev := s.desc(i), i-1
 	switch {
 	case strings.HasPrefix(expect, `"{" Item*`):
 		if s.isIdent(prev) && !isOneOf(s.text(prev), BlockKinds) {
@@ -68,12 +165,16 @@ func (s *scanned) translate(err error, depth int) *Error {
 		return s.errTok(i, "", "unexpected %s; expected \"{\" after %q", t, s.text(prev))
 	case strings.HasPrefix(expect, `"{" Stmt*`):
 		return s.errTok(i, hintLoop, "unexpected %s; expected \"{\" after the loop range", t)
+	case strings.HasPrefix(expect, `<ident> "in"`):
+		return s.errTok(i, hintLoop, "unexpected %s; expected a loop variable after \"for\"", t)
+	case strings.HasPrefix(expect, `"=" Expr`) && (s.text(prev) == "lower" || s.text(prev) == "upper"):
+		return s.errTok(i, fmt.Sprintf("write %s=value", s.text(prev)), "unexpected %s; expected \"=\" after %q", t, s.text(prev))
 	case strings.HasPrefix(expect, `"in"`):
 		return s.errTok(i, hintLoop, "unexpected %s; expected \"in\" after \"for %s\"", t, s.text(prev))
 	case strings.HasPrefix(expect, `".."`):
 		return s.errTok(i, hintLoop, "unexpected %s; expected \"..\" in the loop range", t)
-	case strings.HasPrefix(expect, `":"`):
-		return s.missingColon(i, open)
+	case strings.HasPrefix(expect, `(("~" Call)`):
+		return s.missingTilde(i, w)
 	case strings.HasPrefix(expect, "Type"):
 		return s.badType(i)
 	case expect == "Call":
@@ -81,17 +182,44 @@ func (s *scanned) translate(err error, depth int) *Error {
 	case strings.HasPrefix(expect, `"(" (Expr`):
 		return s.errTok(i, "the right of \"~\" is a distribution with its arguments, as in y ~ normal(0, 1)",
 			"unexpected %s; expected \"(\" after the distribution %q", t, s.text(prev))
-	case expect == "Expr" || strings.HasPrefix(expect, "Expr "):
+	case expect == "From":
+		return s.from(i)
+	case strings.HasPrefix(expect, `"except"`):
+		return s.errTok(i, hintFrom, "unexpected %s; expected \"except\" after \"all\"", t)
+	case strings.HasPrefix(expect, "<string>"):
+		return s.errTok(i, hintFrom, "unexpected %s; expected a column name in double quotes", t)
+	case strings.HasPrefix(expect, "Bound") && s.isPunct(i-1, "<") && (s.isPunct(i-2, "]") || s.isPunct(i-2, ">")):
+		// a second "<...>" after the sizes or the bounds
+		base := ""
+		for j := i - 2; j >= 0 && base == ""; j-- {
+			if s.isIdent(j) && isOneOf(s.text(j), TypeNames) {
+				base = s.text(j)
+			}
+		}
+		return s.errTok(i-1, fmt.Sprintf("write %s<lower=...>[...]: bounds come before the sizes, as in Stan", base), "bounds must come before the sizes")
+	case strings.HasPrefix(expect, "Bound") && s.isPunct(i-1, "<") && s.tok(i-1).line != s.tok(i-2).line:
+		// a "<" at the start of a line, read as the bounds of the type before
+		return s.expectedExpr(i - 1)
+	case strings.HasPrefix(expect, "Bound"):
+		return s.bounds(i - 1)
+	}
+	if exprAfter[s.text(i-1)] && s.isPunct(i-1, s.text(i-1)) && !s.startsExpr(i) {
 		return s.expectedExpr(i)
-	case s.isPunct(i, ",") && !s.startsExpr(next):
-		return s.expectedExpr(next)
+	}
+	if e := s.bracketError(i); e != nil {
+		return e
+	}
+	switch {
 	case expect == `")"` || expect == `"]"` || expect == `">"`:
 		return s.closer(i, open)
+	case (expect == "" || strings.HasPrefix(expect, "Expr") || expect == "Unary" || expect == "Term") &&
+		!s.endsOperand(i-1) && !s.isPunct(i-1, "{") && !s.isPunct(i-1, ";") && !s.isPunct(i-1, "}") && i > 0:
+		return s.expectedExpr(i)
 	}
-	if len(open) == 0 {
+	if !w.inBlock && len(open) == 0 {
 		return s.errTok(i, "the blocks are data, param, latent, model and infer", "unexpected %s; expected a block such as model { ... }", t)
 	}
-	return s.inBlock(i, open, depth)
+	return s.inBlock(i, open)
 }
 
 // bracketError reports a closing bracket that matches no open one at or
@@ -111,8 +239,8 @@ func (s *scanned) bracketError(i int) *Error {
 		if c == "}" {
 			return s.errTok(bad, `check that every "{" has exactly one "}"`, `unexpected "}": no block is open`)
 		}
-		if c == ">" {
-			return s.errTok(bad, "", `unexpected ">"; expected an expression`)
+		if c == ">" || len(open) == 0 && c != "}" {
+			return nil // worded by where it is
 		}
 		return s.errTok(bad, "remove it, or check the brackets before it", "unexpected %s: there is no open %q", s.desc(bad), map[string]string{")": "(", "]": "["}[c])
 	}
@@ -122,6 +250,28 @@ func (s *scanned) bracketError(i int) *Error {
 		return s.errTok(bad, fmt.Sprintf("the %s at %s is not closed", s.braceWhat(o), s.at(o)), `unexpected %s; missing "}"`, s.desc(bad))
 	}
 	return s.errTok(bad, fmt.Sprintf("the %q at %s is not closed", s.text(o), s.at(o)), "missing %q %s", want, s.before(bad))
+}
+
+// bracketCheck reports the first unbalanced bracket of the file, if any.
+// When the innermost open bracket there is not a "{", the item it is in
+// is parsed on its own, so that an error inside the brackets before the
+// unbalanced one (a missing ")" noticed at the next line) is reported
+// where participle finds it.
+func (s *scanned) bracketCheck() *Error {
+	open, bad := s.brackets(len(s.toks))
+	if bad < 0 && len(open) == 0 {
+		return nil
+	}
+	if bad < 0 {
+		bad = len(s.toks) - 1
+	}
+	e := s.bracketError(bad)
+	if open, _ = s.brackets(bad); len(open) > 0 && s.text(open[len(open)-1]) != "{" {
+		if we := s.parseItemAt(s.lineStart(open[len(open)-1])); we != nil && we.Pos.Offset < e.Pos.Offset {
+			return we
+		}
+	}
+	return e
 }
 
 // braceWhat names the "{" at token o.
@@ -176,16 +326,85 @@ func (s *scanned) lineStart(i int) int {
 	return j
 }
 
-func (s *scanned) missingColon(i int, open []int) *Error {
-	kind, inLoop := s.block(open)
-	start := s.lineStart(i - 1)
+// itemShape words an error inside a declaration or a setting by its first
+// two tokens: in data, param and latent a name not followed by ":", "~",
+// "=", "[" or "(" misses the ":" of a declaration; in infer an item is a
+// name and "=".
+func (s *scanned) itemShape(i int, w where) *Error {
+	if !w.inBlock || w.inLoop || s.isEOF(i) || w.start > i {
+		return nil
+	}
+	if w.start == i {
+		if w.kind == "infer" && !strings.Contains(")]}", s.text(i)) {
+			return s.errTok(i, hintSetting, "the infer block holds settings such as samples = 10")
+		}
+		return nil
+	}
+	name, after := w.start, w.start+1
+	switch w.kind {
+	case "data", "param", "latent":
+		if s.isIdent(name) && s.text(name) != "for" && !s.isPunct(after, ":") && !s.isPunct(after, "~") && !s.isPunct(after, "=") && !s.isPunct(after, "[") && !s.isPunct(after, "(") {
+			return s.errTok(after, "a declaration is name: type, as in x: vector[N]", "unexpected %s; expected \":\" after %q", s.desc(after), s.text(name))
+		}
+	case "infer":
+		if !s.isIdent(name) || s.text(name) == "for" {
+			return s.errTok(name, hintSetting, "the infer block holds settings such as samples = 10")
+		}
+		if s.isPunct(after, ":") {
+			return s.errTok(name, hintSetting, "the infer block holds settings such as samples = 10")
+		}
+		if !s.isPunct(after, "=") {
+			return s.errTok(after, hintSetting, "unexpected %s; expected \"=\" after the setting %q", s.desc(after), s.text(name))
+		}
+	}
+	return nil
+}
+
+// boundsShape: inside "<...>", bounds written after the sizes or a bound
+// given twice come before whatever else is wrong there.
+func (s *scanned) boundsShape(i int, open []int) *Error {
+	if len(open) == 0 || s.text(open[len(open)-1]) != "<" {
+		return nil
+	}
+	o := open[len(open)-1]
+	if s.isPunct(o-1, "]") || s.isPunct(o-1, ">") {
+		base := ""
+		for j := o - 1; j >= 0 && base == ""; j-- {
+			if s.isIdent(j) && isOneOf(s.text(j), TypeNames) {
+				base = s.text(j)
+			}
+		}
+		return s.errTok(o, fmt.Sprintf("write %s<lower=...>[...]: bounds come before the sizes, as in Stan", base), "bounds must come before the sizes")
+	}
+	seen := map[string]bool{}
+	depth := 0
+	for j := o + 1; j < i; j++ {
+		switch w := s.text(j); {
+		case s.isPunct(j, "(") || s.isPunct(j, "["):
+			depth++
+		case s.isPunct(j, ")") || s.isPunct(j, "]"):
+			depth--
+		case depth == 0 && (w == "lower" || w == "upper") && s.isIdent(j) && s.isPunct(j+1, "=") && (s.isPunct(j-1, "<") || s.isPunct(j-1, ",")):
+			if seen[w] {
+				return s.errTok(j, "", "the %s bound is given twice", w)
+			}
+			seen[w] = true
+		}
+	}
+	return nil
+}
+
+// missingTilde: the left side of a statement, from w.start, is not
+// followed by "~" or "=" at token i.
+func (s *scanned) missingTilde(i int, w where) *Error {
+	start := max(w.start, s.lineStart(i-1))
 	switch {
-	case kind == "infer" && !inLoop:
+	case w.inLoop && start == i-1 && s.isIdent(i-1) && s.isPunct(i, ":"):
+		return s.errTok(i-1, "declare it in the data, param or latent block", "a declaration cannot appear inside a for loop")
+	case w.kind == "infer" && !w.inLoop:
 		return s.errTok(i, hintSetting, "unexpected %s; expected \"=\" after the setting %q", s.desc(i), s.span(start, i))
-	case (kind == "data" || kind == "param" || kind == "latent") && !inLoop && start == i-1:
+	case (w.kind == "data" || w.kind == "param" || w.kind == "latent") && !w.inLoop && start == i-1 && s.isIdent(i-1):
 		return s.errTok(i, "a declaration is name: type, as in x: vector[N]", "unexpected %s; expected \":\" after %q", s.desc(i), s.text(i-1))
-	case s.text(i-1) == "for" && start == i-1:
-		return s.errTok(i, hintLoop, "unexpected %s; expected a loop variable after \"for\"", s.desc(i))
 	}
 	hint := hintStmt
 	if s.isIdent(i) && s.tok(i).line == s.tok(i-1).line {
@@ -266,33 +485,12 @@ func (s *scanned) tildeCall(i int) bool {
 
 // inBlock explains why no item could start at token i inside a block or
 // loop body.
-func (s *scanned) inBlock(i int, open []int, depth int) *Error {
+func (s *scanned) inBlock(i int, open []int) *Error {
 	kind, inLoop := s.block(open)
-	t, next := s.text(i), i+1
-	switch {
-	case t == "from" && s.isIdent(i):
-		return s.from(next)
-	case t == "<" && s.isPunct(i, "<"):
-		return s.bounds(i)
-	case (t == "+" || t == "-" || t == "*" || t == "/" || t == "^") && s.tildeCall(i) && s.tok(i).line == s.tok(i-1).line:
-		return s.errTok(i, "the right of \"~\" is a single distribution, as in y ~ normal(mu + 1, sigma)", "unexpected %s after the distribution", s.desc(i))
-	case strings.Contains("+-*/^=~", t) && !s.isIdent(i) && !s.startsExpr(next):
-		return s.expectedExpr(next)
-	case s.isIdent(i) && s.isPunct(next, ":") && inLoop:
-		return s.errTok(i, "declare it in the data, param or latent block", "a declaration cannot appear inside a for loop")
-	case s.isIdent(i) && s.isPunct(next, ":") && kind == "infer":
-		return s.errTok(i, hintSetting, "the infer block holds settings such as samples = 10")
-	case (t == "lower" || t == "upper") && s.isPunct(next, "=") && !inLoop && itemWord(kind, false) == "declaration":
+	if t := s.text(i); (t == "lower" || t == "upper") && s.isPunct(i+1, "=") && !inLoop && itemWord(kind, false) == "declaration" {
 		return s.errTok(i, "bounds follow the type name in <...>, as in real<lower=0> or vector<lower=0>[N]", "unexpected %s after the declaration", s.desc(i))
-	case s.tok(i).line == s.tok(i-1).line && !s.isPunct(i-1, ";") && !s.isPunct(i-1, "{") && !s.isPunct(i-1, "}"):
-		return s.sepError(i, kind, inLoop)
 	}
-	if depth == 0 {
-		if e := s.parseItemAt(i); e != nil {
-			return e
-		}
-	}
-	return s.errTok(i, hintStmt, "unexpected %s; expected a %s", s.desc(i), itemWord(kind, inLoop))
+	return s.expectedExpr(i)
 }
 
 // sepError: token i starts an item on the line where the previous one
@@ -317,7 +515,7 @@ func (s *scanned) parseItemAt(i int) *Error {
 	if _, err = itemParser.ParseFromLexer(peek); err == nil {
 		return nil
 	}
-	return s.translate(err, 1)
+	return s.translate(err, nil)
 }
 
 // from: the column selection after "from" should start at token i.
