@@ -115,6 +115,17 @@ func FileError(path, what string, err error) error {
 	return Errorf("", "cannot read the %s file %s: %v", what, path, err)
 }
 
+// NeedsDataFile reports whether the model file at path parses and declares
+// data bound to CSV columns.
+func NeedsDataFile(path string) bool {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	f, err := lang.Parse(path, src)
+	return err == nil && NeedsData(f)
+}
+
 // NeedsData reports whether a model file declares data bound to CSV
 // columns (and so cannot be checked without a data file).
 func NeedsData(f *lang.File) bool {

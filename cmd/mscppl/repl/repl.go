@@ -294,7 +294,7 @@ func (r *state) reload() bool {
 		r.fail(infer.Errorf("use :load FILE.msc or type a model", "no model loaded"))
 		return false
 	}
-	if r.dataPath == "" && needsData(r.modelPath) {
+	if r.dataPath == "" && infer.NeedsDataFile(r.modelPath) {
 		fmt.Fprintf(r.stdout, "loaded %s; it reads data: bind a CSV file with :data FILE.csv\n", r.modelPath)
 		r.m = nil
 		return false
@@ -586,28 +586,4 @@ func copyDir(src, dst string) error {
 		}
 	}
 	return nil
-}
-
-// needsData reports whether a model file parses and declares data bound
-// to CSV columns.
-func needsData(path string) bool {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return false
-	}
-	f, err := lang.Parse(path, src)
-	if err != nil {
-		return false
-	}
-	for _, b := range f.Blocks {
-		if b.Kind != "data" {
-			continue
-		}
-		for _, it := range b.Items {
-			if it.Decl != nil && it.Decl.Init == nil {
-				return true
-			}
-		}
-	}
-	return false
 }
