@@ -159,19 +159,20 @@ func kernelFor(o Options, comp *ir.Compiled) (string, error) {
 			return "cis", nil
 		}
 		return o.Method, nil
-	case "cis", "csmc":
-		if o.Method != "msc" {
-			return "", Errorf("the kernels are those of MSC; the baselines have none", "--kernel %s cannot be used with --method %s", o.Kernel, o.Method)
-		}
-		if o.Kernel == "csmc" && !st.StateSpace {
-			return "", Errorf("use --kernel cis, or write the model as z[t] ~ normal(f(z[t-1]), s) with observations x[t] depending on z[t] only", "--kernel csmc needs a state-space model, and this one is %s", st)
-		}
-		if o.Kernel == "csmc" && o.Proposal == "prior" {
-			return "", Errorf("", "--proposal prior works with the cis kernel only")
-		}
-		return o.Kernel, nil
 	}
-	return "", Errorf("", "unknown kernel %q (use auto, cis or csmc)", o.Kernel)
+	if !slices.Contains(msc.KernelNames(), o.Kernel) || o.Kernel == "smc" || slices.Contains(Methods, o.Kernel) {
+		return "", Errorf("", "unknown kernel %q (use auto, cis or csmc)", o.Kernel)
+	}
+	if o.Method != "msc" {
+		return "", Errorf("the kernels are those of MSC; the baselines have none", "--kernel %s cannot be used with --method %s", o.Kernel, o.Method)
+	}
+	if o.Kernel == "csmc" && !st.StateSpace {
+		return "", Errorf("use --kernel cis, or write the model as z[t] ~ normal(f(z[t-1]), s) with observations x[t] depending on z[t] only", "--kernel csmc needs a state-space model, and this one is %s", st)
+	}
+	if o.Kernel != "cis" && o.Proposal == "prior" {
+		return "", Errorf("", "--proposal prior works with the cis kernel only")
+	}
+	return o.Kernel, nil
 }
 
 // Fit fits the model with the chosen method. The context stops the run

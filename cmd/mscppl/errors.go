@@ -2,7 +2,6 @@ package main
 
 import "github.com/mscppl/mscppl/infer"
 
-// userError is an error caused by the user's input (exit status 1).
-type userError = infer.UserError
-
+// userErrorf builds an error caused by the user's input (exit status 1),
+// with an optional hint.
 func userErrorf(hint, format string, args ...any) error { return infer.Errorf(hint, format, args...) }
