@@ -180,15 +180,10 @@ func Compile(m *Model, opt CompileOptions) (*Compiled, error) {
 }
 
 func bijString(b stdlib.Bijection) string {
-	switch {
-	case b.HasLower && b.HasUpper:
-		return fmt.Sprintf("<lower=%g, upper=%g>", b.Lower, b.Upper)
-	case b.HasLower:
-		return fmt.Sprintf("<lower=%g>", b.Lower)
-	case b.HasUpper:
-		return fmt.Sprintf("<upper=%g>", b.Upper)
+	if b.Identity() {
+		return "(none)"
 	}
-	return "(none)"
+	return b.String()
 }
 
 func (cp *compiler) fail(pos lang.Pos, format string, args ...any) {

@@ -13,6 +13,20 @@ type Bijection struct {
 	HasLower, HasUpper bool
 }
 
+// String is the constraint as written in a declaration: <lower=a>,
+// <upper=b>, <lower=a, upper=b>, or "" without one.
+func (b Bijection) String() string {
+	switch {
+	case b.HasLower && b.HasUpper:
+		return fmt.Sprintf("<lower=%g, upper=%g>", b.Lower, b.Upper)
+	case b.HasLower:
+		return fmt.Sprintf("<lower=%g>", b.Lower)
+	case b.HasUpper:
+		return fmt.Sprintf("<upper=%g>", b.Upper)
+	}
+	return ""
+}
+
 // Identity reports whether there is no constraint.
 func (b Bijection) Identity() bool { return !b.HasLower && !b.HasUpper }
 

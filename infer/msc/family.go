@@ -3,8 +3,9 @@ package msc
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
-	"sort"
+	"slices"
 )
 
 // Family is a variational family q(z; lambda): the object MSC climbs. The
@@ -102,14 +103,7 @@ func NewFamily(name string, d int) (Sampler, error) {
 }
 
 // FamilyNames lists the registered families, sorted.
-func FamilyNames() []string {
-	out := make([]string, 0, len(familyRegistry))
-	for n := range familyRegistry {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
+func FamilyNames() []string { return slices.Sorted(maps.Keys(familyRegistry)) }
 
 // UnmarshalFamily reads a family written by its MarshalJSON.
 func UnmarshalFamily(name string, d int, data []byte) (Sampler, error) {

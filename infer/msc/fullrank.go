@@ -217,7 +217,15 @@ func (g *FullRank) AddScore(w float64, z, grad []float64) {
 // rho sum_b w_b (z_b - Mu)(z_b - Mu)', both with the old Mu. Sigma stays
 // positive definite (a convex combination). O(S d^2 + d^3).
 func (g *FullRank) NaturalStep(z, w []float64, rho float64) error {
+	return g.momentStep(z, w, rho, 1)
+}
+
+// momentStep is the weighted moment update Mu += rho scale sum_b a_b (z_b -
+// Mu), Sigma = (1 - rho) Sigma + rho sum_b a_b (z_b - Mu)(z_b - Mu)', with
+// the old Mu, followed by the Cholesky factorisation of the new Sigma.
+func (g *FullRank) momentStep(z, a []float64, rho, scale float64) error {
 	d := g.D
+	w := a
 	g.Cov(g.newCov)
 	for i := range g.newCov {
 		g.newCov[i] *= 1 - rho
@@ -245,7 +253,7 @@ func (g *FullRank) NaturalStep(z, w []float64, rho float64) error {
 		for j := 0; j < i; j++ {
 			g.newCov[j*d+i] = g.newCov[i*d+j]
 		}
-		g.Mu[i] += rho * g.dz[i]
+		g.Mu[i] += rho * g.dz[i] * scale
 	}
 	if !cholesky(g.newCov, g.L, d) {
 		return errors.New("the covariance of q lost positive definiteness")

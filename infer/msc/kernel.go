@@ -2,7 +2,8 @@ package msc
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 )
 
 // KernelFactory builds a kernel for a target (the compiled model), the
@@ -25,14 +26,7 @@ func NewKernel(name string, target any, q Family, S int) (Kernel, error) {
 }
 
 // KernelNames lists the registered kernels, sorted.
-func KernelNames() []string {
-	out := make([]string, 0, len(kernelRegistry))
-	for n := range kernelRegistry {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
+func KernelNames() []string { return slices.Sorted(maps.Keys(kernelRegistry)) }
 
 // targetAndSampler is the common argument check of kernels that propose
 // from q on a batched target.

@@ -302,34 +302,14 @@ func TestCancellation(t *testing.T) {
 	require.Less(t, res.Iterations, 1000000)
 }
 
-// BenchmarkCISStep is one MSC iteration (kernel step and natural-gradient
-// update) on the skew-normal target with S = 10.
-func BenchmarkCISStep(b *testing.B) {
+// benchStep measures one MSC iteration (CIS step and natural-gradient
+// update) with family q on target t.
+func benchStep(b *testing.B, t Target, q interface {
+	Sampler
+	NaturalFamily
+}, S int) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	q := NewFullRank(1)
-	k := NewCIS(paperTarget, q, 10)
-	var lp [1]float64
-	paperTarget.LogJoint([]float64{0}, lp[:])
-	k.SetConditional([]float64{0}, lp[0])
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		i++
-		_, _ = k.Step(rng)
-		z, w := k.Weighted()
-		_ = q.NaturalStep(z, w, 0.01*math.Pow(1+float64(i)/1000, -0.6))
-	}
-}
-
-// BenchmarkMeanFieldStep1000 is one MSC iteration with a mean-field q at
-// d = 1000 on an isotropic Gaussian target (whose log joint is O(S d)):
-// everything beyond the log joint is O(S d) too.
-func BenchmarkMeanFieldStep1000(b *testing.B) {
-	const d, S = 1000, 10
-	g := isoGauss(d)
-	rng := rand.New(rand.NewPCG(1, 2))
-	q := NewMeanField(d)
-	k := NewCIS(g, q, S)
+	k := NewCIS(t, q, S)
 	if err := k.Init(rng); err != nil {
 		b.Fatal(err)
 	}
@@ -342,6 +322,14 @@ func BenchmarkMeanFieldStep1000(b *testing.B) {
 		_ = q.NaturalStep(z, w, 0.01*math.Pow(1+float64(i)/1000, -0.6))
 	}
 }
+
+// BenchmarkCISStep is one MSC iteration on the skew-normal target, S = 10.
+func BenchmarkCISStep(b *testing.B) { benchStep(b, paperTarget, NewFullRank(1), 10) }
+
+// BenchmarkMeanFieldStep1000 is one MSC iteration with a mean-field q at
+// d = 1000 on an isotropic Gaussian target (whose log joint is O(S d)):
+// everything beyond the log joint is O(S d) too.
+func BenchmarkMeanFieldStep1000(b *testing.B) { benchStep(b, isoGauss(1000), NewMeanField(1000), 10) }
 
 // isoGauss is N(0, I) in d dimensions.
 type isoGauss int

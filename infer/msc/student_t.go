@@ -2,7 +2,6 @@ package msc
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -27,7 +26,7 @@ type StudentT struct {
 	g  *FullRank // location Mu and scale factor L
 	Nu float64
 	// scratch
-	u, e []float64
+	u, e, a []float64
 }
 
 // NewStudentT returns t_nu(0, I).
@@ -199,50 +198,27 @@ func (s *StudentT) AddScore(w float64, z, grad []float64) {
 	grad[k] += w * dnu * nu
 }
 
-// NaturalStep is the stochastic ECME update of Mu and the scale at fixed nu.
+// NaturalStep is the stochastic ECME update of Mu and the scale at fixed
+// nu: the Gaussian moment step with the weights w_b r_b, the mean's step
+// normalised by their sum.
 func (s *StudentT) NaturalStep(z, w []float64, rho float64) error {
-	g, d := s.g, s.g.D
-	g.Cov(g.newCov)
-	for i := range g.newCov {
-		g.newCov[i] *= 1 - rho
+	d := s.g.D
+	if len(s.a) != len(w) {
+		s.a = make([]float64, len(w)) // once per run: S is fixed
 	}
-	clear(g.dz)
 	sw := 0.0
 	for b, wb := range w {
-		if wb == 0 {
-			continue
-		}
-		zb := z[b*d : (b+1)*d]
-		g.whiten(zb, s.e)
-		a := wb * s.weight(s.e)
-		sw += a
-		for i := 0; i < d; i++ {
-			s.u[i] = zb[i] - g.Mu[i]
-			g.dz[i] += a * s.u[i]
-		}
-		for i := 0; i < d; i++ {
-			c := rho * a * s.u[i]
-			row := g.newCov[i*d : i*d+i+1]
-			for j := range row {
-				row[j] += c * s.u[j]
-			}
+		s.a[b] = 0
+		if wb != 0 {
+			s.g.whiten(z[b*d:(b+1)*d], s.e)
+			s.a[b] = wb * s.weight(s.e)
+			sw += s.a[b]
 		}
 	}
-	for i := 0; i < d; i++ {
-		for j := 0; j < i; j++ {
-			g.newCov[j*d+i] = g.newCov[i*d+j]
-		}
-		if sw > 0 {
-			g.Mu[i] += rho * g.dz[i] / sw
-		}
+	if !(sw > 0) {
+		return nil
 	}
-	if !cholesky(g.newCov, g.L, d) {
-		return errors.New("the scale of q lost positive definiteness")
-	}
-	g.ldOK = false
-	g.cov, g.newCov = g.newCov, g.cov
-	g.covOK = true
-	return nil
+	return s.g.momentStep(z, s.a, rho, 1/sw)
 }
 
 // Stats writes Mu, the scale matrix L L' and nu.

@@ -120,27 +120,14 @@ func Layout(w io.Writer, model string, m *ir.Model, comp *ir.Compiled, table *da
 		return fmt.Sprintf("= %g", v.Value[0])
 	})
 	section("param", m.Params, func(v *ir.Var) string {
-		return fmt.Sprintf("%s init %g, unconstrained offset %d", constraintText(v), v.Init[0], v.Offset)
+		return fmt.Sprintf("%s init %g, unconstrained offset %d", v.Bij.String(), v.Init[0], v.Offset)
 	})
 	section("latent", m.Latents, func(v *ir.Var) string {
-		return fmt.Sprintf("%s unconstrained offsets %d..%d", constraintText(v), v.Offset, v.Offset+v.Type.Len()-1)
+		return fmt.Sprintf("%s unconstrained offsets %d..%d", v.Bij.String(), v.Offset, v.Offset+v.Type.Len()-1)
 	})
 	fmt.Fprintf(w, "unconstrained dimension: %d latent, %d param\n", m.LatentDim, m.ParamDim)
 	fmt.Fprintf(w, "graph: %d nodes\n", comp.Graph().NumNodes())
 	fmt.Fprintf(w, "structure: %s\n", comp.Structure())
-}
-
-func constraintText(v *ir.Var) string {
-	b := v.Bij
-	switch {
-	case b.HasLower && b.HasUpper:
-		return fmt.Sprintf("<lower=%g, upper=%g>", b.Lower, b.Upper)
-	case b.HasLower:
-		return fmt.Sprintf("<lower=%g>", b.Lower)
-	case b.HasUpper:
-		return fmt.Sprintf("<upper=%g>", b.Upper)
-	}
-	return ""
 }
 
 // WriteFileAtomic writes data to path through a temporary file in the same
