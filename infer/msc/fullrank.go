@@ -186,9 +186,16 @@ func (g *FullRank) SetLambda(lam []float64) {
 // AddScore adds w grad_lambda log q(z): for Mu, u = L^-T e; for L,
 // tril(u e') - diag(1/L_ii), with the chain rule for the log diagonal.
 func (g *FullRank) AddScore(w float64, z, grad []float64) {
+	g.whiten(z, g.e)
+	g.addScore(w, 1, g.e, grad)
+}
+
+// addScore is AddScore for the whitened e = L^-1 (z - Mu), with the data
+// term of the score scaled by r (1 for the Gaussian, the latent-scale
+// weight of a Student-t).
+func (g *FullRank) addScore(w, r float64, e, grad []float64) {
 	d := g.D
-	e, u := g.e, g.r
-	g.whiten(z, e)
+	u := g.r
 	for i := d - 1; i >= 0; i-- {
 		s := e[i]
 		for j := i + 1; j < d; j++ {
@@ -197,12 +204,12 @@ func (g *FullRank) AddScore(w float64, z, grad []float64) {
 		u[i] = s / g.L[i*d+i]
 	}
 	for i := 0; i < d; i++ {
-		grad[i] += w * u[i]
+		grad[i] += w * r * u[i]
 	}
 	k := d
 	for i := 0; i < d; i++ {
 		for j := 0; j <= i; j++ {
-			v := u[i] * e[j]
+			v := r * u[i] * e[j]
 			if i == j {
 				v = (v - 1/g.L[i*d+i]) * g.L[i*d+i]
 			}

@@ -83,3 +83,42 @@ func TestScoreAgainstAutodiff(t *testing.T) {
 		require.InDeltaSlice(t, g.Grad(lp, 0), score, 1e-10, "mean-field %v", meanField)
 	}
 }
+
+// TestStudentTScore: the Student-t family's closed-form score, the degrees
+// of freedom included, equals central finite differences of LogQ in lambda,
+// and its LogQ integrates the density's known normaliser in one dimension.
+func TestStudentTScore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const d = 3
+	q := NewStudentT(d, 4)
+	lam := make([]float64, q.NumLambda())
+	q.Lambda(lam)
+	for i := range lam {
+		lam[i] += 0.3 * rng.NormFloat64()
+	}
+	q.SetLambda(lam)
+	z := []float64{0.7, -1.1, 2.4}
+	score := make([]float64, len(lam))
+	q.AddScore(1, z, score)
+	const h = 1e-6
+	for i := range lam {
+		lp, lm := append([]float64(nil), lam...), append([]float64(nil), lam...)
+		lp[i] += h
+		lm[i] -= h
+		q.SetLambda(lp)
+		fp := q.LogQ(z)
+		q.SetLambda(lm)
+		fm := q.LogQ(z)
+		require.InDeltaf(t, (fp-fm)/(2*h), score[i], 1e-6, "component %d", i)
+	}
+	// in one dimension LogQ is Student's t density with scale L
+	q1 := NewStudentT(1, 3)
+	require.NoError(t, q1.SetMoments([]float64{0.5}, []float64{4 * 3}))
+	x := 1.7
+	s := 2.0 // the scale: cov = s^2 nu/(nu-2) = 4 * 3
+	u := (x - 0.5) / s
+	want, _ := math.Lgamma(2)
+	lg, _ := math.Lgamma(1.5)
+	want += -lg - 0.5*math.Log(3*math.Pi) - math.Log(s) - 2*math.Log1p(u*u/3)
+	require.InDelta(t, want, q1.LogQ([]float64{x}), 1e-12)
+}

@@ -167,31 +167,10 @@ func (s *StudentT) weight(e []float64) float64 {
 // AddScore adds w grad_lambda log q(z): the Gaussian score of the location
 // and scale with the data term scaled by r, and the derivative in log nu.
 func (s *StudentT) AddScore(w float64, z, grad []float64) {
-	g, d := s.g, s.g.D
-	e, u := s.e, s.u
-	g.whiten(z, e)
-	r := s.weight(e)
-	for i := d - 1; i >= 0; i-- {
-		v := e[i]
-		for j := i + 1; j < d; j++ {
-			v -= g.L[j*d+i] * u[j]
-		}
-		u[i] = v / g.L[i*d+i]
-	}
-	for i := 0; i < d; i++ {
-		grad[i] += w * r * u[i]
-	}
-	k := d
-	for i := 0; i < d; i++ {
-		for j := 0; j <= i; j++ {
-			v := r * u[i] * e[j]
-			if i == j {
-				v = (v - 1/g.L[i*d+i]) * g.L[i*d+i]
-			}
-			grad[k] += w * v
-			k++
-		}
-	}
+	e, d := s.e, s.g.D
+	s.g.whiten(z, e)
+	s.g.addScore(w, s.weight(e), e, grad)
+	k := s.g.NumLambda()
 	nu, q, fd := s.Nu, sumSq(e), float64(d)
 	dnu := 0.5*mathext.Digamma((nu+fd)/2) - 0.5*mathext.Digamma(nu/2) - fd/(2*nu) -
 		0.5*math.Log1p(q/nu) + (nu+fd)/2*q/(nu*nu+nu*q)
