@@ -117,7 +117,7 @@ func Evidence(rng *rand.Rand, m *Model, q msc.Family, n, reps int) (*EvidenceRes
 		if err != nil {
 			return nil, err
 		}
-		r.LogEvidence += constLogDensity(comp)
+		r.LogEvidence += comp.ConstLogDensity()
 	} else {
 		sq, ok := q.(msc.Sampler)
 		if !ok {
@@ -130,15 +130,6 @@ func Evidence(rng *rand.Rand, m *Model, q msc.Family, n, reps int) (*EvidenceRes
 		return nil, fmt.Errorf("the evidence estimate is NaN")
 	}
 	return r, nil
-}
-
-// constLogDensity is the sum of the factors that depend on no latent, when
-// the compiled model reports it.
-func constLogDensity(c *ir.Compiled) float64 {
-	if cl, ok := any(c).(interface{ ConstLogDensity() float64 }); ok {
-		return cl.ConstLogDensity()
-	}
-	return 0
 }
 
 // isEvidence estimates log p(x) by importance sampling with q: each repeat

@@ -210,21 +210,14 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 		s.Optimizer = msc.Adam // ADVI and the state-space proposals climb with Adam (the paper's)
 	}
 	d := m.IR.LatentDim
+	if err := s.Fill(d, kernel); err != nil {
+		return nil, Errorf("", "%v", err)
+	}
 	if o.AverageLast > 0 {
-		iters := o.Iters
-		if iters == 0 {
-			iters = msc.DefaultIters(d)
-			if kernel == "csmc" || kernel == "smc" {
-				iters = msc.Defaults.ItersSSM
-			}
-		}
-		s.AverageFraction = math.Min(1, float64(o.AverageLast)/float64(iters))
+		s.AverageFraction = math.Min(1, float64(o.AverageLast)/float64(s.Iters))
 	}
 	if rng == nil {
 		rng = NewRand(o.Seed, streamRun)
-	}
-	if s.Samples == 0 {
-		s.Samples = msc.Defaults.Samples
 	}
 	var q msc.Family
 	switch kernel {

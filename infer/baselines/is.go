@@ -41,13 +41,11 @@ func NewIS(t msc.Target, q msc.Sampler, S int) *IS {
 		lp: make([]float64, S), lq: make([]float64, S), lw: make([]float64, S), w: make([]float64, S), pick: make([]float64, d)}
 }
 
-func (k *IS) Name() string                          { return "is" }
-func (k *IS) Markov() bool                          { return false }
-func (k *IS) Init(*rand.Rand) error                 { return nil }
-func (k *IS) Weighted() (z, w []float64)            { return k.z, k.w }
-func (k *IS) Refresh()                              {}
-func (k *IS) weights() (ess float64, ok bool)       { return normalise(k.lw, k.w) }
-func categoricalDraw(r *rand.Rand, w []float64) int { return categorical(r, w) }
+func (k *IS) Name() string               { return "is" }
+func (k *IS) Markov() bool               { return false }
+func (k *IS) Init(*rand.Rand) error      { return nil }
+func (k *IS) Weighted() (z, w []float64) { return k.z, k.w }
+func (k *IS) Refresh()                   {}
 
 // Step draws and weights S samples from q.
 func (k *IS) Step(rng *rand.Rand) (msc.StepInfo, error) {
@@ -61,7 +59,7 @@ func (k *IS) Step(rng *rand.Rand) (msc.StepInfo, error) {
 		k.lq[b] = k.q.LogQNoise(k.z[b*d:(b+1)*d], k.eps[b*d:(b+1)*d])
 		k.lw[b] = k.lp[b] - k.lq[b]
 	}
-	ess, ok := k.weights()
+	ess, ok := msc.Normalise(k.lw, k.w)
 	if !ok {
 		clear(k.w) // no information this step: q does not move
 		return msc.StepInfo{Degenerate: true}, nil
@@ -73,45 +71,7 @@ func (k *IS) Step(rng *rand.Rand) (msc.StepInfo, error) {
 // Retained draws one of this step's samples by its weight (for the params'
 // gradient, or the --retained score); each call is a new draw.
 func (k *IS) Retained() []float64 {
-	j := categoricalDraw(k.rng, k.w)
+	j := msc.Categorical(k.rng, k.w)
 	copy(k.pick, k.z[j*k.d:(j+1)*k.d])
 	return k.pick
-}
-
-// normalise turns log weights into normalised weights; it returns the ESS
-// and false if every weight is zero or one is NaN.
-func normalise(lw, w []float64) (float64, bool) {
-	mx := math.Inf(-1)
-	for _, v := range lw {
-		if math.IsNaN(v) {
-			return 0, false
-		}
-		mx = math.Max(mx, v)
-	}
-	if math.IsInf(mx, -1) {
-		return 0, false
-	}
-	s := 0.0
-	for i, v := range lw {
-		w[i] = math.Exp(v - mx)
-		s += w[i]
-	}
-	sq := 0.0
-	for i := range w {
-		w[i] /= s
-		sq += w[i] * w[i]
-	}
-	return 1 / sq, true
-}
-
-func categorical(rng *rand.Rand, w []float64) int {
-	u := rng.Float64()
-	c := 0.0
-	for i, p := range w {
-		c += p
-		if u < c {
-			return i
-		}
-	}
-	return len(w) - 1
 }

@@ -201,6 +201,17 @@ func normaliseStep(logw, wn []float64) (logMean, ess float64, ok bool) {
 	return logMean, ess, ok
 }
 
+// Normalise turns log weights into normalised weights in w, returning the
+// ESS and false if every weight is zero or one is NaN (for kernels outside
+// this package).
+func Normalise(lw, w []float64) (ess float64, ok bool) {
+	_, ess, ok = normalise(lw, w)
+	return ess, ok
+}
+
+// Categorical draws an index with probabilities w (normalised).
+func Categorical(rng *rand.Rand, w []float64) int { return categorical(rng, w) }
+
 // categorical draws an index with probabilities w (normalised).
 func categorical(rng *rand.Rand, w []float64) int {
 	u := rng.Float64()
