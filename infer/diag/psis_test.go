@@ -132,6 +132,8 @@ func TestPSISUnsmoothed(t *testing.T) {
 	}{
 		{"S=10 gives M=2", []float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 2},
 		{"constant tail", append(make([]float64, 90), 3, 3, 3, 3, 3, 3, 3, 3, 3, 3), 20},
+		// 4 distinct values in the tail of 20: loo would smooth, PSIS does not.
+		{"4 distinct tail values", append(ramp(80), 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 8, 8, 8, 8, 8), 20},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -185,4 +187,13 @@ func BenchmarkPSIS(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// ramp returns 0, 1/n, ..., (n-1)/n.
+func ramp(n int) []float64 {
+	r := make([]float64, n)
+	for i := range r {
+		r[i] = float64(i) / float64(n)
+	}
+	return r
 }

@@ -92,3 +92,23 @@ func TestResample(t *testing.T) {
 		}
 	}
 }
+
+// maxSource makes rand.Float64 return its largest value, 1 - 2^-53.
+type maxSource struct{}
+
+func (maxSource) Uint64() uint64 { return ^uint64(0) }
+
+// TestResampleRounding: nine weights of 1/9 then zeros; their normalised
+// cumulative sum rounds to 1 - 4e-16, below the largest uniform draw, so a
+// careless walk runs onto the zero weights.
+func TestResampleRounding(t *testing.T) {
+	w := make([]float64, 12)
+	for i := range 9 {
+		w[i] = 1.0 / 9
+	}
+	out := make([]int, 1)
+	Resample(rand.New(maxSource{}), w, out)
+	if out[0] != 8 {
+		t.Errorf("index %d, want 8 (the last positive weight)", out[0])
+	}
+}
