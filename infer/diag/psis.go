@@ -1,9 +1,10 @@
 package diag
 
 import (
+	"cmp"
 	"errors"
 	"math"
-	"sort"
+	"slices"
 )
 
 // PSISResult holds the output of PSIS. Its LogWeights slice is reused by
@@ -83,7 +84,8 @@ func smoothTail(lw []float64, m int, res *PSISResult) {
 	for i := range ord {
 		ord[i] = i
 	}
-	sort.SliceStable(ord, func(a, b int) bool { return lw[ord[a]] < lw[ord[b]] })
+	// Stable, as R's sort.int: tied draws keep their order.
+	slices.SortStableFunc(ord, func(a, b int) int { return cmp.Compare(lw[a], lw[b]) })
 	tail := ord[s-m:]
 	distinct := 1
 	for i := 1; i < m; i++ {

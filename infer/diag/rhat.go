@@ -1,8 +1,9 @@
 package diag
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
 
 	"gonum.org/v1/gonum/dsp/fourier"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -83,7 +84,7 @@ func ESSTail(chains [][]float64) float64 {
 		return math.NaN()
 	}
 	all := pooled(chains)
-	sort.Float64s(all)
+	slices.Sort(all)
 	lo := essOf(indicator(chains, quantile7(all, 0.05)))
 	hi := essOf(indicator(chains, quantile7(all, 0.95)))
 	return math.Min(lo, hi) // NaN propagates through math.Min
@@ -189,7 +190,7 @@ func pooled(chains [][]float64) []float64 {
 // median returns R's median of all draws.
 func median(chains [][]float64) float64 {
 	all := pooled(chains)
-	sort.Float64s(all)
+	slices.Sort(all)
 	return quantile7(all, 0.5)
 }
 
@@ -207,31 +208,32 @@ func quantile7(sorted []float64, p float64) float64 {
 // zScale rank-normalises the pooled draws: average ranks r over all S
 // draws, z = Phi^-1((r - 3/8)/(S + 1/4)).
 func zScale(chains [][]float64) [][]float64 {
-	type ix struct{ c, j int }
-	var idx []ix
+	type draw struct {
+		v    float64
+		c, j int
+	}
+	var d []draw
 	for i, c := range chains {
-		for j := range c {
-			idx = append(idx, ix{i, j})
+		for j, v := range c {
+			d = append(d, draw{v, i, j})
 		}
 	}
-	val := func(k int) float64 { return chains[idx[k].c][idx[k].j] }
-	sort.SliceStable(idx, func(a, b int) bool {
-		return chains[idx[a].c][idx[a].j] < chains[idx[b].c][idx[b].j]
-	})
+	// Stability is not needed: tied draws share their average rank.
+	slices.SortFunc(d, func(a, b draw) int { return cmp.Compare(a.v, b.v) })
 	out := make([][]float64, len(chains))
 	for i, c := range chains {
 		out[i] = make([]float64, len(c))
 	}
-	s := float64(len(idx))
-	for k := 0; k < len(idx); {
+	s := float64(len(d))
+	for k := 0; k < len(d); {
 		e := k + 1
-		for e < len(idx) && val(e) == val(k) {
+		for e < len(d) && d[e].v == d[k].v {
 			e++
 		}
 		r := float64(k+1+e) / 2 // average of ranks k+1..e
 		z := distuv.UnitNormal.Quantile((r - 3.0/8) / (s + 0.25))
 		for ; k < e; k++ {
-			out[idx[k].c][idx[k].j] = z
+			out[d[k].c][d[k].j] = z
 		}
 	}
 	return out

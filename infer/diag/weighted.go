@@ -1,9 +1,10 @@
 package diag
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
-	"sort"
+	"slices"
 )
 
 // WeightedMean returns sum w_i x_i for normalised weights w.
@@ -44,7 +45,7 @@ func WeightedQuantile(x, w []float64, p float64, scratch []int) float64 {
 	for i := range ord {
 		ord[i] = i
 	}
-	sort.SliceStable(ord, func(a, b int) bool { return x[ord[a]] < x[ord[b]] })
+	slices.SortStableFunc(ord, func(a, b int) int { return cmp.Compare(x[a], x[b]) })
 	var total float64
 	for _, wi := range w {
 		total += wi
