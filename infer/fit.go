@@ -26,7 +26,14 @@ type Options struct {
 	Optimizer string // natural (default), rm, adam
 	Proposal  string // q (default) or prior
 	Samples   int
-	Iters     int
+	// Iters caps the iterations of each chain (with Fixed: runs exactly
+	// that many).
+	Iters  int
+	Fixed  bool
+	Chains int // independent chains (default msc.Defaults.Chains)
+	// Draws is the number of draws of q for the PSIS check and the
+	// summaries (default DefaultDraws).
+	Draws int
 	LR        float64
 	ParamLR   float64
 	// AverageLast reports the average of the last N iterates (0: the
@@ -49,7 +56,18 @@ type Fitted struct {
 	Summary  *Summary
 	// Q is the reported family (nil for EP, which reports a Gaussian in Result.Q too).
 	Q msc.Family
+
+	imp      *importance     // the PSIS check of q (nil for state-space runs)
+	evidence *EvidenceResult // the particle-filter evidence of a state-space run
 }
+
+// targetESS is the effective sample size of the PSIS weights that the
+// summaries aim for: a Monte Carlo error of the means of 0.02 sd.
+const targetESS = 2500
+
+// DefaultDraws is the default number of draws of q behind the PSIS check
+// and the summaries.
+const DefaultDraws = 4000
 
 // seedStream separates the random streams of a run from those of its
 // summaries and draws.
@@ -127,8 +145,17 @@ func (o Options) resolve(m *ir.Model) (Options, []string, error) {
 	if o.Proposal != "q" && o.Proposal != "prior" {
 		return o, nil, Errorf("", "unknown proposal %q (use q or prior)", o.Proposal)
 	}
-	if o.Samples < 0 || o.Iters < 0 || o.LR < 0 || o.ParamLR < 0 || o.AverageLast < 0 {
-		return o, nil, Errorf("", "--samples, --iters, --lr, --param-lr and --average-last must be positive")
+	if o.Samples < 0 || o.Iters < 0 || o.LR < 0 || o.ParamLR < 0 || o.AverageLast < 0 || o.Chains < 0 || o.Draws < 0 {
+		return o, nil, Errorf("", "--samples, --iters, --chains, --draws, --lr, --param-lr and --average-last must be positive")
+	}
+	if o.Fixed && o.Iters == 0 {
+		return o, nil, Errorf("for example --iters 20000 --fixed", "--fixed needs --iters: the number of iterations to run")
+	}
+	if o.Draws == 0 {
+		o.Draws = DefaultDraws
+	}
+	if o.Draws < 100 {
+		return o, nil, Errorf("", "--draws must be at least 100 for the PSIS check, got %d", o.Draws)
 	}
 	if o.Family == "" {
 		o.Family = "fullrank"
@@ -199,10 +226,13 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 		if err := f.fitEP(); err != nil {
 			return nil, err
 		}
+		if err := f.check(o); err != nil {
+			return nil, err
+		}
 		f.Summary = f.summarize(o, kernel, "none", time.Since(start))
 		return f, nil
 	}
-	s := msc.Settings{Samples: o.Samples, Iters: o.Iters, LR: o.LR, ParamLR: o.ParamLR, RetainedOnly: o.Retained, Trace: o.Trace}
+	s := msc.Settings{Samples: o.Samples, Iters: o.Iters, Fixed: o.Fixed, Chains: o.Chains, LR: o.LR, ParamLR: o.ParamLR, RetainedOnly: o.Retained, Trace: o.Trace}
 	if s.Optimizer, err = msc.ParseOptimizer(o.Optimizer); err != nil {
 		return nil, Errorf("", "%v", err)
 	}
@@ -216,49 +246,101 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	if o.AverageLast > 0 {
 		s.AverageFraction = math.Min(1, float64(o.AverageLast)/float64(s.Iters))
 	}
-	if rng == nil {
-		rng = NewRand(o.Seed, streamRun)
-	}
-	var q msc.Family
-	switch kernel {
-	case "csmc", "smc": // the state-space proposals
-		q = msc.NewTwisted(comp.Len())
-		if !comp.Structure().GaussianTransition {
-			q = msc.NewARProposal(comp.Len())
-		}
-	default:
-		sq, err := msc.NewFamily(o.Family, d)
-		if err != nil {
-			return nil, Errorf("", "%v", err)
-		}
-		if o.InitMean != nil {
-			if err := sq.SetMoments(o.InitMean, nil); err != nil {
+	C := s.Chains
+	rngs, targets, qs, ks := make([]*rand.Rand, C), make([]any, C), make([]msc.Family, C), make([]msc.Kernel, C)
+	for i := range C {
+		mi := m
+		if i > 0 { // each chain needs its own compiled model
+			if mi, err = m.Clone(); err != nil {
 				return nil, err
 			}
 		}
-		q = sq
-	}
-	k, err := msc.NewKernel(kernel, comp, q, s.Samples)
-	if err != nil {
-		return nil, Errorf("", "--method %s: %v", o.Method, err)
-	}
-	if o.Proposal == "prior" {
-		if err := comp.PriorError(); err != nil {
+		rngs[i] = NewRand(o.Seed, streamRun+uint64(i))
+		if i == 0 && rng != nil {
+			rngs[i] = rng
+		}
+		if qs[i], err = newQ(o, kernel, mi.Comp, d); err != nil {
 			return nil, err
 		}
-		k.(*msc.CIS).UsePrior(comp)
+		k, err := msc.NewKernel(kernel, mi.Comp, qs[i], s.Samples)
+		if err != nil {
+			return nil, Errorf("", "--method %s: %v", o.Method, err)
+		}
+		if o.Proposal == "prior" {
+			if err := mi.Comp.PriorError(); err != nil {
+				return nil, err
+			}
+			k.(*msc.CIS).UsePrior(mi.Comp)
+		}
+		targets[i], ks[i] = mi.Comp, k
 	}
 	var res msc.Result
-	if err := msc.Run(ctx, rng, comp, q, k, &s, &res); err != nil {
+	if err := msc.RunChains(ctx, rngs, targets, qs, ks, &s, &res); err != nil {
 		return nil, err
 	}
 	f.Settings, f.Result, f.Q = s, &res, res.Q
+	if err := f.check(o); err != nil {
+		return nil, err
+	}
 	f.Summary = f.summarize(o, kernel, s.Optimizer.String(), time.Since(start))
 	f.Summary.Warnings = append(warns, f.Summary.Warnings...)
 	if kernel == "csmc" && !comp.Structure().GaussianTransition {
 		f.Summary.Warnings = append(f.Summary.Warnings, fmt.Sprintf("the %s transition is not Gaussian, so the proposal is a per-step Gaussian N(a_t + b_t z[t-1], s_t^2) instead of the twisted one", comp.Structure().Transition))
 	}
 	return f, nil
+}
+
+// newQ builds the family of one chain.
+func newQ(o Options, kernel string, comp *ir.Compiled, d int) (msc.Family, error) {
+	switch kernel {
+	case "csmc", "smc": // the state-space proposals
+		if !comp.Structure().GaussianTransition {
+			return msc.NewARProposal(comp.Len()), nil
+		}
+		return msc.NewTwisted(comp.Len()), nil
+	}
+	q, err := msc.NewFamily(o.Family, d)
+	if err != nil {
+		return nil, Errorf("", "%v", err)
+	}
+	if o.InitMean != nil {
+		if err := q.SetMoments(o.InitMean, nil); err != nil {
+			return nil, err
+		}
+	}
+	return q, nil
+}
+
+// check weighs draws of the fitted q against the model (PSIS), or for a
+// state-space run estimates the evidence with the learned proposal.
+func (f *Fitted) check(o Options) error {
+	comp := f.Model.Comp
+	if f.Result.Params != nil {
+		comp.SetParams(f.Result.Params)
+	}
+	rng := NewRand(o.Seed, streamSummary)
+	if sq, ok := f.Q.(msc.Sampler); ok {
+		im, err := importanceSample(rng, comp, sq, o.Draws)
+		if err != nil {
+			return err
+		}
+		// more draws when the weights are uneven, so that the summaries'
+		// Monte Carlo error is at most about 0.02 sd (an ESS of 2500)
+		if im.khat <= KhatMax && im.ess < targetESS {
+			more := min(16*o.Draws, int(math.Ceil(float64(o.Draws)*targetESS/im.ess)))
+			if im, err = importanceSample(rng, comp, sq, more); err != nil {
+				return err
+			}
+		}
+		f.imp = im
+		return nil
+	}
+	// a particle filter with the learned proposal: 10 S particles, 4 repeats
+	logZ, se, err := msc.LogEvidence(rng, comp, f.Q, 10*f.Settings.Samples, 4)
+	if err == nil {
+		f.evidence = &EvidenceResult{LogEvidence: logZ + comp.ConstLogDensity(), SE: se}
+	}
+	return nil
 }
 
 // fitEP runs expectation propagation when the model is a probit regression

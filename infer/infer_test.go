@@ -76,7 +76,7 @@ func ExampleFit() {
 	}
 	names, marg := f.Marginals()
 	fmt.Printf("%s: mean %.2f, sd %.2f (exact 1.35, 0.22)\n", names[0], marg[0].Mean, marg[0].SD)
-	// Output: z: mean 1.34, sd 0.26 (exact 1.35, 0.22)
+	// Output: z: mean 1.34, sd 0.22 (exact 1.35, 0.22)
 }
 
 // TestPredictProbit: the predictive probabilities of a probit fit are

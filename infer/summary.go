@@ -1,65 +1,134 @@
 package infer
 
 import (
+	"encoding/json"
+	"fmt"
+	"maps"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/mscppl/mscppl/ir"
 )
 
-// Moments of one scalar component.
+// Figure is a diagnostic number; NaN and infinities (a figure that could
+// not be computed, a k-hat with too few draws) are null in JSON.
+type Figure float64
+
+// MarshalJSON writes null for a non-finite figure.
+func (f Figure) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(f))
+}
+
+// UnmarshalJSON reads null as NaN.
+func (f *Figure) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*f = Figure(math.NaN())
+		return nil
+	}
+	return json.Unmarshal(b, (*float64)(f))
+}
+
+// Moments summarise one scalar component in its own space: mean, sd,
+// quantiles and the Monte Carlo standard error of the mean (null when the
+// source has none).
 type Moments struct {
 	Mean float64 `json:"mean"`
 	SD   float64 `json:"sd"`
+	Q05  Figure  `json:"q05"`
+	Q50  Figure  `json:"q50"`
+	Q95  Figure  `json:"q95"`
+	MCSE Figure  `json:"mcse_mean"`
 }
 
-// Diagnostics of a run.
+// Diagnostics of a run; the README explains each.
 type Diagnostics struct {
+	// RhatMax is the largest rank-normalised split R-hat over the
+	// components, of RhatOf over the averaging windows of the chains.
+	RhatMax Figure            `json:"rhat_max"`
+	RhatOf  string            `json:"rhat_of,omitempty"`
+	Rhat    map[string]Figure `json:"rhat,omitempty"`
+	// ChainSpreadMax is the largest range of the chains' averaged means,
+	// in posterior sds.
+	ChainSpreadMax Figure `json:"chain_spread_max"`
+	// Khat is the Pareto k-hat of the importance weights p(z, x)/q(z).
+	Khat Figure `json:"khat"`
+	// ESSBulkMin is the effective sample size behind the summaries: of the
+	// PSIS weights, or the smallest bulk ESS of the chains' draws.
+	ESSBulkMin     Figure  `json:"ess_bulk_min"`
+	StoppedByRule  bool    `json:"stopped_by_rule"`
 	ChangeRate     float64 `json:"change_rate"`      // fraction of iterations whose retained sample changed
 	ChangeRateLast float64 `json:"change_rate_last"` // the same over the last 10% of the iterations run
 	MeanESS        float64 `json:"mean_ess"`         // mean effective sample size of the normalised weights
 	AllInfIters    int     `json:"all_inf_iterations,omitempty"`
 }
 
-// Summary is the machine-readable result of a fit (`mscppl run --json`).
-type Summary struct {
-	Model          string             `json:"model"`
-	Data           string             `json:"data,omitempty"`
-	Method         string             `json:"method"`
-	Kernel         string             `json:"kernel"`
-	Family         string             `json:"family"`
-	Optimizer      string             `json:"optimizer"`
-	Samples        int                `json:"samples"`
-	Iterations     int                `json:"iterations"`
-	Seed           uint64             `json:"seed"`
-	Reported       string             `json:"reported"` // which iterates the summary describes
-	Latent         map[string]Moments `json:"latent"`
-	LatentOrder    []string           `json:"latent_order"`
-	Params         map[string]float64 `json:"params"`
-	ParamOrder     []string           `json:"param_order,omitempty"`
-	Diagnostics    Diagnostics        `json:"diagnostics"`
-	Converged      bool               `json:"converged"`
-	Warnings       []string           `json:"warnings,omitempty"`
-	ElapsedSeconds float64            `json:"elapsed_seconds"`
+// ChainSummary is one chain's own q, in unconstrained space.
+type ChainSummary struct {
+	Chain      int                `json:"chain"`
+	Iterations int                `json:"iterations"`
+	ChangeRate float64            `json:"change_rate"`
+	MeanESS    float64            `json:"mean_ess"`
+	QMean      map[string]float64 `json:"q_mean_unconstrained,omitempty"`
+	QSD        map[string]float64 `json:"q_sd_unconstrained,omitempty"`
+	Warnings   []string           `json:"warnings,omitempty"`
 }
 
-// summaryDraws is the number of draws of q behind the marginals of
-// constrained latents.
-const summaryDraws = 10000
+// Summary is the machine-readable result of a fit (`mscppl run --json`).
+type Summary struct {
+	Model      string `json:"model"`
+	Data       string `json:"data,omitempty"`
+	Method     string `json:"method"`
+	Kernel     string `json:"kernel"`
+	Family     string `json:"family"`
+	Optimizer  string `json:"optimizer"`
+	Samples    int    `json:"samples"`
+	Iterations int    `json:"iterations"`
+	Seed       uint64 `json:"seed"`
+	Reported   string `json:"reported"` // which iterates q describes
+	// SummarySource says what Latent describes: "psis" (the posterior,
+	// estimated by PSIS-weighted draws of q), "q" (q's own marginals, when
+	// k-hat is too large), or "chain" (the retained trajectories of a
+	// state-space run).
+	SummarySource string             `json:"summary_source"`
+	Latent        map[string]Moments `json:"latent"`
+	LatentOrder   []string           `json:"latent_order"`
+	// QLatent are q's own marginals in each latent's space.
+	QLatent       map[string]Moments `json:"q_latent,omitempty"`
+	Draws         int                `json:"draws,omitempty"` // draws of q behind the summaries
+	Params        map[string]float64 `json:"params"`
+	ParamOrder    []string           `json:"param_order,omitempty"`
+	LogEvidence   Figure             `json:"log_evidence"`
+	LogEvidenceSE Figure             `json:"log_evidence_se"`
+	Chains        []ChainSummary     `json:"chains,omitempty"`
+	Diagnostics   Diagnostics        `json:"diagnostics"`
+	// Converged is true only when every check passed (R-hat, the chains'
+	// agreement, k-hat, no early stop or frozen optimiser).
+	Converged      bool     `json:"converged"`
+	Verdict        string   `json:"verdict"`
+	Warnings       []string `json:"warnings"`
+	ElapsedSeconds float64  `json:"elapsed_seconds"`
+}
 
-// summarize reports the latents in their own (constrained) space: for a
-// Gaussian-like q exactly for unconstrained components and by seeded draws
-// of q for constrained ones; for a state-space run the moments of the
-// retained trajectories over the averaged iterations.
+// summarize reports the latents in their own (constrained) space: from
+// PSIS-weighted draws of q when k-hat allows, q's own marginals otherwise;
+// for a state-space run the moments of the retained trajectories over the
+// averaged iterations.
 func (f *Fitted) summarize(o Options, kernel, optimizer string, elapsed time.Duration) *Summary {
 	m, comp, res := f.Model.IR, f.Model.Comp, f.Result
+	nan := Figure(math.NaN())
 	sum := &Summary{
 		Model: f.Model.Path, Data: f.Model.DataPath, Method: o.Method, Kernel: kernel, Family: o.Family,
 		Optimizer: optimizer, Samples: f.Settings.Samples, Iterations: res.Iterations, Seed: o.Seed,
 		Reported: res.Reported, Latent: map[string]Moments{}, Params: map[string]float64{},
-		Converged: res.Converged, Warnings: res.Warnings, ElapsedSeconds: elapsed.Seconds(),
-		Diagnostics: Diagnostics{ChangeRate: res.ChangeRate, ChangeRateLast: res.ChangeRateLast, MeanESS: res.MeanESS, AllInfIters: res.Degenerate},
+		Converged: res.Converged, Warnings: append([]string{}, res.Warnings...), ElapsedSeconds: elapsed.Seconds(),
+		LogEvidence: nan, LogEvidenceSE: nan,
+		Diagnostics: Diagnostics{ChangeRate: res.ChangeRate, ChangeRateLast: res.ChangeRateLast, MeanESS: res.MeanESS, AllInfIters: res.Degenerate,
+			RhatMax: nan, ChainSpreadMax: nan, Khat: nan, ESSBulkMin: nan, StoppedByRule: res.StoppedByRule},
 	}
 	if o.Proposal == "prior" && o.Method == "msc" {
 		sum.Method = "msc-prior"
@@ -70,26 +139,72 @@ func (f *Fitted) summarize(o Options, kernel, optimizer string, elapsed time.Dur
 	if o.Method == "ep" {
 		sum.Optimizer, sum.Samples, sum.Family = "none", 0, "fullrank"
 	}
-	d := m.LatentDim
-	mean, sd := make([]float64, d), make([]float64, d)
-	sq, gaussian := f.Q.(msc.Sampler)
-	switch {
-	case !gaussian: // a state-space proposal: the chain's smoothing marginals
-		sum.Family = f.Q.Name()
-		copy(mean, res.ChainMean)
-		copy(sd, res.ChainSD)
-		sum.Reported += "; latent moments from the retained trajectories of those iterations"
-	default:
-		sq.Moments(mean, sd)
-		if constrained(m) {
-			f.constrainedMoments(sq, o.Seed, mean, sd)
+	names := m.LatentNames()
+	sum.LatentOrder = names
+	if res.Rhat != nil {
+		dg := &sum.Diagnostics
+		dg.RhatMax, dg.ChainSpreadMax, dg.RhatOf = Figure(res.RhatMax), Figure(res.SpreadMax), res.RhatOf
+		dg.Rhat = map[string]Figure{}
+		for j, n := range names {
+			dg.Rhat[n] = Figure(res.Rhat[j])
+		}
+		for i, r := range res.Chains {
+			cs := ChainSummary{Chain: i + 1, Iterations: r.Iterations, ChangeRate: r.ChangeRate, MeanESS: r.MeanESS, Warnings: r.Warnings}
+			if sq, ok := r.Q.(msc.Sampler); ok {
+				mean, sd := make([]float64, len(names)), make([]float64, len(names))
+				sq.Moments(mean, sd)
+				cs.QMean, cs.QSD = map[string]float64{}, map[string]float64{}
+				for j, n := range names {
+					cs.QMean[n], cs.QSD[n] = mean[j], sd[j]
+				}
+			}
+			sum.Chains = append(sum.Chains, cs)
 		}
 	}
-	names := m.LatentNames()
-	for j, name := range names {
-		sum.Latent[name] = Moments{Mean: mean[j], SD: sd[j]}
+	im := f.imp
+	switch {
+	case im != nil:
+		sum.Draws = im.draws
+		sum.Diagnostics.Khat = Figure(im.khat)
+		sum.LogEvidence, sum.LogEvidenceSE = Figure(im.logZ), Figure(im.seZ)
+		sum.QLatent = map[string]Moments{}
+		scratch, col := make([]int, im.draws), make([]float64, im.draws)
+		for j, n := range names {
+			qm := im.marginals(j, im.uniform, scratch, col)
+			if identity(m, j) { // q's exact moments
+				qm.Mean, qm.SD, qm.MCSE = im.qMean[j], im.qSD[j], nan
+			}
+			sum.QLatent[n] = qm
+		}
+		if im.khat <= KhatMax {
+			sum.SummarySource = "psis"
+			sum.Diagnostics.ESSBulkMin = Figure(im.ess)
+			for j, n := range names {
+				sum.Latent[n] = im.marginals(j, im.w, scratch, col)
+			}
+		} else {
+			sum.SummarySource = "q"
+			maps.Copy(sum.Latent, sum.QLatent)
+			sum.Converged = false
+			sum.Warnings = append(sum.Warnings, fmt.Sprintf(
+				"k-hat is %.2f (threshold %.1f): the importance weights p(z, x)/q(z) of %d draws of q have a tail too heavy to trust, so q does not cover the posterior well; the summaries are q's own marginals, not posterior estimates, and the evidence estimate is unreliable; likely cause: a funnel or heavy-tailed posterior, or q not converged; remedy: reparameterise (for example the non-centred form of a hierarchical model), --family student_t, or more --iters",
+				im.khat, KhatMax, im.draws))
+		}
+		if im.nonFinite > 0 {
+			sum.Warnings = append(sum.Warnings, fmt.Sprintf("the log joint was not finite at %d of %d draws of q (given weight 0): %s", im.nonFinite, im.draws, im.firstNaN))
+		}
+	default: // a state-space proposal: the chain's smoothing marginals
+		sum.SummarySource = "chain"
+		sum.Family = f.Q.Name()
+		for j, n := range names {
+			sum.Latent[n] = Moments{Mean: res.ChainMean[j], SD: res.ChainSD[j], Q05: nan, Q50: nan, Q95: nan, MCSE: nan}
+		}
+		sum.Diagnostics.ESSBulkMin = Figure(res.ESSBulkMin)
+		sum.Reported += "; latent moments from the retained trajectories of those iterations"
+		if f.evidence != nil {
+			sum.LogEvidence, sum.LogEvidenceSE = Figure(f.evidence.LogEvidence), Figure(f.evidence.SE)
+		}
 	}
-	sum.LatentOrder = names
 	if m.ParamDim > 0 {
 		x := make([]float64, m.ParamDim)
 		comp.ConstrainParams(f.unconstrainedParams(), x)
@@ -98,35 +213,45 @@ func (f *Fitted) summarize(o Options, kernel, optimizer string, elapsed time.Dur
 		}
 		sum.ParamOrder = m.ParamNames()
 	}
+	sum.Verdict = verdict(sum)
 	return sum
 }
 
-// constrainedMoments replaces the moments of the constrained components by
-// Monte Carlo estimates over summaryDraws seeded draws of q.
-func (f *Fitted) constrainedMoments(q msc.Sampler, seed uint64, mean, sd []float64) {
-	comp := f.Model.Comp
-	d := q.Dim()
-	rng := NewRand(seed, streamSummary)
-	u, eps, x := make([]float64, d), make([]float64, d), make([]float64, d)
-	s1, s2 := make([]float64, d), make([]float64, d)
-	for i := 0; i < summaryDraws; i++ {
-		q.Sample(rng, u, eps)
-		comp.Constrain(u, x)
-		for j, v := range x {
-			s1[j] += v
-			s2[j] += v * v
+// identity reports whether latent component j is unconstrained.
+func identity(m *ir.Model, j int) bool {
+	for _, v := range m.Latents {
+		if j >= v.Offset && j < v.Offset+v.Type.Len() {
+			return v.Bij.Identity()
 		}
 	}
-	for _, v := range f.Model.IR.Latents {
-		if v.Bij.Identity() {
-			continue
-		}
-		for i := 0; i < v.Type.Len(); i++ {
-			j := v.Offset + i
-			mean[j] = s1[j] / summaryDraws
-			sd[j] = math.Sqrt(math.Max(0, s2[j]/summaryDraws-mean[j]*mean[j]))
-		}
+	return true
+}
+
+// verdict is the one-line verdict of a summary.
+func verdict(s *Summary) string {
+	d := s.Diagnostics
+	var parts []string
+	if !math.IsNaN(float64(d.RhatMax)) || d.RhatOf != "" {
+		parts = append(parts, fmt.Sprintf("R-hat %s", fig(d.RhatMax, "%.3f")))
+		parts = append(parts, fmt.Sprintf("chains agree within %s sd", fig(d.ChainSpreadMax, "%.3f")))
 	}
+	if s.SummarySource != "chain" {
+		parts = append(parts, fmt.Sprintf("k-hat %s", fig(d.Khat, "%.2f")))
+	}
+	what := map[string]string{"psis": "the summaries are PSIS-weighted posterior estimates",
+		"q": "the summaries are q's own marginals", "chain": "the summaries are the chains' smoothing marginals"}[s.SummarySource]
+	head := "converged"
+	if !s.Converged {
+		head = fmt.Sprintf("NOT converged (%d warnings)", len(s.Warnings))
+	}
+	return fmt.Sprintf("%s: %s; %s", head, strings.Join(parts, ", "), what)
+}
+
+func fig(f Figure, format string) string {
+	if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+		return "n/a"
+	}
+	return fmt.Sprintf(format, float64(f))
 }
 
 // Marginals returns the reported marginals of the latents in their own
@@ -157,10 +282,14 @@ func (f *Fitted) unconstrainedParams() []float64 {
 	return append([]float64(nil), f.Model.Comp.Params()...)
 }
 
-// Draws returns n draws from q in each latent's own (constrained) space,
-// one row per draw, seeded by seed. It needs a q that can be sampled (not a
+// Draws returns n draws in each latent's own (constrained) space, one row
+// per draw, seeded by seed: resampled by their PSIS weights when the
+// summaries are PSIS estimates, draws of q otherwise. It needs a q that can be sampled (not a
 // state-space proposal).
 func (f *Fitted) Draws(n int, seed uint64) ([][]float64, error) {
+	if f.imp != nil && f.Summary != nil && f.Summary.SummarySource == "psis" {
+		return f.imp.resample(NewRand(seed, 0x647261), f.imp.w, n), nil
+	}
 	q, ok := f.Q.(msc.Sampler)
 	if !ok {
 		return nil, Errorf("", "the %s proposal of a state-space run cannot be sampled on its own; the summary reports the chain's smoothing marginals instead", f.Q.Name())

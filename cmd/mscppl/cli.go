@@ -141,7 +141,7 @@ type runCmd struct {
 	Retained   bool    `help:"Use only the retained sample in the gradient instead of all S samples (Rao-Blackwellised, the default)."`
 	JSON       bool    `name:"json" help:"Print the machine-readable summary on stdout."`
 	Out        string  `help:"Write summary.json, variational.json, draws.csv and trace.csv into this directory (each atomically)." placeholder:"DIR"`
-	Draws      int     `default:"1000" help:"Draws from q written to DIR/draws.csv with --out."`
+	Draws      int     `help:"Draws of q behind the PSIS check and the summaries, and the rows of DIR/draws.csv with --out (default ${draws})."`
 	Quiet      bool    `help:"No progress bar (it is shown only when stderr is a terminal)."`
 	MaxSeconds float64 `name:"max-seconds" help:"Stop after this many seconds and report the result so far, marked as not converged (0: no limit)."`
 	MaxNodes   int     `name:"max-nodes" help:"Reject models whose unrolled graph has more nodes than this (default 5000000)."`
@@ -151,7 +151,7 @@ type runCmd struct {
 // options turns the flags into the facade's options.
 func (c *runCmd) options() infer.Options {
 	o := c.fitFlags.options()
-	o.Method, o.Kernel, o.Proposal, o.Seed, o.ParamLR, o.Retained = c.Method, c.Kernel, c.Proposal, c.Seed, c.ParamLR, c.Retained
+	o.Method, o.Kernel, o.Proposal, o.Seed, o.ParamLR, o.Retained, o.Draws = c.Method, c.Kernel, c.Proposal, c.Seed, c.ParamLR, c.Retained, c.Draws
 	return o
 }
 
@@ -206,7 +206,7 @@ func (c *runCmd) execute(e *env, m *infer.Model) (*outcome, error) {
 		if err := writeOutputs(c.Out, f); err != nil {
 			return nil, err
 		}
-		if err := writeTables(c.Out, tr, f, c.Draws, f.Summary.Seed); err != nil {
+		if err := writeTables(c.Out, tr, f, f.Summary.Draws, f.Summary.Seed); err != nil {
 			return nil, err
 		}
 	}
@@ -219,7 +219,7 @@ func helpVars() kong.Vars {
 	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	return kong.Vars{
 		"samples": strconv.Itoa(d.Samples), "iters_ssm": strconv.Itoa(d.ItersSSM),
-		"lr_natural": g(d.LRNatural), "lr_natural_small": g(d.LRNaturalSmall), "lr_rm": g(d.LRRM),
+		"lr_natural": g(d.LRNatural), "lr_rm": g(d.LRRM), "chains": strconv.Itoa(d.Chains), "draws": strconv.Itoa(infer.DefaultDraws),
 		"lr_adam": g(d.LRAdam), "lr_ssm": g(d.LRSSM), "param_lr": g(d.ParamLR), "param_lr_ssm": g(d.ParamLRSSM),
 		"families": strings.Join(msc.FamilyNames(), ", "), "fullrank_limit": strconv.Itoa(d.FullRankLimit),
 	}

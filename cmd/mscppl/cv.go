@@ -12,15 +12,17 @@ import (
 // fitFlags are the inference flags shared by run, cv and sweep.
 type fitFlags struct {
 	Samples     int     `help:"Samples S per kernel step (default ${samples}, or the model's infer block)."`
-	Iters       int     `help:"Iterations K (default: 10^6 up to 3 dimensions, 20000 up to 40, 40000 above; ${iters_ssm} with the csmc kernel)."`
+	Iters       int     `help:"The most iterations K of each chain (default: 100000 up to 10 dimensions, 20000 up to 40, 40000 above; ${iters_ssm} with the csmc kernel); the run stops earlier when the chains agree, unless --fixed."`
+	Fixed       bool    `help:"Run exactly --iters iterations, with no stopping rule (the paper's experiments)."`
+	Chains      int     `help:"Independent chains, run in parallel (default ${chains})."`
 	Optimizer   string  `help:"Update rule: natural (default), rm or adam." placeholder:"natural|rm|adam"`
-	LR          float64 `help:"Step size: rho_0 for natural (default ${lr_natural}; ${lr_natural_small} up to 3 dimensions), c for rm (${lr_rm}), the step for adam (${lr_adam}; ${lr_ssm} for state-space proposals)."`
+	LR          float64 `help:"Step size: rho_0 for natural (default ${lr_natural}), c for rm (${lr_rm}), the step for adam (${lr_adam}; ${lr_ssm} for state-space proposals)."`
 	Family      string  `help:"Variational family: ${families} (default fullrank up to ${fullrank_limit} dimensions, meanfield above)." placeholder:"NAME"`
 	AverageLast int     `help:"Report the average of the last N iterates (default: the last half)."`
 }
 
 func (c *fitFlags) options() infer.Options {
-	return infer.Options{Samples: c.Samples, Iters: c.Iters, Optimizer: c.Optimizer, LR: c.LR, Family: c.Family, AverageLast: c.AverageLast}
+	return infer.Options{Samples: c.Samples, Iters: c.Iters, Fixed: c.Fixed, Chains: c.Chains, Optimizer: c.Optimizer, LR: c.LR, Family: c.Family, AverageLast: c.AverageLast}
 }
 
 type cvCmd struct {

@@ -38,7 +38,7 @@ func TestISUnderestimatesVariance(t *testing.T) {
 		require.Lessf(t, isSD, 0.92*sd, "seed %d: IS sd %.4f, exact %.4f", seed, isSD, sd)
 		var mres msc.Result
 		q = msc.NewFullRank(1)
-		s = msc.Settings{Samples: 2}
+		s = msc.Settings{Samples: 2, Iters: 1_000_000, LR: 0.001} // the paper's long run with a small step
 		require.NoError(t, msc.Run(context.Background(), rand.New(rand.NewPCG(seed, 1)), target, q, msc.NewCIS(target, q, 2), &s, &mres))
 		require.InDelta(t, sd, mres.Q.(*msc.FullRank).L[0], 0.02*sd)
 	}

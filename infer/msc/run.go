@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"time"
 )
 
@@ -39,10 +38,15 @@ func ParseOptimizer(s string) (Optimizer, error) {
 	return 0, fmt.Errorf("unknown optimizer %q (use natural, rm or adam)", s)
 }
 
-// Settings configures Run. Zero fields take the defaults of Defaults.
+// Settings configures Run and RunChains. Zero fields take the defaults of
+// Defaults.
 type Settings struct {
-	Samples   int       // S, samples (or particles) per kernel step
-	Iters     int       // K
+	Samples int // S, samples (or particles) per kernel step
+	// Iters is K, the number of iterations of each chain: with Fixed the
+	// run length, otherwise a cap (RunChains stops earlier when done).
+	Iters     int
+	Fixed     bool
+	Chains    int       // independent chains of RunChains
 	Optimizer Optimizer // update rule of q
 	// LR is rho_0 for Natural, c for RM, the step for Adam.
 	LR         float64
@@ -54,7 +58,8 @@ type Settings struct {
 	// reported q. 1e-9 reports the last iterate.
 	AverageFraction float64
 	ParamLR         float64 // Adam step for the model parameters
-	// Trace is called every TraceEvery iterations (and at 1, 2, 5, 10, ...).
+	// Trace is called every TraceEvery iterations (and at 1, 2, 5, 10, ...)
+	// of the first chain.
 	Trace      func(*TraceEntry)
 	TraceEvery int
 }
@@ -63,11 +68,13 @@ type Settings struct {
 // command line prints them in --help.
 var Defaults = struct {
 	Samples          int
+	Chains           int
 	Iters            func(d int) int
 	ItersSSM         int
+	FirstCheck       int     // the first iteration at which RunChains may stop
+	RhatMax          float64 // the stopping rule's and the verdict's R-hat threshold
+	AgreeSD          float64 // the chains' averaged means agree within this many posterior sds
 	LRNatural        float64
-	LRNaturalSmall   float64 // models of at most SmallDim dimensions
-	SmallDim         int
 	LRRM, RMExponent float64
 	LRAdam, LRSSM    float64
 	ParamLR          float64
@@ -75,26 +82,27 @@ var Defaults = struct {
 	AverageFraction  float64
 	FullRankLimit    int
 }{
-	Samples:  10,
-	Iters:    DefaultIters,
-	ItersSSM: 2000,
-	// Small models get a smaller first step and a long run: the adaptive
-	// chain's bias grows with the step (measured on the skew-normal target
-	// with S = 2 over 20 seeds: the sd comes out 0.9% low with rho_0 = 0.01
-	// and 0.2% low with 0.001).
-	LRNatural: 0.01, LRNaturalSmall: 0.001, SmallDim: 3,
-	LRRM: 0.5, RMExponent: 0.6,
+	Samples:    10,
+	Chains:     4,
+	Iters:      DefaultIters,
+	ItersSSM:   5000,
+	FirstCheck: 1000,
+	RhatMax:    1.01,
+	AgreeSD:    0.05,
+	LRNatural:  0.01,
+	LRRM:       0.5, RMExponent: 0.6,
 	LRAdam: 0.01, LRSSM: 0.1,
 	ParamLR: 0.01, ParamLRSSM: 0.1,
 	AverageFraction: 0.5,
 	FullRankLimit:   200,
 }
 
-// DefaultIters is the default number of iterations for d latent dimensions.
+// DefaultIters is the default cap on the iterations of a chain for d
+// latent dimensions: the run stops earlier when the chains agree.
 func DefaultIters(d int) int {
 	switch {
-	case d <= 3:
-		return 1000000
+	case d <= 10:
+		return 100000
 	case d <= 40:
 		return 20000
 	}
@@ -111,6 +119,12 @@ func (s *Settings) Fill(d int, kernel string) error {
 	}
 	if s.Samples < 2 {
 		return fmt.Errorf("the kernel needs at least 2 samples, got %d", s.Samples)
+	}
+	if s.Chains == 0 {
+		s.Chains = D.Chains
+	}
+	if s.Chains < 1 {
+		return fmt.Errorf("the number of chains must be positive, got %d", s.Chains)
 	}
 	if s.Iters == 0 {
 		s.Iters = D.Iters(d)
@@ -129,8 +143,6 @@ func (s *Settings) Fill(d int, kernel string) error {
 			s.LR = D.LRRM
 		case s.Optimizer == Adam:
 			s.LR = D.LRAdam
-		case d <= D.SmallDim:
-			s.LR = D.LRNaturalSmall
 		default:
 			s.LR = D.LRNatural
 		}
@@ -168,28 +180,33 @@ func (s *Settings) Fill(d int, kernel string) error {
 // TraceEntry is one logged iteration.
 type TraceEntry struct {
 	Iter       int
-	Iters      int       // the planned number of iterations
+	Iters      int       // the planned number of iterations (the cap)
 	Q          Family    // the current q (valid during the call)
 	Params     []float64 // unconstrained theta (view)
 	ESS        float64   // ESS of this iteration's weights
 	ChangeRate float64   // running fraction of changed retained samples
 }
 
-// Result is the outcome of Run.
+// Result is the outcome of Run (one chain) or RunChains (the chains
+// combined, with each chain's own result in Chains).
 type Result struct {
 	Kernel     string
 	Q          Family    // the reported q: statistics averaged over the last iterates
 	Final      Family    // the last iterate
 	Params     []float64 // unconstrained theta, averaged like Q
-	Iterations int       // iterations run
-	Averaged   int       // iterates averaged into Q
+	Iterations int       // iterations run (per chain)
+	Averaged   int       // iterates averaged into Q (per chain)
 	// ChainMean and ChainSD are the moments of the retained samples over
 	// the averaged iterations: the chain's own estimate of the posterior
 	// (for CSMC the smoothing marginals).
 	ChainMean, ChainSD []float64
 	Elapsed            time.Duration
-	Converged          bool // false when stopped early by the context
-	Reported           string
+	// Converged is the run loop's verdict: not stopped early, the optimiser
+	// not frozen, and for RunChains R-hat and the chains' agreement within
+	// their thresholds.
+	Converged bool
+	Stopped   bool // stopped early by the context
+	Reported  string
 
 	ChangeRate     float64 // fraction of iterations whose retained sample changed
 	ChangeRateLast float64 // the same over the last 10% of the iterations run
@@ -197,6 +214,19 @@ type Result struct {
 	MeanESS        float64
 	Degenerate     int // iterations in which every weight was zero
 	Warnings       []string
+
+	// Set by RunChains.
+	Chains []*Result
+	// Rhat is the rank-normalised split R-hat of each component over the
+	// averaging window: of the retained samples for Markov kernels, of q's
+	// mean iterates otherwise. Spread is the range of the chains' averaged
+	// means in units of the combined posterior sd.
+	Rhat, Spread       []float64
+	RhatMax, SpreadMax float64
+	RhatOf             string // "retained samples" or "q's mean iterates"
+	ESSBulkMin         float64 // the smallest bulk ESS of the components' recorded draws
+	Checks             int     // stopping-rule checks made
+	StoppedByRule      bool   // the stopping rule ended the run before the cap
 }
 
 // MixingThreshold is the change rate of the retained sample below which
@@ -211,34 +241,71 @@ const MixingThreshold = 0.05
 // the target has parameters (ParamTarget), climbs the Fisher-identity
 // gradient grad_theta log p(z[k], x; theta) at the retained sample
 // (Algorithm 3). The same loop runs the baselines through their kernels.
-// The context stops the run early; res then holds the result so far with
-// Converged false. s is filled with defaults for q.Dim() and k.Name().
+// Run runs one chain for exactly s.Iters iterations; RunChains runs
+// several and stops when they agree. The context stops the run early; res
+// then holds the result so far with Converged false. s is filled with
+// defaults for q.Dim() and k.Name().
 func Run(ctx context.Context, rng *rand.Rand, t any, q Family, k Kernel, s *Settings, res *Result) error {
 	start := time.Now()
 	if err := s.Fill(q.Dim(), k.Name()); err != nil {
 		return err
 	}
+	c, err := newChain(rng, t, q, k, s)
+	if err != nil {
+		return err
+	}
+	if err := c.advance(ctx, s.Iters); err != nil {
+		return err
+	}
+	c.finish(res)
+	res.Elapsed = time.Since(start)
+	return nil
+}
+
+// chain is one MSC chain that can be advanced in blocks.
+type chain struct {
+	l       *loop
+	rng     *rand.Rand
+	it      int // iterations done
+	buf     *drawBuf
+	qMean   []float64 // scratch: q's mean for kernels without a retained sample
+	qSD     []float64
+	trace   func(*TraceEntry)
+	stopped bool
+}
+
+func newChain(rng *rand.Rand, t any, q Family, k Kernel, s *Settings) (*chain, error) {
 	if q.Dim() == 0 {
-		return errors.New("the model has no latent variables: nothing to infer")
+		return nil, errors.New("the model has no latent variables: nothing to infer")
+	}
+	if !k.Markov() {
+		if _, ok := q.(Sampler); !ok {
+			return nil, fmt.Errorf("the %s kernel has no retained sample and the %s family no mean", k.Name(), q.Name())
+		}
 	}
 	l := newLoop(t, q, k, s)
 	if err := k.Init(rng); err != nil {
-		return err
+		return nil, err
 	}
-	res.Kernel = k.Name()
-	res.Converged = true
-	avgFrom := s.Iters - int(math.Ceil(s.AverageFraction*float64(s.Iters)))
-	it := 0
-	for it = 1; it <= s.Iters; it++ {
+	d := q.Dim()
+	return &chain{l: l, rng: rng, buf: newDrawBuf(d), qMean: make([]float64, d), qSD: make([]float64, d), trace: s.Trace}, nil
+}
+
+// advance runs the chain up to iteration to (or until the context ends).
+func (c *chain) advance(ctx context.Context, to int) error {
+	l, s, k := c.l, c.l.s, c.l.k
+	for c.it < to {
+		it := c.it + 1
 		if it&63 == 0 && ctx.Err() != nil {
-			res.Converged = false
-			break
+			c.stopped = true
+			return nil
 		}
-		info, err := k.Step(rng)
+		info, err := k.Step(c.rng)
 		if err != nil {
 			return err
 		}
-		l.record(it, info)
+		c.it = it
+		l.record(info)
 		// a step without information (every weight zero) moves a fresh-draw
 		// kernel nowhere; a Markov kernel still climbs at its retained sample
 		if info.Degenerate && !k.Markov() {
@@ -250,17 +317,29 @@ func Run(ctx context.Context, rng *rand.Rand, t any, q Family, k Kernel, s *Sett
 		if err := l.updateParams(it); err != nil {
 			return err
 		}
-		if it > avgFrom {
-			l.accumulate()
+		l.accumulate(it, info.Changed)
+		if c.buf.wants(it) {
+			if k.Markov() {
+				c.buf.add(it, k.Retained())
+			} else {
+				l.q.(Sampler).Moments(c.qMean, c.qSD)
+				c.buf.add(it, c.qMean)
+			}
 		}
-		if s.Trace != nil && (it%s.TraceEvery == 0 || (it < s.TraceEvery && logTick(it))) {
-			s.Trace(&TraceEntry{Iter: it, Iters: s.Iters, Q: q, Params: l.theta, ESS: info.ESS, ChangeRate: float64(l.changes) / float64(it)})
+		if c.trace != nil && (it%s.TraceEvery == 0 || (it < s.TraceEvery && logTick(it))) {
+			c.trace(&TraceEntry{Iter: it, Iters: s.Iters, Q: l.q, Params: l.theta, ESS: info.ESS, ChangeRate: float64(l.changes) / float64(it)})
 		}
 	}
-	return l.finish(res, it-1, start)
+	return nil
 }
 
-// loop is the state of one Run.
+// windowStart is the first iteration of the averaging window after n
+// iterations.
+func (s *Settings) windowStart(n int) int {
+	return n - int(math.Ceil(s.AverageFraction*float64(n))) + 1
+}
+
+// loop is the state of one chain's optimisation.
 type loop struct {
 	t   any
 	q   Family
@@ -277,15 +356,13 @@ type loop struct {
 	adamP     *AdamState
 	one       []float64 // weight 1 for the retained sample
 
-	stats, avg, avgTheta []float64
-	zSum, zSq            []float64
-	navg                 int
-	frozen               int // consecutive iterations in which lambda did not move
+	stats  []float64
+	win    *window
+	frozen int // consecutive iterations in which lambda did not move
 
-	changes                      int
-	essSum, fracSum              float64
-	degenerate                   int
-	lastStart, lastChanges, last int
+	changes         int
+	essSum, fracSum float64
+	degenerate      int
 }
 
 func newLoop(t any, q Family, k Kernel, s *Settings) *loop {
@@ -297,27 +374,25 @@ func newLoop(t any, q Family, k Kernel, s *Settings) *loop {
 	n := q.NumLambda()
 	l.lam, l.grad = make([]float64, n), make([]float64, n)
 	l.adamQ = NewAdam(n)
+	np := 0
 	if pt, ok := t.(ParamTarget); ok && pt.NumParams() > 0 {
 		l.pt = pt
-		np := pt.NumParams()
+		np = pt.NumParams()
 		l.theta = append([]float64(nil), pt.Params()...)
-		l.gT, l.adamP, l.avgTheta = make([]float64, np), NewAdam(np), make([]float64, np)
+		l.gT, l.adamP = make([]float64, np), NewAdam(np)
 	}
-	l.stats, l.avg = make([]float64, q.NumStats()), make([]float64, q.NumStats())
-	l.zSum, l.zSq = make([]float64, l.d), make([]float64, l.d)
-	l.lastStart = s.Iters - max(1, s.Iters/10)
+	l.stats = make([]float64, q.NumStats())
+	nz := 0
+	if k.Markov() {
+		nz = l.d
+	}
+	l.win = newWindow(q.NumStats(), np, nz)
 	return l
 }
 
-func (l *loop) record(it int, info StepInfo) {
+func (l *loop) record(info StepInfo) {
 	if info.Changed {
 		l.changes++
-		if it > l.lastStart {
-			l.lastChanges++
-		}
-	}
-	if it > l.lastStart {
-		l.last++
 	}
 	if info.Degenerate {
 		l.degenerate++
@@ -325,7 +400,6 @@ func (l *loop) record(it int, info StepInfo) {
 	l.essSum += info.ESS
 	l.fracSum += info.FracDiff
 }
-
 // updateQ moves lambda: by the kernel's own gradient (ADVI), by the
 // family's natural-gradient step, or by RM or Adam on the weighted score.
 func (l *loop) updateQ(it int) error {
@@ -395,78 +469,63 @@ func (l *loop) updateParams(it int) error {
 	return nil
 }
 
-func (l *loop) accumulate() {
-	l.navg++
-	w := 1 / float64(l.navg)
+func (l *loop) accumulate(it int, changed bool) {
 	l.q.Stats(l.stats)
-	for i, v := range l.stats {
-		l.avg[i] += w * (v - l.avg[i])
-	}
-	for i, v := range l.theta {
-		l.avgTheta[i] += w * (v - l.avgTheta[i])
-	}
+	var z []float64
 	if l.k.Markov() { // the chain's own moments
-		for i, v := range l.k.Retained() {
-			l.zSum[i] += v
-			l.zSq[i] += v * v
-		}
+		z = l.k.Retained()
 	}
+	l.win.add(it, changed, l.stats, l.theta, z)
 }
 
-func (l *loop) finish(res *Result, iters int, start time.Time) error {
+// finish writes the chain's result: q and the params averaged over the
+// window of the iterations run, the chain's moments, its rates and its
+// warnings (mixing, frozen optimiser).
+func (c *chain) finish(res *Result) {
+	l, iters := c.l, c.it
+	res.Kernel = l.k.Name()
 	res.Iterations = iters
+	res.Stopped = c.stopped
+	res.Converged = !c.stopped
 	res.Final = l.q.Clone()
 	res.Q = l.q.Clone()
-	if l.navg == 0 {
-		l.accumulate()
+	avg := make([]float64, len(l.stats))
+	var theta []float64
+	if l.pt != nil {
+		theta = make([]float64, len(l.theta))
 	}
-	res.Averaged = l.navg
-	if err := res.Q.SetStats(l.avg); err != nil {
+	res.ChainMean, res.ChainSD = make([]float64, l.d), make([]float64, l.d)
+	first, n := l.win.mean(l.s.windowStart(iters), avg, theta, res.ChainMean, res.ChainSD)
+	res.Averaged = n
+	if n == 0 {
+		l.q.Stats(avg)
+		theta = append(theta[:0], l.theta...)
+	}
+	if err := res.Q.SetStats(avg); err != nil {
 		res.Q = l.q.Clone()
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the averaged q is invalid (%v); the last iterate is reported", err))
 	}
 	if l.pt != nil {
-		res.Params = append([]float64(nil), l.avgTheta...)
+		res.Params = theta
 		l.pt.SetParams(res.Params)
-	}
-	res.ChainMean, res.ChainSD = make([]float64, l.d), make([]float64, l.d)
-	n := float64(l.navg)
-	for i := range res.ChainMean {
-		m := l.zSum[i] / n
-		res.ChainMean[i] = m
-		res.ChainSD[i] = math.Sqrt(math.Max(0, l.zSq[i]/n-m*m))
 	}
 	if iters > 0 {
 		res.ChangeRate = float64(l.changes) / float64(iters)
 		res.MeanESS = l.essSum / float64(iters)
 		res.StepsChange = l.fracSum / float64(iters)
 	}
-	// over the last 10% of the iterations actually run
-	if l.last > 0 {
-		res.ChangeRateLast = float64(l.lastChanges) / float64(l.last)
-	} else {
-		res.ChangeRateLast = res.ChangeRate
-	}
+	last := 0
+	res.ChangeRateLast, last = l.win.changeRate(iters - max(1, iters/10) + 1)
 	res.Degenerate = l.degenerate
-	res.Elapsed = time.Since(start)
-	res.Reported = fmt.Sprintf("average of the last %d of %d iterates", l.navg, iters)
+	res.Reported = fmt.Sprintf("average of iterations %d-%d (%d iterates)", first, iters, n)
 	if l.k.Markov() && res.ChangeRateLast < MixingThreshold && iters > 0 {
-		cause := "the proposal q is far from the posterior"
-		remedy := "use more --samples or more --iters"
-		if _, ok := l.q.(*MeanField); ok && l.d > 1 {
-			cause = "a mean-field q cannot propose well on a correlated posterior"
-			remedy = "use --family fullrank, or more --samples"
-		}
-		res.Warnings = append(res.Warnings, fmt.Sprintf(
-			"the %s kernel is not mixing: its retained sample changed in only %.1f%% of the last %d iterations (threshold %.0f%%); likely cause: %s; remedy: %s",
-			strings.ToUpper(l.k.Name()), 100*res.ChangeRateLast, max(l.last, iters), 100*MixingThreshold, cause, remedy))
+		res.Warnings = append(res.Warnings, mixingWarning(l, res.ChangeRateLast, last, nil, 1))
 	}
 	if l.frozen > 0 && l.frozen >= max(1, iters/10) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
 			"the optimiser of q is frozen: its parameters did not move in the last %d iterations (the gradient is zero or not finite); the result is q's state when it froze", l.frozen))
 		res.Converged = false
 	}
-	return nil
 }
 
 func logTick(k int) bool {

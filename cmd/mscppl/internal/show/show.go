@@ -58,10 +58,11 @@ func Summary(w io.Writer, s *infer.Summary) {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	if len(s.LatentOrder) > 0 {
-		fmt.Fprintln(tw, "latent\tmean\tsd\t")
+		fmt.Fprintf(w, "latents: %s\n", sourceText[s.SummarySource])
+		fmt.Fprintln(tw, "latent\tmean\tsd\t5%\t50%\t95%\tmcse\t")
 		for _, name := range s.LatentOrder {
 			m := s.Latent[name]
-			fmt.Fprintf(tw, "%s\t%s\t%s\t\n", name, Num(m.Mean), Num(m.SD))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, Num(m.Mean), Num(m.SD), fig(m.Q05), fig(m.Q50), fig(m.Q95), fig(m.MCSE))
 		}
 	}
 	tw.Flush()
@@ -83,12 +84,29 @@ func Summary(w io.Writer, s *infer.Summary) {
 	case d.MeanESS > 0:
 		fmt.Fprintf(w, "mean ESS %.2f of %d\n", d.MeanESS, s.Samples)
 	}
-	if !s.Converged {
-		fmt.Fprintln(w, "note: the run stopped early or its optimiser froze; the result is not converged")
+	if s.LogEvidence == s.LogEvidence { // not NaN
+		fmt.Fprintf(w, "log evidence: %s (se %s)\n", Num(float64(s.LogEvidence)), fig(s.LogEvidenceSE))
 	}
 	for _, warn := range s.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
+	fmt.Fprintf(w, "verdict: %s\n", s.Verdict)
+}
+
+// sourceText says what the latent table describes.
+var sourceText = map[string]string{
+	"psis":  "posterior estimates from PSIS-weighted draws of q",
+	"q":     "q's own marginals (k-hat too large for posterior estimates)",
+	"chain": "the chains' smoothing marginals (retained trajectories)",
+	"":      "q's marginals",
+}
+
+// fig formats a figure, "-" when it is missing.
+func fig(f infer.Figure) string {
+	if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+		return "-"
+	}
+	return Num(float64(f))
 }
 
 // Layout prints what check found: sizes, data, params, latents,

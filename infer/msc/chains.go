@@ -1,0 +1,383 @@
+package msc
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mscppl/mscppl/infer/diag"
+)
+
+// RunChains runs len(rngs) independent chains of Run, one per target,
+// family and kernel (each chain needs its own: targets are not safe for
+// concurrent use), in parallel on up to GOMAXPROCS goroutines. The result
+// does not depend on the number of cores: each chain has its own random
+// stream, and the chains meet only at the checks.
+//
+// Unless s.Fixed, s.Iters is a cap: the chains advance in blocks and stop
+// at the first check (from Defaults.FirstCheck on, then every quarter of
+// the run so far) at which the chains agree (the largest rank-normalised
+// split R-hat over the averaging window at most Defaults.RhatMax, and the
+// chains' averaged means within Defaults.AgreeSD posterior sds of each
+// other) and the combined average is stable (its mean moved less than
+// AgreeSD sds and its sds less than 5% since the previous check).
+//
+// res gets the combined q (the average of the chains' averaged
+// statistics), the averaged params, the chains' own results in res.Chains,
+// R-hat and the spread of the chains per component, and the verdict:
+// Converged is true only when no chain stopped early or froze and R-hat
+// and the agreement pass; each failed check adds a warning that names the
+// figure, the likely cause and the remedy.
+func RunChains(ctx context.Context, rngs []*rand.Rand, targets []any, qs []Family, ks []Kernel, s *Settings, res *Result) error {
+	start := time.Now()
+	C := len(rngs)
+	if C == 0 || len(targets) != C || len(qs) != C || len(ks) != C {
+		return fmt.Errorf("RunChains needs one random stream, target, family and kernel per chain")
+	}
+	if err := s.Fill(qs[0].Dim(), ks[0].Name()); err != nil {
+		return err
+	}
+	chains := make([]*chain, C)
+	for i := range chains {
+		si := *s
+		if i > 0 {
+			si.Trace = nil
+		}
+		c, err := newChain(rngs[i], targets[i], qs[i], ks[i], &si)
+		if err != nil {
+			return err
+		}
+		chains[i] = c
+	}
+	ev := &evaluator{chains: chains, s: s}
+	next := s.Iters
+	if !s.Fixed {
+		next = min(s.Iters, Defaults.FirstCheck)
+	}
+	for {
+		if err := advanceAll(ctx, chains, next); err != nil {
+			return err
+		}
+		n := chains[0].it
+		if slices.ContainsFunc(chains, func(c *chain) bool { return c.stopped }) || n >= s.Iters {
+			break
+		}
+		res.Checks++
+		if ev.evaluate(n) && ev.stable {
+			res.StoppedByRule = true
+			break
+		}
+		next = min(s.Iters, roundUp(n+max(Defaults.FirstCheck/2, n/4), 100))
+	}
+	ev.combine(res)
+	res.Elapsed = time.Since(start)
+	return nil
+}
+
+func roundUp(n, m int) int { return (n + m - 1) / m * m }
+
+// advanceAll advances every chain to iteration to, in parallel.
+func advanceAll(ctx context.Context, chains []*chain, to int) error {
+	errs := make([]error, len(chains))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, c := range chains {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			errs[i] = c.advance(ctx, to)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			if len(chains) > 1 {
+				return fmt.Errorf("chain %d: %w", i+1, err)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// evaluator computes the stopping rule's figures at a check.
+type evaluator struct {
+	chains []*chain
+	s      *Settings
+
+	rhat, spread       []float64
+	rhatMax, spreadMax float64
+	mean, sd           []float64 // the combined average's moments
+	prevMean, prevSD   []float64
+	stable             bool
+	chainMeans         [][]float64
+	q                  Family // the combined q
+	theta              []float64
+}
+
+// evaluate computes R-hat, the chains' spread and the combined moments
+// after n iterations, and reports whether R-hat and the agreement pass.
+func (e *evaluator) evaluate(n int) bool {
+	c0 := e.chains[0]
+	d, C := c0.l.d, len(e.chains)
+	from := e.s.windowStart(n)
+	e.prevMean, e.prevSD = e.mean, e.sd
+	e.mean, e.sd = make([]float64, d), make([]float64, d)
+	// the combined q: the average of the chains' averaged statistics
+	sum := make([]float64, len(c0.l.stats))
+	avg := make([]float64, len(c0.l.stats))
+	var theta, th []float64
+	if c0.l.pt != nil {
+		theta, th = make([]float64, len(c0.l.theta)), make([]float64, len(c0.l.theta))
+	}
+	zm, zs := make([]float64, d), make([]float64, d)
+	pooled2 := make([]float64, d)
+	e.chainMeans = make([][]float64, C)
+	for i, c := range e.chains {
+		c.l.win.mean(from, avg, th, zm, zs)
+		addTo(sum, avg)
+		addTo(theta, th)
+		m := make([]float64, d)
+		if sq, ok := c.l.q.(Sampler); ok {
+			qi := sq.Clone()
+			if qi.SetStats(avg) == nil {
+				qi.(Sampler).Moments(m, zs)
+			}
+		} else {
+			copy(m, zm)
+		}
+		e.chainMeans[i] = m
+		for j := range zm {
+			pooled2[j] += (zs[j]*zs[j] + zm[j]*zm[j]) / float64(C)
+			e.mean[j] += zm[j] / float64(C)
+		}
+	}
+	for i := range sum {
+		sum[i] /= float64(C)
+	}
+	for i := range theta {
+		theta[i] /= float64(C)
+	}
+	e.theta = theta
+	e.q = c0.l.q.Clone()
+	if err := e.q.SetStats(sum); err != nil {
+		e.q = c0.l.q.Clone()
+	}
+	if sq, ok := e.q.(Sampler); ok {
+		sq.Moments(e.mean, e.sd)
+	} else {
+		for j := range e.sd {
+			e.sd[j] = math.Sqrt(math.Max(0, pooled2[j]-e.mean[j]*e.mean[j]))
+		}
+	}
+	// the spread of the chains' averaged means, in combined sds
+	e.spread = make([]float64, d)
+	e.spreadMax = 0
+	for j := range e.spread {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, m := range e.chainMeans {
+			lo, hi = math.Min(lo, m[j]), math.Max(hi, m[j])
+		}
+		e.spread[j] = (hi - lo) / e.sd[j]
+		if C == 1 {
+			e.spread[j] = 0
+		}
+		e.spreadMax = nanMax(e.spreadMax, e.spread[j])
+	}
+	// R-hat of the recorded draws over the window
+	e.rhat = make([]float64, d)
+	e.rhatMax = 0
+	column := e.windowDraws(n)
+	for j := range e.rhat {
+		e.rhat[j] = math.NaN()
+		if column != nil {
+			e.rhat[j] = diag.Rhat(column(j))
+		}
+		e.rhatMax = nanMax(e.rhatMax, e.rhat[j])
+	}
+	e.stable = e.prevMean != nil
+	for j := range e.prevMean {
+		if math.Abs(e.mean[j]-e.prevMean[j]) > Defaults.AgreeSD*e.sd[j] || math.Abs(e.sd[j]/e.prevSD[j]-1) > 0.05 {
+			e.stable = false
+		}
+	}
+	return e.rhatMax <= Defaults.RhatMax && e.spreadMax <= Defaults.AgreeSD
+}
+
+// windowDraws returns a function giving the chains' recorded draws of
+// component j in the averaging window after n iterations (the same slices
+// on every call), or nil when there are fewer than 4 per chain.
+func (e *evaluator) windowDraws(n int) func(j int) [][]float64 {
+	from := e.s.windowStart(n)
+	d, C := e.chains[0].l.d, len(e.chains)
+	m, starts := math.MaxInt, make([]int, C)
+	for i, c := range e.chains {
+		starts[i] = c.buf.since(from)
+		m = min(m, len(c.buf.iters)-starts[i])
+	}
+	if m < 4 {
+		return nil
+	}
+	draws := make([][]float64, C)
+	for i := range draws {
+		draws[i] = make([]float64, m)
+	}
+	return func(j int) [][]float64 {
+		for i, c := range e.chains {
+			for r := range m {
+				draws[i][r] = c.buf.z[(starts[i]+r)*d+j]
+			}
+		}
+		return draws
+	}
+}
+
+// essBulkMin is the smallest bulk ESS over the components of the draws
+// recorded in the averaging window (thinned: a lower bound for the chain).
+func (e *evaluator) essBulkMin(n int) float64 {
+	column := e.windowDraws(n)
+	if column == nil {
+		return math.NaN()
+	}
+	lo := math.Inf(1)
+	for j := range e.chains[0].l.d {
+		lo = math.Min(lo, diag.ESSBulk(column(j)))
+	}
+	return lo
+}
+
+// nanMax is the larger of a and b, NaN when either is (a failed figure).
+func nanMax(a, b float64) float64 {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.NaN()
+	}
+	return math.Max(a, b)
+}
+
+// combine writes the combined result and the verdict.
+func (e *evaluator) combine(res *Result) {
+	C := len(e.chains)
+	n := e.chains[0].it
+	for _, c := range e.chains {
+		n = min(n, c.it)
+	}
+	ok := e.evaluate(n)
+	c0 := e.chains[0]
+	res.Kernel = c0.l.k.Name()
+	res.Chains = make([]*Result, C)
+	res.Converged = ok
+	var mixing []string
+	minRate, lastN := math.Inf(1), 0
+	d := c0.l.d
+	res.ChainMean, res.ChainSD = make([]float64, d), make([]float64, d)
+	for i, c := range e.chains {
+		r := &Result{}
+		c.finish(r)
+		res.Chains[i] = r
+		res.Stopped = res.Stopped || r.Stopped
+		res.Converged = res.Converged && r.Converged
+		res.ChangeRate += r.ChangeRate / float64(C)
+		res.ChangeRateLast += r.ChangeRateLast / float64(C)
+		res.StepsChange += r.StepsChange / float64(C)
+		res.MeanESS += r.MeanESS / float64(C)
+		res.Degenerate += r.Degenerate
+		for j := range res.ChainMean {
+			res.ChainMean[j] += r.ChainMean[j] / float64(C)
+			res.ChainSD[j] += (r.ChainSD[j]*r.ChainSD[j] + r.ChainMean[j]*r.ChainMean[j]) / float64(C)
+		}
+		for _, w := range r.Warnings {
+			if strings.Contains(w, "is not mixing") {
+				mixing = append(mixing, fmt.Sprint(i+1))
+				minRate, lastN = math.Min(minRate, r.ChangeRateLast), max(lastN, c.it/10)
+				continue
+			}
+			if C > 1 {
+				w = fmt.Sprintf("chain %d: %s", i+1, w)
+			}
+			res.Warnings = append(res.Warnings, w)
+		}
+	}
+	for j := range res.ChainSD {
+		res.ChainSD[j] = math.Sqrt(math.Max(0, res.ChainSD[j]-res.ChainMean[j]*res.ChainMean[j]))
+	}
+	res.Q, res.Final, res.Params = e.q, res.Chains[0].Final, e.theta
+	if c0.l.pt != nil {
+		for _, c := range e.chains {
+			c.l.pt.SetParams(e.theta)
+		}
+	}
+	res.Iterations, res.Averaged = n, res.Chains[0].Averaged
+	res.Rhat, res.Spread, res.RhatMax, res.SpreadMax = e.rhat, e.spread, e.rhatMax, e.spreadMax
+	res.ESSBulkMin = e.essBulkMin(n)
+	res.RhatOf = "retained samples"
+	if !c0.l.k.Markov() {
+		res.RhatOf = "q's mean iterates"
+	}
+	first := e.s.windowStart(n)
+	res.Reported = fmt.Sprintf("average of %d chains over iterations %d-%d (%d iterates each)", C, first, n, res.Averaged)
+	if C == 1 {
+		res.Reported = fmt.Sprintf("average of iterations %d-%d (%d iterates)", first, n, res.Averaged)
+	}
+	if res.Stopped {
+		res.Reported += fmt.Sprintf("; stopped early at iteration %d of at most %d", n, e.s.Iters)
+	}
+	names := func(v []float64, limit float64) string {
+		var worst []string
+		for j, x := range v {
+			if !(x <= limit) {
+				worst = append(worst, fmt.Sprintf("component %d", j+1))
+			}
+			if len(worst) == 3 {
+				worst = append(worst, "...")
+				break
+			}
+		}
+		return strings.Join(worst, ", ")
+	}
+	if len(mixing) > 0 {
+		res.Warnings = append(res.Warnings, mixingWarning(c0.l, minRate, lastN, mixing, C))
+	}
+	if !(e.rhatMax <= Defaults.RhatMax) {
+		res.Warnings = append(res.Warnings, fmt.Sprintf(
+			"R-hat is %.3g (threshold %.2f) for %s: the %d chains' %s over iterations %d-%d do not agree; likely cause: the run is too short, or the posterior is hard for q (a funnel, several modes); remedy: more --iters (the cap was %d), or reparameterise (for example the non-centred form of a hierarchical model), or --family student_t",
+			e.rhatMax, Defaults.RhatMax, names(e.rhat, Defaults.RhatMax), C, res.RhatOf, first, n, e.s.Iters))
+	}
+	if !(e.spreadMax <= Defaults.AgreeSD) {
+		res.Warnings = append(res.Warnings, fmt.Sprintf(
+			"the chains' averaged means differ by up to %.3g posterior sd (threshold %.2f) for %s: q has not settled; likely cause: too few iterations; remedy: more --iters (the cap was %d)",
+			e.spreadMax, Defaults.AgreeSD, names(e.spread, Defaults.AgreeSD), e.s.Iters))
+	}
+	if res.Stopped {
+		res.Converged = false
+	}
+}
+
+// mixingWarning names the chains whose kernel did not mix.
+func mixingWarning(l *loop, rate float64, last int, chains []string, C int) string {
+	cause := "the proposal q is far from the posterior"
+	remedy := "use more --samples or more --iters"
+	if _, ok := l.q.(*MeanField); ok && l.d > 1 {
+		cause = "a mean-field q cannot propose well on a correlated posterior"
+		remedy = "use --family fullrank, or more --samples"
+	}
+	which := ""
+	if C > 1 {
+		which = fmt.Sprintf(" in chain %s", strings.Join(chains, ", "))
+		if len(chains) > 1 {
+			which = fmt.Sprintf(" in chains %s", strings.Join(chains, ", "))
+		}
+	}
+	return fmt.Sprintf(
+		"the %s kernel is not mixing%s: its retained sample changed in only %.1f%% of the last %d iterations (threshold %.0f%%); likely cause: %s; remedy: %s",
+		strings.ToUpper(l.k.Name()), which, 100*rate, last, 100*MixingThreshold, cause, remedy)
+}
+
+

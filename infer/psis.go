@@ -1,0 +1,115 @@
+package infer
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/mscppl/mscppl/infer/diag"
+	"github.com/mscppl/mscppl/infer/msc"
+	"github.com/mscppl/mscppl/ir"
+)
+
+// KhatMax is the largest Pareto k-hat at which the PSIS-weighted draws of q
+// are trusted as posterior estimates (Vehtari et al. 2024: above 0.7 the
+// importance-sampling estimates are unreliable whatever the sample size).
+const KhatMax = 0.7
+
+// importance is the PSIS check of a fitted q: M draws of q in each
+// latent's own space, their smoothed normalised weights, k-hat, and the
+// evidence estimate the same weights give.
+type importance struct {
+	x          [][]float64 // M rows, constrained
+	w          []float64   // smoothed, normalised
+	uniform    []float64   // 1/M each: q's own marginals
+	khat, ess  float64
+	logZ, seZ  float64
+	nonFinite  int    // draws whose log joint was NaN
+	firstNaN   string // the model statement that produced it
+	draws      int
+	qMean, qSD []float64 // q's exact moments (unconstrained)
+}
+
+// importanceSample draws M samples from q, weighs them by
+// p(z, x) / q(z) and smooths the weights by PSIS.
+func importanceSample(rng *rand.Rand, comp *ir.Compiled, q msc.Sampler, M int) (*importance, error) {
+	d := comp.Dim()
+	const batch = 100
+	comp.Reserve(batch)
+	z, eps := make([]float64, batch*d), make([]float64, batch*d)
+	lp := make([]float64, batch)
+	lr := make([]float64, 0, M)
+	im := &importance{x: make([][]float64, M), draws: M, qMean: make([]float64, d), qSD: make([]float64, d)}
+	q.Moments(im.qMean, im.qSD)
+	for done := 0; done < M; done += batch {
+		b := min(batch, M-done)
+		q.Sample(rng, z[:b*d], eps[:b*d])
+		comp.LogJoint(z[:b*d], lp[:b])
+		for i := 0; i < b; i++ {
+			row := z[i*d : (i+1)*d]
+			v := lp[i] - q.LogQNoise(row, eps[i*d:(i+1)*d])
+			if math.IsNaN(v) || math.IsInf(v, 1) {
+				if im.nonFinite == 0 {
+					if err := comp.Diagnose(row); err != nil {
+						im.firstNaN = err.Error()
+					}
+				}
+				im.nonFinite++
+				v = math.Inf(-1)
+			}
+			lr = append(lr, v)
+			x := make([]float64, d)
+			comp.Constrain(row, x)
+			im.x[done+i] = x
+		}
+	}
+	var ps diag.PSISResult
+	if err := diag.PSIS(lr, &ps); err != nil {
+		return nil, fmt.Errorf("importance weights of q: %v", err)
+	}
+	im.khat, im.ess = ps.Khat, ps.ESS
+	im.w = make([]float64, M)
+	im.uniform = make([]float64, M)
+	sw2 := 0.0
+	lo := -1
+	for i, l := range ps.LogWeights {
+		im.w[i] = math.Exp(l)
+		im.uniform[i] = 1 / float64(M)
+		sw2 += im.w[i] * im.w[i]
+		if !math.IsInf(lr[i], -1) && (lo < 0 || lr[i] < lr[lo]) {
+			lo = i
+		}
+	}
+	// the smallest ratio is never smoothed: it fixes the normaliser
+	// sum of the smoothed ratios, and so log p(x) = log(that sum / M)
+	im.logZ = lr[lo] - ps.LogWeights[lo] - math.Log(float64(M))
+	im.seZ = math.Sqrt(math.Max(0, float64(M)*sw2-1) / float64(M))
+	return im, nil
+}
+
+// marginals summarises component j under weights w.
+func (im *importance) marginals(j int, w []float64, scratch []int, col []float64) Moments {
+	for i, row := range im.x {
+		col[i] = row[j]
+	}
+	return Moments{
+		Mean: diag.WeightedMean(col, w), SD: diag.WeightedSD(col, w),
+		Q05: Figure(diag.WeightedQuantile(col, w, 0.05, scratch)), Q50: Figure(diag.WeightedQuantile(col, w, 0.5, scratch)),
+		Q95: Figure(diag.WeightedQuantile(col, w, 0.95, scratch)), MCSE: Figure(diag.MCSEMean(col, w)),
+	}
+}
+
+// resample returns n rows of the weighted draws, chosen by systematic
+// resampling with the given weights.
+func (im *importance) resample(rng *rand.Rand, w []float64, n int) [][]float64 {
+	idx := make([]int, n)
+	diag.Resample(rng, w, idx)
+	out := make([][]float64, n)
+	for i, k := range idx {
+		out[i] = append([]float64(nil), im.x[k]...)
+	}
+	// systematic resampling returns the indices in order; shuffle so that
+	// the rows read like independent draws
+	rng.Shuffle(n, func(a, b int) { out[a], out[b] = out[b], out[a] })
+	return out
+}
