@@ -131,11 +131,12 @@ func run() error {
 		return errors.New("nothing to check")
 	}
 
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "posterior\tdims\tseconds\tcompared\tmax|dmean|/sd\tmax|sd/ref-1|\tpass\tconverged\tkhat\trhat_max\tsummary_source\t")
 	failed := 0
 	for _, j := range jobs {
 		r := check(binPath, j, strings.Fields(*args), *timeout)
+		fmt.Fprintf(os.Stderr, "refcheck: %s: %.1fs\n", r.name, r.secs) // progress: the table is aligned at the end
 		if r.err != nil {
 			failed++
 			fmt.Fprintf(tw, "%s\t-\t%.1f\t-\t-\t-\terror\t-\t-\t-\t-\t\n", r.name, r.secs)
@@ -148,7 +149,6 @@ func run() error {
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%d\t%.3f\t%.3f\t%s\t%s\t%s\t%s\t%s\t\n",
 			r.name, r.dims, r.secs, r.compared, r.dmean, r.dsd, pass, r.converged, r.khat, r.rhat, r.sumsrc)
-		tw.Flush() // one row at a time: runs are slow
 	}
 	if err := tw.Flush(); err != nil {
 		return err
