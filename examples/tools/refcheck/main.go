@@ -81,6 +81,7 @@ func run() error {
 	pdb := flag.String("pdb", filepath.Join(root, "..", "shared", "posteriordb"), "posteriordb directory (one subdirectory per posterior, each with reference.csv)")
 	args := flag.String("args", "", "extra flags passed to every run, space-separated (e.g. \"--iters 20000 --seed 2\")")
 	extra := flag.String("extra", "", "space-separated MODEL:DATA:REFERENCE[:NAME,NAME...] entries for models outside posteriordb")
+	onlyExtra := flag.Bool("only-extra", false, "run only the -extra models, not the default directories")
 	timeout := flag.Duration("timeout", 0, "stop a run after this long and report it as failed (0: no limit)")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: refcheck [flags] [DIR ...]\n\nDIR holds model.msc and data.csv and is named after a posteriordb posterior;\ndefault: every directory under %s.\n\n", filepath.Join(root, "examples", "posteriordb"))
@@ -93,7 +94,7 @@ func run() error {
 		return fmt.Errorf("-bin: %v", err)
 	}
 	dirs := flag.Args()
-	if len(dirs) == 0 {
+	if len(dirs) == 0 && !*onlyExtra {
 		base := filepath.Join(root, "examples", "posteriordb")
 		ents, err := os.ReadDir(base)
 		if err != nil {
