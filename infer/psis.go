@@ -27,6 +27,7 @@ type importance struct {
 	nonFinite  int    // draws whose log joint was NaN
 	firstNaN   string // the model statement that produced it
 	draws      int
+	proposal   string // "" for q itself
 	qMean, qSD []float64 // q's exact moments (unconstrained)
 }
 
@@ -89,6 +90,7 @@ func importanceSample(rng *rand.Rand, comp *ir.Compiled, q msc.Sampler, M int) (
 
 // marginals summarises component j under weights w.
 func (im *importance) marginals(j int, w []float64, scratch []int, col []float64) Moments {
+	col, scratch = col[:len(im.x)], scratch[:len(im.x)]
 	for i, row := range im.x {
 		col[i] = row[j]
 	}

@@ -55,8 +55,11 @@ type Diagnostics struct {
 	// ChainSpreadMax is the largest range of the chains' averaged means,
 	// in posterior sds.
 	ChainSpreadMax Figure `json:"chain_spread_max"`
-	// Khat is the Pareto k-hat of the importance weights p(z, x)/q(z).
-	Khat Figure `json:"khat"`
+	// Khat is the Pareto k-hat of the importance weights behind the
+	// summaries: p(z, x)/q(z), or p(z, x)/t(z) for the Student-t proposal
+	// tried when q's own k-hat (KhatQ) is above 0.7.
+	Khat  Figure `json:"khat"`
+	KhatQ Figure `json:"khat_q"`
 	// ESSBulkMin is the effective sample size behind the summaries: of the
 	// PSIS weights, or the smallest bulk ESS of the chains' draws.
 	ESSBulkMin     Figure  `json:"ess_bulk_min"`
@@ -111,6 +114,7 @@ type Summary struct {
 	Converged      bool     `json:"converged"`
 	Verdict        string   `json:"verdict"`
 	Warnings       []string `json:"warnings"`
+	Notes          []string `json:"notes,omitempty"` // what the reader should know, not failures
 	ElapsedSeconds float64  `json:"elapsed_seconds"`
 }
 
@@ -128,7 +132,7 @@ func (f *Fitted) summarize(o Options, kernel, optimizer string, elapsed time.Dur
 		Converged: res.Converged, Warnings: append([]string{}, res.Warnings...), ElapsedSeconds: elapsed.Seconds(),
 		LogEvidence: nan, LogEvidenceSE: nan,
 		Diagnostics: Diagnostics{ChangeRate: res.ChangeRate, ChangeRateLast: res.ChangeRateLast, MeanESS: res.MeanESS, AllInfIters: res.Degenerate,
-			RhatMax: nan, ChainSpreadMax: nan, Khat: nan, ESSBulkMin: nan, StoppedByRule: res.StoppedByRule},
+			RhatMax: nan, ChainSpreadMax: nan, Khat: nan, KhatQ: nan, ESSBulkMin: nan, StoppedByRule: res.StoppedByRule},
 	}
 	if o.Proposal == "prior" && o.Method == "msc" {
 		sum.Method = "msc-prior"
@@ -161,18 +165,18 @@ func (f *Fitted) summarize(o Options, kernel, optimizer string, elapsed time.Dur
 			sum.Chains = append(sum.Chains, cs)
 		}
 	}
-	im := f.imp
+	im, iq := f.imp, f.impQ
 	switch {
 	case im != nil:
 		sum.Draws = im.draws
-		sum.Diagnostics.Khat = Figure(im.khat)
+		sum.Diagnostics.Khat, sum.Diagnostics.KhatQ = Figure(im.khat), Figure(iq.khat)
 		sum.LogEvidence, sum.LogEvidenceSE = Figure(im.logZ), Figure(im.seZ)
 		sum.QLatent = map[string]Moments{}
-		scratch, col := make([]int, im.draws), make([]float64, im.draws)
+		scratch, col := make([]int, max(im.draws, iq.draws)), make([]float64, max(im.draws, iq.draws))
 		for j, n := range names {
-			qm := im.marginals(j, im.uniform, scratch, col)
+			qm := iq.marginals(j, iq.uniform, scratch, col)
 			if identity(m, j) { // q's exact moments
-				qm.Mean, qm.SD, qm.MCSE = im.qMean[j], im.qSD[j], nan
+				qm.Mean, qm.SD, qm.MCSE = iq.qMean[j], iq.qSD[j], nan
 			}
 			sum.QLatent[n] = qm
 		}
@@ -181,6 +185,11 @@ func (f *Fitted) summarize(o Options, kernel, optimizer string, elapsed time.Dur
 			sum.Diagnostics.ESSBulkMin = Figure(im.ess)
 			for j, n := range names {
 				sum.Latent[n] = im.marginals(j, im.w, scratch, col)
+			}
+			if im.proposal != "" {
+				sum.Notes = append(sum.Notes, fmt.Sprintf(
+					"q's own k-hat is %.2f (above %.1f): its tails are lighter than the posterior's, so the summaries weigh draws of %s instead (k-hat %.2f)",
+					iq.khat, KhatMax, im.proposal, im.khat))
 			}
 		} else {
 			sum.SummarySource = "q"

@@ -87,6 +87,9 @@ func Summary(w io.Writer, s *infer.Summary) {
 	if s.LogEvidence == s.LogEvidence { // not NaN
 		fmt.Fprintf(w, "log evidence: %s (se %s)\n", Num(float64(s.LogEvidence)), fig(s.LogEvidenceSE))
 	}
+	for _, note := range s.Notes {
+		fmt.Fprintf(w, "note: %s\n", note)
+	}
 	for _, warn := range s.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
