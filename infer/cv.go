@@ -166,6 +166,10 @@ func fold(ctx context.Context, m *Model, sp Split, o Options, metric string, rng
 	if err != nil {
 		return 0, err
 	}
+	if o.Chains == 0 { // the splits run in parallel already
+		o.Chains = 1
+	}
+	o.SkipCheck = true
 	f, err := fitWith(ctx, train, o, rng)
 	if err != nil {
 		return 0, err

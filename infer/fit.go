@@ -34,6 +34,9 @@ type Options struct {
 	// Draws is the number of draws of q for the PSIS check and the
 	// summaries (default DefaultDraws).
 	Draws int
+	// SkipCheck skips the PSIS check (cross-validation and sweeps study q
+	// itself); the summaries are then q's own marginals.
+	SkipCheck bool
 	LR        float64
 	ParamLR   float64
 	// AverageLast reports the average of the last N iterates (0: the
@@ -261,7 +264,8 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 		f.Summary = f.summarize(o, kernel, "none", time.Since(start))
 		return f, nil
 	}
-	s := msc.Settings{Samples: o.Samples, Iters: o.Iters, Fixed: o.Fixed, Chains: o.Chains, LR: o.LR, ParamLR: o.ParamLR, RetainedOnly: o.Retained, Trace: o.Trace}
+	s := msc.Settings{Samples: o.Samples, Iters: o.Iters, Fixed: o.Fixed, Chains: o.Chains, LR: o.LR, ParamLR: o.ParamLR, RetainedOnly: o.Retained, Trace: o.Trace,
+		Names: m.IR.LatentNames()}
 	if s.Optimizer, err = msc.ParseOptimizer(o.Optimizer); err != nil {
 		return nil, Errorf("", "%v", err)
 	}
@@ -348,6 +352,10 @@ func (f *Fitted) check(o Options) error {
 		comp.SetParams(f.Result.Params)
 	}
 	rng := NewRand(o.Seed, streamSummary)
+	if sq, ok := f.Q.(msc.Sampler); ok && o.SkipCheck {
+		f.impQ = drawsOf(rng, comp, sq, o.Draws)
+		return nil
+	}
 	if sq, ok := f.Q.(msc.Sampler); ok {
 		im, err := importanceSample(rng, comp, sq, o.Draws)
 		if err != nil {

@@ -31,6 +31,22 @@ type importance struct {
 	qMean, qSD []float64 // q's exact moments (unconstrained)
 }
 
+// drawsOf draws M samples from q in each latent's own space, unweighted.
+func drawsOf(rng *rand.Rand, comp *ir.Compiled, q msc.Sampler, M int) *importance {
+	d := comp.Dim()
+	im := &importance{x: make([][]float64, M), uniform: make([]float64, M), draws: M, khat: math.NaN(),
+		qMean: make([]float64, d), qSD: make([]float64, d)}
+	q.Moments(im.qMean, im.qSD)
+	z, eps := make([]float64, d), make([]float64, d)
+	for i := range im.x {
+		q.Sample(rng, z, eps)
+		im.x[i] = make([]float64, d)
+		comp.Constrain(z, im.x[i])
+		im.uniform[i] = 1 / float64(M)
+	}
+	return im
+}
+
 // importanceSample draws M samples from q, weighs them by
 // p(z, x) / q(z) and smooths the weights by PSIS.
 func importanceSample(rng *rand.Rand, comp *ir.Compiled, q msc.Sampler, M int) (*importance, error) {

@@ -167,19 +167,17 @@ func (f *Fitted) summarize(o Options, kernel, optimizer string, elapsed time.Dur
 	}
 	im, iq := f.imp, f.impQ
 	switch {
+	case im == nil && iq != nil: // the check was skipped
+		sum.SummarySource, sum.Draws = "q", iq.draws
+		sum.QLatent = iq.qMarginals(m)
+		maps.Copy(sum.Latent, sum.QLatent)
+		sum.Notes = append(sum.Notes, "the PSIS check was skipped: the summaries are q's own marginals")
 	case im != nil:
 		sum.Draws = im.draws
 		sum.Diagnostics.Khat, sum.Diagnostics.KhatQ = Figure(im.khat), Figure(iq.khat)
 		sum.LogEvidence, sum.LogEvidenceSE = Figure(im.logZ), Figure(im.seZ)
-		sum.QLatent = map[string]Moments{}
-		scratch, col := make([]int, max(im.draws, iq.draws)), make([]float64, max(im.draws, iq.draws))
-		for j, n := range names {
-			qm := iq.marginals(j, iq.uniform, scratch, col)
-			if identity(m, j) { // q's exact moments
-				qm.Mean, qm.SD, qm.MCSE = iq.qMean[j], iq.qSD[j], nan
-			}
-			sum.QLatent[n] = qm
-		}
+		sum.QLatent = iq.qMarginals(m)
+		scratch, col := make([]int, im.draws), make([]float64, im.draws)
 		if im.khat <= KhatMax {
 			sum.SummarySource = "psis"
 			sum.Diagnostics.ESSBulkMin = Figure(im.ess)
@@ -224,6 +222,21 @@ func (f *Fitted) summarize(o Options, kernel, optimizer string, elapsed time.Dur
 	}
 	sum.Verdict = verdict(sum)
 	return sum
+}
+
+// qMarginals are q's own marginals from unweighted draws of q, exact for
+// unconstrained components.
+func (im *importance) qMarginals(m *ir.Model) map[string]Moments {
+	out := map[string]Moments{}
+	scratch, col := make([]int, im.draws), make([]float64, im.draws)
+	for j, n := range m.LatentNames() {
+		qm := im.marginals(j, im.uniform, scratch, col)
+		if identity(m, j) {
+			qm.Mean, qm.SD, qm.MCSE = im.qMean[j], im.qSD[j], Figure(math.NaN())
+		}
+		out[n] = qm
+	}
+	return out
 }
 
 // identity reports whether latent component j is unconstrained.

@@ -58,6 +58,10 @@ func Sweep(ctx context.Context, m *Model, o SweepOptions) ([]SweepRow, error) {
 				}
 				fo := o.Fit
 				fo.Method, fo.Samples, fo.InitMean, fo.Seed, fo.Trace = method, S, init, o.Seed, nil
+				fo.SkipCheck = true // a sweep studies q from each start
+				if fo.Chains == 0 {
+					fo.Chains = 1
+				}
 				f, err := fitWith(ctx, mc, fo, rng)
 				if err != nil {
 					errs[i] = err

@@ -333,7 +333,11 @@ func (e *evaluator) combine(res *Result) {
 		var worst []string
 		for j, x := range v {
 			if !(x <= limit) {
-				worst = append(worst, fmt.Sprintf("component %d", j+1))
+				name := fmt.Sprintf("component %d", j+1)
+				if j < len(e.s.Names) {
+					name = e.s.Names[j]
+				}
+				worst = append(worst, name)
 			}
 			if len(worst) == 3 {
 				worst = append(worst, "...")

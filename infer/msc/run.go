@@ -58,6 +58,8 @@ type Settings struct {
 	// reported q. 1e-9 reports the last iterate.
 	AverageFraction float64
 	ParamLR         float64 // Adam step for the model parameters
+	// Names are the components' names, for messages (default "component j").
+	Names []string
 	// Trace is called every TraceEvery iterations (and at 1, 2, 5, 10, ...)
 	// of the first chain.
 	Trace      func(*TraceEntry)
