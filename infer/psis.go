@@ -27,7 +27,7 @@ type importance struct {
 	nonFinite  int    // draws whose log joint was NaN
 	firstNaN   string // the model statement that produced it
 	draws      int
-	proposal   string // "" for q itself
+	proposal   string    // "" for q itself
 	qMean, qSD []float64 // q's exact moments (unconstrained)
 }
 

@@ -383,5 +383,3 @@ func mixingWarning(l *loop, rate float64, last int, chains []string, C int) stri
 		"the %s kernel is not mixing%s: its retained sample changed in only %.1f%% of the last %d iterations (threshold %.0f%%); likely cause: %s; remedy: %s",
 		strings.ToUpper(l.k.Name()), which, 100*rate, last, 100*MixingThreshold, cause, remedy)
 }
-
-
