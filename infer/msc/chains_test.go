@@ -1,0 +1,137 @@
+package msc
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestWindowAverages: after any number of iterations, the window's
+// average of a statistic equal to the iteration number is exactly the
+// mean of the iterations it says it covers, and it starts within 1/64 of
+// the run of the requested start.
+func TestWindowAverages(t *testing.T) {
+	for _, n := range []int{1, 7, 128, 129, 1000, 12345} {
+		w := newWindow(1, 0, 1)
+		for it := 1; it <= n; it++ {
+			w.add(it, it%3 == 0, []float64{float64(it)}, nil, []float64{float64(it)})
+		}
+		from := n - n/2 + 1
+		stats, zm, zs := make([]float64, 1), make([]float64, 1), make([]float64, 1)
+		first, cnt := w.mean(from, stats, nil, zm, zs)
+		require.Equal(t, n-first+1, cnt, "n=%d", n)
+		require.InDelta(t, float64(first+n)/2, stats[0], 1e-9, "n=%d", n)
+		require.InDelta(t, float64(first+n)/2, zm[0], 1e-9)
+		// the sd of first..n is that of a uniform on cnt integers
+		require.InDelta(t, math.Sqrt(float64(cnt*cnt-1)/12), zs[0], 1e-6*float64(n))
+		require.LessOrEqual(t, math.Abs(float64(first-from)), float64(n)/64+1, "n=%d", n)
+		require.LessOrEqual(t, len(w.blocks), maxBlocks)
+	}
+}
+
+// TestDrawBufThinning: the buffer keeps every thin-th iteration, never
+// more than its capacity, and two buffers fed the same iterations keep the
+// same records (what R-hat needs across chains).
+func TestDrawBufThinning(t *testing.T) {
+	a, b := newDrawBuf(3), newDrawBuf(3)
+	z := make([]float64, 3)
+	for it := 1; it <= 10000; it++ {
+		for _, buf := range []*drawBuf{a, b} {
+			if buf.wants(it) {
+				z[0] = float64(it)
+				buf.add(it, z)
+			}
+		}
+	}
+	require.Equal(t, a.iters, b.iters)
+	require.LessOrEqual(t, len(a.iters), a.cap)
+	require.Greater(t, len(a.iters), a.cap/2)
+	for i, it := range a.iters {
+		require.Zero(t, it%a.thin)
+		require.Equal(t, float64(it), a.z[i*3])
+	}
+}
+
+// runChains runs C CIS chains of the full-rank family on target, started
+// at means init[i] (nil: 0).
+func runChains(t *testing.T, target Target, C int, s Settings, init [][]float64) *Result {
+	t.Helper()
+	rngs, targets, qs, ks := make([]*rand.Rand, C), make([]any, C), make([]Family, C), make([]Kernel, C)
+	for i := range C {
+		q := NewFullRank(target.Dim())
+		if init != nil {
+			require.NoError(t, q.SetMoments(init[i], nil))
+		}
+		rngs[i], targets[i], qs[i] = rand.New(rand.NewPCG(7, uint64(i))), target, q
+		ks[i] = NewCIS(target, q, 10)
+	}
+	var res Result
+	require.NoError(t, RunChains(context.Background(), rngs, targets, qs, ks, &s, &res))
+	return &res
+}
+
+// TestRunChainsStops: on a correlated Gaussian the chains agree early, the
+// rule stops the run well before the cap, the combined q is right, and
+// the result is the same on one core as on all of them.
+func TestRunChainsStops(t *testing.T) {
+	g := gauss{m: []float64{1, -2}, prec: []float64{1 / 0.36, 0, 0, 4}}
+	res := runChains(t, g, 4, Settings{Iters: 100000}, nil)
+	require.True(t, res.StoppedByRule)
+	require.Less(t, res.Iterations, 20000)
+	require.True(t, res.Converged, res.Warnings)
+	require.LessOrEqual(t, res.RhatMax, Defaults.RhatMax)
+	require.LessOrEqual(t, res.SpreadMax, Defaults.AgreeSD)
+	require.Len(t, res.Chains, 4)
+	mean, sd, _ := moments(res)
+	// q's averaged mean is within 0.05 sd of the target's (the stopping
+	// rule's own tolerance) and its sds within 5%
+	require.InDelta(t, 1, mean[0], 0.05*0.6)
+	require.InDelta(t, -2, mean[1], 0.05*0.5)
+	require.InDelta(t, 0.6, sd[0], 0.05*0.6)
+	require.InDelta(t, 0.5, sd[1], 0.05*0.5)
+
+	prev := runtime.GOMAXPROCS(1)
+	one := runChains(t, g, 4, Settings{Iters: 100000}, nil)
+	runtime.GOMAXPROCS(prev)
+	m1, s1, _ := moments(one)
+	require.Equal(t, res.Iterations, one.Iterations)
+	require.Equal(t, mean, m1)
+	require.Equal(t, sd, s1)
+}
+
+// TestRunChainsFlagsDisagreement: chains started far apart and stopped
+// after 60 fixed iterations have not met; the verdict says so, names the
+// check and its figure, and is false.
+func TestRunChainsFlagsDisagreement(t *testing.T) {
+	g := gauss{m: []float64{0}, prec: []float64{1}}
+	res := runChains(t, g, 4, Settings{Iters: 60, Fixed: true, LR: 0.001}, [][]float64{{-20}, {-10}, {10}, {20}})
+	require.False(t, res.Converged)
+	require.False(t, res.StoppedByRule)
+	require.Equal(t, 60, res.Iterations)
+	require.Greater(t, res.RhatMax, 1.1)
+	require.Greater(t, res.SpreadMax, 1.0)
+	all := strings.Join(res.Warnings, "\n")
+	require.Contains(t, all, "R-hat is")
+	require.Contains(t, all, "averaged means differ")
+}
+
+// TestRunChainsEarlyStopReportsItsWindow: a cancelled run is not converged
+// and says which iterations it averaged.
+func TestRunChainsEarlyStopReportsItsWindow(t *testing.T) {
+	g := gauss{m: []float64{0}, prec: []float64{1}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	q := NewFullRank(1)
+	s := Settings{Iters: 1000, Fixed: true}
+	var res Result
+	require.NoError(t, RunChains(ctx, []*rand.Rand{rand.New(rand.NewPCG(1, 1))}, []any{g}, []Family{q}, []Kernel{NewCIS(g, q, 10)}, &s, &res))
+	require.False(t, res.Converged)
+	require.True(t, res.Stopped)
+	require.Contains(t, res.Reported, "stopped early at iteration 63 of at most 1000")
+	require.Contains(t, res.Reported, "iterations 32-63")
+}
