@@ -19,7 +19,7 @@ const KhatMax = 0.7
 // latent's own space, their smoothed normalised weights, k-hat, and the
 // evidence estimate the same weights give.
 type importance struct {
-	x          [][]float64 // M rows, constrained
+	x, u       [][]float64 // M rows, constrained and unconstrained
 	w          []float64   // smoothed, normalised
 	uniform    []float64   // 1/M each: q's own marginals
 	khat, ess  float64
@@ -56,7 +56,7 @@ func importanceSample(rng *rand.Rand, comp *ir.Compiled, q msc.Sampler, M int) (
 	z, eps := make([]float64, batch*d), make([]float64, batch*d)
 	lp := make([]float64, batch)
 	lr := make([]float64, 0, M)
-	im := &importance{x: make([][]float64, M), draws: M, qMean: make([]float64, d), qSD: make([]float64, d)}
+	im := &importance{x: make([][]float64, M), u: make([][]float64, M), draws: M, qMean: make([]float64, d), qSD: make([]float64, d)}
 	q.Moments(im.qMean, im.qSD)
 	for done := 0; done < M; done += batch {
 		b := min(batch, M-done)
@@ -77,7 +77,7 @@ func importanceSample(rng *rand.Rand, comp *ir.Compiled, q msc.Sampler, M int) (
 			lr = append(lr, v)
 			x := make([]float64, d)
 			comp.Constrain(row, x)
-			im.x[done+i] = x
+			im.x[done+i], im.u[done+i] = x, append([]float64(nil), row...)
 		}
 	}
 	var ps diag.PSISResult
@@ -117,14 +117,18 @@ func (im *importance) marginals(j int, w []float64, scratch []int, col []float64
 	}
 }
 
-// resample returns n rows of the weighted draws, chosen by systematic
-// resampling with the given weights.
-func (im *importance) resample(rng *rand.Rand, w []float64, n int) [][]float64 {
+// resample returns n rows of the weighted draws (rows of im.x, or of
+// im.u when unconstrained), chosen by systematic resampling with weights w.
+func (im *importance) resample(rng *rand.Rand, w []float64, n int, unconstrained bool) [][]float64 {
 	idx := make([]int, n)
 	diag.Resample(rng, w, idx)
+	rows := im.x
+	if unconstrained {
+		rows = im.u
+	}
 	out := make([][]float64, n)
 	for i, k := range idx {
-		out[i] = append([]float64(nil), im.x[k]...)
+		out[i] = append([]float64(nil), rows[k]...)
 	}
 	// systematic resampling returns the indices in order; shuffle so that
 	// the rows read like independent draws

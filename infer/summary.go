@@ -310,7 +310,7 @@ func (f *Fitted) unconstrainedParams() []float64 {
 // state-space proposal).
 func (f *Fitted) Draws(n int, seed uint64) ([][]float64, error) {
 	if f.imp != nil && f.Summary != nil && f.Summary.SummarySource == "psis" {
-		return f.imp.resample(NewRand(seed, 0x647261), f.imp.w, n), nil
+		return f.imp.resample(NewRand(seed, 0x647261), f.imp.w, n, false), nil
 	}
 	q, ok := f.Q.(msc.Sampler)
 	if !ok {
@@ -332,8 +332,12 @@ func (f *Fitted) Draws(n int, seed uint64) ([][]float64, error) {
 	return out, nil
 }
 
-// UnconstrainedDraws returns n draws of q in unconstrained space.
+// UnconstrainedDraws returns n draws in unconstrained space: resampled by
+// their PSIS weights when the summaries are PSIS estimates, of q otherwise.
 func (f *Fitted) UnconstrainedDraws(n int, seed uint64) ([][]float64, error) {
+	if f.imp != nil && f.Summary != nil && f.Summary.SummarySource == "psis" {
+		return f.imp.resample(NewRand(seed, 0x73616d), f.imp.w, n, true), nil
+	}
 	q, ok := f.Q.(msc.Sampler)
 	if !ok {
 		return nil, Errorf("", "the %s proposal of a state-space run cannot be sampled on its own", f.Q.Name())

@@ -19,7 +19,7 @@ for series in monthly daily; do
   [ "$series" = monthly ] && data=examples/data/dem2gbp_monthly.csv
   for seed in $(seq 1 "$seeds"); do
     for method in msc smc; do
-      "$bin" run "$model" "$data" --method "$method" --seed "$seed" --iters "$iters" --quiet --out "$out/$series-$seed-$method" > /dev/null
+      "$bin" run "$model" "$data" --method "$method" --seed "$seed" --iters "$iters" --fixed --chains 1 --quiet --out "$out/$series-$seed-$method" > /dev/null
     done
     m=$("$bin" evidence "$model" "$data" --params "$out/$series-$seed-msc/variational.json" --particles 10000 --repeats 5 --seed "$seed" --json)
     s=$("$bin" evidence "$model" "$data" --params "$out/$series-$seed-smc/variational.json" --particles 10000 --repeats 5 --seed "$seed" --json)
