@@ -316,7 +316,9 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 		return nil, err
 	}
 	f.Summary = f.summarize(o, kernel, s.Optimizer.String(), time.Since(start))
-	f.Summary.Warnings = append(warns, f.Summary.Warnings...)
+	if kernel == "cis" || o.Method == "is" || o.Method == "advi" { // the family warning concerns q over all latents
+		f.Summary.Warnings = append(warns, f.Summary.Warnings...)
+	}
 	if kernel == "csmc" && !comp.Structure().GaussianTransition {
 		f.Summary.Warnings = append(f.Summary.Warnings, fmt.Sprintf("the %s transition is not Gaussian, so the proposal is a per-step Gaussian N(a_t + b_t z[t-1], s_t^2) instead of the twisted one", comp.Structure().Transition))
 	}

@@ -78,6 +78,7 @@ type ChainSummary struct {
 	MeanESS    float64            `json:"mean_ess"`
 	QMean      map[string]float64 `json:"q_mean_unconstrained,omitempty"`
 	QSD        map[string]float64 `json:"q_sd_unconstrained,omitempty"`
+	Params     map[string]float64 `json:"params,omitempty"` // the params this chain learned
 	Warnings   []string           `json:"warnings,omitempty"`
 }
 
@@ -162,6 +163,14 @@ func (f *Fitted) summarize(o Options, kernel, optimizer string, elapsed time.Dur
 					cs.QMean[n], cs.QSD[n] = mean[j], sd[j]
 				}
 			}
+			if m.ParamDim > 0 && r.Params != nil {
+				x := make([]float64, m.ParamDim)
+				comp.ConstrainParams(r.Params, x)
+				cs.Params = map[string]float64{}
+				for j, name := range m.ParamNames() {
+					cs.Params[name] = x[j]
+				}
+			}
 			sum.Chains = append(sum.Chains, cs)
 		}
 	}
@@ -194,8 +203,8 @@ func (f *Fitted) summarize(o Options, kernel, optimizer string, elapsed time.Dur
 			maps.Copy(sum.Latent, sum.QLatent)
 			sum.Converged = false
 			sum.Warnings = append(sum.Warnings, fmt.Sprintf(
-				"k-hat is %.2f (threshold %.1f): the importance weights p(z, x)/q(z) of %d draws of q have a tail too heavy to trust, so q does not cover the posterior well; the summaries are q's own marginals, not posterior estimates, and the evidence estimate is unreliable; likely cause: a funnel or heavy-tailed posterior, or q not converged; remedy: reparameterise (for example the non-centred form of a hierarchical model), --family student_t, or more --iters",
-				im.khat, KhatMax, im.draws))
+				"k-hat is %.2f (threshold %.1f): the importance weights p(z, x)/q(z) of %d draws of q have a tail too heavy to trust, so q does not cover the posterior well; the summaries are q's own marginals, not posterior estimates, and the evidence estimate is unreliable; likely cause: a funnel or heavy-tailed posterior, or q not converged; remedy: %s",
+				im.khat, KhatMax, im.draws, khatRemedy(o.Family)))
 		}
 		if im.nonFinite > 0 {
 			sum.Warnings = append(sum.Warnings, fmt.Sprintf("the log joint was not finite at %d of %d draws of q (given weight 0): %s", im.nonFinite, im.draws, im.firstNaN))
@@ -237,6 +246,14 @@ func (im *importance) qMarginals(m *ir.Model) map[string]Moments {
 		out[n] = qm
 	}
 	return out
+}
+
+// khatRemedy is what to try when k-hat fails.
+func khatRemedy(family string) string {
+	if family == "student_t" {
+		return "reparameterise (for example the non-centred form of a hierarchical model), or more --iters"
+	}
+	return "reparameterise (for example the non-centred form of a hierarchical model), --family student_t, or more --iters"
 }
 
 // identity reports whether latent component j is unconstrained.

@@ -349,15 +349,19 @@ func (e *evaluator) combine(res *Result) {
 	if len(mixing) > 0 {
 		res.Warnings = append(res.Warnings, mixingWarning(c0.l, minRate, lastN, mixing, C))
 	}
+	cause := ""
+	if c0.l.pt != nil {
+		cause = "; with params, each chain learns its own: if only a combination of them is identified, the chains settle on different values and their latents differ (compare the chains' params)"
+	}
 	if !(e.rhatMax <= Defaults.RhatMax) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
-			"R-hat is %.3g (threshold %.2f) for %s: the %d chains' %s over iterations %d-%d do not agree; likely cause: the run is too short, or the posterior is hard for q (a funnel, several modes); remedy: more --iters (the cap was %d), or reparameterise (for example the non-centred form of a hierarchical model), or --family student_t",
-			e.rhatMax, Defaults.RhatMax, names(e.rhat, Defaults.RhatMax), C, res.RhatOf, first, n, e.s.Iters))
+			"R-hat is %.3g (threshold %.2f) for %s: the %d chains' %s over iterations %d-%d do not agree; likely cause: the run is too short, or the posterior is hard for q (a funnel, several modes); remedy: more --iters (the cap was %d), or reparameterise (for example the non-centred form of a hierarchical model), or --family student_t%s",
+			e.rhatMax, Defaults.RhatMax, names(e.rhat, Defaults.RhatMax), C, res.RhatOf, first, n, e.s.Iters, cause))
 	}
 	if !(e.spreadMax <= Defaults.AgreeSD) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
-			"the chains' averaged means differ by up to %.3g posterior sd (threshold %.2f) for %s: q has not settled; likely cause: too few iterations; remedy: more --iters (the cap was %d)",
-			e.spreadMax, Defaults.AgreeSD, names(e.spread, Defaults.AgreeSD), e.s.Iters))
+			"the chains' averaged means differ by up to %.3g posterior sd (threshold %.2f) for %s: q has not settled; likely cause: too few iterations; remedy: more --iters (the cap was %d)%s",
+			e.spreadMax, Defaults.AgreeSD, names(e.spread, Defaults.AgreeSD), e.s.Iters, cause))
 	}
 	if res.Stopped {
 		res.Converged = false

@@ -135,3 +135,23 @@ func TestRunChainsEarlyStopReportsItsWindow(t *testing.T) {
 	require.Contains(t, res.Reported, "stopped early at iteration 63 of at most 1000")
 	require.Contains(t, res.Reported, "iterations 32-63")
 }
+
+// BenchmarkChainIteration is one whole iteration of a chain (kernel step,
+// natural step, the window's sums and the draw record) on a 5-dimensional
+// Gaussian with S = 10: the blocks are reused, so it does not allocate.
+func BenchmarkChainIteration(b *testing.B) {
+	d := 5
+	g := gauss{m: make([]float64, d), prec: make([]float64, d*d)}
+	for i := range d {
+		g.prec[i*d+i] = 1
+	}
+	q := NewFullRank(d)
+	s := Settings{Iters: 1 << 30}
+	require.NoError(b, s.Fill(d, "cis"))
+	c, err := newChain(rand.New(rand.NewPCG(1, 1)), g, q, NewCIS(g, q, 10), &s)
+	require.NoError(b, err)
+	require.NoError(b, c.advance(context.Background(), 100000)) // past the blocks' first allocations
+	b.ReportAllocs()
+	b.ResetTimer()
+	require.NoError(b, c.advance(context.Background(), c.it+b.N))
+}

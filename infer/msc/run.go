@@ -89,7 +89,7 @@ var Defaults = struct {
 	Samples:    10,
 	Chains:     4,
 	Iters:      DefaultIters,
-	ItersSSM:   5000,
+	ItersSSM:   2000,
 	FirstCheck: 1000,
 	RhatMax:    1.01,
 	AgreeSD:    0.05,
