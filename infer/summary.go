@@ -370,15 +370,6 @@ func (f *Fitted) UnconstrainedDraws(n int, seed uint64) ([][]float64, error) {
 	return out, nil
 }
 
-func constrained(m *ir.Model) bool {
-	for _, v := range m.Latents {
-		if !v.Bij.Identity() {
-			return true
-		}
-	}
-	return false
-}
-
 // PriorDraws samples the model's prior by ancestral sampling: n draws of
 // each latent component in its own space, one slice per component (nil
 // when the prior cannot be sampled).

@@ -43,11 +43,9 @@ func (w *window) add(it int, changed bool, stats, theta, z []float64) {
 	}
 	addTo(b.stats, stats)
 	addTo(b.theta, theta)
-	if z != nil {
-		for i, v := range z {
-			b.zsum[i] += v
-			b.zsq[i] += v * v
-		}
+	for i, v := range z {
+		b.zsum[i] += v
+		b.zsq[i] += v * v
 	}
 }
 
