@@ -21,7 +21,7 @@ import (
 // stream, and the chains meet only at the checks.
 //
 // Unless s.Fixed, s.Iters is a cap: the chains advance in blocks and stop
-// at the first check (from Defaults.FirstCheck on, then every quarter of
+// at the first check (from Defaults.FirstCheck on, then every 500 iterations or an eighth of
 // the run so far) at which the chains agree (the largest rank-normalised
 // split R-hat over the averaging window at most Defaults.RhatMax, and the
 // chains' averaged means within Defaults.AgreeSD posterior sds of each
@@ -73,7 +73,7 @@ func RunChains(ctx context.Context, rngs []*rand.Rand, targets []any, qs []Famil
 			res.StoppedByRule = true
 			break
 		}
-		next = min(s.Iters, roundUp(n+max(Defaults.FirstCheck/2, n/4), 100))
+		next = min(s.Iters, roundUp(n+max(Defaults.FirstCheck/2, n/8), 100))
 	}
 	ev.combine(res)
 	res.Elapsed = time.Since(start)
