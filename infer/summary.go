@@ -323,11 +323,22 @@ func (f *Fitted) unconstrainedParams() []float64 {
 
 // Draws returns n draws in each latent's own (constrained) space, one row
 // per draw, seeded by seed: resampled by their PSIS weights when the
-// summaries are PSIS estimates, draws of q otherwise. It needs a q that can be sampled (not a
-// state-space proposal).
-func (f *Fitted) Draws(n int, seed uint64) ([][]float64, error) {
+// summaries are PSIS estimates, draws of q otherwise (which needs a q that
+// can be sampled, not a state-space proposal).
+func (f *Fitted) Draws(n int, seed uint64) ([][]float64, error) { return f.draws(n, seed, true) }
+
+// UnconstrainedDraws is Draws in unconstrained space.
+func (f *Fitted) UnconstrainedDraws(n int, seed uint64) ([][]float64, error) {
+	return f.draws(n, seed, false)
+}
+
+func (f *Fitted) draws(n int, seed uint64, constrained bool) ([][]float64, error) {
+	rng := NewRand(seed, 0x73616d)
+	if constrained {
+		rng = NewRand(seed, 0x647261)
+	}
 	if f.imp != nil && f.Summary != nil && f.Summary.SummarySource == "psis" {
-		return f.imp.resample(NewRand(seed, 0x647261), f.imp.w, n, false), nil
+		return f.imp.resample(rng, f.imp.w, n, !constrained), nil
 	}
 	q, ok := f.Q.(msc.Sampler)
 	if !ok {
@@ -338,34 +349,14 @@ func (f *Fitted) Draws(n int, seed uint64) ([][]float64, error) {
 		comp.SetParams(f.Result.Params)
 	}
 	d := q.Dim()
-	rng := NewRand(seed, 0x647261)
 	u, eps := make([]float64, d), make([]float64, d)
 	out := make([][]float64, n)
 	for i := range out {
 		q.Sample(rng, u, eps)
-		out[i] = make([]float64, d)
-		comp.Constrain(u, out[i])
-	}
-	return out, nil
-}
-
-// UnconstrainedDraws returns n draws in unconstrained space: resampled by
-// their PSIS weights when the summaries are PSIS estimates, of q otherwise.
-func (f *Fitted) UnconstrainedDraws(n int, seed uint64) ([][]float64, error) {
-	if f.imp != nil && f.Summary != nil && f.Summary.SummarySource == "psis" {
-		return f.imp.resample(NewRand(seed, 0x73616d), f.imp.w, n, true), nil
-	}
-	q, ok := f.Q.(msc.Sampler)
-	if !ok {
-		return nil, Errorf("", "the %s proposal of a state-space run cannot be sampled on its own", f.Q.Name())
-	}
-	d := q.Dim()
-	rng := NewRand(seed, 0x73616d)
-	eps := make([]float64, d)
-	out := make([][]float64, n)
-	for i := range out {
-		out[i] = make([]float64, d)
-		q.Sample(rng, out[i], eps)
+		out[i] = append([]float64(nil), u...)
+		if constrained {
+			comp.Constrain(u, out[i])
+		}
 	}
 	return out, nil
 }
