@@ -106,8 +106,11 @@ type compiler struct {
 	covered []int // number of prior statements per unconstrained latent position
 	// dependency sets: latent positions each local depends on (by Var.ID)
 	localDeps [][]int
-	depMark   []int // scratch for depsOf, by latent position
-	depStamp  int
+	// elems holds the element nodes of a local vector or matrix filled by
+	// element assignment (by Var.ID; -1 for an unassigned element)
+	elems    [][]autodiff.Node
+	depMark  []int // scratch for depsOf, by latent position
+	depStamp int
 }
 
 type compileError struct{ err *lang.Error }
@@ -129,6 +132,7 @@ func Compile(m *Model, opt CompileOptions) (*Compiled, error) {
 		max:       opt.MaxNodes,
 		covered:   make([]int, m.LatentDim),
 		localDeps: make([][]int, len(m.Vars)),
+		elems:     make([][]autodiff.Node, len(m.Vars)),
 		depMark:   make([]int, m.LatentDim),
 	}
 	for i := range cp.env {
@@ -282,8 +286,17 @@ func (cp *compiler) stmt(s Stmt) {
 	}
 	switch s := s.(type) {
 	case *Assign:
-		cp.env[s.Local.ID] = cp.expr(s.X)
-		cp.localDeps[s.Local.ID] = cp.depsOf(s.X, nil)
+		cp.assign(s)
+	case *LocalDecl:
+		cp.localDecl(s)
+	case *If:
+		if cp.constExpr(s.Cond) != 0 {
+			cp.block(s.Then)
+		} else {
+			cp.block(s.Else)
+		}
+	case *Target:
+		cp.target(s)
 	case *For:
 		lo, hi := cp.intExpr(s.Lo), cp.intExpr(s.Hi)
 		if hi < lo {
@@ -340,11 +353,7 @@ func (cp *compiler) tilde(s *Tilde) {
 			}
 		}
 	}
-	op := cp.ops[s.Dist]
-	if op == nil {
-		op = stdlib.NewSumLogDensity(s.Dist)
-		cp.ops[s.Dist] = op
-	}
+	op := cp.density(s.Dist)
 	var deps []int
 	for _, a := range s.Args {
 		deps = cp.depsOf(a, deps)
@@ -413,10 +422,16 @@ func (cp *compiler) depsOf(e Expr, dst []int) []int {
 			walk(e.X)
 		case *Unary:
 			walk(e.X)
+		case *Not:
+			walk(e.X)
 		case *Binary:
 			walk(e.X)
 			walk(e.Y)
 		case *Call:
+			for _, a := range e.Args {
+				walk(a)
+			}
+		case *Density:
 			for _, a := range e.Args {
 				walk(a)
 			}
@@ -503,24 +518,12 @@ func (cp *compiler) constExpr(e Expr) float64 {
 		return -cp.constExpr(e.X)
 	case *Binary:
 		x, y := cp.constExpr(e.X), cp.constExpr(e.Y)
-		switch e.Op {
-		case OpAdd:
-			return x + y
-		case OpSub:
-			return x - y
-		case OpMul:
-			return x * y
-		case OpDiv:
-			if e.T.Kind == Int {
-				if y == 0 {
-					cp.fail(e.Pos(), "integer division by zero")
-				}
-				return math.Trunc(x / y)
-			}
-			return x / y
-		case OpPow:
-			return math.Pow(x, y)
+		if e.Op == OpDiv && e.T.Kind == Int && y == 0 {
+			cp.fail(e.Pos(), "integer division by zero")
 		}
+		return applyOp(e.Op, x, y, e.T.Kind == Int)
+	case *Not:
+		return b2f(cp.constExpr(e.X) == 0)
 	}
 	n := cp.expr(e)
 	if !cp.g.IsConst(n) {
@@ -539,6 +542,9 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 			return cp.num(float64(cp.ints[e.Var.ID]))
 		}
 		n := cp.env[e.Var.ID]
+		if n < 0 && cp.elems[e.Var.ID] != nil {
+			n = cp.stackLocal(e.Var, e.Pos())
+		}
 		if n < 0 {
 			cp.fail(e.Pos(), "%s %s is used before it is defined", e.Var.Kind, e.Var.Name)
 		}
@@ -555,6 +561,16 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 			if idx[i] < 1 || idx[i] > size {
 				cp.fail(ie.Pos(), "index %d is out of range: %s has %d %s (indices start at 1)", idx[i], FormatExpr(e.X), size, plural(t, i))
 			}
+		}
+		if r, ok := e.X.(*Ref); ok && r.Var.Kind == LocalVar && cp.elems[r.Var.ID] != nil && cp.env[r.Var.ID] < 0 {
+			if t.Kind == Vector || len(idx) == 2 {
+				return cp.localElem(r.Var, idx, e.Pos())
+			}
+			row := make([]autodiff.Node, t.Cols)
+			for j := range row {
+				row[j] = cp.localElem(r.Var, []int{idx[0], j + 1}, e.Pos())
+			}
+			return g.Stack(row...)
 		}
 		if r, ok := e.X.(*Ref); ok && r.Var.Kind == LatentVar && (t.Kind == Vector || len(idx) == 2) {
 			// index the input directly: a state-space sweep then touches
@@ -592,11 +608,29 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 				return g.MatVec(x, y)
 			}
 			return g.Mul(x, y)
-		case OpDiv:
+		case OpDiv, OpEDiv:
 			return g.Div(x, y)
-		default:
+		case OpEMul:
+			return g.Mul(x, y)
+		case OpPow:
 			return g.Pow(x, y)
+		case OpAnd:
+			a, b := g.Map(stepFunc{OpNe}, x), g.Map(stepFunc{OpNe}, y)
+			return g.Mul(a, b)
+		case OpOr:
+			a, b := g.Map(stepFunc{OpNe}, x), g.Map(stepFunc{OpNe}, y)
+			return g.Sub(g.Add(a, b), g.Mul(a, b))
+		default: // comparisons
+			return g.Map(stepFunc{e.Op}, g.Sub(x, y))
 		}
+	case *Not:
+		return g.Map(stepFunc{OpEq}, cp.expr(e.X))
+	case *Density:
+		args := make([]autodiff.Node, len(e.Args))
+		for i, a := range e.Args {
+			args[i] = cp.expr(a)
+		}
+		return g.Custom(cp.density(e.Dist), 1, args...)
 	case *Call:
 		args := make([]autodiff.Node, len(e.Args))
 		for i, a := range e.Args {

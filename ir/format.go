@@ -8,7 +8,7 @@ import (
 // FormatExpr renders an IR expression in .msc syntax, for messages.
 func FormatExpr(e Expr) string {
 	var b strings.Builder
-	formatExpr(&b, e, 0)
+	formatExpr(&b, e, -10)
 	return b.String()
 }
 
@@ -16,14 +16,18 @@ func prec(e Expr) int {
 	switch e := e.(type) {
 	case *Binary:
 		switch e.Op {
+		case OpOr, OpAnd:
+			return -2
+		case OpEq, OpNe, OpLt, OpLe, OpGt, OpGe:
+			return -1
 		case OpAdd, OpSub:
 			return 1
-		case OpMul, OpDiv:
+		case OpMul, OpDiv, OpEMul, OpEDiv:
 			return 2
 		default:
 			return 4
 		}
-	case *Unary:
+	case *Unary, *Not:
 		return 3
 	}
 	return 5
@@ -47,12 +51,28 @@ func formatExpr(b *strings.Builder, e Expr, outer int) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			formatExpr(b, x, 0)
+			formatExpr(b, x, -10)
 		}
 		b.WriteByte(']')
 	case *Unary:
 		b.WriteByte('-')
 		formatExpr(b, e.X, 3)
+	case *Not:
+		b.WriteByte('!')
+		formatExpr(b, e.X, 3)
+	case *Density:
+		b.WriteString(e.Name + "(")
+		for i, x := range e.Args {
+			switch i {
+			case 0:
+			case 1:
+				b.WriteString(" | ")
+			default:
+				b.WriteString(", ")
+			}
+			formatExpr(b, x, -10)
+		}
+		b.WriteByte(')')
 	case *Binary:
 		l, r := p, p+1
 		if e.Op == OpPow {
@@ -68,7 +88,7 @@ func formatExpr(b *strings.Builder, e Expr, outer int) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			formatExpr(b, x, 0)
+			formatExpr(b, x, -10)
 		}
 		b.WriteByte(')')
 	}

@@ -43,6 +43,9 @@ type resolver struct {
 	// unknownHint, when set, is the hint of an unknown name without a
 	// close match (CompileExpr's)
 	unknownHint string
+	// prelude are the transformed data (name = expr in the data block),
+	// run before the model body
+	prelude []Stmt
 }
 
 func (r *resolver) at(p lexer.Position) lang.Pos {
@@ -117,7 +120,7 @@ func (r *resolver) run(f *lang.File) {
 	r.model = blocks["model"]
 	r.assigned = map[string]lang.Pos{}
 	collectAssigned(r.model.Items, r.assigned, r)
-	r.m.Body = r.stmtsOfItems(r.model.Items)
+	r.m.Body = append(r.prelude, r.stmtsOfItems(r.model.Items)...)
 	if b := blocks["infer"]; b != nil {
 		r.settings(b)
 	}
@@ -163,6 +166,10 @@ func plainName(e *lang.Expr) (string, bool) {
 
 func (r *resolver) decls(b *lang.Block, kind VarKind) {
 	for _, it := range b.Items {
+		if it.Stmt != nil && kind == DataVar {
+			r.transformedData(it.Stmt)
+			continue
+		}
 		if it.Stmt != nil {
 			r.errorf(r.at(it.Pos), "a %s block holds declarations (name: type); statements belong in the model block", b.Kind)
 			continue
@@ -341,21 +348,13 @@ func foldConst(e Expr) (float64, bool) {
 		if !ok1 || !ok2 {
 			return 0, false
 		}
-		switch e.Op {
-		case OpAdd:
-			return x + y, true
-		case OpSub:
-			return x - y, true
-		case OpMul:
-			return x * y, true
-		case OpDiv:
-			if e.T.Kind == Int && y != 0 {
-				return math.Trunc(x / y), true
-			}
-			return x / y, true
-		default:
-			return math.Pow(x, y), true
+		if e.Op == OpDiv && e.T.Kind == Int && y == 0 {
+			return 0, false
 		}
+		return applyOp(e.Op, x, y, e.T.Kind == Int), true
+	case *Not:
+		x, ok := foldConst(e.X)
+		return b2f(x == 0), ok
 	}
 	return 0, false
 }
@@ -495,7 +494,7 @@ func (r *resolver) stmtsOfItems(items []*lang.Item) []Stmt {
 	var ss []*lang.Stmt
 	for _, it := range items {
 		if it.Decl != nil {
-			r.errorf(r.at(it.Pos), "declarations belong in the data, param or latent blocks, not in model")
+			ss = append(ss, &lang.Stmt{Pos: it.Pos, EndPos: it.EndPos, Decl: it.Decl})
 			continue
 		}
 		ss = append(ss, it.Stmt)
@@ -518,6 +517,14 @@ func (r *resolver) stmts(ss []*lang.Stmt) []Stmt {
 
 func (r *resolver) stmt(s *lang.Stmt) Stmt {
 	p := r.at(s.Pos)
+	switch {
+	case s.Decl != nil:
+		return r.localDecl(s.Decl)
+	case s.If != nil:
+		return r.ifStmt(s.If)
+	case s.Target != nil:
+		return r.target(s.Target, p)
+	}
 	if f := s.For; f != nil {
 		lo, hi := r.expr(f.Lo), r.expr(f.Hi)
 		if lo == nil || hi == nil {
@@ -540,24 +547,25 @@ func (r *resolver) stmt(s *lang.Stmt) Stmt {
 			return nil
 		}
 		v := r.newVar(f.Var, p, LoopVar, tInt)
-		r.scopes = append(r.scopes, map[string]*Var{f.Var: v})
+		r.scopes = append(r.scopes, map[string]*Var{f.Var: v}, map[string]*Var{})
 		body := r.stmts(f.Body)
-		r.scopes = r.scopes[:len(r.scopes)-1]
+		r.scopes = r.scopes[:len(r.scopes)-2]
 		return &For{stmtBase: stmtBase{p}, Var: v, Lo: lo, Hi: hi, Body: body}
 	}
 	sm := s.Simple
 	if sm.Assign != nil {
 		name, ok := plainName(sm.LHS)
 		if !ok {
-			r.errorf(r.at(sm.LHS.Pos), "the left of = must be a new name, as in eta = X * w")
-			return nil
+			return r.elementAssign(sm, p)
 		}
 		if v := r.lookupQuiet(name); v != nil {
 			switch v.Kind {
+			case LocalVar:
+				return r.reassign(v, sm, p)
 			case DataVar, ParamVar, LatentVar, SizeVar:
 				r.errorf(r.at(sm.LHS.Pos), "cannot assign to %s %s; use a new name for a local definition", v.Kind, name)
 			default:
-				r.errorf(r.at(sm.LHS.Pos), "%s is already defined at %d:%d; locals cannot be redefined", name, v.Pos.Line, v.Pos.Col)
+				r.errorf(r.at(sm.LHS.Pos), "cannot assign to %s %s", v.Kind, name)
 			}
 			return nil
 		}
@@ -607,7 +615,9 @@ func (r *resolver) tilde(sm *lang.Simple, p lang.Pos) Stmt {
 		return nil
 	}
 	root := rootVar(lhs)
-	if root == nil || (root.Kind != DataVar && root.Kind != LatentVar) {
+	if (root == nil || root.Kind == LocalVar) && !dependsOnUnknowns(lhs) {
+		root = nil // an expression of data alone, observed
+	} else if root == nil || (root.Kind != DataVar && root.Kind != LatentVar) {
 		what := "an expression"
 		if root != nil {
 			what = fmt.Sprintf("%s %s", root.Kind, root.Name)
@@ -632,6 +642,9 @@ func (r *resolver) tilde(sm *lang.Simple, p lang.Pos) Stmt {
 			r.errorf(a.Pos(), "argument %d (%s) of %s is %s, but the left of ~ is %s; arguments are scalars or vectors of the same length", i+1, fam.Params[i].Name, fam.Name, at, lt)
 			return nil
 		}
+	}
+	if root == nil {
+		root = &Var{Name: FormatExpr(lhs), Kind: DataVar}
 	}
 	text := FormatExpr(lhs) + " ~ " + call.String()
 	return &Tilde{stmtBase: stmtBase{p}, LHS: lhs, Dist: fam, Args: args, Root: root, Text: text}
@@ -718,22 +731,53 @@ func (r *resolver) lookup(name string, p lang.Pos) *Var {
 // ---- expressions ------------------------------------------------------------
 
 func (r *resolver) expr(e *lang.Expr) Expr {
-	x := r.term(e.Left)
+	terms := []Expr{r.term(e.Left)}
 	for _, op := range e.Rest {
-		if x == nil {
-			return nil
-		}
-		y := r.term(op.Term)
-		if y == nil {
-			return nil
-		}
-		bop := OpAdd
-		if op.Op == "-" {
-			bop = OpSub
-		}
-		x = r.binary(bop, x, y, r.at(op.Pos))
+		terms = append(terms, r.term(op.Term))
 	}
-	return x
+	for _, t := range terms {
+		if t == nil {
+			return nil
+		}
+	}
+	// precedence climbing over the flat chain, all operators left-associative
+	k := 0
+	var climb func(lhs Expr, min int) Expr
+	climb = func(lhs Expr, min int) Expr {
+		for lhs != nil && k < len(e.Rest) && opPrec(e.Rest[k].Operator()) >= min {
+			op := e.Rest[k]
+			k++
+			rhs := terms[k]
+			for k < len(e.Rest) && opPrec(e.Rest[k].Operator()) > opPrec(op.Operator()) {
+				rhs = climb(rhs, opPrec(op.Operator())+1)
+				if rhs == nil {
+					return nil
+				}
+			}
+			lhs = r.binary(binOps[op.Operator()], lhs, rhs, r.at(op.Pos))
+		}
+		return lhs
+	}
+	return climb(terms[0], 0)
+}
+
+// binOps maps the written operators to the IR's.
+var binOps = map[string]BinOp{"+": OpAdd, "-": OpSub, "*": OpMul, "/": OpDiv, ".*": OpEMul, "./": OpEDiv,
+	"==": OpEq, "!=": OpNe, "<": OpLt, "<=": OpLe, ">": OpGt, ">=": OpGe, "&&": OpAnd, "||": OpOr}
+
+// opPrec is Stan's precedence of the operators of an Expr chain.
+func opPrec(op string) int {
+	switch op {
+	case "||":
+		return 1
+	case "&&":
+		return 2
+	case "==", "!=":
+		return 3
+	case "<", "<=", ">", ">=":
+		return 4
+	}
+	return 5 // + -
 }
 
 func (r *resolver) term(t *lang.Term) Expr {
@@ -746,11 +790,7 @@ func (r *resolver) term(t *lang.Term) Expr {
 		if y == nil {
 			return nil
 		}
-		bop := OpMul
-		if op.Op == "/" {
-			bop = OpDiv
-		}
-		x = r.binary(bop, x, y, r.at(op.Pos))
+		x = r.binary(binOps[op.Op], x, y, r.at(op.Pos))
 	}
 	return x
 }
@@ -762,6 +802,13 @@ func (r *resolver) unary(u *lang.Unary) Expr {
 	x := r.unary(u.X)
 	if x == nil || u.Op == "+" {
 		return x
+	}
+	if u.Op == "!" {
+		if !x.Type().Scalar() {
+			r.errorf(r.at(u.Pos), "! takes a scalar, got %s", x.Type())
+			return nil
+		}
+		return &Not{exprBase: exprBase{r.at(u.Pos), tInt}, X: x}
 	}
 	if n, ok := x.(*Num); ok {
 		return &Num{exprBase: exprBase{r.at(u.Pos), n.T}, V: -n.V}
@@ -858,6 +905,13 @@ func (r *resolver) primary(p *lang.Primary) Expr {
 
 func (r *resolver) call(c *lang.Call) Expr {
 	pos := r.at(c.Pos)
+	if x, ok := r.densityCall(c); ok {
+		return x
+	}
+	if c.Bar {
+		r.errorf(pos, "only a log density (NAME_lpdf or NAME_lpmf) takes a bar: %s(y | ...)", c.Name)
+		return nil
+	}
 	fn, ok := stdlib.LookupFunc(c.Name)
 	if !ok {
 		e := r.errorf(pos, "unknown function %q", c.Name)
@@ -918,7 +972,7 @@ func (r *resolver) binary(op BinOp, x, y Expr, p lang.Pos) Expr {
 	}
 	if a.Scalar() && b.Scalar() {
 		t := tReal
-		if a.Kind == Int && b.Kind == Int && op != OpPow {
+		if op.Logical() || a.Kind == Int && b.Kind == Int && op != OpPow && op != OpEDiv {
 			t = tInt
 		}
 		return mk(t, false)
@@ -956,6 +1010,16 @@ func (r *resolver) binary(op BinOp, x, y Expr, p lang.Pos) Expr {
 			return bad("use dot(a, b) for the inner product")
 		}
 		return bad("supported products: scalar * anything, matrix[r, c] * vector[c]")
+	case OpEMul, OpEDiv:
+		switch {
+		case a.Scalar():
+			return mk(b, false)
+		case b.Scalar(), sameShape(a, b):
+			return mk(a, false)
+		}
+		return bad(op.String() + " is elementwise between values of the same shape")
+	case OpEq, OpNe, OpLt, OpLe, OpGt, OpGe, OpAnd, OpOr:
+		return bad("comparisons and logic take scalars; compare elements, as in x[i] > 0")
 	case OpDiv:
 		switch {
 		case b.Scalar():

@@ -97,6 +97,8 @@ type Var struct {
 	Offset int
 	// Source describes where data came from ("column \"Class\" of pima.csv").
 	Source string
+	// DataOnly marks a local computed from data alone (transformed data).
+	DataOnly bool
 }
 
 // Expr is a typed expression. The set of implementations is closed.
@@ -149,9 +151,39 @@ const (
 	OpMul
 	OpDiv
 	OpPow
+	OpEMul // .* elementwise
+	OpEDiv // ./ elementwise
+	OpEq   // comparisons and logic give 0 or 1
+	OpNe
+	OpLt
+	OpLe
+	OpGt
+	OpGe
+	OpAnd
+	OpOr
 )
 
-func (o BinOp) String() string { return [...]string{"+", "-", "*", "/", "^"}[o] }
+func (o BinOp) String() string {
+	return [...]string{"+", "-", "*", "/", "^", ".*", "./", "==", "!=", "<", "<=", ">", ">=", "&&", "||"}[o]
+}
+
+// Logical reports whether the operator gives 0 or 1.
+func (o BinOp) Logical() bool { return o >= OpEq }
+
+// Not is !x: 1 when x is 0, else 0.
+type Not struct {
+	exprBase
+	X Expr
+}
+
+// Density is NAME_lpdf(y | args) or NAME_lpmf(y | args): the summed log
+// density of y (a scalar or a vector) under a family.
+type Density struct {
+	exprBase
+	Name string
+	Dist *stdlib.Family
+	Args []Expr // y first
+}
 
 // Binary is x op y. MatVec is set when op is * between a matrix and a vector.
 type Binary struct {
@@ -192,11 +224,34 @@ type Tilde struct {
 	Text string
 }
 
-// Assign is a local definition name = expr.
+// Assign is a local definition or reassignment name = expr, or an element
+// assignment name[i] = expr (Idx non-nil) of a local vector or matrix.
 type Assign struct {
 	stmtBase
 	Local *Var
+	Idx   []Expr
 	X     Expr
+}
+
+// LocalDecl is name: type [= expr] in the model block.
+type LocalDecl struct {
+	stmtBase
+	Local *Var
+	Init  Expr // nil: elements are assigned later
+}
+
+// If is if cond { Then } else { Else }; an else-if chain nests in Else.
+type If struct {
+	stmtBase
+	Cond       Expr
+	Then, Else []Stmt
+}
+
+// Target is target += expr: the sum of expr added to the log density.
+type Target struct {
+	stmtBase
+	X    Expr
+	Text string
 }
 
 // For is for v in lo..hi { body }.

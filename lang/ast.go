@@ -124,13 +124,27 @@ func (f *From) IsGlob() bool {
 	return false
 }
 
-// Stmt is a statement: exactly one of For and Simple is non-nil.
+// Stmt is a statement: exactly one of Decl (a local declaration, in the
+// model block), For, If, Target and Simple is non-nil.
 type Stmt struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
-	For    *For    `parser:"(  @@"`
+	Decl   *Decl   `parser:"(  (?= Ident \":\") @@"`
+	For    *For    `parser:" | @@"`
+	If     *If     `parser:" | @@"`
+	Target *Expr   `parser:" | \"target\" \"+=\" @@"`
 	Simple *Simple `parser:" | @@ )"`
 	Semi   bool    `parser:"@\";\"?"`
+}
+
+// If is if cond { body } [else if ... | else { body }].
+type If struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Cond   *Expr   `parser:"\"if\" @@ \"{\""`
+	Then   []*Stmt `parser:"@@* \"}\""`
+	ElseIf *If     `parser:"( \"else\" ( @@"`
+	Else   []*Stmt `parser:"  | \"{\" @@* \"}\" ) )?"`
 }
 
 // For is for v in lo..hi { body }, with inclusive bounds.
@@ -152,7 +166,10 @@ type Simple struct {
 	Assign *Expr `parser:" | \"=\" @@ )"`
 }
 
-// Expr is a sum of terms, left-associative: Left Rest[0].Op Rest[0].Term ...
+// Expr is a chain of terms joined by binary operators of the lowest
+// precedences (|| && == != < <= > >= + -), flat as written: the resolver
+// applies the precedences (Stan's: || below &&, below equality, below
+// comparison, below + and -).
 type Expr struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
@@ -160,12 +177,18 @@ type Expr struct {
 	Rest   []*OpTerm `parser:"@@*"`
 }
 
-// OpTerm is "+ term" or "- term".
+// OpTerm is an operator and a term: + - == != <= >= && || < >. A < or >
+// must be followed by the start of a term and not by a declaration, so
+// that the closing > of a type's bounds is not read as a comparison.
 type OpTerm struct {
 	Pos  lexer.Position
-	Op   string `parser:"@(\"+\" | \"-\")"`
+	Op   string `parser:"(  @(\"+\" | \"-\" | \"==\" | \"!=\" | \"<=\" | \">=\" | \"&&\" | \"||\")"`
+	Cmp  string `parser:" | (?= (\"<\" | \">\") (Ident | Number | \"(\" | \"-\" | \"+\" | \"!\")) (?! (\"<\" | \">\") (Ident \":\" | \"from\" | \"standardized\")) @(\"<\" | \">\") )"`
 	Term *Term  `parser:"@@"`
 }
+
+// Operator is the operator as written.
+func (o *OpTerm) Operator() string { return o.Op + o.Cmp }
 
 // Term is a product of unary expressions, left-associative.
 type Term struct {
@@ -174,17 +197,17 @@ type Term struct {
 	Rest []*OpUnary `parser:"@@*"`
 }
 
-// OpUnary is "* x" or "/ x".
+// OpUnary is "* x", "/ x", ".* x" or "./ x".
 type OpUnary struct {
 	Pos lexer.Position
-	Op  string `parser:"@(\"*\" | \"/\")"`
+	Op  string `parser:"@(\"*\" | \"/\" | \".*\" | \"./\")"`
 	X   *Unary `parser:"@@"`
 }
 
 // Unary is a signed expression (Op and X) or a power (Power).
 type Unary struct {
 	Pos   lexer.Position
-	Op    string `parser:"(  @(\"-\" | \"+\")"`
+	Op    string `parser:"(  @(\"-\" | \"+\" | \"!\")"`
 	X     *Unary `parser:"   @@"`
 	Power *Power `parser:" | @@ )"`
 }
@@ -225,12 +248,15 @@ type Primary struct {
 	Paren  *Expr   `parser:" | \"(\" @@ \")\" )"`
 }
 
-// Call is name(args).
+// Call is name(args), or name(y | args) for a log density
+// (normal_lpdf(y | mu, sigma)): Given holds the arguments after the bar.
 type Call struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
 	Name   string  `parser:"@Ident \"(\""`
-	Args   []*Expr `parser:"( @@ ( \",\" @@ )* )? \")\""`
+	Args   []*Expr `parser:"( @@ ( \",\" @@ )* )?"`
+	Bar    bool    `parser:"( @\"|\""`
+	Given  []*Expr `parser:"  ( @@ ( \",\" @@ )* )? )? \")\""`
 }
 
 // ---- positions --------------------------------------------------------------
@@ -244,6 +270,7 @@ func (n *Bound) Position() Pos   { return ToPos(n.Pos) }
 func (n *From) Position() Pos    { return ToPos(n.Pos) }
 func (n *Stmt) Position() Pos    { return ToPos(n.Pos) }
 func (n *For) Position() Pos     { return ToPos(n.Pos) }
+func (n *If) Position() Pos      { return ToPos(n.Pos) }
 func (n *Simple) Position() Pos  { return ToPos(n.Pos) }
 func (n *Expr) Position() Pos    { return ToPos(n.Pos) }
 func (n *OpTerm) Position() Pos  { return ToPos(n.Pos) }
@@ -265,6 +292,7 @@ func (n *Bound) End() Pos  { return ToPos(n.EndPos) }
 func (n *From) End() Pos   { return ToPos(n.EndPos) }
 func (n *Stmt) End() Pos   { return ToPos(n.EndPos) }
 func (n *For) End() Pos    { return ToPos(n.EndPos) }
+func (n *If) End() Pos     { return ToPos(n.EndPos) }
 func (n *Simple) End() Pos { return ToPos(n.EndPos) }
 func (n *Expr) End() Pos   { return ToPos(n.EndPos) }
 

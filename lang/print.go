@@ -24,7 +24,7 @@ func (e *Expr) String() string { return FormatExpr(e) }
 func (e *Expr) write(b *strings.Builder) {
 	e.Left.write(b)
 	for _, r := range e.Rest {
-		b.WriteString(" " + r.Op + " ")
+		b.WriteString(" " + r.Operator() + " ")
 		r.Term.write(b)
 	}
 }
@@ -83,6 +83,10 @@ func (p *Primary) write(b *strings.Builder) {
 func (c *Call) write(b *strings.Builder) {
 	b.WriteString(c.Name + "(")
 	writeList(b, c.Args)
+	if c.Bar {
+		b.WriteString(" | ")
+		writeList(b, c.Given)
+	}
 	b.WriteByte(')')
 }
 

@@ -41,10 +41,28 @@ func Inspect(n Node, f func(Node) bool) {
 	case *Bound:
 		inspectExpr(n.Value, f)
 	case *Stmt:
-		if n.For != nil {
+		switch {
+		case n.Decl != nil:
+			Inspect(n.Decl, f)
+		case n.For != nil:
 			Inspect(n.For, f)
-		} else if n.Simple != nil {
+		case n.If != nil:
+			Inspect(n.If, f)
+		case n.Target != nil:
+			Inspect(n.Target, f)
+		case n.Simple != nil:
 			Inspect(n.Simple, f)
+		}
+	case *If:
+		inspectExpr(n.Cond, f)
+		for _, s := range n.Then {
+			Inspect(s, f)
+		}
+		if n.ElseIf != nil {
+			Inspect(n.ElseIf, f)
+		}
+		for _, s := range n.Else {
+			Inspect(s, f)
 		}
 	case *For:
 		inspectExpr(n.Lo, f)
@@ -99,6 +117,9 @@ func Inspect(n Node, f func(Node) bool) {
 		inspectExpr(n.Paren, f)
 	case *Call:
 		for _, a := range n.Args {
+			inspectExpr(a, f)
+		}
+		for _, a := range n.Given {
 			inspectExpr(a, f)
 		}
 	}

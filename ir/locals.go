@@ -1,0 +1,155 @@
+package ir
+
+import (
+	"github.com/mscppl/mscppl/autodiff"
+	"github.com/mscppl/mscppl/lang"
+	"github.com/mscppl/mscppl/stdlib"
+)
+
+// density returns the vectorised log density of a family (one per family).
+func (cp *compiler) density(f *stdlib.Family) *stdlib.SumLogDensity {
+	op := cp.ops[f]
+	if op == nil {
+		op = stdlib.NewSumLogDensity(f)
+		cp.ops[f] = op
+	}
+	return op
+}
+
+// localDecl starts a local: with its initial value, or with its elements
+// unassigned. Inside a loop it starts afresh at every iteration.
+func (cp *compiler) localDecl(s *LocalDecl) {
+	v := s.Local
+	cp.env[v.ID], cp.elems[v.ID], cp.localDeps[v.ID] = -1, nil, nil
+	if s.Init != nil {
+		cp.env[v.ID] = cp.broadcast(cp.expr(s.Init), v.Type)
+		cp.localDeps[v.ID] = cp.depsOf(s.Init, nil)
+		return
+	}
+	if !v.Type.Scalar() {
+		el := make([]autodiff.Node, v.Type.Len())
+		for i := range el {
+			el[i] = -1
+		}
+		cp.elems[v.ID] = el
+	}
+}
+
+// broadcast repeats a scalar node into a value of type t.
+func (cp *compiler) broadcast(n autodiff.Node, t Type) autodiff.Node {
+	if t.Scalar() || cp.g.Len(n) == t.Len() {
+		return n
+	}
+	el := make([]autodiff.Node, t.Len())
+	for i := range el {
+		el[i] = n
+	}
+	return cp.g.Stack(el...)
+}
+
+// assign sets a local, or elements of one.
+func (cp *compiler) assign(s *Assign) {
+	v := s.Local
+	deps := cp.depsOf(s.X, nil)
+	if s.Idx == nil {
+		cp.env[v.ID], cp.elems[v.ID] = cp.expr(s.X), nil
+		cp.localDeps[v.ID] = deps
+		return
+	}
+	el := cp.elems[v.ID]
+	if el == nil { // split the current value into its elements
+		el = make([]autodiff.Node, v.Type.Len())
+		cur := cp.env[v.ID]
+		for i := range el {
+			el[i] = -1
+			if cur >= 0 {
+				el[i] = cp.g.Index(cur, i)
+			}
+		}
+		cp.elems[v.ID] = el
+	}
+	cp.env[v.ID] = -1 // stacked again when the whole value is used
+	x := cp.expr(s.X)
+	idx := make([]int, len(s.Idx))
+	for i, ie := range s.Idx {
+		idx[i] = cp.intExpr(ie)
+	}
+	t := v.Type
+	cp.checkIndex(v, idx, s.Pos())
+	switch {
+	case t.Kind == Vector:
+		el[idx[0]-1] = x
+	case len(idx) == 2:
+		el[(idx[0]-1)*t.Cols+idx[1]-1] = x
+	default: // a matrix row
+		for j := 0; j < t.Cols; j++ {
+			el[(idx[0]-1)*t.Cols+j] = cp.g.Index(x, j)
+		}
+	}
+	cp.localDeps[v.ID] = mergeDeps(cp.localDeps[v.ID], deps)
+}
+
+func mergeDeps(a, b []int) []int {
+	seen := make(map[int]bool, len(a))
+	for _, p := range a {
+		seen[p] = true
+	}
+	for _, p := range b {
+		if !seen[p] {
+			a = append(a, p)
+			seen[p] = true
+		}
+	}
+	return a
+}
+
+func (cp *compiler) checkIndex(v *Var, idx []int, p lang.Pos) {
+	for i, k := range idx {
+		size := v.Type.Rows
+		if i == 1 {
+			size = v.Type.Cols
+		}
+		if k < 1 || k > size {
+			cp.fail(p, "index %d is out of range: %s has %d %s (indices start at 1)", k, v.Name, size, plural(v.Type, i))
+		}
+	}
+}
+
+// localElem reads an element of a local filled element by element.
+func (cp *compiler) localElem(v *Var, idx []int, p lang.Pos) autodiff.Node {
+	cp.checkIndex(v, idx, p)
+	k := idx[0] - 1
+	if len(idx) == 2 {
+		k = (idx[0]-1)*v.Type.Cols + idx[1] - 1
+	}
+	n := cp.elems[v.ID][k]
+	if n < 0 {
+		cp.fail(p, "element %s of local %s is used before it is assigned", componentName(v, k), v.Name)
+	}
+	return n
+}
+
+// stackLocal makes the whole value of a local filled element by element.
+func (cp *compiler) stackLocal(v *Var, p lang.Pos) autodiff.Node {
+	el := cp.elems[v.ID]
+	for k, n := range el {
+		if n < 0 {
+			cp.fail(p, "element %s of local %s is used before it is assigned", componentName(v, k), v.Name)
+		}
+	}
+	if v.Type.Kind == Matrix {
+		cp.fail(p, "a local matrix filled element by element can only be used element by element or by rows, not whole (yet)")
+	}
+	n := cp.g.Stack(el...)
+	cp.env[v.ID] = n
+	return n
+}
+
+// target adds target += x: the sum of x.
+func (cp *compiler) target(s *Target) {
+	n := cp.expr(s.X)
+	if cp.g.Len(n) > 1 {
+		n = cp.g.Sum(n)
+	}
+	cp.addTerm(factor{node: n, pos: s.Pos(), text: s.Text, deps: cp.depsOf(s.X, nil)})
+}

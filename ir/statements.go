@@ -1,0 +1,313 @@
+package ir
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mscppl/mscppl/lang"
+	"github.com/mscppl/mscppl/stdlib"
+)
+
+// localDecl resolves name: type [= expr] in the model block: real, int,
+// vector[n] or matrix[r, c], without bounds; the sizes are constants.
+func (r *resolver) localDecl(d *lang.Decl) Stmt {
+	p, tp := r.at(d.Pos), r.at(d.Type.Pos)
+	if d.From != nil || d.Standardized {
+		r.errorf(p, "a local variable takes no from or standardized: those bind data in the data block")
+		return nil
+	}
+	if len(d.Type.AllBounds()) > 0 {
+		r.errorf(tp, "local variables take no bounds; constrain latents in the latent block")
+		return nil
+	}
+	base := d.Type.Base
+	want := map[string]int{"int": 0, "real": 0, "vector": 1, "matrix": 2}[base]
+	if len(d.Type.Dims) != want {
+		r.errorf(tp, "%s takes %d size%s here, got %d", base, want, plural1(want), len(d.Type.Dims))
+		return nil
+	}
+	t := tReal
+	switch base {
+	case "int":
+		t = tInt
+	case "vector":
+		n, ok := r.sizeExpr(d.Type.Dims[0])
+		if !ok {
+			return nil
+		}
+		t = vecType(n)
+	case "matrix":
+		rows, ok1 := r.sizeExpr(d.Type.Dims[0])
+		cols, ok2 := r.sizeExpr(d.Type.Dims[1])
+		if !ok1 || !ok2 {
+			return nil
+		}
+		t = matType(rows, cols)
+	}
+	if v := r.lookupQuiet(d.Name); v != nil {
+		r.errorf(p, "%s is already declared as %s at %d:%d; pick another name", d.Name, v.Kind, v.Pos.Line, v.Pos.Col)
+		return nil
+	}
+	var init Expr
+	if d.Init != nil {
+		if init = r.expr(d.Init); init == nil {
+			return nil
+		}
+		if !r.assignable(t, init, d.Name) {
+			return nil
+		}
+	}
+	v := r.newVar(d.Name, p, LocalVar, t)
+	r.scopes[len(r.scopes)-1][d.Name] = v
+	return &LocalDecl{stmtBase: stmtBase{p}, Local: v, Init: init}
+}
+
+// assignable checks that a value of x's type can be stored in a local of
+// type t (an int local takes only ints; a scalar fills a vector).
+func (r *resolver) assignable(t Type, x Expr, name string) bool {
+	xt := x.Type()
+	switch {
+	case t.Kind == Int && xt.Kind != Int:
+		r.errorf(x.Pos(), "%s is an int, and the value is %s", name, xt)
+		return false
+	case t.Scalar() && xt.Scalar(), sameShape(t, xt):
+		return true
+	case !t.Scalar() && xt.Scalar():
+		return true
+	}
+	r.errorf(x.Pos(), "%s is %s, and the value is %s", name, t, xt)
+	return false
+}
+
+// reassign resolves name = expr for an existing local: statements run in
+// order, so later uses see the new value.
+func (r *resolver) reassign(v *Var, sm *lang.Simple, p lang.Pos) Stmt {
+	x := r.expr(sm.Assign)
+	if x == nil || !r.assignable(v.Type, x, v.Name) {
+		return nil
+	}
+	if !v.Type.Scalar() && x.Type().Scalar() {
+		r.errorf(x.Pos(), "%s is %s; assign it a value of that shape, or assign its elements", v.Name, v.Type)
+		return nil
+	}
+	return &Assign{stmtBase: stmtBase{p}, Local: v, X: x}
+}
+
+// elementAssign resolves name[i] = expr or name[i, j] = expr (or a matrix
+// row name[i] = vector) for a local vector or matrix.
+func (r *resolver) elementAssign(sm *lang.Simple, p lang.Pos) Stmt {
+	lp := r.at(sm.LHS.Pos)
+	e := sm.LHS
+	if len(e.Rest) > 0 || len(e.Left.Rest) > 0 || e.Left.Left.Power == nil || e.Left.Left.Power.Exp != nil {
+		r.errorf(lp, "the left of = must be a name or an element of a local, as in eta = X * w or v[t] = x")
+		return nil
+	}
+	pf := e.Left.Left.Power.Base
+	if pf.Prim.Ident == nil || len(pf.Indexes) != 1 {
+		r.errorf(lp, "the left of = must be a name or an element of a local, as in eta = X * w or v[t] = x")
+		return nil
+	}
+	name := *pf.Prim.Ident
+	v := r.lookup(name, lp)
+	if v == nil {
+		return nil
+	}
+	if v.Kind != LocalVar {
+		r.errorf(lp, "cannot assign to an element of %s %s; only locals declared in the model block (v: vector[T]) can be filled element by element", v.Kind, name)
+		return nil
+	}
+	lhs := r.postfix(pf)
+	ix, ok := lhs.(*Index)
+	if !ok {
+		return nil
+	}
+	x := r.expr(sm.Assign)
+	if x == nil {
+		return nil
+	}
+	if !sameShape(lhs.Type(), x.Type()) {
+		r.errorf(x.Pos(), "%s is %s, and the value is %s", FormatExpr(lhs), lhs.Type(), x.Type())
+		return nil
+	}
+	if v.Type.Kind == Int && x.Type().Kind != Int {
+		r.errorf(x.Pos(), "%s is an int, and the value is %s", name, x.Type())
+		return nil
+	}
+	return &Assign{stmtBase: stmtBase{p}, Local: v, Idx: ix.Idx, X: x}
+}
+
+// ifStmt resolves if cond { } else if cond { } else { }. Each branch is a
+// scope of its own.
+func (r *resolver) ifStmt(f *lang.If) Stmt {
+	p := r.at(f.Pos)
+	cond := r.expr(f.Cond)
+	if cond == nil {
+		return nil
+	}
+	if !cond.Type().Scalar() {
+		r.errorf(cond.Pos(), "the condition of if must be a scalar, got %s", cond.Type())
+		return nil
+	}
+	branch := func(ss []*lang.Stmt) []Stmt {
+		r.scopes = append(r.scopes, map[string]*Var{})
+		defer func() { r.scopes = r.scopes[:len(r.scopes)-1] }()
+		return r.stmts(ss)
+	}
+	out := &If{stmtBase: stmtBase{p}, Cond: cond, Then: branch(f.Then)}
+	switch {
+	case f.ElseIf != nil:
+		if s := r.ifStmt(f.ElseIf); s != nil {
+			out.Else = []Stmt{s}
+		}
+	default:
+		out.Else = branch(f.Else)
+	}
+	return out
+}
+
+// target resolves target += expr.
+func (r *resolver) target(e *lang.Expr, p lang.Pos) Stmt {
+	x := r.expr(e)
+	if x == nil {
+		return nil
+	}
+	if x.Type().Kind == Matrix {
+		r.errorf(x.Pos(), "target += takes a scalar or a vector (its sum is added), got %s", x.Type())
+		return nil
+	}
+	return &Target{stmtBase: stmtBase{p}, X: x, Text: "target += " + FormatExpr(x)}
+}
+
+// densityCall resolves NAME_lpdf(y | args) and NAME_lpmf(y | args).
+func (r *resolver) densityCall(c *lang.Call) (Expr, bool) {
+	name, suffix := c.Name, ""
+	for _, s := range []string{"_lpdf", "_lpmf", "_lupdf", "_lupmf"} {
+		if strings.HasSuffix(name, s) {
+			name, suffix = strings.TrimSuffix(name, s), s
+		}
+	}
+	if suffix == "" {
+		return nil, false
+	}
+	pos := r.at(c.Pos)
+	fam, ok := stdlib.Lookup(name)
+	if !ok {
+		e := r.errorf(pos, "unknown distribution %q in %s", name, c.Name)
+		if s := lang.Suggest(name, stdlib.FamilyNames()); s != "" {
+			e.Hint = fmt.Sprintf("did you mean %s%s?", s, suffix)
+		}
+		return nil, true
+	}
+	discrete := strings.Contains(suffix, "pmf")
+	if discrete != fam.Discrete {
+		want := "_lpdf"
+		if fam.Discrete {
+			want = "_lpmf"
+		}
+		r.errorf(pos, "%s is %s: write %s%s", fam.Name, map[bool]string{true: "discrete", false: "continuous"}[fam.Discrete], fam.Name, want)
+		return nil, true
+	}
+	if len(c.Args) != 1 || !c.Bar {
+		r.errorf(pos, "write %s(y | %s): the value, a bar, then the parameters", c.Name, paramList(fam))
+		return nil, true
+	}
+	if len(c.Given) != len(fam.Params) {
+		r.errorf(pos, "%s takes %d parameter%s (%s), got %d", c.Name, len(fam.Params), plural1(len(fam.Params)), paramList(fam), len(c.Given))
+		return nil, true
+	}
+	args := make([]Expr, 0, 1+len(c.Given))
+	for _, a := range append([]*lang.Expr{c.Args[0]}, c.Given...) {
+		x := r.expr(a)
+		if x == nil {
+			return nil, true
+		}
+		args = append(args, x)
+	}
+	yt := args[0].Type()
+	if yt.Kind == Matrix {
+		r.errorf(args[0].Pos(), "the value of %s must be a scalar or a vector, not %s", c.Name, yt)
+		return nil, true
+	}
+	for i, a := range args[1:] {
+		at := a.Type()
+		if !at.Scalar() && !(at.Kind == Vector && yt.Kind == Vector && at.Rows == yt.Rows) {
+			r.errorf(a.Pos(), "parameter %d (%s) of %s is %s, but the value is %s; parameters are scalars or vectors of the same length", i+1, fam.Params[i].Name, c.Name, at, yt)
+			return nil, true
+		}
+	}
+	return &Density{exprBase: exprBase{pos, tReal}, Name: c.Name, Dist: fam, Args: args}, true
+}
+
+func paramList(f *stdlib.Family) string {
+	names := make([]string, len(f.Params))
+	for i, ps := range f.Params {
+		names[i] = ps.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// transformedData resolves name = expr in the data block: a value computed
+// from data once, before the model (Stan's transformed data).
+func (r *resolver) transformedData(s *lang.Stmt) {
+	p := r.at(s.Pos)
+	sm := s.Simple
+	name, ok := "", false
+	if sm != nil && sm.Assign != nil {
+		name, ok = plainName(sm.LHS)
+	}
+	if !ok {
+		r.errorf(p, "a data block holds declarations (name: type) and transformed data (name = expression of data)")
+		return
+	}
+	x := r.expr(sm.Assign)
+	if x == nil {
+		return
+	}
+	v := r.newVar(name, r.at(sm.LHS.Pos), LocalVar, x.Type())
+	v.DataOnly = true
+	r.declare(v)
+	r.prelude = append(r.prelude, &Assign{stmtBase: stmtBase{p}, Local: v, X: x})
+}
+
+// dependsOnUnknowns reports whether e involves a latent or a param, directly
+// or through a local defined from them (conservatively: any model-block
+// local counts unless it is transformed data).
+func dependsOnUnknowns(e Expr) bool {
+	switch e := e.(type) {
+	case *Ref:
+		switch e.Var.Kind {
+		case LatentVar, ParamVar:
+			return true
+		case LocalVar:
+			return !e.Var.DataOnly
+		}
+	case *Index:
+		if dependsOnUnknowns(e.X) {
+			return true
+		}
+		for _, i := range e.Idx {
+			if dependsOnUnknowns(i) {
+				return true
+			}
+		}
+	case *Unary:
+		return dependsOnUnknowns(e.X)
+	case *Not:
+		return dependsOnUnknowns(e.X)
+	case *Binary:
+		return dependsOnUnknowns(e.X) || dependsOnUnknowns(e.Y)
+	case *Call:
+		for _, a := range e.Args {
+			if dependsOnUnknowns(a) {
+				return true
+			}
+		}
+	case *Density:
+		for _, a := range e.Args {
+			if dependsOnUnknowns(a) {
+				return true
+			}
+		}
+	}
+	return false
+}
