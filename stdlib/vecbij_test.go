@@ -643,3 +643,20 @@ func TestVecBijectionTriangularJacobian(t *testing.T) {
 		}
 	})
 }
+
+// Far out (|u| = 1000, where inv_logit and 1 - tanh^2 underflow) log J stays
+// finite and exact: for simplex[2], log J = log inv_logit(u) + log
+// inv_logit(-u) = -|u| - 2 log1p(exp(-|u|)); for cholesky_factor_corr[2],
+// log J = log(1 - tanh(u)^2) = 2 (log 2 - |u| - log1p(exp(-2|u|))).
+func TestVecBijectionLogJacobianFarOut(t *testing.T) {
+	for _, u := range []float64{-1000, -40, 40, 1000} {
+		a := math.Abs(u)
+		x := make([]float64, 2)
+		lj := Simplex{N: 2}.Constrain([]float64{u}, x)
+		require.InDelta(t, -a-2*math.Log1p(math.Exp(-a)), lj, 1e-9*a, "simplex[2] at %g", u)
+		require.InDelta(t, 1, x[0]+x[1], 1e-15)
+		xc := make([]float64, 4)
+		lj = CholeskyCorr{N: 2}.Constrain([]float64{u}, xc)
+		require.InDelta(t, 2*(math.Ln2-a-math.Log1p(math.Exp(-2*a))), lj, 1e-9*a, "cholesky_factor_corr[2] at %g", u)
+	}
+}
