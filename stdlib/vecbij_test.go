@@ -336,7 +336,6 @@ func fdU(rng *rand.Rand, rep int) float64 {
 	return math.Max(-6, math.Min(6, v))
 }
 
-
 // log J against log |det| of the central-difference Jacobian of u -> the
 // free coordinates of x.
 func TestVecBijectionLogJacobian(t *testing.T) {
