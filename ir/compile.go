@@ -290,6 +290,9 @@ func (cp *compiler) stmt(s Stmt) {
 	case *LocalDecl:
 		cp.localDecl(s)
 	case *If:
+		if c := cp.expr(s.Cond); !cp.g.IsConst(c) {
+			cp.fail(s.Cond.Pos(), "the condition of this if depends on latents or params, which is not supported yet; write the branches as arithmetic, e.g. c * a + (1 - c) * b with c = (x > 0)")
+		}
 		if cp.constExpr(s.Cond) != 0 {
 			cp.block(s.Then)
 		} else {
