@@ -296,6 +296,14 @@ func (g *Graph) Slice(a Node, lo, hi int) Node {
 	return g.push(record{op: opSlice, a: a, flags: g.recs[a].flags, n: int32(hi - lo), lo: int32(lo)})
 }
 
+// Reshape views a node of length r*c as an r x c matrix (row-major).
+func (g *Graph) Reshape(a Node, r, c int) Node {
+	if r*c != int(g.recs[a].n) {
+		panic(fmt.Sprintf("autodiff: Reshape of length %d to %dx%d", g.recs[a].n, r, c))
+	}
+	return g.push(record{op: opSlice, a: a, flags: g.recs[a].flags, n: int32(r * c), rows: int32(r), cols: int32(c)})
+}
+
 // Stack makes a vector of scalar nodes.
 func (g *Graph) Stack(xs ...Node) Node {
 	for _, x := range xs {

@@ -34,7 +34,7 @@ func (f *Fitted) Variational() (*Variational, error) {
 		return nil, err
 	}
 	v := &Variational{Model: f.Summary.Model, Data: f.Summary.Data, Seed: f.Summary.Seed, Family: f.Q.Name(),
-		LatentNames: f.Model.IR.LatentNames(), Q: b}
+		LatentNames: f.Model.IR.UnconstrainedNames(), Q: b}
 	if f.Model.IR.ParamDim > 0 {
 		v.ParamNames = f.Model.IR.ParamNames()
 		v.ParamsUnconstrained = f.unconstrainedParams()

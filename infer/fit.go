@@ -265,7 +265,7 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 		return f, nil
 	}
 	s := msc.Settings{Samples: o.Samples, Iters: o.Iters, Fixed: o.Fixed, Chains: o.Chains, LR: o.LR, ParamLR: o.ParamLR, RetainedOnly: o.Retained, Trace: o.Trace,
-		Names: m.IR.LatentNames()}
+		Names: m.IR.UnconstrainedNames()}
 	if s.Optimizer, err = msc.ParseOptimizer(o.Optimizer); err != nil {
 		return nil, Errorf("", "%v", err)
 	}

@@ -40,7 +40,7 @@ func drawsOf(rng *rand.Rand, comp *ir.Compiled, q msc.Sampler, M int) *importanc
 	z, eps := make([]float64, d), make([]float64, d)
 	for i := range im.x {
 		q.Sample(rng, z, eps)
-		im.x[i] = make([]float64, d)
+		im.x[i] = make([]float64, comp.Model.XDim)
 		comp.Constrain(z, im.x[i])
 		im.uniform[i] = 1 / float64(M)
 	}
@@ -75,7 +75,7 @@ func importanceSample(rng *rand.Rand, comp *ir.Compiled, q msc.Sampler, M int) (
 				v = math.Inf(-1)
 			}
 			lr = append(lr, v)
-			x := make([]float64, d)
+			x := make([]float64, comp.Model.XDim)
 			comp.Constrain(row, x)
 			im.x[done+i], im.u[done+i] = x, append([]float64(nil), row...)
 		}

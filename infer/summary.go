@@ -150,16 +150,16 @@ func (f *Fitted) summarize(o Options, kernel, optimizer string, elapsed time.Dur
 		dg := &sum.Diagnostics
 		dg.RhatMax, dg.ChainSpreadMax, dg.RhatOf = Figure(res.RhatMax), Figure(res.SpreadMax), res.RhatOf
 		dg.Rhat = map[string]Figure{}
-		for j, n := range names {
+		for j, n := range m.UnconstrainedNames() {
 			dg.Rhat[n] = Figure(res.Rhat[j])
 		}
 		for i, r := range res.Chains {
 			cs := ChainSummary{Chain: i + 1, Iterations: r.Iterations, ChangeRate: r.ChangeRate, MeanESS: r.MeanESS, Warnings: r.Warnings}
 			if sq, ok := r.Q.(msc.Sampler); ok {
-				mean, sd := make([]float64, len(names)), make([]float64, len(names))
+				mean, sd := make([]float64, m.LatentDim), make([]float64, m.LatentDim)
 				sq.Moments(mean, sd)
 				cs.QMean, cs.QSD = map[string]float64{}, map[string]float64{}
-				for j, n := range names {
+				for j, n := range m.UnconstrainedNames() {
 					cs.QMean[n], cs.QSD[n] = mean[j], sd[j]
 				}
 			}
@@ -240,8 +240,8 @@ func (im *importance) qMarginals(m *ir.Model) map[string]Moments {
 	scratch, col := make([]int, im.draws), make([]float64, im.draws)
 	for j, n := range m.LatentNames() {
 		qm := im.marginals(j, im.uniform, scratch, col)
-		if identity(m, j) {
-			qm.Mean, qm.SD, qm.MCSE = im.qMean[j], im.qSD[j], Figure(math.NaN())
+		if k := m.IdentityIndex(j); k >= 0 {
+			qm.Mean, qm.SD, qm.MCSE = im.qMean[k], im.qSD[k], Figure(math.NaN())
 		}
 		out[n] = qm
 	}
@@ -254,16 +254,6 @@ func khatRemedy(family string) string {
 		return "reparameterise (for example the non-centred form of a hierarchical model), or more --iters"
 	}
 	return "reparameterise (for example the non-centred form of a hierarchical model), --family student_t, or more --iters"
-}
-
-// identity reports whether latent component j is unconstrained.
-func identity(m *ir.Model, j int) bool {
-	for _, v := range m.Latents {
-		if j >= v.Offset && j < v.Offset+v.Type.Len() {
-			return v.Bij.Identity()
-		}
-	}
-	return true
 }
 
 // verdict is the one-line verdict of a summary.
@@ -353,9 +343,11 @@ func (f *Fitted) draws(n int, seed uint64, constrained bool) ([][]float64, error
 	out := make([][]float64, n)
 	for i := range out {
 		q.Sample(rng, u, eps)
-		out[i] = append([]float64(nil), u...)
 		if constrained {
+			out[i] = make([]float64, comp.Model.XDim)
 			comp.Constrain(u, out[i])
+		} else {
+			out[i] = append([]float64(nil), u...)
 		}
 	}
 	return out, nil
@@ -370,9 +362,9 @@ func PriorDraws(m *Model, n int, seed uint64) [][]float64 {
 		return nil
 	}
 	d := comp.Dim()
-	out := make([][]float64, d)
+	out := make([][]float64, m.IR.XDim)
 	rng := NewRand(seed, 0x707269)
-	u, x := make([]float64, d), make([]float64, d)
+	u, x := make([]float64, d), make([]float64, m.IR.XDim)
 	for k := 0; k < n; k++ {
 		comp.SamplePrior(rng, u)
 		comp.Constrain(u, x)

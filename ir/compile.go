@@ -88,6 +88,8 @@ type Compiled struct {
 	env []autodiff.Node
 	// scratch for distribution parameters (SamplePrior)
 	scratch [8]float64
+	// nodes to evaluate for the latents Constrain computes on the graph
+	specialOrder []autodiff.Node
 }
 
 type compiler struct {
@@ -245,6 +247,10 @@ func (cp *compiler) leaves() {
 	}
 	c.latent = g.Input(dim)
 	for _, v := range m.Latents {
+		if v.Special() {
+			cp.specialLeaf(v)
+			continue
+		}
 		u := cp.part(c.latent, v)
 		n := u
 		if v.Bij.HasLower || v.Bij.HasUpper {
@@ -407,8 +413,13 @@ func (cp *compiler) depsOf(e Expr, dst []int) []int {
 		case *Ref:
 			switch e.Var.Kind {
 			case LatentVar:
-				for i := 0; i < e.Var.Type.Len(); i++ {
+				for i := 0; i < e.Var.UDim(); i++ {
 					add(e.Var.Offset + i)
+				}
+				for _, b := range []Expr{e.Var.LowerX, e.Var.UpperX} {
+					if b != nil {
+						walk(b)
+					}
 				}
 			case LocalVar:
 				for _, p := range cp.localDeps[e.Var.ID] {
@@ -416,7 +427,7 @@ func (cp *compiler) depsOf(e Expr, dst []int) []int {
 				}
 			}
 		case *Index:
-			if r, ok := e.X.(*Ref); ok && r.Var.Kind == LatentVar {
+			if r, ok := e.X.(*Ref); ok && r.Var.Kind == LatentVar && !r.Var.Special() {
 				for _, p := range cp.lhsPositions(e) {
 					add(p)
 				}
@@ -449,7 +460,7 @@ func (cp *compiler) depsOf(e Expr, dst []int) []int {
 func (cp *compiler) lhsPositions(e Expr) []int {
 	switch e := e.(type) {
 	case *Ref:
-		out := make([]int, e.Var.Type.Len())
+		out := make([]int, e.Var.UDim())
 		for i := range out {
 			out[i] = e.Var.Offset + i
 		}
@@ -460,6 +471,9 @@ func (cp *compiler) lhsPositions(e Expr) []int {
 			return nil
 		}
 		v := r.Var
+		if v.Special() {
+			return cp.lhsPositions(r)
+		}
 		idx := make([]int, len(e.Idx))
 		for i, x := range e.Idx {
 			idx[i] = cp.intExpr(x) - 1
@@ -481,6 +495,11 @@ func (cp *compiler) lhsPositions(e Expr) []int {
 }
 
 func (cp *compiler) priorCheck() error {
+	for _, v := range cp.m.Latents {
+		if v.Special() {
+			return lang.Errorf(v.Pos, "latent %s has a vector constraint or bounds that depend on other variables, so its prior cannot be sampled directly", v.Name)
+		}
+	}
 	for _, v := range cp.m.Latents {
 		for i := 0; i < v.Type.Len(); i++ {
 			switch n := cp.covered[v.Offset+i]; {
@@ -575,7 +594,7 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 			}
 			return g.Stack(row...)
 		}
-		if r, ok := e.X.(*Ref); ok && r.Var.Kind == LatentVar && (t.Kind == Vector || len(idx) == 2) {
+		if r, ok := e.X.(*Ref); ok && r.Var.Kind == LatentVar && !r.Var.Special() && (t.Kind == Vector || len(idx) == 2) {
 			// index the input directly: a state-space sweep then touches
 			// one element, not a copy of the whole vector
 			pos := r.Var.Offset + idx[0] - 1
@@ -914,11 +933,37 @@ func (c *Compiled) Diagnose(z []float64) error {
 
 // Constrain maps one unconstrained row u to the constrained latent values x
 // (len Dim()), in declaration order.
+// Constrain maps an unconstrained latent vector u (length Dim) to the
+// constrained one x (length Model.XDim). Latents with a vector constraint
+// or expression bounds are evaluated on the graph.
 func (c *Compiled) Constrain(u, x []float64) {
+	special := false
 	for _, v := range c.Model.Latents {
+		if v.Special() {
+			special = true
+			continue
+		}
 		for i := 0; i < v.Type.Len(); i++ {
-			k := v.Offset + i
-			x[k] = v.Bij.Constrain(u[k])
+			x[v.XOffset+i] = v.Bij.Constrain(u[v.Offset+i])
+		}
+	}
+	if !special {
+		return
+	}
+	if c.specialOrder == nil {
+		var nodes []autodiff.Node
+		for _, v := range c.Model.Latents {
+			if v.Special() {
+				nodes = append(nodes, c.varNode[v.ID])
+			}
+		}
+		c.specialOrder = c.g.Ancestors(nodes...)
+	}
+	c.load(u, 1)
+	c.g.ForwardNodes(c.specialOrder, 1)
+	for _, v := range c.Model.Latents {
+		if v.Special() {
+			copy(x[v.XOffset:v.XOffset+v.Type.Len()], c.g.Value(c.varNode[v.ID], 0))
 		}
 	}
 }
@@ -934,7 +979,46 @@ func (c *Compiled) ConstrainParams(theta, x []float64) {
 }
 
 // LatentNames returns the names of the latent components, like "w[3]".
-func (m *Model) LatentNames() []string { return componentNames(m.Latents, m.LatentDim) }
+func (m *Model) LatentNames() []string {
+	out := make([]string, m.XDim)
+	for _, v := range m.Latents {
+		for i := 0; i < v.Type.Len(); i++ {
+			out[v.XOffset+i] = componentName(v, i)
+		}
+	}
+	return out
+}
+
+// UnconstrainedNames names the components of the unconstrained latent
+// vector (what q describes): the latents' own names, except that a latent
+// with a vector constraint has UDim components named name__u[i].
+func (m *Model) UnconstrainedNames() []string {
+	out := make([]string, m.LatentDim)
+	for _, v := range m.Latents {
+		for i := 0; i < v.UDim(); i++ {
+			if v.VecBij != nil {
+				out[v.Offset+i] = fmt.Sprintf("%s__u[%d]", v.Name, i+1)
+			} else {
+				out[v.Offset+i] = componentName(v, i)
+			}
+		}
+	}
+	return out
+}
+
+// IdentityIndex returns the unconstrained position of constrained latent
+// component j when that component is unconstrained (x = u), else -1.
+func (m *Model) IdentityIndex(j int) int {
+	for _, v := range m.Latents {
+		if j >= v.XOffset && j < v.XOffset+v.Type.Len() {
+			if v.Special() || !v.Bij.Identity() {
+				return -1
+			}
+			return v.Offset + j - v.XOffset
+		}
+	}
+	return -1
+}
 
 // ParamNames returns the names of the param components.
 func (m *Model) ParamNames() []string { return componentNames(m.Params, m.ParamDim) }

@@ -182,6 +182,10 @@ func (r *resolver) decl(d *lang.Decl, kind VarKind) {
 	p := r.at(d.Pos)
 	tp := r.at(d.Type.Pos)
 	base := d.Type.Base
+	if vb, ok := stdlib.LookupVecBijection(base); ok {
+		r.vecLatent(d, kind, vb)
+		return
+	}
 	ndims := len(d.Type.Dims)
 	want := map[string]int{"int": 0, "real": 0, "vector": 1, "matrix": 2}[base]
 	if ndims != want {
@@ -213,6 +217,10 @@ func (r *resolver) decl(d *lang.Decl, kind VarKind) {
 	}
 	if kind == LatentVar && base == "matrix" {
 		r.errorf(tp, "matrix latents are not supported yet; use a vector")
+		return
+	}
+	if kind == LatentVar && r.exprBounds(d.Type) {
+		r.boundedLatent(d, p)
 		return
 	}
 	bij, ok := r.bounds(d.Type)
@@ -263,8 +271,9 @@ func (r *resolver) decl(d *lang.Decl, kind VarKind) {
 		r.m.ParamDim += t.Len()
 		r.m.Params = append(r.m.Params, v)
 	} else {
-		v.Offset = r.m.LatentDim
+		v.Offset, v.XOffset = r.m.LatentDim, r.m.XDim
 		r.m.LatentDim += t.Len()
+		r.m.XDim += t.Len()
 		r.m.Latents = append(r.m.Latents, v)
 	}
 	r.declare(v)

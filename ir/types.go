@@ -99,6 +99,29 @@ type Var struct {
 	Source string
 	// DataOnly marks a local computed from data alone (transformed data).
 	DataOnly bool
+	// XOffset is the offset of a latent in the constrained latent vector
+	// (Compiled.Constrain's output); it differs from Offset when an earlier
+	// latent has a vector constraint.
+	XOffset int
+	// VecBij is a latent's vector constraint (simplex, ordered, ...), and
+	// LowerX, UpperX its bounds when they are expressions of data and
+	// earlier latents; Bij is the identity then.
+	VecBij         stdlib.VecBijection
+	LowerX, UpperX Expr
+}
+
+// Special reports whether a latent's constraint is not elementwise with
+// constant bounds (a vector constraint or expression bounds): its
+// unconstrained and constrained lengths or values are then not those of
+// Bij.
+func (v *Var) Special() bool { return v.VecBij != nil || v.LowerX != nil || v.UpperX != nil }
+
+// UDim is the latent's length in unconstrained space.
+func (v *Var) UDim() int {
+	if v.VecBij != nil {
+		return v.VecBij.UDim()
+	}
+	return v.Type.Len()
 }
 
 // Expr is a typed expression. The set of implementations is closed.
@@ -282,6 +305,7 @@ type Model struct {
 	Latents  []*Var
 	Body     []Stmt
 	Settings Settings
-	// LatentDim and ParamDim are the lengths of the unconstrained vectors.
-	LatentDim, ParamDim int
+	// LatentDim and ParamDim are the lengths of the unconstrained vectors;
+	// XDim is the length of the constrained latent vector.
+	LatentDim, ParamDim, XDim int
 }

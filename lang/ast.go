@@ -68,7 +68,7 @@ type Decl struct {
 type Type struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
-	Base   string   `parser:"@(\"int\" | \"real\" | \"vector\" | \"matrix\")"`
+	Base   string   `parser:"@(\"int\" | \"real\" | \"vector\" | \"matrix\" | \"simplex\" | \"ordered\" | \"positive_ordered\" | \"cholesky_factor_corr\")"`
 	Bounds []*Bound `parser:"( \"<\" @@ ( \",\" @@ )* \">\" )?"`
 	Dims   []*Expr  `parser:"( \"[\" @@ ( \",\" @@ )* \"]\" )?"`
 	// After is always empty in a File returned by Parse: bounds written

@@ -56,7 +56,7 @@ func csvName(s string) string {
 
 func (tr *tracer) csv() []byte {
 	var b bytes.Buffer
-	names := tr.m.IR.LatentNames()[:tr.nLat]
+	names := tr.m.IR.UnconstrainedNames()[:tr.nLat]
 	head := []string{"iteration", "ess", "change_rate"}
 	for _, n := range names {
 		head = append(head, "mean_"+csvName(n))

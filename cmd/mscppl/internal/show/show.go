@@ -144,7 +144,14 @@ func Layout(w io.Writer, model string, m *ir.Model, comp *ir.Compiled, table *da
 		return fmt.Sprintf("%s init %g, unconstrained offset %d", v.Bij.String(), v.Init[0], v.Offset)
 	})
 	section("latent", m.Latents, func(v *ir.Var) string {
-		return fmt.Sprintf("%s unconstrained offsets %d..%d", v.Bij.String(), v.Offset, v.Offset+v.Type.Len()-1)
+		c := v.Bij.String()
+		switch {
+		case v.VecBij != nil:
+			c = v.VecBij.Name()
+		case v.LowerX != nil || v.UpperX != nil:
+			c = "bounds depending on other latents"
+		}
+		return fmt.Sprintf("%s unconstrained offsets %d..%d", c, v.Offset, v.Offset+v.UDim()-1)
 	})
 	fmt.Fprintf(w, "unconstrained dimension: %d latent, %d param\n", m.LatentDim, m.ParamDim)
 	fmt.Fprintf(w, "graph: %d nodes\n", comp.Graph().NumNodes())

@@ -1,0 +1,171 @@
+package ir
+
+import (
+	"github.com/mscppl/mscppl/autodiff"
+	"github.com/mscppl/mscppl/lang"
+	"github.com/mscppl/mscppl/stdlib"
+)
+
+// vecLatent declares a latent with a vector constraint: simplex[K],
+// ordered[K], positive_ordered[K] (vectors) or cholesky_factor_corr[K] (a
+// K x K matrix).
+func (r *resolver) vecLatent(d *lang.Decl, kind VarKind, mk func(K int) stdlib.VecBijection) {
+	p, tp := r.at(d.Pos), r.at(d.Type.Pos)
+	base := d.Type.Base
+	if kind != LatentVar {
+		r.errorf(tp, "%s is a type for latents; %s %s is checked against its declared type, not transformed", base, kind, d.Name)
+		return
+	}
+	if len(d.Type.Dims) != 1 {
+		r.errorf(tp, "%s needs one size, as in %s[K]", base, base)
+		return
+	}
+	if len(d.Type.AllBounds()) > 0 {
+		r.errorf(tp, "%s takes no bounds", base)
+		return
+	}
+	if d.Init != nil {
+		r.errorf(r.at(d.Init.Pos), "latent %s cannot have a value: its value is what inference is about", d.Name)
+		return
+	}
+	k, ok := r.sizeExpr(d.Type.Dims[0])
+	if !ok {
+		return
+	}
+	if k < 1 || base == "simplex" && k < 2 {
+		r.errorf(tp, "%s[%d] is too small", base, k)
+		return
+	}
+	vb := mk(k)
+	t := vecType(k)
+	if base == "cholesky_factor_corr" {
+		t = matType(k, k)
+	}
+	v := r.newVar(d.Name, p, LatentVar, t)
+	v.VecBij = vb
+	v.Offset, v.XOffset = r.m.LatentDim, r.m.XDim
+	r.m.LatentDim += vb.UDim()
+	r.m.XDim += t.Len()
+	r.m.Latents = append(r.m.Latents, v)
+	r.declare(v)
+}
+
+// exprBounds reports whether a type's bounds are not all constants (they
+// then depend on earlier latents or params).
+func (r *resolver) exprBounds(t *lang.Type) bool {
+	for _, b := range t.AllBounds() {
+		n := len(r.errs)
+		x := r.expr(b.Value)
+		r.errs = r.errs[:n]
+		if x == nil {
+			return false // reported by bounds
+		}
+		if _, ok := foldConst(x); !ok && dependsOnUnknowns(x) {
+			return true
+		}
+	}
+	return false
+}
+
+// boundedLatent declares a real or vector latent whose bounds are
+// expressions of earlier latents, params and data (beta: real<lower=0,
+// upper=1 - alpha>).
+func (r *resolver) boundedLatent(d *lang.Decl, p lang.Pos) {
+	tp := r.at(d.Type.Pos)
+	base := d.Type.Base
+	if base != "real" && base != "vector" {
+		r.errorf(tp, "bounds that depend on other variables are supported for real and vector latents")
+		return
+	}
+	t := tReal
+	if base == "vector" {
+		if len(d.Type.Dims) != 1 {
+			r.errorf(tp, "vector needs one size, as in vector[N]")
+			return
+		}
+		n, ok := r.sizeExpr(d.Type.Dims[0])
+		if !ok {
+			return
+		}
+		t = vecType(n)
+	}
+	if d.Init != nil {
+		r.errorf(r.at(d.Init.Pos), "latent %s cannot have a value: its value is what inference is about", d.Name)
+		return
+	}
+	v := r.newVar(d.Name, p, LatentVar, t)
+	for _, b := range d.Type.AllBounds() {
+		x := r.expr(b.Value)
+		if x == nil {
+			return
+		}
+		if !x.Type().Scalar() && !sameShape(x.Type(), t) {
+			r.errorf(x.Pos(), "the %s bound of %s is %s; it must be a scalar or of the shape of %s (%s)", b.Which, d.Name, x.Type(), d.Name, t)
+			return
+		}
+		if b.Which == "lower" {
+			if v.LowerX != nil {
+				r.errorf(r.at(b.Pos), "lower bound given twice")
+				return
+			}
+			v.LowerX = x
+		} else {
+			if v.UpperX != nil {
+				r.errorf(r.at(b.Pos), "upper bound given twice")
+				return
+			}
+			v.UpperX = x
+		}
+	}
+	v.Offset, v.XOffset = r.m.LatentDim, r.m.XDim
+	r.m.LatentDim += t.Len()
+	r.m.XDim += t.Len()
+	r.m.Latents = append(r.m.Latents, v)
+	r.declare(v)
+}
+
+// specialLeaf builds the constrained value and the log-Jacobian of a latent
+// with a vector constraint or expression bounds.
+func (cp *compiler) specialLeaf(v *Var) {
+	g, c := cp.g, cp.c
+	u := g.Slice(c.latent, v.Offset, v.Offset+v.UDim())
+	var x, jac autodiff.Node
+	if v.VecBij != nil {
+		n := v.Type.Len()
+		out := g.Custom(v.VecBij.Op(), n+1, u)
+		x, jac = g.Slice(out, 0, n), g.Index(out, n)
+		if v.Type.Kind == Matrix {
+			x = g.Reshape(x, v.Type.Rows, v.Type.Cols)
+		}
+	} else {
+		var lo, hi autodiff.Node = -1, -1
+		if v.LowerX != nil {
+			lo = cp.expr(v.LowerX)
+		}
+		if v.UpperX != nil {
+			hi = cp.expr(v.UpperX)
+		}
+		switch {
+		case lo >= 0 && hi >= 0: // x = lo + (hi - lo) inv_logit(u)
+			w := g.Sub(hi, lo)
+			x = g.Add(lo, g.Mul(w, g.Map(stdlib.InvLogitFunc, u)))
+			jac = g.Sum(g.Add(g.Log(w), g.Add(g.Map(stdlib.LogInvLogitFunc, u), g.Map(stdlib.LogInvLogitFunc, g.Neg(u)))))
+			if v.Type.Scalar() && g.Len(w) == 1 {
+				jac = g.Add(g.Log(w), g.Add(g.Map(stdlib.LogInvLogitFunc, u), g.Map(stdlib.LogInvLogitFunc, g.Neg(u))))
+			}
+		case lo >= 0: // x = lo + exp(u)
+			x, jac = g.Add(lo, g.Exp(u)), g.Sum(u)
+		default: // x = hi - exp(u)
+			x, jac = g.Sub(hi, g.Exp(u)), g.Sum(u)
+		}
+		if v.Type.Scalar() {
+			x = g.Index(x, 0)
+		}
+	}
+	if g.Len(jac) > 1 {
+		jac = g.Sum(jac)
+	}
+	cp.jac = append(cp.jac, jac)
+	cp.env[v.ID] = x
+	c.varNode[v.ID] = x
+}
