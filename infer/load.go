@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/mscppl/mscppl/ir"
@@ -32,7 +33,8 @@ type Model struct {
 	// printing errors with their source line.
 	Sources map[string][]byte
 	File    *lang.File
-	Table   *dataset.Table // nil without a data file
+	Table   *dataset.Table    // nil without a CSV data file
+	JSON    *dataset.JSONData // the data file when it is JSON (*.json)
 	IR      *ir.Model
 	Comp    *ir.Compiled
 }
@@ -73,11 +75,15 @@ func (m *Model) load(src []byte, opt ...LoadOptions) error {
 			return FileError(m.DataPath, "data", err)
 		}
 		m.Sources[m.DataPath] = b
-		if m.Table, err = dataset.Read(m.DataPath, strings.NewReader(string(b))); err != nil {
+		if IsJSON(m.DataPath) {
+			if m.JSON, err = dataset.ParseJSON(m.DataPath, b); err != nil {
+				return err
+			}
+		} else if m.Table, err = dataset.Read(m.DataPath, strings.NewReader(string(b))); err != nil {
 			return err
 		}
 	}
-	if m.IR, err = ir.Build(f, m.Table); err != nil {
+	if m.IR, err = m.build(f, m.Table); err != nil {
 		return err
 	}
 	var o ir.CompileOptions
@@ -91,13 +97,25 @@ func (m *Model) load(src []byte, opt ...LoadOptions) error {
 // Rebind returns the model compiled on another table (a subset of the rows
 // for cross-validation). The result is independent of m.
 func (m *Model) Rebind(t *dataset.Table) (*Model, error) {
-	c := &Model{Path: m.Path, DataPath: m.DataPath, Sources: m.Sources, File: m.File, Table: t}
+	c := &Model{Path: m.Path, DataPath: m.DataPath, Sources: m.Sources, File: m.File, Table: t, JSON: m.JSON}
 	var err error
-	if c.IR, err = ir.Build(m.File, t); err != nil {
+	if c.IR, err = c.build(m.File, t); err != nil {
 		return nil, err
 	}
 	c.Comp, err = ir.Compile(c.IR, ir.CompileOptions{})
 	return c, err
+}
+
+// IsJSON reports whether a data file is read as JSON: its name ends in
+// .json (any case); other files are CSV.
+func IsJSON(path string) bool { return strings.EqualFold(filepath.Ext(path), ".json") }
+
+// build binds the model to its JSON data, or else to the table.
+func (m *Model) build(f *lang.File, t *dataset.Table) (*ir.Model, error) {
+	if m.JSON != nil {
+		return ir.BuildJSON(f, m.JSON)
+	}
+	return ir.Build(f, t)
 }
 
 // Clone compiles an independent copy (a compiled model is not safe for

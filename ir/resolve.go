@@ -37,6 +37,7 @@ type resolver struct {
 	global map[string]*Var
 	scopes []map[string]*Var
 	table  *dataset.Table
+	json   *dataset.JSONData // the data file when it is JSON (then table is nil)
 	// names assigned anywhere in the model block, for "used before defined"
 	assigned map[string]lang.Pos
 	model    *lang.Block
@@ -188,9 +189,14 @@ func (r *resolver) decl(d *lang.Decl, kind VarKind) {
 	}
 	ndims := len(d.Type.Dims)
 	want := map[string]int{"int": 0, "real": 0, "vector": 1, "matrix": 2}[base]
+	if base == "int" && ndims == 1 {
+		want = 1 // an integer array, int[N]
+	}
 	if ndims != want {
 		switch base {
-		case "int", "real":
+		case "int":
+			r.errorf(tp, "int takes no size (a scalar) or one (an integer array, as in int[N])")
+		case "real":
 			r.errorf(tp, "%s is a scalar type and takes no size", base)
 		case "vector":
 			r.errorf(tp, "vector needs one size, as in vector[N]")
@@ -371,7 +377,11 @@ func foldConst(e Expr) (float64, bool) {
 // dataDecl binds a data declaration to its value or CSV columns.
 func (r *resolver) dataDecl(d *lang.Decl, p lang.Pos, bij stdlib.Bijection) {
 	base := d.Type.Base
-	if base == "int" || base == "real" {
+	if r.json != nil && (len(d.Type.Dims) > 0 || d.Init == nil) {
+		r.jsonDecl(d, p, bij)
+		return
+	}
+	if (base == "int" || base == "real") && len(d.Type.Dims) == 0 {
 		if d.From != nil || d.Standardized {
 			r.errorf(p, "scalar data %s takes a value (%s: %s = 3), not CSV columns", d.Name, d.Name, base)
 			return
@@ -430,15 +440,18 @@ func (r *resolver) dataDecl(d *lang.Decl, p lang.Pos, bij stdlib.Bijection) {
 	rows := r.table.Rows
 	var t Type
 	switch base {
-	case "vector":
+	case "vector", "int":
 		if len(cols) != 1 {
-			r.errorf(selPos, "vector %s selects %d columns; declare a matrix to take several", d.Name, len(cols))
+			r.errorf(selPos, "%s %s selects %d columns; declare a matrix to take several", base, d.Name, len(cols))
 			return
 		}
 		if !r.bindSize(d.Type.Dims[0], rows, "rows") {
 			return
 		}
 		t = vecType(rows)
+		if base == "int" {
+			t = intArrayType(rows)
+		}
 	default:
 		if !r.bindSize(d.Type.Dims[0], rows, "rows") || !r.bindSize(d.Type.Dims[1], len(cols), "columns") {
 			return
@@ -457,8 +470,15 @@ func (r *resolver) dataDecl(d *lang.Decl, p lang.Pos, bij stdlib.Bijection) {
 		v.Source = fmt.Sprintf("%d columns of %s", len(names), r.table.File)
 	}
 	if d.Standardized {
+		if base == "int" {
+			r.errorf(p, "int data %s cannot be standardized; declare it a vector", d.Name)
+			return
+		}
 		dataset.Standardize(v.Value, rows, len(cols))
 		v.Source += ", standardized"
+	}
+	if t.IntElems && !r.checkInts(v, p) {
+		return
 	}
 	r.checkBounds(v, bij, p)
 	r.m.Data = append(r.m.Data, v)
@@ -874,7 +894,7 @@ func (r *resolver) postfix(p *lang.Postfix) Expr {
 				}
 			}
 		}
-		rt := tReal
+		rt := elemType(t)
 		if t.Kind == Matrix && len(idx) == 1 {
 			rt = vecType(t.Cols)
 		}

@@ -21,6 +21,9 @@ const (
 type Type struct {
 	Kind       Kind
 	Rows, Cols int // Vector: Rows = length; Matrix: Rows x Cols
+	// IntElems marks a Vector of integers: int[N] data, whose elements
+	// index other vectors.
+	IntElems bool
 }
 
 // Scalar reports whether the type is int or real.
@@ -44,6 +47,9 @@ func (t Type) String() string {
 	case Real:
 		return "real"
 	case Vector:
+		if t.IntElems {
+			return fmt.Sprintf("int[%d]", t.Rows)
+		}
 		return fmt.Sprintf("vector[%d]", t.Rows)
 	}
 	return fmt.Sprintf("matrix[%d, %d]", t.Rows, t.Cols)

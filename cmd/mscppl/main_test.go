@@ -27,7 +27,7 @@ func mscppl(args ...string) (int, string, string) {
 
 // TestErrorGoldens checks every malformed input under testdata/errors: the
 // exact message (file:line:col, source line, caret, hint) and exit code 1.
-// Each NAME.msc is checked with NAME.csv when that exists, and with the
+// Each NAME.msc is checked with NAME.csv or NAME.json when that exists, and with the
 // flags in NAME.args.
 func TestErrorGoldens(t *testing.T) {
 	models, err := filepath.Glob("testdata/errors/*.msc")
@@ -39,6 +39,9 @@ func TestErrorGoldens(t *testing.T) {
 			args := []string{"check", model}
 			if csv := strings.TrimSuffix(model, ".msc") + ".csv"; fileExists(csv) {
 				args = append(args, csv)
+			}
+			if js := strings.TrimSuffix(model, ".msc") + ".json"; fileExists(js) {
+				args = append(args, js)
 			}
 			// NAME.args holds extra flags, if any
 			if extra, err := os.ReadFile(strings.TrimSuffix(model, ".msc") + ".args"); err == nil {

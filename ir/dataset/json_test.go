@@ -1,0 +1,157 @@
+package dataset
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mscppl/mscppl/lang"
+)
+
+func TestParseJSON(t *testing.T) {
+	cases := []struct {
+		name, json string
+		field      string
+		dims       []int
+		values     []float64
+		integer    bool
+		line, col  int
+	}{
+		{"int scalar", `{"N": 100}`, "N", nil, []float64{100}, true, 1, 2},
+		{"real scalar", `{"s": 1.5}`, "s", nil, []float64{1.5}, false, 1, 2},
+		{"exponent integer", `{"s": 1e2}`, "s", nil, []float64{100}, true, 1, 2},
+		{"vector", "{\n  \"J\": 2,\n  \"y\": [28, -3.5]\n}", "y", []int{2}, []float64{28, -3.5}, false, 3, 3},
+		{"int array", `{"y": [1, 2, 3]}`, "y", []int{3}, []float64{1, 2, 3}, true, 1, 2},
+		{"empty array", `{"y": []}`, "y", []int{0}, nil, true, 1, 2},
+		{"matrix", `{"X": [[1, 2, 3], [4, 5, 6.5]]}`, "X", []int{2, 3}, []float64{1, 2, 3, 4, 5, 6.5}, false, 1, 2},
+		{"one row", `{"X": [[1, 2]]}`, "X", []int{1, 2}, []float64{1, 2}, true, 1, 2},
+		{"NaN and Inf strings", `{"z": ["NaN", "Inf", "-Inf", 1]}`, "z", []int{4}, []float64{math.NaN(), math.Inf(1), math.Inf(-1), 1}, false, 1, 2},
+		{"BOM and CRLF", "\xef\xbb\xbf{\r\n\"a\": 1,\r\n \"b\": [2]\r\n}", "b", []int{1}, []float64{2}, true, 3, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := ParseJSON("d.json", []byte(c.json))
+			require.NoError(t, err)
+			f, ok := d.Field(c.field)
+			require.True(t, ok)
+			assert.Equal(t, c.dims, f.Dims)
+			require.Len(t, f.Values, len(c.values))
+			for i, v := range c.values {
+				if math.IsNaN(v) {
+					assert.True(t, math.IsNaN(f.Values[i]))
+				} else {
+					assert.Equal(t, v, f.Values[i])
+				}
+			}
+			assert.Equal(t, c.integer, f.Integer)
+			assert.Equal(t, c.line, f.Pos.Line)
+			assert.Equal(t, c.col, f.Pos.Col)
+		})
+	}
+	t.Run("field order and element positions", func(t *testing.T) {
+		d, err := ParseJSON("d.json", []byte("{\"b\": 1,\n \"a\": [1,\n  2.5]}"))
+		require.NoError(t, err)
+		assert.Equal(t, []string{"b", "a"}, d.Names)
+		f, _ := d.Field("a")
+		assert.Equal(t, lang.Pos{File: "d.json", Offset: 21, Line: 3, Col: 3}, f.ElemPos(1))
+		assert.Equal(t, "an array of 2 numbers", f.Shape())
+	})
+}
+
+var jsonErrCases = []struct {
+	name, json, want string
+	line, col        int
+}{
+	{"empty", "", "d.json:1:1: the file is empty; a JSON data file holds one object, as in {\"N\": 3, \"y\": [1, 2, 3]}", 1, 1},
+	{"array", "[1, 2]", "d.json:1:1: a JSON data file must hold one object {...}, not an array (as in {\"N\": 3, \"y\": [1, 2, 3]})", 1, 1},
+	{"number", "\n 3", "d.json:2:2: a JSON data file must hold one object {...}, not the number 3 (as in {\"N\": 3, \"y\": [1, 2, 3]})", 2, 2},
+	{"syntax", "{\"a\": 1,\n \"b\" 2}", "d.json:2:6: invalid JSON: invalid character '2' after object key", 2, 6},
+	{"truncated", "{\"a\": [1, 2", "d.json:1:12: the JSON ends too early", 1, 12},
+	{"trailing", "{\"a\": 1} x", "d.json:1:10: extra text after the JSON object", 1, 10},
+	{"string", "{\"a\": [1, \"two\"]}", "d.json:1:11: expected a number, got the string \"two\" (the only strings taken as numbers are \"NaN\", \"Inf\" and \"-Inf\")", 1, 11},
+	{"null", "{\"a\": null}", "d.json:1:7: expected a number, got null", 1, 7},
+	{"bool", "{\"a\": [true]}", "d.json:1:8: expected a number, got true", 1, 8},
+	{"object", "{\"a\": {\"b\": 1}}", "d.json:1:7: expected a number or an array, got an object", 1, 7},
+	{"ragged", "{\"X\": [[1, 2],\n [3]]}", "d.json:2:2: field \"X\" is ragged: row 2 has 1 value, row 1 has 2 (a matrix is an array of rows of equal length)", 2, 2},
+	{"mixed", "{\"X\": [1, [3]]}", "d.json:1:11: field \"X\" mixes numbers and arrays: element 2 is an array, element 1 a number", 1, 11},
+	{"mixed rows", "{\"X\": [[1], 3]}", "d.json:1:13: field \"X\" mixes numbers and arrays: row 2 is a number, row 1 an array", 1, 13},
+	{"too deep", "{\"X\": [[[1]]]}", "d.json:1:9: arrays are nested more than two levels deep; mscppl takes numbers, arrays and arrays of rows (matrices)", 1, 9},
+	{"duplicate", "{\"a\": 1,\n\"a\": 2}", "d.json:2:1: field \"a\" is given twice (first at 1:2)", 2, 1},
+	{"overflow", "{\"a\": 1e400}", "d.json:1:7: number 1e400 is out of range", 1, 7},
+}
+
+func TestParseJSONErrors(t *testing.T) {
+	for _, c := range jsonErrCases {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := ParseJSON("d.json", []byte(c.json))
+			require.Error(t, err)
+			require.Nil(t, d)
+			assert.Equal(t, c.want, err.Error())
+			var list lang.ErrorList
+			require.True(t, errors.As(err, &list), "%T", err)
+			assert.Equal(t, c.line, list[0].Pos.Line)
+			assert.Equal(t, c.col, list[0].Pos.Col)
+		})
+	}
+	t.Run("several errors", func(t *testing.T) {
+		_, err := ParseJSON("d.json", []byte(`{"a": "x", "b": [null], "c": 1}`))
+		var list lang.ErrorList
+		require.True(t, errors.As(err, &list))
+		assert.Len(t, list, 2)
+	})
+	t.Run("missing field hint", func(t *testing.T) {
+		d, err := ParseJSON("d.json", []byte(`{"sigma": [1], "y": [2]}`))
+		require.NoError(t, err)
+		assert.Equal(t, `d.json has no field "sigam" (did you mean "sigma"?)`, d.Missing("sigam").Error())
+		assert.Equal(t, `d.json has no field "zzzzzz" (its fields are [sigma y])`, d.Missing("zzzzzz").Error())
+	})
+}
+
+// FuzzReadJSON: ParseJSON never panics; it returns consistent fields or
+// errors positioned inside the input.
+func FuzzReadJSON(f *testing.F) {
+	for _, c := range jsonErrCases {
+		f.Add([]byte(c.json))
+	}
+	for _, s := range []string{
+		`{"N": 3, "y": [1, 2, 3], "X": [[1, 2], [3, 4]]}`, `{"a": ["NaN", "Inf"]}`, "\xef\xbb\xbf{\"a\":1}",
+		`{"J": 8, "y": [28, 8, -3, 7, -1, 1, 18, 12], "sigma": [15, 10, 16, 11, 9, 11, 10, 18]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := ParseJSON("f.json", data)
+		if err == nil {
+			require.Len(t, d.Fields, len(d.Names))
+			for _, name := range d.Names {
+				fl := d.Fields[name]
+				n := 1
+				for _, k := range fl.Dims {
+					n *= k
+				}
+				require.Len(t, fl.Values, n)
+				require.Len(t, fl.offs, n)
+				for i := range fl.Values {
+					p := fl.ElemPos(i)
+					require.True(t, p.Line >= 1 && p.Col >= 1)
+				}
+			}
+			return
+		}
+		require.Nil(t, d)
+		var list lang.ErrorList
+		require.True(t, errors.As(err, &list), "%T %v", err, err)
+		require.NotEmpty(t, list)
+		nlines := bytes.Count(data, []byte{'\n'}) + 1
+		for _, e := range list {
+			require.Equal(t, "f.json", e.Pos.File)
+			require.True(t, e.Pos.Line >= 1 && e.Pos.Line <= nlines, "%v", e)
+			require.GreaterOrEqual(t, e.Pos.Col, 1, "%v", e)
+			require.True(t, e.Pos.Offset >= 0 && e.Pos.Offset <= len(data), "%v", e)
+		}
+	})
+}
