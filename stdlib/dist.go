@@ -51,7 +51,10 @@ type Family struct {
 
 var families = map[string]*Family{}
 
-func register(f *Family) { families[f.Name] = f }
+func register(f *Family) {
+	families[f.Name] = f
+	registerNary(densityFunc(f))
+}
 
 // Lookup finds a family by its name in the language.
 func Lookup(name string) (*Family, bool) {
