@@ -474,3 +474,20 @@ func TestNaryOpBroadcastAndGradient(t *testing.T) {
 	})
 	require.Zero(t, allocs)
 }
+func TestLogDensityFuncsAllocateNothing(t *testing.T) {
+	for _, n := range FamilyNames() {
+		f, _ := LogDensityFunc(n)
+		op := NewNaryOp(f)
+		in := make([][]float64, f.Arity)
+		din := make([][]float64, f.Arity)
+		for j := range in {
+			in[j] = []float64{1, 1}
+			din[j] = make([]float64, 2)
+		}
+		out := make([]float64, 2)
+		a := testing.AllocsPerRun(10, func() { op.Forward(out, in); op.Backward(out, []float64{1, 1}, in, din) })
+		if a != 0 {
+			t.Errorf("%s: %g allocs", n, a)
+		}
+	}
+}
