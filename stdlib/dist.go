@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"sort"
 
-	"gonum.org/v1/gonum/mathext"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -51,7 +50,10 @@ type Family struct {
 
 var families = map[string]*Family{}
 
-func register(f *Family) { families[f.Name] = f }
+func register(f *Family) {
+	families[f.Name] = f
+	registerNary(densityFunc(f))
+}
 
 // Lookup finds a family by its name in the language.
 func Lookup(name string) (*Family, bool) {
@@ -91,7 +93,7 @@ func isNaN3(x float64, p []float64) bool {
 
 func isInt(x float64) bool { return x == math.Trunc(x) && !math.IsInf(x, 0) }
 
-func digamma(x float64) float64 { return mathext.Digamma(x) }
+func digamma(x float64) float64 { return Digamma(x) }
 
 func lgamma(x float64) float64 {
 	v, _ := math.Lgamma(x)
