@@ -449,6 +449,10 @@ func (cp *compiler) depsOf(e Expr, dst []int) []int {
 			for _, a := range e.Args {
 				walk(a)
 			}
+		case *NaryCall:
+			for _, a := range e.Args {
+				walk(a)
+			}
 		}
 	}
 	walk(e)
@@ -647,6 +651,12 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 		}
 	case *Not:
 		return g.Map(stepFunc{OpEq}, cp.expr(e.X))
+	case *NaryCall:
+		args := make([]autodiff.Node, len(e.Args))
+		for i, a := range e.Args {
+			args[i] = cp.expr(a)
+		}
+		return g.Custom(stdlib.NewNaryOp(e.Fn), e.T.Len(), args...)
 	case *Density:
 		args := make([]autodiff.Node, len(e.Args))
 		for i, a := range e.Args {

@@ -60,6 +60,15 @@ func formatExpr(b *strings.Builder, e Expr, outer int) {
 	case *Not:
 		b.WriteByte('!')
 		formatExpr(b, e.X, 3)
+	case *NaryCall:
+		b.WriteString(e.Fn.Name + "(")
+		for i, x := range e.Args {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			formatExpr(b, x, -10)
+		}
+		b.WriteByte(')')
 	case *Density:
 		b.WriteString(e.Name + "(")
 		for i, x := range e.Args {

@@ -942,11 +942,14 @@ func (r *resolver) call(c *lang.Call) Expr {
 		return nil
 	}
 	fn, ok := stdlib.LookupFunc(c.Name)
+	if nf, isNary := stdlib.LookupNary(c.Name); !ok && isNary {
+		return r.naryCall(c, nf)
+	}
 	if !ok {
 		e := r.errorf(pos, "unknown function %q", c.Name)
 		if _, isDist := stdlib.Lookup(c.Name); isDist {
 			e.Hint = fmt.Sprintf("%s is a distribution: use it on the right of ~", c.Name)
-		} else if s := lang.Suggest(c.Name, stdlib.FuncNames()); s != "" {
+		} else if s := lang.Suggest(c.Name, append(stdlib.FuncNames(), stdlib.NaryNames()...)); s != "" {
 			e.Hint = fmt.Sprintf("did you mean %q?", s)
 		}
 		return nil

@@ -308,6 +308,43 @@ func dependsOnUnknowns(e Expr) bool {
 				return true
 			}
 		}
+	case *NaryCall:
+		for _, a := range e.Args {
+			if dependsOnUnknowns(a) {
+				return true
+			}
+		}
 	}
 	return false
+}
+
+// naryCall resolves a call of a function of several scalar arguments;
+// vector arguments of one length apply it elementwise (scalars broadcast).
+func (r *resolver) naryCall(c *lang.Call, f *stdlib.NaryFunc) Expr {
+	pos := r.at(c.Pos)
+	if c.Bar {
+		r.errorf(pos, "only a log density (NAME_lpdf or NAME_lpmf) takes a bar: %s(y | ...)", c.Name)
+		return nil
+	}
+	if len(c.Args) != f.Arity {
+		r.errorf(pos, "%s takes %d argument%s, got %d", c.Name, f.Arity, plural1(f.Arity), len(c.Args))
+		return nil
+	}
+	t := tReal
+	args := make([]Expr, len(c.Args))
+	for i, a := range c.Args {
+		if args[i] = r.expr(a); args[i] == nil {
+			return nil
+		}
+		at := args[i].Type()
+		switch {
+		case at.Scalar():
+		case at.Kind == Vector && (t.Scalar() || t.Rows == at.Rows):
+			t = at
+		default:
+			r.errorf(args[i].Pos(), "argument %d of %s is %s; the arguments are scalars or vectors of one length", i+1, c.Name, at)
+			return nil
+		}
+	}
+	return &NaryCall{exprBase: exprBase{pos, t}, Fn: f, Args: args}
 }

@@ -78,3 +78,11 @@ func TestStatementErrors(t *testing.T) {
 		require.True(t, strings.Contains(got, c.want), "%q does not contain %q", got, c.want)
 	}
 }
+
+// TestNaryFunctions: log_mix, pow and fmax through the language equal
+// their closed forms.
+func TestNaryFunctions(t *testing.T) {
+	a := compile(t, "latent { m: real }\nmodel { m ~ normal(0, 1); target += log(0.3 * exp(normal_lpdf(m | 1, 2)) + 0.7 * exp(normal_lpdf(m | -1, 1))) + m^3 + (m > 0.5) * m + (m <= 0.5) * 0.5 }", "")
+	b := compile(t, "latent { m: real }\nmodel { m ~ normal(0, 1); target += log_mix(0.3, normal_lpdf(m | 1, 2), normal_lpdf(m | -1, 1)) + pow(m, 3) + fmax(m, 0.5) }", "")
+	sameLogJoint(t, a, b, 0)
+}

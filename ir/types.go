@@ -230,6 +230,14 @@ type Call struct {
 	Args []Expr
 }
 
+// NaryCall is a call of a scalar function of several arguments (pow,
+// fmin, log_mix, normal_lcdf, ...), applied elementwise with broadcasting.
+type NaryCall struct {
+	exprBase
+	Fn   *stdlib.NaryFunc
+	Args []Expr
+}
+
 // Stmt is a model statement. The set of implementations is closed.
 type Stmt interface {
 	Pos() lang.Pos
