@@ -142,6 +142,7 @@ func Compile(m *Model, opt CompileOptions) (*Compiled, error) {
 	}
 	cp.leaves()
 	cp.block(m.Body)
+	cp.derived()
 	if err := cp.errs.Err(); err != nil {
 		cp.errs.Sort()
 		return nil, cp.errs
@@ -247,6 +248,9 @@ func (cp *compiler) leaves() {
 	}
 	c.latent = g.Input(dim)
 	for _, v := range m.Latents {
+		if v.Derived != nil {
+			continue // computed after the model body
+		}
 		if v.Special() {
 			cp.specialLeaf(v)
 			continue
@@ -500,12 +504,12 @@ func (cp *compiler) lhsPositions(e Expr) []int {
 
 func (cp *compiler) priorCheck() error {
 	for _, v := range cp.m.Latents {
-		if v.Special() {
+		if v.Special() && v.Derived == nil {
 			return lang.Errorf(v.Pos, "latent %s has a vector constraint or bounds that depend on other variables, so its prior cannot be sampled directly", v.Name)
 		}
 	}
 	for _, v := range cp.m.Latents {
-		for i := 0; i < v.Type.Len(); i++ {
+		for i := 0; i < v.UDim(); i++ {
 			switch n := cp.covered[v.Offset+i]; {
 			case n == 0:
 				return lang.Errorf(v.Pos, "latent %s has no prior statement (%s ~ ...), so the prior cannot be used as a proposal", componentName(v, i), v.Name)

@@ -169,3 +169,32 @@ func (cp *compiler) specialLeaf(v *Var) {
 	cp.env[v.ID] = x
 	c.varNode[v.ID] = x
 }
+
+// derived computes the derived quantities after the model body. They add
+// nothing to the log joint.
+func (cp *compiler) derived() {
+	for _, v := range cp.m.Latents {
+		if v.Derived == nil {
+			continue
+		}
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					ce, ok := r.(compileError)
+					if !ok {
+						panic(r)
+					}
+					if ce.err != nil {
+						cp.errs = append(cp.errs, ce.err)
+					}
+				}
+			}()
+			n := cp.expr(v.Derived)
+			if v.Type.Scalar() && cp.g.Len(n) != 1 {
+				n = cp.g.Index(n, 0)
+			}
+			cp.env[v.ID] = n
+			cp.c.varNode[v.ID] = n
+		}()
+	}
+}

@@ -55,7 +55,7 @@ func (c *Compiled) LinearGLM() (*GLM, error) {
 		return nil, fmt.Errorf("the likelihood %s has %d parameters; a GLM has one (the linear predictor)", family.Name, len(args)-1)
 	}
 	for _, v := range m.Latents {
-		if !v.Bij.Identity() {
+		if !v.Bij.Identity() || v.Special() {
 			return nil, fmt.Errorf("latent %s is constrained; a GLM needs unconstrained coefficients", v.Name)
 		}
 	}

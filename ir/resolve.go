@@ -84,7 +84,7 @@ func (r *resolver) run(f *lang.File) {
 			known = known || k == b.Kind
 		}
 		if !known {
-			e := r.errorf(p, "unknown block %q; the blocks are data, param, latent, model and infer", b.Kind)
+			e := r.errorf(p, "unknown block %q; the blocks are data, param, latent, model, derived and infer", b.Kind)
 			if s := lang.Suggest(b.Kind, lang.BlockKinds); s != "" {
 				e.Hint = fmt.Sprintf("did you mean %q?", s)
 			}
@@ -122,6 +122,9 @@ func (r *resolver) run(f *lang.File) {
 	r.assigned = map[string]lang.Pos{}
 	collectAssigned(r.model.Items, r.assigned, r)
 	r.m.Body = append(r.prelude, r.stmtsOfItems(r.model.Items)...)
+	if b := blocks["derived"]; b != nil {
+		r.derived(b)
+	}
 	if b := blocks["infer"]; b != nil {
 		r.settings(b)
 	}
@@ -1051,7 +1054,13 @@ func (r *resolver) binary(op BinOp, x, y Expr, p lang.Pos) Expr {
 		}
 		return bad(op.String() + " is elementwise between values of the same shape")
 	case OpEq, OpNe, OpLt, OpLe, OpGt, OpGe, OpAnd, OpOr:
-		return bad("comparisons and logic take scalars; compare elements, as in x[i] > 0")
+		switch { // elementwise, 0 or 1 in each element
+		case a.Scalar() && b.Kind == Vector:
+			return mk(b, false)
+		case b.Scalar() && a.Kind == Vector, a.Kind == Vector && sameShape(a, b):
+			return mk(a, false)
+		}
+		return bad("comparisons and logic take scalars, or vectors elementwise")
 	case OpDiv:
 		switch {
 		case b.Scalar():

@@ -348,3 +348,44 @@ func (r *resolver) naryCall(c *lang.Call, f *stdlib.NaryFunc) Expr {
 	}
 	return &NaryCall{exprBase: exprBase{pos, t}, Fn: f, Args: args}
 }
+
+// derived resolves the derived block: name = expr, computed on each
+// posterior draw and reported like latents (Stan's generated quantities).
+// A derived quantity is a latent of no unconstrained dimension whose value
+// the graph computes from the others.
+func (r *resolver) derived(b *lang.Block) {
+	r.scopes = append(r.scopes, map[string]*Var{})
+	defer func() { r.scopes = r.scopes[:len(r.scopes)-1] }()
+	for _, it := range b.Items {
+		p := r.at(it.Pos)
+		var sm *lang.Simple
+		if it.Stmt != nil {
+			sm = it.Stmt.Simple
+		}
+		name, ok := "", false
+		if sm != nil && sm.Assign != nil {
+			name, ok = plainName(sm.LHS)
+		}
+		if !ok {
+			r.errorf(p, "the derived block holds definitions name = expression, computed on each posterior draw")
+			continue
+		}
+		if old := r.lookupQuiet(name); old != nil {
+			r.errorf(p, "%s is already declared as %s at %d:%d; pick another name", name, old.Kind, old.Pos.Line, old.Pos.Col)
+			continue
+		}
+		x := r.expr(sm.Assign)
+		if x == nil {
+			continue
+		}
+		v := r.newVar(name, r.at(sm.LHS.Pos), LatentVar, x.Type())
+		if x.Type().Kind == Int {
+			v.Type = tReal
+		}
+		v.Derived = x
+		v.Offset, v.XOffset = r.m.LatentDim, r.m.XDim
+		r.m.XDim += v.Type.Len()
+		r.m.Latents = append(r.m.Latents, v)
+		r.scopes[len(r.scopes)-1][name] = v
+	}
+}

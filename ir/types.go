@@ -114,18 +114,26 @@ type Var struct {
 	// earlier latents; Bij is the identity then.
 	VecBij         stdlib.VecBijection
 	LowerX, UpperX Expr
+	// Derived is the expression of a derived quantity (the derived block):
+	// a latent of no unconstrained dimension.
+	Derived Expr
 }
 
 // Special reports whether a latent's constraint is not elementwise with
 // constant bounds (a vector constraint or expression bounds): its
 // unconstrained and constrained lengths or values are then not those of
 // Bij.
-func (v *Var) Special() bool { return v.VecBij != nil || v.LowerX != nil || v.UpperX != nil }
+func (v *Var) Special() bool {
+	return v.VecBij != nil || v.LowerX != nil || v.UpperX != nil || v.Derived != nil
+}
 
 // UDim is the latent's length in unconstrained space.
 func (v *Var) UDim() int {
-	if v.VecBij != nil {
+	switch {
+	case v.VecBij != nil:
 		return v.VecBij.UDim()
+	case v.Derived != nil:
+		return 0
 	}
 	return v.Type.Len()
 }

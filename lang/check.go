@@ -25,7 +25,7 @@ func (s *scanned) checkTree(f *File, partial bool) *Error {
 			if sug := Suggest(b.Kind, BlockKinds); sug != "" {
 				hint = fmt.Sprintf("did you mean %q?", sug)
 			}
-			return s.errAt(b.Pos.Offset, hint, "unknown block %q; the blocks are data, param, latent, model and infer", b.Kind)
+			return s.errAt(b.Pos.Offset, hint, "unknown block %q; the blocks are data, param, latent, model, derived and infer", b.Kind)
 		}
 		if old, dup := seen[b.Kind]; dup {
 			p := old.Position()

@@ -174,7 +174,7 @@ func precheck(filename string, src []byte) error {
 }
 
 // BlockKinds are the block names of the language, in canonical order.
-var BlockKinds = []string{"data", "param", "latent", "model", "infer"}
+var BlockKinds = []string{"data", "param", "latent", "model", "derived", "infer"}
 
 // TypeNames are the base type names.
 var TypeNames = []string{"int", "real", "vector", "matrix"}

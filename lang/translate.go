@@ -217,7 +217,7 @@ func (s *scanned) translate(err error, f *File) *Error {
 		return s.expectedExpr(i)
 	}
 	if !w.inBlock && len(open) == 0 {
-		return s.errTok(i, "the blocks are data, param, latent, model and infer", "unexpected %s; expected a block such as model { ... }", t)
+		return s.errTok(i, "the blocks are data, param, latent, model, derived and infer", "unexpected %s; expected a block such as model { ... }", t)
 	}
 	return s.inBlock(i, open)
 }
