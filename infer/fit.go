@@ -380,14 +380,14 @@ func (f *Fitted) check(o Options) error {
 			}
 		}
 		// more draws when the weights are uneven, so that the summaries'
-		// Monte Carlo error is at most about 0.02 sd (an ESS of 2500)
+		// Monte Carlo error is at most about 0.02 sd (an ESS of 2500); the
+		// first draws are kept, so k-hat is estimated on all of them
 		if im.khat <= KhatMax && im.ess < targetESS {
 			more := min(16*o.Draws, int(math.Ceil(float64(o.Draws)*targetESS/im.ess)))
-			p := im.proposal
-			if im, err = importanceSample(rng, comp, prop, more); err != nil {
+			im.draw(rng, comp, prop, more-im.draws)
+			if err := im.smooth(); err != nil {
 				return err
 			}
-			im.proposal = p
 		}
 		f.imp = im
 		return nil

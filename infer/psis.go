@@ -20,6 +20,7 @@ const KhatMax = 0.7
 // evidence estimate the same weights give.
 type importance struct {
 	x, u       [][]float64 // M rows, constrained and unconstrained
+	lr         []float64   // log ratios
 	w          []float64   // smoothed, normalised
 	uniform    []float64   // 1/M each: q's own marginals
 	khat, ess  float64
@@ -51,15 +52,21 @@ func drawsOf(rng *rand.Rand, comp *ir.Compiled, q msc.Sampler, M int) *importanc
 // p(z, x) / q(z) and smooths the weights by PSIS.
 func importanceSample(rng *rand.Rand, comp *ir.Compiled, q msc.Sampler, M int) (*importance, error) {
 	d := comp.Dim()
+	im := &importance{qMean: make([]float64, d), qSD: make([]float64, d)}
+	q.Moments(im.qMean, im.qSD)
+	im.draw(rng, comp, q, M)
+	return im, im.smooth()
+}
+
+// draw adds n draws of q with their log ratios.
+func (im *importance) draw(rng *rand.Rand, comp *ir.Compiled, q msc.Sampler, n int) {
+	d := comp.Dim()
 	const batch = 100
 	comp.Reserve(batch)
 	z, eps := make([]float64, batch*d), make([]float64, batch*d)
 	lp := make([]float64, batch)
-	lr := make([]float64, 0, M)
-	im := &importance{x: make([][]float64, M), u: make([][]float64, M), draws: M, qMean: make([]float64, d), qSD: make([]float64, d)}
-	q.Moments(im.qMean, im.qSD)
-	for done := 0; done < M; done += batch {
-		b := min(batch, M-done)
+	for done := 0; done < n; done += batch {
+		b := min(batch, n-done)
 		q.Sample(rng, z[:b*d], eps[:b*d])
 		comp.LogJoint(z[:b*d], lp[:b])
 		for i := 0; i < b; i++ {
@@ -74,16 +81,23 @@ func importanceSample(rng *rand.Rand, comp *ir.Compiled, q msc.Sampler, M int) (
 				im.nonFinite++
 				v = math.Inf(-1)
 			}
-			lr = append(lr, v)
+			im.lr = append(im.lr, v)
 			x := make([]float64, comp.Model.XDim)
 			comp.Constrain(row, x)
-			im.x[done+i], im.u[done+i] = x, append([]float64(nil), row...)
+			im.x, im.u = append(im.x, x), append(im.u, append([]float64(nil), row...))
 		}
 	}
+	im.draws = len(im.lr)
+}
+
+// smooth computes the PSIS weights of all draws so far, k-hat and the
+// evidence.
+func (im *importance) smooth() error {
 	var ps diag.PSISResult
-	if err := diag.PSIS(lr, &ps); err != nil {
-		return nil, fmt.Errorf("importance weights of q: %v", err)
+	if err := diag.PSIS(im.lr, &ps); err != nil {
+		return fmt.Errorf("importance weights of q: %v", err)
 	}
+	M := len(im.lr)
 	im.khat, im.ess = ps.Khat, ps.ESS
 	im.w = make([]float64, M)
 	im.uniform = make([]float64, M)
@@ -93,15 +107,15 @@ func importanceSample(rng *rand.Rand, comp *ir.Compiled, q msc.Sampler, M int) (
 		im.w[i] = math.Exp(l)
 		im.uniform[i] = 1 / float64(M)
 		sw2 += im.w[i] * im.w[i]
-		if !math.IsInf(lr[i], -1) && (lo < 0 || lr[i] < lr[lo]) {
+		if !math.IsInf(im.lr[i], -1) && (lo < 0 || im.lr[i] < im.lr[lo]) {
 			lo = i
 		}
 	}
 	// the smallest ratio is never smoothed: it fixes the normaliser
 	// sum of the smoothed ratios, and so log p(x) = log(that sum / M)
-	im.logZ = lr[lo] - ps.LogWeights[lo] - math.Log(float64(M))
+	im.logZ = im.lr[lo] - ps.LogWeights[lo] - math.Log(float64(M))
 	im.seZ = math.Sqrt(math.Max(0, float64(M)*sw2-1) / float64(M))
-	return im, nil
+	return nil
 }
 
 // marginals summarises component j under weights w.

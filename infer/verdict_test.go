@@ -15,7 +15,13 @@ import (
 // reference reads name,mean,sd[,...] rows of examples/reference/FILE.
 func reference(t *testing.T, file string) map[string]Moments {
 	t.Helper()
-	f, err := os.Open("../examples/reference/" + file)
+	return referenceAt(t, "../examples/reference/", file)
+}
+
+// referenceAt reads dir/file.
+func referenceAt(t *testing.T, dir, file string) map[string]Moments {
+	t.Helper()
+	f, err := os.Open(dir + file)
 	require.NoError(t, err)
 	defer f.Close()
 	rows, err := csv.NewReader(f).ReadAll()

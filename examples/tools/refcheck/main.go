@@ -84,7 +84,7 @@ func run() error {
 	onlyExtra := flag.Bool("only-extra", false, "run only the -extra models, not the default directories")
 	timeout := flag.Duration("timeout", 0, "stop a run after this long and report it as failed (0: no limit)")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: refcheck [flags] [DIR ...]\n\nDIR holds model.msc and data.csv and is named after a posteriordb posterior;\ndefault: every directory under %s.\n\n", filepath.Join(root, "examples", "posteriordb"))
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: refcheck [flags] [DIR ...]\n\nDIR holds model.msc and data.json (or data.csv) and is named after a posteriordb posterior;\ndefault: every directory under %s.\n\n", filepath.Join(root, "examples", "posteriordb"))
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -112,8 +112,8 @@ func run() error {
 		jobs = append(jobs, job{
 			name:  name,
 			model: filepath.Join(d, "model.msc"),
-			data:  filepath.Join(d, "data.csv"),
-			ref:   filepath.Join(*pdb, name, "reference.csv"),
+			data:  firstFile(filepath.Join(d, "data.json"), filepath.Join(d, "data.csv")),
+			ref:   firstFile(filepath.Join(d, "reference.csv"), filepath.Join(*pdb, name, "reference.csv")),
 		})
 	}
 	for _, e := range strings.Fields(*extra) {
@@ -268,6 +268,17 @@ func show(m json.RawMessage) string {
 		return string(m)
 	}
 	return b.String()
+}
+
+// firstFile returns the first of the paths that exists (the last one if
+// none does, for the error message).
+func firstFile(paths ...string) string {
+	for _, p := range paths {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return paths[len(paths)-1]
 }
 
 // readRef reads a reference.csv: a header with name, mean and sd (other

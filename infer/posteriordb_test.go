@@ -1,0 +1,64 @@
+package infer
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestPosteriordb runs every posterior of examples/posteriordb on its
+// unchanged data.json at the defaults and compares each reported
+// component (latents and derived quantities, by Stan's names) with the
+// posteriordb reference (10 chains x 1000 NUTS draws; the mean's Monte
+// Carlo error is about 0.01 sd): the mean within 0.1 reference sd and the
+// sd within 10%, or else the run must say it did not converge and warn.
+// The summaries aim at a Monte Carlo error of 0.02 sd, so 0.1 sd is more
+// than 4 combined Monte Carlo sds.
+func TestPosteriordb(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: fits nine posteriors")
+	}
+	dirs, err := filepath.Glob("../examples/posteriordb/*/model.msc")
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(dirs), 9)
+	for _, model := range dirs {
+		dir := filepath.Dir(model)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			m, err := Load(model, filepath.Join(dir, "data.json"))
+			require.NoError(t, err)
+			f, err := Fit(context.Background(), m, Options{})
+			require.NoError(t, err)
+			s := f.Summary
+			ref := readReference(t, filepath.Join(dir, "reference.csv"))
+			dm, ds, n := 0.0, 0.0, 0
+			for name, want := range ref {
+				got, ok := s.Latent[name]
+				if !ok {
+					continue
+				}
+				n++
+				dm = math.Max(dm, math.Abs(got.Mean-want.Mean)/want.SD)
+				ds = math.Max(ds, math.Abs(got.SD/want.SD-1))
+			}
+			require.Greater(t, n, 0, "no reported component matches the reference's names")
+			t.Logf("%d components: mean error %.3f sd, sd error %.1f%%, converged %v, k-hat %.2f, R-hat %.3f, %.1fs",
+				n, dm, 100*ds, s.Converged, s.Diagnostics.Khat, s.Diagnostics.RhatMax, s.ElapsedSeconds)
+			if dm > 0.1 || ds > 0.1 {
+				require.False(t, s.Converged, "a miss must not be reported as converged")
+				require.NotEmpty(t, s.Warnings)
+			}
+		})
+	}
+}
+
+func readReference(t *testing.T, path string) map[string]Moments {
+	t.Helper()
+	_, err := os.Stat(path)
+	require.NoError(t, err)
+	dir, file := filepath.Split(path)
+	return referenceAt(t, dir, file)
+}
