@@ -617,6 +617,10 @@ func (r *resolver) tilde(sm *lang.Simple, p lang.Pos) Stmt {
 	call := sm.Tilde
 	cp := r.at(call.Pos)
 	fam, ok := stdlib.Lookup(call.Name)
+	if !ok && unsupportedStan(call.Name) {
+		r.errorf(cp, "the distribution %s is not supported yet", call.Name)
+		return nil
+	}
 	if !ok {
 		e := r.errorf(cp, "unknown distribution %q", call.Name)
 		if _, isFn := stdlib.LookupFunc(call.Name); isFn {
@@ -947,6 +951,10 @@ func (r *resolver) call(c *lang.Call) Expr {
 	fn, ok := stdlib.LookupFunc(c.Name)
 	if nf, isNary := stdlib.LookupNary(c.Name); !ok && isNary {
 		return r.naryCall(c, nf)
+	}
+	if !ok && unsupportedStan(c.Name) {
+		r.errorf(pos, "%s is not supported yet", c.Name)
+		return nil
 	}
 	if !ok {
 		e := r.errorf(pos, "unknown function %q", c.Name)

@@ -389,3 +389,15 @@ func (r *resolver) derived(b *lang.Block) {
 		r.scopes[len(r.scopes)-1][name] = v
 	}
 }
+
+// unsupportedStan reports whether name is a Stan function or distribution
+// the language does not have yet, so that it is named as unsupported
+// rather than unknown.
+func unsupportedStan(name string) bool {
+	for _, p := range []string{"ode_", "integrate_", "algebra_solver", "solve_", "map_rect", "reduce_sum", "dae", "hmm_", "multi_", "lkj_", "wishart", "inv_wishart", "dirichlet", "categorical", "ordered_logistic", "ordered_probit", "gaussian_dlm", "von_mises", "neg_binomial", "beta_binomial", "hypergeometric", "multinomial", "skew_double", "frechet", "rayleigh", "pareto", "gumbel", "chi_square", "inv_chi_square", "scaled_inv_chi_square", "exp_mod_normal", "wiener", "loglogistic", "discrete_range", "std_normal", "uniform", "matrix_exp", "eigen", "svd", "qr_", "inverse", "mdivide", "softmax", "log_softmax", "cumulative_sum", "append_", "to_vector", "to_matrix", "rep_", "diag_", "gp_", "cholesky_decompose", "quad_form", "crossprod", "tcrossprod", "segment", "head", "tail", "sort_", "rank", "reverse", "_rng"} {
+		if strings.HasPrefix(name, p) || strings.HasSuffix(name, p) {
+			return true
+		}
+	}
+	return false
+}

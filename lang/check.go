@@ -25,6 +25,9 @@ func (s *scanned) checkTree(f *File, partial bool) *Error {
 			if sug := Suggest(b.Kind, BlockKinds); sug != "" {
 				hint = fmt.Sprintf("did you mean %q?", sug)
 			}
+			if h, ok := stanBlockHints[b.Kind]; ok {
+				hint = h
+			}
 			return s.errAt(b.Pos.Offset, hint, "unknown block %q; the blocks are data, param, latent, model, derived and infer", b.Kind)
 		}
 		if old, dup := seen[b.Kind]; dup {
@@ -148,4 +151,10 @@ func (s *scanned) checkSetting(it *Item) *Error {
 	from, to := s.index(v.Pos.Offset), s.index(v.EndPos.Offset)
 	return s.errTok(from, `a setting's value is a number, a string or a name, as in family = "fullrank"`,
 		"the value of the setting %q must be a literal, not %s", key, s.span(from, to))
+}
+
+// stanBlockHints say where Stan's one-word blocks went.
+var stanBlockHints = map[string]string{
+	"parameters": "Stan's parameters are latent { } here (param { } holds parameters learned by maximum likelihood)",
+	"functions":  "user-defined functions are not supported yet",
 }

@@ -163,7 +163,7 @@ func TestBriefExample(t *testing.T) {
 	for _, b := range f.Blocks {
 		kinds = append(kinds, b.Kind)
 	}
-	require.Equal(t, BlockKinds, kinds)
+	require.Equal(t, []string{"data", "param", "latent", "model", "infer"}, kinds)
 
 	data := f.Block("data").Items
 	require.Len(t, data, 5)

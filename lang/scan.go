@@ -117,6 +117,9 @@ func (s *scanned) lexError(off int) *Error {
 	case '"':
 		return s.errAt(off, "close it with \" on the same line", "unterminated string")
 	case '\'':
+		if off > 0 && (isIdentByte(s.src[off-1]) || s.src[off-1] == ']' || s.src[off-1] == ')') {
+			return s.errAt(off, "use dot(a, b) for a' * b", "the transpose ' is not supported yet")
+		}
 		return s.errAt(off, "strings are written in double quotes, as in \"Class\"", "unexpected character %q", c)
 	case '.':
 		return s.errAt(off, "a number needs a digit after the point, as in 0.5; a range is lo..hi", "unexpected character %q", c)
@@ -288,3 +291,7 @@ func (s *scanned) brackets(i int) (open []int, bad int) {
 }
 
 var closerOf = map[string]string{"(": ")", "[": "]", "{": "}", "<": ">"}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}

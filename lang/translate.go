@@ -135,6 +135,9 @@ func (s *scanned) translate(err error, f *File) *Error {
 		return s.errTok(i, hintGrammar, "%s", perr.Message())
 	}
 	open, _ := s.brackets(i)
+	if e := s.unsupported(i, open); e != nil {
+		return e
+	}
 	w := s.locate(f, i)
 	if f == nil {
 		w.kind, w.inLoop = s.block(open)
@@ -557,4 +560,32 @@ func (s *scanned) bounds(o int) *Error {
 		return s.errTok(i+1, fmt.Sprintf("write %s=value", w), "unexpected %s; expected \"=\" after %q", s.desc(i+1), w)
 	}
 	return s.expectedExpr(i + 2)
+}
+
+// stanBlocks maps Stan's two-word block names to what mscppl has.
+var stanBlocks = map[string]string{
+	"transformed data":       "Stan's transformed data are definitions name = expression inside data { }",
+	"transformed parameters": "Stan's transformed parameters are local definitions in model { } or, to report them, derived { name = expression }",
+	"generated quantities":   "Stan's generated quantities are derived { name = expression }, computed on each posterior draw",
+}
+
+// unsupported names a Stan construct the language does not have, when the
+// parse error at token i is one: a two-word Stan block, a while loop, a
+// slice x[a:b].
+func (s *scanned) unsupported(i int, open []int) *Error {
+	for _, j := range []int{i - 1, i} {
+		if j < 0 || j+1 >= len(s.toks) || !s.isIdent(j) || !s.isIdent(j+1) {
+			continue
+		}
+		if hint, ok := stanBlocks[s.text(j)+" "+s.text(j+1)]; ok && len(open) == 0 {
+			return s.errTok(j, hint, "there is no %s block", s.text(j)+" "+s.text(j+1))
+		}
+	}
+	if j := s.lineStart(i); j >= 0 && j <= i && s.isIdent(j) && s.text(j) == "while" {
+		return s.errTok(j, "write for i in lo..hi { ... }", "while loops are not supported")
+	}
+	if s.isPunct(i, ":") && len(open) > 0 && s.isPunct(open[len(open)-1], "[") {
+		return s.errTok(i, "index one element at a time in a loop, as in for t in 2..T { ... x[t] ... }", "slices such as x[a:b] are not supported yet")
+	}
+	return nil
 }
