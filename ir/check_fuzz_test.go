@@ -14,7 +14,8 @@ import (
 func FuzzCheck(f *testing.F) {
 	seeds, _ := filepath.Glob("../examples/*.msc")
 	more, _ := filepath.Glob("../cmd/mscppl/testdata/errors/*.msc")
-	for _, p := range append(seeds, more...) {
+	pdb, _ := filepath.Glob("../examples/posteriordb/*/model.msc")
+	for _, p := range append(append(seeds, more...), pdb...) {
 		if b, err := os.ReadFile(p); err == nil && len(b) < 1<<16 {
 			f.Add(b)
 		}
