@@ -457,6 +457,8 @@ func (cp *compiler) depsOf(e Expr, dst []int) []int {
 			for _, a := range e.Args {
 				walk(a)
 			}
+		case *Inline:
+			walk(e.Result)
 		}
 	}
 	walk(e)
@@ -655,6 +657,9 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 		}
 	case *Not:
 		return g.Map(stepFunc{OpEq}, cp.expr(e.X))
+	case *Inline:
+		cp.block(e.Stmts)
+		return cp.expr(e.Result)
 	case *NaryCall:
 		args := make([]autodiff.Node, len(e.Args))
 		for i, a := range e.Args {

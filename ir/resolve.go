@@ -47,6 +47,9 @@ type resolver struct {
 	// prelude are the transformed data (name = expr in the data block),
 	// run before the model body
 	prelude []Stmt
+	// funcs are the user functions by name; depth counts nested inlining
+	funcs map[string]*lang.FuncDef
+	depth int
 }
 
 func (r *resolver) at(p lexer.Position) lang.Pos {
@@ -84,7 +87,7 @@ func (r *resolver) run(f *lang.File) {
 			known = known || k == b.Kind
 		}
 		if !known {
-			e := r.errorf(p, "unknown block %q; the blocks are data, param, latent, model, derived and infer", b.Kind)
+			e := r.errorf(p, "unknown block %q; the blocks are functions, data, param, latent, model, derived and infer", b.Kind)
 			if s := lang.Suggest(b.Kind, lang.BlockKinds); s != "" {
 				e.Hint = fmt.Sprintf("did you mean %q?", s)
 			}
@@ -102,6 +105,9 @@ func (r *resolver) run(f *lang.File) {
 	if blocks["model"] == nil {
 		r.errorf(lang.Pos{File: r.file, Line: 1, Col: 1}, "the file has no model { ... } block")
 		return
+	}
+	if b := blocks["functions"]; b != nil {
+		r.functions(b)
 	}
 	if b := blocks["data"]; b != nil {
 		r.decls(b, DataVar)
@@ -550,6 +556,9 @@ func (r *resolver) stmts(ss []*lang.Stmt) []Stmt {
 func (r *resolver) stmt(s *lang.Stmt) Stmt {
 	p := r.at(s.Pos)
 	switch {
+	case s.Return != nil:
+		r.errorf(p, "return belongs at the end of a function in the functions block")
+		return nil
 	case s.Decl != nil:
 		return r.localDecl(s.Decl)
 	case s.If != nil:
@@ -941,6 +950,9 @@ func (r *resolver) primary(p *lang.Primary) Expr {
 
 func (r *resolver) call(c *lang.Call) Expr {
 	pos := r.at(c.Pos)
+	if fd, ok := r.funcs[c.Name]; ok {
+		return r.inline(c, fd)
+	}
 	if x, ok := r.densityCall(c); ok {
 		return x
 	}

@@ -314,6 +314,8 @@ func dependsOnUnknowns(e Expr) bool {
 				return true
 			}
 		}
+	case *Inline:
+		return true // conservatively
 	}
 	return false
 }

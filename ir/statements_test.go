@@ -86,3 +86,21 @@ func TestNaryFunctions(t *testing.T) {
 	b := compile(t, "latent { m: real }\nmodel { m ~ normal(0, 1); target += log_mix(0.3, normal_lpdf(m | 1, 2), normal_lpdf(m | -1, 1)) + pow(m, 3) + fmax(m, 0.5) }", "")
 	sameLogJoint(t, a, b, 0)
 }
+
+// TestUserFunctions: a user function is inlined: the same log joint as the
+// code written out; it sees only its parameters; recursion is reported.
+func TestUserFunctions(t *testing.T) {
+	a := compile(t, "data { y: vector[N] }\nlatent { m: real; s: real<lower=0> }\nmodel { m ~ normal(0, 1); s ~ normal(0, 1); for n in 1..N { y[n] ~ normal(m + 0.5 * y[n], s) } }", arCSV)
+	b := compile(t, "functions {\n  mean_of(m: real, x: real) -> real {\n    c: real = 0.5\n    return m + c * x\n  }\n  ll(v: real, mu: real, s: real) -> real { return normal_lpdf(v | mu, s) }\n}\ndata { y: vector[N] }\nlatent { m: real; s: real<lower=0> }\nmodel { m ~ normal(0, 1); s ~ normal(0, 1); for n in 1..N { target += ll(y[n], mean_of(m, y[n]), s) } }", arCSV)
+	sameLogJoint(t, a, b, 0)
+	for _, c := range []struct{ src, want string }{
+		{"functions { f(x: real) -> real { return f(x) } }\nlatent { m: real }\nmodel { m ~ normal(f(1), 1) }", "recursive functions are not supported"},
+		{"functions { f(x: real) -> real { return x + m } }\nlatent { m: real }\nmodel { m ~ normal(f(1), 1) }", "unknown name \"m\""},
+		{"functions { f(x: int) -> real { return x } }\nlatent { m: real }\nmodel { m ~ normal(f(1.5), 1) }", "must be int"},
+		{"functions { f(x: real) -> real { y: real = x } }\nlatent { m: real }\nmodel { m ~ normal(f(1), 1) }", "must end with return"},
+		{"latent { m: real }\nmodel { m ~ normal(0, 1); return m }", "return belongs"},
+	} {
+		got := buildErr(t, c.src, "")
+		require.True(t, strings.Contains(got, c.want), "%q does not contain %q", got, c.want)
+	}
+}

@@ -246,6 +246,15 @@ type NaryCall struct {
 	Args []Expr
 }
 
+// Inline is a call of a user function, inlined: its statements (the
+// parameters bound to the arguments, then the body) and its result.
+type Inline struct {
+	exprBase
+	Name   string
+	Stmts  []Stmt
+	Result Expr
+}
+
 // Stmt is a model statement. The set of implementations is closed.
 type Stmt interface {
 	Pos() lang.Pos

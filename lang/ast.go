@@ -47,8 +47,28 @@ type Block struct {
 type Item struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
-	Decl   *Decl `parser:"  (?= Ident \":\") @@"`
-	Stmt   *Stmt `parser:"| @@"`
+	Decl   *Decl    `parser:"  (?= Ident \":\") @@"`
+	Func   *FuncDef `parser:"| (?= Ident \"(\" (Ident \":\" | \")\" \"->\")) @@"`
+	Stmt   *Stmt    `parser:"| @@"`
+}
+
+// FuncDef is a user function in the functions block:
+// name(x: real, v: vector) -> real { statements; return expr }.
+type FuncDef struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Name   string   `parser:"@Ident \"(\""`
+	Params []*Param `parser:"( @@ ( \",\" @@ )* )? \")\" \"->\""`
+	Result *Type    `parser:"@@ \"{\""`
+	Body   []*Stmt  `parser:"@@* \"}\""`
+}
+
+// Param is a function parameter name: type (sizes are not given: vector,
+// matrix).
+type Param struct {
+	Pos  lexer.Position
+	Name string `parser:"@Ident \":\""`
+	Base string `parser:"@(\"int\" | \"real\" | \"vector\" | \"matrix\")"`
 }
 
 // Decl is name: type [from ...] [standardized] [= init] [;].
@@ -133,6 +153,7 @@ type Stmt struct {
 	For    *For    `parser:" | @@"`
 	If     *If     `parser:" | @@"`
 	Target *Expr   `parser:" | \"target\" \"+=\" @@"`
+	Return *Expr   `parser:" | \"return\" @@"`
 	Simple *Simple `parser:" | @@ )"`
 	Semi   bool    `parser:"@\";\"?"`
 }
@@ -271,6 +292,7 @@ func (n *From) Position() Pos    { return ToPos(n.Pos) }
 func (n *Stmt) Position() Pos    { return ToPos(n.Pos) }
 func (n *For) Position() Pos     { return ToPos(n.Pos) }
 func (n *If) Position() Pos      { return ToPos(n.Pos) }
+func (n *FuncDef) Position() Pos { return ToPos(n.Pos) }
 func (n *Simple) Position() Pos  { return ToPos(n.Pos) }
 func (n *Expr) Position() Pos    { return ToPos(n.Pos) }
 func (n *OpTerm) Position() Pos  { return ToPos(n.Pos) }
@@ -283,18 +305,19 @@ func (n *Index) Position() Pos   { return ToPos(n.Pos) }
 func (n *Primary) Position() Pos { return ToPos(n.Pos) }
 func (n *Call) Position() Pos    { return ToPos(n.Pos) }
 
-func (n *File) End() Pos   { return ToPos(n.EndPos) }
-func (n *Block) End() Pos  { return ToPos(n.EndPos) }
-func (n *Item) End() Pos   { return ToPos(n.EndPos) }
-func (n *Decl) End() Pos   { return ToPos(n.EndPos) }
-func (n *Type) End() Pos   { return ToPos(n.EndPos) }
-func (n *Bound) End() Pos  { return ToPos(n.EndPos) }
-func (n *From) End() Pos   { return ToPos(n.EndPos) }
-func (n *Stmt) End() Pos   { return ToPos(n.EndPos) }
-func (n *For) End() Pos    { return ToPos(n.EndPos) }
-func (n *If) End() Pos     { return ToPos(n.EndPos) }
-func (n *Simple) End() Pos { return ToPos(n.EndPos) }
-func (n *Expr) End() Pos   { return ToPos(n.EndPos) }
+func (n *File) End() Pos    { return ToPos(n.EndPos) }
+func (n *Block) End() Pos   { return ToPos(n.EndPos) }
+func (n *Item) End() Pos    { return ToPos(n.EndPos) }
+func (n *Decl) End() Pos    { return ToPos(n.EndPos) }
+func (n *Type) End() Pos    { return ToPos(n.EndPos) }
+func (n *Bound) End() Pos   { return ToPos(n.EndPos) }
+func (n *From) End() Pos    { return ToPos(n.EndPos) }
+func (n *Stmt) End() Pos    { return ToPos(n.EndPos) }
+func (n *For) End() Pos     { return ToPos(n.EndPos) }
+func (n *If) End() Pos      { return ToPos(n.EndPos) }
+func (n *FuncDef) End() Pos { return ToPos(n.EndPos) }
+func (n *Simple) End() Pos  { return ToPos(n.EndPos) }
+func (n *Expr) End() Pos    { return ToPos(n.EndPos) }
 
 func (n *Index) End() Pos   { return ToPos(n.EndPos) }
 func (n *Primary) End() Pos { return ToPos(n.EndPos) }

@@ -28,7 +28,7 @@ func (s *scanned) checkTree(f *File, partial bool) *Error {
 			if h, ok := stanBlockHints[b.Kind]; ok {
 				hint = h
 			}
-			return s.errAt(b.Pos.Offset, hint, "unknown block %q; the blocks are data, param, latent, model, derived and infer", b.Kind)
+			return s.errAt(b.Pos.Offset, hint, "unknown block %q; the blocks are functions, data, param, latent, model, derived and infer", b.Kind)
 		}
 		if old, dup := seen[b.Kind]; dup {
 			p := old.Position()
@@ -77,6 +77,14 @@ func (s *scanned) checkItem(kind string, it *Item) *Error {
 	}
 	if d := it.Decl; d != nil {
 		return s.checkType(d.Type)
+	}
+	if fd := it.Func; fd != nil {
+		for _, st := range fd.Body {
+			if e := s.checkStmt(st); e != nil {
+				return e
+			}
+		}
+		return nil
 	}
 	return s.checkStmt(it.Stmt)
 }
@@ -156,5 +164,4 @@ func (s *scanned) checkSetting(it *Item) *Error {
 // stanBlockHints say where Stan's one-word blocks went.
 var stanBlockHints = map[string]string{
 	"parameters": "Stan's parameters are latent { } here (param { } holds parameters learned by maximum likelihood)",
-	"functions":  "user-defined functions are not supported yet",
 }

@@ -19,7 +19,7 @@ var mscLexer = lexer.MustSimple([]lexer.SimpleRule{
 	{Name: "Number", Pattern: `(\d+(\.\d+)?|\.\d+)([eE][-+]?\d+)?`},
 	{Name: "Ident", Pattern: `[A-Za-z_][A-Za-z0-9_]*`},
 	{Name: "Range", Pattern: `\.\.`},
-	{Name: "Op", Pattern: `\+=|==|!=|<=|>=|&&|\|\||\.\*|\./`},
+	{Name: "Op", Pattern: `\+=|==|!=|<=|>=|&&|\|\||\.\*|\./|->`},
 	{Name: "Punct", Pattern: `[-+*/^~=<>,;:()\[\]{}|!]`},
 	{Name: "Whitespace", Pattern: `[ \t\r\n]+`},
 })
@@ -174,7 +174,7 @@ func precheck(filename string, src []byte) error {
 }
 
 // BlockKinds are the block names of the language, in canonical order.
-var BlockKinds = []string{"data", "param", "latent", "model", "derived", "infer"}
+var BlockKinds = []string{"functions", "data", "param", "latent", "model", "derived", "infer"}
 
 // TypeNames are the base type names.
 var TypeNames = []string{"int", "real", "vector", "matrix"}

@@ -220,7 +220,7 @@ func (s *scanned) translate(err error, f *File) *Error {
 		return s.expectedExpr(i)
 	}
 	if !w.inBlock && len(open) == 0 {
-		return s.errTok(i, "the blocks are data, param, latent, model, derived and infer", "unexpected %s; expected a block such as model { ... }", t)
+		return s.errTok(i, "the blocks are functions, data, param, latent, model, derived and infer", "unexpected %s; expected a block such as model { ... }", t)
 	}
 	return s.inBlock(i, open)
 }
@@ -580,6 +580,9 @@ func (s *scanned) unsupported(i int, open []int) *Error {
 		if hint, ok := stanBlocks[s.text(j)+" "+s.text(j+1)]; ok && len(open) == 0 {
 			return s.errTok(j, hint, "there is no %s block", s.text(j)+" "+s.text(j+1))
 		}
+	}
+	if len(open) > 0 && open[0] > 0 && s.text(open[0]-1) == "functions" {
+		return s.errTok(i, "write name(x: real, v: vector) -> real { statements; return expr }", "a function is written as in mscppl, not Stan")
 	}
 	if j := s.lineStart(i); j >= 0 && j <= i && s.isIdent(j) && s.text(j) == "while" {
 		return s.errTok(j, "write for i in lo..hi { ... }", "while loops are not supported")

@@ -17,10 +17,18 @@ func Inspect(n Node, f func(Node) bool) {
 			Inspect(it, f)
 		}
 	case *Item:
-		if n.Decl != nil {
+		switch {
+		case n.Decl != nil:
 			Inspect(n.Decl, f)
-		} else if n.Stmt != nil {
+		case n.Func != nil:
+			Inspect(n.Func, f)
+		case n.Stmt != nil:
 			Inspect(n.Stmt, f)
+		}
+	case *FuncDef:
+		Inspect(n.Result, f)
+		for _, s := range n.Body {
+			Inspect(s, f)
 		}
 	case *Decl:
 		Inspect(n.Type, f)
@@ -50,6 +58,8 @@ func Inspect(n Node, f func(Node) bool) {
 			Inspect(n.If, f)
 		case n.Target != nil:
 			Inspect(n.Target, f)
+		case n.Return != nil:
+			Inspect(n.Return, f)
 		case n.Simple != nil:
 			Inspect(n.Simple, f)
 		}

@@ -1,0 +1,115 @@
+package ir
+
+import (
+	"github.com/mscppl/mscppl/lang"
+	"github.com/mscppl/mscppl/stdlib"
+)
+
+// maxInlineDepth bounds nested calls of user functions (recursion is not
+// supported: every call is inlined).
+const maxInlineDepth = 32
+
+// functions records the user functions of the functions block.
+func (r *resolver) functions(b *lang.Block) {
+	r.funcs = map[string]*lang.FuncDef{}
+	for _, it := range b.Items {
+		fd := it.Func
+		if fd == nil {
+			r.errorf(r.at(it.Pos), "the functions block holds functions: name(x: real, v: vector) -> real { ...; return expr }")
+			continue
+		}
+		p := r.at(fd.Pos)
+		if _, dup := r.funcs[fd.Name]; dup {
+			r.errorf(p, "function %s is defined twice", fd.Name)
+			continue
+		}
+		_, isFn := stdlib.LookupFunc(fd.Name)
+		_, isNary := stdlib.LookupNary(fd.Name)
+		_, isDist := stdlib.Lookup(fd.Name)
+		if isFn || isNary || isDist {
+			r.errorf(p, "%s is a built-in name; pick another name for the function", fd.Name)
+			continue
+		}
+		n := len(fd.Body)
+		if n == 0 || fd.Body[n-1].Return == nil {
+			r.errorf(p, "function %s must end with return expr", fd.Name)
+			continue
+		}
+		r.funcs[fd.Name] = fd
+	}
+}
+
+// inline resolves a call of a user function: its parameters become
+// locals bound to the arguments, and its body is resolved in a scope that
+// sees only them (as in Stan, a function sees no model variables).
+func (r *resolver) inline(c *lang.Call, fd *lang.FuncDef) Expr {
+	pos := r.at(c.Pos)
+	if c.Bar {
+		r.errorf(pos, "only a log density (NAME_lpdf or NAME_lpmf) takes a bar: %s(y | ...)", c.Name)
+		return nil
+	}
+	if len(c.Args) != len(fd.Params) {
+		r.errorf(pos, "%s takes %d argument%s, got %d", fd.Name, len(fd.Params), plural1(len(fd.Params)), len(c.Args))
+		return nil
+	}
+	if r.depth >= maxInlineDepth {
+		r.errorf(pos, "calls of %s nest more than %d deep; recursive functions are not supported", fd.Name, maxInlineDepth)
+		return nil
+	}
+	args := make([]Expr, len(c.Args))
+	for i, a := range c.Args {
+		if args[i] = r.expr(a); args[i] == nil {
+			return nil
+		}
+		if !baseAccepts(fd.Params[i].Base, args[i].Type()) {
+			r.errorf(args[i].Pos(), "argument %d of %s (%s) must be %s, got %s", i+1, fd.Name, fd.Params[i].Name, fd.Params[i].Base, args[i].Type())
+			return nil
+		}
+	}
+	// the body sees its parameters only
+	savedScopes, savedGlobal, savedAssigned := r.scopes, r.global, r.assigned
+	scope := map[string]*Var{}
+	r.scopes, r.global, r.assigned = []map[string]*Var{scope}, map[string]*Var{}, map[string]lang.Pos{}
+	r.depth++
+	defer func() {
+		r.scopes, r.global, r.assigned = savedScopes, savedGlobal, savedAssigned
+		r.depth--
+	}()
+	var stmts []Stmt
+	for i, prm := range fd.Params {
+		v := r.newVar(prm.Name, r.at(prm.Pos), LocalVar, args[i].Type())
+		scope[prm.Name] = v
+		stmts = append(stmts, &Assign{stmtBase: stmtBase{pos}, Local: v, X: args[i]})
+	}
+	n := len(fd.Body)
+	body := r.stmts(fd.Body[:n-1])
+	result := r.expr(fd.Body[n-1].Return)
+	if result == nil {
+		return nil
+	}
+	if !baseAccepts(fd.Result.Base, result.Type()) {
+		r.errorf(result.Pos(), "%s returns %s, declared %s", fd.Name, result.Type(), fd.Result.Base)
+		return nil
+	}
+	t := result.Type()
+	if fd.Result.Base == "real" && t.Kind == Int {
+		t = tReal
+	}
+	return &Inline{exprBase: exprBase{pos, t}, Name: fd.Name, Stmts: append(stmts, body...), Result: result}
+}
+
+// baseAccepts reports whether a value of type t may stand for a parameter
+// or result declared with base type base.
+func baseAccepts(base string, t Type) bool {
+	switch base {
+	case "int":
+		return t.Kind == Int
+	case "real":
+		return t.Scalar()
+	case "vector":
+		return t.Kind == Vector
+	case "matrix":
+		return t.Kind == Matrix
+	}
+	return false
+}
