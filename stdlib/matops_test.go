@@ -325,3 +325,53 @@ func gonumMVN(t *testing.T, y, mu []float64, sigma *mat.SymDense, n int) float64
 	require.NoError(t, ch.SolveVecTo(&x, r))
 	return -0.5*float64(n)*math.Log(2*math.Pi) - 0.5*ch.LogDet() - 0.5*mat.Dot(r, &x)
 }
+
+// TestGPChain runs the model of posteriordb's gp_pois_regr-gp_regr by hand
+// (K = gp_exp_quad_cov(x, alpha, rho) + diag_matrix(rep_vector(sigma, N)),
+// L = cholesky_decompose(K), multi_normal_cholesky_lpdf(y | 0, L)) through
+// the ops' Forward and Backward, and compares the gradient in (alpha, rho,
+// sigma) with central finite differences of the whole chain.
+func TestGPChain(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	for _, n := range []int{1, 2, 5, 11} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			x := randVec(r, n, -3, 3)
+			y := randVec(r, n, -2, 2)
+			gp, rep, diag := NewGPExpQuadCov(n), NewRepVector(n), NewDiagMatrix(n)
+			chol, lpdf := NewCholesky(n), NewMultiNormalCholeskyLpdf(n)
+			k, s, d, l := make([]float64, n*n), make([]float64, n), make([]float64, n*n), make([]float64, n*n)
+			lp := make([]float64, 1)
+			f := func(p []float64) float64 {
+				gp.Forward(k, [][]float64{x, p[0:1], p[1:2]})
+				rep.Forward(s, [][]float64{p[2:3]})
+				diag.Forward(d, [][]float64{s})
+				for i := range k {
+					k[i] += d[i]
+				}
+				chol.Forward(l, [][]float64{k})
+				lpdf.Forward(lp, [][]float64{y, {0}, l})
+				return lp[0]
+			}
+			p := []float64{1.3, 0.8, 0.4} // alpha, rho, sigma
+			f(p)
+			dl, dk, ds, dd := make([]float64, n*n), make([]float64, n*n), make([]float64, n), make([]float64, n*n)
+			dp := make([]float64, 3)
+			lpdf.Backward(lp, []float64{1}, [][]float64{y, {0}, l}, [][]float64{nil, nil, dl})
+			chol.Backward(l, dl, [][]float64{k}, [][]float64{dk})
+			copy(dd, dk)
+			diag.Backward(d, dd, [][]float64{s}, [][]float64{ds})
+			rep.Backward(s, ds, [][]float64{p[2:3]}, [][]float64{dp[2:3]})
+			gp.Backward(k, dk, [][]float64{x, p[0:1], p[1:2]}, [][]float64{nil, dp[0:1], dp[1:2]})
+			for j := range p {
+				h := 1e-6
+				q := append([]float64(nil), p...)
+				q[j] = p[j] + h
+				fp := f(q)
+				q[j] = p[j] - h
+				fm := f(q)
+				fd := (fp - fm) / (2 * h)
+				require.InDelta(t, fd, dp[j], 1e-6*(1+math.Abs(fd)), "parameter %d", j)
+			}
+		})
+	}
+}
