@@ -459,6 +459,10 @@ func (cp *compiler) depsOf(e Expr, dst []int) []int {
 			}
 		case *Inline:
 			walk(e.Result)
+		case *MatCall:
+			for _, a := range e.Args {
+				walk(a)
+			}
 		}
 	}
 	walk(e)
@@ -660,6 +664,16 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 	case *Inline:
 		cp.block(e.Stmts)
 		return cp.expr(e.Result)
+	case *MatCall:
+		args := make([]autodiff.Node, len(e.Args))
+		for i, a := range e.Args {
+			args[i] = cp.expr(a)
+		}
+		n := g.Custom(e.Op, e.T.Len(), args...)
+		if e.T.Kind == Matrix {
+			n = g.Reshape(n, e.T.Rows, e.T.Cols)
+		}
+		return n
 	case *NaryCall:
 		args := make([]autodiff.Node, len(e.Args))
 		for i, a := range e.Args {

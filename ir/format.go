@@ -62,6 +62,8 @@ func formatExpr(b *strings.Builder, e Expr, outer int) {
 		formatExpr(b, e.X, 3)
 	case *Inline:
 		b.WriteString(e.Name + "(...)")
+	case *MatCall:
+		b.WriteString(e.Name + "(...)")
 	case *NaryCall:
 		b.WriteString(e.Fn.Name + "(")
 		for i, x := range e.Args {

@@ -625,6 +625,9 @@ func (r *resolver) tilde(sm *lang.Simple, p lang.Pos) Stmt {
 	lhs := r.expr(sm.LHS)
 	call := sm.Tilde
 	cp := r.at(call.Pos)
+	if vd, ok := vecDists[call.Name]; ok {
+		return r.vecTilde(sm, call, vd, lhs, p)
+	}
 	fam, ok := stdlib.Lookup(call.Name)
 	if !ok && unsupportedStan(call.Name) {
 		r.errorf(cp, "the distribution %s is not supported yet", call.Name)
@@ -632,7 +635,9 @@ func (r *resolver) tilde(sm *lang.Simple, p lang.Pos) Stmt {
 	}
 	if !ok {
 		e := r.errorf(cp, "unknown distribution %q", call.Name)
-		if _, isFn := stdlib.LookupFunc(call.Name); isFn {
+		if s := lang.Suggest(call.Name, vecDistNames()); s != "" {
+			e.Hint = fmt.Sprintf("did you mean %q?", s)
+		} else if _, isFn := stdlib.LookupFunc(call.Name); isFn {
 			e.Hint = fmt.Sprintf("%s is a function, not a distribution", call.Name)
 		} else if s := lang.Suggest(call.Name, stdlib.FamilyNames()); s != "" {
 			e.Hint = fmt.Sprintf("did you mean %q?", s)
@@ -952,6 +957,9 @@ func (r *resolver) call(c *lang.Call) Expr {
 	pos := r.at(c.Pos)
 	if fd, ok := r.funcs[c.Name]; ok {
 		return r.inline(c, fd)
+	}
+	if x, ok := r.matFunc(c); ok {
+		return x
 	}
 	if x, ok := r.densityCall(c); ok {
 		return x

@@ -190,6 +190,23 @@ func (r *resolver) densityCall(c *lang.Call) (Expr, bool) {
 		return nil, false
 	}
 	pos := r.at(c.Pos)
+	if vd, ok := vecDists[name]; ok {
+		if len(c.Args) != 1 || !c.Bar {
+			r.errorf(pos, "write %s(y | %s): the value, a bar, then the parameters", c.Name, strings.Join(vd.params, ", "))
+			return nil, true
+		}
+		y := r.expr(c.Args[0])
+		args := make([]Expr, len(c.Given))
+		for i, a := range c.Given {
+			if args[i] = r.expr(a); args[i] == nil {
+				return nil, true
+			}
+		}
+		if y == nil {
+			return nil, true
+		}
+		return r.vecDensity(name, vd, y, args, pos), true
+	}
 	fam, ok := stdlib.Lookup(name)
 	if !ok {
 		e := r.errorf(pos, "unknown distribution %q in %s", name, c.Name)
@@ -316,6 +333,12 @@ func dependsOnUnknowns(e Expr) bool {
 		}
 	case *Inline:
 		return true // conservatively
+	case *MatCall:
+		for _, a := range e.Args {
+			if dependsOnUnknowns(a) {
+				return true
+			}
+		}
 	}
 	return false
 }
@@ -402,4 +425,28 @@ func unsupportedStan(name string) bool {
 		}
 	}
 	return false
+}
+
+// vecTilde resolves y ~ a multivariate distribution: a term of the log
+// density (the prior of a latent cannot be sampled directly then).
+func (r *resolver) vecTilde(sm *lang.Simple, call *lang.Call, vd vecDist, lhs Expr, p lang.Pos) Stmt {
+	if lhs == nil {
+		return nil
+	}
+	args := make([]Expr, len(call.Args))
+	for i, a := range call.Args {
+		if args[i] = r.expr(a); args[i] == nil {
+			return nil
+		}
+	}
+	root := rootVar(lhs)
+	if root != nil && root.Kind != DataVar && root.Kind != LatentVar || root == nil && dependsOnUnknowns(lhs) {
+		r.errorf(lhs.Pos(), "the left of ~ must be a latent or data variable (or an element of one)")
+		return nil
+	}
+	d := r.vecDensity(call.Name, vd, lhs, args, r.at(call.Pos))
+	if d == nil {
+		return nil
+	}
+	return &Target{stmtBase: stmtBase{p}, X: d, Text: FormatExpr(lhs) + " ~ " + call.String()}
 }

@@ -104,3 +104,17 @@ func TestUserFunctions(t *testing.T) {
 		require.True(t, strings.Contains(got, c.want), "%q does not contain %q", got, c.want)
 	}
 }
+
+// TestMultivariate: a multivariate normal with a diagonal covariance, as
+// multi_normal, multi_normal_cholesky of its Cholesky factor, and a
+// dirichlet with unit weights, equal the univariate terms written out.
+func TestMultivariate(t *testing.T) {
+	a := compile(t, "latent { z: vector[3]; s: real<lower=0> }\nmodel { s ~ normal(0, 1); z ~ normal(1, s) }", "")
+	b := compile(t, "latent { z: vector[3]; s: real<lower=0> }\nmodel {\n s ~ normal(0, 1)\n S: matrix[3, 3] = diag_matrix(rep_vector(s * s, 3))\n z ~ multi_normal(rep_vector(1, 3), S)\n}", "")
+	c := compile(t, "latent { z: vector[3]; s: real<lower=0> }\nmodel {\n s ~ normal(0, 1)\n L: matrix[3, 3] = cholesky_decompose(diag_matrix(rep_vector(s * s, 3)) + gp_exp_quad_cov(z, 0, 1))\n target += multi_normal_cholesky_lpdf(z | rep_vector(1, 3), L)\n}", "")
+	sameLogJoint(t, a, b, 0)
+	sameLogJoint(t, a, c, 0)
+	d := compile(t, "latent { p: simplex[3] }\nmodel { }", "")
+	e := compile(t, "latent { p: simplex[3] }\nmodel { p ~ dirichlet(rep_vector(1, 3)) }", "")
+	sameLogJoint(t, d, e, math.Log(2)) // Dirichlet(1, 1, 1) is uniform with density 2
+}
