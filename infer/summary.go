@@ -212,8 +212,19 @@ func (f *Fitted) summarize(o Options, kernel, optimizer string, elapsed time.Dur
 	default: // a state-space proposal: the chain's smoothing marginals
 		sum.SummarySource = "chain"
 		sum.Family = f.Q.Name()
+		x := make([]float64, m.XDim)
+		comp.SetParams(f.unconstrainedParams())
+		comp.Constrain(res.ChainMean, x)
 		for j, n := range names {
-			sum.Latent[n] = Moments{Mean: res.ChainMean[j], SD: res.ChainSD[j], Q05: nan, Q50: nan, Q95: nan, MCSE: nan}
+			switch {
+			case j < m.LatentDim: // the chain's latents (no constraints in a state-space model)
+				sum.Latent[n] = Moments{Mean: res.ChainMean[j], SD: res.ChainSD[j], Q05: nan, Q50: nan, Q95: nan, MCSE: nan}
+			case !m.DerivedUsesLatents(j): // a derived quantity of params and data: exact
+				sum.Latent[n] = Moments{Mean: x[j], SD: 0, Q05: Figure(x[j]), Q50: Figure(x[j]), Q95: Figure(x[j]), MCSE: 0}
+			default:
+				sum.Latent[n] = Moments{Mean: math.NaN(), SD: math.NaN(), Q05: nan, Q50: nan, Q95: nan, MCSE: nan}
+				sum.Notes = append(sum.Notes, fmt.Sprintf("derived %s depends on the latent trajectory; a state-space run does not report it yet", n))
+			}
 		}
 		sum.Diagnostics.ESSBulkMin = Figure(res.ESSBulkMin)
 		sum.Reported += "; latent moments from the retained trajectories of those iterations"

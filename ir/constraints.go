@@ -198,3 +198,65 @@ func (cp *compiler) derived() {
 		}()
 	}
 }
+
+// DerivedUsesLatents reports whether constrained latent component j is a
+// derived quantity that depends on latents (directly or through other
+// derived quantities); false for one of params and data alone.
+func (m *Model) DerivedUsesLatents(j int) bool {
+	for _, v := range m.Latents {
+		if j >= v.XOffset && j < v.XOffset+v.Type.Len() {
+			return v.Derived == nil || usesLatents(v.Derived)
+		}
+	}
+	return true
+}
+
+func usesLatents(e Expr) bool {
+	found := false
+	walkExpr(e, func(x Expr) {
+		if r, ok := x.(*Ref); ok && r.Var.Kind == LatentVar {
+			if r.Var.Derived == nil || usesLatents(r.Var.Derived) {
+				found = true
+			}
+		}
+		if _, ok := x.(*Inline); ok {
+			found = true // conservatively
+		}
+	})
+	return found
+}
+
+// walkExpr calls f on e and its subexpressions.
+func walkExpr(e Expr, f func(Expr)) {
+	f(e)
+	switch e := e.(type) {
+	case *Index:
+		walkExpr(e.X, f)
+		for _, i := range e.Idx {
+			walkExpr(i, f)
+		}
+	case *Unary:
+		walkExpr(e.X, f)
+	case *Not:
+		walkExpr(e.X, f)
+	case *Binary:
+		walkExpr(e.X, f)
+		walkExpr(e.Y, f)
+	case *Call:
+		for _, a := range e.Args {
+			walkExpr(a, f)
+		}
+	case *Density:
+		for _, a := range e.Args {
+			walkExpr(a, f)
+		}
+	case *NaryCall:
+		for _, a := range e.Args {
+			walkExpr(a, f)
+		}
+	case *MatCall:
+		for _, a := range e.Args {
+			walkExpr(a, f)
+		}
+	}
+}

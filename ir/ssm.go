@@ -54,11 +54,21 @@ func (c *Compiled) detect() {
 	no := func(format string, args ...any) {
 		c.structure = Structure{Reason: fmt.Sprintf(format, args...)}
 	}
-	if len(m.Latents) != 1 {
-		no("a state-space model has exactly one latent vector z (this model has %d latent variables)", len(m.Latents))
+	var drawn []*Var // the latents proper (derived quantities are computed from them)
+	for _, v := range m.Latents {
+		if v.Derived == nil {
+			drawn = append(drawn, v)
+		}
+	}
+	if len(drawn) != 1 {
+		no("a state-space model has exactly one latent vector z (this model has %d latent variables)", len(drawn))
 		return
 	}
-	z := m.Latents[0]
+	z := drawn[0]
+	if z.Special() {
+		no("the latent %s has a vector constraint or bounds that depend on other variables", z.Name)
+		return
+	}
 	if z.Type.Kind != Vector {
 		no("the latent %s is not a vector", z.Name)
 		return

@@ -23,6 +23,7 @@ type FullRank struct {
 	cov []float64 // L L', valid when covOK
 	// scratch
 	r, e, dz, newCov []float64
+	newL             []float64
 	ld               float64 // log |L|, valid when ldOK
 	ldOK, covOK      bool
 }
@@ -30,7 +31,7 @@ type FullRank struct {
 // NewFullRank returns N(0, I).
 func NewFullRank(d int) *FullRank {
 	g := &FullRank{D: d, Mu: make([]float64, d), L: make([]float64, d*d), cov: make([]float64, d*d),
-		r: make([]float64, d), e: make([]float64, d), dz: make([]float64, d), newCov: make([]float64, d*d)}
+		r: make([]float64, d), e: make([]float64, d), dz: make([]float64, d), newCov: make([]float64, d*d), newL: make([]float64, d*d)}
 	for i := 0; i < d; i++ {
 		g.L[i*d+i] = 1
 	}
@@ -260,15 +261,45 @@ func (g *FullRank) momentStep(z, a []float64, rho, scale float64) error {
 		for j := 0; j < i; j++ {
 			g.newCov[j*d+i] = g.newCov[i*d+j]
 		}
-		g.Mu[i] += rho * g.dz[i] * scale
 	}
-	if !cholesky(g.newCov, g.L, d) {
+	if !g.factorNew() {
 		return errors.New("the covariance of q lost positive definiteness")
 	}
+	for i := 0; i < d; i++ {
+		g.Mu[i] += rho * g.dz[i] * scale
+	}
+	g.L, g.newL = g.newL, g.L
 	g.ldOK = false
 	g.cov, g.newCov = g.newCov, g.cov
 	g.covOK = true
 	return nil
+}
+
+// factorNew factors newCov into newL. The update is a convex combination of
+// positive semi-definite matrices, so a failure is rounding in a nearly
+// singular covariance: a jitter of 1e-12 to 1e-4 of the mean variance is
+// added to the diagonal, as little as works (q is left unchanged if none
+// does).
+func (g *FullRank) factorNew() bool {
+	d := g.D
+	if cholesky(g.newCov, g.newL, d) {
+		return true
+	}
+	tr := 0.0
+	for i := 0; i < d; i++ {
+		tr += g.newCov[i*d+i]
+	}
+	added := 0.0
+	for jit := 1e-12 * tr / float64(d); jit <= 1e-4*tr/float64(d); jit *= 100 {
+		for i := 0; i < d; i++ {
+			g.newCov[i*d+i] += jit - added
+		}
+		added = jit
+		if cholesky(g.newCov, g.newL, d) {
+			return true
+		}
+	}
+	return false
 }
 
 // Stats writes Mu and Sigma.
