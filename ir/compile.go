@@ -463,6 +463,10 @@ func (cp *compiler) depsOf(e Expr, dst []int) []int {
 			for _, a := range e.Args {
 				walk(a)
 			}
+		case *Builtin:
+			for _, a := range e.Args {
+				walk(a)
+			}
 		}
 	}
 	walk(e)
@@ -664,6 +668,8 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 	case *Inline:
 		cp.block(e.Stmts)
 		return cp.expr(e.Result)
+	case *Builtin:
+		return cp.builtin(e)
 	case *MatCall:
 		args := make([]autodiff.Node, len(e.Args))
 		for i, a := range e.Args {

@@ -258,5 +258,9 @@ func walkExpr(e Expr, f func(Expr)) {
 		for _, a := range e.Args {
 			walkExpr(a, f)
 		}
+	case *Builtin:
+		for _, a := range e.Args {
+			walkExpr(a, f)
+		}
 	}
 }

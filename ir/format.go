@@ -64,6 +64,8 @@ func formatExpr(b *strings.Builder, e Expr, outer int) {
 		b.WriteString(e.Name + "(...)")
 	case *MatCall:
 		b.WriteString(e.Name + "(...)")
+	case *Builtin:
+		b.WriteString(e.Name + "(...)")
 	case *NaryCall:
 		b.WriteString(e.Fn.Name + "(")
 		for i, x := range e.Args {

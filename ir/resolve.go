@@ -628,6 +628,9 @@ func (r *resolver) tilde(sm *lang.Simple, p lang.Pos) Stmt {
 	if vd, ok := vecDists[call.Name]; ok {
 		return r.vecTilde(sm, call, vd, lhs, p)
 	}
+	if call.Name == "normal_id_glm" {
+		return r.glmTilde(lhs, call, p)
+	}
 	fam, ok := stdlib.Lookup(call.Name)
 	if !ok && unsupportedStan(call.Name) {
 		r.errorf(cp, "the distribution %s is not supported yet", call.Name)
@@ -959,6 +962,9 @@ func (r *resolver) call(c *lang.Call) Expr {
 		return r.inline(c, fd)
 	}
 	if x, ok := r.matFunc(c); ok {
+		return x
+	}
+	if x, ok := r.builtin(c); ok {
 		return x
 	}
 	if x, ok := r.densityCall(c); ok {

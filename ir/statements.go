@@ -190,6 +190,19 @@ func (r *resolver) densityCall(c *lang.Call) (Expr, bool) {
 		return nil, false
 	}
 	pos := r.at(c.Pos)
+	if name == "normal_id_glm" && c.Bar && len(c.Args) == 1 {
+		y := r.expr(c.Args[0])
+		mu, sigma := r.glmMean(c.Given, pos)
+		if y == nil || mu == nil {
+			return nil, true
+		}
+		fam, _ := stdlib.Lookup("normal")
+		if !sameShape(y.Type(), mu.Type()) {
+			r.errorf(pos, "normal_id_glm: y is %s but X * beta is %s", y.Type(), mu.Type())
+			return nil, true
+		}
+		return &Density{exprBase: exprBase{pos, tReal}, Name: c.Name, Dist: fam, Args: []Expr{y, mu, sigma}}, true
+	}
 	if vd, ok := vecDists[name]; ok {
 		if len(c.Args) != 1 || !c.Bar {
 			r.errorf(pos, "write %s(y | %s): the value, a bar, then the parameters", c.Name, strings.Join(vd.params, ", "))
@@ -339,6 +352,12 @@ func dependsOnUnknowns(e Expr) bool {
 				return true
 			}
 		}
+	case *Builtin:
+		for _, a := range e.Args {
+			if dependsOnUnknowns(a) {
+				return true
+			}
+		}
 	}
 	return false
 }
@@ -419,7 +438,7 @@ func (r *resolver) derived(b *lang.Block) {
 // the language does not have yet, so that it is named as unsupported
 // rather than unknown.
 func unsupportedStan(name string) bool {
-	for _, p := range []string{"ode_", "integrate_", "algebra_solver", "solve_", "map_rect", "reduce_sum", "dae", "hmm_", "multi_", "lkj_", "wishart", "inv_wishart", "dirichlet", "categorical", "ordered_logistic", "ordered_probit", "gaussian_dlm", "von_mises", "neg_binomial", "beta_binomial", "hypergeometric", "multinomial", "skew_double", "frechet", "rayleigh", "pareto", "gumbel", "chi_square", "inv_chi_square", "scaled_inv_chi_square", "exp_mod_normal", "wiener", "loglogistic", "discrete_range", "std_normal", "uniform", "matrix_exp", "eigen", "svd", "qr_", "inverse", "mdivide", "softmax", "log_softmax", "cumulative_sum", "append_", "to_vector", "to_matrix", "rep_", "diag_", "gp_", "cholesky_decompose", "quad_form", "crossprod", "tcrossprod", "segment", "head", "tail", "sort_", "rank", "reverse", "_rng"} {
+	for _, p := range []string{"ode_", "integrate_", "algebra_solver", "solve_", "map_rect", "reduce_sum", "dae", "hmm_", "wishart", "inv_wishart", "categorical", "ordered_logistic", "ordered_probit", "gaussian_dlm", "von_mises", "neg_binomial", "beta_binomial", "hypergeometric", "multinomial", "skew_double", "frechet", "rayleigh", "pareto", "gumbel", "chi_square", "inv_chi_square", "scaled_inv_chi_square", "exp_mod_normal", "wiener", "loglogistic", "discrete_range", "std_normal", "uniform", "matrix_exp", "eigen", "svd", "qr_", "inverse", "mdivide", "append_", "to_vector", "to_matrix", "rep_array", "diag_matrix_", "diag_post_multiply", "quad_form", "crossprod", "tcrossprod", "sort_", "rank", "reverse", "_rng"} {
 		if strings.HasPrefix(name, p) || strings.HasSuffix(name, p) {
 			return true
 		}
@@ -449,4 +468,49 @@ func (r *resolver) vecTilde(sm *lang.Simple, call *lang.Call, vd vecDist, lhs Ex
 		return nil
 	}
 	return &Target{stmtBase: stmtBase{p}, X: d, Text: FormatExpr(lhs) + " ~ " + call.String()}
+}
+
+// glmMean resolves the parameters (X, alpha, beta, sigma) of normal_id_glm
+// into the mean alpha + X * beta and sigma.
+func (r *resolver) glmMean(args []*lang.Expr, pos lang.Pos) (mu, sigma Expr) {
+	if len(args) != 4 {
+		r.errorf(pos, "normal_id_glm takes 4 parameters (X, alpha, beta, sigma), got %d", len(args))
+		return nil, nil
+	}
+	xs := make([]Expr, 4)
+	for i, a := range args {
+		if xs[i] = r.expr(a); xs[i] == nil {
+			return nil, nil
+		}
+	}
+	if xs[0].Type().Kind != Matrix || xs[2].Type().Kind != Vector || !xs[3].Type().Scalar() && xs[3].Type().Kind != Vector {
+		r.errorf(pos, "normal_id_glm takes X (a matrix), alpha (a scalar or vector), beta (a vector) and sigma")
+		return nil, nil
+	}
+	xb := r.binary(OpMul, xs[0], xs[2], pos)
+	if xb == nil {
+		return nil, nil
+	}
+	mu = r.binary(OpAdd, xs[1], xb, pos)
+	return mu, xs[3]
+}
+
+// glmTilde resolves y ~ normal_id_glm(X, alpha, beta, sigma) as
+// y ~ normal(alpha + X * beta, sigma).
+func (r *resolver) glmTilde(lhs Expr, call *lang.Call, p lang.Pos) Stmt {
+	mu, sigma := r.glmMean(call.Args, r.at(call.Pos))
+	if lhs == nil || mu == nil {
+		return nil
+	}
+	if !sameShape(lhs.Type(), mu.Type()) {
+		r.errorf(r.at(call.Pos), "normal_id_glm: y is %s but X * beta is %s", lhs.Type(), mu.Type())
+		return nil
+	}
+	root := rootVar(lhs)
+	if root == nil || root.Kind != DataVar {
+		r.errorf(lhs.Pos(), "the left of ~ normal_id_glm must be data")
+		return nil
+	}
+	fam, _ := stdlib.Lookup("normal")
+	return &Tilde{stmtBase: stmtBase{p}, LHS: lhs, Dist: fam, Args: []Expr{mu, sigma}, Root: root, Text: FormatExpr(lhs) + " ~ " + call.String()}
 }

@@ -118,3 +118,20 @@ func TestMultivariate(t *testing.T) {
 	e := compile(t, "latent { p: simplex[3] }\nmodel { p ~ dirichlet(rep_vector(1, 3)) }", "")
 	sameLogJoint(t, d, e, math.Log(2)) // Dirichlet(1, 1, 1) is uniform with density 2
 }
+
+// TestBuiltins: the composed library functions equal their definitions.
+func TestBuiltins(t *testing.T) {
+	a := compile(t, "latent { v: vector[4] }\nmodel { v ~ normal(0, 1)\n target += sum(v) / 4 + sqrt(sum((v - sum(v) / 4) .* (v - sum(v) / 4)) / 3) + v[2] + v[3] + v[1] + (v[1] + v[2]) + log_sum_exp(v) * 0 + v[4] - log_sum_exp(v) + 8 + 2 * v[1] * 3 }", "")
+	b := compile(t, "latent { v: vector[4] }\nmodel { v ~ normal(0, 1)\n target += mean(v) + sd(v) + sum(segment(v, 2, 2)) + sum(head(v, 1)) + cumulative_sum(v)[2] + log_softmax(v)[4] + num_elements(rep_matrix(1, 2, 4)) + diag_pre_multiply(v, rep_matrix(3, 4, 2))[1, 2] * 2 + sum(softmax(v)) - 1 + rows(v) - 4 }", "")
+	sameLogJoint(t, a, b, 0)
+}
+
+// TestNormalIDGLM: normal_id_glm is the normal regression written out.
+func TestNormalIDGLM(t *testing.T) {
+	const csv = "y,x1,x2\n1,0.5,2\n0.3,-1,1\n2,1.5,0\n"
+	a := compile(t, "data { y: vector[N]; X: matrix[N, 2] from \"x*\" }\nlatent { a: real; b: vector[2] }\nmodel { a ~ normal(0, 1); b ~ normal(0, 1); y ~ normal(a + X * b, 2) }", csv)
+	b := compile(t, "data { y: vector[N]; X: matrix[N, 2] from \"x*\" }\nlatent { a: real; b: vector[2] }\nmodel { a ~ normal(0, 1); b ~ normal(0, 1); y ~ normal_id_glm(X, a, b, 2) }", csv)
+	c := compile(t, "data { y: vector[N]; X: matrix[N, 2] from \"x*\" }\nlatent { a: real; b: vector[2] }\nmodel { a ~ normal(0, 1); b ~ normal(0, 1); target += normal_id_glm_lpdf(y | X, a, b, 2) }", csv)
+	sameLogJoint(t, a, b, 0)
+	sameLogJoint(t, a, c, 0)
+}

@@ -1,0 +1,163 @@
+package ir
+
+import (
+	"github.com/mscppl/mscppl/autodiff"
+	"github.com/mscppl/mscppl/lang"
+)
+
+// Builtin is a library function composed of the tape's own operations:
+// mean, variance, sd, head, tail, segment, cumulative_sum, softmax,
+// log_softmax, rep_matrix, diag_pre_multiply. Ints holds the arguments
+// that must be known before inference (sizes and offsets).
+type Builtin struct {
+	exprBase
+	Name string
+	Args []Expr
+	Ints []int
+}
+
+// builtin resolves the functions of Builtin and the size queries rows,
+// cols and num_elements (constants), reporting whether name is one.
+func (r *resolver) builtin(c *lang.Call) (Expr, bool) {
+	// vector arguments, then integer arguments known before inference
+	shape := map[string][2]int{"mean": {1, 0}, "variance": {1, 0}, "sd": {1, 0}, "head": {1, 1}, "tail": {1, 1},
+		"segment": {1, 2}, "cumulative_sum": {1, 0}, "softmax": {1, 0}, "log_softmax": {1, 0},
+		"rep_matrix": {1, 2}, "diag_pre_multiply": {2, 0}, "rows": {1, 0}, "cols": {1, 0}, "num_elements": {1, 0}}
+	sh, ok := shape[c.Name]
+	if !ok {
+		return nil, false
+	}
+	pos := r.at(c.Pos)
+	if c.Bar || len(c.Args) != sh[0]+sh[1] {
+		r.errorf(pos, "%s takes %d argument%s, got %d", c.Name, sh[0]+sh[1], plural1(sh[0]+sh[1]), len(c.Args))
+		return nil, true
+	}
+	args := make([]Expr, sh[0])
+	for i := range args {
+		if args[i] = r.expr(c.Args[i]); args[i] == nil {
+			return nil, true
+		}
+	}
+	ints := make([]int, sh[1])
+	for i := range ints {
+		x := r.expr(c.Args[sh[0]+i])
+		if x == nil {
+			return nil, true
+		}
+		v, ok := foldConst(x)
+		if !ok || x.Type().Kind != Int {
+			r.errorf(x.Pos(), "argument %d of %s must be an integer known before inference", sh[0]+i+1, c.Name)
+			return nil, true
+		}
+		ints[i] = int(v)
+	}
+	t := args[0].Type()
+	bad := func(want string) (Expr, bool) {
+		r.errorf(pos, "%s takes %s, got %s", c.Name, want, t)
+		return nil, true
+	}
+	mk := func(rt Type) (Expr, bool) {
+		return &Builtin{exprBase: exprBase{pos, rt}, Name: c.Name, Args: args, Ints: ints}, true
+	}
+	num := func(v int) (Expr, bool) { return &Num{exprBase: exprBase{pos, tInt}, V: float64(v)}, true }
+	switch c.Name {
+	case "rows":
+		return num(t.Rows)
+	case "cols":
+		if t.Kind == Matrix {
+			return num(t.Cols)
+		}
+		return num(1)
+	case "num_elements":
+		return num(t.Len())
+	case "mean", "variance", "sd":
+		if t.Kind != Vector || c.Name != "mean" && t.Rows < 2 {
+			return bad("a vector (of at least 2 elements for variance and sd)")
+		}
+		return mk(tReal)
+	case "cumulative_sum", "softmax", "log_softmax":
+		if t.Kind != Vector {
+			return bad("a vector")
+		}
+		return mk(t)
+	case "head", "tail":
+		if t.Kind != Vector || ints[0] < 0 || ints[0] > t.Rows {
+			return bad("a vector and a length between 0 and its size")
+		}
+		return mk(vecType(ints[0]))
+	case "segment":
+		if t.Kind != Vector || ints[0] < 1 || ints[1] < 0 || ints[0]+ints[1]-1 > t.Rows {
+			return bad("a vector, a start (1-based) and a length that fit in it")
+		}
+		return mk(vecType(ints[1]))
+	case "rep_matrix":
+		if !t.Scalar() || ints[0] < 1 || ints[1] < 1 {
+			return bad("a scalar and two sizes")
+		}
+		return mk(matType(ints[0], ints[1]))
+	default: // diag_pre_multiply(v, M): diag(v) * M
+		m := args[1].Type()
+		if t.Kind != Vector || m.Kind != Matrix || m.Rows != t.Rows {
+			r.errorf(pos, "diag_pre_multiply takes a vector[n] and a matrix[n, c], got %s and %s", t, m)
+			return nil, true
+		}
+		return mk(m)
+	}
+}
+
+// builtin lowers a Builtin to the tape.
+func (cp *compiler) builtin(e *Builtin) autodiff.Node {
+	g := cp.g
+	a := make([]autodiff.Node, len(e.Args))
+	for i, x := range e.Args {
+		a[i] = cp.expr(x)
+	}
+	x := a[0]
+	n := e.Args[0].Type().Len()
+	switch e.Name {
+	case "mean":
+		return g.Div(g.Sum(x), cp.num(float64(n)))
+	case "variance", "sd":
+		dev := g.Sub(x, g.Div(g.Sum(x), cp.num(float64(n))))
+		v := g.Div(g.Sum(g.Mul(dev, dev)), cp.num(float64(n-1)))
+		if e.Name == "sd" {
+			return g.Sqrt(v)
+		}
+		return v
+	case "head":
+		return g.Slice(x, 0, e.Ints[0])
+	case "tail":
+		return g.Slice(x, n-e.Ints[0], n)
+	case "segment":
+		return g.Slice(x, e.Ints[0]-1, e.Ints[0]-1+e.Ints[1])
+	case "cumulative_sum":
+		el := make([]autodiff.Node, n)
+		for i := range el {
+			el[i] = g.Index(x, i)
+			if i > 0 {
+				el[i] = g.Add(el[i-1], el[i])
+			}
+		}
+		return g.Stack(el...)
+	case "softmax":
+		return g.Exp(g.Sub(x, g.LogSumExp(x)))
+	case "log_softmax":
+		return g.Sub(x, g.LogSumExp(x))
+	case "rep_matrix":
+		el := make([]autodiff.Node, e.Ints[0]*e.Ints[1])
+		for i := range el {
+			el[i] = x
+		}
+		return g.Reshape(g.Stack(el...), e.Ints[0], e.Ints[1])
+	default: // diag_pre_multiply
+		t := e.T
+		el := make([]autodiff.Node, t.Len())
+		for i := 0; i < t.Rows; i++ {
+			vi := g.Index(x, i)
+			for j := 0; j < t.Cols; j++ {
+				el[i*t.Cols+j] = g.Mul(vi, g.Index2(a[1], i, j))
+			}
+		}
+		return g.Reshape(g.Stack(el...), t.Rows, t.Cols)
+	}
+}
