@@ -492,6 +492,13 @@ func (cp *compiler) lhsPositions(e Expr) []int {
 		if v.Special() {
 			return cp.lhsPositions(r)
 		}
+		if e.Idx[0].Type().Kind == Vector { // a[g]
+			var out []int
+			for _, k := range cp.g.Value(cp.expr(e.Idx[0]), 0) {
+				out = append(out, v.Offset+int(k)-1)
+			}
+			return out
+		}
 		idx := make([]int, len(e.Idx))
 		for i, x := range e.Idx {
 			idx[i] = cp.intExpr(x) - 1
@@ -591,6 +598,21 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 		return n
 	case *Index:
 		t := e.X.Type()
+		if it := e.Idx[0].Type(); it.Kind == Vector { // a[g]: gather
+			gn := cp.expr(e.Idx[0])
+			if !g.IsConst(gn) {
+				cp.fail(e.Idx[0].Pos(), "an index array must be known before inference")
+			}
+			x := cp.expr(e.X)
+			el := make([]autodiff.Node, it.Rows)
+			for k, v := range g.Value(gn, 0) {
+				if v < 1 || int(v) > t.Rows {
+					cp.fail(e.Idx[0].Pos(), "index %g (element %d of %s) is out of range: %s has %d elements", v, k+1, FormatExpr(e.Idx[0]), FormatExpr(e.X), t.Rows)
+				}
+				el[k] = g.Index(x, int(v)-1)
+			}
+			return g.Stack(el...)
+		}
 		idx := make([]int, len(e.Idx))
 		for i, ie := range e.Idx {
 			idx[i] = cp.intExpr(ie)

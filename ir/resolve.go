@@ -903,8 +903,13 @@ func (r *resolver) postfix(p *lang.Postfix) Expr {
 			if idx[i] == nil {
 				return nil
 			}
+			if it := idx[i].Type(); it.Kind == Vector && it.IntElems && t.Kind == Vector {
+				// a[g] with an integer array g: the vector of a[g[1]], a[g[2]], ...
+				x = &Index{exprBase: exprBase{x.Pos(), vecType(it.Rows)}, X: x, Idx: idx}
+				goto next
+			}
 			if idx[i].Type().Kind != Int {
-				r.errorf(idx[i].Pos(), "an index must be an integer, got %s", idx[i].Type())
+				r.errorf(idx[i].Pos(), "an index must be an integer (or an integer array indexing a vector), got %s", idx[i].Type())
 				return nil
 			}
 			if v, ok := foldConst(idx[i]); ok {
@@ -918,11 +923,14 @@ func (r *resolver) postfix(p *lang.Postfix) Expr {
 				}
 			}
 		}
-		rt := elemType(t)
-		if t.Kind == Matrix && len(idx) == 1 {
-			rt = vecType(t.Cols)
+		{
+			rt := elemType(t)
+			if t.Kind == Matrix && len(idx) == 1 {
+				rt = vecType(t.Cols)
+			}
+			x = &Index{exprBase: exprBase{x.Pos(), rt}, X: x, Idx: idx}
 		}
-		x = &Index{exprBase: exprBase{x.Pos(), rt}, X: x, Idx: idx}
+	next:
 	}
 	return x
 }

@@ -135,3 +135,11 @@ func TestNormalIDGLM(t *testing.T) {
 	sameLogJoint(t, a, b, 0)
 	sameLogJoint(t, a, c, 0)
 }
+
+// TestIndexArray: a[g] with an integer array equals the loop over a[g[n]].
+func TestIndexArray(t *testing.T) {
+	const csv = "y,g\n1,2\n0.3,1\n2,2\n-1,3\n"
+	a := compile(t, "data { y: vector[N]; g: int<lower=1, upper=3>[N] }\nlatent { a: vector[3] }\nmodel { a ~ normal(0, 1); for n in 1..N { y[n] ~ normal(a[g[n]], 1) } }", csv)
+	b := compile(t, "data { y: vector[N]; g: int<lower=1, upper=3>[N] }\nlatent { a: vector[3] }\nmodel { a ~ normal(0, 1); y ~ normal(a[g], 1) }", csv)
+	sameLogJoint(t, a, b, 0)
+}
