@@ -467,6 +467,8 @@ func (cp *compiler) depsOf(e Expr, dst []int) []int {
 			for _, a := range e.Args {
 				walk(a)
 			}
+		case *Slice:
+			walk(e.X)
 		}
 	}
 	walk(e)
@@ -692,6 +694,8 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 		return cp.expr(e.Result)
 	case *Builtin:
 		return cp.builtin(e)
+	case *Slice:
+		return cp.slice(e)
 	case *MatCall:
 		args := make([]autodiff.Node, len(e.Args))
 		for i, a := range e.Args {

@@ -262,5 +262,7 @@ func walkExpr(e Expr, f func(Expr)) {
 		for _, a := range e.Args {
 			walkExpr(a, f)
 		}
+	case *Slice:
+		walkExpr(e.X, f)
 	}
 }

@@ -66,6 +66,9 @@ func formatExpr(b *strings.Builder, e Expr, outer int) {
 		b.WriteString(e.Name + "(...)")
 	case *Builtin:
 		b.WriteString(e.Name + "(...)")
+	case *Slice:
+		formatExpr(b, e.X, 5)
+		b.WriteString("[...]")
 	case *NaryCall:
 		b.WriteString(e.Fn.Name + "(")
 		for i, x := range e.Args {

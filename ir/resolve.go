@@ -893,12 +893,22 @@ func (r *resolver) postfix(p *lang.Postfix) Expr {
 			r.errorf(ip, "%s is a scalar (%s) and cannot be indexed", FormatExpr(x), t)
 			return nil
 		}
-		if t.Kind == Vector && len(ix.Args) != 1 || t.Kind == Matrix && len(ix.Args) > 2 {
-			r.errorf(ip, "%s is %s: it takes %d index, got %d", FormatExpr(x), t, map[Kind]int{Vector: 1, Matrix: 2}[t.Kind], len(ix.Args))
+		if t.Kind == Vector && len(ix.Slots) != 1 || t.Kind == Matrix && len(ix.Slots) > 2 {
+			r.errorf(ip, "%s is %s: it takes %d index, got %d", FormatExpr(x), t, map[Kind]int{Vector: 1, Matrix: 2}[t.Kind], len(ix.Slots))
 			return nil
 		}
-		idx := make([]Expr, len(ix.Args))
-		for i, a := range ix.Args {
+		if ix.Slots[0].Colon || len(ix.Slots) > 1 && ix.Slots[1].Colon {
+			x = r.slice(x, ix)
+			continue
+		}
+		for _, sl := range ix.Slots {
+			if sl.Lo == nil {
+				r.errorf(ip, "an empty index")
+				return nil
+			}
+		}
+		idx := make([]Expr, len(ix.Slots))
+		for i, a := range ix.Args() {
 			idx[i] = r.expr(a)
 			if idx[i] == nil {
 				return nil

@@ -117,8 +117,12 @@ func (r *resolver) elementAssign(sm *lang.Simple, p lang.Pos) Stmt {
 		return nil
 	}
 	lhs := r.postfix(pf)
+	if lhs == nil {
+		return nil
+	}
 	ix, ok := lhs.(*Index)
 	if !ok {
+		r.errorf(lp, "assign a range element by element in a loop; the left of = takes single indices, as in v[t] = x")
 		return nil
 	}
 	x := r.expr(sm.Assign)
@@ -358,6 +362,8 @@ func dependsOnUnknowns(e Expr) bool {
 				return true
 			}
 		}
+	case *Slice:
+		return dependsOnUnknowns(e.X)
 	}
 	return false
 }

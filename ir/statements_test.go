@@ -143,3 +143,14 @@ func TestIndexArray(t *testing.T) {
 	b := compile(t, "data { y: vector[N]; g: int<lower=1, upper=3>[N] }\nlatent { a: vector[3] }\nmodel { a ~ normal(0, 1); y ~ normal(a[g], 1) }", csv)
 	sameLogJoint(t, a, b, 0)
 }
+
+// TestSlices: ranges of vectors and blocks of matrices equal their elements.
+func TestSlices(t *testing.T) {
+	const csv = "y,x1,x2,x3\n1,0.5,2,1\n0.3,-1,1,0\n2,1.5,0,-2\n"
+	a := compile(t, "data { X: matrix[N, 3] from \"x*\" }\nlatent { v: vector[4] }\nmodel { v ~ normal(0, 1)\n target += v[2] + v[3] + v[1] + v[2] + v[3] + v[4] + X[1, 2] * v[1] + X[2, 2] * v[2] + X[3, 2] * v[3] + X[2, 1] + X[2, 2] + X[2, 3] + X[2, 3] + X[3, 3] }", csv)
+	b := compile(t, "data { X: matrix[N, 3] from \"x*\" }\nlatent { v: vector[4] }\nmodel { v ~ normal(0, 1)\n target += sum(v[2:3]) + sum(v[:1]) + sum(v[2:]) + dot(X[:, 2], v[1:3]) + sum(X[2, :]) + sum(X[2:3, 3]) }", csv)
+	sameLogJoint(t, a, b, 0)
+	c := compile(t, "data { X: matrix[N, 3] from \"x*\" }\nlatent { v: vector[2] }\nmodel { v ~ normal(0, 1)\n target += dot(X[2:3, 2:3] * v, v) }", csv)
+	d := compile(t, "data { X: matrix[N, 3] from \"x*\" }\nlatent { v: vector[2] }\nmodel { v ~ normal(0, 1)\n target += v[1] * (X[2, 2] * v[1] + X[2, 3] * v[2]) + v[2] * (X[3, 2] * v[1] + X[3, 3] * v[2]) }", csv)
+	sameLogJoint(t, c, d, 0)
+}

@@ -249,11 +249,32 @@ type Postfix struct {
 	Indexes []*Index `parser:"@@*"`
 }
 
-// Index is [e] or [e, e].
+// Index is [s] or [s, s], each slot an index e or a range a:b, a:, :b
+// or : (all).
 type Index struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
-	Args   []*Expr `parser:"\"[\" @@ ( \",\" @@ )* \"]\""`
+	Slots  []*Slot `parser:"\"[\" @@ ( \",\" @@ )* \"]\""`
+}
+
+// Slot is one index of an Index: Lo alone, or a range Lo:Hi (Colon set;
+// either end may be omitted).
+type Slot struct {
+	Pos   lexer.Position
+	Lo    *Expr `parser:"@@?"`
+	Colon bool  `parser:"( @\":\""`
+	Hi    *Expr `parser:"  @@? )?"`
+}
+
+// Args returns the plain indices of ix (nil entries for range slots).
+func (ix *Index) Args() []*Expr {
+	out := make([]*Expr, len(ix.Slots))
+	for i, s := range ix.Slots {
+		if !s.Colon {
+			out[i] = s.Lo
+		}
+	}
+	return out
 }
 
 // Primary is a number, a string, a call, a name or a parenthesised
@@ -302,6 +323,7 @@ func (n *Unary) Position() Pos   { return ToPos(n.Pos) }
 func (n *Power) Position() Pos   { return ToPos(n.Pos) }
 func (n *Postfix) Position() Pos { return ToPos(n.Pos) }
 func (n *Index) Position() Pos   { return ToPos(n.Pos) }
+func (n *Slot) Position() Pos    { return ToPos(n.Pos) }
 func (n *Primary) Position() Pos { return ToPos(n.Pos) }
 func (n *Call) Position() Pos    { return ToPos(n.Pos) }
 
@@ -319,7 +341,18 @@ func (n *FuncDef) End() Pos { return ToPos(n.EndPos) }
 func (n *Simple) End() Pos  { return ToPos(n.EndPos) }
 func (n *Expr) End() Pos    { return ToPos(n.EndPos) }
 
-func (n *Index) End() Pos   { return ToPos(n.EndPos) }
+func (n *Index) End() Pos { return ToPos(n.EndPos) }
+
+// End of a slot is the end of its last expression (its start if empty).
+func (n *Slot) End() Pos {
+	switch {
+	case n.Hi != nil:
+		return n.Hi.End()
+	case n.Lo != nil && !n.Colon:
+		return n.Lo.End()
+	}
+	return ToPos(n.Pos)
+}
 func (n *Primary) End() Pos { return ToPos(n.EndPos) }
 func (n *Call) End() Pos    { return ToPos(n.EndPos) }
 

@@ -58,7 +58,20 @@ func (p *Postfix) write(b *strings.Builder) {
 	p.Prim.write(b)
 	for _, ix := range p.Indexes {
 		b.WriteByte('[')
-		writeList(b, ix.Args)
+		for i, sl := range ix.Slots {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if sl.Lo != nil {
+				sl.Lo.write(b)
+			}
+			if sl.Colon {
+				b.WriteByte(':')
+				if sl.Hi != nil {
+					sl.Hi.write(b)
+				}
+			}
+		}
 		b.WriteByte(']')
 	}
 }

@@ -587,8 +587,5 @@ func (s *scanned) unsupported(i int, open []int) *Error {
 	if j := s.lineStart(i); j >= 0 && j <= i && s.isIdent(j) && s.text(j) == "while" {
 		return s.errTok(j, "write for i in lo..hi { ... }", "while loops are not supported")
 	}
-	if s.isPunct(i, ":") && len(open) > 0 && s.isPunct(open[len(open)-1], "[") {
-		return s.errTok(i, "index one element at a time in a loop, as in for t in 2..T { ... x[t] ... }", "slices such as x[a:b] are not supported yet")
-	}
 	return nil
 }

@@ -117,8 +117,9 @@ func Inspect(n Node, f func(Node) bool) {
 			Inspect(ix, f)
 		}
 	case *Index:
-		for _, a := range n.Args {
-			inspectExpr(a, f)
+		for _, sl := range n.Slots {
+			inspectExpr(sl.Lo, f)
+			inspectExpr(sl.Hi, f)
 		}
 	case *Primary:
 		if n.Call != nil {

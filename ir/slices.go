@@ -1,0 +1,108 @@
+package ir
+
+import (
+	"github.com/mscppl/mscppl/autodiff"
+	"github.com/mscppl/mscppl/lang"
+)
+
+// Slice is x[a:b] of a vector, or a block of a matrix M[a:b, c:d] where
+// either slot may be a single index (M[:, j] is column j as a vector,
+// M[i, a:b] part of row i). The bounds are known before inference
+// (1-based, inclusive); Keep says which dimensions the result keeps.
+type Slice struct {
+	exprBase
+	X      Expr
+	Lo, Hi [2]int
+	Keep   [2]bool
+}
+
+// slice resolves an index with at least one range slot.
+func (r *resolver) slice(x Expr, ix *lang.Index) Expr {
+	if x == nil {
+		return nil
+	}
+	t := x.Type()
+	size := [2]int{t.Rows, t.Cols}
+	out := &Slice{X: x}
+	for d, sl := range ix.Slots {
+		lo, hi := 1, size[d]
+		if !sl.Colon {
+			v, ok := r.sliceBound(sl.Lo)
+			if !ok {
+				return nil
+			}
+			lo, hi = v, v
+		} else {
+			out.Keep[d] = true
+			if sl.Lo != nil {
+				v, ok := r.sliceBound(sl.Lo)
+				if !ok {
+					return nil
+				}
+				lo = v
+			}
+			if sl.Hi != nil {
+				v, ok := r.sliceBound(sl.Hi)
+				if !ok {
+					return nil
+				}
+				hi = v
+			}
+		}
+		if lo < 1 || hi > size[d] || hi < lo-1 {
+			r.errorf(r.at(sl.Pos), "the range %d:%d is outside %s, which has %d %s (indices start at 1)", lo, hi, FormatExpr(x), size[d], plural(t, d))
+			return nil
+		}
+		out.Lo[d], out.Hi[d] = lo, hi
+	}
+	if len(ix.Slots) == 1 && t.Kind == Matrix { // M[a:b]: whole rows
+		out.Lo[1], out.Hi[1], out.Keep[1] = 1, t.Cols, true
+	}
+	n := [2]int{out.Hi[0] - out.Lo[0] + 1, out.Hi[1] - out.Lo[1] + 1}
+	switch {
+	case t.Kind == Vector:
+		out.T = vecType(n[0])
+	case out.Keep[0] && out.Keep[1]:
+		out.T = matType(n[0], n[1])
+	case out.Keep[0]:
+		out.T = vecType(n[0])
+	default:
+		out.T = vecType(n[1])
+	}
+	out.P = x.Pos()
+	return out
+}
+
+// sliceBound is a slice bound: an integer known before inference.
+func (r *resolver) sliceBound(e *lang.Expr) (int, bool) {
+	x := r.expr(e)
+	if x == nil {
+		return 0, false
+	}
+	v, ok := foldConst(x)
+	if !ok || x.Type().Kind != Int {
+		r.errorf(x.Pos(), "a range bound must be an integer known before inference")
+		return 0, false
+	}
+	return int(v), true
+}
+
+// slice lowers a Slice.
+func (cp *compiler) slice(e *Slice) autodiff.Node {
+	g := cp.g
+	x := cp.expr(e.X)
+	if e.X.Type().Kind == Vector {
+		return g.Slice(x, e.Lo[0]-1, e.Hi[0])
+	}
+	var el []autodiff.Node
+	for i := e.Lo[0]; i <= e.Hi[0]; i++ {
+		for j := e.Lo[1]; j <= e.Hi[1]; j++ {
+			el = append(el, g.Index2(x, i-1, j-1))
+		}
+	}
+	n := g.Stack(el...)
+	if e.T.Kind == Matrix {
+		return g.Reshape(n, e.T.Rows, e.T.Cols)
+	}
+	return n
+}
