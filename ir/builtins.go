@@ -115,6 +115,8 @@ func (cp *compiler) builtin(e *Builtin) autodiff.Node {
 	x := a[0]
 	n := e.Args[0].Type().Len()
 	switch e.Name {
+	case "row":
+		return g.Reshape(x, 1, n)
 	case "mean":
 		return g.Div(g.Sum(x), cp.num(float64(n)))
 	case "variance", "sd":

@@ -63,8 +63,18 @@ func formatExpr(b *strings.Builder, e Expr, outer int) {
 	case *Inline:
 		b.WriteString(e.Name + "(...)")
 	case *MatCall:
+		if e.Name == "transpose" {
+			formatExpr(b, e.Args[0], 5)
+			b.WriteByte('\'')
+			return
+		}
 		b.WriteString(e.Name + "(...)")
 	case *Builtin:
+		if e.Name == "row" {
+			formatExpr(b, e.Args[0], 5)
+			b.WriteByte('\'')
+			return
+		}
 		b.WriteString(e.Name + "(...)")
 	case *Slice:
 		formatExpr(b, e.X, 5)

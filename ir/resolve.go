@@ -942,6 +942,9 @@ func (r *resolver) postfix(p *lang.Postfix) Expr {
 		}
 	next:
 	}
+	if p.Trans && x != nil {
+		x = r.transpose(x)
+	}
 	return x
 }
 
@@ -1086,6 +1089,16 @@ func (r *resolver) binary(op BinOp, x, y Expr, p lang.Pos) Expr {
 			return mk(b, false)
 		case b.Scalar():
 			return mk(a, false)
+		case a.Kind == Matrix && b.Kind == Vector && isRow(x) && a.Cols == b.Rows:
+			fn, _ := stdlib.LookupFunc("dot")
+			return &Call{exprBase: exprBase{x.Pos(), tReal}, Name: "dot", Fn: fn, Args: []Expr{x.(*Builtin).Args[0], y}}
+		case a.Kind == Matrix && b.Kind == Matrix:
+			if a.Cols != b.Rows {
+				e := r.errorf(p, "shape mismatch in %s * %s: %s has %d columns but %s has %d rows", FormatExpr(x), FormatExpr(y), a, a.Cols, b, b.Rows)
+				e.Hint = "a matrix[r, k] multiplies a matrix[k, c]"
+				return nil
+			}
+			return &MatCall{exprBase: exprBase{x.Pos(), matType(a.Rows, b.Cols)}, Name: "matmul", Op: stdlib.NewMatMul(a.Rows, a.Cols, b.Cols), Args: []Expr{x, y}}
 		case a.Kind == Matrix && b.Kind == Vector:
 			if a.Cols != b.Rows {
 				e := r.errorf(p, "shape mismatch in %s * %s: %s has %d columns but %s has %d elements", FormatExpr(x), FormatExpr(y), a, a.Cols, b, b.Rows)
@@ -1096,7 +1109,7 @@ func (r *resolver) binary(op BinOp, x, y Expr, p lang.Pos) Expr {
 		case a.Kind == Vector && b.Kind == Vector:
 			return bad("use dot(a, b) for the inner product")
 		}
-		return bad("supported products: scalar * anything, matrix[r, c] * vector[c]")
+		return bad("supported products: scalar * anything, matrix[r, c] * vector[c], matrix * matrix, v' * w")
 	case OpEMul, OpEDiv:
 		switch {
 		case a.Scalar():

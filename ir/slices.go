@@ -3,7 +3,27 @@ package ir
 import (
 	"github.com/mscppl/mscppl/autodiff"
 	"github.com/mscppl/mscppl/lang"
+	"github.com/mscppl/mscppl/stdlib"
 )
+
+// transpose resolves x': a matrix's transpose, or a vector as a row (a
+// 1 x n matrix; v' * w is the dot product).
+func (r *resolver) transpose(x Expr) Expr {
+	t := x.Type()
+	switch t.Kind {
+	case Matrix:
+		return &MatCall{exprBase: exprBase{x.Pos(), matType(t.Cols, t.Rows)}, Name: "transpose", Op: stdlib.NewTranspose(t.Rows, t.Cols), Args: []Expr{x}}
+	case Vector:
+		return &Builtin{exprBase: exprBase{x.Pos(), matType(1, t.Rows)}, Name: "row", Args: []Expr{x}}
+	}
+	return x // a scalar is its own transpose
+}
+
+// isRow reports whether x is a transposed vector.
+func isRow(x Expr) bool {
+	b, ok := x.(*Builtin)
+	return ok && b.Name == "row"
+}
 
 // Slice is x[a:b] of a vector, or a block of a matrix M[a:b, c:d] where
 // either slot may be a single index (M[:, j] is column j as a vector,

@@ -154,3 +154,12 @@ func TestSlices(t *testing.T) {
 	d := compile(t, "data { X: matrix[N, 3] from \"x*\" }\nlatent { v: vector[2] }\nmodel { v ~ normal(0, 1)\n target += v[1] * (X[2, 2] * v[1] + X[2, 3] * v[2]) + v[2] * (X[3, 2] * v[1] + X[3, 3] * v[2]) }", csv)
 	sameLogJoint(t, c, d, 0)
 }
+
+// TestTransposeAndProducts: v' * w is the dot product, (A B) v and A' v
+// equal their elements.
+func TestTransposeAndProducts(t *testing.T) {
+	const csv = "x1,x2\n1,2\n3,-1\n"
+	a := compile(t, "data { A: matrix[N, 2] from \"x*\" }\nlatent { v: vector[2] }\nmodel { v ~ normal(0, 1)\n target += v' * v + sum((A * A) * v) + sum(A' * v) + sum(v' * A) }", csv)
+	b := compile(t, "data { A: matrix[N, 2] from \"x*\" }\nlatent { v: vector[2] }\nmodel { v ~ normal(0, 1)\n target += dot(v, v) + (7 * v[1] + 0 * v[2]) + (0 * v[1] + 7 * v[2]) + (1 + 2) * v[1] + (3 - 1) * v[2] + (1 + 2) * v[1] + (3 - 1) * v[2] }", csv)
+	sameLogJoint(t, a, b, 0)
+}

@@ -242,11 +242,13 @@ type Power struct {
 	Exp  *Unary   `parser:"( \"^\" @@ )?"`
 }
 
-// Postfix is a primary with index suffixes: a[i], a[i, j], a[i][j].
+// Postfix is a primary with index suffixes and an optional transpose:
+// a[i], a[i, j], a[i][j], X', v'.
 type Postfix struct {
 	Pos     lexer.Position
 	Prim    *Primary `parser:"@@"`
 	Indexes []*Index `parser:"@@*"`
+	Trans   bool     `parser:"@\"'\"?"`
 }
 
 // Index is [s] or [s, s], each slot an index e or a range a:b, a:, :b

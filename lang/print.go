@@ -74,6 +74,9 @@ func (p *Postfix) write(b *strings.Builder) {
 		}
 		b.WriteByte(']')
 	}
+	if p.Trans {
+		b.WriteByte('\'')
+	}
 }
 
 func (p *Primary) write(b *strings.Builder) {

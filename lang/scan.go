@@ -82,6 +82,9 @@ func scan(filename string, src []byte) (*scanned, *Error) {
 				k.end = k.off
 			}
 			s.toks = append(s.toks, k)
+			if t.Value == "'" && (k.off == 0 || !isIdentByte(src[k.off-1]) && src[k.off-1] != ']' && src[k.off-1] != ')') {
+				return nil, s.errAt(k.off, "strings are written in double quotes, as in \"Class\"", "unexpected character %q", '\'')
+			}
 			if s.text(len(s.toks)-1) == "/" && k.end < len(src) && src[k.end] == '*' {
 				return nil, s.errAt(k.off, "close it with */", "unterminated comment")
 			}
@@ -117,9 +120,6 @@ func (s *scanned) lexError(off int) *Error {
 	case '"':
 		return s.errAt(off, "close it with \" on the same line", "unterminated string")
 	case '\'':
-		if off > 0 && (isIdentByte(s.src[off-1]) || s.src[off-1] == ']' || s.src[off-1] == ')') {
-			return s.errAt(off, "use dot(a, b) for a' * b", "the transpose ' is not supported yet")
-		}
 		return s.errAt(off, "strings are written in double quotes, as in \"Class\"", "unexpected character %q", c)
 	case '.':
 		return s.errAt(off, "a number needs a digit after the point, as in 0.5; a range is lo..hi", "unexpected character %q", c)

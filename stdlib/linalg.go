@@ -1,0 +1,76 @@
+package stdlib
+
+// MatMul is the product of an r x k and a k x c matrix (row-major), an
+// op of the tape: in = [A (r*k), B (k*c)], out (r*c).
+type MatMul struct{ r, k, c int }
+
+// NewMatMul returns the op for (r x k) * (k x c).
+func NewMatMul(r, k, c int) VecOp { return &MatMul{r, k, c} }
+
+// Name is "matmul".
+func (o *MatMul) Name() string { return "matmul" }
+
+// Forward writes A B.
+func (o *MatMul) Forward(out []float64, in [][]float64) {
+	a, b := in[0], in[1]
+	for i := 0; i < o.r; i++ {
+		for j := 0; j < o.c; j++ {
+			s := 0.0
+			for l := 0; l < o.k; l++ {
+				s += a[i*o.k+l] * b[l*o.c+j]
+			}
+			out[i*o.c+j] = s
+		}
+	}
+}
+
+// Backward adds dOut B' to A's adjoint and A' dOut to B's.
+func (o *MatMul) Backward(_, dout []float64, in [][]float64, din [][]float64) {
+	a, b := in[0], in[1]
+	for i := 0; i < o.r; i++ {
+		for j := 0; j < o.c; j++ {
+			g := dout[i*o.c+j]
+			if g == 0 {
+				continue
+			}
+			for l := 0; l < o.k; l++ {
+				if din[0] != nil {
+					din[0][i*o.k+l] += g * b[l*o.c+j]
+				}
+				if din[1] != nil {
+					din[1][l*o.c+j] += g * a[i*o.k+l]
+				}
+			}
+		}
+	}
+}
+
+// Transpose is the transpose of an r x c matrix: in = [A (r*c)], out (c*r).
+type Transpose struct{ r, c int }
+
+// NewTranspose returns the op transposing an r x c matrix.
+func NewTranspose(r, c int) VecOp { return &Transpose{r, c} }
+
+// Name is "transpose".
+func (o *Transpose) Name() string { return "transpose" }
+
+// Forward writes A'.
+func (o *Transpose) Forward(out []float64, in [][]float64) {
+	for i := 0; i < o.r; i++ {
+		for j := 0; j < o.c; j++ {
+			out[j*o.r+i] = in[0][i*o.c+j]
+		}
+	}
+}
+
+// Backward adds dOut' to A's adjoint.
+func (o *Transpose) Backward(_, dout []float64, _ [][]float64, din [][]float64) {
+	if din[0] == nil {
+		return
+	}
+	for i := 0; i < o.r; i++ {
+		for j := 0; j < o.c; j++ {
+			din[0][i*o.c+j] += dout[j*o.r+i]
+		}
+	}
+}
