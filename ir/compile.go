@@ -301,7 +301,8 @@ func (cp *compiler) stmt(s Stmt) {
 		cp.localDecl(s)
 	case *If:
 		if c := cp.expr(s.Cond); !cp.g.IsConst(c) {
-			cp.fail(s.Cond.Pos(), "the condition of this if depends on latents or params, which is not supported yet; write the branches as arithmetic, e.g. c * a + (1 - c) * b with c = (x > 0)")
+			cp.piecewise(s, c)
+			return
 		}
 		if cp.constExpr(s.Cond) != 0 {
 			cp.block(s.Then)

@@ -153,3 +153,77 @@ func (cp *compiler) target(s *Target) {
 	}
 	cp.addTerm(factor{node: n, pos: s.Pos(), text: s.Text, deps: cp.depsOf(s.X, nil)})
 }
+
+// piecewise compiles an if whose condition c depends on latents or params:
+// both branches are compiled; the terms each adds count only where its
+// branch is taken, and a local either branch changed takes the value of
+// the branch taken (Select routes the gradient to that branch: the log
+// density is differentiated piecewise).
+func (cp *compiler) piecewise(s *If, c autodiff.Node) {
+	g := cp.g
+	env0 := append([]autodiff.Node(nil), cp.env...)
+	elems0 := copyElems(cp.elems)
+	deps0 := append([][]int(nil), cp.localDeps...)
+	cdeps := cp.depsOf(s.Cond, nil)
+	branch := func(body []Stmt, taken bool) ([]autodiff.Node, [][]autodiff.Node, [][]int) {
+		copy(cp.env, env0)
+		cp.elems = copyElems(elems0)
+		copy(cp.localDeps, deps0)
+		nf := len(cp.c.factors)
+		cp.block(body)
+		for k := nf; k < len(cp.c.factors); k++ {
+			f := &cp.c.factors[k]
+			if taken {
+				f.node = g.Custom(stdlib.NewSelect(1), 1, c, f.node, cp.num(0))
+			} else {
+				f.node = g.Custom(stdlib.NewSelect(1), 1, c, cp.num(0), f.node)
+			}
+			f.deps = mergeDeps(f.deps, cdeps)
+			if f.prior != nil { // a conditional prior cannot be sampled directly
+				for _, p := range f.prior.lhsPos {
+					cp.covered[p]--
+				}
+				f.deps = mergeDeps(f.deps, f.prior.lhsPos)
+			}
+			f.prior, f.tilde = nil, nil
+		}
+		return append([]autodiff.Node(nil), cp.env...), copyElems(cp.elems), append([][]int(nil), cp.localDeps...)
+	}
+	envT, elT, depT := branch(s.Then, true)
+	envE, elE, depE := branch(s.Else, false)
+	sel := func(a, b autodiff.Node) autodiff.Node {
+		if a == b || a < 0 || b < 0 {
+			if a != b {
+				return -1 // set in one branch only: not usable after the if
+			}
+			return a
+		}
+		return g.Custom(stdlib.NewSelect(g.Len(a)), g.Len(a), c, a, b)
+	}
+	for id := range cp.env {
+		cp.env[id] = sel(envT[id], envE[id])
+		switch {
+		case elT[id] != nil && elE[id] != nil:
+			el := make([]autodiff.Node, len(elT[id]))
+			for k := range el {
+				el[k] = sel(elT[id][k], elE[id][k])
+			}
+			cp.elems[id] = el
+		default:
+			cp.elems[id] = nil
+		}
+		if depT[id] != nil || depE[id] != nil {
+			cp.localDeps[id] = mergeDeps(mergeDeps(append([]int(nil), depT[id]...), depE[id]), cdeps)
+		}
+	}
+}
+
+func copyElems(src [][]autodiff.Node) [][]autodiff.Node {
+	out := make([][]autodiff.Node, len(src))
+	for i, el := range src {
+		if el != nil {
+			out[i] = append([]autodiff.Node(nil), el...)
+		}
+	}
+	return out
+}

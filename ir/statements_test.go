@@ -68,7 +68,7 @@ func TestStatementsEquivalent(t *testing.T) {
 // TestStatementErrors: the messages of misuse name the construct.
 func TestStatementErrors(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
-		{"latent { m: real }\nmodel { m ~ normal(0, 1); if m > 0 { target += 1 } }", "condition"},
+		{"latent { m: vector[2] }\nmodel { m ~ normal(0, 1); if m > 0 { target += 1 } }", "must be a scalar"},
 		{"latent { m: real }\nmodel { m ~ normal(0, 1); v: vector[2]; v = m }", "assign it a value of that shape"},
 		{"latent { m: real }\nmodel { m ~ normal(0, 1); m + 1 ~ normal(0, 1) }", "must be a latent or data variable"},
 		{"latent { m: real }\nmodel { m ~ normal(0, 1); target += normal_lpdf(m | 0) }", "takes 2 parameters"},
@@ -162,4 +162,20 @@ func TestTransposeAndProducts(t *testing.T) {
 	a := compile(t, "data { A: matrix[N, 2] from \"x*\" }\nlatent { v: vector[2] }\nmodel { v ~ normal(0, 1)\n target += v' * v + sum((A * A) * v) + sum(A' * v) + sum(v' * A) }", csv)
 	b := compile(t, "data { A: matrix[N, 2] from \"x*\" }\nlatent { v: vector[2] }\nmodel { v ~ normal(0, 1)\n target += dot(v, v) + (7 * v[1] + 0 * v[2]) + (0 * v[1] + 7 * v[2]) + (1 + 2) * v[1] + (3 - 1) * v[2] + (1 + 2) * v[1] + (3 - 1) * v[2] }", csv)
 	sameLogJoint(t, a, b, 0)
+}
+
+// TestPiecewiseIf: an if on a latent value adds each branch's terms where
+// that branch is taken and gives locals the value of the branch taken,
+// and a branch that is -Inf where it is not taken does not spoil the sum.
+func TestPiecewiseIf(t *testing.T) {
+	a := compile(t, "latent { m: real }\nmodel { m ~ normal(0, 1)\n target += (m > 0) * normal_lpdf(m | 1, 1) + (m <= 0) * (normal_lpdf(m | -1, 2) + 3 * m) }", "")
+	b := compile(t, "latent { m: real }\nmodel { m ~ normal(0, 1)\n k: real = 0\n if m > 0 { target += normal_lpdf(m | 1, 1) } else { target += normal_lpdf(m | -1, 2); k = 3 * m }\n target += k\n if m > 100 { target += log(m - 100) } }", "")
+	sameLogJoint(t, a, b, 0)
+	rng := rand.New(rand.NewPCG(1, 1))
+	z, grad := make([]float64, 1), make([]float64, 1)
+	for range 10 {
+		z[0] = rng.NormFloat64()
+		b.GradLogJoint(z, grad)
+		require.False(t, math.IsNaN(grad[0]))
+	}
 }

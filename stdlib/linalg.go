@@ -74,3 +74,52 @@ func (o *Transpose) Backward(_, dout []float64, _ [][]float64, din [][]float64) 
 		}
 	}
 }
+
+// Select is the branch of an if whose condition depends on latents, an op
+// of the tape: in = [c (1), a (n or 1), b (n or 1)], out (n) = a where
+// c != 0, else b. The gradient flows to the branch taken only (a branch
+// not taken may be -Inf or NaN without spoiling the result).
+type Select struct{ n int }
+
+// NewSelect returns the op for values of length n.
+func NewSelect(n int) VecOp { return &Select{n} }
+
+// Name is "select".
+func (o *Select) Name() string { return "select" }
+
+func pick(x []float64, i int) float64 {
+	if len(x) == 1 {
+		return x[0]
+	}
+	return x[i]
+}
+
+// Forward writes the branch taken.
+func (o *Select) Forward(out []float64, in [][]float64) {
+	src := in[2]
+	if in[0][0] != 0 {
+		src = in[1]
+	}
+	for i := range out {
+		out[i] = pick(src, i)
+	}
+}
+
+// Backward adds dOut to the adjoint of the branch taken.
+func (o *Select) Backward(_, dout []float64, in [][]float64, din [][]float64) {
+	j := 2
+	if in[0][0] != 0 {
+		j = 1
+	}
+	d := din[j]
+	if d == nil {
+		return
+	}
+	for i, g := range dout {
+		if len(d) == 1 {
+			d[0] += g
+		} else {
+			d[i] += g
+		}
+	}
+}
