@@ -354,6 +354,7 @@ func (f *Fitted) check(o Options) error {
 		comp.SetParams(f.Result.Params)
 	}
 	rng := NewRand(o.Seed, streamSummary)
+	comp.SeedRNG(o.Seed)
 	if sq, ok := f.Q.(msc.Sampler); ok && o.SkipCheck {
 		f.impQ = drawsOf(rng, comp, sq, o.Draws)
 		return nil

@@ -1,8 +1,11 @@
 package ir
 
 import (
+	"strings"
+
 	"github.com/mscppl/mscppl/autodiff"
 	"github.com/mscppl/mscppl/lang"
+	"github.com/mscppl/mscppl/stdlib"
 )
 
 // Builtin is a library function composed of the tape's own operations:
@@ -161,5 +164,71 @@ func (cp *compiler) builtin(e *Builtin) autodiff.Node {
 			}
 		}
 		return g.Reshape(g.Stack(el...), t.Rows, t.Cols)
+	}
+}
+
+// Rng is NAME_rng(params): a draw from a family on each evaluation,
+// allowed in the derived block only (posterior predictive quantities).
+type Rng struct {
+	exprBase
+	Dist *stdlib.Family
+	Args []Expr
+}
+
+// rngCall resolves NAME_rng(params), reporting whether name is one.
+func (r *resolver) rngCall(c *lang.Call) (Expr, bool) {
+	name, ok := strings.CutSuffix(c.Name, "_rng")
+	if !ok {
+		return nil, false
+	}
+	fam, ok := stdlib.Lookup(name)
+	if !ok {
+		return nil, false
+	}
+	pos := r.at(c.Pos)
+	if !r.inDerived {
+		r.errorf(pos, "%s draws at random: it belongs in the derived block", c.Name)
+		return nil, true
+	}
+	if c.Bar || len(c.Args) != len(fam.Params) {
+		r.errorf(pos, "%s takes %d argument%s (%s), got %d", c.Name, len(fam.Params), plural1(len(fam.Params)), paramList(fam), len(c.Args))
+		return nil, true
+	}
+	t := tReal
+	if fam.Discrete {
+		t = tInt
+	}
+	args := make([]Expr, len(c.Args))
+	for i, a := range c.Args {
+		if args[i] = r.expr(a); args[i] == nil {
+			return nil, true
+		}
+		switch at := args[i].Type(); {
+		case at.Scalar():
+		case at.Kind == Vector && (t.Scalar() || t.Rows == at.Rows):
+			t = vecType(at.Rows)
+		default:
+			r.errorf(args[i].Pos(), "argument %d of %s is %s; the arguments are scalars or vectors of one length", i+1, c.Name, at)
+			return nil, true
+		}
+	}
+	return &Rng{exprBase: exprBase{pos, t}, Dist: fam, Args: args}, true
+}
+
+// rng lowers an Rng to a random op anchored on the latent input.
+func (cp *compiler) rng(e *Rng) autodiff.Node {
+	in := []autodiff.Node{cp.g.Index(cp.c.latent, 0)}
+	for _, a := range e.Args {
+		in = append(in, cp.expr(a))
+	}
+	op := stdlib.NewRandOp(e.Dist, e.T.Len())
+	cp.c.rngs = append(cp.c.rngs, op)
+	return cp.g.Custom(op, e.T.Len(), in...)
+}
+
+// SeedRNG seeds the draws of the derived quantities' NAME_rng calls.
+func (c *Compiled) SeedRNG(seed uint64) {
+	for i, op := range c.rngs {
+		op.Seed(seed, 0x726e67+uint64(i))
 	}
 }

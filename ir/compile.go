@@ -90,6 +90,8 @@ type Compiled struct {
 	scratch [8]float64
 	// nodes to evaluate for the latents Constrain computes on the graph
 	specialOrder []autodiff.Node
+	// the random ops of NAME_rng calls in derived quantities
+	rngs []*stdlib.RandOp
 }
 
 type compiler struct {
@@ -695,6 +697,8 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 		return cp.expr(e.Result)
 	case *Builtin:
 		return cp.builtin(e)
+	case *Rng:
+		return cp.rng(e)
 	case *Slice:
 		return cp.slice(e)
 	case *MatCall:

@@ -219,8 +219,9 @@ func usesLatents(e Expr) bool {
 				found = true
 			}
 		}
-		if _, ok := x.(*Inline); ok {
-			found = true // conservatively
+		switch x.(type) {
+		case *Inline, *Rng:
+			found = true // conservatively; a draw varies per evaluation
 		}
 	})
 	return found
@@ -264,5 +265,9 @@ func walkExpr(e Expr, f func(Expr)) {
 		}
 	case *Slice:
 		walkExpr(e.X, f)
+	case *Rng:
+		for _, a := range e.Args {
+			walkExpr(a, f)
+		}
 	}
 }

@@ -76,6 +76,8 @@ func formatExpr(b *strings.Builder, e Expr, outer int) {
 			return
 		}
 		b.WriteString(e.Name + "(...)")
+	case *Rng:
+		b.WriteString(e.Dist.Name + "_rng(...)")
 	case *Slice:
 		formatExpr(b, e.X, 5)
 		b.WriteString("[...]")

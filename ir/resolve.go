@@ -50,6 +50,9 @@ type resolver struct {
 	// funcs are the user functions by name; depth counts nested inlining
 	funcs map[string]*lang.FuncDef
 	depth int
+	// inDerived is set while the derived block is resolved (NAME_rng is
+	// allowed there only)
+	inDerived bool
 }
 
 func (r *resolver) at(p lexer.Position) lang.Pos {
@@ -986,6 +989,9 @@ func (r *resolver) call(c *lang.Call) Expr {
 		return x
 	}
 	if x, ok := r.builtin(c); ok {
+		return x
+	}
+	if x, ok := r.rngCall(c); ok {
 		return x
 	}
 	if x, ok := r.densityCall(c); ok {

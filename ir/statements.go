@@ -364,6 +364,8 @@ func dependsOnUnknowns(e Expr) bool {
 		}
 	case *Slice:
 		return dependsOnUnknowns(e.X)
+	case *Rng:
+		return true
 	}
 	return false
 }
@@ -405,7 +407,8 @@ func (r *resolver) naryCall(c *lang.Call, f *stdlib.NaryFunc) Expr {
 // the graph computes from the others.
 func (r *resolver) derived(b *lang.Block) {
 	r.scopes = append(r.scopes, map[string]*Var{})
-	defer func() { r.scopes = r.scopes[:len(r.scopes)-1] }()
+	r.inDerived = true
+	defer func() { r.scopes, r.inDerived = r.scopes[:len(r.scopes)-1], false }()
 	for _, it := range b.Items {
 		p := r.at(it.Pos)
 		var sm *lang.Simple
@@ -444,7 +447,7 @@ func (r *resolver) derived(b *lang.Block) {
 // the language does not have yet, so that it is named as unsupported
 // rather than unknown.
 func unsupportedStan(name string) bool {
-	for _, p := range []string{"ode_", "integrate_", "algebra_solver", "solve_", "map_rect", "reduce_sum", "dae", "hmm_", "wishart", "inv_wishart", "categorical", "ordered_logistic", "ordered_probit", "gaussian_dlm", "von_mises", "neg_binomial", "beta_binomial", "hypergeometric", "multinomial", "skew_double", "frechet", "rayleigh", "pareto", "gumbel", "chi_square", "inv_chi_square", "scaled_inv_chi_square", "exp_mod_normal", "wiener", "loglogistic", "discrete_range", "std_normal", "uniform", "matrix_exp", "eigen", "svd", "qr_", "inverse", "mdivide", "append_", "to_vector", "to_matrix", "rep_array", "diag_matrix_", "diag_post_multiply", "quad_form", "crossprod", "tcrossprod", "sort_", "rank", "reverse", "_rng"} {
+	for _, p := range []string{"ode_", "integrate_", "algebra_solver", "solve_", "map_rect", "reduce_sum", "dae", "hmm_", "wishart", "inv_wishart", "categorical", "ordered_logistic", "ordered_probit", "gaussian_dlm", "von_mises", "neg_binomial", "beta_binomial", "hypergeometric", "multinomial", "skew_double", "frechet", "rayleigh", "pareto", "gumbel", "chi_square", "inv_chi_square", "scaled_inv_chi_square", "exp_mod_normal", "wiener", "loglogistic", "discrete_range", "std_normal", "uniform", "matrix_exp", "eigen", "svd", "qr_", "inverse", "mdivide", "append_", "to_vector", "to_matrix", "rep_array", "diag_matrix_", "diag_post_multiply", "quad_form", "crossprod", "tcrossprod", "sort_", "rank", "reverse"} {
 		if strings.HasPrefix(name, p) || strings.HasSuffix(name, p) {
 			return true
 		}

@@ -1,0 +1,40 @@
+package stdlib
+
+import "math/rand/v2"
+
+// RandOp draws from a family on each evaluation, for NAME_rng in derived
+// quantities: in = [anchor, params...] with params of length n or 1, out
+// (n). The anchor (any batched input) keeps the tape from folding the op
+// into a constant; the op has no gradient. Its random source is seeded by
+// Seed, so a run's draws depend only on its seed and the order of
+// evaluations.
+type RandOp struct {
+	F   *Family
+	n   int
+	rng *rand.Rand
+	p   []float64
+}
+
+// NewRandOp returns the op drawing n values of f.
+func NewRandOp(f *Family, n int) *RandOp {
+	return &RandOp{F: f, n: n, rng: rand.New(rand.NewPCG(1, 0x726e67)), p: make([]float64, len(f.Params))}
+}
+
+// Seed restarts the random source.
+func (o *RandOp) Seed(seed, stream uint64) { o.rng = rand.New(rand.NewPCG(seed, stream)) }
+
+// Name is the function's name.
+func (o *RandOp) Name() string { return o.F.Name + "_rng" }
+
+// Forward draws the values.
+func (o *RandOp) Forward(out []float64, in [][]float64) {
+	for i := range out {
+		for j := range o.p {
+			o.p[j] = pick(in[j+1], i)
+		}
+		out[i] = o.F.Rand(o.rng, o.p)
+	}
+}
+
+// Backward does nothing: a draw has no gradient.
+func (o *RandOp) Backward(_, _ []float64, _ [][]float64, _ [][]float64) {}
