@@ -60,7 +60,7 @@ func (r *resolver) exprBounds(t *lang.Type) bool {
 		if x == nil {
 			return false // reported by bounds
 		}
-		if _, ok := foldConst(x); !ok && dependsOnUnknowns(x) {
+		if _, ok := foldConst(x); !ok { // latents, params, or a data vector (elementwise)
 			return true
 		}
 	}

@@ -179,3 +179,12 @@ func TestPiecewiseIf(t *testing.T) {
 		require.False(t, math.IsNaN(grad[0]))
 	}
 }
+
+// TestVectorBounds: a latent vector bounded elementwise by a data vector
+// equals the scalar latents bounded one by one.
+func TestVectorBounds(t *testing.T) {
+	const csv = "lo\n-1\n2\n"
+	a := compile(t, "data { lo: vector[N] }\nlatent { a: real<lower=-1>; b: real<lower=2> }\nmodel { a ~ normal(0, 1); b ~ normal(0, 1) }", csv)
+	b := compile(t, "data { lo: vector[N] }\nlatent { v: vector<lower=lo>[N] }\nmodel { v ~ normal(0, 1) }", csv)
+	sameLogJoint(t, a, b, 0)
+}
