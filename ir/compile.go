@@ -441,37 +441,10 @@ func (cp *compiler) depsOf(e Expr, dst []int) []int {
 				return
 			}
 			walk(e.X)
-		case *Unary:
-			walk(e.X)
-		case *Not:
-			walk(e.X)
-		case *Binary:
-			walk(e.X)
-			walk(e.Y)
-		case *Call:
-			for _, a := range e.Args {
-				walk(a)
+		default:
+			for _, c := range children(e) {
+				walk(c)
 			}
-		case *Density:
-			for _, a := range e.Args {
-				walk(a)
-			}
-		case *NaryCall:
-			for _, a := range e.Args {
-				walk(a)
-			}
-		case *Inline:
-			walk(e.Result)
-		case *MatCall:
-			for _, a := range e.Args {
-				walk(a)
-			}
-		case *Builtin:
-			for _, a := range e.Args {
-				walk(a)
-			}
-		case *Slice:
-			walk(e.X)
 		}
 	}
 	walk(e)

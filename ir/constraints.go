@@ -230,44 +230,39 @@ func usesLatents(e Expr) bool {
 // walkExpr calls f on e and its subexpressions.
 func walkExpr(e Expr, f func(Expr)) {
 	f(e)
+	for _, c := range children(e) {
+		walkExpr(c, f)
+	}
+}
+
+// children are the direct subexpressions of e (not the statements of an
+// inlined function).
+func children(e Expr) []Expr {
 	switch e := e.(type) {
 	case *Index:
-		walkExpr(e.X, f)
-		for _, i := range e.Idx {
-			walkExpr(i, f)
-		}
+		return append([]Expr{e.X}, e.Idx...)
 	case *Unary:
-		walkExpr(e.X, f)
+		return []Expr{e.X}
 	case *Not:
-		walkExpr(e.X, f)
+		return []Expr{e.X}
 	case *Binary:
-		walkExpr(e.X, f)
-		walkExpr(e.Y, f)
+		return []Expr{e.X, e.Y}
 	case *Call:
-		for _, a := range e.Args {
-			walkExpr(a, f)
-		}
+		return e.Args
 	case *Density:
-		for _, a := range e.Args {
-			walkExpr(a, f)
-		}
+		return e.Args
 	case *NaryCall:
-		for _, a := range e.Args {
-			walkExpr(a, f)
-		}
+		return e.Args
 	case *MatCall:
-		for _, a := range e.Args {
-			walkExpr(a, f)
-		}
+		return e.Args
 	case *Builtin:
-		for _, a := range e.Args {
-			walkExpr(a, f)
-		}
-	case *Slice:
-		walkExpr(e.X, f)
+		return e.Args
 	case *Rng:
-		for _, a := range e.Args {
-			walkExpr(a, f)
-		}
+		return e.Args
+	case *Slice:
+		return []Expr{e.X}
+	case *Inline:
+		return []Expr{e.Result}
 	}
+	return nil
 }

@@ -305,69 +305,24 @@ func (r *resolver) transformedData(s *lang.Stmt) {
 
 // dependsOnUnknowns reports whether e involves a latent or a param, directly
 // or through a local defined from them (conservatively: any model-block
-// local counts unless it is transformed data).
+// local counts unless it is transformed data, and so do inlined functions
+// and random draws).
 func dependsOnUnknowns(e Expr) bool {
-	switch e := e.(type) {
-	case *Ref:
-		switch e.Var.Kind {
-		case LatentVar, ParamVar:
-			return true
-		case LocalVar:
-			return !e.Var.DataOnly
-		}
-	case *Index:
-		if dependsOnUnknowns(e.X) {
-			return true
-		}
-		for _, i := range e.Idx {
-			if dependsOnUnknowns(i) {
-				return true
+	found := false
+	walkExpr(e, func(x Expr) {
+		switch x := x.(type) {
+		case *Ref:
+			switch x.Var.Kind {
+			case LatentVar, ParamVar:
+				found = true
+			case LocalVar:
+				found = found || !x.Var.DataOnly
 			}
+		case *Inline, *Rng:
+			found = true
 		}
-	case *Unary:
-		return dependsOnUnknowns(e.X)
-	case *Not:
-		return dependsOnUnknowns(e.X)
-	case *Binary:
-		return dependsOnUnknowns(e.X) || dependsOnUnknowns(e.Y)
-	case *Call:
-		for _, a := range e.Args {
-			if dependsOnUnknowns(a) {
-				return true
-			}
-		}
-	case *Density:
-		for _, a := range e.Args {
-			if dependsOnUnknowns(a) {
-				return true
-			}
-		}
-	case *NaryCall:
-		for _, a := range e.Args {
-			if dependsOnUnknowns(a) {
-				return true
-			}
-		}
-	case *Inline:
-		return true // conservatively
-	case *MatCall:
-		for _, a := range e.Args {
-			if dependsOnUnknowns(a) {
-				return true
-			}
-		}
-	case *Builtin:
-		for _, a := range e.Args {
-			if dependsOnUnknowns(a) {
-				return true
-			}
-		}
-	case *Slice:
-		return dependsOnUnknowns(e.X)
-	case *Rng:
-		return true
-	}
-	return false
+	})
+	return found
 }
 
 // naryCall resolves a call of a function of several scalar arguments;
