@@ -55,6 +55,12 @@ var vecDists = map[string]vecDist{
 		}
 		return "", y.Rows
 	}, stdlib.NewLKJCorrCholeskyLpdf},
+	"categorical": {[]string{"theta"}, func(y Type, p []Type) (string, int) {
+		if y.Kind != Int || p[0].Kind != Vector {
+			return "y is an int and theta a vector[K] (a simplex)", 0
+		}
+		return "", p[0].Rows
+	}, stdlib.NewCategoricalLpmf},
 	"categorical_logit": {[]string{"beta"}, func(y Type, p []Type) (string, int) {
 		if y.Kind != Int || p[0].Kind != Vector {
 			return "y is an int and beta a vector[K]", 0

@@ -22,21 +22,31 @@ func (r *resolver) localDecl(d *lang.Decl) Stmt {
 	}
 	base := d.Type.Base
 	want := map[string]int{"int": 0, "real": 0, "vector": 1, "matrix": 2}[base]
+	if base == "int" && len(d.Type.Dims) == 1 {
+		want = 1 // an integer array int[n]
+	}
 	if len(d.Type.Dims) != want {
 		r.errorf(tp, "%s takes %d size%s here, got %d", base, want, plural1(want), len(d.Type.Dims))
 		return nil
 	}
 	t := tReal
-	switch base {
-	case "int":
-		t = tInt
-	case "vector":
+	switch {
+	case base == "int" && want == 1:
 		n, ok := r.sizeExpr(d.Type.Dims[0])
 		if !ok {
 			return nil
 		}
 		t = vecType(n)
-	case "matrix":
+		t.IntElems = true
+	case base == "int":
+		t = tInt
+	case base == "vector":
+		n, ok := r.sizeExpr(d.Type.Dims[0])
+		if !ok {
+			return nil
+		}
+		t = vecType(n)
+	case base == "matrix":
 		rows, ok1 := r.sizeExpr(d.Type.Dims[0])
 		cols, ok2 := r.sizeExpr(d.Type.Dims[1])
 		if !ok1 || !ok2 {
@@ -58,6 +68,7 @@ func (r *resolver) localDecl(d *lang.Decl) Stmt {
 		}
 	}
 	v := r.newVar(d.Name, p, LocalVar, t)
+	v.DataOnly = init == nil || !dependsOnUnknowns(init)
 	r.scopes[len(r.scopes)-1][d.Name] = v
 	return &LocalDecl{stmtBase: stmtBase{p}, Local: v, Init: init}
 }
@@ -90,6 +101,7 @@ func (r *resolver) reassign(v *Var, sm *lang.Simple, p lang.Pos) Stmt {
 		r.errorf(x.Pos(), "%s is %s; assign it a value of that shape, or assign its elements", v.Name, v.Type)
 		return nil
 	}
+	v.DataOnly = v.DataOnly && !dependsOnUnknowns(x)
 	return &Assign{stmtBase: stmtBase{p}, Local: v, X: x}
 }
 
@@ -133,10 +145,11 @@ func (r *resolver) elementAssign(sm *lang.Simple, p lang.Pos) Stmt {
 		r.errorf(x.Pos(), "%s is %s, and the value is %s", FormatExpr(lhs), lhs.Type(), x.Type())
 		return nil
 	}
-	if v.Type.Kind == Int && x.Type().Kind != Int {
-		r.errorf(x.Pos(), "%s is an int, and the value is %s", name, x.Type())
+	if (v.Type.Kind == Int || v.Type.IntElems) && x.Type().Kind != Int {
+		r.errorf(x.Pos(), "%s holds integers, and the value is %s", name, x.Type())
 		return nil
 	}
+	v.DataOnly = v.DataOnly && !dependsOnUnknowns(x)
 	return &Assign{stmtBase: stmtBase{p}, Local: v, Idx: ix.Idx, X: x}
 }
 
@@ -402,7 +415,7 @@ func (r *resolver) derived(b *lang.Block) {
 // the language does not have yet, so that it is named as unsupported
 // rather than unknown.
 func unsupportedStan(name string) bool {
-	for _, p := range []string{"ode_", "integrate_", "algebra_solver", "solve_", "map_rect", "reduce_sum", "dae", "hmm_", "wishart", "inv_wishart", "categorical", "ordered_logistic", "ordered_probit", "gaussian_dlm", "von_mises", "neg_binomial", "beta_binomial", "hypergeometric", "multinomial", "skew_double", "frechet", "rayleigh", "pareto", "gumbel", "chi_square", "inv_chi_square", "scaled_inv_chi_square", "exp_mod_normal", "wiener", "loglogistic", "discrete_range", "std_normal", "uniform", "matrix_exp", "eigen", "svd", "qr_", "inverse", "mdivide", "append_", "to_vector", "to_matrix", "rep_array", "diag_matrix_", "diag_post_multiply", "quad_form", "crossprod", "tcrossprod", "sort_", "rank", "reverse"} {
+	for _, p := range []string{"ode_", "integrate_", "algebra_solver", "solve_", "map_rect", "reduce_sum", "dae", "hmm_", "wishart", "inv_wishart", "ordered_logistic", "ordered_probit", "gaussian_dlm", "von_mises", "neg_binomial", "beta_binomial", "hypergeometric", "multinomial", "skew_double", "frechet", "rayleigh", "pareto", "gumbel", "chi_square", "inv_chi_square", "scaled_inv_chi_square", "exp_mod_normal", "wiener", "loglogistic", "discrete_range", "std_normal", "uniform", "matrix_exp", "eigen", "svd", "qr_", "inverse", "mdivide", "append_", "to_vector", "to_matrix", "rep_array", "diag_matrix_", "diag_post_multiply", "quad_form", "crossprod", "tcrossprod", "sort_", "rank", "reverse"} {
 		if strings.HasPrefix(name, p) || strings.HasSuffix(name, p) {
 			return true
 		}
@@ -423,7 +436,7 @@ func (r *resolver) vecTilde(sm *lang.Simple, call *lang.Call, vd vecDist, lhs Ex
 		}
 	}
 	root := rootVar(lhs)
-	if root != nil && root.Kind != DataVar && root.Kind != LatentVar || root == nil && dependsOnUnknowns(lhs) {
+	if (root == nil || root.Kind == LocalVar) && dependsOnUnknowns(lhs) || root != nil && (root.Kind == ParamVar || root.Kind == SizeVar) {
 		r.errorf(lhs.Pos(), "the left of ~ must be a latent or data variable (or an element of one)")
 		return nil
 	}

@@ -188,3 +188,13 @@ func TestVectorBounds(t *testing.T) {
 	b := compile(t, "data { lo: vector[N] }\nlatent { v: vector<lower=lo>[N] }\nmodel { v ~ normal(0, 1) }", csv)
 	sameLogJoint(t, a, b, 0)
 }
+
+// TestCategoricalAndIntLocals: categorical(theta) is log theta[y], and a
+// local integer array indexes like a data one.
+func TestCategoricalAndIntLocals(t *testing.T) {
+	a := compile(t, "latent { p: simplex[3] }\nmodel { target += log(p[2]) + log(p[3]) + log(p[2]) }", "")
+	b := compile(t, "latent { p: simplex[3] }\nmodel {\n g: int[3]\n g[1] = 2\n g[2] = 3\n g[3] = g[1]\n for n in 1..3 { g[n] ~ categorical(p) }\n}", "")
+	sameLogJoint(t, a, b, 0)
+	got := buildErr(t, "latent { p: simplex[3] }\nmodel { g: int[2]; g[1] = 1.5 }", "")
+	require.Contains(t, got, "holds integers")
+}

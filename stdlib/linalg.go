@@ -1,5 +1,7 @@
 package stdlib
 
+import "math"
+
 // MatMul is the product of an r x k and a k x c matrix (row-major), an
 // op of the tape: in = [A (r*k), B (k*c)], out (r*c).
 type MatMul struct{ r, k, c int }
@@ -122,4 +124,41 @@ func (o *Select) Backward(_, dout []float64, in [][]float64, din [][]float64) {
 			d[i] += g
 		}
 	}
+}
+
+// CategoricalLpmf is Stan's categorical_lpmf(y | theta) = log theta_y, an
+// op of the tape: in = [y (1, an integer in 1..k), theta (k)], out (1). A y
+// outside 1..k gives -Inf.
+type CategoricalLpmf struct{ k int }
+
+// NewCategoricalLpmf returns the op for k categories.
+func NewCategoricalLpmf(k int) VecOp { return &CategoricalLpmf{k} }
+
+// Name is "categorical".
+func (o *CategoricalLpmf) Name() string { return "categorical" }
+
+func (o *CategoricalLpmf) index(y float64) int {
+	if y != float64(int(y)) || y < 1 || int(y) > o.k {
+		return -1
+	}
+	return int(y) - 1
+}
+
+// Forward writes log theta_y.
+func (o *CategoricalLpmf) Forward(out []float64, in [][]float64) {
+	i := o.index(in[0][0])
+	if i < 0 {
+		out[0] = negInf
+		return
+	}
+	out[0] = math.Log(in[1][i])
+}
+
+// Backward adds dout / theta_y to theta_y's adjoint.
+func (o *CategoricalLpmf) Backward(_, dout []float64, in [][]float64, din [][]float64) {
+	i := o.index(in[0][0])
+	if i < 0 || din[1] == nil {
+		return
+	}
+	din[1][i] += dout[0] / in[1][i]
 }
