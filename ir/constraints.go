@@ -13,7 +13,7 @@ func (r *resolver) vecLatent(d *lang.Decl, kind VarKind, mk func(K int) stdlib.V
 	p, tp := r.at(d.Pos), r.at(d.Type.Pos)
 	base := d.Type.Base
 	if kind != LatentVar {
-		r.errorf(tp, "%s is a type for latents; %s %s is checked against its declared type, not transformed", base, kind, d.Name)
+		r.errorf(tp, "%s is a type for latents; declare %s %s as a vector (or a matrix)", base, kind, d.Name)
 		return
 	}
 	if len(d.Type.Dims) != 1 {
