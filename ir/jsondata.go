@@ -14,18 +14,7 @@ import (
 // the field of its name. A declaration with a value (N: int = 3) keeps its
 // value; the field of that name, if any, is ignored.
 func BuildJSON(f *lang.File, data *dataset.JSONData) (*Model, error) {
-	r := &resolver{
-		file:   f.Name,
-		m:      &Model{File: f.Name, Settings: Settings{}},
-		global: map[string]*Var{},
-		json:   data,
-	}
-	r.run(f)
-	if len(r.errs) > 0 {
-		r.errs.Sort()
-		return nil, r.errs
-	}
-	return r.m, nil
+	return build(f, &resolver{json: data})
 }
 
 func intArrayType(n int) Type { return Type{Kind: Vector, Rows: n, IntElems: true} }

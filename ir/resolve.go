@@ -16,12 +16,12 @@ import (
 // Build resolves names, checks types and shapes, and binds the data block
 // to the table (which may be nil for models without CSV data).
 func Build(f *lang.File, table *dataset.Table) (*Model, error) {
-	r := &resolver{
-		file:   f.Name,
-		m:      &Model{File: f.Name, Settings: Settings{}},
-		global: map[string]*Var{},
-		table:  table,
-	}
+	return build(f, &resolver{table: table})
+}
+
+// build runs a resolver given its data source.
+func build(f *lang.File, r *resolver) (*Model, error) {
+	r.file, r.m, r.global = f.Name, &Model{File: f.Name, Settings: Settings{}}, map[string]*Var{}
 	r.run(f)
 	if len(r.errs) > 0 {
 		r.errs.Sort()

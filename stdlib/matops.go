@@ -334,16 +334,7 @@ func (o *MultiNormalCholeskyLpdf) Backward(out, dout []float64, in [][]float64, 
 		return
 	}
 	backSubstT(l, n, o.z, o.w)
-	if dy := din[0]; dy != nil {
-		for i := 0; i < n; i++ {
-			dy[i] -= g * o.w[i]
-		}
-	}
-	if dmu := din[1]; dmu != nil {
-		for i := 0; i < n; i++ {
-			accum(dmu, i, g*o.w[i])
-		}
-	}
+	meanAdjoints(din, n, g, o.w)
 	if dl := din[2]; dl != nil {
 		for i := 0; i < n; i++ {
 			gw := g * o.w[i]
@@ -351,6 +342,21 @@ func (o *MultiNormalCholeskyLpdf) Backward(out, dout []float64, in [][]float64, 
 				dl[i*n+j] += gw * o.z[j]
 			}
 			dl[i*n+i] += gw*o.z[i] - g/l[i*n+i]
+		}
+	}
+}
+
+// meanAdjoints adds the adjoints of y and mu of a multivariate normal log
+// density, -g w and +g w with w = Sigma^{-1}(y - mu) (mu may broadcast).
+func meanAdjoints(din [][]float64, n int, g float64, w []float64) {
+	if dy := din[0]; dy != nil {
+		for i := 0; i < n; i++ {
+			dy[i] -= g * w[i]
+		}
+	}
+	if dmu := din[1]; dmu != nil {
+		for i := 0; i < n; i++ {
+			accum(dmu, i, g*w[i])
 		}
 	}
 }

@@ -126,16 +126,7 @@ func (o *MultiNormalLpdf) Backward(out, dout []float64, in [][]float64, din [][]
 		return
 	}
 	backSubstT(l, n, o.z, o.w)
-	if dy := din[0]; dy != nil {
-		for i := 0; i < n; i++ {
-			dy[i] -= g * o.w[i]
-		}
-	}
-	if dmu := din[1]; dmu != nil {
-		for i := 0; i < n; i++ {
-			accum(dmu, i, g*o.w[i])
-		}
-	}
+	meanAdjoints(din, n, g, o.w)
 	if ds := din[2]; ds != nil {
 		for i := 0; i < n; i++ {
 			gw := g * o.w[i]
