@@ -143,3 +143,19 @@ func TestSpecialMatchesReference(t *testing.T) {
 		t.Logf("%s: worst relative difference from the reference %.3g at x = %v", name, worst[k], at[k])
 	}
 }
+
+func TestSumLogDensityProbitBackwardMatchesGrad(t *testing.T) {
+	f, _ := Lookup("bernoulli_probit")
+	op := NewSumLogDensity(f)
+	x := []float64{1, 0, 1, 0, 1, 0, 0.5, 1, 0, 1}
+	eta := []float64{0.3, -2, 25, -25, -40, 40, 1, math.Inf(1), math.NaN(), -1e3}
+	dx, deta := make([]float64, len(x)), make([]float64, len(x))
+	op.Backward(nil, []float64{2}, [][]float64{x, eta}, [][]float64{dx, deta})
+	dp := make([]float64, 1)
+	for i := range x {
+		_, gx := f.Grad(x[i], []float64{eta[i]}, dp)
+		if relErr(dx[i], 2*gx) != 0 || relErr(deta[i], 2*dp[0]) != 0 {
+			t.Fatalf("element %d: got %v, %v; Grad gives %v, %v", i, dx[i], deta[i], 2*gx, 2*dp[0])
+		}
+	}
+}
