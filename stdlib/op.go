@@ -137,18 +137,50 @@ func (o *SumLogDensity) Backward(out, dout []float64, in [][]float64, din [][]fl
 	}
 	n := nElems(in)
 	np := len(in) - 1
-	for i := 0; i < n; i++ {
-		for j := 0; j < np; j++ {
-			o.p[j] = bc(in[j+1], i)
-		}
-		_, dx := o.F.Grad(bc(in[0], i), o.p[:np], o.dp[:np])
-		if din[0] != nil {
-			accum(din[0], i, d*dx)
-		}
-		for j := 0; j < np; j++ {
-			if din[j+1] != nil {
-				accum(din[j+1], i, d*o.dp[j])
+	if o.kind == kindProbit && din[1] != nil {
+		// only the derivative is needed: InvMills alone, not the Grad
+		// of the family, which also computes log Phi
+		x, eta := in[0], in[1]
+		for i := 0; i < n; i++ {
+			e, xi := bc(eta, i), bc(x, i)
+			var g float64
+			switch {
+			case math.IsInf(e, 0) || e != e:
+				o.backwardElem(d, in, din, i, np)
+				continue
+			case xi == 1:
+				g = InvMills(e)
+			case xi == 0:
+				g = -InvMills(-e)
+			default:
+				o.backwardElem(d, in, din, i, np)
+				continue
 			}
+			if din[0] != nil {
+				accum(din[0], i, d*0)
+			}
+			accum(din[1], i, d*g)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		o.backwardElem(d, in, din, i, np)
+	}
+}
+
+// backwardElem accumulates the adjoints of element i through the family's
+// Grad.
+func (o *SumLogDensity) backwardElem(d float64, in, din [][]float64, i, np int) {
+	for j := 0; j < np; j++ {
+		o.p[j] = bc(in[j+1], i)
+	}
+	_, dx := o.F.Grad(bc(in[0], i), o.p[:np], o.dp[:np])
+	if din[0] != nil {
+		accum(din[0], i, d*dx)
+	}
+	for j := 0; j < np; j++ {
+		if din[j+1] != nil {
+			accum(din[j+1], i, d*o.dp[j])
 		}
 	}
 }
