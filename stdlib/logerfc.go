@@ -38,13 +38,6 @@ const (
 	sb7 = -2.24409524465858183362e+01
 )
 
-// logErfcTail is log(erfc(t)) for 1.25 <= t < 28: the same rational
-// approximation as math.Erfc, carried out in log space, so it costs one
-// log instead of two exps and a log, and never underflows.
-func logErfcTail(t float64) float64 {
-	return logErfcTailT(t) - math.Log(t)
-}
-
 // erfcTail is erfc(t) for 1.25 <= t < 28 with a single exp.
 func erfcTail(t float64) float64 {
 	return math.Exp(logErfcTailT(t)) / t
