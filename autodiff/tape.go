@@ -465,9 +465,77 @@ func (g *Graph) forwardNode(n Node, batch int) {
 		g.matVecBatch(n, batch)
 		return
 	}
+	if batch > 1 && g.evalBatch(n, batch) {
+		return
+	}
 	for b := 0; b < batch; b++ {
 		g.eval(n, b)
 	}
+}
+
+// batchVals is the value of a batched node over the first batch rows:
+// contiguous, since a batched node's rows follow each other.
+func (g *Graph) batchVals(n Node, batch int) []float64 {
+	r := &g.recs[n]
+	o := int(r.aoff)
+	return g.vals[o : o+batch*int(r.n)]
+}
+
+// evalBatch evaluates an elementwise node over the whole batch at once
+// when its inputs are batched like it (one dispatch instead of one per
+// row), reporting whether it could.
+func (g *Graph) evalBatch(n Node, batch int) bool {
+	r := &g.recs[n]
+	batched := func(a Node) bool {
+		ra := &g.recs[a]
+		return ra.flags&flagBatched != 0 && ra.n == r.n && int(ra.stride) == int(ra.n)
+	}
+	if int(r.stride) != int(r.n) {
+		return false
+	}
+	switch r.op {
+	case opAdd, opSub, opMul, opDiv, opPow:
+		if !batched(r.a) || !batched(r.b) {
+			return false
+		}
+		binaryLoop(r.op, g.batchVals(n, batch), g.batchVals(r.a, batch), g.batchVals(r.b, batch))
+	case opNeg, opExp, opLog, opSqrt, opLog1p, opExpm1, opMap:
+		if !batched(r.a) {
+			return false
+		}
+		y, x := g.batchVals(n, batch), g.batchVals(r.a, batch)
+		switch r.op {
+		case opNeg:
+			for i, v := range x {
+				y[i] = -v
+			}
+		case opExp:
+			for i, v := range x {
+				y[i] = math.Exp(v)
+			}
+		case opLog:
+			for i, v := range x {
+				y[i] = math.Log(v)
+			}
+		case opSqrt:
+			for i, v := range x {
+				y[i] = math.Sqrt(v)
+			}
+		case opLog1p:
+			for i, v := range x {
+				y[i] = math.Log1p(v)
+			}
+		case opExpm1:
+			for i, v := range x {
+				y[i] = math.Expm1(v)
+			}
+		default:
+			g.funcs[r.ext].Eval(y, x)
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 // Ancestors returns, in topological order, the non-constant nodes that the
