@@ -473,6 +473,39 @@ func (g *Graph) forwardNode(n Node, batch int) {
 	}
 }
 
+// unaryLoop applies the elementwise op of r to x, writing y (one row or a
+// whole batch).
+func (g *Graph) unaryLoop(r *record, y, x []float64) {
+	switch r.op {
+	case opNeg:
+		for i, v := range x {
+			y[i] = -v
+		}
+	case opExp:
+		for i, v := range x {
+			y[i] = math.Exp(v)
+		}
+	case opLog:
+		for i, v := range x {
+			y[i] = math.Log(v)
+		}
+	case opSqrt:
+		for i, v := range x {
+			y[i] = math.Sqrt(v)
+		}
+	case opLog1p:
+		for i, v := range x {
+			y[i] = math.Log1p(v)
+		}
+	case opExpm1:
+		for i, v := range x {
+			y[i] = math.Expm1(v)
+		}
+	default: // opMap
+		g.funcs[r.ext].Eval(y, x)
+	}
+}
+
 // batchVals is the value of a batched node over the first batch rows:
 // contiguous, since a batched node's rows follow each other.
 func (g *Graph) batchVals(n Node, batch int) []float64 {
@@ -503,35 +536,7 @@ func (g *Graph) evalBatch(n Node, batch int) bool {
 		if !batched(r.a) {
 			return false
 		}
-		y, x := g.batchVals(n, batch), g.batchVals(r.a, batch)
-		switch r.op {
-		case opNeg:
-			for i, v := range x {
-				y[i] = -v
-			}
-		case opExp:
-			for i, v := range x {
-				y[i] = math.Exp(v)
-			}
-		case opLog:
-			for i, v := range x {
-				y[i] = math.Log(v)
-			}
-		case opSqrt:
-			for i, v := range x {
-				y[i] = math.Sqrt(v)
-			}
-		case opLog1p:
-			for i, v := range x {
-				y[i] = math.Log1p(v)
-			}
-		case opExpm1:
-			for i, v := range x {
-				y[i] = math.Expm1(v)
-			}
-		default:
-			g.funcs[r.ext].Eval(y, x)
-		}
+		g.unaryLoop(r, g.batchVals(n, batch), g.batchVals(r.a, batch))
 	default:
 		return false
 	}
@@ -631,32 +636,8 @@ func (g *Graph) eval(n Node, b int) {
 				y[i] = scalarOp(r.op, at(x1, i), at(x2, i))
 			}
 		}
-	case opNeg:
-		for i, v := range g.val(r.a, b) {
-			y[i] = -v
-		}
-	case opExp:
-		for i, v := range g.val(r.a, b) {
-			y[i] = math.Exp(v)
-		}
-	case opLog:
-		for i, v := range g.val(r.a, b) {
-			y[i] = math.Log(v)
-		}
-	case opSqrt:
-		for i, v := range g.val(r.a, b) {
-			y[i] = math.Sqrt(v)
-		}
-	case opLog1p:
-		for i, v := range g.val(r.a, b) {
-			y[i] = math.Log1p(v)
-		}
-	case opExpm1:
-		for i, v := range g.val(r.a, b) {
-			y[i] = math.Expm1(v)
-		}
-	case opMap:
-		g.funcs[r.ext].Eval(y, g.val(r.a, b))
+	case opNeg, opExp, opLog, opSqrt, opLog1p, opExpm1, opMap:
+		g.unaryLoop(r, y, g.val(r.a, b))
 	case opSum:
 		s := 0.0
 		for _, v := range g.val(r.a, b) {
