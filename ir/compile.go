@@ -281,18 +281,23 @@ func (cp *compiler) block(body []Stmt) {
 	}
 }
 
-func (cp *compiler) stmt(s Stmt) {
-	defer func() {
-		if r := recover(); r != nil {
-			ce, ok := r.(compileError)
-			if !ok {
-				panic(r)
-			}
-			if ce.err != nil {
-				cp.errs = append(cp.errs, ce.err)
-			}
+// recoverError records the error of a failed statement (cp.fail panics
+// with a compileError) so that compilation goes on with the next one;
+// deferred by stmt and by each derived quantity.
+func (cp *compiler) recoverError() {
+	if r := recover(); r != nil {
+		ce, ok := r.(compileError)
+		if !ok {
+			panic(r)
 		}
-	}()
+		if ce.err != nil {
+			cp.errs = append(cp.errs, ce.err)
+		}
+	}
+}
+
+func (cp *compiler) stmt(s Stmt) {
+	defer cp.recoverError()
 	if cp.g.NumNodes() > cp.max {
 		cp.fail(s.Pos(), "the model unrolls to more than %d graph nodes (the limit); reduce the loop sizes or raise --max-nodes", cp.max)
 	}

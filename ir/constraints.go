@@ -178,17 +178,7 @@ func (cp *compiler) derived() {
 			continue
 		}
 		func() {
-			defer func() {
-				if r := recover(); r != nil {
-					ce, ok := r.(compileError)
-					if !ok {
-						panic(r)
-					}
-					if ce.err != nil {
-						cp.errs = append(cp.errs, ce.err)
-					}
-				}
-			}()
+			defer cp.recoverError()
 			n := cp.expr(v.Derived)
 			if v.Type.Scalar() && cp.g.Len(n) != 1 {
 				n = cp.g.Index(n, 0)

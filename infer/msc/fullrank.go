@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/mscppl/mscppl/stdlib"
 )
 
 func init() {
@@ -141,9 +143,10 @@ func (g *FullRank) SetMoments(mean, cov []float64) error {
 		copy(g.Mu, mean)
 	}
 	if cov != nil {
-		if !cholesky(cov, g.L, g.D) {
+		if !stdlib.CholeskyLower(cov, g.D, g.newL) {
 			return errors.New("the covariance is not positive definite")
 		}
+		g.L, g.newL = g.newL, g.L
 		g.invalidate()
 	}
 	return nil
@@ -282,7 +285,7 @@ func (g *FullRank) momentStep(z, a []float64, rho, scale float64) error {
 // does).
 func (g *FullRank) factorNew() bool {
 	d := g.D
-	if cholesky(g.newCov, g.newL, d) {
+	if stdlib.CholeskyLower(g.newCov, d, g.newL) {
 		return true
 	}
 	tr := 0.0
@@ -295,7 +298,7 @@ func (g *FullRank) factorNew() bool {
 			g.newCov[i*d+i] += jit - added
 		}
 		added = jit
-		if cholesky(g.newCov, g.newL, d) {
+		if stdlib.CholeskyLower(g.newCov, d, g.newL) {
 			return true
 		}
 	}
@@ -363,30 +366,6 @@ func (g *FullRank) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("a full-rank Gaussian of dimension %d needs %d means and a %dx%d covariance", g.D, g.D, g.D, g.D)
 	}
 	return g.SetMoments(v.Mean, v.Cov)
-}
-
-// cholesky writes the lower Cholesky factor of a (d x d) into l.
-func cholesky(a, l []float64, d int) bool {
-	for i := 0; i < d; i++ {
-		for j := 0; j <= i; j++ {
-			s := a[i*d+j]
-			for k := 0; k < j; k++ {
-				s -= l[i*d+k] * l[j*d+k]
-			}
-			if i == j {
-				if !(s > 0) || math.IsInf(s, 0) {
-					return false
-				}
-				l[i*d+i] = math.Sqrt(s)
-			} else {
-				l[i*d+j] = s / l[j*d+j]
-			}
-		}
-		for j := i + 1; j < d; j++ {
-			l[i*d+j] = 0
-		}
-	}
-	return true
 }
 
 // ln2Pi is log(2 pi), computed as the reference code did (bit for bit).
