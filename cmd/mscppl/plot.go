@@ -4,16 +4,22 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"image/color"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/mscppl/mscppl/cmd/mscppl/internal/show"
 	"github.com/mscppl/mscppl/infer"
+	"github.com/mscppl/mscppl/infer/msc"
+	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/stdlib"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -25,36 +31,121 @@ import (
 )
 
 type plotCmd struct {
-	Kind string `arg:"" enum:"trace,marginals" help:"What to draw: trace (q's means and sds per iteration) or marginals (the density of each marginal of q, the prior dashed)."`
-	Dir  string `arg:"" help:"The output directory of mscppl run --out DIR."`
-	Out  string `short:"o" help:"The picture to write: .svg (default DIR/KIND.svg) or .png." placeholder:"FILE"`
-	Max  int    `default:"8" help:"Largest number of latent components drawn."`
+	Kind   string `arg:"" enum:"trace,marginals" help:"What to draw: trace (q's means and sds per iteration, in q's unconstrained space) or marginals (the density of each latent in its own space from DIR/draws.csv, the prior dashed)."`
+	Dir    string `arg:"" help:"The output directory of mscppl run --out DIR (or a file in it, such as DIR/draws.csv)."`
+	OutArg string `arg:"" optional:"" name:"out" help:"The picture to write: .svg (default DIR/KIND.svg) or .png."`
+	Out    string `short:"o" name:"out" help:"The picture to write, as the optional third argument." placeholder:"FILE"`
+	Max    int    `default:"8" help:"Largest number of latent components drawn."`
 }
 
 func (c *plotCmd) Run(e *env) error {
-	out := c.Out
-	if out == "" {
-		out = filepath.Join(c.Dir, c.Kind+".svg")
-	}
-	ext := strings.ToLower(filepath.Ext(out))
-	if ext != ".svg" && ext != ".png" {
-		return userErrorf("use a .svg or .png file name", "cannot draw %s", out)
-	}
-	if c.Max < 1 {
-		return userErrorf("", "--max must be at least 1")
-	}
-	var plots []*plot.Plot
-	var err error
-	switch c.Kind {
-	case "trace":
-		plots, err = c.tracePlots()
-	default:
-		plots, err = c.marginalPlots(e)
-	}
+	out, err := c.write(e)
 	if err != nil {
 		return err
 	}
-	return savePlots(out, plots, ext)
+	fmt.Fprintf(e.stdout, "wrote %s\n", out)
+	return nil
+}
+
+// write draws the picture into the output file and returns its name; what
+// the reader should know (components left out, a model that cannot be
+// loaded) goes to stderr as notes. Nothing is written on an error.
+func (c *plotCmd) write(e *env) (string, error) {
+	out := c.Out
+	switch {
+	case c.OutArg != "" && c.Out != "" && c.OutArg != c.Out:
+		return "", userErrorf("give the file once: mscppl plot KIND DIR [OUT]", "two output files: %s and %s", c.OutArg, c.Out)
+	case c.OutArg != "":
+		out = c.OutArg
+	}
+	if c.Max < 1 {
+		return "", userErrorf("", "--max must be at least 1")
+	}
+	dir, err := runDir(c.Dir)
+	if err != nil {
+		return "", err
+	}
+	if out == "" {
+		out = filepath.Join(dir, c.Kind+".svg")
+	}
+	ext := strings.ToLower(filepath.Ext(out))
+	if ext != ".svg" && ext != ".png" {
+		return "", userErrorf("use a .svg or .png file name", "cannot draw %s", out)
+	}
+	if st, err := os.Stat(out); err == nil && st.IsDir() {
+		return "", userErrorf("give a file name ending in .svg or .png", "cannot draw %s: it is a directory", out)
+	}
+	if st, err := os.Stat(filepath.Dir(out)); err != nil || !st.IsDir() {
+		return "", userErrorf("create the directory first", "cannot draw %s: no directory %s", out, filepath.Dir(out))
+	}
+	panels, notes, err := c.panels(e, dir)
+	if err != nil {
+		return "", err
+	}
+	for _, n := range notes {
+		fmt.Fprintf(e.stderr, "note: %s\n", n)
+	}
+	plots := make([]*plot.Plot, len(panels))
+	for i, p := range panels {
+		plots[i] = p.Plot
+	}
+	if err := savePlots(out, plots, ext); err != nil {
+		return "", userErrorf("", "cannot write %s: %v", out, err)
+	}
+	return out, nil
+}
+
+// runDir is the run directory named by arg: arg itself, or the directory
+// of a file in it (DIR/draws.csv).
+func runDir(arg string) (string, error) {
+	st, err := os.Stat(arg)
+	switch {
+	case err != nil:
+		return "", userErrorf("give the directory written by mscppl run --out DIR", "cannot read the run directory %s: no such directory", arg)
+	case st.IsDir():
+		return arg, nil
+	}
+	return filepath.Dir(arg), nil
+}
+
+// panels builds the pictures of the run in dir.
+func (c *plotCmd) panels(e *env, dir string) ([]panel, []string, error) {
+	sum, m, notes := loadRun(e, dir)
+	if c.Kind == "trace" {
+		p, n, err := c.tracePlots(dir, m)
+		return p, append(notes, n...), err
+	}
+	p, n, err := c.marginalPlots(e, dir, sum, m)
+	return p, append(notes, n...), err
+}
+
+// panel is one picture with the curves in its legend, kept for the tests.
+type panel struct {
+	*plot.Plot
+	curves []curve
+}
+
+type curve struct {
+	label string
+	xy    plotter.XYs
+}
+
+// loadRun reads DIR/summary.json and loads the model it names (nil, with a
+// note, when either cannot be read).
+func loadRun(e *env, dir string) (*infer.Summary, *infer.Model, []string) {
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		return nil, nil, []string{fmt.Sprintf("cannot read %s, so the latents' constraints are unknown", filepath.Join(dir, "summary.json"))}
+	}
+	var sum infer.Summary
+	if err := json.Unmarshal(b, &sum); err != nil {
+		return nil, nil, []string{fmt.Sprintf("%s is not a summary written by mscppl run, so the latents' constraints are unknown", filepath.Join(dir, "summary.json"))}
+	}
+	m, err := infer.Load(sum.Model, sum.Data)
+	if err != nil {
+		return &sum, nil, []string{fmt.Sprintf("cannot load the run's model %s (run from its directory, or where the run was started), so the latents' constraints are unknown", sum.Model)}
+	}
+	return &sum, m, nil
 }
 
 // savePlots stacks the plots in a grid of at most two columns.
@@ -101,15 +192,18 @@ func savePlots(path string, plots []*plot.Plot, ext string) error {
 	return show.WriteFileAtomic(path, buf.Bytes())
 }
 
-func readCSV(path string) ([]string, [][]float64, error) {
+func readCSV(path, what string) ([]string, [][]float64, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, infer.FileError(path, "trace", err)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil, userErrorf("give the directory written by mscppl run --out DIR", "cannot read the %s file %s: no such file", what, path)
+		}
+		return nil, nil, infer.FileError(path, what, err)
 	}
 	defer f.Close()
 	recs, err := csv.NewReader(f).ReadAll()
 	if err != nil || len(recs) < 2 {
-		return nil, nil, userErrorf("it is written by mscppl run --out DIR", "%s is not a trace file", path)
+		return nil, nil, userErrorf("it is written by mscppl run --out DIR", "%s is not a %s file", path, what)
 	}
 	cols := make([][]float64, len(recs[0]))
 	for _, r := range recs[1:] {
@@ -124,16 +218,75 @@ func readCSV(path string) ([]string, [][]float64, error) {
 	return recs[0], cols, nil
 }
 
+// uLabels names the components of q's unconstrained space as the
+// bijection defines them: log(tau) for tau: real<lower=0>, logit(p) for
+// p: real<lower=0, upper=1>; keyed by trace.csv's column names.
+func uLabels(m *ir.Model) map[string]string {
+	out := map[string]string{}
+	names := m.UnconstrainedNames()
+	for _, v := range m.Latents {
+		for i := 0; i < v.UDim(); i++ {
+			n := names[v.Offset+i]
+			out[csvName(n)] = uLabel(v, n)
+		}
+	}
+	return out
+}
+
+func uLabel(v *ir.Var, n string) string {
+	b := v.Bij
+	switch {
+	case v.VecBij != nil:
+		return n // already name__u[i]
+	case v.Special():
+		return n + " (unconstrained)"
+	case b.HasLower && b.HasUpper:
+		if b.Lower == 0 {
+			if b.Upper == 1 {
+				return "logit(" + n + ")"
+			}
+			return fmt.Sprintf("logit(%s/%g)", n, b.Upper)
+		}
+		return fmt.Sprintf("logit((%s)/%g)", shifted(n, b.Lower), b.Upper-b.Lower)
+	case b.HasLower:
+		return "log(" + shifted(n, b.Lower) + ")"
+	case b.HasUpper:
+		if b.Upper == 0 {
+			return "log(-" + n + ")"
+		}
+		return fmt.Sprintf("log(%g - %s)", b.Upper, n)
+	}
+	return n
+}
+
+// shifted writes n - a.
+func shifted(n string, a float64) string {
+	switch {
+	case a == 0:
+		return n
+	case a < 0:
+		return fmt.Sprintf("%s + %g", n, -a)
+	}
+	return fmt.Sprintf("%s - %g", n, a)
+}
+
 // tracePlots draws q's means and sds against the iteration, log-scaled, as
-// in the paper's Figure 1.
-func (c *plotCmd) tracePlots() ([]*plot.Plot, error) {
-	head, cols, err := readCSV(filepath.Join(c.Dir, "trace.csv"))
+// in the paper's Figure 1. They live in q's unconstrained space; each curve
+// is labelled with its transform of the latent (log(tau)) when the model can
+// be loaded.
+func (c *plotCmd) tracePlots(dir string, m *infer.Model) ([]panel, []string, error) {
+	head, cols, err := readCSV(filepath.Join(dir, "trace.csv"), "trace")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	var labels map[string]string
+	if m != nil {
+		labels = uLabels(m.IR)
 	}
 	iters := cols[0]
-	mk := func(prefix, title string) (*plot.Plot, error) {
-		p := plot.New()
+	total := 0
+	mk := func(prefix, title string) (panel, error) {
+		p := panel{Plot: plot.New()}
 		p.Title.Text = title
 		p.X.Label.Text = "iteration"
 		p.X.Scale = plot.LogScale{}
@@ -141,127 +294,291 @@ func (c *plotCmd) tracePlots() ([]*plot.Plot, error) {
 		p.Legend.Top = true
 		p.Legend.Left = true
 		var lines []any
-		n := 0
+		total = 0
 		for j, h := range head {
-			if !strings.HasPrefix(h, prefix) || n >= c.Max {
+			if !strings.HasPrefix(h, prefix) {
 				continue
 			}
-			n++
+			if total++; total > c.Max {
+				continue
+			}
 			var xy plotter.XYs
 			for i, it := range iters {
 				if it > 0 {
 					xy = append(xy, plotter.XY{X: it, Y: cols[j][i]})
 				}
 			}
-			lines = append(lines, strings.TrimPrefix(h, prefix), xy)
+			name := strings.TrimPrefix(h, prefix)
+			if l, ok := labels[name]; ok {
+				name = l
+			}
+			lines = append(lines, name, xy)
+			p.curves = append(p.curves, curve{name, xy})
 		}
-		if n == 0 {
-			return nil, userErrorf("", "trace.csv has no %s columns", prefix)
+		if total == 0 {
+			return p, userErrorf("it is written by mscppl run --out DIR", "trace.csv has no %s columns", prefix)
 		}
-		if err := plotutil.AddLines(p, lines...); err != nil {
-			return nil, err
+		if err := plotutil.AddLines(p.Plot, lines...); err != nil {
+			return p, err
 		}
 		return p, nil
 	}
-	pm, err := mk("mean_", "mean of q")
+	pm, err := mk("mean_", "mean of q (unconstrained space)")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	ps, err := mk("sd_", "standard deviation of q")
+	ps, err := mk("sd_", "sd of q (unconstrained space)")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return []*plot.Plot{pm, ps}, nil
+	var notes []string
+	if total > c.Max {
+		notes = append(notes, fmt.Sprintf("drew %d of %d components; use --max %d to draw them all", c.Max, total, total))
+	}
+	if m != nil && m.IR.LatentDim > total {
+		notes = append(notes, fmt.Sprintf("trace.csv holds the first %d of the %d components of q", total, m.IR.LatentDim))
+	}
+	return []panel{pm, ps}, notes, nil
 }
 
-// marginalPlots draws a kernel density estimate of each marginal of q from
-// draws.csv, with the prior (4000 draws from the model's prior) dashed.
-func (c *plotCmd) marginalPlots(e *env) ([]*plot.Plot, error) {
-	head, cols, err := readCSV(filepath.Join(c.Dir, "draws.csv"))
+// marginalPlots draws the density of each latent component in its own
+// space from DIR/draws.csv (PSIS-resampled posterior draws when the
+// summaries are PSIS estimates, draws of q otherwise), with the prior (4000
+// draws from the model's prior) dashed. With a constant-bound constraint
+// both densities are estimated in the unconstrained space and carried back
+// with the Jacobian, so they stay on the latent's support.
+func (c *plotCmd) marginalPlots(e *env, dir string, sum *infer.Summary, m *infer.Model) ([]panel, []string, error) {
+	head, cols, err := readCSV(filepath.Join(dir, "draws.csv"), "draws")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	var notes []string
 	var prior [][]float64
-	b, err := os.ReadFile(filepath.Join(c.Dir, "summary.json"))
-	if err == nil {
-		var sum infer.Summary
-		if json.Unmarshal(b, &sum) == nil {
-			prior = priorDraws(e, sum.Model, sum.Data, 4000)
+	comps := map[string]transform{}
+	var qMean, qSD []float64 // q's exact Gaussian marginals, when the draws are q's
+	if m != nil {
+		names := m.IR.LatentNames()
+		if len(names) == len(head) {
+			prior = infer.PriorDraws(m, priorDraws, 1)
+			if prior == nil {
+				notes = append(notes, "the model's prior cannot be sampled, so it is not drawn")
+			}
+			for _, v := range m.IR.Latents {
+				if v.Special() {
+					continue
+				}
+				for i := 0; i < v.Type.Len(); i++ {
+					comps[csvName(names[v.XOffset+i])] = transform{bij: v.Bij, known: true, u: v.Offset + i}
+				}
+			}
+			if sum != nil && sum.SummarySource == "q" {
+				qMean, qSD = gaussianMarginals(dir, m)
+			}
+		} else {
+			notes = append(notes, fmt.Sprintf("the model %s has changed since the run, so the latents' constraints are unknown", m.Path))
 		}
 	}
-	var plots []*plot.Plot
+	label, neff := "draws", 0.0
+	if sum != nil {
+		switch sum.SummarySource {
+		case "psis":
+			label = "posterior (PSIS)"
+			// resampled draws repeat: smooth as for the effective sample size
+			neff = float64(sum.Diagnostics.ESSBulkMin)
+		case "q":
+			label = "q"
+		}
+	}
+	var panels []panel
 	for j, name := range head {
 		if j >= c.Max {
+			notes = append(notes, fmt.Sprintf("drew %d of %d components; use --max %d to draw them all", c.Max, len(head), len(head)))
 			break
 		}
-		p := plot.New()
+		p := panel{Plot: plot.New()}
 		p.Title.Text = name
-		p.X.Label.Text = "value"
+		p.X.Label.Text = name
 		p.Y.Label.Text = "density"
-		lo, hi := quantileRange(cols[j])
-		q := kde(cols[j], lo, hi)
+		p.Legend.Top = true
+		tr := comps[name]
+		lo, hi := tr.plotRange(cols[j])
+		var q plotter.XYs
+		if tr.known && qMean != nil {
+			q = tr.gaussian(qMean[tr.u], qSD[tr.u], lo, hi)
+		} else {
+			q = tr.density(cols[j], neff, lo, hi)
+		}
 		lq, err := plotter.NewLine(q)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		lq.Color = color.RGBA{R: 200, A: 255}
 		lq.Width = vg.Points(1.5)
 		p.Add(lq)
-		p.Legend.Add("q", lq)
-		if prior != nil && j < len(prior) {
-			pr := kde(prior[j], lo, hi)
+		p.Legend.Add(label, lq)
+		p.curves = append(p.curves, curve{label, q})
+		if prior != nil {
+			pr := tr.density(prior[j], 0, lo, hi)
 			lp, err := plotter.NewLine(pr)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			lp.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 			lp.Color = color.Gray{Y: 80}
 			p.Add(lp)
 			p.Legend.Add("prior", lp)
+			p.curves = append(p.curves, curve{"prior", pr})
 		}
-		p.Legend.Top = true
-		plots = append(plots, p)
+		if tr.known && !tr.bij.Identity() {
+			p.X.Label.Text = name + " " + tr.bij.String()
+		}
+		panels = append(panels, p)
 	}
-	return plots, nil
+	return panels, notes, nil
 }
 
-// priorDraws samples the model's prior (nil when it cannot be sampled).
-func priorDraws(e *env, model, data string, n int) [][]float64 {
-	m, err := e.load(model, data, 0)
+// priorDraws is the number of draws of the prior behind its density.
+const priorDraws = 10000
+
+// gaussianMarginals are the means and sds of q's marginals in the
+// unconstrained space from DIR/variational.json when q is Gaussian (nil
+// otherwise).
+func gaussianMarginals(dir string, m *infer.Model) ([]float64, []float64) {
+	q, err := infer.ReadVariational(filepath.Join(dir, "variational.json"), m)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	return infer.PriorDraws(m, n, 1)
+	s, ok := q.(msc.Sampler)
+	if !ok || (s.Name() != "fullrank" && s.Name() != "meanfield") || s.Dim() != m.IR.LatentDim {
+		return nil, nil
+	}
+	mean, sd := make([]float64, s.Dim()), make([]float64, s.Dim())
+	s.Moments(mean, sd)
+	return mean, sd
 }
 
-func quantileRange(x []float64) (float64, float64) {
-	m, sd := infer.MeanSD(x)
-	lo, hi := m-4*sd, m+4*sd
-	mn, mx := math.Inf(1), math.Inf(-1)
-	for _, v := range x {
-		mn, mx = math.Min(mn, v), math.Max(mx, v)
-	}
-	return math.Max(lo, mn-sd), math.Min(hi, mx+sd)
+// transform carries densities between a latent component's own space and
+// q's unconstrained space, where it is component u (the identity without a
+// known constant-bound constraint).
+type transform struct {
+	bij   stdlib.Bijection
+	known bool
+	u     int
 }
 
-// kde is a Gaussian kernel density estimate on 200 points of [lo, hi]
-// with Silverman's bandwidth.
-func kde(x []float64, lo, hi float64) plotter.XYs {
-	_, sd := infer.MeanSD(x)
-	h := 1.06 * sd * math.Pow(float64(len(x)), -0.2)
-	if h <= 0 {
-		h = 1e-3
-	}
-	const n = 200
-	out := make(plotter.XYs, n)
-	for i := range out {
-		t := lo + (hi-lo)*float64(i)/(n-1)
-		s := 0.0
-		for _, v := range x {
-			d := (t - v) / h
-			s += math.Exp(-0.5 * d * d)
+// unconstrain maps x to q's space (false on or outside a bound).
+func (tr transform) unconstrain(x float64) (float64, bool) {
+	if tr.known {
+		var err error
+		if x, err = tr.bij.Unconstrain(x); err != nil {
+			return 0, false
 		}
-		out[i] = plotter.XY{X: t, Y: s / (float64(len(x)) * h * math.Sqrt(2*math.Pi))}
+	}
+	return x, !math.IsInf(x, 0) && !math.IsNaN(x)
+}
+
+// plotRange is where the density is drawn: the bulk of the draws (0.5% to
+// 99.5% quantiles, widened by 15%), taken in the unconstrained space so
+// that it stays inside the support; without a known constraint, no further
+// than the draws reach.
+func (tr transform) plotRange(x []float64) (float64, float64) {
+	s := make([]float64, 0, len(x))
+	for _, v := range x {
+		if u, ok := tr.unconstrain(v); ok {
+			s = append(s, u)
+		}
+	}
+	if len(s) == 0 {
+		return 0, 1
+	}
+	sort.Float64s(s)
+	q := func(p float64) float64 { return s[int(p*float64(len(s)-1))] }
+	a, b := q(0.005), q(0.995)
+	w := b - a
+	if w <= 0 {
+		w = math.Max(math.Abs(a)*0.1, 1e-3)
+	}
+	lo, hi := a-0.15*w, b+0.15*w
+	if !tr.known {
+		return math.Max(lo, s[0]), math.Min(hi, s[len(s)-1])
+	}
+	lo, hi = tr.bij.Constrain(lo), tr.bij.Constrain(hi)
+	if lo > hi { // upper bound only: x decreases with u
+		lo, hi = hi, lo
+	}
+	return lo, hi
+}
+
+// grid is n points of [lo, hi] with each one's place in q's space and the
+// log Jacobian log |dx/du| there.
+func (tr transform) grid(lo, hi float64, each func(x, u, logJac float64) float64) plotter.XYs {
+	const n = 200
+	out := make(plotter.XYs, 0, n)
+	for i := 0; i < n; i++ {
+		x := lo + (hi-lo)*float64(i)/(n-1)
+		u, ok := tr.unconstrain(x)
+		if !ok {
+			continue // on a bound, by rounding
+		}
+		logJac := 0.0
+		if tr.known {
+			logJac = tr.bij.LogJacobian(u)
+		}
+		out = append(out, plotter.XY{X: x, Y: each(x, u, logJac)})
 	}
 	return out
+}
+
+// gaussian is the density of x when u is N(mean, sd^2).
+func (tr transform) gaussian(mean, sd, lo, hi float64) plotter.XYs {
+	return tr.grid(lo, hi, func(_, u, logJac float64) float64 {
+		d := (u - mean) / sd
+		return math.Exp(-0.5*d*d-logJac) / (sd * math.Sqrt(2*math.Pi))
+	})
+}
+
+// density estimates the density of the draws x on 200 points of [lo, hi]:
+// a Gaussian kernel density estimate in the unconstrained space, with
+// Silverman's bandwidth for neff draws (len(x) when neff is 0), carried to
+// x's space by the Jacobian of the constraint.
+func (tr transform) density(x []float64, neff, lo, hi float64) plotter.XYs {
+	u := make([]float64, 0, len(x))
+	for _, v := range x {
+		if v, ok := tr.unconstrain(v); ok {
+			u = append(u, v)
+		}
+	}
+	if neff <= 1 || neff > float64(len(u)) {
+		neff = float64(len(u))
+	}
+	if len(u) == 0 {
+		return tr.grid(lo, hi, func(_, _, _ float64) float64 { return 0 })
+	}
+	h := silverman(u, neff)
+	return tr.grid(lo, hi, func(_, ut, logJac float64) float64 {
+		s := 0.0
+		for _, v := range u {
+			d := (ut - v) / h
+			s += math.Exp(-0.5 * d * d)
+		}
+		return s / (float64(len(u)) * h * math.Sqrt(2*math.Pi)) * math.Exp(-logJac)
+	})
+}
+
+// silverman is Silverman's rule of thumb, 0.9 min(sd, IQR/1.34) n^(-1/5).
+func silverman(u []float64, n float64) float64 {
+	_, sd := infer.MeanSD(u)
+	s := append([]float64(nil), u...)
+	sort.Float64s(s)
+	spread := sd
+	if len(s) > 3 {
+		if iqr := (s[3*len(s)/4] - s[len(s)/4]) / 1.34; iqr > 0 && iqr < sd {
+			spread = iqr
+		}
+	}
+	h := 0.9 * spread * math.Pow(n, -0.2)
+	if !(h > 0) {
+		h = 1e-3 * math.Max(1, math.Abs(s[len(s)/2]))
+	}
+	return h
 }

@@ -26,7 +26,8 @@ func (c *replCmd) Run(e *env) error {
 			return replFit(e, ctx, m, args, outDir)
 		},
 		Plot: func(kind, runDir, out string) error {
-			return (&plotCmd{Kind: kind, Dir: runDir, Out: out, Max: 8}).Run(e)
+			_, err := (&plotCmd{Kind: kind, Dir: runDir, OutArg: out, Max: 8}).write(e) // the REPL prints "wrote FILE"
+			return err
 		},
 	})
 }
