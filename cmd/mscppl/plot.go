@@ -477,8 +477,8 @@ func (tr transform) unconstrain(x float64) (float64, bool) {
 	return x, !math.IsInf(x, 0) && !math.IsNaN(x)
 }
 
-// plotRange is where the density is drawn: the bulk of the draws (0.5% to
-// 99.5% quantiles, widened by 15%), taken in the unconstrained space so
+// plotRange is where the density is drawn: the bulk of the draws (1% to
+// 99% quantiles, widened by 10%; a heavy tail would squash the rest), taken in the unconstrained space so
 // that it stays inside the support; without a known constraint, no further
 // than the draws reach.
 func (tr transform) plotRange(x []float64) (float64, float64) {
@@ -493,12 +493,12 @@ func (tr transform) plotRange(x []float64) (float64, float64) {
 	}
 	sort.Float64s(s)
 	q := func(p float64) float64 { return s[int(p*float64(len(s)-1))] }
-	a, b := q(0.005), q(0.995)
+	a, b := q(0.01), q(0.99)
 	w := b - a
 	if w <= 0 {
 		w = math.Max(math.Abs(a)*0.1, 1e-3)
 	}
-	lo, hi := a-0.15*w, b+0.15*w
+	lo, hi := a-0.1*w, b+0.1*w
 	if !tr.known {
 		return math.Max(lo, s[0]), math.Min(hi, s[len(s)-1])
 	}
@@ -548,7 +548,7 @@ func (tr transform) density(x []float64, neff, lo, hi float64) plotter.XYs {
 			u = append(u, v)
 		}
 	}
-	if neff <= 1 || neff > float64(len(u)) {
+	if !(neff > 1 && neff <= float64(len(u))) { // NaN too: no ESS in the summary
 		neff = float64(len(u))
 	}
 	if len(u) == 0 {
