@@ -66,6 +66,7 @@ func (c *Compiled) CompileExpr(name string, src []byte) (*ExprEval, error) {
 		m: c.Model, g: g, c: c,
 		env:    c.env,
 		ints:   make([]int, len(c.Model.Vars)),
+		elems:  make([][]autodiff.Node, len(c.Model.Vars)),
 		seen:   map[lang.Pos]bool{},
 		ops:    map[*stdlib.Family]*stdlib.SumLogDensity{},
 		consts: map[float64]autodiff.Node{},

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -44,4 +47,41 @@ func TestREPLOverPipe(t *testing.T) {
 	require.Contains(t, e, "did you mean :load?")
 	// the session went on after the errors: :summary printed again
 	require.Equal(t, 2, strings.Count(o, "q reported:"), o)
+}
+
+// elapsed is the run time at the end of a summary's first line, the one
+// part of a transcript that changes from run to run.
+var elapsed = regexp.MustCompile(`, [0-9.]+s\n`)
+
+// TestREPLGoldens feeds each testdata/repl/NAME.in to mscppl repl --echo
+// over a pipe and compares the transcript (each line after its prompt,
+// then what it printed on stdout and stderr, in order) with NAME.golden;
+// go test -run TestREPLGoldens -update rewrites them. The scripts type
+// models block by block, make mistakes that must be reported at once and
+// in the user's own text, and evaluate probabilities and posterior means.
+func TestREPLGoldens(t *testing.T) {
+	scripts, err := filepath.Glob("testdata/repl/*.in")
+	require.NoError(t, err)
+	require.NotEmpty(t, scripts)
+	for _, script := range scripts {
+		name := strings.TrimSuffix(filepath.Base(script), ".in")
+		t.Run(name, func(t *testing.T) {
+			b, err := os.ReadFile(script)
+			require.NoError(t, err)
+			var out bytes.Buffer // stdout and stderr interleaved, as on a terminal
+			code := run([]string{"repl", "--echo"}, bytes.NewReader(b), &out, &out)
+			got := elapsed.ReplaceAllString(out.String(), ", X.XXs\n")
+			golden := strings.TrimSuffix(script, ".in") + ".golden"
+			if *update {
+				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err, "missing golden file; run go test -update")
+			require.Equal(t, string(want), got)
+			require.Equal(t, 0, code)
+			require.NotContains(t, got, os.TempDir(), "no temporary paths")
+			require.NotContains(t, got, "__eval", "no wrapper shows")
+			require.NotContains(t, got, "internal error")
+		})
+	}
 }

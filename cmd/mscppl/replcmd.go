@@ -12,6 +12,7 @@ import (
 type replCmd struct {
 	Model string `arg:"" optional:"" help:"A .msc model to load."`
 	Data  string `arg:"" optional:"" help:"A CSV data file to bind."`
+	Echo  bool   `help:"When the input is not a terminal, print each line read after its prompt (a transcript of the session)."`
 }
 
 func (c *replCmd) Run(e *env) error {
@@ -22,6 +23,7 @@ func (c *replCmd) Run(e *env) error {
 		Data:    c.Data,
 		Banner:  "mscppl " + version + " (type :help)",
 		Sources: e.sources,
+		Echo:    c.Echo,
 		Fit: func(ctx context.Context, m *infer.Model, args []string, outDir string) (*infer.Fitted, error) {
 			return replFit(e, ctx, m, args, outDir)
 		},

@@ -45,6 +45,10 @@ type Options struct {
 	// Plot draws the run written into runDir as kind (trace or marginals)
 	// into the file out. Nil: :plot is unavailable.
 	Plot func(kind, runDir, out string) error
+	// Echo prints each line read from an input that is not a terminal
+	// after the prompt it would have had, so that the output reads as a
+	// transcript of the session.
+	Echo bool
 	// Sources collects the text of the files read, for error messages; nil
 	// for a map of the session's own.
 	Sources map[string][]byte
@@ -63,19 +67,26 @@ type state struct {
 	m              *infer.Model
 	last           *infer.Fitted
 	defaults       map[string]string // :set values, passed to :run as flags
-	names          []string          // for completion
+	names          []string          // for completion: the model's names
+	typed          typed             // the model typed at the prompt
 }
 
-var commands = []string{":load", ":data", ":check", ":run", ":summary", ":sample", ":eval", ":plot", ":set", ":save", ":help", ":quit"}
+var commands = []string{":load", ":data", ":show", ":clear", ":check", ":run", ":summary", ":sample", ":eval", ":plot", ":set", ":save", ":help", ":quit"}
 
 const help = `commands:
-  :load FILE.msc      load a model (or type one: lines are collected until the braces balance)
+  :load FILE.msc      load a model, or type one block by block (data { ... }, latent { ... }, model { ... }):
+                      the blocks are collected and the model is loaded once its model block is typed;
+                      a block typed again replaces the earlier one
   :data FILE.csv      bind a data file
+  :show               print the model typed so far, with its line numbers (or the loaded file)
+  :clear              drop the typed model
   :check              check the model and print its layout
   :run [flags]        fit q (the flags of mscppl run, e.g. --samples 2 --iters 5000)
   :summary            print the last run's summary
   :sample N           draw N samples from q (constrained space)
-  :eval EXPR          evaluate an expression of latents, params and data under 4000 draws of q
+  :eval EXPR          evaluate an expression of latents, params and data under 4000 draws of q;
+                      a comparison (tau > 5, a < b && b < c, !(x > 0)) prints its posterior probability,
+                      mean(x) of a scalar its posterior mean, each with its Monte Carlo standard error
   :plot trace|marginals FILE   draw the last run (.svg or .png)
   :set KEY VALUE      set a default flag for :run (seed, samples, iters, method, family, optimizer, lr)
   :save DIR           copy the last run's outputs (summary.json, variational.json, draws.csv, trace.csv) to DIR
@@ -118,9 +129,11 @@ func Run(ctx context.Context, in io.Reader, out, errOut io.Writer, opts Options)
 func (r *state) loopPipe() error {
 	sc := bufio.NewScanner(r.in)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	var pending []string
 	for sc.Scan() {
-		if quit := r.line(sc.Text(), &pending); quit {
+		if r.opts.Echo {
+			fmt.Fprintf(r.stdout, "%s%s\n", r.prompt(), sc.Text())
+		}
+		if quit := r.line(sc.Text()); quit {
 			return nil
 		}
 		if r.ctx.Err() != nil {
@@ -128,6 +141,14 @@ func (r *state) loopPipe() error {
 		}
 	}
 	return sc.Err()
+}
+
+// prompt is "...> " while a block is being typed, "msc> " otherwise.
+func (r *state) prompt() string {
+	if r.typed.open != nil {
+		return "...> "
+	}
+	return "msc> "
 }
 
 func historyPath() string {
@@ -167,15 +188,10 @@ func (r *state) loopTerminal() error {
 	if r.opts.Banner != "" {
 		fmt.Fprintln(r.stdout, r.opts.Banner)
 	}
-	var pending []string
 	for {
-		prompt := "msc> "
-		if len(pending) > 0 {
-			prompt = "...> "
-		}
-		text, err := ln.Prompt(prompt)
+		text, err := ln.Prompt(r.prompt())
 		if err == liner.ErrPromptAborted {
-			pending = nil
+			r.typed.open = nil // Ctrl-C drops the block being typed
 			continue
 		}
 		if err == io.EOF {
@@ -188,75 +204,80 @@ func (r *state) loopTerminal() error {
 		if strings.TrimSpace(text) != "" {
 			ln.AppendHistory(text)
 		}
-		if r.line(text, &pending) || r.ctx.Err() != nil {
+		if r.line(text) || r.ctx.Err() != nil {
 			return nil
 		}
 	}
 }
 
+// complete offers completions of the whole line: commands at its start;
+// file names after :load, :data, :save and :plot; otherwise, for the word
+// being typed (the identifier before the cursor), the model's names (data,
+// params, latents, derived quantities, top-level locals), the functions and
+// distributions, and at the start of a line the block names.
 func (r *state) complete(line string) []string {
 	var out []string
 	fields := strings.Fields(line)
-	if len(fields) <= 1 && !strings.HasSuffix(line, " ") {
+	if strings.HasPrefix(strings.TrimSpace(line), ":") && len(fields) <= 1 && !strings.HasSuffix(line, " ") {
 		for _, c := range commands {
-			if strings.HasPrefix(c, line) {
+			if strings.HasPrefix(c, strings.TrimSpace(line)) {
 				out = append(out, c)
-			}
-		}
-		for _, n := range r.names {
-			if strings.HasPrefix(n, line) {
-				out = append(out, n)
 			}
 		}
 		return out
 	}
-	// file names for :load, :data, :plot, :save; variable names otherwise
-	last := ""
-	if !strings.HasSuffix(line, " ") {
-		last = fields[len(fields)-1]
-	}
-	prefix := strings.TrimSuffix(line, last)
-	switch fields[0] {
-	case ":load", ":data", ":save", ":plot":
-		matches, _ := filepath.Glob(last + "*")
-		for _, m := range matches {
-			if st, err := os.Stat(m); err == nil && st.IsDir() {
-				m += string(filepath.Separator)
+	if len(fields) > 0 {
+		switch fields[0] {
+		case ":load", ":data", ":save", ":plot":
+			last := ""
+			if !strings.HasSuffix(line, " ") {
+				last = fields[len(fields)-1]
 			}
-			out = append(out, prefix+m)
+			prefix := strings.TrimSuffix(line, last)
+			matches, _ := filepath.Glob(last + "*")
+			for _, m := range matches {
+				if st, err := os.Stat(m); err == nil && st.IsDir() {
+					m += string(filepath.Separator)
+				}
+				out = append(out, prefix+m)
+			}
+			return out
 		}
-	default:
-		for _, n := range r.names {
-			if strings.HasPrefix(n, last) {
-				out = append(out, prefix+n)
-			}
+	}
+	// the identifier being typed
+	k := len(line)
+	for k > 0 && isIdentByte(line[k-1]) {
+		k--
+	}
+	prefix, word := line[:k], line[k:]
+	if strings.TrimSpace(line) == "" {
+		return append(out, commands...)
+	}
+	var cands []string
+	if strings.TrimSpace(prefix) == "" {
+		cands = append(cands, lang.BlockKinds...)
+	}
+	cands = append(cands, r.names...)
+	cands = append(cands, functionNames()...)
+	seen := map[string]bool{}
+	for _, c := range cands {
+		if strings.HasPrefix(c, word) && !seen[c] {
+			seen[c] = true
+			out = append(out, prefix+c)
 		}
 	}
 	return out
 }
 
-// line handles one input line; it returns true to quit.
-func (r *state) line(text string, pending *[]string) bool {
+// line handles one input line; it returns true to quit. A line starting
+// with ':' is a command (also while a block is being typed: no model line
+// starts with ':'); any other line belongs to the typed model.
+func (r *state) line(text string) bool {
 	trim := strings.TrimSpace(text)
-	if len(*pending) == 0 && strings.HasPrefix(trim, ":") {
+	if strings.HasPrefix(trim, ":") {
 		return r.command(trim)
 	}
-	if trim == "" && len(*pending) == 0 {
-		return false
-	}
-	*pending = append(*pending, text)
-	src := strings.Join(*pending, "\n") + "\n"
-	if braceDepth(src) > 0 {
-		return false
-	}
-	*pending = nil
-	path := filepath.Join(r.dir, "repl.msc")
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		r.fail(err)
-		return false
-	}
-	r.modelPath = path
-	r.reload()
+	r.modelLine(text)
 	return false
 }
 
@@ -294,7 +315,7 @@ func (r *state) reload() bool {
 		r.fail(infer.Errorf("use :load FILE.msc or type a model", "no model loaded"))
 		return false
 	}
-	if r.dataPath == "" && infer.NeedsDataFile(r.modelPath) {
+	if r.dataPath == "" && r.needsData() {
 		fmt.Fprintf(r.stdout, "loaded %s; it reads data: bind a CSV file with :data FILE.csv\n", r.modelPath)
 		r.m = nil
 		return false
@@ -312,6 +333,7 @@ func (r *state) reload() bool {
 			r.names = append(r.names, v.Name)
 		}
 	}
+	r.names = append(r.names, topLocals(m.IR)...)
 	sort.Strings(r.names)
 	fmt.Fprintf(r.stdout, "loaded %s: %d latent dimensions, %d params\n", r.modelPath, m.IR.LatentDim, m.IR.ParamDim)
 	return true
@@ -332,7 +354,20 @@ func (r *state) command(cmd string) bool {
 			break
 		}
 		r.modelPath = arg
+		r.typed.clear()
 		r.reload()
+	case ":show":
+		r.showTyped(w)
+	case ":clear":
+		if r.typed.empty() {
+			fmt.Fprintln(w, "nothing typed")
+			break
+		}
+		r.typed.clear()
+		if r.modelPath == replName {
+			r.modelPath, r.m, r.names = "", nil, nil
+		}
+		fmt.Fprintln(w, "dropped the typed model")
 	case ":data":
 		if arg == "" {
 			r.fail(infer.Errorf("", ":data needs a file name"))
@@ -341,13 +376,30 @@ func (r *state) command(cmd string) bool {
 		r.dataPath = arg
 		if r.modelPath != "" {
 			r.reload()
+		} else {
+			fmt.Fprintf(w, "data file %s: it is read when the model is loaded\n", arg)
 		}
 	case ":check":
+		if !r.typed.empty() {
+			if !r.typedReady() {
+				break
+			}
+			r.useTyped()
+		}
 		if !r.reload() {
 			break
 		}
 		show.Layout(w, r.modelPath, r.m.IR, r.m.Comp, nil)
 	case ":run":
+		if !r.typed.empty() && (r.typed.dirty || r.typed.open != nil || r.modelPath != replName) {
+			if !r.typedReady() {
+				break
+			}
+			r.useTyped()
+			if !r.reload() {
+				break
+			}
+		}
 		r.run(fields[1:])
 	case ":summary":
 		if r.needRun() {
@@ -419,10 +471,27 @@ func (r *state) needRun() bool {
 	return true
 }
 
-// load reads, parses, checks and compiles the current model with its
-// data, keeping the sources read for error messages.
+// needsData reports whether the current model parses and reads a data
+// file.
+func (r *state) needsData() bool {
+	if r.modelPath != replName {
+		return infer.NeedsDataFile(r.modelPath)
+	}
+	f, err := lang.Parse(replName, r.typed.src())
+	return err == nil && infer.NeedsData(f)
+}
+
+// load reads, parses, checks and compiles the current model (a file, or
+// the typed one) with its data, keeping the sources read for error
+// messages.
 func (r *state) load() (*infer.Model, error) {
-	m, err := infer.Load(r.modelPath, r.dataPath)
+	var m *infer.Model
+	var err error
+	if r.modelPath == replName {
+		m, err = infer.LoadSource(replName, r.typed.src(), r.dataPath)
+	} else {
+		m, err = infer.Load(r.modelPath, r.dataPath)
+	}
 	if m != nil {
 		for k, v := range m.Sources {
 			r.sources[k] = v
@@ -516,9 +585,16 @@ func (r *state) sample(arg string) {
 // evalName names the text of :eval in error messages.
 const evalName = "<eval>"
 
+// evalDraws is the number of draws of q behind :eval.
+const evalDraws = 4000
+
 // eval compiles the expression once into the fitted model's graph (no data
 // is read again and the model is not rebuilt) and evaluates it under 4000
-// draws of q with the fitted params.
+// draws of q with the fitted params (resampled by the PSIS weights when the
+// summaries are PSIS estimates). A 0/1 expression prints its posterior
+// probability and mean(x) of a scalar x its posterior mean, each with its
+// Monte Carlo standard error; anything else its mean, sd and 5% and 95%
+// quantiles.
 func (r *state) eval(expr string) {
 	if expr == "" {
 		r.fail(infer.Errorf("for example :eval exp(b + w[1])", "usage: :eval EXPR"))
@@ -530,15 +606,27 @@ func (r *state) eval(expr string) {
 	src := []byte(expr)
 	r.sources[evalName] = src
 	comp := r.last.Model.Comp
-	e, err := comp.CompileExpr(evalName, src)
+	kind, inner := evalShape(src)
+	var e *ir.ExprEval
+	var err error
+	if kind == evalMean {
+		// mean(x) of a scalar x is its posterior mean; of a vector, the
+		// language's mean of its elements
+		if e, err = comp.CompileExpr(evalName, inner); err == nil && !e.Type.Scalar() {
+			kind = evalPlain
+			e, err = comp.CompileExpr(evalName, src)
+		}
+	} else {
+		e, err = comp.CompileExpr(evalName, src)
+	}
 	if err != nil {
-		r.fail(err)
+		r.fail(evalError(err, comp.Model))
 		return
 	}
 	if res := r.last.Result; comp.NumParams() > 0 && res != nil && res.Params != nil {
 		comp.SetParams(res.Params)
 	}
-	zs, err := r.draws(4000, r.seed())
+	zs, err := r.draws(evalDraws, r.seed())
 	if err != nil {
 		r.fail(err)
 		return
@@ -548,24 +636,52 @@ func (r *state) eval(expr string) {
 		vals[i] = e.Eval(z)
 	}
 	tw := tabwriter.NewWriter(r.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "\tmean\tsd\t5%\t95%\t")
+	switch kind {
+	case evalProb:
+		fmt.Fprintln(tw, "\tprobability\tmcse\t")
+	case evalMean:
+		fmt.Fprintln(tw, "\tmean\tmcse\t")
+	default:
+		fmt.Fprintln(tw, "\tmean\tsd\t5%\t95%\t")
+	}
+	nan := false
 	for j := range vals[0] {
 		col := make([]float64, len(vals))
 		for i := range vals {
 			col[i] = vals[i][j]
+			nan = nan || math.IsNaN(col[i])
 		}
 		mean, sd := infer.MeanSD(col)
-		sort.Float64s(col)
 		label := expr
 		if len(vals[0]) > 1 {
 			label = fmt.Sprintf("[%d]", j+1)
 		}
+		if kind != evalPlain {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t\n", label, show.Num(mean), show.Num(r.mcse(sd, len(col))))
+			continue
+		}
+		sort.Float64s(col)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", label, show.Num(mean), show.Num(sd), show.Num(col[len(col)*5/100]), show.Num(col[len(col)*95/100]))
 	}
 	tw.Flush()
-	if math.IsNaN(vals[0][0]) {
+	if nan {
 		fmt.Fprintln(r.stdout, "note: the expression is NaN for some draws")
 	}
+}
+
+// mcse is the Monte Carlo standard error of a mean over n of :eval's
+// draws whose sd is sd. Independent draws of q give sd/sqrt(n). Draws
+// resampled by the PSIS weights carry the importance-sampling error,
+// about sd/sqrt(ESS) with the weights' effective sample size, plus that of
+// resampling, at most sd/sqrt(n).
+func (r *state) mcse(sd float64, n int) float64 {
+	v := 1 / float64(n)
+	if s := r.last.Summary; s != nil && s.SummarySource == "psis" {
+		if ess := float64(s.Diagnostics.ESSBulkMin); ess > 0 {
+			v += 1 / ess
+		}
+	}
+	return sd * math.Sqrt(v)
 }
 
 func copyDir(src, dst string) error {

@@ -45,7 +45,8 @@ func session(t *testing.T, lines ...string) (string, string) {
 }
 
 // TestEvalUnknownName: the error of :eval is positioned in the user's own
-// text, with its caret; no wrapper shows.
+// text, with its caret; no wrapper shows; "did you mean" offers a latent,
+// not the data size N.
 func TestEvalUnknownName(t *testing.T) {
 	_, stderr := session(t,
 		":load ../../../examples/normal_mean.msc",
@@ -57,11 +58,11 @@ func TestEvalUnknownName(t *testing.T) {
 	want := `<eval>:1:1: unknown name "w"
     w
     ^
-    hint: did you mean "N"?
+    hint: did you mean "z"?
 <eval>:1:11: unknown name "qq"
     exp(z) +  qq
               ^
-    hint: an expression may use the model's data, params, latents and top-level local definitions
+    hint: an expression may use the model's latents, params, derived quantities, top-level local definitions and data
 `
 	require.Equal(t, want, stderr)
 }
