@@ -64,6 +64,62 @@ func TestErrorGoldens(t *testing.T) {
 	}
 }
 
+// TestCLIGoldens checks the messages and the output of whole command
+// lines against testdata/errors/cli/NAME.golden: the exit status, stdout
+// (when there is any) and stderr.
+func TestCLIGoldens(t *testing.T) {
+	const dir = "testdata/errors/cli/"
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"no_arguments", nil, 2},
+		{"flag_error_run", []string{"run", "--no-such-flag", dir + "model.msc"}, 2},
+		{"flag_value_check", []string{"check", "--max-nodes", "many", dir + "model.msc"}, 2},
+		{"missing_argument_run", []string{"run"}, 2},
+		{"unknown_command", []string{"fit", dir + "model.msc"}, 2},
+		{"swapped_csv", []string{"run", dir + "data.csv", dir + "model.msc"}, 2},
+		{"swapped_json", []string{"run", dir + "data.json", dir + "model.msc"}, 2},
+		{"data_as_model_check", []string{"check", dir + "data.csv"}, 2},
+		{"data_by_content", []string{"check", dir + "data_no_extension", dir + "model.msc"}, 2},
+		{"no_latents", []string{"run", dir + "no_latents.msc", dir + "data.csv"}, 1},
+		{"no_latents_block", []string{"run", dir + "no_latents_block.msc", dir + "data.csv", "--method", "is"}, 1},
+		{"check_all_except", []string{"check", dir + "all_except.msc", dir + "lin.csv"}, 0},
+		{"check_glob", []string{"check", dir + "glob.msc", dir + "lin.csv"}, 0},
+		{"check_regression", []string{"check", dir + "model.msc", dir + "data.csv"}, 0},
+		{"check_ssm", []string{"check", dir + "ssm.msc", dir + "ssm.csv"}, 0},
+		{"check_ssm_attempt", []string{"check", dir + "ssm_attempt.msc", dir + "ssm.csv"}, 0},
+		{"check_ssm_two_latents", []string{"check", dir + "ssm_two_latents.msc", dir + "ssm.csv"}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := mscppl(c.args...)
+			got := fmt.Sprintf("exit %d\n", code)
+			if stdout != "" {
+				got += "--- stdout\n" + stdout
+			}
+			if stderr != "" {
+				got += "--- stderr\n" + stderr
+			}
+			golden := dir + c.name + ".golden"
+			if *update {
+				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err, "missing golden file; run go test -update")
+			require.Equal(t, string(want), got)
+			require.Equal(t, c.code, code)
+			if code != 0 {
+				require.Empty(t, stdout, "no half-written output")
+				if c.args != nil { // (without arguments, the usage)
+					require.Contains(t, stderr, "hint:")
+				}
+			}
+			require.NotContains(t, stderr, "panic")
+		})
+	}
+}
+
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
@@ -143,7 +199,7 @@ func TestVersionAndHelp(t *testing.T) {
 		require.Contains(t, out, flag)
 	}
 	code, _, errOut := mscppl("run", "--no-such-flag", "x.msc")
-	require.Equal(t, 1, code)
+	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "hint:")
 	code, _, errOut = mscppl("run", "does-not-exist.msc")
 	require.Equal(t, 1, code)
