@@ -285,3 +285,116 @@ func TestHugeModelFile(t *testing.T) {
 	require.Contains(t, errOut, "unexpected character '$'")
 	require.Regexp(t, `huge\.msc:\d{6}:20:`, errOut)
 }
+
+// TestCSVNameRule: the one rule between JSON keys and CSV columns, both
+// ways.
+func TestCSVNameRule(t *testing.T) {
+	for _, c := range []struct{ json, csv string }{
+		{"z", "z"}, {"beta[1]", "beta.1"}, {"beta[12]", "beta.12"}, {"L[1,2]", "L.1.2"}, {"L__u[3]", "L__u.3"}, {"x_1[2]", "x_1.2"},
+	} {
+		require.Equal(t, c.csv, csvName(c.json))
+		require.Equal(t, c.json, jsonName(c.csv))
+	}
+}
+
+// TestOutputNamesAgree runs one fit with --out and checks that the files
+// name every component by the rule of csvName: each key of summary.json
+// (latent, q_latent, params, the chains' q, R-hat) and of
+// variational.json has its column in draws.csv or trace.csv, and each
+// column its key.
+func TestOutputNamesAgree(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := mscppl("run", "testdata/outputs/names.msc", "testdata/outputs/names.csv", "--iters", "200", "--draws", "500", "--out", out)
+	require.Equal(t, 0, code, stderr)
+	var sum struct {
+		Latent      map[string]any     `json:"latent"`
+		QLatent     map[string]any     `json:"q_latent"`
+		LatentOrder []string           `json:"latent_order"`
+		Params      map[string]float64 `json:"params"`
+		ParamOrder  []string           `json:"param_order"`
+		Chains      []struct {
+			QMean map[string]float64 `json:"q_mean_unconstrained"`
+			QSD   map[string]float64 `json:"q_sd_unconstrained"`
+		} `json:"chains"`
+		Diagnostics struct {
+			Rhat map[string]any `json:"rhat"`
+		} `json:"diagnostics"`
+	}
+	var vi struct {
+		LatentNames []string           `json:"latent_names"`
+		ParamNames  []string           `json:"param_names"`
+		Params      map[string]float64 `json:"params"`
+	}
+	readJSON := func(name string, v any) {
+		b, err := os.ReadFile(filepath.Join(out, name))
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(b, v))
+	}
+	readJSON("summary.json", &sum)
+	readJSON("variational.json", &vi)
+	header := func(name string) []string {
+		b, err := os.ReadFile(filepath.Join(out, name))
+		require.NoError(t, err)
+		line, _, _ := strings.Cut(string(b), "\n")
+		return strings.Split(line, ",")
+	}
+	draws, trace := header("draws.csv"), header("trace.csv")
+	// trace.csv: iteration, ess, change_rate, mean_U..., sd_U..., params...
+	require.Equal(t, []string{"iteration", "ess", "change_rate"}, trace[:3])
+	u := len(vi.LatentNames)
+	require.Len(t, trace, 3+2*u+len(vi.ParamNames))
+	var means, sds []string
+	for _, c := range trace[3 : 3+u] {
+		require.True(t, strings.HasPrefix(c, "mean_"), c)
+		means = append(means, jsonName(strings.TrimPrefix(c, "mean_")))
+	}
+	for _, c := range trace[3+u : 3+2*u] {
+		require.True(t, strings.HasPrefix(c, "sd_"), c)
+		sds = append(sds, jsonName(strings.TrimPrefix(c, "sd_")))
+	}
+	var params []string
+	for _, c := range trace[3+2*u:] {
+		params = append(params, jsonName(c))
+	}
+	var fromDraws []string
+	for _, c := range draws {
+		fromDraws = append(fromDraws, jsonName(c))
+		require.NotContains(t, c, "[", "CSV columns use dots")
+	}
+	keys := func(m any) []string {
+		var out []string
+		switch m := m.(type) {
+		case map[string]any:
+			for k := range m {
+				out = append(out, k)
+			}
+		case map[string]float64:
+			for k := range m {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	// the constrained space: draws.csv, in the summary's order
+	require.Equal(t, sum.LatentOrder, fromDraws)
+	require.ElementsMatch(t, fromDraws, keys(sum.Latent))
+	require.ElementsMatch(t, fromDraws, keys(sum.QLatent))
+	require.Contains(t, fromDraws, "L[1,2]")
+	require.Contains(t, draws, "L.1.2")
+	// the unconstrained space of q: trace.csv's means and sds
+	require.Equal(t, vi.LatentNames, means)
+	require.Equal(t, vi.LatentNames, sds)
+	require.Contains(t, means, "L__u[1]")
+	require.NotEmpty(t, sum.Chains)
+	for _, ch := range sum.Chains {
+		require.ElementsMatch(t, means, keys(ch.QMean))
+		require.ElementsMatch(t, means, keys(ch.QSD))
+	}
+	require.Subset(t, means, keys(sum.Diagnostics.Rhat))
+	// the params
+	require.Equal(t, sum.ParamOrder, params)
+	require.Equal(t, vi.ParamNames, params)
+	require.ElementsMatch(t, params, keys(sum.Params))
+	require.ElementsMatch(t, params, keys(vi.Params))
+	require.Contains(t, trace, "mu.2")
+}
