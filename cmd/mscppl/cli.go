@@ -236,11 +236,28 @@ func (c *runCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	if e.ctx.Err() != nil {
+		e.interrupted(out.sum)
+	}
 	if c.JSON {
 		return writeJSON(e.stdout, out.sum)
 	}
 	show.Summary(e.stdout, out.sum)
 	return nil
+}
+
+// interrupted starts the report of a run stopped by Ctrl-C on a line of
+// its own: the terminal echoed ^C after whatever its current line held, so
+// a newline goes first to the stream the terminal shows (stderr, else
+// stdout), then a line on stderr says where the run stopped.
+func (e *env) interrupted(s *infer.Summary) {
+	switch {
+	case e.tty(e.stderr):
+		fmt.Fprintln(e.stderr)
+	case e.tty(e.stdout):
+		fmt.Fprintln(e.stdout)
+	}
+	fmt.Fprintf(e.stderr, "mscppl: interrupted at iteration %d; reporting the result so far (not converged)\n", s.Iterations)
 }
 
 // execute fits a loaded model and writes the outputs.

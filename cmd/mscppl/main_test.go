@@ -398,3 +398,31 @@ func TestOutputNamesAgree(t *testing.T) {
 	require.ElementsMatch(t, params, keys(vi.Params))
 	require.Contains(t, trace, "mu.2")
 }
+
+// TestRunTableQuantiles: run's table gives each latent its mean, sd, 5%,
+// 50% and 95% quantiles and the Monte Carlo standard error of the mean.
+func TestRunTableQuantiles(t *testing.T) {
+	code, stdout, stderr := mscppl("run", "../../examples/normal_mean.msc", "../../examples/data/normal_mean.csv", "--iters", "300", "--draws", "500")
+	require.Equal(t, 0, code, stderr)
+	var head, row []string
+	for _, line := range strings.Split(stdout, "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) > 0 && f[0] == "latent":
+			head = f
+		case len(f) > 0 && f[0] == "z":
+			row = f
+		}
+	}
+	require.Equal(t, []string{"latent", "mean", "sd", "5%", "50%", "95%", "mcse"}, head, stdout)
+	require.Len(t, row, 7, stdout)
+	var q [6]float64
+	for i := range q {
+		_, err := fmt.Sscan(row[i+1], &q[i])
+		require.NoError(t, err, "column %s of %q", head[i+1], row)
+	}
+	mean, q05, q50, q95 := q[0], q[2], q[3], q[4]
+	require.Less(t, q05, q50)
+	require.Less(t, q50, q95)
+	require.InDelta(t, mean, q50, 0.1)
+}
