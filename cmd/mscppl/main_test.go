@@ -82,6 +82,7 @@ func TestCLIGoldens(t *testing.T) {
 		{"swapped_csv", []string{"run", dir + "data.csv", dir + "model.msc"}, 2},
 		{"swapped_json", []string{"run", dir + "data.json", dir + "model.msc"}, 2},
 		{"data_as_model_check", []string{"check", dir + "data.csv"}, 2},
+		{"data_by_extension", []string{"run", dir + "header_only.csv", dir + "model.msc"}, 2},
 		{"data_by_content", []string{"check", dir + "data_no_extension", dir + "model.msc"}, 2},
 		{"no_latents", []string{"run", dir + "no_latents.msc", dir + "data.csv"}, 1},
 		{"no_latents_block", []string{"run", dir + "no_latents_block.msc", dir + "data.csv", "--method", "is"}, 1},
