@@ -244,6 +244,9 @@ func Fit(ctx context.Context, m *Model, opt Options) (*Fitted, error) {
 // the seed).
 func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitted, error) {
 	start := time.Now()
+	if m.IR.LatentDim == 0 {
+		return nil, noLatents(m)
+	}
 	o, warns, err := opt.resolve(m.IR)
 	if err != nil {
 		return nil, err
@@ -428,4 +431,26 @@ func (f *Fitted) fitEP() error {
 	f.Result = &msc.Result{Kernel: "none", Q: q, Final: q, Iterations: ep.Iterations, Converged: ep.Converged, Elapsed: time.Since(start),
 		Reported: fmt.Sprintf("EP fixed point after %d sweeps over the sites", ep.Iterations)}
 	return nil
+}
+
+// noLatents is the error for a model without latent variables, placed at
+// its latent block, else its model block, else line 1.
+func noLatents(m *Model) error {
+	pos := lang.Pos{File: m.Path, Line: 1, Col: 1}
+	if m.File != nil {
+		for _, kind := range []string{"model", "latent"} {
+			for _, b := range m.File.Blocks {
+				if b.Kind == kind {
+					pos = lang.ToPos(b.Pos)
+					if pos.File == "" {
+						pos.File = m.Path
+					}
+				}
+			}
+		}
+	}
+	e := lang.Errorf(pos, "the model has no latent variables: nothing to infer")
+	e.Hint = "declare the unknowns in a latent { } block with a prior (latent { z: real } and z ~ normal(0, 10)); " +
+		"params are learned alongside q and need a latent: to fit params alone, declare them as latents with wide priors"
+	return lang.ErrorList{e}
 }

@@ -449,6 +449,11 @@ func (r *resolver) dataDecl(d *lang.Decl, p lang.Pos, bij stdlib.Bijection) {
 		r.errorf(selPos, "%v", err)
 		return
 	}
+	names := make([]string, len(cols))
+	for i, j := range cols {
+		names[i] = r.table.Header[j]
+	}
+	desc := sel.Describe(names, r.table.File)
 	rows := r.table.Rows
 	var t Type
 	switch base {
@@ -465,22 +470,14 @@ func (r *resolver) dataDecl(d *lang.Decl, p lang.Pos, bij stdlib.Bijection) {
 			t = intArrayType(rows)
 		}
 	default:
-		if !r.bindSize(d.Type.Dims[0], rows, "rows") || !r.bindSize(d.Type.Dims[1], len(cols), "columns") {
+		if !r.bindSize(d.Type.Dims[0], rows, "rows") || !r.bindSize(d.Type.Dims[1], len(cols), "columns", desc) {
 			return
 		}
 		t = matType(rows, len(cols))
 	}
 	v := r.newVar(d.Name, p, DataVar, t)
 	v.Value = r.table.Matrix(cols)
-	names := make([]string, len(cols))
-	for i, j := range cols {
-		names[i] = r.table.Header[j]
-	}
-	if len(names) == 1 {
-		v.Source = fmt.Sprintf("column %q of %s", names[0], r.table.File)
-	} else {
-		v.Source = fmt.Sprintf("%d columns of %s", len(names), r.table.File)
-	}
+	v.Source = desc
 	if d.Standardized {
 		if base == "int" {
 			r.errorf(p, "int data %s cannot be standardized; declare it a vector", d.Name)
@@ -507,13 +504,17 @@ func (r *resolver) checkBounds(v *Var, b stdlib.Bijection, p lang.Pos) {
 }
 
 // bindSize binds a size expression of a data declaration to the CSV: a new
-// name becomes a size variable; a known size must agree.
-func (r *resolver) bindSize(e *lang.Expr, n int, what string) bool {
+// name becomes a size variable; a known size must agree. source, if given,
+// says where a new size comes from (which columns were matched).
+func (r *resolver) bindSize(e *lang.Expr, n int, what string, source ...string) bool {
 	if name, ok := plainName(e); ok {
 		if _, known := r.global[name]; !known {
 			v := r.newVar(name, r.at(e.Pos), SizeVar, tInt)
 			v.Value = []float64{float64(n)}
 			v.Source = fmt.Sprintf("the number of %s of %s", what, r.table.File)
+			if len(source) > 0 {
+				v.Source = source[0]
+			}
 			r.global[name] = v
 			return true
 		}

@@ -2,6 +2,7 @@ package ir
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mscppl/mscppl/autodiff"
 )
@@ -11,6 +12,11 @@ type Structure struct {
 	StateSpace bool
 	// Reason says why the model is not a state-space model (when it is not).
 	Reason string
+	// Attempt is true when a model that is not a state-space model looks
+	// like one: an element of a latent vector is drawn given another
+	// element of it (z[t] ~ normal(z[t-1], s)). Reason is then worth
+	// reporting; for a regression it is not.
+	Attempt bool
 	// Latent is the state vector of a state-space model.
 	Latent *Var
 	// GaussianTransition is true when every transition is a normal(mean, sd).
@@ -28,6 +34,28 @@ func (s Structure) String() string {
 		tr = s.Transition + " transition, not Gaussian: CSMC with per-step Gaussian proposals N(a_t + b_t z[t-1], s_t^2)"
 	}
 	return fmt.Sprintf("state-space: %s over t = 1..%d, %s", s.Latent.Name, s.Latent.Type.Rows, tr)
+}
+
+// looksDynamic reports whether some ~ statement draws one element of a
+// latent vector given another element of the same vector.
+func (c *Compiled) looksDynamic() bool {
+	for _, f := range c.factors {
+		if f.prior == nil || len(f.prior.lhsPos) != 1 {
+			continue
+		}
+		p := f.prior.lhsPos[0]
+		for _, v := range c.Model.Latents {
+			if v.Type.Kind != Vector || p < v.Offset || p >= v.Offset+v.UDim() {
+				continue
+			}
+			for _, d := range f.deps {
+				if d != p && d >= v.Offset && d < v.Offset+v.UDim() {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // ssmStep holds the factors of one time step of a state-space model.
@@ -52,7 +80,7 @@ func (c *Compiled) detect() {
 	}
 	m := c.Model
 	no := func(format string, args ...any) {
-		c.structure = Structure{Reason: fmt.Sprintf(format, args...)}
+		c.structure = Structure{Reason: fmt.Sprintf(format, args...), Attempt: c.looksDynamic()}
 	}
 	var drawn []*Var // the latents proper (derived quantities are computed from them)
 	for _, v := range m.Latents {
@@ -61,7 +89,16 @@ func (c *Compiled) detect() {
 		}
 	}
 	if len(drawn) != 1 {
-		no("a state-space model has exactly one latent vector z (this model has %d latent variables)", len(drawn))
+		names := make([]string, len(drawn))
+		for i, v := range drawn {
+			names[i] = v.Name
+		}
+		if len(drawn) == 0 {
+			no("a state-space model has exactly one latent vector z (this model has no latent variables)")
+			return
+		}
+		no("a state-space model has exactly one latent vector z (this model has %d latent variables: %s); its other unknowns are params, learned alongside q",
+			len(drawn), strings.Join(names, ", "))
 		return
 	}
 	z := drawn[0]

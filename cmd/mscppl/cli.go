@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/mscppl/mscppl/infer"
 
 	"github.com/alecthomas/kong"
+	"golang.org/x/term"
 
 	"github.com/mscppl/mscppl/infer/msc"
 )
@@ -27,6 +29,10 @@ type env struct {
 	stdout, stderr io.Writer
 	ctx            context.Context
 	sources        map[string][]byte
+	// cmd is the subcommand being run ("run", "check", ...), for hints.
+	cmd string
+	// tty reports whether w is a terminal (replaced in tests).
+	tty func(w io.Writer) bool
 }
 
 type cli struct {
@@ -42,9 +48,26 @@ type cli struct {
 
 type exitCode int
 
+// Exit statuses: 1 for bad input (a model, data or option value that is
+// wrong), 2 for a command line that cannot be parsed.
+const (
+	exitInput = 1
+	exitUsage = 2
+)
+
 // run is the whole program; main only calls os.Exit with its result.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, sources: map[string][]byte{}}
+	return runContext(context.Background(), args, &env{stdin: stdin, stdout: stdout, stderr: stderr})
+}
+
+// runContext is run with a parent context (cancelling it is an interrupt)
+// and an env whose streams are set.
+func runContext(parent context.Context, args []string, e *env) (code int) {
+	stdout, stderr := e.stdout, e.stderr
+	e.sources = map[string][]byte{}
+	if e.tty == nil {
+		e.tty = isTerminal
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			if c, ok := r.(exitCode); ok {
@@ -73,26 +96,56 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		return 1
 	}
 	if len(args) == 0 {
-		args = []string{"--help"}
+		// the usage, on stderr: a missing command is a usage error
+		parser.Stdout = stderr
+		if kctx, err := kong.Trace(parser, nil); err == nil {
+			_ = kctx.PrintUsage(false)
+		}
+		return exitUsage
 	}
 	kctx, err := parser.Parse(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "mscppl: %v\n", err)
-		cmd := "mscppl"
-		if kctx != nil && kctx.Command() != "" {
-			cmd += " " + strings.Fields(kctx.Command())[0]
+		var pe *kong.ParseError
+		var pctx *kong.Context
+		if errors.As(err, &pe) {
+			pctx = pe.Context
 		}
-		fmt.Fprintf(stderr, "hint: run '%s --help' for the usage\n", cmd)
-		return 1
+		fmt.Fprintf(stderr, "hint: run '%s --help' for the usage\n", commandPath(pctx))
+		return exitUsage
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	e.cmd = strings.TrimPrefix(commandPath(kctx), "mscppl ")
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt)
 	defer stop()
 	e.ctx = ctx
 	if err := kctx.Run(e); err != nil {
 		show.Report(stderr, err, e.sources)
-		return 1
+		if errors.As(err, new(usageError)) {
+			return exitUsage
+		}
+		return exitInput
 	}
 	return 0
+}
+
+// commandPath is "mscppl" followed by the (sub)commands the command line
+// selected in c (which may be nil).
+func commandPath(c *kong.Context) string {
+	path := []string{"mscppl"}
+	if c != nil {
+		for _, p := range c.Path {
+			if p.Command != nil {
+				path = append(path, p.Command.Name)
+			}
+		}
+	}
+	return strings.Join(path, " ")
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 type versionCmd struct{}
@@ -104,9 +157,18 @@ func (versionCmd) Run(e *env) error {
 
 // load reads, parses, checks and compiles a model with its data; the
 // sources it read are kept for error messages.
+// A data file given where the model goes is reported as such.
 func (e *env) load(modelPath, dataPath string, maxNodes int) (*infer.Model, error) {
+	if err := swappedArgs(e.cmd, modelPath, dataPath, nil); err != nil {
+		return nil, err
+	}
 	m, err := infer.Load(modelPath, dataPath, infer.LoadOptions{MaxNodes: maxNodes})
 	if m != nil {
+		if src, ok := m.Sources[modelPath]; ok && err != nil && m.File == nil && isParseError(err) {
+			if serr := swappedArgs(e.cmd, modelPath, dataPath, src); serr != nil {
+				return nil, serr
+			}
+		}
 		for k, v := range m.Sources {
 			e.sources[k] = v
 		}
@@ -174,11 +236,28 @@ func (c *runCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	if e.ctx.Err() != nil {
+		e.interrupted(out.sum)
+	}
 	if c.JSON {
 		return writeJSON(e.stdout, out.sum)
 	}
 	show.Summary(e.stdout, out.sum)
 	return nil
+}
+
+// interrupted starts the report of a run stopped by Ctrl-C on a line of
+// its own: the terminal echoed ^C after whatever its current line held, so
+// a newline goes first to the stream the terminal shows (stderr, else
+// stdout), then a line on stderr says where the run stopped.
+func (e *env) interrupted(s *infer.Summary) {
+	switch {
+	case e.tty(e.stderr):
+		fmt.Fprintln(e.stderr)
+	case e.tty(e.stdout):
+		fmt.Fprintln(e.stdout)
+	}
+	fmt.Fprintf(e.stderr, "mscppl: interrupted at iteration %d; reporting the result so far (not converged)\n", s.Iterations)
 }
 
 // execute fits a loaded model and writes the outputs.

@@ -64,6 +64,63 @@ func TestErrorGoldens(t *testing.T) {
 	}
 }
 
+// TestCLIGoldens checks the messages and the output of whole command
+// lines against testdata/errors/cli/NAME.golden: the exit status, stdout
+// (when there is any) and stderr.
+func TestCLIGoldens(t *testing.T) {
+	const dir = "testdata/errors/cli/"
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"no_arguments", nil, 2},
+		{"flag_error_run", []string{"run", "--no-such-flag", dir + "model.msc"}, 2},
+		{"flag_value_check", []string{"check", "--max-nodes", "many", dir + "model.msc"}, 2},
+		{"missing_argument_run", []string{"run"}, 2},
+		{"unknown_command", []string{"fit", dir + "model.msc"}, 2},
+		{"swapped_csv", []string{"run", dir + "data.csv", dir + "model.msc"}, 2},
+		{"swapped_json", []string{"run", dir + "data.json", dir + "model.msc"}, 2},
+		{"data_as_model_check", []string{"check", dir + "data.csv"}, 2},
+		{"data_by_extension", []string{"run", dir + "header_only.csv", dir + "model.msc"}, 2},
+		{"data_by_content", []string{"check", dir + "data_no_extension", dir + "model.msc"}, 2},
+		{"no_latents", []string{"run", dir + "no_latents.msc", dir + "data.csv"}, 1},
+		{"no_latents_block", []string{"run", dir + "no_latents_block.msc", dir + "data.csv", "--method", "is"}, 1},
+		{"check_all_except", []string{"check", dir + "all_except.msc", dir + "lin.csv"}, 0},
+		{"check_glob", []string{"check", dir + "glob.msc", dir + "lin.csv"}, 0},
+		{"check_regression", []string{"check", dir + "model.msc", dir + "data.csv"}, 0},
+		{"check_ssm", []string{"check", dir + "ssm.msc", dir + "ssm.csv"}, 0},
+		{"check_ssm_attempt", []string{"check", dir + "ssm_attempt.msc", dir + "ssm.csv"}, 0},
+		{"check_ssm_two_latents", []string{"check", dir + "ssm_two_latents.msc", dir + "ssm.csv"}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := mscppl(c.args...)
+			got := fmt.Sprintf("exit %d\n", code)
+			if stdout != "" {
+				got += "--- stdout\n" + stdout
+			}
+			if stderr != "" {
+				got += "--- stderr\n" + stderr
+			}
+			golden := dir + c.name + ".golden"
+			if *update {
+				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err, "missing golden file; run go test -update")
+			require.Equal(t, string(want), got)
+			require.Equal(t, c.code, code)
+			if code != 0 {
+				require.Empty(t, stdout, "no half-written output")
+				if c.args != nil { // (without arguments, the usage)
+					require.Contains(t, stderr, "hint:")
+				}
+			}
+			require.NotContains(t, stderr, "panic")
+		})
+	}
+}
+
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
@@ -143,7 +200,7 @@ func TestVersionAndHelp(t *testing.T) {
 		require.Contains(t, out, flag)
 	}
 	code, _, errOut := mscppl("run", "--no-such-flag", "x.msc")
-	require.Equal(t, 1, code)
+	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "hint:")
 	code, _, errOut = mscppl("run", "does-not-exist.msc")
 	require.Equal(t, 1, code)
@@ -228,4 +285,145 @@ func TestHugeModelFile(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "unexpected character '$'")
 	require.Regexp(t, `huge\.msc:\d{6}:20:`, errOut)
+}
+
+// TestCSVNameRule: the one rule between JSON keys and CSV columns, both
+// ways.
+func TestCSVNameRule(t *testing.T) {
+	for _, c := range []struct{ json, csv string }{
+		{"z", "z"}, {"beta[1]", "beta.1"}, {"beta[12]", "beta.12"}, {"L[1,2]", "L.1.2"}, {"L__u[3]", "L__u.3"}, {"x_1[2]", "x_1.2"},
+	} {
+		require.Equal(t, c.csv, csvName(c.json))
+		require.Equal(t, c.json, jsonName(c.csv))
+	}
+}
+
+// TestOutputNamesAgree runs one fit with --out and checks that the files
+// name every component by the rule of csvName: each key of summary.json
+// (latent, q_latent, params, the chains' q, R-hat) and of
+// variational.json has its column in draws.csv or trace.csv, and each
+// column its key.
+func TestOutputNamesAgree(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := mscppl("run", "testdata/outputs/names.msc", "testdata/outputs/names.csv", "--iters", "200", "--draws", "500", "--out", out)
+	require.Equal(t, 0, code, stderr)
+	var sum struct {
+		Latent      map[string]any     `json:"latent"`
+		QLatent     map[string]any     `json:"q_latent"`
+		LatentOrder []string           `json:"latent_order"`
+		Params      map[string]float64 `json:"params"`
+		ParamOrder  []string           `json:"param_order"`
+		Chains      []struct {
+			QMean map[string]float64 `json:"q_mean_unconstrained"`
+			QSD   map[string]float64 `json:"q_sd_unconstrained"`
+		} `json:"chains"`
+		Diagnostics struct {
+			Rhat map[string]any `json:"rhat"`
+		} `json:"diagnostics"`
+	}
+	var vi struct {
+		LatentNames []string           `json:"latent_names"`
+		ParamNames  []string           `json:"param_names"`
+		Params      map[string]float64 `json:"params"`
+	}
+	readJSON := func(name string, v any) {
+		b, err := os.ReadFile(filepath.Join(out, name))
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(b, v))
+	}
+	readJSON("summary.json", &sum)
+	readJSON("variational.json", &vi)
+	header := func(name string) []string {
+		b, err := os.ReadFile(filepath.Join(out, name))
+		require.NoError(t, err)
+		line, _, _ := strings.Cut(string(b), "\n")
+		return strings.Split(line, ",")
+	}
+	draws, trace := header("draws.csv"), header("trace.csv")
+	// trace.csv: iteration, ess, change_rate, mean_U..., sd_U..., params...
+	require.Equal(t, []string{"iteration", "ess", "change_rate"}, trace[:3])
+	u := len(vi.LatentNames)
+	require.Len(t, trace, 3+2*u+len(vi.ParamNames))
+	var means, sds []string
+	for _, c := range trace[3 : 3+u] {
+		require.True(t, strings.HasPrefix(c, "mean_"), c)
+		means = append(means, jsonName(strings.TrimPrefix(c, "mean_")))
+	}
+	for _, c := range trace[3+u : 3+2*u] {
+		require.True(t, strings.HasPrefix(c, "sd_"), c)
+		sds = append(sds, jsonName(strings.TrimPrefix(c, "sd_")))
+	}
+	var params []string
+	for _, c := range trace[3+2*u:] {
+		params = append(params, jsonName(c))
+	}
+	var fromDraws []string
+	for _, c := range draws {
+		fromDraws = append(fromDraws, jsonName(c))
+		require.NotContains(t, c, "[", "CSV columns use dots")
+	}
+	keys := func(m any) []string {
+		var out []string
+		switch m := m.(type) {
+		case map[string]any:
+			for k := range m {
+				out = append(out, k)
+			}
+		case map[string]float64:
+			for k := range m {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	// the constrained space: draws.csv, in the summary's order
+	require.Equal(t, sum.LatentOrder, fromDraws)
+	require.ElementsMatch(t, fromDraws, keys(sum.Latent))
+	require.ElementsMatch(t, fromDraws, keys(sum.QLatent))
+	require.Contains(t, fromDraws, "L[1,2]")
+	require.Contains(t, draws, "L.1.2")
+	// the unconstrained space of q: trace.csv's means and sds
+	require.Equal(t, vi.LatentNames, means)
+	require.Equal(t, vi.LatentNames, sds)
+	require.Contains(t, means, "L__u[1]")
+	require.NotEmpty(t, sum.Chains)
+	for _, ch := range sum.Chains {
+		require.ElementsMatch(t, means, keys(ch.QMean))
+		require.ElementsMatch(t, means, keys(ch.QSD))
+	}
+	require.Subset(t, means, keys(sum.Diagnostics.Rhat))
+	// the params
+	require.Equal(t, sum.ParamOrder, params)
+	require.Equal(t, vi.ParamNames, params)
+	require.ElementsMatch(t, params, keys(sum.Params))
+	require.ElementsMatch(t, params, keys(vi.Params))
+	require.Contains(t, trace, "mu.2")
+}
+
+// TestRunTableQuantiles: run's table gives each latent its mean, sd, 5%,
+// 50% and 95% quantiles and the Monte Carlo standard error of the mean.
+func TestRunTableQuantiles(t *testing.T) {
+	code, stdout, stderr := mscppl("run", "../../examples/normal_mean.msc", "../../examples/data/normal_mean.csv", "--iters", "300", "--draws", "500")
+	require.Equal(t, 0, code, stderr)
+	var head, row []string
+	for _, line := range strings.Split(stdout, "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) > 0 && f[0] == "latent":
+			head = f
+		case len(f) > 0 && f[0] == "z":
+			row = f
+		}
+	}
+	require.Equal(t, []string{"latent", "mean", "sd", "5%", "50%", "95%", "mcse"}, head, stdout)
+	require.Len(t, row, 7, stdout)
+	var q [6]float64
+	for i := range q {
+		_, err := fmt.Sscan(row[i+1], &q[i])
+		require.NoError(t, err, "column %s of %q", head[i+1], row)
+	}
+	mean, q05, q50, q95 := q[0], q[2], q[3], q[4]
+	require.Less(t, q05, q50)
+	require.Less(t, q50, q95)
+	require.InDelta(t, mean, q50, 0.1)
 }

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"github.com/mscppl/mscppl/infer"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,8 +31,8 @@ func TestInterruptLeavesCompleteFiles(t *testing.T) {
 	require.NoError(t, build.Run())
 	out := filepath.Join(t.TempDir(), "out")
 	cmd := exec.Command(bin, "run", "../../examples/probit_pima.msc", "../../examples/data/pima.csv", "--iters", "10000000", "--fixed", "--out", out, "--json")
-	var stdout strings.Builder
-	cmd.Stdout = &stdout
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	require.NoError(t, cmd.Start())
 	time.Sleep(1500 * time.Millisecond)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
@@ -38,6 +41,7 @@ func TestInterruptLeavesCompleteFiles(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(stdout.String()), &sum))
 	require.False(t, sum.Converged)
 	require.Less(t, sum.Iterations, 10000000)
+	require.Regexp(t, `(^|\n)mscppl: interrupted at iteration \d+; reporting the result so far \(not converged\)\n`, stderr.String())
 	entries, err := os.ReadDir(out)
 	require.NoError(t, err)
 	for _, e := range entries {
@@ -58,5 +62,48 @@ func TestInterruptLeavesCompleteFiles(t *testing.T) {
 				require.Len(t, lines, sum.Draws+1)
 			}
 		}
+	}
+}
+
+// TestInterruptStartsFreshLine: after Ctrl-C the terminal shows ^C at the
+// end of its current line, so the report starts with a newline on the
+// stream that is a terminal (stderr first), then says where the run
+// stopped on a line of its own; without a terminal no blank line is added.
+func TestInterruptStartsFreshLine(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		ttyOut, ttyErr   bool
+		outNL, errPrefix bool
+	}{
+		{"no terminal", false, false, false, false},
+		{"stdout a terminal", true, false, true, false},
+		{"stderr a terminal", false, true, false, true},
+		{"both terminals", true, true, false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			time.AfterFunc(200*time.Millisecond, cancel)
+			e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, tty: func(w io.Writer) bool {
+				return (w == &out && c.ttyOut) || (w == &errb && c.ttyErr)
+			}}
+			code := runContext(ctx, []string{"run", "../../examples/normal_mean.msc", "../../examples/data/normal_mean.csv",
+				"--iters", "100000000", "--fixed", "--draws", "200"}, e)
+			require.Equal(t, 0, code, errb.String())
+			msg := "mscppl: interrupted at iteration "
+			if c.errPrefix {
+				msg = "\n" + msg
+			}
+			require.True(t, strings.HasPrefix(errb.String(), msg), "stderr: %q", errb.String())
+			require.Regexp(t, `^mscppl: interrupted at iteration \d+; reporting the result so far \(not converged\)$`,
+				strings.Split(strings.TrimPrefix(errb.String(), "\n"), "\n")[0])
+			first := "../../examples/normal_mean.msc: MSC"
+			if c.outNL {
+				first = "\n" + first
+			}
+			require.True(t, strings.HasPrefix(out.String(), first), "stdout: %q", out.String())
+			require.Contains(t, out.String(), "NOT converged")
+		})
 	}
 }

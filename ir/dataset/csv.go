@@ -134,6 +134,10 @@ func (p *parser) parse(raw []byte) (*Table, error) {
 		return p.fail()
 	}
 
+	if p.otherSeparator() {
+		return p.fail()
+	}
+
 	cr := csv.NewReader(bytes.NewReader(data))
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
@@ -238,6 +242,42 @@ func (p *parser) parse(raw []byte) (*Table, error) {
 		return p.fail()
 	}
 	return t, nil
+}
+
+// otherSeparator reports (as an error) a header line that separates its
+// fields by semicolons or tabs rather than commas: with quoted names such a
+// line would otherwise be a quoting error, and without them one column
+// with a strange name.
+func (p *parser) otherSeparator() bool {
+	line := 1
+	for line < len(p.starts) && len(bytes.TrimSpace(p.rawLine(line))) == 0 {
+		line++
+	}
+	head := p.rawLine(line)
+	quoted := false
+	first := map[byte]int{}
+	for i, c := range head {
+		switch {
+		case c == '"':
+			quoted = !quoted
+		case !quoted && (c == ',' || c == ';' || c == '\t'):
+			if _, ok := first[c]; !ok {
+				first[c] = i
+			}
+		}
+	}
+	if _, ok := first[',']; ok {
+		return false
+	}
+	for _, sep := range []byte{';', '\t'} {
+		if i, ok := first[sep]; ok {
+			name := map[byte]string{';': "semicolons", '\t': "tabs"}[sep]
+			p.errorf(line, i+1, "the header separates its fields by %s, not commas", name).Hint =
+				"mscppl reads comma-separated files with a decimal point: save the file with commas (R: write.csv, not write.csv2; pandas: to_csv with sep=\",\")"
+			return true
+		}
+	}
+	return false
 }
 
 // blank reports whether rec comes from a line holding only spaces (empty

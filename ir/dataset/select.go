@@ -256,3 +256,39 @@ func editDistance(a, b []rune, bound int) int {
 	}
 	return min(prev[len(b)], bound)
 }
+
+// Describe says which columns of file a selection matched, for messages and
+// the layout printed by check: `column "y" of d.csv`, or `columns x1, x2,
+// x3 of d.csv, all except "y"` (the names shortened with ... when there
+// are more than 8).
+func (sel Selection) Describe(names []string, file string) string {
+	if len(names) == 1 && sel.Kind == SelColumn {
+		return fmt.Sprintf("column %q of %s", names[0], file)
+	}
+	show := make([]string, 0, len(names))
+	for _, n := range names {
+		if strings.ContainsAny(n, " ,\"'") || n == "" {
+			n = strconv.Quote(n)
+		}
+		show = append(show, n)
+	}
+	if len(show) > 8 {
+		show = append(append(show[:3:3], "..."), show[len(show)-2:]...)
+	}
+	s := "columns"
+	if len(names) == 1 {
+		s = "column"
+	}
+	s = fmt.Sprintf("%s %s of %s", s, strings.Join(show, ", "), file)
+	switch sel.Kind {
+	case SelGlob:
+		s += fmt.Sprintf(", matching %q", sel.Pattern)
+	case SelAllExcept:
+		q := make([]string, len(sel.Names))
+		for i, n := range sel.Names {
+			q[i] = strconv.Quote(n)
+		}
+		s += ", all except " + strings.Join(q, ", ")
+	}
+	return s
+}

@@ -142,3 +142,20 @@ func TestIsGlob(t *testing.T) {
 	assert.Equal(t, "column", SelColumn.String())
 	assert.Equal(t, "all-except", SelAllExcept.String())
 }
+
+func TestSelectionDescribe(t *testing.T) {
+	for _, c := range []struct {
+		sel   Selection
+		names []string
+		want  string
+	}{
+		{Selection{Kind: SelColumn, Names: []string{"y"}}, []string{"y"}, `column "y" of d.csv`},
+		{Selection{Kind: SelGlob, Pattern: "x*"}, []string{"x1", "x2"}, `columns x1, x2 of d.csv, matching "x*"`},
+		{Selection{Kind: SelGlob, Pattern: "x*"}, []string{"x1"}, `column x1 of d.csv, matching "x*"`},
+		{Selection{Kind: SelAllExcept, Names: []string{"y", "id"}}, []string{"a b", "c"}, `columns "a b", c of d.csv, all except "y", "id"`},
+		{Selection{Kind: SelAllExcept, Names: []string{"y"}}, []string{"a", "b", "c", "d", "e", "f", "g", "h", "i"},
+			`columns a, b, c, ..., h, i of d.csv, all except "y"`},
+	} {
+		require.Equal(t, c.want, c.sel.Describe(c.names, "d.csv"))
+	}
+}

@@ -113,7 +113,8 @@ func fig(f infer.Figure) string {
 }
 
 // Layout prints what check found: sizes, data, params, latents,
-// dimensions and structure. table may be nil.
+// dimensions, and the structure of a state-space model (or of a model
+// that looks like an attempt at one). table may be nil.
 func Layout(w io.Writer, model string, m *ir.Model, comp *ir.Compiled, table *dataset.Table) {
 	fmt.Fprintf(w, "model %s: ok\n", model)
 	if table != nil {
@@ -155,7 +156,11 @@ func Layout(w io.Writer, model string, m *ir.Model, comp *ir.Compiled, table *da
 	})
 	fmt.Fprintf(w, "unconstrained dimension: %d latent, %d param\n", m.LatentDim, m.ParamDim)
 	fmt.Fprintf(w, "graph: %d nodes\n", comp.Graph().NumNodes())
-	fmt.Fprintf(w, "structure: %s\n", comp.Structure())
+	// the structure is worth a line for a state-space model, or a model
+	// that looks like an attempt at one (then with the reason it is not)
+	if st := comp.Structure(); st.StateSpace || st.Attempt {
+		fmt.Fprintf(w, "structure: %s\n", st)
+	}
 }
 
 // WriteFileAtomic writes data to path through a temporary file in the same
