@@ -8,10 +8,10 @@ of fast.go compare against.
 
 Every fast function is exp(A + P(d)) for an exact quadratic or linear A
 and a polynomial P on a segment (see fast.go). The segments cover u = |x|
-in [0, 63): segment j in 0..47 holds the u for which |x| + 1 lies in
-[2^e (1 + s/8), 2^e (1 + (s+1)/8)), j = 8e + s, so the segments are
-1/8 wide near 0 and 4 wide near 60. A two-sided table holds the 48
-segments of x < 0 (u = -x) and then the 48 of x >= 0.
+in [0, 63): segment j in 0..95 holds the u for which |x| + 1 lies in
+[2^e (1 + s/16), 2^e (1 + (s+1)/16)), j = 16e + s, so the segments are
+1/16 wide near 0 and 2 wide near 60. A two-sided table holds the 96
+segments of x < 0 (u = -x) and then the 96 of x >= 0.
 
 On each segment the function is expanded in Chebyshev polynomials at 40
 nodes in 80-digit arithmetic, truncated to degree DEG (the dropped
@@ -24,10 +24,11 @@ import random
 import mpmath as mp
 
 mp.mp.dps = 80
-DEG = 12
+DEG = int(__import__("os").environ.get("FASTDEG", 9))
 NODES = 40
-NB, M = 6, 3            # 6 binades of |x| + 1, 8 segments per binade
+NB, M = 6, int(__import__("os").environ.get("FASTM", 4))  # 6 binades of |x| + 1, 2^M segments per binade
 NSEG = NB << M
+EXPN = 256              # entries of the table of 2^(j/EXPN) of fastExp
 SQRT2 = mp.sqrt(2)
 LNSQRT2PI = mp.log(mp.sqrt(2 * mp.pi))
 
@@ -130,11 +131,14 @@ def main():
              "// fastDeg is the degree of the polynomials of the tables below.",
              "const fastDeg = %d" % DEG, "",
              "// fastNSeg is the number of segments of one side of a table.",
-             "const fastNSeg = %d" % NSEG, ""]
-    parts.append("// fastExp2Tab[j] is 2^(j/32), correctly rounded.")
-    parts.append("var fastExp2Tab = [32]float64{")
-    for j in range(32):
-        parts.append("\t%r," % float(mp.mpf(2) ** (mp.mpf(j) / 32)))
+             "const fastNSeg = %d" % NSEG, "",
+             "// The segment of u is the bits of u + 1 shifted right by fastSegShift,",
+             "// less fastSegBias.",
+             "const (", "\tfastSegShift = %d" % (52 - M), "\tfastSegBias  = %d" % (1023 << M), ")", ""]
+    parts.append("// fastExp2Tab[j] is 2^(j/%d), correctly rounded." % EXPN)
+    parts.append("var fastExp2Tab = [%d]float64{" % EXPN)
+    for j in range(EXPN):
+        parts.append("\t%r," % float(mp.mpf(2) ** (mp.mpf(j) / EXPN)))
     parts.append("}")
     parts.append("")
     parts.append(table("logPhiTab", pLogPhi, True,
