@@ -106,8 +106,8 @@ func fastTwoSided(tab *[2 * fastNSeg][fastDeg + 2]float64, x float64) float64 {
 	r := ((a - kd*fastExpL1) + b) - kd*fastExpL2
 	r2 := r * r
 	p := r + r2*((0.5+r*(1.0/6))+r2*(1.0/24))
-	t := fastExp2Tab[k&255]
-	return (t + t*p) * math.Float64frombits(uint64(int64(k>>8)+1023)<<52)
+	t := fastExp2Tab[k&255] * math.Float64frombits(uint64(int64(k>>8)+1023)<<52)
+	return t + t*p
 }
 
 // fastLogPhi is LogPhi for -63 < x < 37.5.
@@ -208,65 +208,197 @@ func fastLog1pExp(x float64) float64 {
 	return float64(1-int(bx>>63))*x + (t+t*p)*math.Float64frombits(uint64(int64(k>>8)+1023)<<52)
 }
 
-// LogPhiSlice sets dst[i] = LogPhi(x[i]); dst may be x.
-func LogPhiSlice(dst, x []float64) {
-	dst = dst[:len(x)]
-	for i, v := range x {
-		if v > -63 && v < 37.5 {
-			dst[i] = fastLogPhi(v)
-		} else {
-			dst[i] = logPhiSlow(v)
+// The slice versions work on blocks of fastBlock elements in two passes:
+// the first (fastArgs*) looks up the segment and evaluates the polynomial
+// into a and b, the second (fastExpBlock) takes dst[i] = c[i] + m[i]
+// exp(a[i] + b[i]). Each pass has a short dependency chain per element, so
+// the processor overlaps many more elements than in one pass of the whole
+// kernel (LogPhiSlice 9.5 -> 6 ns per element). The arithmetic is that of
+// the scalar kernels above, so the results are the same to the bit. An
+// element outside the fast range gets a = b = 0 in the first pass and its
+// value from the slow path at the end of the block.
+
+const fastBlock = 64
+
+// fastSlow lists the elements of a block outside the fast range.
+type fastSlow struct {
+	n   int
+	at  [fastBlock]int32
+	val [fastBlock]float64
+}
+
+func (s *fastSlow) add(i int, v float64) { s.at[s.n], s.val[s.n] = int32(i), v; s.n++ }
+
+func (s *fastSlow) apply(dst []float64) {
+	for j := 0; j < s.n; j++ {
+		dst[s.at[j]] = s.val[j]
+	}
+	s.n = 0
+}
+
+// fastArgsTwoSided sets a, b for fastTwoSided(tab, x[i]); an x[i]
+// outside (-63, 37.5) goes to sl with the value slow(x[i]) and is taken
+// as 0 here.
+func fastArgsTwoSided(tab *[2 * fastNSeg][fastDeg + 2]float64, a, b, x []float64, sl *fastSlow, slow func(float64) float64) {
+	a, b = a[:len(x)], b[:len(x)]
+	for i, x := range x {
+		if !(x > -63 && x < 37.5) {
+			sl.add(i, slow(x))
+			x = 0
 		}
+		bx := math.Float64bits(x)
+		right := 1 - int(bx>>63)
+		u1 := math.Float64frombits(bx&^(1<<63)) + 1
+		row := &tab[int(math.Float64bits(u1)>>fastSegShift)-fastSegBias+fastNSeg*right]
+		d := x - row[0]
+		d2 := d * d
+		d4 := d2 * d2
+		q0 := (row[1] + row[2]*d) + (row[3]+row[4]*d)*d2
+		q1 := (row[5] + row[6]*d) + (row[7]+row[8]*d)*d2
+		P := (q0 + q1*d4) + (row[9]+row[10]*d)*(d4*d4)
+		hm := -0.5 * float64(right)
+		xh := math.Float64frombits(bx &^ (1<<27 - 1))
+		a[i] = hm * xh * xh
+		b[i] = P + hm*(x-xh)*(x+xh)
 	}
 }
 
-// PhiSlice sets dst[i] = Phi(x[i]); dst may be x.
-func PhiSlice(dst, x []float64) {
-	dst = dst[:len(x)]
-	for i, v := range x {
-		if v > -37.5 && v < 37.5 {
-			dst[i] = fastPhi(v)
-		} else {
-			dst[i] = phiSlow(v)
-		}
+// fastExpBlockSign sets dst[i] = sign exp(a[i] + b[i]) (fastExp).
+func fastExpBlockSign(dst, a, b []float64, sign float64) {
+	n := len(dst)
+	a, b = a[:n], b[:n]
+	for i := range dst {
+		a, b := a[i], b[i]
+		kf := (a+b)*fastExpInvL + fastExpShift
+		k := int32(uint32(math.Float64bits(kf)))
+		kd := kf - fastExpShift
+		r := ((a - kd*fastExpL1) + b) - kd*fastExpL2
+		r2 := r * r
+		p := r + r2*((0.5+r*(1.0/6))+r2*(1.0/24))
+		t := fastExp2Tab[k&255] * math.Float64frombits(uint64(int64(k>>8)+1023)<<52)
+		dst[i] = sign * (t + t*p)
 	}
 }
 
-// InvMillsSlice sets dst[i] = InvMills(x[i]); dst may be x.
-func InvMillsSlice(dst, x []float64) {
-	dst = dst[:len(x)]
-	for i, v := range x {
-		if v > -63 && v < 37.5 {
-			dst[i] = fastInvMills(v)
-		} else {
-			dst[i] = invMillsSlow(v)
-		}
+// fastExpBlock sets dst[i] = c[i] + m[i] exp(a[i] + b[i]) (fastExp).
+func fastExpBlock(dst, a, b, c, m []float64) {
+	n := len(dst)
+	a, b, c, m = a[:n], b[:n], c[:n], m[:n]
+	for i := range dst {
+		a, b := a[i], b[i]
+		kf := (a+b)*fastExpInvL + fastExpShift
+		k := int32(uint32(math.Float64bits(kf)))
+		kd := kf - fastExpShift
+		r := ((a - kd*fastExpL1) + b) - kd*fastExpL2
+		r2 := r * r
+		p := r + r2*((0.5+r*(1.0/6))+r2*(1.0/24))
+		t := fastExp2Tab[k&255] * math.Float64frombits(uint64(int64(k>>8)+1023)<<52)
+		dst[i] = c[i] + m[i]*(t+t*p)
 	}
 }
+
+// fastTwoSidedSlice is the slice version of LogPhi (sign -1, slow
+// logPhiSlow) and InvMills (sign 1, slow invMillsSlow).
+func fastTwoSidedSlice(dst, x []float64, tab *[2 * fastNSeg][fastDeg + 2]float64, sign float64, slow func(float64) float64) {
+	dst = dst[:len(x)]
+	var a, b [fastBlock]float64
+	var sl fastSlow
+	for len(x) > 0 {
+		n := min(len(x), fastBlock)
+		fastArgsTwoSided(tab, a[:n], b[:n], x[:n], &sl, slow)
+		fastExpBlockSign(dst[:n], a[:n], b[:n], sign)
+		sl.apply(dst)
+		x, dst = x[n:], dst[n:]
+	}
+}
+
+// LogPhiSlice sets dst[i] = LogPhi(x[i]); dst may be x (but not overlap
+// it otherwise).
+func LogPhiSlice(dst, x []float64) { fastTwoSidedSlice(dst, x, &logPhiTab, -1, logPhiSlow) }
+
+// InvMillsSlice sets dst[i] = InvMills(x[i]); dst may be x (but not
+// overlap it otherwise).
+func InvMillsSlice(dst, x []float64) { fastTwoSidedSlice(dst, x, &invMillsTab, 1, invMillsSlow) }
 
 // LogPhiAndMillsSlice sets logPhi[i], mills[i] = LogPhiAndMills(x[i]);
-// either destination may be x.
+// either destination may be x (but not overlap it otherwise).
 func LogPhiAndMillsSlice(logPhi, mills, x []float64) {
 	logPhi, mills = logPhi[:len(x)], mills[:len(x)]
-	for i, v := range x {
-		var l, m float64
-		if v > -63 && v < 37.5 {
-			l, m = fastLogPhiAndMills(v)
-		} else {
-			l, m = logPhiSlow(v), invMillsSlow(v)
-		}
-		logPhi[i], mills[i] = l, m
+	var a, b, bm [fastBlock]float64
+	var sl, slm fastSlow
+	for len(x) > 0 {
+		n := min(len(x), fastBlock)
+		fastArgsTwoSided(&logPhiTab, a[:n], b[:n], x[:n], &sl, logPhiSlow)
+		fastArgsTwoSided(&invMillsTab, a[:n], bm[:n], x[:n], &slm, invMillsSlow)
+		fastExpBlockSign(logPhi[:n], a[:n], b[:n], -1)
+		fastExpBlockSign(mills[:n], a[:n], bm[:n], 1)
+		sl.apply(logPhi)
+		slm.apply(mills)
+		x, logPhi, mills = x[n:], logPhi[n:], mills[n:]
 	}
 }
 
-// Log1pExpSlice sets dst[i] = Log1pExp(x[i]); dst may be x.
+// PhiSlice sets dst[i] = Phi(x[i]); dst may be x (but not overlap it
+// otherwise).
+func PhiSlice(dst, x []float64) {
+	dst = dst[:len(x)]
+	var a, b, c, m [fastBlock]float64
+	var sl fastSlow
+	for len(x) > 0 {
+		n := min(len(x), fastBlock)
+		for i, v := range x[:n] {
+			if !(v > -37.5 && v < 37.5) {
+				sl.add(i, phiSlow(v))
+				v = 0
+			}
+			bx := math.Float64bits(v)
+			u := math.Float64frombits(bx &^ (1 << 63))
+			row := &phiTab[int(math.Float64bits(u+1)>>fastSegShift)-fastSegBias]
+			d := u - row[0]
+			d2 := d * d
+			d4 := d2 * d2
+			q0 := (row[1] + row[2]*d) + (row[3]+row[4]*d)*d2
+			q1 := (row[5] + row[6]*d) + (row[7]+row[8]*d)*d2
+			P := (q0 + q1*d4) + (row[9]+row[10]*d)*(d4*d4)
+			uh := math.Float64frombits(math.Float64bits(u) &^ (1<<27 - 1))
+			a[i] = -0.5 * uh * uh
+			b[i] = P - 0.5*(u-uh)*(u+uh)
+			s := float64(1 - int(bx>>63))
+			c[i], m[i] = s, 1-2*s
+		}
+		fastExpBlock(dst[:n], a[:n], b[:n], c[:n], m[:n])
+		sl.apply(dst)
+		x, dst = x[n:], dst[n:]
+	}
+}
+
+// Log1pExpSlice sets dst[i] = Log1pExp(x[i]); dst may be x (but not
+// overlap it otherwise).
 func Log1pExpSlice(dst, x []float64) {
 	dst = dst[:len(x)]
-	for i, v := range x {
-		if v > -63 && v < 63 {
-			dst[i] = fastLog1pExp(v)
-		} else {
-			dst[i] = log1pExpSlow(v)
+	var a, b, c, m [fastBlock]float64
+	var sl fastSlow
+	for len(x) > 0 {
+		n := min(len(x), fastBlock)
+		for i, v := range x[:n] {
+			if !(v > -63 && v < 63) {
+				sl.add(i, log1pExpSlow(v))
+				v = 0
+			}
+			bx := math.Float64bits(v)
+			u := math.Float64frombits(bx &^ (1 << 63))
+			row := &log1pExpTab[int(math.Float64bits(u+1)>>fastSegShift)-fastSegBias]
+			d := u - row[0]
+			d2 := d * d
+			d4 := d2 * d2
+			q0 := (row[1] + row[2]*d) + (row[3]+row[4]*d)*d2
+			q1 := (row[5] + row[6]*d) + (row[7]+row[8]*d)*d2
+			a[i] = -u
+			b[i] = (q0 + q1*d4) + (row[9]+row[10]*d)*(d4*d4)
+			c[i], m[i] = float64(1-int(bx>>63))*v, 1
 		}
+		fastExpBlock(dst[:n], a[:n], b[:n], c[:n], m[:n])
+		sl.apply(dst)
+		x, dst = x[n:], dst[n:]
 	}
 }
