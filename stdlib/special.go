@@ -8,37 +8,39 @@ const (
 	lnSqrt2   = 0.34657359027997265470861606072909 // log(sqrt(2))
 )
 
-// Phi is the standard normal CDF.
+// Phi is the standard normal CDF (fast.go: a table of polynomials and an
+// inlined exp for |x| < 37.5).
 func Phi(x float64) float64 {
-	t := -x * invSqrt2
-	if t > -1.25 && t < 1.25 {
-		return 0.5 * erfcMid(t)
+	if x > -37.5 && x < 37.5 {
+		return fastPhi(x)
 	}
-	return 0.5 * math.Erfc(t)
+	return phiSlow(x)
 }
 
-const sqrt2OverPi = 0.79788456080286535587989211986876 // sqrt(2/pi)
+// phiSlow is Phi outside (-37.5, 37.5), NaN included.
+func phiSlow(x float64) float64 { return 0.5 * math.Erfc(-x*invSqrt2) }
 
-// LogPhi is log Phi(x), accurate far into both tails and cheap: one log
-// (or one exp for x > 1.77) per call. Below x = -36.8 an asymptotic series
-// takes over.
+// LogPhi is log Phi(x), accurate far into both tails (fast.go: no call to
+// math.Log or math.Exp for -63 < x < 37.5). Below x = -63 an asymptotic
+// series takes over.
 func LogPhi(x float64) float64 {
-	t := -x * invSqrt2 // Phi(x) = erfc(t) / 2
-	if t >= 1.25 {
-		if t >= 26 {
-			return logPhiAsym(x)
-		}
-		return logErfcTailT(t) - math.Log(t) - math.Ln2
+	if x > -63 && x < 37.5 {
+		return fastLogPhi(x)
 	}
-	if t > -1.25 {
-		// erfc is a rational function here (no exp inside)
-		return math.Log(0.5 * erfcMid(t))
-	}
-	if t > -26 {
-		return log1mQ(0.5 * erfcTail(-t))
-	}
-	if x != x {
+	return logPhiSlow(x)
+}
+
+// logPhiSlow is LogPhi outside (-63, 37.5), NaN included.
+func logPhiSlow(x float64) float64 {
+	switch {
+	case x != x:
 		return x
+	case x <= -63:
+		return logPhiAsym(x)
+	}
+	// log Phi(x) = log1p(-Phi(-x)) = -Phi(-x) to a relative 1e-300 here
+	if v := 0.5 * math.Erfc(x*invSqrt2); v != 0 {
+		return -v
 	}
 	return 0
 }
@@ -59,71 +61,36 @@ func millsAsym(x float64) float64 {
 	return -x / s
 }
 
-// log1mQ is log(1 - q) for 0 <= q < 0.04.
-func log1mQ(q float64) float64 {
-	if q < 1e-3 {
-		// the series of log1p(-q) to q^5: the next term is below
-		// q^6/6 < 2e-19, far under the rounding of the result
-		return -q * (1 + q*(0.5+q*(1.0/3+q*(0.25+q*0.2))))
-	}
-	return math.Log1p(-q)
-}
-
 // phiDensity is the standard normal density.
 func phiDensity(x float64) float64 { return math.Exp(-0.5*x*x - lnSqrt2Pi) }
 
-// InvMills is d/dx log Phi(x) = phi(x)/Phi(x), computed stably.
+// InvMills is d/dx log Phi(x) = phi(x)/Phi(x), computed stably (fast.go
+// for -63 < x < 37.5).
 func InvMills(x float64) float64 {
-	t := -x * invSqrt2
-	if t >= 1.25 {
-		if x > -20 {
-			// phi/Phi = 2 exp(-t^2) / (sqrt(2 pi) erfc(t)), and
-			// t erfc(t) = exp(-t^2 - 0.5625 + R/S): the t^2 cancels
-			return sqrt2OverPi * t * math.Exp(0.5625-erfcRS(t))
-		}
-		return millsAsym(x)
+	if x > -63 && x < 37.5 {
+		return fastInvMills(x)
 	}
-	if t > -1.25 {
-		return phiDensity(x) / (0.5 * erfcMid(t))
-	}
-	if t > -5.9 {
-		// Phi(x) = 1 - q; below t = -5.9, q < 2^-54 and 1 - q rounds to 1
-		return phiDensity(x) / (1 - 0.5*erfcTail(-t))
-	}
-	if x != x {
-		return x
-	}
-	return phiDensity(x)
+	return invMillsSlow(x)
 }
 
-// LogPhiAndMills is (LogPhi(x), InvMills(x)), sharing the evaluation of
-// erfc between the two.
+// invMillsSlow is InvMills outside (-63, 37.5), NaN included.
+func invMillsSlow(x float64) float64 {
+	switch {
+	case x != x:
+		return x
+	case x <= -63:
+		return millsAsym(x)
+	}
+	return phiDensity(x) // Phi(x) = 1 to the last bit
+}
+
+// LogPhiAndMills is (LogPhi(x), InvMills(x)), sharing the table lookup
+// between the two; the values are those of LogPhi and InvMills exactly.
 func LogPhiAndMills(x float64) (logPhi, mills float64) {
-	t := -x * invSqrt2
-	if t >= 1.25 {
-		if t >= 26 {
-			return logPhiAsym(x), millsAsym(x)
-		}
-		rs := erfcRS(t)
-		z := math.Float64frombits(math.Float64bits(t) & 0xffffffff00000000)
-		logPhi = (-z*z - 0.5625 + (z-t)*(z+t) + rs) - math.Log(t) - math.Ln2
-		if x > -20 {
-			return logPhi, sqrt2OverPi * t * math.Exp(0.5625-rs)
-		}
-		return logPhi, millsAsym(x)
+	if x > -63 && x < 37.5 {
+		return fastLogPhiAndMills(x)
 	}
-	if t > -1.25 {
-		p := 0.5 * erfcMid(t)
-		return math.Log(p), phiDensity(x) / p
-	}
-	if t > -26 {
-		q := 0.5 * erfcTail(-t)
-		return log1mQ(q), phiDensity(x) / (1 - q)
-	}
-	if x != x {
-		return x, x
-	}
-	return 0, phiDensity(x)
+	return logPhiSlow(x), invMillsSlow(x)
 }
 
 // InvLogit is 1/(1+exp(-x)).
@@ -135,15 +102,20 @@ func InvLogit(x float64) float64 {
 	return e / (1 + e)
 }
 
-// Log1pExp is log(1 + exp(x)) without overflow.
+// Log1pExp is log(1 + exp(x)) without overflow (fast.go for |x| < 63).
 func Log1pExp(x float64) float64 {
-	if x > 35 {
-		return x
+	if x > -63 && x < 63 {
+		return fastLog1pExp(x)
 	}
-	if x < -35 {
-		return math.Exp(x)
+	return log1pExpSlow(x)
+}
+
+// log1pExpSlow is Log1pExp outside (-63, 63), NaN included.
+func log1pExpSlow(x float64) float64 {
+	if x >= 63 {
+		return x // + exp(-x), below half an ulp of x
 	}
-	return math.Log1p(math.Exp(x))
+	return math.Exp(x) // - exp(2x)/2, below half an ulp
 }
 
 // LogInvLogit is log(inv_logit(x)) = -log1p(exp(-x)).
