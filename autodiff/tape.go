@@ -764,14 +764,24 @@ func (g *Graph) matVecBatch(n Node, batch int) {
 	m := g.val(r.a, 0)
 	v := g.vals[rv.off : int(rv.off)+batch*cols]
 	y := g.vals[r.off : int(r.off)+batch*rows]
-	// One dot product per output element: gonum's Ddot is vectorised and,
-	// unlike its parallel Dgemm, allocates nothing.
-	impl := blas64.Implementation()
-	for b := 0; b < batch; b++ {
-		vb := v[b*cols : (b+1)*cols]
-		yb := y[b*rows : (b+1)*rows]
-		for i := range yb {
-			yb[i] = impl.Ddot(cols, m[i*cols:(i+1)*cols], 1, vb, 1)
+	if rows*cols < blockedMin {
+		// a matrix that stays in cache: one vectorised Ddot per output
+		// (gonum's assembly; unlike its parallel Dgemm it allocates nothing)
+		impl := blas64.Implementation()
+		for b := 0; b < batch; b++ {
+			vb := v[b*cols : (b+1)*cols]
+			yb := y[b*rows : (b+1)*rows]
+			for i := range yb {
+				yb[i] = impl.Ddot(cols, m[i*cols:(i+1)*cols], 1, vb, 1)
+			}
 		}
+		return
 	}
+	matMulT(y, m, v, rows, cols, batch)
 }
+
+// blockedMin is the matrix size (elements) from which the batched product
+// walks the matrix once (matMulT) instead of once per batch element: 256 KB,
+// about the L2 cache. Measured with S = 10: 351 x 35 (Ionosphere) 35 us with
+// Ddot against 42 us blocked; 100000 x 20, 9.3 ms against 6.6 ms.
+const blockedMin = 1 << 15

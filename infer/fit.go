@@ -46,6 +46,10 @@ type Options struct {
 	Seed        uint64
 	// InitMean starts q's mean there (default 0).
 	InitMean []float64
+	// Init is how each chain's q starts: "laplace" (the default: a Laplace
+	// approximation at a mode found from a random point, falling back to
+	// N(0, I) when there is none) or "zero" (N(0, I)).
+	Init string
 	// Trace, if set, is called at logged iterations.
 	Trace func(*msc.TraceEntry)
 }
@@ -106,6 +110,7 @@ const DefaultDraws = 4000
 const (
 	streamRun     = 0x6d7363
 	streamSummary = 0x73756d
+	streamWarm    = 0x77726d // + chain: the warm start's initial points
 )
 
 // NewRand returns the seeded generator of a named stream.
@@ -154,7 +159,7 @@ func (o Options) resolve(m *ir.Model) (Options, []string, error) {
 	}
 	for _, e := range []error{
 		str(&o.Method, "method", "msc"), str(&o.Kernel, "kernel", "auto"), str(&o.Family, "family", ""),
-		str(&o.Optimizer, "optimizer", "natural"), str(&o.Proposal, "proposal", "q"),
+		str(&o.Optimizer, "optimizer", "natural"), str(&o.Proposal, "proposal", "q"), str(&o.Init, "init", "laplace"),
 		num(&o.LR, "lr"), num(&o.ParamLR, "param_lr"), integer(&o.Samples, "samples"), integer(&o.Iters, "iters"),
 	} {
 		if e != nil {
@@ -173,6 +178,9 @@ func (o Options) resolve(m *ir.Model) (Options, []string, error) {
 	}
 	if o.Method == "msc-prior" {
 		o.Method, o.Proposal = "msc", "prior"
+	}
+	if o.Init != "laplace" && o.Init != "zero" {
+		return o, nil, Errorf("", "unknown init %q (use laplace or zero)", o.Init)
 	}
 	if o.Proposal != "q" && o.Proposal != "prior" {
 		return o, nil, Errorf("", "unknown proposal %q (use q or prior)", o.Proposal)
@@ -310,6 +318,10 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 		}
 		targets[i], ks[i] = mi.Comp, k
 	}
+	var warm warmStart
+	if kernel == "cis" && o.Method == "msc" && o.Proposal == "q" && o.InitMean == nil && o.Init == "laplace" {
+		warm = startAtLaplace(o.Seed, targets, qs)
+	}
 	var res msc.Result
 	if err := msc.RunChains(ctx, rngs, targets, qs, ks, &s, &res); err != nil {
 		return nil, err
@@ -319,6 +331,15 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 		return nil, err
 	}
 	f.Summary = f.summarize(o, kernel, s.Optimizer.String(), time.Since(start))
+	switch {
+	case warm.started:
+		f.Summary.Init = "laplace"
+	case warm.tried:
+		f.Summary.Init = "zero"
+		f.Summary.Notes = append(f.Summary.Notes, "q started at N(0, I), not at a Laplace approximation: "+warm.reason)
+	case kernel == "cis" && o.Method == "msc":
+		f.Summary.Init = "zero"
+	}
 	if kernel == "cis" || o.Method == "is" || o.Method == "advi" { // the family warning concerns q over all latents
 		f.Summary.Warnings = append(warns, f.Summary.Warnings...)
 	}

@@ -94,6 +94,10 @@ type Summary struct {
 	Iterations int    `json:"iterations"`
 	Seed       uint64 `json:"seed"`
 	Reported   string `json:"reported"` // which iterates q describes
+	// Init is where the chains' q started: "laplace" (a Laplace
+	// approximation at the mode) or "zero" (N(0, I)); empty when not MSC
+	// with the CIS kernel.
+	Init string `json:"init,omitempty"`
 	// SummarySource says what Latent describes: "psis" (the posterior,
 	// estimated by PSIS-weighted draws of q), "q" (q's own marginals, when
 	// k-hat is too large), or "chain" (the retained trajectories of a

@@ -12,6 +12,15 @@ type SumLogDensity struct {
 	kind int
 	p    [4]float64
 	dp   [4]float64
+	buf  []float64 // scratch of the slice functions (the op belongs to one compiled model)
+}
+
+// scratch returns a buffer of length n, grown once.
+func (o *SumLogDensity) scratch(n int) []float64 {
+	if cap(o.buf) < n {
+		o.buf = make([]float64, n)
+	}
+	return o.buf[:n]
 }
 
 const (
@@ -85,30 +94,41 @@ func (o *SumLogDensity) Forward(out []float64, in [][]float64) {
 			o.p[0], o.p[1] = bc(mu, i), sd[i]
 			s += normalLogPdf(bc(x, i), o.p[:2])
 		}
-	case kindProbit:
+	case kindProbit, kindLogit:
+		// log Phi(+-eta) or -log1p(exp(-+eta)), evaluated over the whole
+		// slice at once (the fast slice functions pipeline)
 		eta := in[1]
-		for i := 0; i < n; i++ {
-			e := bc(eta, i)
-			switch bc(x, i) {
-			case 1:
-				s += LogPhi(e)
-			case 0:
-				s += LogPhi(-e)
-			default:
-				s = math.Inf(-1)
-			}
+		sign := 1.0
+		if o.kind == kindLogit {
+			sign = -1
 		}
-	case kindLogit:
-		eta := in[1]
-		for i := 0; i < n; i++ {
-			e := bc(eta, i)
-			switch bc(x, i) {
-			case 1:
-				s -= Log1pExp(-e)
-			case 0:
-				s -= Log1pExp(e)
-			default:
-				s = math.Inf(-1)
+		// blocks that stay in L1: the signed argument, the slice function,
+		// the sum; the sign 2y - 1 without a branch on y (random 0/1
+		// outcomes would mispredict half the time); y outside {0, 1} has
+		// no mass
+		const block = 256
+		buf := o.scratch(block)
+		for lo := 0; lo < n; lo += block {
+			hi := min(n, lo+block)
+			b := buf[:hi-lo]
+			for k := range b {
+				y := bc(x, lo+k)
+				if y != 0 && y != 1 {
+					out[0] = math.Inf(-1)
+					return
+				}
+				b[k] = sign * (2*y - 1) * bc(eta, lo+k)
+			}
+			if o.kind == kindProbit {
+				LogPhiSlice(b, b)
+				for _, v := range b {
+					s += v
+				}
+			} else {
+				Log1pExpSlice(b, b)
+				for _, v := range b {
+					s -= v
+				}
 			}
 		}
 	default:

@@ -198,6 +198,7 @@ type runCmd struct {
 	Method     string  `help:"Inference method: msc (default), or a baseline: is (self-normalised importance sampling), ep (expectation propagation, probit regression only), advi (exclusive KL), smc (particle-filter gradients, state-space models only)." placeholder:"msc|is|ep|advi|smc"`
 	Seed       uint64  `default:"1" help:"Random seed; the same seed gives the same result."`
 	Proposal   string  `help:"CIS proposal: q (default) or prior." placeholder:"q|prior"`
+	Init       string  `help:"Where each chain's q starts: laplace (default: a Laplace approximation at the mode found from a random point, N(0, I) when there is none) or zero (N(0, I))." placeholder:"laplace|zero"`
 	Kernel     string  `help:"Markov kernel of MSC: auto (default: csmc for state-space models, cis otherwise), cis or csmc." placeholder:"auto|cis|csmc"`
 	ParamLR    float64 `name:"param-lr" help:"Adam step for the model parameters (default ${param_lr}; ${param_lr_ssm} with the csmc kernel, the paper's)."`
 	Retained   bool    `help:"Use only the retained sample in the gradient instead of all S samples (Rao-Blackwellised, the default)."`
@@ -214,6 +215,7 @@ type runCmd struct {
 func (c *runCmd) options() infer.Options {
 	o := c.fitFlags.options()
 	o.Method, o.Kernel, o.Proposal, o.Seed, o.ParamLR, o.Retained, o.Draws = c.Method, c.Kernel, c.Proposal, c.Seed, c.ParamLR, c.Retained, c.Draws
+	o.Init = c.Init
 	return o
 }
 

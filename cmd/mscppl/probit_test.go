@@ -1,10 +1,15 @@
 package main
 
 import (
-	"github.com/mscppl/mscppl/infer"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/mscppl/mscppl/infer"
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
@@ -190,6 +195,16 @@ func TestProbitMatchesExactPosterior(t *testing.T) {
 			require.Lessf(t, mcse[a], 0.04*sd[a], "%s: the Gibbs reference is not precise enough for coefficient %d", c.data, a)
 		}
 		s := runJSON(t, "run", c.model, c.data, "--seed", "2")
+		if *update {
+			// the exact reference for refcheck -extra and bench/run.sh
+			var sb strings.Builder
+			sb.WriteString("name,mean,sd\n")
+			for a, name := range s.LatentOrder {
+				fmt.Fprintf(&sb, "%s,%.6g,%.6g\n", name, mean[a], sd[a])
+			}
+			ref := filepath.Join("../../examples/reference", "probit_"+strings.TrimSuffix(filepath.Base(c.data), ".csv")+".csv")
+			require.NoError(t, os.WriteFile(ref, []byte(sb.String()), 0o644))
+		}
 		worstM, worstS := 0.0, 0.0
 		for a, name := range s.LatentOrder {
 			q := s.Latent[name]

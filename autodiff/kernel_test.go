@@ -1,0 +1,66 @@
+package autodiff
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestMatMulT checks the blocked kernel against the definition on shapes
+// that exercise every remainder (odd rows, batches not a multiple of 4).
+func TestMatMulT(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 5))
+	for _, sh := range [][3]int{{1, 1, 1}, {2, 3, 4}, {7, 5, 9}, {8, 35, 10}, {351, 35, 10}, {3, 20, 3}} {
+		rows, cols, batch := sh[0], sh[1], sh[2]
+		m, v := make([]float64, rows*cols), make([]float64, batch*cols)
+		for i := range m {
+			m[i] = rng.NormFloat64()
+		}
+		for i := range v {
+			v[i] = rng.NormFloat64()
+		}
+		y := make([]float64, batch*rows)
+		matMulT(y, m, v, rows, cols, batch)
+		for b := 0; b < batch; b++ {
+			for i := 0; i < rows; i++ {
+				s := 0.0
+				for j := 0; j < cols; j++ {
+					s += m[i*cols+j] * v[b*cols+j]
+				}
+				require.InDeltaf(t, s, y[b*rows+i], 1e-12, "shape %v, row %d, batch %d", sh, i, b)
+			}
+		}
+	}
+}
+
+func BenchmarkMatMulT(b *testing.B) {
+	const rows, cols, batch = 351, 35, 10
+	m, v, y := make([]float64, rows*cols), make([]float64, batch*cols), make([]float64, batch*rows)
+	for i := range m {
+		m[i] = float64(i%7) - 3
+	}
+	for b.Loop() {
+		matMulT(y, m, v, rows, cols, batch)
+	}
+}
+
+func BenchmarkMatMulTDdot(b *testing.B) {
+	const rows, cols, batch = 351, 35, 10
+	m, v, y := make([]float64, rows*cols), make([]float64, batch*cols), make([]float64, batch*rows)
+	for i := range m {
+		m[i] = float64(i%7) - 3
+	}
+	impl := blas64.Implementation()
+	for b.Loop() {
+		for bb := 0; bb < batch; bb++ {
+			vb := v[bb*cols : (bb+1)*cols]
+			yb := y[bb*rows : (bb+1)*rows]
+			for i := range yb {
+				yb[i] = impl.Ddot(cols, m[i*cols:(i+1)*cols], 1, vb, 1)
+			}
+		}
+	}
+}

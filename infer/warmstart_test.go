@@ -1,0 +1,89 @@
+package infer
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mscppl/mscppl/infer/msc"
+)
+
+// TestLaplaceConjugate: on the conjugate normal mean model the log joint is
+// exactly quadratic, so the mode is the posterior mean sum(x)/(n+1) and the
+// inverse curvature the posterior variance 1/(n+1); q starts at that
+// covariance times warmWiden^2.
+func TestLaplaceConjugate(t *testing.T) {
+	m, err := Load("../examples/normal_mean.msc", "../examples/data/normal_mean.csv")
+	require.NoError(t, err)
+	b, err := os.ReadFile("../examples/data/normal_mean.csv")
+	require.NoError(t, err)
+	lines := strings.Fields(string(b))[1:]
+	sum := 0.0
+	for _, l := range lines {
+		v, err := strconv.ParseFloat(l, 64)
+		require.NoError(t, err)
+		sum += v
+	}
+	n := float64(len(lines))
+	for i := range 4 {
+		mode, cov, ok := laplace(NewRand(uint64(i+1), streamWarm), m.Comp)
+		require.True(t, ok)
+		require.InDelta(t, sum/(n+1), mode[0], 1e-6)
+		require.InDelta(t, warmWiden*warmWiden/(n+1), cov[0], 1e-6)
+	}
+	f, err := Fit(context.Background(), m, Options{Seed: 3})
+	require.NoError(t, err)
+	require.Equal(t, "laplace", f.Summary.Init)
+	g, err := Fit(context.Background(), m, Options{Seed: 3, Init: "zero"})
+	require.NoError(t, err)
+	require.Equal(t, "zero", g.Summary.Init)
+	_, err = Fit(context.Background(), m, Options{Seed: 3, Init: "mode"})
+	require.ErrorContains(t, err, `unknown init "mode"`)
+}
+
+// TestLaplaceFallback: where there is no usable mode the chains start at
+// N(0, I) and the summary says why. Neal's funnel has no finite mode (the
+// density grows without bound as v falls); on the two-component mixture
+// of posteriordb, chains started at different points find different modes
+// (one of them has the components collapsed).
+func TestLaplaceFallback(t *testing.T) {
+	for _, c := range []struct {
+		model, data string
+		seed        uint64
+		reason      string
+	}{
+		{"../examples/funnel.msc", "", 1, "no finite mode"},
+		{"../examples/posteriordb/low_dim_gauss_mix-low_dim_gauss_mix/model.msc", "../examples/posteriordb/low_dim_gauss_mix-low_dim_gauss_mix/data.json", 2, "different modes"},
+	} {
+		m, err := Load(c.model, c.data)
+		require.NoError(t, err)
+		targets, qs := chainsFor(t, m, 4)
+		w := startAtLaplace(c.seed, targets, qs)
+		require.True(t, w.tried)
+		require.False(t, w.started, c.model)
+		require.Contains(t, w.reason, c.reason)
+		mean, sd := make([]float64, qs[0].Dim()), make([]float64, qs[0].Dim())
+		qs[0].(msc.Sampler).Moments(mean, sd)
+		for j := range mean {
+			require.Equal(t, 0.0, mean[j], "q keeps its default start")
+			require.Equal(t, 1.0, sd[j])
+		}
+	}
+}
+
+// chainsFor builds C chains' targets and default families, as Fit does.
+func chainsFor(t *testing.T, m *Model, C int) ([]any, []msc.Family) {
+	targets, qs := make([]any, C), make([]msc.Family, C)
+	for i := range C {
+		mi, err := m.Clone()
+		require.NoError(t, err)
+		q, err := msc.NewFamily("fullrank", mi.IR.LatentDim)
+		require.NoError(t, err)
+		targets[i], qs[i] = mi.Comp, q
+	}
+	return targets, qs
+}
