@@ -36,6 +36,8 @@ type plotCmd struct {
 	OutArg string `arg:"" optional:"" name:"out" help:"The picture to write: .svg (default DIR/KIND.svg) or .png."`
 	Out    string `short:"o" name:"out" help:"The picture to write, as the optional third argument." placeholder:"FILE"`
 	Max    int    `default:"8" help:"Largest number of latent components drawn."`
+
+	model *infer.Model // the run's model when the caller has it (the REPL); else loaded from summary.json
 }
 
 func (c *plotCmd) Run(e *env) error {
@@ -110,7 +112,7 @@ func runDir(arg string) (string, error) {
 
 // panels builds the pictures of the run in dir.
 func (c *plotCmd) panels(e *env, dir string) ([]panel, []string, error) {
-	sum, m, notes := loadRun(e, dir)
+	sum, m, notes := loadRun(e, dir, c.model)
 	if c.Kind == "trace" {
 		p, n, err := c.tracePlots(dir, m)
 		return p, append(notes, n...), err
@@ -130,9 +132,9 @@ type curve struct {
 	xy    plotter.XYs
 }
 
-// loadRun reads DIR/summary.json and loads the model it names (nil, with a
-// note, when either cannot be read).
-func loadRun(e *env, dir string) (*infer.Summary, *infer.Model, []string) {
+// loadRun reads DIR/summary.json and loads the model it names, unless the
+// caller has the model (nil, with a note, when either cannot be read).
+func loadRun(e *env, dir string, have *infer.Model) (*infer.Summary, *infer.Model, []string) {
 	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	if err != nil {
 		return nil, nil, []string{fmt.Sprintf("cannot read %s, so the latents' constraints are unknown", filepath.Join(dir, "summary.json"))}
@@ -140,6 +142,9 @@ func loadRun(e *env, dir string) (*infer.Summary, *infer.Model, []string) {
 	var sum infer.Summary
 	if err := json.Unmarshal(b, &sum); err != nil {
 		return nil, nil, []string{fmt.Sprintf("%s is not a summary written by mscppl run, so the latents' constraints are unknown", filepath.Join(dir, "summary.json"))}
+	}
+	if have != nil {
+		return &sum, have, nil
 	}
 	m, err := infer.Load(sum.Model, sum.Data)
 	if err != nil {

@@ -318,3 +318,27 @@ func TestREPLPlot(t *testing.T) {
 	}
 	require.Contains(t, errb.String(), "note: drew 8 of 13 components; use --max 13 to draw them all")
 }
+
+// TestREPLPlotTypedModel: a model typed in the REPL has no file to reload,
+// so the REPL hands the run's model to the plot (the curve of s is labelled
+// log(s), with no note that the constraints are unknown), and :plot KIND
+// without a file writes KIND.svg, as mscppl plot KIND DIR does.
+func TestREPLPlotTypedModel(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	script := strings.Join([]string{
+		"latent {", "  mu: real", "  s: real<lower=0>", "}",
+		"model {", "  mu ~ normal(0, 1)", "  s ~ normal(0, 1)", "}",
+		":run --iters 300 --draws 1000",
+		":plot trace",
+		":plot marginals m.svg",
+		":quit",
+	}, "\n") + "\n"
+	var out, errb bytes.Buffer
+	code := run([]string{"repl"}, strings.NewReader(script), &out, &errb)
+	require.Equal(t, 0, code, errb.String())
+	require.Contains(t, out.String(), "wrote trace.svg\n")
+	require.Contains(t, out.String(), "wrote m.svg\n")
+	require.FileExists(t, filepath.Join(dir, "trace.svg"))
+	require.NotContains(t, errb.String(), "constraints are unknown")
+}

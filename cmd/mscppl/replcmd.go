@@ -27,8 +27,8 @@ func (c *replCmd) Run(e *env) error {
 		Fit: func(ctx context.Context, m *infer.Model, args []string, outDir string) (*infer.Fitted, error) {
 			return replFit(e, ctx, m, args, outDir)
 		},
-		Plot: func(kind, runDir, out string) error {
-			_, err := (&plotCmd{Kind: kind, Dir: runDir, OutArg: out, Max: 8}).write(e) // the REPL prints "wrote FILE"
+		Plot: func(kind, runDir, out string, m *infer.Model) error {
+			_, err := (&plotCmd{Kind: kind, Dir: runDir, OutArg: out, Max: 8, model: m}).write(e) // the REPL prints "wrote FILE"
 			return err
 		},
 	})

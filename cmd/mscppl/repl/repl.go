@@ -43,8 +43,9 @@ type Options struct {
 	// outDir. ctx ends when the user presses Ctrl-C.
 	Fit func(ctx context.Context, m *infer.Model, args []string, outDir string) (*infer.Fitted, error)
 	// Plot draws the run written into runDir as kind (trace or marginals)
-	// into the file out. Nil: :plot is unavailable.
-	Plot func(kind, runDir, out string) error
+	// into the file out; m is the run's model (its latents' constraints
+	// label the curves and bound the priors). Nil: :plot is unavailable.
+	Plot func(kind, runDir, out string, m *infer.Model) error
 	// Echo prints each line read from an input that is not a terminal
 	// after the prompt it would have had, so that the output reads as a
 	// transcript of the session.
@@ -87,7 +88,7 @@ const help = `commands:
   :eval EXPR          evaluate an expression of latents, params and data under 4000 draws of q;
                       a comparison (tau > 5, a < b && b < c, !(x > 0)) prints its posterior probability,
                       mean(x) of a scalar its posterior mean, each with its Monte Carlo standard error
-  :plot trace|marginals FILE   draw the last run (.svg or .png)
+  :plot trace|marginals [FILE] draw the last run (.svg or .png; default KIND.svg)
   :set KEY VALUE      set a default flag for :run (seed, samples, iters, method, family, optimizer, lr)
   :save DIR           copy the last run's outputs (summary.json, variational.json, draws.csv, trace.csv) to DIR
   :help               this help
@@ -410,11 +411,15 @@ func (r *state) command(cmd string) bool {
 	case ":eval":
 		r.eval(arg)
 	case ":plot":
-		if len(fields) != 3 || r.last == nil {
-			r.fail(infer.Errorf("run a model first, then :plot trace FILE.svg", "usage: :plot trace|marginals FILE"))
+		if len(fields) < 2 || len(fields) > 3 || r.last == nil {
+			r.fail(infer.Errorf("run a model first, then :plot trace (or :plot trace FILE.svg)", "usage: :plot trace|marginals [FILE]"))
 			break
 		}
-		kind, out := fields[1], fields[2]
+		kind := fields[1]
+		out := kind + ".svg" // as mscppl plot KIND DIR [OUT], the file is optional
+		if len(fields) == 3 {
+			out = fields[2]
+		}
 		if kind != "trace" && kind != "marginals" {
 			r.fail(infer.Errorf("", "plot trace or plot marginals, not %q", kind))
 			break
@@ -423,7 +428,7 @@ func (r *state) command(cmd string) bool {
 			r.fail(infer.Errorf("", ":plot is not available in this session"))
 			break
 		}
-		if err := r.opts.Plot(kind, filepath.Join(r.dir, "run"), out); err != nil {
+		if err := r.opts.Plot(kind, filepath.Join(r.dir, "run"), out, r.last.Model); err != nil {
 			r.fail(err)
 			break
 		}
