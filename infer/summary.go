@@ -222,7 +222,12 @@ func (f *Fitted) summarize(o Options, kernel, optimizer string, elapsed time.Dur
 		for j, n := range names {
 			switch {
 			case j < m.LatentDim: // the chain's latents (no constraints in a state-space model)
-				sum.Latent[n] = Moments{Mean: res.ChainMean[j], SD: res.ChainSD[j], Q05: nan, Q50: nan, Q95: nan, MCSE: nan}
+				mo := Moments{Mean: res.ChainMean[j], SD: res.ChainSD[j], Q05: nan, Q50: nan, Q95: nan, MCSE: nan}
+				if res.ChainQuantiles != nil {
+					q := res.ChainQuantiles[j]
+					mo.Q05, mo.Q50, mo.Q95, mo.MCSE = Figure(q[0]), Figure(q[1]), Figure(q[2]), Figure(res.ChainMCSE[j])
+				}
+				sum.Latent[n] = mo
 			case !m.DerivedUsesLatents(j): // a derived quantity of params and data: exact
 				sum.Latent[n] = Moments{Mean: x[j], SD: 0, Q05: Figure(x[j]), Q50: Figure(x[j]), Q95: Figure(x[j]), MCSE: 0}
 			default:

@@ -152,4 +152,16 @@ func TestLGSSMAgainstKalman(t *testing.T) {
 	require.Equal(t, "csmc", s.Kernel)
 	t.Logf("phi: MSC %.4f, Kalman MLE %.4f", s.Params["phi"], mle)
 	require.InDelta(t, mle, s.Params["phi"], 0.05)
+
+	// (d) the latents' quantiles and MCSE come from the retained
+	// trajectories; the smoothing marginals are Gaussian, so the 5%-95%
+	// range is 2 x 1.645 sds and the median is the mean
+	for _, name := range s.LatentOrder {
+		m := s.Latent[name]
+		q05, q50, q95, mcse := float64(m.Q05), float64(m.Q50), float64(m.Q95), float64(m.MCSE)
+		require.Truef(t, q05 < q50 && q50 < q95, "%s: quantiles %g %g %g", name, q05, q50, q95)
+		require.Truef(t, mcse > 0 && mcse < 0.1*m.SD, "%s: mcse %g, sd %g", name, mcse, m.SD)
+		require.InDeltaf(t, 2*1.645*m.SD, q95-q05, 0.2*2*1.645*m.SD, "%s: 5%%-95%% range against its sd", name)
+		require.InDeltaf(t, m.Mean, q50, 0.2*m.SD, "%s: median against mean", name)
+	}
 }

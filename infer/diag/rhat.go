@@ -340,3 +340,6 @@ func (a *autocov) compute(x []float64) float64 {
 	}
 	return mean
 }
+
+// Quantile is R's default (type 7) quantile p of sorted draws.
+func Quantile(sorted []float64, p float64) float64 { return quantile7(sorted, p) }

@@ -317,6 +317,22 @@ func (e *evaluator) combine(res *Result) {
 	res.Iterations, res.Averaged = n, res.Chains[0].Averaged
 	res.Rhat, res.Spread, res.RhatMax, res.SpreadMax = e.rhat, e.spread, e.rhatMax, e.spreadMax
 	res.ESSBulkMin = e.essBulkMin(n)
+	if column := e.windowDraws(n); column != nil {
+		res.ChainQuantiles, res.ChainMCSE = make([][3]float64, d), make([]float64, d)
+		var pooled []float64
+		for j := range d {
+			draws := column(j)
+			pooled = pooled[:0]
+			for _, ch := range draws {
+				pooled = append(pooled, ch...)
+			}
+			slices.Sort(pooled)
+			for k, p := range [3]float64{0.05, 0.5, 0.95} {
+				res.ChainQuantiles[j][k] = diag.Quantile(pooled, p)
+			}
+			res.ChainMCSE[j] = res.ChainSD[j] / math.Sqrt(diag.ESSBulk(draws))
+		}
+	}
 	res.RhatOf = "retained samples"
 	if !c0.l.k.Markov() {
 		res.RhatOf = "q's mean iterates"

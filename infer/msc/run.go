@@ -210,7 +210,13 @@ type Result struct {
 	// the averaged iterations: the chain's own estimate of the posterior
 	// (for CSMC the smoothing marginals).
 	ChainMean, ChainSD []float64
-	Elapsed            time.Duration
+	// ChainQuantiles (5%, 50%, 95%) and ChainMCSE (of the mean: sd over
+	// the square root of the bulk ESS) come from the thinned record of the
+	// retained samples over the averaging window (RunChains; nil when
+	// fewer than 4 records per chain).
+	ChainQuantiles [][3]float64
+	ChainMCSE      []float64
+	Elapsed        time.Duration
 	// Converged is the run loop's verdict: not stopped early, the optimiser
 	// not frozen, and for RunChains R-hat and the chains' agreement within
 	// their thresholds.
