@@ -195,31 +195,31 @@ func LogSumExp2(a, b float64) float64 {
 	if math.IsInf(a, -1) || math.IsInf(a, 1) {
 		return a
 	}
-	return a + math.Log1p(math.Exp(b-a))
+	return a + Log1pExp(b-a)
 }
 
 // LogMix is log(theta exp(lp1) + (1 - theta) exp(lp2)) computed stably.
 // It is -Inf for theta outside [0, 1], like a log density outside its
 // domain.
 func LogMix(theta, lp1, lp2 float64) float64 {
-	var d [3]float64
-	return logMixGrad(theta, lp1, lp2, d[:])
-}
-
-func logMixGrad(theta, lp1, lp2 float64, d []float64) float64 {
-	d[0], d[1], d[2] = 0, 0, 0
+	// the value alone (the log density's hot path): logMixGrad's first half
 	if math.IsNaN(theta) || math.IsNaN(lp1) || math.IsNaN(lp2) {
 		return math.NaN()
 	}
 	if !(theta >= 0 && theta <= 1) {
 		return negInf
 	}
-	a := math.Log(theta) + lp1
-	b := math.Log1p(-theta) + lp2
-	v := LogSumExp2(a, b)
-	if math.IsInf(v, 0) {
+	return LogSumExp2(math.Log(theta)+lp1, math.Log1p(-theta)+lp2)
+}
+
+func logMixGrad(theta, lp1, lp2 float64, d []float64) float64 {
+	d[0], d[1], d[2] = 0, 0, 0
+	v := LogMix(theta, lp1, lp2)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return v
 	}
+	a := math.Log(theta) + lp1
+	b := math.Log1p(-theta) + lp2
 	d[0] = math.Exp(lp1-v) - math.Exp(lp2-v)
 	d[1] = math.Exp(a - v)
 	d[2] = math.Exp(b - v)

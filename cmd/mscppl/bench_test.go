@@ -156,3 +156,11 @@ func BenchmarkProbitStep(b *testing.B) {
 	}
 	benchMSC(b, compiled(b, model, data), 10)
 }
+
+// BenchmarkMSCGaussMix: one MSC iteration (S = 10) of posteriordb's
+// two-component mixture, whose loop of N = 1000 `target += log_mix(...)`
+// statements compiles to scalar nodes.
+func BenchmarkMSCGaussMix(b *testing.B) {
+	const dir = "../../examples/posteriordb/low_dim_gauss_mix-low_dim_gauss_mix/"
+	benchMSC(b, compiled(b, dir+"model.msc", dir+"data.json"), 10)
+}
