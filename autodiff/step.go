@@ -241,6 +241,15 @@ func (p *StepProgram) SameShape(q *StepProgram) bool {
 	return true
 }
 
+// BatchForwarder is implemented by Ops that can evaluate a batch of scalar
+// outputs at once: out[b] is the op's value for batch element b, whose
+// input j is in[j][b], or in[j][0] when len(in[j]) == 1 (shared by the
+// batch). The values must be those of Forward called per element. It
+// reports false when it cannot (Forward is then called per element).
+type BatchForwarder interface {
+	ForwardBatch(out []float64, in [][]float64) bool
+}
+
 // Keyed is implemented by Ops and Funcs that are equal to others with the
 // same key (for example a new op value per call of one function), so that
 // steps using them can share a template.
@@ -473,6 +482,22 @@ func (t *StepTemplate) argViews(args []operand, batch int, adj bool) {
 	}
 }
 
+// batchArgs sets ins to the whole-batch views of the arguments of
+// argViews, reporting false when one is not a scalar.
+func (t *StepTemplate) batchArgs(ins [][]float64, batch int) bool {
+	for j := range ins {
+		if t.an[j] != 1 {
+			return false
+		}
+		if t.ai[j] == 0 {
+			ins[j] = t.av[j][:1]
+		} else {
+			ins[j] = t.av[j][:batch]
+		}
+	}
+	return true
+}
+
 // full returns the operand as batch values with increment 1, broadcasting
 // a scalar into scratch.
 func (t *StepTemplate) full(o operand, batch int, scratch []float64) []float64 {
@@ -509,9 +534,9 @@ func (t *StepTemplate) run(seg, batch int) {
 			case ia == 1 && ic == 1:
 				binaryLoop(in.op, y, a[:batch], c[:batch])
 			case ia == 1:
-				binaryLoop(in.op, y, a[:batch], t.full(in.b, batch, t.bcast))
+				binaryScalarRight(in.op, y, a[:batch], c[0])
 			default:
-				binaryLoop(in.op, y, t.full(in.a, batch, t.bcast), c[:batch])
+				binaryScalarLeft(in.op, y, a[0], c[:batch])
 			}
 		case opNeg, opExp, opLog, opSqrt, opLog1p, opExpm1, opMap:
 			a, _ := t.view(in.a, batch)
@@ -541,6 +566,9 @@ func (t *StepTemplate) run(seg, batch int) {
 			op := g.ops[r.ext]
 			ins := g.in[:len(in.args)]
 			t.argViews(in.args, batch, false)
+			if bf, ok := op.(BatchForwarder); ok && t.batchArgs(ins, batch) && bf.ForwardBatch(y, ins) {
+				continue
+			}
 			for b := range y {
 				for j := range ins {
 					o := b * t.ai[j]
@@ -725,5 +753,60 @@ func (g *Graph) BackwardNodes(order []Node) {
 			panic("autodiff: BackwardNodes over a batched node")
 		}
 		g.backNode(n, 0)
+	}
+}
+
+// binaryScalarRight is y = a op c elementwise for a scalar c (the values of
+// binaryLoop with c broadcast).
+func binaryScalarRight(op opcode, y, a []float64, c float64) {
+	y = y[:len(a)]
+	switch op {
+	case opAdd:
+		for i, v := range a {
+			y[i] = v + c
+		}
+	case opSub:
+		for i, v := range a {
+			y[i] = v - c
+		}
+	case opMul:
+		for i, v := range a {
+			y[i] = v * c
+		}
+	case opDiv:
+		for i, v := range a {
+			y[i] = v / c
+		}
+	default:
+		for i, v := range a {
+			y[i] = pow(v, c)
+		}
+	}
+}
+
+// binaryScalarLeft is y = a op c elementwise for a scalar a.
+func binaryScalarLeft(op opcode, y []float64, a float64, c []float64) {
+	y = y[:len(c)]
+	switch op {
+	case opAdd:
+		for i, v := range c {
+			y[i] = a + v
+		}
+	case opSub:
+		for i, v := range c {
+			y[i] = a - v
+		}
+	case opMul:
+		for i, v := range c {
+			y[i] = a * v
+		}
+	case opDiv:
+		for i, v := range c {
+			y[i] = a / v
+		}
+	default:
+		for i, v := range c {
+			y[i] = pow(a, v)
+		}
 	}
 }
