@@ -3,6 +3,7 @@ package autodiff
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // This file holds step programs: the part of a graph that one time step of
@@ -294,7 +295,15 @@ type StepTemplate struct {
 	extLen   []int       // length of external j
 	extVar   []bool      // external j depends on a Param
 	extVals  [][]float64 // [j]: steps x extLen[j] values
-	dext     [][]float64 // [j]: their adjoints (BackwardAll)
+
+	// BackwardAll keeps the adjoint contributions to the externals that
+	// depend on params apart, per operand and step, for StepGradient to
+	// add them in the order of a whole-graph Backward
+	cb      [][]int32   // [instr][operand a, b, args...]: index into contrib, or -1
+	contrib [][]float64 // steps x extLen values each
+	nodes   [][]Node    // [instr][k]: the node of instruction i in step k
+	border  []int       // the instructions in the order of Backward (descending node)
+	exact   bool
 
 	stride  int // slab rows per local slot (the largest batch)
 	slab    []float64
@@ -346,7 +355,41 @@ func NewStepTemplate(progs []*StepProgram) *StepTemplate {
 		t.extLen = append(t.extLen, int(r.n))
 		t.extVar = append(t.extVar, r.flags&flagVar != 0)
 		t.extVals = append(t.extVals, make([]float64, len(progs)*int(r.n)))
-		t.dext = append(t.dext, make([]float64, len(progs)*int(r.n)))
+	}
+	t.exact = true
+	for i, in := range p.instrs {
+		nodes := make([]Node, len(progs))
+		for k, q := range progs {
+			nodes[k] = q.instrs[i].node
+		}
+		t.nodes = append(t.nodes, nodes)
+		ops := append([]operand{in.a, in.b}, in.args...)
+		cb := make([]int32, len(ops))
+		for q, o := range ops {
+			cb[q] = -1
+			if o.kind == srcExt && t.extVar[o.idx] {
+				cb[q] = int32(len(t.contrib))
+				t.contrib = append(t.contrib, make([]float64, len(progs)*t.extLen[o.idx]))
+				if in.op == opCustom && t.extLen[o.idx] != 1 {
+					t.exact = false // the op sums into one adjoint
+				}
+			}
+		}
+		t.cb = append(t.cb, cb)
+	}
+	// Backward's order: descending node index (the same in every step, for
+	// the order of the adjoint contributions to be that of Backward)
+	t.border = make([]int, len(p.instrs))
+	for i := range t.border {
+		t.border[i] = i
+	}
+	slices.SortFunc(t.border, func(a, b int) int { return int(t.nodes[b][0]) - int(t.nodes[a][0]) })
+	for k := range progs {
+		for i := 1; i < len(t.border); i++ {
+			if t.nodes[t.border[i-1]][k] < t.nodes[t.border[i]][k] {
+				t.exact = false
+			}
+		}
 	}
 	t.gather(true)
 	t.Reserve(len(progs))
@@ -449,8 +492,9 @@ func (t *StepTemplate) view(o operand, batch int) ([]float64, int) {
 	return t.extVals[o.idx], n
 }
 
-// dview is view for adjoints: nil for externals that need none.
-func (t *StepTemplate) dview(o operand, batch int) ([]float64, int) {
+// dview is view for adjoints (BackwardAll): nil for externals that need
+// none; cb is the operand's contribution buffer.
+func (t *StepTemplate) dview(o operand, batch int, cb int32) ([]float64, int) {
 	switch o.kind {
 	case srcLocal:
 		s := int(o.idx) * t.stride
@@ -458,18 +502,14 @@ func (t *StepTemplate) dview(o operand, batch int) ([]float64, int) {
 	case srcInput:
 		return t.dinputs[o.idx], 1
 	}
-	if !t.extVar[o.idx] {
+	if cb < 0 {
 		return nil, 0
 	}
-	n := t.extLen[o.idx]
-	if t.k >= 0 {
-		return t.dext[o.idx][t.k*n : (t.k+1)*n], 0
-	}
-	return t.dext[o.idx], n
+	return t.contrib[cb], t.extLen[o.idx]
 }
 
 // argViews sets the views of a custom op's arguments (and their adjoints).
-func (t *StepTemplate) argViews(args []operand, batch int, adj bool) {
+func (t *StepTemplate) argViews(args []operand, batch int, adj bool, cb []int32) {
 	for j, o := range args {
 		t.av[j], t.ai[j] = t.view(o, batch)
 		t.an[j] = 1
@@ -477,7 +517,7 @@ func (t *StepTemplate) argViews(args []operand, batch int, adj bool) {
 			t.an[j] = t.extLen[o.idx]
 		}
 		if adj {
-			t.dv[j], t.di[j] = t.dview(o, batch)
+			t.dv[j], t.di[j] = t.dview(o, batch, cb[2+j])
 		}
 	}
 }
@@ -565,7 +605,7 @@ func (t *StepTemplate) run(seg, batch int) {
 		case opCustom:
 			op := g.ops[r.ext]
 			ins := g.in[:len(in.args)]
-			t.argViews(in.args, batch, false)
+			t.argViews(in.args, batch, false, nil)
 			if bf, ok := op.(BatchForwarder); ok && t.batchArgs(ins, batch) && bf.ForwardBatch(y, ins) {
 				continue
 			}
@@ -592,20 +632,22 @@ func (t *StepTemplate) BackwardAll(seeds ...int) {
 	for s := range t.dinputs {
 		clear(t.dinputs[s][:batch])
 	}
-	for j := range t.dext {
-		clear(t.dext[j])
+	for _, c := range t.contrib {
+		clear(c)
 	}
 	for _, i := range seeds {
-		d, inc := t.dview(p.outs[i], batch)
-		if d == nil {
-			continue
+		o := p.outs[i]
+		if o.kind != srcLocal {
+			continue // an input or external output: no instruction to seed
 		}
+		d, inc := t.dview(o, batch, -1)
 		for b := 0; b < batch; b++ {
 			d[b*inc]++
 		}
 	}
-	for i := len(p.instrs) - 1; i >= 0; i-- {
+	for _, i := range t.border {
 		in := &p.instrs[i]
+		cb := t.cb[i]
 		r := &g.recs[in.node]
 		ys := int(in.y) * t.stride
 		y, dy := t.slab[ys:ys+batch], t.dslab[ys:ys+batch]
@@ -613,8 +655,8 @@ func (t *StepTemplate) BackwardAll(seeds ...int) {
 		case opAdd, opSub, opMul, opDiv, opPow:
 			x1, i1 := t.view(in.a, batch)
 			x2, i2 := t.view(in.b, batch)
-			d1, j1 := t.dview(in.a, batch)
-			d2, j2 := t.dview(in.b, batch)
+			d1, j1 := t.dview(in.a, batch, cb[0])
+			d2, j2 := t.dview(in.b, batch, cb[1])
 			for b, d := range dy {
 				if d == 0 {
 					continue
@@ -649,7 +691,7 @@ func (t *StepTemplate) BackwardAll(seeds ...int) {
 			}
 		case opNeg, opExp, opLog, opSqrt, opLog1p, opExpm1:
 			x, _ := t.view(in.a, batch)
-			dx, _ := t.dview(in.a, batch)
+			dx, _ := t.dview(in.a, batch, cb[0])
 			for b, d := range dy {
 				switch in.op {
 				case opNeg:
@@ -668,16 +710,16 @@ func (t *StepTemplate) BackwardAll(seeds ...int) {
 			}
 		case opMap:
 			x, _ := t.view(in.a, batch)
-			dx, _ := t.dview(in.a, batch)
+			dx, _ := t.dview(in.a, batch, cb[0])
 			g.funcs[r.ext].Deriv(dx[:batch], dy, y, x[:batch])
 		case opSum, opIndex:
-			dx, _ := t.dview(in.a, batch)
+			dx, _ := t.dview(in.a, batch, cb[0])
 			for b, d := range dy {
 				dx[b] += d
 			}
 		case opAddN:
-			for _, o := range in.args {
-				dx, inc := t.dview(o, batch)
+			for j, o := range in.args {
+				dx, inc := t.dview(o, batch, cb[2+j])
 				if dx == nil {
 					continue
 				}
@@ -688,7 +730,7 @@ func (t *StepTemplate) BackwardAll(seeds ...int) {
 		case opCustom:
 			op := g.ops[r.ext]
 			ins, dins := g.in[:len(in.args)], g.din[:len(in.args)]
-			t.argViews(in.args, batch, true)
+			t.argViews(in.args, batch, true, t.cb[i])
 			for b := range dy {
 				for j := range ins {
 					o, n := b*t.ai[j], t.an[j]
@@ -701,19 +743,6 @@ func (t *StepTemplate) BackwardAll(seeds ...int) {
 					}
 				}
 				op.Backward(y[b:b+1], dy[b:b+1], ins, dins)
-			}
-		}
-	}
-	// the externals' adjoints into the graph
-	for j, nodes := range t.extNodes {
-		if !t.extVar[j] {
-			continue
-		}
-		n := t.extLen[j]
-		for k, e := range nodes {
-			da := g.adjOf(e, 0)
-			for i, v := range t.dext[j][k*n : (k+1)*n] {
-				da[i] += v
 			}
 		}
 	}
@@ -808,5 +837,100 @@ func binaryScalarLeft(op opcode, y []float64, a float64, c []float64) {
 		for i, v := range c {
 			y[i] = pow(a, v)
 		}
+	}
+}
+
+// StepGradient takes the adjoint contributions that the templates'
+// BackwardAll computed for the externals that depend on params into the
+// graph's adjoints and propagates them back through the shared nodes (the
+// params-only part of the graph): the param gradient of a state-space
+// model along a trajectory. The contributions are added in the order a
+// whole-graph Backward adds them (by descending consumer node,
+// interleaved with the shared nodes), so that the gradient is the same to
+// the bit when Exact.
+type StepGradient struct {
+	g       *Graph
+	shared  []Node
+	tpls    []*StepTemplate
+	entries []stepEntry
+	// Exact: no batched node belongs to two steps, every template's steps
+	// order their nodes alike, and no custom op sums several contributions
+	// to one external: the adjoints are added as by Backward.
+	Exact bool
+}
+
+type stepEntry struct {
+	consumer, target Node
+	tpl, buf, off, q int32
+}
+
+// NewStepGradient prepares the gradient for the templates, whose
+// externals have the ancestors shared (from Ancestors).
+func (g *Graph) NewStepGradient(tpls []*StepTemplate, shared []Node) *StepGradient {
+	sg := &StepGradient{g: g, shared: shared, tpls: tpls, Exact: true}
+	seen := map[Node]bool{}
+	for ti, t := range tpls {
+		sg.Exact = sg.Exact && t.exact
+		for i, in := range t.p.instrs {
+			for _, n := range t.nodes[i] {
+				if seen[n] {
+					sg.Exact = false
+				}
+				seen[n] = true
+			}
+			for q, o := range append([]operand{in.a, in.b}, in.args...) {
+				cb := t.cb[i][q]
+				if cb < 0 {
+					continue
+				}
+				n := t.extLen[o.idx]
+				for k := 0; k < t.steps; k++ {
+					sg.entries = append(sg.entries, stepEntry{consumer: t.nodes[i][k], target: t.extNodes[o.idx][k],
+						tpl: int32(ti), buf: cb, off: int32(k * n), q: int32(q)})
+				}
+			}
+		}
+	}
+	slices.SortFunc(sg.entries, func(a, b stepEntry) int {
+		if a.consumer != b.consumer {
+			return int(b.consumer) - int(a.consumer)
+		}
+		return int(a.q - b.q)
+	})
+	return sg
+}
+
+// Backward adds the contributions of the templates' last BackwardAll into
+// the adjoints of the shared nodes and propagates them back to the params.
+// The caller has cleared the shared nodes' adjoints (ClearAdjoints) and
+// may have added seeds of its own (terms of params alone) before.
+func (sg *StepGradient) Backward() {
+	g := sg.g
+	e := sg.entries
+	apply := func(x *stepEntry) {
+		t := sg.tpls[x.tpl]
+		da := g.adjOf(x.target, 0)
+		c := t.contrib[x.buf][x.off:]
+		for i := range da {
+			da[i] += c[i]
+		}
+	}
+	for i := len(sg.shared) - 1; i >= 0; i-- {
+		n := sg.shared[i]
+		for len(e) > 0 && e[0].consumer > n {
+			apply(&e[0])
+			e = e[1:]
+		}
+		r := &g.recs[n]
+		if r.flags&flagVar == 0 || r.op == opInput || r.op == opParam {
+			continue
+		}
+		if r.flags&flagBatched != 0 {
+			panic("autodiff: StepGradient over a batched node")
+		}
+		g.backNode(n, 0)
+	}
+	for i := range e {
+		apply(&e[i])
 	}
 }

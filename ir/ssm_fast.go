@@ -37,6 +37,7 @@ type ssmFast struct {
 	// ancestors, in topological order
 	shared     []autodiff.Node
 	constNodes []autodiff.Node
+	grad       *autodiff.StepGradient
 	// the params and arena layout the shared values were computed for
 	snap  []float64
 	valid bool
@@ -126,6 +127,7 @@ func (c *Compiled) buildFast() {
 	if len(vars) > 0 {
 		f.shared = g.Ancestors(vars...)
 	}
+	f.grad = g.NewStepGradient(f.tpls, f.shared)
 	c.fast = f
 }
 
@@ -212,6 +214,11 @@ func (f *ssmFast) gradParams(c *Compiled, z, grad []float64) float64 {
 		return lp
 	}
 	g.ClearAdjoints(f.shared)
+	for _, n := range f.constNodes {
+		if !g.IsConst(n) {
+			g.Grad(n, 0)[0]++ // the log joint's sum seeds its terms first
+		}
+	}
 	for i, tp := range f.tpls {
 		if o := f.outObs[i]; o >= 0 {
 			tp.BackwardAll(f.outTrans, o)
@@ -219,12 +226,7 @@ func (f *ssmFast) gradParams(c *Compiled, z, grad []float64) float64 {
 			tp.BackwardAll(f.outTrans)
 		}
 	}
-	for _, n := range f.constNodes {
-		if !g.IsConst(n) {
-			g.Grad(n, 0)[0]++
-		}
-	}
-	g.BackwardNodes(f.shared)
+	f.grad.Backward()
 	copy(grad, g.Grad(c.param, 0))
 	return lp
 }
