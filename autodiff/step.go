@@ -370,9 +370,11 @@ func NewStepTemplate(progs []*StepProgram) *StepTemplate {
 			if o.kind == srcExt && t.extVar[o.idx] {
 				cb[q] = int32(len(t.contrib))
 				t.contrib = append(t.contrib, make([]float64, len(progs)*t.extLen[o.idx]))
-				if in.op == opCustom && t.extLen[o.idx] != 1 {
-					t.exact = false // the op sums into one adjoint
-				}
+			}
+			if in.op == opCustom && o.kind == srcExt && t.extLen[o.idx] != 1 {
+				// the op may sum several terms into the adjoint of a
+				// scalar input, which Backward adds one by one
+				t.exact = false
 			}
 		}
 		t.cb = append(t.cb, cb)

@@ -160,7 +160,33 @@ func (k *CSMC) SetReference(r []float64) { copy(k.ref, r) }
 // log(mean weight) and the ESS. ok is false if every weight is -Inf or a
 // weight is NaN.
 func normalise(logw, wn []float64) (logMean, ess float64, ok bool) {
-	mx := math.Inf(-1)
+	mx, sum, ok := weights(logw, wn)
+	if !ok {
+		return mx, 0, false
+	}
+	sq := 0.0
+	for i := range wn {
+		wn[i] /= sum
+		sq += wn[i] * wn[i]
+	}
+	return mx + math.Log(sum/float64(len(logw))), 1 / sq, true
+}
+
+// normaliseWeights is normalise without the mean and the ESS.
+func normaliseWeights(logw, wn []float64) bool {
+	_, sum, ok := weights(logw, wn)
+	if ok {
+		for i := range wn {
+			wn[i] /= sum
+		}
+	}
+	return ok
+}
+
+// weights writes exp(logw - max) into wn and returns the max and the sum
+// (NaN or -Inf and false if a weight is NaN or all are zero).
+func weights(logw, wn []float64) (mx, sum float64, ok bool) {
+	mx = math.Inf(-1)
 	for _, lw := range logw {
 		if math.IsNaN(lw) {
 			return math.NaN(), 0, false
@@ -172,18 +198,12 @@ func normalise(logw, wn []float64) (logMean, ess float64, ok bool) {
 	if math.IsInf(mx, -1) {
 		return math.Inf(-1), 0, false
 	}
-	sum := 0.0
 	for i, lw := range logw {
 		w := math.Exp(lw - mx)
 		wn[i] = w
 		sum += w
 	}
-	sq := 0.0
-	for i := range wn {
-		wn[i] /= sum
-		sq += wn[i] * wn[i]
-	}
-	return mx + math.Log(sum/float64(len(logw))), 1 / sq, true
+	return mx, sum, true
 }
 
 // normaliseStep normalises the log weights of one SMC step; if they
@@ -281,7 +301,7 @@ func (k *CSMC) Sweep(rng *rand.Rand, conditional bool) bool {
 				for j := range k.aw {
 					k.aw[j] += k.logw[j] + k.gPrv[j]
 				}
-				if _, _, good := normalise(k.aw, k.aw); good {
+				if normaliseWeights(k.aw, k.aw) {
 					at[0] = int32(categorical(rng, k.aw))
 				} else {
 					at[0], ok = 0, false
