@@ -61,10 +61,13 @@ model {
   x[T] ~ normal(mu, 2)
   z[1] ~ normal(mu, s)
   for t in 2..T {
-    z[t] ~ student_t(nu + 1, mu + phi * (z[t-1] - mu) + 0.1 * exp(-z[t-1]^2), s)
+    z[t] ~ student_t(nu + 1, mu + phi * (z[t-1] - mu) / (1 + s) + 0.1 * exp(-z[t-1]^2), s)
   }
   for t in 1..T-3 {
-    x[t] ~ normal(z[t] / (1 + z[t]^2), sqrt(exp(z[t]) + 0.01))
+    x[t] ~ normal(1 - z[t] / (1 + z[t]^2), sqrt(exp(z[t]) + 0.01))
+  }
+  for t in 1..T {
+    target += normal_lpdf(z[t] | s, s) + log(2 + z[t]^2) / nu - 1 / (3 + z[t]^2)
   }
   for k in 1..10 {
     y[4*k] ~ normal(log1p(z[4*k]^2), s)
@@ -182,6 +185,22 @@ func checkFastPath(t *testing.T, c *Compiled, maxTemplates int, exact bool) {
 			}
 			if f.grad.Exact { // added in the same order: the same to the bit
 				require.Equal(t, g1, g2, "the gradient (round %d)", round)
+			}
+			// the latent gradient from the steps' input adjoints
+			lg := make([]float64, T)
+			for i, tp := range f.tpls {
+				for s := 0; s < 2; s++ {
+					for k, tt := range f.steps[i] {
+						if tt-1+s >= 0 {
+							lg[tt-1+s] += tp.InputGrad(s)[k]
+						}
+					}
+				}
+			}
+			want := make([]float64, T)
+			c.GradLogJoint(z, want)
+			for i := range want {
+				closeTo(t, want[i], lg[i], 1e-12, "d/dz[%d] (round %d)", i, round)
 			}
 			// the log joint of the generic path, for the value
 			var lj [1]float64
