@@ -310,7 +310,6 @@ type StepTemplate struct {
 	dslab   []float64
 	inputs  [][]float64 // per input slot, set by SetInput
 	dinputs [][]float64
-	bcast   []float64 // scratch: a broadcast operand
 	// scratch: the views of a custom op's arguments
 	av, dv     [][]float64
 	ai, di, an []int
@@ -410,7 +409,6 @@ func (t *StepTemplate) Reserve(n int) {
 	t.stride = n
 	t.slab = make([]float64, n*t.p.nloc)
 	t.dslab = make([]float64, n*t.p.nloc)
-	t.bcast = make([]float64, n)
 	for s := range t.dinputs {
 		t.dinputs[s] = make([]float64, n)
 	}
@@ -538,21 +536,6 @@ func (t *StepTemplate) batchArgs(ins [][]float64, batch int) bool {
 		}
 	}
 	return true
-}
-
-// full returns the operand as batch values with increment 1, broadcasting
-// a scalar into scratch.
-func (t *StepTemplate) full(o operand, batch int, scratch []float64) []float64 {
-	v, inc := t.view(o, batch)
-	if inc == 1 {
-		return v[:batch]
-	}
-	x := v[0]
-	s := scratch[:batch]
-	for b := range s {
-		s[b] = x
-	}
-	return s
 }
 
 func (t *StepTemplate) run(seg, batch int) {

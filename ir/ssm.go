@@ -200,7 +200,7 @@ func (c *Compiled) ReserveParticles(n int) {
 
 // Transition writes the mean and sd of p(z_t | z_{t-1} = prev[i]).
 func (c *Compiled) Transition(t int, prev, mean, sd []float64) {
-	if c.fast != nil {
+	if c.fast != nil && c.fast.outMean >= 0 {
 		c.fast.transition(c, t, prev, mean, sd)
 		return
 	}

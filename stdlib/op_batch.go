@@ -19,8 +19,9 @@ func (o *SumLogDensity) ForwardBatch(out []float64, in [][]float64) bool {
 		}
 	}
 	var one [3][]float64
+	ix, im, is := stride(x), stride(mu), stride(sd)
 	for b := range out {
-		xb, mb, v := bc(x, b), bc(mu, b), bc(sd, b)
+		xb, mb, v := x[b*ix], mu[b*im], sd[b*is]
 		if !(v > 0) || math.IsInf(v, 0) {
 			o.p[0], o.p[1] = mb, v
 			out[b] = normalLogPdf(xb, o.p[:2])
@@ -45,4 +46,12 @@ func (o *SumLogDensity) ForwardBatch(out []float64, in [][]float64) bool {
 		out[b] = r
 	}
 	return true
+}
+
+// stride is 0 for an input shared by the batch, 1 for one value per element.
+func stride(v []float64) int {
+	if len(v) == 1 {
+		return 0
+	}
+	return 1
 }
