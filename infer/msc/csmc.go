@@ -90,7 +90,7 @@ type CSMC struct {
 	gPrv []float64 // N observation log densities at t-1
 	gCur []float64
 	aw   []float64 // N ancestor-sampling log weights
-	us   []float64 // N+1 scratch for sorted uniforms
+	us   []float64 // 2N scratch for sorted uniforms and cumulative weights
 	ref  []float64 // T retained trajectory
 
 	// Per sweep diagnostics.
@@ -145,7 +145,7 @@ func NewCSMC(model any, q Family, n int) (*CSMC, error) {
 	return &CSMC{
 		p: p, N: n, T: T,
 		z: make([]float64, T*n), anc: make([]int32, T*n),
-		logw: mk(), inc: mk(), wn: mk(), gPrv: mk(), gCur: mk(), aw: mk(), us: make([]float64, n+1),
+		logw: mk(), inc: mk(), wn: mk(), gPrv: mk(), gCur: mk(), aw: mk(), us: make([]float64, 2*n),
 		ref: make([]float64, T),
 	}, nil
 }
@@ -248,7 +248,7 @@ func categorical(rng *rand.Rand, w []float64) int {
 // multinomial fills out with independent draws from the categorical
 // distribution w, in O(len(w) + len(out)) time: sorted uniforms from
 // normalised cumulative exponential spacings, merged with the cumulative
-// weights. scratch needs len(out)+1 slots.
+// weights. scratch needs len(out)+len(w) slots.
 func multinomial(rng *rand.Rand, w []float64, out []int32, scratch []float64) {
 	n := len(out)
 	if n == 0 {
@@ -261,6 +261,30 @@ func multinomial(rng *rand.Rand, w []float64, out []int32, scratch []float64) {
 		u[i] = s
 	}
 	total := u[n]
+	if len(w) <= smallN {
+		// draw i is the first j with x = u_i/total < c_j = w_0 + ... + w_j
+		// (the last j at most): the number of j < len(w)-1 with c_j <= x,
+		// the c_j being nondecreasing. For few particles counting is
+		// faster than the merge below, whose exits are unpredictable, and
+		// gives the same draws.
+		c := scratch[n+1 : n+len(w)]
+		cj := 0.0
+		for j := range c {
+			cj += w[j]
+			c[j] = cj
+		}
+		for i := 0; i < n; i++ {
+			x := u[i] / total
+			k := 0
+			for _, v := range c {
+				if v <= x {
+					k++
+				}
+			}
+			out[i] = int32(k)
+		}
+		return
+	}
 	j, c := 0, w[0]
 	for i := 0; i < n; i++ {
 		x := u[i] / total
@@ -273,6 +297,10 @@ func multinomial(rng *rand.Rand, w []float64, out []int32, scratch []float64) {
 	// the draws are sorted; the kernel does not care about their order,
 	// since particles are exchangeable
 }
+
+// smallN is the number of particles up to which multinomial counts
+// instead of merging.
+const smallN = 24
 
 // Sweep runs one CSMC sweep (or a plain particle filter when conditional is
 // false) and draws a new retained trajectory. It returns false if the

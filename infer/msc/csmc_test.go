@@ -290,3 +290,51 @@ func TestTwistedStepsMatchReference(t *testing.T) {
 		}
 	}
 }
+
+// TestMultinomialCountMatchesMerge: for few particles multinomial counts
+// the cumulative weights below each uniform; the draws are those of the
+// merge, edge cases (zero weights, one particle, no draw) included.
+func TestMultinomialCountMatchesMerge(t *testing.T) {
+	merge := func(rng *rand.Rand, w []float64, out []int32) {
+		n := len(out)
+		u := make([]float64, n+1)
+		s := 0.0
+		for i := range u {
+			s += rng.ExpFloat64()
+			u[i] = s
+		}
+		j, c := 0, w[0]
+		for i := 0; i < n; i++ {
+			x := u[i] / u[n]
+			for x >= c && j < len(w)-1 {
+				j++
+				c += w[j]
+			}
+			out[i] = int32(j)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	for rep := 0; rep < 200000; rep++ {
+		n := 1 + rng.IntN(smallN)
+		w := make([]float64, n)
+		s := 0.0
+		for i := range w {
+			if rng.IntN(4) > 0 {
+				w[i] = rng.ExpFloat64() * rng.ExpFloat64()
+			}
+			s += w[i]
+		}
+		if s == 0 {
+			w[rng.IntN(n)], s = 1, 1
+		}
+		for i := range w {
+			w[i] /= s
+		}
+		m := rng.IntN(n + 1)
+		o1, o2 := make([]int32, m), make([]int32, m)
+		seed := rng.Uint64()
+		merge(rand.New(rand.NewPCG(seed, 1)), w, o1)
+		multinomial(rand.New(rand.NewPCG(seed, 1)), w, o2, make([]float64, 2*n))
+		require.Equal(t, o1, o2, "weights %v", w)
+	}
+}
