@@ -251,6 +251,42 @@ type BatchForwarder interface {
 	ForwardBatch(out []float64, in [][]float64) bool
 }
 
+// ShapeHash is a hash of what SameShape compares but the identity of the
+// Funcs and Ops: programs of the same shape have the same hash.
+func (p *StepProgram) ShapeHash() uint64 {
+	h := uint64(14695981039346656037)
+	mix := func(v int64) {
+		h ^= uint64(v)
+		h *= 1099511628211
+	}
+	opnd := func(o operand) { mix(int64(o.kind)<<32 | int64(o.idx)) }
+	mix(int64(len(p.instrs)))
+	for _, e := range p.segEnd {
+		mix(int64(e))
+	}
+	for _, o := range p.outs {
+		opnd(o)
+	}
+	for _, e := range p.ext {
+		r := &p.g.recs[e]
+		mix(int64(r.n)<<8 | int64(r.flags&flagVar))
+	}
+	for i := range p.instrs {
+		in := &p.instrs[i]
+		mix(int64(in.op)<<32 | int64(in.y))
+		opnd(in.a)
+		opnd(in.b)
+		mix(int64(len(in.args)))
+		for _, o := range in.args {
+			opnd(o)
+		}
+		if in.op == opIndex {
+			mix(int64(p.g.recs[in.node].lo))
+		}
+	}
+	return h
+}
+
 // Keyed is implemented by Ops and Funcs that are equal to others with the
 // same key (for example a new op value per call of one function), so that
 // steps using them can share a template.
@@ -438,6 +474,7 @@ func (t *StepTemplate) SetInput(s int, v []float64) { t.inputs[s] = v }
 // Forward evaluates segment seg of step k (0-based within the template)
 // for batch elements 0..batch-1.
 func (t *StepTemplate) Forward(seg, k, batch int) {
+	t.Reserve(batch)
 	t.k = k
 	t.run(seg, batch)
 }

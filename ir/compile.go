@@ -921,8 +921,8 @@ func (c *Compiled) SetParams(theta []float64) {
 // GradParams returns the log joint at one row z and its gradient with
 // respect to the unconstrained parameters (the Fisher identity's integrand).
 func (c *Compiled) GradParams(z []float64, grad []float64) float64 {
-	if c.fast != nil { // a state-space model: along the trajectory, step by step
-		return c.fast.gradParams(c, z, grad)
+	if f := c.fastSteps(); f != nil { // a state-space model: along the trajectory, step by step
+		return f.gradParams(c, z, grad)
 	}
 	c.Reserve(1)
 	c.load(z, 1)

@@ -26,6 +26,7 @@ const (
 )
 
 type ssmFast struct {
+	built bool // compiled (by fastSteps, on first use)
 	tpls  []*autodiff.StepTemplate
 	steps [][]int // the time steps of each template
 	tplOf []int32 // template of step t
@@ -46,16 +47,34 @@ type ssmFast struct {
 	prev, cur [][]float64
 }
 
-// buildFast compiles the step templates; it leaves c.fast nil (the generic
-// path) when a step uses something a step program cannot evaluate.
-func (c *Compiled) buildFast() {
-	c.fast = nil
+// maxSameHash bounds the shapes compared in full per hash.
+const maxSameHash = 16
+
+// fastSteps returns the step templates of a state-space model, compiled on
+// first use, or nil when the model is not one or a step uses something a
+// step program cannot evaluate (the generic path then serves it).
+func (c *Compiled) fastSteps() *ssmFast {
+	f := c.fast
+	if f == nil || f.built {
+		return f
+	}
+	if !c.buildFast(f) {
+		c.fast = nil
+		return nil
+	}
+	f.built = true
+	return f
+}
+
+// buildFast compiles the step templates into f, reporting whether it could.
+func (c *Compiled) buildFast(f *ssmFast) bool {
 	g := c.g
 	gauss := c.structure.GaussianTransition
-	f := &ssmFast{outMean: -1, outSD: -1, tplOf: make([]int32, len(c.steps)), kOf: make([]int32, len(c.steps))}
+	*f = ssmFast{outMean: -1, outSD: -1, tplOf: make([]int32, len(c.steps)), kOf: make([]int32, len(c.steps))}
 	var progs []*autodiff.StepProgram // the first program of each shape
 	all := make([]*autodiff.StepProgram, len(c.steps))
 	var groups [][]int
+	byHash := map[uint64][]int{} // hash of a shape -> indices into progs
 	var externals []autodiff.Node
 	for t := range c.steps {
 		st := &c.steps[t]
@@ -70,16 +89,23 @@ func (c *Compiled) buildFast() {
 		}
 		p, err := g.CompileStep(c.latent, []int{t - 1, t}, mom, []autodiff.Node{fac.node}, obs)
 		if err != nil || p.SegmentReads(segObs) {
-			return
+			return false
 		}
 		all[t] = p
 		externals = append(externals, p.Externals()...)
+		// the shapes with the same hash, compared in full (a bounded
+		// number: steps that differ in ways the hash does not see get
+		// templates of their own beyond it)
+		h := p.ShapeHash()
 		gi := -1
-		for i, q := range progs {
-			if q.SameShape(p) {
+		for _, i := range byHash[h] {
+			if progs[i].SameShape(p) {
 				gi = i
 				break
 			}
+		}
+		if gi < 0 && len(byHash[h]) < maxSameHash {
+			byHash[h] = append(byHash[h], len(progs))
 		}
 		if gi < 0 {
 			progs = append(progs, p)
@@ -128,7 +154,8 @@ func (c *Compiled) buildFast() {
 		f.shared = g.Ancestors(vars...)
 	}
 	f.grad = g.NewStepGradient(f.tpls, f.shared)
-	c.fast = f
+	f.reserve(c.maxBatch)
+	return true
 }
 
 // ensure evaluates the shared nodes (and hands their values to the
