@@ -324,3 +324,20 @@ model {
 		closeTo(t, logNormal(x[8], z, 1)+logNormal(x[9], 2*z, 1), out[i], 1e-12, "obs")
 	}
 }
+
+// TestStepTemplatesMatchGraphRandomWalk: the transition mean is the
+// previous state itself (an output that is an input of the step).
+func TestStepTemplatesMatchGraphRandomWalk(t *testing.T) {
+	src := `data { x: vector[T] }
+param { s: real<lower=0> = 0.4 }
+latent { z: vector[T] }
+model {
+  z[1] ~ normal(0, 1)
+  for t in 2..T { z[t] ~ normal(z[t-1], s) }
+  for t in 1..T { x[t] ~ normal(z[t], 1) }
+}
+`
+	rng := rand.New(rand.NewPCG(1, 7))
+	c := compileCSV(t, src, map[string][]float64{"x": randomSeries(rng, 20)})
+	checkFastPath(t, c, 2, true)
+}
