@@ -61,7 +61,6 @@ type StepProgram struct {
 func (g *Graph) CompileStep(latent Node, pos []int, segments ...[]Node) (*StepProgram, error) {
 	p := &StepProgram{g: g}
 	where := map[Node]operand{}
-	owner := map[int32]int{} // local slot -> segment
 	extOf := map[Node]int32{}
 	var err error
 	resolve := func(m Node) operand {
@@ -83,7 +82,7 @@ func (g *Graph) CompileStep(latent Node, pos []int, segments ...[]Node) (*StepPr
 		}
 		return operand{kind: srcExt, idx: j}
 	}
-	for k, targets := range segments {
+	for _, targets := range segments {
 		for _, n := range g.Ancestors(targets...) {
 			r := &g.recs[n]
 			if r.flags&flagBatched == 0 || n == latent {
@@ -137,7 +136,6 @@ func (g *Graph) CompileStep(latent Node, pos []int, segments ...[]Node) (*StepPr
 				return nil, fmt.Errorf("autodiff: custom op with %d inputs", len(in.args))
 			}
 			where[n] = operand{kind: srcLocal, idx: in.y}
-			owner[in.y] = k
 			p.nloc++
 			p.instrs = append(p.instrs, in)
 		}
