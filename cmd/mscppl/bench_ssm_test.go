@@ -35,3 +35,30 @@ func BenchmarkGradParamsSV(b *testing.B) {
 		c.GradParams(k.Reference(), grad)
 	}
 }
+
+// BenchmarkCSMCSweepSVt: one CSMC sweep (S = 10 particles, per-step
+// Gaussian proposals) of examples/stochastic_volatility_t.msc, whose
+// Student-t transition is not Gaussian: the transition density is
+// evaluated for the proposals and for ancestor sampling.
+func BenchmarkCSMCSweepSVt(b *testing.B) {
+	c := compiled(b, "../../examples/stochastic_volatility_t.msc", "../../examples/data/dem2gbp.csv")
+	q := msc.NewARProposal(c.Len())
+	for t := range q.B {
+		q.B[t] = 0.9
+		q.LogS[t] = -1.5
+	}
+	k, err := msc.NewCSMC(c, q, 10)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	k.Sweep(rng, false)
+	for i := 0; i < 5; i++ {
+		k.Sweep(rng, true)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		k.Sweep(rng, true)
+	}
+}
