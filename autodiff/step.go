@@ -185,9 +185,6 @@ func (p *StepProgram) SegmentReads(k int) bool {
 // Externals are the nodes outside the program that it reads.
 func (p *StepProgram) Externals() []Node { return p.ext }
 
-// NumInstrs is the number of instructions (nodes evaluated per batch element).
-func (p *StepProgram) NumInstrs() int { return len(p.instrs) }
-
 // SameShape reports whether q evaluates the same instructions as p on its
 // own externals, so that one template serves both.
 func (p *StepProgram) SameShape(q *StepProgram) bool {
@@ -641,9 +638,10 @@ func (t *StepTemplate) run(seg, batch int) {
 }
 
 // BackwardAll computes, after ForwardAll, the adjoints of the sum over all
-// steps of the outputs seeds (output indices), and adds those of the
-// external nodes that depend on params into the graph's adjoints (see
-// ClearAdjoints and BackwardNodes).
+// steps of the outputs seeds (output indices): those of the program's
+// values, of its inputs (InputGrad) and the contributions to the
+// externals that depend on params, which StepGradient takes into the
+// graph.
 func (t *StepTemplate) BackwardAll(seeds ...int) {
 	p, g := t.p, t.g
 	batch := t.steps
@@ -772,8 +770,8 @@ func (t *StepTemplate) BackwardAll(seeds ...int) {
 func (t *StepTemplate) InputGrad(s int) []float64 { return t.dinputs[s][:t.steps] }
 
 // ClearAdjoints zeroes the adjoints of the given nodes, which must not
-// depend on an Input: the part of the arena a BackwardNodes over them
-// touches (with the adjoints the caller adds).
+// depend on an Input: the part of the arena that a StepGradient over them
+// touches, instead of the whole arena.
 func (g *Graph) ClearAdjoints(order []Node) {
 	for _, n := range order {
 		r := &g.recs[n]
@@ -784,24 +782,6 @@ func (g *Graph) ClearAdjoints(order []Node) {
 			panic("autodiff: ClearAdjoints of a batched node")
 		}
 		clear(g.adj[r.off : r.off+r.n])
-	}
-}
-
-// BackwardNodes propagates the adjoints that the caller has set (through
-// Grad) back through the given nodes, in reverse order (order as from
-// Ancestors, closed under inputs, none depending on an Input), after
-// ClearAdjoints over the same nodes and ForwardNodes.
-func (g *Graph) BackwardNodes(order []Node) {
-	for i := len(order) - 1; i >= 0; i-- {
-		n := order[i]
-		r := &g.recs[n]
-		if r.flags&flagVar == 0 || r.op == opInput || r.op == opParam {
-			continue
-		}
-		if r.flags&flagBatched != 0 {
-			panic("autodiff: BackwardNodes over a batched node")
-		}
-		g.backNode(n, 0)
 	}
 }
 

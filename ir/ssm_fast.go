@@ -15,8 +15,11 @@ import (
 // subexpressions of params and data, which are evaluated once per change
 // of the params. The param gradient evaluates every step of the retained
 // trajectory at once per template, forward and backward, and then the
-// shared (params-only) part of the graph backward: no whole-graph pass and
-// no whole-arena clear.
+// shared (params-only) part of the graph backward, clearing only its
+// adjoints: no whole-graph pass and no whole-arena clear. The adjoints
+// reach the params in the order of the graph's Backward, so that the
+// gradient is the generic path's to the bit (when StepGradient.Exact: no
+// node belongs to two steps).
 
 // step program segments and outputs
 const (
