@@ -193,6 +193,7 @@ func (c *Compiled) detect() {
 	}
 	c.steps = steps
 	c.structure = Structure{StateSpace: true, Latent: z, GaussianTransition: gauss, Transition: transName}
+	c.fast = &ssmFast{} // compiled on first use
 }
 
 // ConstLogDensity returns the sum of the log-density terms that depend on no
@@ -227,10 +228,23 @@ func (c *Compiled) Structure() Structure { return c.structure }
 func (c *Compiled) Len() int { return len(c.steps) }
 
 // ReserveParticles prepares evaluations over n particles.
-func (c *Compiled) ReserveParticles(n int) { c.Reserve(n) }
+func (c *Compiled) ReserveParticles(n int) {
+	c.Reserve(n)
+	if f := c.fastSteps(); f != nil {
+		f.reserve(n)
+	}
+}
 
 // Transition writes the mean and sd of p(z_t | z_{t-1} = prev[i]).
 func (c *Compiled) Transition(t int, prev, mean, sd []float64) {
+	if f := c.fastSteps(); f != nil && f.outMean >= 0 {
+		f.transition(c, t, prev, mean, sd)
+		return
+	}
+	c.transitionGeneric(t, prev, mean, sd)
+}
+
+func (c *Compiled) transitionGeneric(t int, prev, mean, sd []float64) {
 	st := &c.steps[t]
 	f := &c.factors[st.trans]
 	n := len(mean)
@@ -248,6 +262,14 @@ func (c *Compiled) Transition(t int, prev, mean, sd []float64) {
 
 // ObsLogDensity writes the log density of the observations at step t.
 func (c *Compiled) ObsLogDensity(t int, cur, out []float64) {
+	if f := c.fastSteps(); f != nil && c.steps[t].obsSum >= 0 {
+		f.obsLogDensity(c, t, cur, out)
+		return
+	}
+	c.obsLogDensityGeneric(t, cur, out)
+}
+
+func (c *Compiled) obsLogDensityGeneric(t int, cur, out []float64) {
 	st := &c.steps[t]
 	n := len(out)
 	if st.obsSum < 0 {
@@ -267,6 +289,14 @@ func (c *Compiled) ObsLogDensity(t int, cur, out []float64) {
 
 // TransitionLogDensity writes log p(z_t = cur[i] | z_{t-1} = prev[i]).
 func (c *Compiled) TransitionLogDensity(t int, prev, cur, out []float64) {
+	if f := c.fastSteps(); f != nil {
+		f.transitionLogDensity(c, t, prev, cur, out)
+		return
+	}
+	c.transitionLogDensityGeneric(t, prev, cur, out)
+}
+
+func (c *Compiled) transitionLogDensityGeneric(t int, prev, cur, out []float64) {
 	st := &c.steps[t]
 	f := &c.factors[st.trans]
 	n := len(out)

@@ -90,7 +90,7 @@ type CSMC struct {
 	gPrv []float64 // N observation log densities at t-1
 	gCur []float64
 	aw   []float64 // N ancestor-sampling log weights
-	us   []float64 // N+1 scratch for sorted uniforms
+	us   []float64 // 2N scratch for sorted uniforms and cumulative weights
 	ref  []float64 // T retained trajectory
 
 	// Per sweep diagnostics.
@@ -145,7 +145,7 @@ func NewCSMC(model any, q Family, n int) (*CSMC, error) {
 	return &CSMC{
 		p: p, N: n, T: T,
 		z: make([]float64, T*n), anc: make([]int32, T*n),
-		logw: mk(), inc: mk(), wn: mk(), gPrv: mk(), gCur: mk(), aw: mk(), us: make([]float64, n+1),
+		logw: mk(), inc: mk(), wn: mk(), gPrv: mk(), gCur: mk(), aw: mk(), us: make([]float64, 2*n),
 		ref: make([]float64, T),
 	}, nil
 }
@@ -160,7 +160,33 @@ func (k *CSMC) SetReference(r []float64) { copy(k.ref, r) }
 // log(mean weight) and the ESS. ok is false if every weight is -Inf or a
 // weight is NaN.
 func normalise(logw, wn []float64) (logMean, ess float64, ok bool) {
-	mx := math.Inf(-1)
+	mx, sum, ok := weights(logw, wn)
+	if !ok {
+		return mx, 0, false
+	}
+	sq := 0.0
+	for i := range wn {
+		wn[i] /= sum
+		sq += wn[i] * wn[i]
+	}
+	return mx + math.Log(sum/float64(len(logw))), 1 / sq, true
+}
+
+// normaliseWeights is normalise without the mean and the ESS.
+func normaliseWeights(logw, wn []float64) bool {
+	_, sum, ok := weights(logw, wn)
+	if ok {
+		for i := range wn {
+			wn[i] /= sum
+		}
+	}
+	return ok
+}
+
+// weights writes exp(logw - max) into wn and returns the max and the sum
+// (NaN or -Inf and false if a weight is NaN or all are zero).
+func weights(logw, wn []float64) (mx, sum float64, ok bool) {
+	mx = math.Inf(-1)
 	for _, lw := range logw {
 		if math.IsNaN(lw) {
 			return math.NaN(), 0, false
@@ -172,18 +198,12 @@ func normalise(logw, wn []float64) (logMean, ess float64, ok bool) {
 	if math.IsInf(mx, -1) {
 		return math.Inf(-1), 0, false
 	}
-	sum := 0.0
 	for i, lw := range logw {
 		w := math.Exp(lw - mx)
 		wn[i] = w
 		sum += w
 	}
-	sq := 0.0
-	for i := range wn {
-		wn[i] /= sum
-		sq += wn[i] * wn[i]
-	}
-	return mx + math.Log(sum/float64(len(logw))), 1 / sq, true
+	return mx, sum, true
 }
 
 // normaliseStep normalises the log weights of one SMC step; if they
@@ -228,7 +248,7 @@ func categorical(rng *rand.Rand, w []float64) int {
 // multinomial fills out with independent draws from the categorical
 // distribution w, in O(len(w) + len(out)) time: sorted uniforms from
 // normalised cumulative exponential spacings, merged with the cumulative
-// weights. scratch needs len(out)+1 slots.
+// weights. scratch needs len(out)+len(w) slots.
 func multinomial(rng *rand.Rand, w []float64, out []int32, scratch []float64) {
 	n := len(out)
 	if n == 0 {
@@ -241,6 +261,30 @@ func multinomial(rng *rand.Rand, w []float64, out []int32, scratch []float64) {
 		u[i] = s
 	}
 	total := u[n]
+	if len(w) <= smallN {
+		// draw i is the first j with x = u_i/total < c_j = w_0 + ... + w_j
+		// (the last j at most): the number of j < len(w)-1 with c_j <= x,
+		// the c_j being nondecreasing. For few particles counting is
+		// faster than the merge below, whose exits are unpredictable, and
+		// gives the same draws.
+		c := scratch[n+1 : n+len(w)]
+		cj := 0.0
+		for j := range c {
+			cj += w[j]
+			c[j] = cj
+		}
+		for i := 0; i < n; i++ {
+			x := u[i] / total
+			k := 0
+			for _, v := range c {
+				if v <= x {
+					k++
+				}
+			}
+			out[i] = int32(k)
+		}
+		return
+	}
 	j, c := 0, w[0]
 	for i := 0; i < n; i++ {
 		x := u[i] / total
@@ -253,6 +297,10 @@ func multinomial(rng *rand.Rand, w []float64, out []int32, scratch []float64) {
 	// the draws are sorted; the kernel does not care about their order,
 	// since particles are exchangeable
 }
+
+// smallN is the number of particles up to which multinomial counts
+// instead of merging.
+const smallN = 24
 
 // Sweep runs one CSMC sweep (or a plain particle filter when conditional is
 // false) and draws a new retained trajectory. It returns false if the
@@ -281,7 +329,7 @@ func (k *CSMC) Sweep(rng *rand.Rand, conditional bool) bool {
 				for j := range k.aw {
 					k.aw[j] += k.logw[j] + k.gPrv[j]
 				}
-				if _, _, good := normalise(k.aw, k.aw); good {
+				if normaliseWeights(k.aw, k.aw) {
 					at[0] = int32(categorical(rng, k.aw))
 				} else {
 					at[0], ok = 0, false
@@ -342,6 +390,13 @@ func traceBack(z []float64, anc []int32, N, j int, ref []float64, visit func(t, 
 // twistedSteps evaluates the twisted proposal q(z_t | z_{t-1}) ∝
 // p(z_t | z_{t-1}) psi_t(z_t) of a Gaussian transition: the incremental
 // weight is its normaliser Z_t(z_{t-1}) times g_{t-1} / psi_{t-1}.
+//
+// prepare computes, once per previous particle j, the proposal's mean, the
+// square root of its precision, log Z_t and log psi_{t-1}(z^j_{t-1}), which
+// propose and ancestorLogDensity share; what depends on the transition's sd
+// only (and Lambda_t) is computed once per step when the sd is the same for
+// every particle (a transition whose sd depends on params alone). The values
+// are the same, to the bit, as computing everything per particle.
 type twistedSteps struct {
 	ssm    StateSpace
 	tw     *Twisted
@@ -350,6 +405,13 @@ type twistedSteps struct {
 	tm, ts []float64 // N transition moments of the previous particles
 	mean   []float64 // T x N transition mean used by each particle
 	sd     []float64 // T x N transition sd used by each particle
+
+	t   int     // the step prepared
+	lam float64 // Lambda_t
+	// per previous particle j (only j = 0 at t = 0)
+	qmu, qsp, qlz []float64 // proposal mean, sqrt(precision), log Z_t
+	psiPrev       []float64 // log psi_{t-1}(z^j_{t-1})
+	logSD         []float64 // log of the transition sd
 }
 
 func newTwistedSteps(ssm StateSpace, tw *Twisted, n int) *twistedSteps {
@@ -358,8 +420,10 @@ func newTwistedSteps(ssm StateSpace, tw *Twisted, n int) *twistedSteps {
 	if len(tw.path) != 2*T {
 		tw.path = make([]float64, 2*T)
 	}
-	return &twistedSteps{ssm: ssm, tw: tw, N: n, tm: make([]float64, n), ts: make([]float64, n),
-		mean: make([]float64, T*n), sd: make([]float64, T*n)}
+	mk := func() []float64 { return make([]float64, n) }
+	return &twistedSteps{ssm: ssm, tw: tw, N: n, tm: mk(), ts: mk(),
+		mean: make([]float64, T*n), sd: make([]float64, T*n),
+		t: -1, qmu: mk(), qsp: mk(), qlz: mk(), psiPrev: mk(), logSD: mk()}
 }
 
 func (s *twistedSteps) obs(t int, cur, out []float64) { s.ssm.ObsLogDensity(t, cur, out) }
@@ -367,12 +431,55 @@ func (s *twistedSteps) obs(t int, cur, out []float64) { s.ssm.ObsLogDensity(t, c
 func (s *twistedSteps) prepare(t int, prev []float64) {
 	s.prev = prev
 	s.ssm.Transition(t, prev, s.tm, s.ts)
+	tw := s.tw
+	s.t = t
+	s.lam = math.Exp(tw.LogLambda[t])
+	nu := tw.Nu[t]
+	m := s.N
+	if t == 0 {
+		m = 1 // every particle has the initial distribution
+	} else {
+		lp, np := math.Exp(tw.LogLambda[t-1]), tw.Nu[t-1]
+		for j, z := range prev[:m] {
+			s.psiPrev[j] = -0.5*lp*z*z + np*z
+		}
+	}
+	tm, ts := s.tm[:m], s.ts[:m]
+	shared := true
+	for _, v := range ts {
+		if v != ts[0] {
+			shared = false
+			break
+		}
+	}
+	if shared {
+		// as in Twisted.twist, with what depends on s alone hoisted
+		sd := ts[0]
+		is2 := 1 / (sd * sd)
+		prec := is2 + s.lam
+		lz := -0.5 * math.Log(sd*sd*prec)
+		sp := math.Sqrt(prec)
+		lsd := math.Log(sd)
+		for j, mj := range tm {
+			h := mj*is2 + nu
+			s.qmu[j] = h / prec
+			s.qsp[j] = sp
+			s.qlz[j] = lz + 0.5*h*h/prec - 0.5*mj*mj*is2
+			s.logSD[j] = lsd
+		}
+		return
+	}
+	for j, mj := range tm {
+		mu, prec, logZ := tw.twist(t, mj, ts[j])
+		s.qmu[j], s.qsp[j], s.qlz[j] = mu, math.Sqrt(prec), logZ
+		s.logSD[j] = math.Log(ts[j])
+	}
 }
 
 func (s *twistedSteps) ancestorLogDensity(t int, r float64, out []float64) {
 	for j := range out {
 		d := (r - s.tm[j]) / s.ts[j]
-		out[j] = -0.5*d*d - math.Log(s.ts[j]) - s.tw.logPsi(t-1, s.prev[j])
+		out[j] = -0.5*d*d - s.logSD[j] - s.psiPrev[j]
 	}
 }
 
@@ -385,18 +492,22 @@ func (s *twistedSteps) propose(rng *rand.Rand, t int, anc []int32, z, inc []floa
 			a = int(anc[i])
 		}
 		mt[i], st[i] = s.tm[a], s.ts[a]
-		mu, prec, logZ := s.tw.twist(t, mt[i], st[i])
 		if i >= start {
-			z[i] = mu + rng.NormFloat64()/math.Sqrt(prec)
+			z[i] = s.qmu[a] + rng.NormFloat64()/s.qsp[a]
 		}
-		inc[i] = logZ
+		inc[i] = s.qlz[a]
 		if t > 0 {
-			inc[i] -= s.tw.logPsi(t-1, s.prev[a])
+			inc[i] -= s.psiPrev[a]
 		}
 	}
 }
 
-func (s *twistedSteps) logPsi(t int, z float64) float64 { return s.tw.logPsi(t, z) }
+func (s *twistedSteps) logPsi(t int, z float64) float64 {
+	if t == s.t {
+		return -0.5*s.lam*z*z + s.tw.Nu[t]*z
+	}
+	return s.tw.logPsi(t, z)
+}
 
 func (s *twistedSteps) retain(t, i int) {
 	s.tw.path[2*t], s.tw.path[2*t+1] = s.mean[t*s.N+i], s.sd[t*s.N+i]

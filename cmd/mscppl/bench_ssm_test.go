@@ -1,0 +1,64 @@
+package main
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/mscppl/mscppl/infer/msc"
+)
+
+// BenchmarkGradParamsSV: the param gradient of
+// examples/stochastic_volatility.msc (T = 1974) at a retained CSMC
+// trajectory, as each MSC iteration of a state-space model computes it.
+func BenchmarkGradParamsSV(b *testing.B) {
+	c := compiled(b, "../../examples/stochastic_volatility.msc", "../../examples/data/dem2gbp.csv")
+	k, err := msc.NewCSMC(c, msc.NewTwisted(c.Len()), 10)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	k.Sweep(rng, false)
+	for i := 0; i < 5; i++ {
+		k.Sweep(rng, true)
+	}
+	grad := make([]float64, c.NumParams())
+	theta := append([]float64(nil), c.Params()...)
+	c.GradParams(k.Reference(), grad)
+	b.ReportAllocs()
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		// the params move every iteration, as in a run
+		i++
+		theta[0] += 1e-9 * float64(i%2*2-1)
+		c.SetParams(theta)
+		c.GradParams(k.Reference(), grad)
+	}
+}
+
+// BenchmarkCSMCSweepSVt: one CSMC sweep (S = 10 particles, per-step
+// Gaussian proposals) of examples/stochastic_volatility_t.msc, whose
+// Student-t transition is not Gaussian: the transition density is
+// evaluated for the proposals and for ancestor sampling.
+func BenchmarkCSMCSweepSVt(b *testing.B) {
+	c := compiled(b, "../../examples/stochastic_volatility_t.msc", "../../examples/data/dem2gbp.csv")
+	q := msc.NewARProposal(c.Len())
+	for t := range q.B {
+		q.B[t] = 0.9
+		q.LogS[t] = -1.5
+	}
+	k, err := msc.NewCSMC(c, q, 10)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	k.Sweep(rng, false)
+	for i := 0; i < 5; i++ {
+		k.Sweep(rng, true)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		k.Sweep(rng, true)
+	}
+}
