@@ -124,10 +124,11 @@ func (im *importance) marginals(j int, w []float64, scratch []int, col []float64
 	for i, row := range im.x {
 		col[i] = row[j]
 	}
+	var q [3]float64
+	diag.WeightedQuantiles(col, w, []float64{0.05, 0.5, 0.95}, q[:], scratch)
 	return Moments{
 		Mean: diag.WeightedMean(col, w), SD: diag.WeightedSD(col, w),
-		Q05: Figure(diag.WeightedQuantile(col, w, 0.05, scratch)), Q50: Figure(diag.WeightedQuantile(col, w, 0.5, scratch)),
-		Q95: Figure(diag.WeightedQuantile(col, w, 0.95, scratch)), MCSE: Figure(diag.MCSEMean(col, w)),
+		Q05: Figure(q[0]), Q50: Figure(q[1]), Q95: Figure(q[2]), MCSE: Figure(diag.MCSEMean(col, w)),
 	}
 }
 

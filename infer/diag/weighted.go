@@ -37,6 +37,17 @@ func WeightedSD(x, w []float64) float64 {
 // used for the sort order when it has capacity len(x); otherwise a slice
 // is allocated.
 func WeightedQuantile(x, w []float64, p float64, scratch []int) float64 {
+	var q [1]float64
+	WeightedQuantiles(x, w, []float64{p}, q[:], scratch)
+	return q[0]
+}
+
+// WeightedQuantiles writes WeightedQuantile(x, w, ps[k]) into q[k], sorting
+// x once. The order breaks ties by index, so it is the stable order, found
+// by pattern-defeating quicksort (O(n log n), not a stable merge's
+// O(n log^2 n): 35 components of 30000 draws went from 1.35 s to a few
+// tens of ms).
+func WeightedQuantiles(x, w, ps, q []float64, scratch []int) {
 	s := len(x)
 	if cap(scratch) < s {
 		scratch = make([]int, s)
@@ -45,23 +56,32 @@ func WeightedQuantile(x, w []float64, p float64, scratch []int) float64 {
 	for i := range ord {
 		ord[i] = i
 	}
-	slices.SortStableFunc(ord, func(a, b int) int { return cmp.Compare(x[a], x[b]) })
+	slices.SortFunc(ord, func(a, b int) int {
+		if c := cmp.Compare(x[a], x[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
 	var total float64
 	for _, wi := range w {
 		total += wi
 	}
-	var cum, prev float64
-	for j, i := range ord {
-		prev, cum = cum, cum+w[i]/total
-		if cum >= p || j == s-1 {
-			if j == 0 {
-				return x[i]
+	for k, p := range ps {
+		q[k] = math.NaN() // empty input
+		var cum, prev float64
+		for j, i := range ord {
+			prev, cum = cum, cum+w[i]/total
+			if cum >= p || j == s-1 {
+				if j == 0 {
+					q[k] = x[i]
+					break
+				}
+				x0 := x[ord[j-1]]
+				q[k] = x0 + (x[i]-x0)*(p-prev)/(cum-prev)
+				break
 			}
-			x0 := x[ord[j-1]]
-			return x0 + (x[i]-x0)*(p-prev)/(cum-prev)
 		}
 	}
-	return math.NaN() // empty input
 }
 
 // MCSEMean returns the Monte Carlo standard error of the self-normalised
