@@ -67,27 +67,7 @@ func (g *Graph) backNode(n Node, b int) {
 			if d == 0 {
 				continue
 			}
-			a, c := at(x1, i), at(x2, i)
-			var ga, gc float64
-			switch r.op {
-			case opAdd:
-				ga, gc = 1, 1
-			case opSub:
-				ga, gc = 1, -1
-			case opMul:
-				ga, gc = c, a
-			case opDiv:
-				ga, gc = 1/c, -y[i]/c
-			default:
-				if c == 2 {
-					ga = 2 * a
-				} else {
-					ga = c * pow(a, c-1)
-				}
-				if d2 != nil && a > 0 {
-					gc = y[i] * math.Log(a)
-				}
-			}
+			ga, gc := binaryPartials(r.op, at(x1, i), at(x2, i), y[i], d2 != nil)
 			if d1 != nil {
 				accAt(d1, i, d*ga)
 			}
@@ -98,20 +78,7 @@ func (g *Graph) backNode(n Node, b int) {
 	case opNeg, opExp, opLog, opSqrt, opLog1p, opExpm1:
 		x, dx := g.val(r.a, b), g.adjOf(r.a, b)
 		for i, d := range dy {
-			switch r.op {
-			case opNeg:
-				dx[i] -= d
-			case opExp:
-				dx[i] += d * y[i]
-			case opLog:
-				dx[i] += d / x[i]
-			case opSqrt:
-				dx[i] += d * 0.5 / y[i]
-			case opLog1p:
-				dx[i] += d / (1 + x[i])
-			default:
-				dx[i] += d * (y[i] + 1)
-			}
+			dx[i] += unaryAdjoint(r.op, d, x[i], y[i])
 		}
 	case opMap:
 		g.funcs[r.ext].Deriv(g.adjOf(r.a, b), dy, y, g.val(r.a, b))
@@ -202,4 +169,54 @@ func (g *Graph) matVecBatchBack(n Node, batch int) {
 			}
 		}
 	}
+}
+
+// binaryPartials are the partial derivatives of y = a op c (op one of
+// + - * / ^) with respect to a and c; gc only when wantC (pow's needs a
+// log). The graph's backward pass and the step templates share them, so
+// that both give the same bits.
+func binaryPartials(op opcode, a, c, y float64, wantC bool) (ga, gc float64) {
+	switch op {
+	case opAdd:
+		return 1, 1
+	case opSub:
+		return 1, -1
+	case opMul:
+		return c, a
+	case opDiv:
+		return 1 / c, -y / c
+	}
+	return powPartials(a, c, y, wantC)
+}
+
+// powPartials are binaryPartials of y = a^c (out of line, so that the
+// others inline).
+func powPartials(a, c, y float64, wantC bool) (ga, gc float64) {
+	if c == 2 {
+		ga = 2 * a
+	} else {
+		ga = c * pow(a, c-1)
+	}
+	if wantC && a > 0 {
+		gc = y * math.Log(a)
+	}
+	return ga, gc
+}
+
+// unaryAdjoint is the adjoint d of y = op(x) carried to x (op one of neg,
+// exp, log, sqrt, log1p, expm1). -d added is d subtracted, bit for bit.
+func unaryAdjoint(op opcode, d, x, y float64) float64 {
+	switch op {
+	case opNeg:
+		return -d
+	case opExp:
+		return d * y
+	case opLog:
+		return d / x
+	case opSqrt:
+		return d * 0.5 / y
+	case opLog1p:
+		return d / (1 + x)
+	}
+	return d * (y + 1)
 }

@@ -2,7 +2,6 @@ package autodiff
 
 import (
 	"fmt"
-	"math"
 	"slices"
 )
 
@@ -679,27 +678,7 @@ func (t *StepTemplate) BackwardAll(seeds ...int) {
 				if d == 0 {
 					continue
 				}
-				a, c := x1[b*i1], x2[b*i2]
-				var ga, gc float64
-				switch in.op {
-				case opAdd:
-					ga, gc = 1, 1
-				case opSub:
-					ga, gc = 1, -1
-				case opMul:
-					ga, gc = c, a
-				case opDiv:
-					ga, gc = 1/c, -y[b]/c
-				default:
-					if c == 2 {
-						ga = 2 * a
-					} else {
-						ga = c * pow(a, c-1)
-					}
-					if d2 != nil && a > 0 {
-						gc = y[b] * math.Log(a)
-					}
-				}
+				ga, gc := binaryPartials(in.op, x1[b*i1], x2[b*i2], y[b], d2 != nil)
 				if d1 != nil {
 					d1[b*j1] += d * ga
 				}
@@ -711,20 +690,7 @@ func (t *StepTemplate) BackwardAll(seeds ...int) {
 			x, _ := t.view(in.a, batch)
 			dx, _ := t.dview(in.a, batch, cb[0])
 			for b, d := range dy {
-				switch in.op {
-				case opNeg:
-					dx[b] -= d
-				case opExp:
-					dx[b] += d * y[b]
-				case opLog:
-					dx[b] += d / x[b]
-				case opSqrt:
-					dx[b] += d * 0.5 / y[b]
-				case opLog1p:
-					dx[b] += d / (1 + x[b])
-				default:
-					dx[b] += d * (y[b] + 1)
-				}
+				dx[b] += unaryAdjoint(in.op, d, x[b], y[b])
 			}
 		case opMap:
 			x, _ := t.view(in.a, batch)
