@@ -77,7 +77,6 @@ func TestFastAgainstMpmath(t *testing.T) {
 		newF, oldF    func(float64) float64
 		want          func(fastRef) float64
 		slice         []float64
-		skipOldInTail func(float64) bool
 	}
 	fusedL := func(x float64) float64 { l, _ := LogPhiAndMills(x); return l }
 	fusedM := func(x float64) float64 { _, m := LogPhiAndMills(x); return m }

@@ -224,7 +224,7 @@ type refTwisted struct {
 	prev, tm, ts   []float64
 	mean, sd       []float64
 	N              int
-	retained, path []float64
+	path           []float64
 }
 
 func (s *refTwisted) obs(t int, cur, out []float64) { s.ssm.ObsLogDensity(t, cur, out) }
