@@ -67,6 +67,7 @@ type Fitted struct {
 	imp      *importance     // the PSIS weights behind the summaries (nil for state-space runs)
 	impQ     *importance     // the PSIS check of q itself
 	evidence *EvidenceResult // the particle-filter evidence of a state-space run
+	comps    []*ir.Compiled  // the chains' compiled models, reused by the PSIS check (Model.Comp first)
 }
 
 // proposalDF and proposalWiden shape the heavier-tailed proposal tried
@@ -317,6 +318,7 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 			k.(*msc.CIS).UsePrior(mi.Comp)
 		}
 		targets[i], ks[i] = mi.Comp, k
+		f.comps = append(f.comps, mi.Comp)
 	}
 	var warm warmStart
 	if kernel == "cis" && o.Method == "msc" && o.Proposal == "q" && o.InitMean == nil && o.Init == "laplace" {
@@ -374,8 +376,13 @@ func newQ(o Options, kernel string, comp *ir.Compiled, d int) (msc.Family, error
 // state-space run estimates the evidence with the learned proposal.
 func (f *Fitted) check(o Options) error {
 	comp := f.Model.Comp
+	if len(f.comps) == 0 {
+		f.comps = []*ir.Compiled{comp}
+	}
 	if f.Result.Params != nil {
-		comp.SetParams(f.Result.Params)
+		for _, c := range f.comps {
+			c.SetParams(f.Result.Params)
+		}
 	}
 	rng := NewRand(o.Seed, streamSummary)
 	comp.SeedRNG(o.Seed)
@@ -384,7 +391,7 @@ func (f *Fitted) check(o Options) error {
 		return nil
 	}
 	if sq, ok := f.Q.(msc.Sampler); ok {
-		im, err := importanceSample(rng, comp, sq, o.Draws)
+		im, err := importanceSample(rng, f.comps, sq, o.Draws)
 		if err != nil {
 			return err
 		}
@@ -394,7 +401,7 @@ func (f *Fitted) check(o Options) error {
 		var prop msc.Sampler = sq
 		if im.khat > KhatMax {
 			if t := heavierProposal(sq); t != nil {
-				it, err := importanceSample(rng, comp, t, o.Draws)
+				it, err := importanceSample(rng, f.comps, t, o.Draws)
 				if err != nil {
 					return err
 				}
@@ -414,7 +421,7 @@ func (f *Fitted) check(o Options) error {
 		// sd 14% off; the cap of 64000 gave an ESS of 9000 and 3%.
 		for im.khat <= KhatMax && im.ess < targetESS && im.draws < 16*o.Draws {
 			more := min(16*o.Draws, int(math.Ceil(1.2*float64(im.draws)*targetESS/math.Max(im.ess, 1))))
-			im.draw(rng, comp, prop, more-im.draws)
+			im.draw(rng, f.comps, prop, more-im.draws)
 			if err := im.smooth(); err != nil {
 				return err
 			}

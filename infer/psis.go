@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"sync"
 
 	"github.com/mscppl/mscppl/infer/diag"
 	"github.com/mscppl/mscppl/infer/msc"
@@ -50,25 +52,55 @@ func drawsOf(rng *rand.Rand, comp *ir.Compiled, q msc.Sampler, M int) *importanc
 
 // importanceSample draws M samples from q, weighs them by
 // p(z, x) / q(z) and smooths the weights by PSIS.
-func importanceSample(rng *rand.Rand, comp *ir.Compiled, q msc.Sampler, M int) (*importance, error) {
-	d := comp.Dim()
+func importanceSample(rng *rand.Rand, comps []*ir.Compiled, q msc.Sampler, M int) (*importance, error) {
+	d := comps[0].Dim()
 	im := &importance{qMean: make([]float64, d), qSD: make([]float64, d)}
 	q.Moments(im.qMean, im.qSD)
-	im.draw(rng, comp, q, M)
+	im.draw(rng, comps, q, M)
 	return im, im.smooth()
 }
 
-// draw adds n draws of q with their log ratios.
-func (im *importance) draw(rng *rand.Rand, comp *ir.Compiled, q msc.Sampler, n int) {
-	d := comp.Dim()
-	const batch = 100
-	comp.Reserve(batch)
-	z, eps := make([]float64, batch*d), make([]float64, batch*d)
-	lp := make([]float64, batch)
-	for done := 0; done < n; done += batch {
-		b := min(batch, n-done)
+// drawChunk is the number of draws sampled at a time; drawBatch of them
+// go to one compiled model at a time. Both are fixed, so the random stream
+// and the values do not depend on the number of cores.
+const drawChunk, drawBatch = 400, 100
+
+// draw adds n draws of q with their log ratios. The draws are sampled in
+// order from rng; their log joints and constrained values are computed in
+// parallel on the compiled models comps (copies of one model, one per
+// core used: the chains' own), each row's value the same on any of them.
+func (im *importance) draw(rng *rand.Rand, comps []*ir.Compiled, q msc.Sampler, n int) {
+	comp := comps[0]
+	d, xd := comp.Dim(), comp.Model.XDim
+	W := max(1, min(len(comps), runtime.GOMAXPROCS(0)))
+	if comp.UsesRNG() {
+		W = 1 // derived _rng quantities: one random stream, consumed in order
+	}
+	for _, c := range comps[:W] {
+		c.Reserve(drawBatch)
+	}
+	z, eps := make([]float64, drawChunk*d), make([]float64, drawChunk*d)
+	lp, xs := make([]float64, drawChunk), make([]float64, drawChunk*xd)
+	for done := 0; done < n; done += drawChunk {
+		b := min(drawChunk, n-done)
 		q.Sample(rng, z[:b*d], eps[:b*d])
-		comp.LogJoint(z[:b*d], lp[:b])
+		// batches of drawBatch rows, batch k on model k mod W
+		var wg sync.WaitGroup
+		for w := range W {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c := comps[w]
+				for lo := w * drawBatch; lo < b; lo += W * drawBatch {
+					hi := min(b, lo+drawBatch)
+					c.LogJoint(z[lo*d:hi*d], lp[lo:hi])
+					for i := lo; i < hi; i++ {
+						c.Constrain(z[i*d:(i+1)*d], xs[i*xd:(i+1)*xd])
+					}
+				}
+			}()
+		}
+		wg.Wait()
 		for i := 0; i < b; i++ {
 			row := z[i*d : (i+1)*d]
 			v := lp[i] - q.LogQNoise(row, eps[i*d:(i+1)*d])
@@ -82,9 +114,8 @@ func (im *importance) draw(rng *rand.Rand, comp *ir.Compiled, q msc.Sampler, n i
 				v = math.Inf(-1)
 			}
 			im.lr = append(im.lr, v)
-			x := make([]float64, comp.Model.XDim)
-			comp.Constrain(row, x)
-			im.x, im.u = append(im.x, x), append(im.u, append([]float64(nil), row...))
+			im.x = append(im.x, append([]float64(nil), xs[i*xd:(i+1)*xd]...))
+			im.u = append(im.u, append([]float64(nil), row...))
 		}
 	}
 	im.draws = len(im.lr)

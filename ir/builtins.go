@@ -232,3 +232,8 @@ func (c *Compiled) SeedRNG(seed uint64) {
 		op.Seed(seed, 0x726e67+uint64(i))
 	}
 }
+
+// UsesRNG reports whether the model draws random numbers (NAME_rng in
+// derived quantities): then Constrain consumes a random stream, and the
+// draws of a run must be constrained in order on one compiled model.
+func (c *Compiled) UsesRNG() bool { return len(c.rngs) > 0 }

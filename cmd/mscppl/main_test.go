@@ -247,6 +247,18 @@ func TestRunDeterministic(t *testing.T) {
 	a, b := run(1, "9"), run(2, "9")
 	require.Equal(t, a, b, "run: one core and two must agree")
 
+	// a derived _rng quantity: its random stream is consumed in the order
+	// of the draws, whatever the number of cores evaluating them
+	dir := t.TempDir()
+	src := "latent { mu: real }\nmodel { mu ~ normal(1, 2) }\nderived { y = normal_rng(mu, 1) }\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "rng.msc"), []byte(src), 0o644))
+	r1 := jsonOut(t, 1, "run", filepath.Join(dir, "rng.msc"), "--iters", "500", "--seed", "4", "--draws", "2000")
+	r2 := jsonOut(t, 2, "run", filepath.Join(dir, "rng.msc"), "--iters", "500", "--seed", "4", "--draws", "2000")
+	require.Equal(t, r1, r2, "a derived _rng: one core and two must agree")
+	y := r1["latent"].(map[string]any)["y"].(map[string]any)
+	require.InDelta(t, 1, y["mean"].(float64), 0.2)
+	require.InDelta(t, math.Sqrt(5), y["sd"].(float64), 0.2)
+
 	c := run(2, "10")
 	la, lc := a["latent"].(map[string]any), c["latent"].(map[string]any)
 	require.NotEmpty(t, la)
