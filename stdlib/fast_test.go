@@ -71,12 +71,12 @@ func TestFastAgainstMpmath(t *testing.T) {
 	Log1pExpSlice(l1, xs)
 	LogPhiAndMillsSlice(fl, fm, xs)
 	type stat struct {
-		name          string
-		worst, oldW   float64
-		at, oldAt     float64
-		newF, oldF    func(float64) float64
-		want          func(fastRef) float64
-		slice         []float64
+		name        string
+		worst, oldW float64
+		at, oldAt   float64
+		newF, oldF  func(float64) float64
+		want        func(fastRef) float64
+		slice       []float64
 	}
 	fusedL := func(x float64) float64 { l, _ := LogPhiAndMills(x); return l }
 	fusedM := func(x float64) float64 { _, m := LogPhiAndMills(x); return m }

@@ -219,12 +219,12 @@ func (m *hetero) Transition(t int, prev, mean, sd []float64) {
 // refTwisted is the twisted proposal's steps computed particle by
 // particle, without hoisting anything: the reference for twistedSteps.
 type refTwisted struct {
-	ssm            StateSpace
-	tw             *Twisted
-	prev, tm, ts   []float64
-	mean, sd       []float64
-	N              int
-	path           []float64
+	ssm          StateSpace
+	tw           *Twisted
+	prev, tm, ts []float64
+	mean, sd     []float64
+	N            int
+	path         []float64
 }
 
 func (s *refTwisted) obs(t int, cur, out []float64) { s.ssm.ObsLogDensity(t, cur, out) }
