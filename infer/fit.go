@@ -307,7 +307,23 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 		if qs[i], err = newQ(o, kernel, mi.Comp, d); err != nil {
 			return nil, err
 		}
-		k, err := msc.NewKernel(kernel, mi.Comp, qs[i], s.Samples)
+		var tgt any = mi.Comp
+		if kernel == "cis" && o.Method == "msc" {
+			// more cores for a costly model when there are fewer chains than cores
+			t, stop, err := newSplitTarget(mi.Comp, splitWays(C), s.Samples, func() (*ir.Compiled, error) {
+				c, err := m.Clone()
+				if err != nil {
+					return nil, err
+				}
+				return c.Comp, nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			defer stop()
+			tgt = t
+		}
+		k, err := msc.NewKernel(kernel, tgt, qs[i], s.Samples)
 		if err != nil {
 			return nil, Errorf("", "--method %s: %v", o.Method, err)
 		}
@@ -317,7 +333,7 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 			}
 			k.(*msc.CIS).UsePrior(mi.Comp)
 		}
-		targets[i], ks[i] = mi.Comp, k
+		targets[i], ks[i] = tgt, k
 		f.comps = append(f.comps, mi.Comp)
 	}
 	var warm warmStart

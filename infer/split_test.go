@@ -1,0 +1,124 @@
+package infer
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mscppl/mscppl/ir"
+)
+
+// probitData writes a simulated probit regression of n rows and d - 1
+// covariates (and an intercept) and returns the model and data paths.
+func probitData(t testing.TB, n, d int) (model, data string) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	var sb strings.Builder
+	for j := 1; j < d; j++ {
+		fmt.Fprintf(&sb, "x%d,", j)
+	}
+	sb.WriteString("y\n")
+	for i := 0; i < n; i++ {
+		eta := 0.2
+		for j := 1; j < d; j++ {
+			x := rng.NormFloat64()
+			eta += 0.3 * x / float64(j)
+			fmt.Fprintf(&sb, "%.4f,", x)
+		}
+		y := 0
+		if eta+rng.NormFloat64() > 0 {
+			y = 1
+		}
+		fmt.Fprintf(&sb, "%d\n", y)
+	}
+	dir := t.TempDir()
+	data = filepath.Join(dir, "probit.csv")
+	require.NoError(t, os.WriteFile(data, []byte(sb.String()), 0o644))
+	model = filepath.Join(dir, "probit.msc")
+	src := "data { y: vector[N]; X: matrix[N, D] from \"x*\" }\nlatent { a: real; w: vector[D] }\nmodel {\n  a ~ normal(0, 1)\n  w ~ normal(0, 1)\n  y ~ bernoulli_probit(a + X * w)\n}\n"
+	require.NoError(t, os.WriteFile(model, []byte(src), 0o644))
+	return model, data
+}
+
+// TestSplitTargetSameChain: one chain on a costly model takes both cores
+// (its batch split over two compiled copies), and the run is bit for bit
+// the run on one core.
+func TestSplitTargetSameChain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: a 20000-row regression")
+	}
+	model, data := probitData(t, 20000, 20)
+	m, err := Load(model, data)
+	require.NoError(t, err)
+	tgt, stop, err := newSplitTarget(m.Comp, 2, 10, func() (*ir.Compiled, error) {
+		c, err := m.Clone()
+		if err != nil {
+			return nil, err
+		}
+		return c.Comp, nil
+	})
+	require.NoError(t, err)
+	defer stop()
+	st, ok := tgt.(*splitTarget)
+	require.True(t, ok, "a 20000 x 20 probit batch must be costly enough to split")
+	require.Len(t, st.parts, 2)
+
+	fit := func(procs int) *Summary {
+		old := runtime.GOMAXPROCS(procs)
+		defer runtime.GOMAXPROCS(old)
+		f, err := Fit(context.Background(), m, Options{Seed: 5, Chains: 1, Iters: 60, Fixed: true, Init: "zero", Draws: 200})
+		require.NoError(t, err)
+		return f.Summary
+	}
+	a, b := fit(1), fit(2)
+	for _, n := range a.LatentOrder {
+		// %v prints each float in its shortest exact form (and NaN as NaN)
+		require.Equal(t, fmt.Sprint(a.Latent[n]), fmt.Sprint(b.Latent[n]), n)
+		require.Equal(t, fmt.Sprint(a.QLatent[n]), fmt.Sprint(b.QLatent[n]), n)
+	}
+}
+
+// BenchmarkSplitLogJoint: the log joint of S = 10 rows of the n = 100000,
+// d = 20 probit regression (BenchmarkProbitStep's model) on one compiled
+// model ("one") and split over as many copies as there are cores ("split";
+// run with -cpu 2).
+func BenchmarkSplitLogJoint(b *testing.B) {
+	model, data := probitData(b, 100000, 20)
+	m, err := Load(model, data)
+	require.NoError(b, err)
+	const S = 10
+	z, out := make([]float64, S*m.Comp.Dim()), make([]float64, S)
+	rng := rand.New(rand.NewPCG(1, 1))
+	for i := range z {
+		z[i] = 0.3 * rng.NormFloat64()
+	}
+	b.Run("one", func(b *testing.B) {
+		m.Comp.Reserve(S)
+		b.ReportAllocs()
+		for b.Loop() {
+			m.Comp.LogJoint(z, out)
+		}
+	})
+	b.Run("split", func(b *testing.B) {
+		tgt, stop, err := newSplitTarget(m.Comp, splitWays(1), S, func() (*ir.Compiled, error) {
+			c, err := m.Clone()
+			if err != nil {
+				return nil, err
+			}
+			return c.Comp, nil
+		})
+		require.NoError(b, err)
+		defer stop()
+		st := tgt.(interface{ LogJoint(z, out []float64) })
+		b.ReportAllocs()
+		for b.Loop() {
+			st.LogJoint(z, out)
+		}
+	})
+}
