@@ -273,7 +273,18 @@ func (r *state) complete(line string) []string {
 // line handles one input line; it returns true to quit. A line starting
 // with ':' is a command (also while a block is being typed: no model line
 // starts with ':'); any other line belongs to the typed model.
-func (r *state) line(text string) bool {
+func (r *state) line(text string) (quit bool) {
+	// an internal error in one command is reported and the session, with
+	// the user's model and last run, goes on
+	defer func() {
+		if e := recover(); e != nil {
+			fmt.Fprintf(r.stderr, "mscppl: internal error: %v (the session goes on; please report it with the input above)\n", e)
+			quit = false
+		}
+	}()
+	if replPanicForTest != "" && strings.TrimSpace(text) == replPanicForTest {
+		panic("a test of the recovery")
+	}
 	trim := strings.TrimSpace(text)
 	if strings.HasPrefix(trim, ":") {
 		return r.command(trim)
@@ -281,6 +292,9 @@ func (r *state) line(text string) bool {
 	r.modelLine(text)
 	return false
 }
+
+// replPanicForTest, when set by a test, is a line that panics.
+var replPanicForTest string
 
 // braceDepth counts unclosed braces, ignoring comments and strings.
 func braceDepth(src string) int {

@@ -115,3 +115,17 @@ func TestEvalNeedsRun(t *testing.T) {
 	require.Contains(t, stderr, "mscppl: no result yet\nhint: use :run first\n")
 	require.Contains(t, stderr, "usage: :eval EXPR")
 }
+
+// TestPanicKeepsSession: an internal error in one line is reported and the
+// session goes on with its model (the next command still sees it).
+func TestPanicKeepsSession(t *testing.T) {
+	replPanicForTest = ":boom"
+	defer func() { replPanicForTest = "" }()
+	stdout, stderr := session(t,
+		":load ../../../examples/normal_mean.msc",
+		":boom",
+		":show",
+	)
+	require.Contains(t, stderr, "mscppl: internal error: a test of the recovery (the session goes on")
+	require.Contains(t, stdout, "z ~ normal", "the model survives the panic")
+}
