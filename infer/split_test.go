@@ -4,45 +4,20 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mscppl/mscppl/internal/simdata"
 	"github.com/mscppl/mscppl/ir"
 )
 
-// probitData writes a simulated probit regression of n rows and d - 1
-// covariates (and an intercept) and returns the model and data paths.
+// probitData writes simdata's probit regression of n rows and d
+// coefficients into a temporary directory.
 func probitData(t testing.TB, n, d int) (model, data string) {
-	rng := rand.New(rand.NewPCG(7, 7))
-	var sb strings.Builder
-	for j := 1; j < d; j++ {
-		fmt.Fprintf(&sb, "x%d,", j)
-	}
-	sb.WriteString("y\n")
-	for i := 0; i < n; i++ {
-		eta := 0.2
-		for j := 1; j < d; j++ {
-			x := rng.NormFloat64()
-			eta += 0.3 * x / float64(j)
-			fmt.Fprintf(&sb, "%.4f,", x)
-		}
-		y := 0
-		if eta+rng.NormFloat64() > 0 {
-			y = 1
-		}
-		fmt.Fprintf(&sb, "%d\n", y)
-	}
-	dir := t.TempDir()
-	data = filepath.Join(dir, "probit.csv")
-	require.NoError(t, os.WriteFile(data, []byte(sb.String()), 0o644))
-	model = filepath.Join(dir, "probit.msc")
-	src := "data { y: vector[N]; X: matrix[N, D] from \"x*\" }\nlatent { a: real; w: vector[D] }\nmodel {\n  a ~ normal(0, 1)\n  w ~ normal(0, 1)\n  y ~ bernoulli_probit(a + X * w)\n}\n"
-	require.NoError(t, os.WriteFile(model, []byte(src), 0o644))
+	model, data, err := simdata.Probit(t.TempDir(), n, d)
+	require.NoError(t, err)
 	return model, data
 }
 

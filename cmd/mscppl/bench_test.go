@@ -1,17 +1,14 @@
 package main
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/mscppl/mscppl/infer"
-
 	"github.com/mscppl/mscppl/infer/msc"
+	"github.com/mscppl/mscppl/internal/simdata"
 	"github.com/mscppl/mscppl/ir"
 )
 
@@ -124,34 +121,8 @@ func BenchmarkLogJointSV10(b *testing.B) {
 // n = 100000 simulated rows and d = 20 coefficients (19 covariates and an
 // intercept), S = 10: the large-data yardstick of issue 12 (target 8 ms).
 func BenchmarkProbitStep(b *testing.B) {
-	const n, d = 100000, 20
-	rng := rand.New(rand.NewPCG(7, 7))
-	var sb strings.Builder
-	for j := 1; j < d; j++ {
-		fmt.Fprintf(&sb, "x%d,", j)
-	}
-	sb.WriteString("y\n")
-	for i := 0; i < n; i++ {
-		eta := 0.2
-		for j := 1; j < d; j++ {
-			x := rng.NormFloat64()
-			eta += 0.3 * x / float64(j)
-			fmt.Fprintf(&sb, "%.4f,", x)
-		}
-		y := 0
-		if eta+rng.NormFloat64() > 0 {
-			y = 1
-		}
-		fmt.Fprintf(&sb, "%d\n", y)
-	}
-	dir := b.TempDir()
-	data := filepath.Join(dir, "probit.csv")
-	if err := os.WriteFile(data, []byte(sb.String()), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	model := filepath.Join(dir, "probit.msc")
-	src := "data { y: vector[N]; X: matrix[N, D] from \"x*\" }\nlatent { a: real; w: vector[D] }\nmodel {\n  a ~ normal(0, 1)\n  w ~ normal(0, 1)\n  y ~ bernoulli_probit(a + X * w)\n}\n"
-	if err := os.WriteFile(model, []byte(src), 0o644); err != nil {
+	model, data, err := simdata.Probit(b.TempDir(), 100000, 20)
+	if err != nil {
 		b.Fatal(err)
 	}
 	benchMSC(b, compiled(b, model, data), 10)
