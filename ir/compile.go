@@ -102,6 +102,7 @@ type compiler struct {
 	env     []autodiff.Node // by Var.ID; -1 when unset
 	ints    []int           // loop variable values by Var.ID
 	loopCtx []string
+	vec     *vecLoop // the loop compiled over its whole range (vecloop.go), or nil
 	errs    lang.ErrorList
 	seen    map[lang.Pos]bool
 	ops     map[*stdlib.Family]*stdlib.SumLogDensity
@@ -323,6 +324,9 @@ func (cp *compiler) stmt(s Stmt) {
 		lo, hi := cp.intExpr(s.Lo), cp.intExpr(s.Hi)
 		if hi < lo {
 			cp.fail(s.Pos(), "loop %s in %d..%d is empty: the upper bound is below the lower bound", s.Var.Name, lo, hi)
+		}
+		if cp.vectorLoop(s, lo, hi) {
+			return
 		}
 		before := cp.g.NumNodes()
 		for t := lo; t <= hi; t++ {
@@ -569,6 +573,9 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 	case *Num:
 		return cp.num(e.V)
 	case *Ref:
+		if cp.vec != nil && e.Var == cp.vec.v {
+			return cp.vecRange()
+		}
 		if e.Var.Kind == LoopVar {
 			return cp.num(float64(cp.ints[e.Var.ID]))
 		}
@@ -581,6 +588,9 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 		}
 		return n
 	case *Index:
+		if cp.isVecIndex(e) {
+			return cp.vecIndex(e)
+		}
 		t := e.X.Type()
 		if it := e.Idx[0].Type(); it.Kind == Vector { // a[g]: gather
 			gn := cp.expr(e.Idx[0])
@@ -695,11 +705,21 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 		for i, a := range e.Args {
 			args[i] = cp.expr(a)
 		}
-		return g.Custom(stdlib.NewNaryOp(e.Fn), e.T.Len(), args...)
+		n := e.T.Len()
+		if cp.vec != nil {
+			n = max(n, cp.vecLen(args))
+		}
+		return g.Custom(stdlib.NewNaryOp(e.Fn), n, args...)
 	case *Density:
 		args := make([]autodiff.Node, len(e.Args))
 		for i, a := range e.Args {
 			args[i] = cp.expr(a)
+		}
+		if cp.vec != nil {
+			if n := cp.vecLen(args); n > 1 { // inside a vectorised loop: elementwise
+				f, _ := stdlib.LogDensityFunc(e.Name)
+				return g.Custom(stdlib.NewNaryOp(f), n, args...)
+			}
 		}
 		return g.Custom(cp.density(e.Dist), 1, args...)
 	case *Call:

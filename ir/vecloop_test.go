@@ -1,0 +1,85 @@
+package ir
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mscppl/mscppl/ir/dataset"
+	"github.com/mscppl/mscppl/lang"
+)
+
+// compileBoth compiles src on data (CSV text, or a JSON file's path)
+// twice: loops vectorised and unrolled.
+func compileBoth(t *testing.T, src, data string) (vec, unrolled *Compiled) {
+	t.Helper()
+	comp := func() *Compiled {
+		if !strings.HasSuffix(data, ".json") {
+			return compile(t, src, data)
+		}
+		f, err := lang.Parse("m.msc", []byte(src))
+		require.NoError(t, err)
+		jd, err := dataset.ReadJSON(data)
+		require.NoError(t, err)
+		m, err := BuildJSON(f, jd)
+		require.NoError(t, err)
+		c, err := Compile(m, CompileOptions{})
+		require.NoError(t, err)
+		return c
+	}
+	vec = comp()
+	vectorizeLoops = false
+	defer func() { vectorizeLoops = true }()
+	return vec, comp()
+}
+
+// TestVectorLoops: a loop compiled once over its range gives the log joint
+// and the gradient of the unrolled loop, on far fewer nodes; loops the
+// lowering must not touch (a statement that does not depend on the loop
+// variable, a latent indexed by it) keep their meaning.
+func TestVectorLoops(t *testing.T) {
+	mix, err := os.ReadFile("../examples/posteriordb/low_dim_gauss_mix-low_dim_gauss_mix/model.msc")
+	require.NoError(t, err)
+	const xy = "x,y\n0.5,1.2\n-1.1,-0.3\n2.0,2.9\n0.1,0.0\n-0.4,-1.1\n1.5,1.1\n"
+	for _, c := range []struct {
+		name, src, data string
+		fewer           bool // the vectorised graph is smaller
+	}{
+		{"regression by ~", "data { x: vector[N]; y: vector[N] }\nlatent { a: real; b: real; s: real<lower=0> }\nmodel {\n a ~ normal(0, 1); b ~ normal(0, 1); s ~ normal(0, 1)\n for n in 1..N { y[n] ~ normal(a + b * x[n], s) }\n}", xy, true},
+		{"target += with functions and the index as a number", "data { x: vector[N]; y: vector[N] }\nlatent { a: real; s: real<lower=0> }\nmodel {\n a ~ normal(0, 1); s ~ normal(0, 1)\n for n in 2..N { target += normal_lpdf(y[n] | a * exp(x[n] / n), s) - square(x[n]) * log1p(s) + (y[n] > a) }\n}", xy, true},
+		{"log_mix of densities", string(mix), "../examples/posteriordb/low_dim_gauss_mix-low_dim_gauss_mix/data.json", true},
+		{"a statement without the loop variable is repeated", "data { y: vector[N] }\nlatent { s: real<lower=0> }\nmodel {\n s ~ normal(0, 1)\n for n in 1..N { target += log(s) }\n}", "y\n1\n2\n3\n", false},
+		{"a latent indexed by the loop variable", "data { y: vector[N] }\nlatent { z: vector[N] }\nmodel {\n for n in 1..N { z[n] ~ normal(0, 1); y[n] ~ normal(z[n], 1) }\n}", "y\n1\n2\n3\n", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v, u := compileBoth(t, c.src, c.data)
+			if c.fewer {
+				require.Less(t, v.g.NumNodes(), u.g.NumNodes()/2, "vectorised")
+			} else {
+				require.Equal(t, v.g.NumNodes(), u.g.NumNodes(), "unrolled as before")
+			}
+			rng := rand.New(rand.NewPCG(8, 9))
+			z := make([]float64, v.Dim())
+			lv, lu := make([]float64, 1), make([]float64, 1)
+			gv, gu := make([]float64, v.Dim()), make([]float64, v.Dim())
+			for range 10 {
+				for i := range z {
+					z[i] = rng.NormFloat64()
+				}
+				v.LogJoint(z, lv)
+				u.LogJoint(z, lu)
+				require.False(t, math.IsNaN(lv[0]))
+				require.InDelta(t, lu[0], lv[0], 1e-10*(1+math.Abs(lu[0])))
+				v.GradLogJoint(z, gv)
+				u.GradLogJoint(z, gu)
+				for i := range gv {
+					require.InDelta(t, gu[i], gv[i], 1e-9*(1+math.Abs(gu[i])))
+				}
+			}
+		})
+	}
+}
