@@ -95,10 +95,7 @@ func isInt(x float64) bool { return x == math.Trunc(x) && !math.IsInf(x, 0) }
 
 func digamma(x float64) float64 { return Digamma(x) }
 
-func lgamma(x float64) float64 {
-	v, _ := math.Lgamma(x)
-	return v
-}
+func lgamma(x float64) float64 { return lgammaFast(x) }
 
 // ---- continuous families ----------------------------------------------------
 
