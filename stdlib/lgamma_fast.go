@@ -5,11 +5,13 @@ import "math"
 // lgammaFast is log|Gamma(x)| for the hot path of the log densities
 // (issue 12, point 2): for 0 < x < 2**58 it is math.Lgamma's own method
 // (Sun's fdlibm, see Go's math/lgamma.go) with the special cases and the
-// negative-x branch taken off the front and with a table-driven logarithm
-// (lgfLog, written out in the Stirling branch) in place of math.Log, about twice as fast and within a few ulps
-// of math.Lgamma (1e-14 relative; near the zeros x = 1 and x = 2 the same
-// polynomials in x-1 and 2-x as math.Lgamma, so 1e-15 absolute there).
-// NaN, ±Inf, x <= 0 and x >= 2**58 go to math.Lgamma itself.
+// negative-x branch taken off the front and a table-driven logarithm
+// (lgfLog, written out in the Stirling branch) in place of math.Log: about
+// twice as fast, within 1e-15 relative of math.Lgamma, and bit for bit
+// math.Lgamma on (0.9, 2) where no log is taken (so its exact zeros at 1
+// and 2). Its error is math.Lgamma's: up to 2.6e-14 relative (2.2e-15
+// absolute) near x = 1.2, elsewhere below 2.5e-15 relative (mpmath).
+// NaN, ±Inf, x <= 0, x <= 2**-70 and x >= 2**58 go to math.Lgamma itself.
 func lgammaFast(x float64) float64 {
 	const (
 		tc = 1.46163214496836224576e+00  // argmin of Gamma
