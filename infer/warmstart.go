@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"sync"
 
 	"gonum.org/v1/gonum/optimize"
 
@@ -24,6 +26,7 @@ import (
 const (
 	warmMaxDim   = 400  // above this the finite-difference Hessian costs too much
 	warmMaxIters = 1000 // L-BFGS major iterations
+	warmRestarts = 5    // L-BFGS restarts after a failed line search
 	warmMaxAbs   = 15.0 // a mode this far out in unconstrained space is a boundary, not a mode
 	// warmWiden scales the Laplace sds: q starts wider than the curvature
 	// at the mode says. MSC shrinks a q that is too wide within about
@@ -48,12 +51,31 @@ type warmStart struct {
 func startAtLaplace(seed uint64, targets []any, qs []msc.Family) warmStart {
 	w := warmStart{tried: true}
 	modes, covs := make([][]float64, len(qs)), make([][]float64, len(qs))
+	gts := make([]msc.GradTarget, len(targets))
 	for i, t := range targets {
 		gt, ok := t.(msc.GradTarget)
 		if _, isS := qs[i].(msc.Sampler); !ok || !isS {
 			return warmStart{}
 		}
-		if modes[i], covs[i], ok = laplace(NewRand(seed, streamWarm+uint64(i)), gt); !ok {
+		gts[i] = gt
+	}
+	// the chains' searches run in parallel, each on its own model and
+	// random stream (bounded by the cores, as the chains are)
+	found := make([]bool, len(targets))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, gt := range gts {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			modes[i], covs[i], found[i] = laplace(NewRand(seed, streamWarm+uint64(i)), gt)
+		}()
+	}
+	wg.Wait()
+	for _, ok := range found {
+		if !ok {
 			w.reason = "no finite mode with a positive definite curvature was found"
 			return w
 		}
@@ -111,16 +133,33 @@ func laplace(rng *rand.Rand, t msc.GradTarget) (mode, cov []float64, ok bool) {
 			}
 		},
 	}
-	res, err := optimize.Minimize(p, x0, &optimize.Settings{
-		GradientThreshold: 1e-6,
-		MajorIterations:   warmMaxIters,
-		Converger:         &optimize.FunctionConverge{Absolute: 1e-10, Relative: 1e-10, Iterations: 20},
-	}, &optimize.LBFGS{})
-	if err != nil || res == nil || bad {
-		return nil, nil, false
+	// The gradient threshold is absolute, so on a large data set (a log
+	// joint of order 1e5) L-BFGS reaches the mode but cannot meet it: its
+	// line search then fails for want of a decrease. A failed line search
+	// is accepted like a convergence; the Newton-step test below decides
+	// whether the point is a mode. One that failed far from a mode restarts
+	// from where it got to, a few times.
+	var res *optimize.Result
+	for try := 0; try < warmRestarts; try++ {
+		r, err := optimize.Minimize(p, x0, &optimize.Settings{
+			GradientThreshold: 1e-6,
+			MajorIterations:   warmMaxIters,
+			Converger:         &optimize.FunctionConverge{Absolute: 1e-10, Relative: 1e-10, Iterations: 20},
+		}, &optimize.LBFGS{})
+		if r == nil || bad || (err != nil && r.Status != optimize.Failure) {
+			return nil, nil, false
+		}
+		if res != nil && r.Status == optimize.Failure && !(r.F < res.F) {
+			break // no progress since the last restart: judge where it stands
+		}
+		res = r
+		if r.Status != optimize.Failure {
+			break
+		}
+		x0 = r.X
 	}
 	switch res.Status {
-	case optimize.GradientThreshold, optimize.FunctionConvergence:
+	case optimize.GradientThreshold, optimize.FunctionConvergence, optimize.Failure:
 	default:
 		return nil, nil, false
 	}

@@ -87,3 +87,20 @@ func chainsFor(t *testing.T, m *Model, C int) ([]any, []msc.Family) {
 	}
 	return targets, qs
 }
+
+// TestLaplaceLargeData: on a large data set the log joint is of order 1e4
+// and L-BFGS's absolute gradient threshold cannot be met at the mode (its
+// line search fails for want of a decrease there); the point is still
+// accepted as the mode, since the Newton step from it is a tiny fraction of
+// an sd, and the chains start at it.
+func TestLaplaceLargeData(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: a 20000-row regression")
+	}
+	model, data := probitData(t, 20000, 20)
+	m, err := Load(model, data)
+	require.NoError(t, err)
+	targets, qs := chainsFor(t, m, 2)
+	w := startAtLaplace(1, targets, qs)
+	require.True(t, w.started, w.reason)
+}
