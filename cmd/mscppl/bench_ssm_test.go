@@ -51,14 +51,5 @@ func BenchmarkCSMCSweepSVt(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	k.Sweep(rng, false)
-	for i := 0; i < 5; i++ {
-		k.Sweep(rng, true)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		k.Sweep(rng, true)
-	}
+	benchSweeps(b, k)
 }

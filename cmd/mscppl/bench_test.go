@@ -91,16 +91,7 @@ func BenchmarkCSMCSweepSV(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	k.Sweep(rng, false)
-	for i := 0; i < 5; i++ {
-		k.Sweep(rng, true)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		k.Sweep(rng, true)
-	}
+	benchSweeps(b, k)
 }
 
 // BenchmarkLogJointSV10: the log joint of 10 trajectories of the same
@@ -134,4 +125,19 @@ func BenchmarkProbitStep(b *testing.B) {
 func BenchmarkMSCGaussMix(b *testing.B) {
 	const dir = "../../examples/posteriordb/low_dim_gauss_mix-low_dim_gauss_mix/"
 	benchMSC(b, compiled(b, dir+"model.msc", dir+"data.json"), 10)
+}
+
+// benchSweeps times conditional sweeps of k after an unconditional one and
+// five to warm up (lazy buffers are allocated there).
+func benchSweeps(b *testing.B, k *msc.CSMC) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	k.Sweep(rng, false)
+	for i := 0; i < 5; i++ {
+		k.Sweep(rng, true)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		k.Sweep(rng, true)
+	}
 }
