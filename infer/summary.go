@@ -197,6 +197,9 @@ func (f *Fitted) summarize(o Options, kernel, optimizer string, elapsed time.Dur
 			for j, n := range names {
 				sum.Latent[n] = im.marginals(j, im.w, scratch, col)
 			}
+			if note := qOffNote(names, sum.QLatent, sum.Latent); note != "" {
+				sum.Notes = append(sum.Notes, note)
+			}
 			if im.proposal != "" {
 				sum.Notes = append(sum.Notes, fmt.Sprintf(
 					"q's own k-hat is %.2f (above %.1f): its tails are lighter than the posterior's, so the summaries weigh draws of %s instead (k-hat %.2f)",
@@ -394,3 +397,50 @@ func PriorDraws(m *Model, n int, seed uint64) [][]float64 {
 	}
 	return out
 }
+
+// qOffNote says, when q's own marginals (qm) are narrower than the PSIS
+// posterior estimates (pm) by more than QOffSD in some latent's sd, or off
+// by more than QOffMean posterior sds in its mean, by how much and where:
+// the summaries are corrected for it, but q itself (variational.json,
+// q_latent) is not. At the inclusive-KL optimum of a Gaussian family q's
+// mean and covariance are the posterior's, so a large gap means q has not
+// reached it (typically its sds are still growing: the CIS chain moves
+// slowly in many dimensions). The thresholds sit far above the Monte Carlo
+// error of the PSIS figures at the check's ESS of 2500 or more (about 2%
+// of an sd), and only widths narrower than the posterior's are reported:
+// a wider q is what the inclusive KL errs towards and is harmless.
+func qOffNote(names []string, qm, pm map[string]Moments) string {
+	worstSD, worstMean := 0.0, 0.0
+	var atSD, atMean string
+	for _, n := range names {
+		q, p := qm[n], pm[n]
+		if !(p.SD > 0) || math.IsNaN(q.SD) || math.IsNaN(q.Mean) {
+			continue
+		}
+		if r := 1 - q.SD/p.SD; r > worstSD {
+			worstSD, atSD = r, n
+		}
+		if r := math.Abs(q.Mean-p.Mean) / p.SD; r > worstMean {
+			worstMean, atMean = r, n
+		}
+	}
+	var parts []string
+	if worstSD > QOffSD {
+		parts = append(parts, fmt.Sprintf("its sds are up to %.0f%% narrower (%s)", 100*worstSD, atSD))
+	}
+	if worstMean > QOffMean {
+		parts = append(parts, fmt.Sprintf("its means are up to %.2f sds off (%s)", worstMean, atMean))
+	}
+	if parts == nil {
+		return ""
+	}
+	return "q has not reached the posterior's moments: against the PSIS estimates, " + strings.Join(parts, " and ") +
+		"; the summaries and draws are corrected for it, q itself (q_latent, variational.json) is not; a longer run (--iters N --fixed) brings q closer"
+}
+
+// QOffSD and QOffMean are qOffNote's thresholds: a relative sd and a mean
+// gap in posterior sds.
+const (
+	QOffSD   = 0.1
+	QOffMean = 0.1
+)

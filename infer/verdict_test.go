@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -149,4 +150,47 @@ func TestPosteriorPredictive(t *testing.T) {
 	require.InDelta(t, 1.3456238, got.Mean, 4*sd/60)
 	require.InDelta(t, sd, got.SD, 4*sd/80)
 	require.Equal(t, got, fit())
+}
+
+// TestQOffNote: the note on q's own moments names the worst latent and the
+// gap, and stays silent within the thresholds or when q is wider.
+func TestQOffNote(t *testing.T) {
+	names := []string{"a", "b"}
+	p := map[string]Moments{"a": {Mean: 0, SD: 1}, "b": {Mean: 5, SD: 2}}
+	for _, c := range []struct {
+		q    map[string]Moments
+		want []string // substrings; none means no note
+	}{
+		{map[string]Moments{"a": {Mean: 0.05, SD: 0.95}, "b": {Mean: 5.1, SD: 1.9}}, nil},
+		{map[string]Moments{"a": {Mean: 0, SD: 1.5}, "b": {Mean: 5, SD: 3}}, nil}, // wider: harmless
+		{map[string]Moments{"a": {Mean: 0, SD: 0.95}, "b": {Mean: 5, SD: 1.7}}, []string{"up to 15% narrower (b)"}},
+		{map[string]Moments{"a": {Mean: 0.3, SD: 1}, "b": {Mean: 5, SD: 2}}, []string{"up to 0.30 sds off (a)"}},
+		{map[string]Moments{"a": {Mean: 0.3, SD: 0.8}, "b": {Mean: 5, SD: 2}}, []string{"20% narrower (a)", "0.30 sds off (a)"}},
+		{map[string]Moments{"a": {Mean: math.NaN(), SD: math.NaN()}, "b": {Mean: 5, SD: 2}}, nil},
+	} {
+		got := qOffNote(names, c.q, p)
+		if c.want == nil {
+			require.Empty(t, got)
+			continue
+		}
+		for _, w := range c.want {
+			require.Contains(t, got, w)
+		}
+	}
+}
+
+// TestQOffNoteSkewNormal: after 500 iterations with S = 2 the skew
+// normal's q is still well short of the posterior's sd (1.2456, closed
+// form; the inclusive-KL optimum of a Gaussian q matches it), the PSIS
+// summaries are within 0.1 sd and 10% of the closed form, and the run says
+// that q itself is off.
+func TestQOffNoteSkewNormal(t *testing.T) {
+	s := fitExample(t, "skew_normal.msc", "", Options{Samples: 2, Seed: 3, Iters: 500, Fixed: true})
+	require.Equal(t, "psis", s.SummarySource)
+	got, q := s.Latent["z"], s.QLatent["z"]
+	const mean, sd = 2.0647804, 1.2455771 // 0.5 + 2 delta sqrt(2/pi), 2 sqrt(1 - 2 delta^2/pi), delta = 5/sqrt(26)
+	require.InDelta(t, mean, got.Mean, 0.1*sd)
+	require.InDelta(t, sd, got.SD, 0.1*sd)
+	require.Less(t, q.SD, 0.9*sd, "q's own sd (the note's premise)")
+	require.True(t, slices.ContainsFunc(s.Notes, func(n string) bool { return strings.Contains(n, "q has not reached the posterior's moments") }), "notes: %q", s.Notes)
 }
