@@ -1,0 +1,377 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// AVX2 kernels of the slice versions of the fast functions (fast.go,
+// fast_amd64.go): 4 elements per ymm register, the operations of the Go
+// kernels one for one, in the same order and without FMA, so that the
+// results are the same to the bit. Each kernel takes n = len(x) elements
+// (a multiple of 4, at most 64), writes dst[i] for the elements in the
+// fast range and the unchanged x[i] for the others (which are taken as 0
+// in the computation), and returns the mask of the latter.
+
+DATA c_absmask<>+0(SB)/8, $0x7fffffffffffffff
+DATA c_absmask<>+8(SB)/8, $0x7fffffffffffffff
+DATA c_absmask<>+16(SB)/8, $0x7fffffffffffffff
+DATA c_absmask<>+24(SB)/8, $0x7fffffffffffffff
+GLOBL c_absmask<>(SB), RODATA|NOPTR, $32
+
+DATA c_hmask<>+0(SB)/8, $0xfffffffff8000000
+DATA c_hmask<>+8(SB)/8, $0xfffffffff8000000
+DATA c_hmask<>+16(SB)/8, $0xfffffffff8000000
+DATA c_hmask<>+24(SB)/8, $0xfffffffff8000000
+GLOBL c_hmask<>(SB), RODATA|NOPTR, $32
+
+DATA c_mzero<>+0(SB)/8, $0x8000000000000000
+DATA c_mzero<>+8(SB)/8, $0x8000000000000000
+DATA c_mzero<>+16(SB)/8, $0x8000000000000000
+DATA c_mzero<>+24(SB)/8, $0x8000000000000000
+GLOBL c_mzero<>(SB), RODATA|NOPTR, $32
+
+DATA c_one<>+0(SB)/8, $0x3ff0000000000000
+DATA c_one<>+8(SB)/8, $0x3ff0000000000000
+DATA c_one<>+16(SB)/8, $0x3ff0000000000000
+DATA c_one<>+24(SB)/8, $0x3ff0000000000000
+GLOBL c_one<>(SB), RODATA|NOPTR, $32
+
+DATA c_mone<>+0(SB)/8, $0xbff0000000000000
+DATA c_mone<>+8(SB)/8, $0xbff0000000000000
+DATA c_mone<>+16(SB)/8, $0xbff0000000000000
+DATA c_mone<>+24(SB)/8, $0xbff0000000000000
+GLOBL c_mone<>(SB), RODATA|NOPTR, $32
+
+DATA c_half<>+0(SB)/8, $0x3fe0000000000000
+DATA c_half<>+8(SB)/8, $0x3fe0000000000000
+DATA c_half<>+16(SB)/8, $0x3fe0000000000000
+DATA c_half<>+24(SB)/8, $0x3fe0000000000000
+GLOBL c_half<>(SB), RODATA|NOPTR, $32
+
+DATA c_mhalf<>+0(SB)/8, $0xbfe0000000000000
+DATA c_mhalf<>+8(SB)/8, $0xbfe0000000000000
+DATA c_mhalf<>+16(SB)/8, $0xbfe0000000000000
+DATA c_mhalf<>+24(SB)/8, $0xbfe0000000000000
+GLOBL c_mhalf<>(SB), RODATA|NOPTR, $32
+
+DATA c_m63<>+0(SB)/8, $0xc04f800000000000
+DATA c_m63<>+8(SB)/8, $0xc04f800000000000
+DATA c_m63<>+16(SB)/8, $0xc04f800000000000
+DATA c_m63<>+24(SB)/8, $0xc04f800000000000
+GLOBL c_m63<>(SB), RODATA|NOPTR, $32
+
+DATA c_p63<>+0(SB)/8, $0x404f800000000000
+DATA c_p63<>+8(SB)/8, $0x404f800000000000
+DATA c_p63<>+16(SB)/8, $0x404f800000000000
+DATA c_p63<>+24(SB)/8, $0x404f800000000000
+GLOBL c_p63<>(SB), RODATA|NOPTR, $32
+
+DATA c_m375<>+0(SB)/8, $0xc042c00000000000
+DATA c_m375<>+8(SB)/8, $0xc042c00000000000
+DATA c_m375<>+16(SB)/8, $0xc042c00000000000
+DATA c_m375<>+24(SB)/8, $0xc042c00000000000
+GLOBL c_m375<>(SB), RODATA|NOPTR, $32
+
+DATA c_p375<>+0(SB)/8, $0x4042c00000000000
+DATA c_p375<>+8(SB)/8, $0x4042c00000000000
+DATA c_p375<>+16(SB)/8, $0x4042c00000000000
+DATA c_p375<>+24(SB)/8, $0x4042c00000000000
+GLOBL c_p375<>(SB), RODATA|NOPTR, $32
+
+DATA c_invL<>+0(SB)/8, $0x40771547652b82fe
+DATA c_invL<>+8(SB)/8, $0x40771547652b82fe
+DATA c_invL<>+16(SB)/8, $0x40771547652b82fe
+DATA c_invL<>+24(SB)/8, $0x40771547652b82fe
+GLOBL c_invL<>(SB), RODATA|NOPTR, $32
+
+DATA c_shift<>+0(SB)/8, $0x4338000000000000
+DATA c_shift<>+8(SB)/8, $0x4338000000000000
+DATA c_shift<>+16(SB)/8, $0x4338000000000000
+DATA c_shift<>+24(SB)/8, $0x4338000000000000
+GLOBL c_shift<>(SB), RODATA|NOPTR, $32
+
+DATA c_L1<>+0(SB)/8, $0x3f662e42fee00000
+DATA c_L1<>+8(SB)/8, $0x3f662e42fee00000
+DATA c_L1<>+16(SB)/8, $0x3f662e42fee00000
+DATA c_L1<>+24(SB)/8, $0x3f662e42fee00000
+GLOBL c_L1<>(SB), RODATA|NOPTR, $32
+
+DATA c_L2<>+0(SB)/8, $0x3d6a39ef35793c76
+DATA c_L2<>+8(SB)/8, $0x3d6a39ef35793c76
+DATA c_L2<>+16(SB)/8, $0x3d6a39ef35793c76
+DATA c_L2<>+24(SB)/8, $0x3d6a39ef35793c76
+GLOBL c_L2<>(SB), RODATA|NOPTR, $32
+
+DATA c_c6<>+0(SB)/8, $0x3fc5555555555555
+DATA c_c6<>+8(SB)/8, $0x3fc5555555555555
+DATA c_c6<>+16(SB)/8, $0x3fc5555555555555
+DATA c_c6<>+24(SB)/8, $0x3fc5555555555555
+GLOBL c_c6<>(SB), RODATA|NOPTR, $32
+
+DATA c_c24<>+0(SB)/8, $0x3fa5555555555555
+DATA c_c24<>+8(SB)/8, $0x3fa5555555555555
+DATA c_c24<>+16(SB)/8, $0x3fa5555555555555
+DATA c_c24<>+24(SB)/8, $0x3fa5555555555555
+GLOBL c_c24<>(SB), RODATA|NOPTR, $32
+
+DATA c_bias<>+0(SB)/8, $0xffffffffffffc010
+DATA c_bias<>+8(SB)/8, $0xffffffffffffc010
+DATA c_bias<>+16(SB)/8, $0xffffffffffffc010
+DATA c_bias<>+24(SB)/8, $0xffffffffffffc010
+GLOBL c_bias<>(SB), RODATA|NOPTR, $32
+
+DATA c_bias2<>+0(SB)/8, $0xffffffffffffc070
+DATA c_bias2<>+8(SB)/8, $0xffffffffffffc070
+DATA c_bias2<>+16(SB)/8, $0xffffffffffffc070
+DATA c_bias2<>+24(SB)/8, $0xffffffffffffc070
+GLOBL c_bias2<>(SB), RODATA|NOPTR, $32
+
+DATA c_i255<>+0(SB)/8, $0x00000000000000ff
+DATA c_i255<>+8(SB)/8, $0x00000000000000ff
+DATA c_i255<>+16(SB)/8, $0x00000000000000ff
+DATA c_i255<>+24(SB)/8, $0x00000000000000ff
+GLOBL c_i255<>(SB), RODATA|NOPTR, $32
+
+DATA c_i1023<>+0(SB)/8, $0x00000000000003ff
+DATA c_i1023<>+8(SB)/8, $0x00000000000003ff
+DATA c_i1023<>+16(SB)/8, $0x00000000000003ff
+DATA c_i1023<>+24(SB)/8, $0x00000000000003ff
+GLOBL c_i1023<>(SB), RODATA|NOPTR, $32
+
+// GATHER(off, dst) loads 4 table entries off(BX)(Y13*8).
+#define GATHER(off, dst) \
+	VPCMPEQQ Y12, Y12, Y12; \
+	VGATHERQPD Y12, off(BX)(Y13*8), dst
+
+// POLY sets Y5 = P(Y1) on the table rows at BX + 8 Y13 (fastPoly; Y2 = d,
+// Y3 = d^2, Y4 = d^4; clobbers Y6-Y8, Y12).
+#define POLY \
+	GATHER(0, Y2); \
+	VSUBPD Y2, Y1, Y2; \
+	VMULPD Y2, Y2, Y3; \
+	VMULPD Y3, Y3, Y4; \
+	GATHER(16, Y5); \
+	VMULPD Y2, Y5, Y5; \
+	GATHER(8, Y6); \
+	VADDPD Y5, Y6, Y5; \
+	GATHER(32, Y6); \
+	VMULPD Y2, Y6, Y6; \
+	GATHER(24, Y7); \
+	VADDPD Y6, Y7, Y6; \
+	VMULPD Y3, Y6, Y6; \
+	VADDPD Y6, Y5, Y5; \
+	GATHER(48, Y6); \
+	VMULPD Y2, Y6, Y6; \
+	GATHER(40, Y7); \
+	VADDPD Y6, Y7, Y6; \
+	GATHER(64, Y7); \
+	VMULPD Y2, Y7, Y7; \
+	GATHER(56, Y8); \
+	VADDPD Y7, Y8, Y7; \
+	VMULPD Y3, Y7, Y7; \
+	VADDPD Y7, Y6, Y6; \
+	VMULPD Y4, Y6, Y6; \
+	VADDPD Y6, Y5, Y5; \
+	GATHER(80, Y6); \
+	VMULPD Y2, Y6, Y6; \
+	GATHER(72, Y7); \
+	VADDPD Y6, Y7, Y6; \
+	VMULPD Y4, Y4, Y7; \
+	VMULPD Y7, Y6, Y6; \
+	VADDPD Y6, Y5, Y5
+
+// EXP sets Y12 = exp(Y8 + Y5) (fastExp, a = Y8, b = Y5; R8 =
+// &fastExp2Tab; clobbers Y6, Y7, Y9-Y11).
+#define EXP \
+	VADDPD Y5, Y8, Y9; \
+	VMULPD c_invL<>(SB), Y9, Y9; \
+	VADDPD c_shift<>(SB), Y9, Y9; \
+	VSUBPD c_shift<>(SB), Y9, Y10; \
+	VMULPD c_L1<>(SB), Y10, Y11; \
+	VSUBPD Y11, Y8, Y11; \
+	VADDPD Y5, Y11, Y11; \
+	VMULPD c_L2<>(SB), Y10, Y10; \
+	VSUBPD Y10, Y11, Y11; \
+	VMULPD Y11, Y11, Y10; \
+	VMULPD c_c6<>(SB), Y11, Y6; \
+	VADDPD c_half<>(SB), Y6, Y6; \
+	VMULPD c_c24<>(SB), Y10, Y7; \
+	VADDPD Y7, Y6, Y6; \
+	VMULPD Y10, Y6, Y6; \
+	VADDPD Y6, Y11, Y6; \
+	VPAND c_i255<>(SB), Y9, Y10; \
+	VPCMPEQQ Y12, Y12, Y12; \
+	VGATHERQPD Y12, (R8)(Y10*8), Y7; \
+	VPSRLQ $8, Y9, Y9; \
+	VPADDQ c_i1023<>(SB), Y9, Y9; \
+	VPSLLQ $52, Y9, Y9; \
+	VMULPD Y9, Y7, Y7; \
+	VMULPD Y6, Y7, Y12; \
+	VADDPD Y12, Y7, Y12
+
+// RANGE(lo, hi) loads Y0 = x[CX:CX+4], sets Y14 = the in-range mask
+// (lo < x < hi, false for NaN), Y1 = x with the other lanes 0, and ORs
+// their bits, shifted by CX, into AX.
+#define RANGE(lo, hi) \
+	VMOVUPD (SI)(CX*8), Y0; \
+	VCMPPD $0x1e, lo, Y0, Y1; \
+	VCMPPD $0x11, hi, Y0, Y14; \
+	VANDPD Y1, Y14, Y14; \
+	VANDPD Y14, Y0, Y1; \
+	VMOVMSKPD Y14, R9; \
+	XORQ $15, R9; \
+	SHLQ CX, R9; \
+	ORQ R9, AX
+
+// ROW(bias) sets Y13 = 11 row, row = bits(Y2) >> 48 + Y3 + bias
+// (clobbers Y2, Y3).
+#define ROW(bias) \
+	VPSRLQ $48, Y2, Y2; \
+	VPADDQ Y3, Y2, Y2; \
+	VPADDQ bias, Y2, Y2; \
+	VPSLLQ $3, Y2, Y3; \
+	VPADDQ Y2, Y3, Y3; \
+	VPADDQ Y2, Y3, Y3; \
+	VPADDQ Y2, Y3, Y13
+
+// func twoSidedAVX2(dst, x []float64, tab *[2 * fastNSeg][fastDeg + 2]float64, sign float64) uint64
+TEXT ·twoSidedAVX2(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), DI
+	MOVQ x_base+24(FP), SI
+	MOVQ x_len+32(FP), R11
+	MOVQ tab+48(FP), BX
+	VBROADCASTSD sign+56(FP), Y15
+	LEAQ ·fastExp2Tab(SB), R8
+	XORQ AX, AX
+	XORQ CX, CX
+
+twoSidedLoop:
+	CMPQ CX, R11
+	JAE  twoSidedDone
+	RANGE(c_m63<>(SB), c_p375<>(SB))
+
+	// row = seg(|x|) + 96 (1 - sign bit)
+	VANDPD c_absmask<>(SB), Y1, Y2
+	VADDPD c_one<>(SB), Y2, Y2
+	VPSRLQ $63, Y1, Y3
+	VPSLLQ $5, Y3, Y4
+	VPSLLQ $6, Y3, Y3
+	VPADDQ Y4, Y3, Y3
+	VPXOR  Y4, Y4, Y4
+	VPSUBQ Y3, Y4, Y3
+	ROW(c_bias2<>(SB))
+	POLY
+
+	// hm = -0.5 (x >= 0) or -0 (x < 0), xh, a = hm xh xh,
+	// b = P + hm (x - xh) (x + xh)
+	VMOVUPD   c_mhalf<>(SB), Y6
+	VBLENDVPD Y1, c_mzero<>(SB), Y6, Y6
+	VANDPD    c_hmask<>(SB), Y1, Y7
+	VMULPD    Y7, Y6, Y8
+	VMULPD    Y7, Y8, Y8
+	VSUBPD    Y7, Y1, Y9
+	VMULPD    Y9, Y6, Y9
+	VADDPD    Y7, Y1, Y10
+	VMULPD    Y10, Y9, Y9
+	VADDPD    Y9, Y5, Y5
+	EXP
+
+	VMULPD    Y15, Y12, Y12
+	VBLENDVPD Y14, Y12, Y0, Y12
+	VMOVUPD   Y12, (DI)(CX*8)
+	ADDQ      $4, CX
+	JMP       twoSidedLoop
+
+twoSidedDone:
+	VZEROUPPER
+	MOVQ AX, ret+64(FP)
+	RET
+
+// func phiAVX2(dst, x []float64) uint64
+TEXT ·phiAVX2(SB), NOSPLIT, $0-56
+	MOVQ dst_base+0(FP), DI
+	MOVQ x_base+24(FP), SI
+	MOVQ x_len+32(FP), R11
+	LEAQ ·phiTab(SB), BX
+	LEAQ ·fastExp2Tab(SB), R8
+	XORQ AX, AX
+	XORQ CX, CX
+
+phiLoop:
+	CMPQ CX, R11
+	JAE  phiDone
+	RANGE(c_m375<>(SB), c_p375<>(SB))
+	VMOVUPD Y1, Y15
+	VANDPD  c_absmask<>(SB), Y1, Y1
+	VADDPD  c_one<>(SB), Y1, Y2
+	VPXOR   Y3, Y3, Y3
+	ROW(c_bias<>(SB))
+	POLY
+
+	// uh, a = -0.5 uh uh, b = P - 0.5 (u - uh) (u + uh)
+	VANDPD c_hmask<>(SB), Y1, Y7
+	VMULPD c_mhalf<>(SB), Y7, Y8
+	VMULPD Y7, Y8, Y8
+	VSUBPD Y7, Y1, Y9
+	VMULPD c_half<>(SB), Y9, Y9
+	VADDPD Y7, Y1, Y10
+	VMULPD Y10, Y9, Y9
+	VSUBPD Y9, Y5, Y5
+	EXP
+
+	// s + (1 - 2s) e, s = 1 for x >= 0
+	VPXOR     Y9, Y9, Y9
+	VMOVUPD   c_one<>(SB), Y10
+	VBLENDVPD Y15, Y9, Y10, Y10
+	VMOVUPD   c_mone<>(SB), Y11
+	VBLENDVPD Y15, c_one<>(SB), Y11, Y11
+	VMULPD    Y11, Y12, Y12
+	VADDPD    Y10, Y12, Y12
+	VBLENDVPD Y14, Y12, Y0, Y12
+	VMOVUPD   Y12, (DI)(CX*8)
+	ADDQ      $4, CX
+	JMP       phiLoop
+
+phiDone:
+	VZEROUPPER
+	MOVQ AX, ret+48(FP)
+	RET
+
+// func log1pExpAVX2(dst, x []float64) uint64
+TEXT ·log1pExpAVX2(SB), NOSPLIT, $0-56
+	MOVQ dst_base+0(FP), DI
+	MOVQ x_base+24(FP), SI
+	MOVQ x_len+32(FP), R11
+	LEAQ ·log1pExpTab(SB), BX
+	LEAQ ·fastExp2Tab(SB), R8
+	XORQ AX, AX
+	XORQ CX, CX
+
+log1pExpLoop:
+	CMPQ CX, R11
+	JAE  log1pExpDone
+	RANGE(c_m63<>(SB), c_p63<>(SB))
+	VMOVUPD Y1, Y15
+	VANDPD  c_absmask<>(SB), Y1, Y1
+	VADDPD  c_one<>(SB), Y1, Y2
+	VPXOR   Y3, Y3, Y3
+	ROW(c_bias<>(SB))
+	POLY
+
+	// a = -u, b = P
+	VXORPD c_mzero<>(SB), Y1, Y8
+	EXP
+
+	// s x + e, s = 1 for x >= 0
+	VPXOR     Y9, Y9, Y9
+	VMOVUPD   c_one<>(SB), Y10
+	VBLENDVPD Y15, Y9, Y10, Y10
+	VMULPD    Y15, Y10, Y10
+	VADDPD    Y10, Y12, Y12
+	VBLENDVPD Y14, Y12, Y0, Y12
+	VMOVUPD   Y12, (DI)(CX*8)
+	ADDQ      $4, CX
+	JMP       log1pExpLoop
+
+log1pExpDone:
+	VZEROUPPER
+	MOVQ AX, ret+48(FP)
+	RET
