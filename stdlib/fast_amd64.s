@@ -136,50 +136,61 @@ DATA c_i1023<>+16(SB)/8, $0x00000000000003ff
 DATA c_i1023<>+24(SB)/8, $0x00000000000003ff
 GLOBL c_i1023<>(SB), RODATA|NOPTR, $32
 
-// GATHER(off, dst) loads 4 table entries off(BX)(Y13*8).
-#define GATHER(off, dst) \
-	VPCMPEQQ Y12, Y12, Y12; \
-	VGATHERQPD Y12, off(BX)(Y13*8), dst
+// PAIR(off, a, ax, t, tx, b) sets (ax, tx the xmm halves of a, t) a, b = the row entries at byte off, off + 8
+// of the 4 lanes, whose rows are at BX + DX, R10, R12, R13 (t is
+// clobbered): the lanes 0 and 2 are loaded in a, 1 and 3 in t, and
+// unpacked.
+#define PAIR(off, a, ax, t, tx, b) \
+	VMOVUPD     off(BX)(DX*1), ax; \
+	VINSERTF128 $1, off(BX)(R12*1), a, a; \
+	VMOVUPD     off(BX)(R10*1), tx; \
+	VINSERTF128 $1, off(BX)(R13*1), t, t; \
+	VUNPCKHPD   t, a, b; \
+	VUNPCKLPD   t, a, a
 
-// POLY sets Y5 = P(Y1) on the table rows at BX + 8 Y13 (fastPoly; Y2 = d,
-// Y3 = d^2, Y4 = d^4; clobbers Y6-Y8, Y12).
+// LANES(v, vx, tmp, tmpx) moves the 4 lanes of v to DX, R10, R12, R13 (clobbers
+// tmp).
+#define LANES(v, vx, tmp, tmpx) \
+	VMOVQ        vx, DX; \
+	VPEXTRQ      $1, vx, R10; \
+	VEXTRACTI128 $1, v, tmpx; \
+	VMOVQ        tmpx, R12; \
+	VPEXTRQ      $1, tmpx, R13
+
+// POLY sets Y5 = P(Y1) on the table rows at BX + DX, R10, R12, R13
+// (fastPoly; Y2 = d, Y3 = d^2, Y4 = d^4; clobbers Y6-Y10).
 #define POLY \
-	GATHER(0, Y2); \
+	PAIR(0, Y2, X2, Y3, X3, Y6); \
 	VSUBPD Y2, Y1, Y2; \
 	VMULPD Y2, Y2, Y3; \
 	VMULPD Y3, Y3, Y4; \
-	GATHER(16, Y5); \
+	PAIR(16, Y5, X5, Y7, X7, Y8); \
 	VMULPD Y2, Y5, Y5; \
-	GATHER(8, Y6); \
 	VADDPD Y5, Y6, Y5; \
-	GATHER(32, Y6); \
+	PAIR(32, Y6, X6, Y7, X7, Y9); \
 	VMULPD Y2, Y6, Y6; \
-	GATHER(24, Y7); \
-	VADDPD Y6, Y7, Y6; \
+	VADDPD Y6, Y8, Y6; \
 	VMULPD Y3, Y6, Y6; \
 	VADDPD Y6, Y5, Y5; \
-	GATHER(48, Y6); \
+	PAIR(48, Y6, X6, Y7, X7, Y8); \
 	VMULPD Y2, Y6, Y6; \
-	GATHER(40, Y7); \
-	VADDPD Y6, Y7, Y6; \
-	GATHER(64, Y7); \
+	VADDPD Y6, Y9, Y6; \
+	PAIR(64, Y7, X7, Y9, X9, Y10); \
 	VMULPD Y2, Y7, Y7; \
-	GATHER(56, Y8); \
 	VADDPD Y7, Y8, Y7; \
 	VMULPD Y3, Y7, Y7; \
 	VADDPD Y7, Y6, Y6; \
 	VMULPD Y4, Y6, Y6; \
 	VADDPD Y6, Y5, Y5; \
-	GATHER(80, Y6); \
-	VMULPD Y2, Y6, Y6; \
-	GATHER(72, Y7); \
-	VADDPD Y6, Y7, Y6; \
+	PAIR(72, Y7, X7, Y8, X8, Y9); \
+	VMULPD Y2, Y9, Y9; \
+	VADDPD Y9, Y10, Y9; \
 	VMULPD Y4, Y4, Y7; \
-	VMULPD Y7, Y6, Y6; \
-	VADDPD Y6, Y5, Y5
+	VMULPD Y7, Y9, Y9; \
+	VADDPD Y9, Y5, Y5
 
 // EXP sets Y12 = exp(Y8 + Y5) (fastExp, a = Y8, b = Y5; R8 =
-// &fastExp2Tab; clobbers Y6, Y7, Y9-Y11).
+// &fastExp2Tab; clobbers Y6, Y7, Y9-Y11, DX, R10, R12, R13).
 #define EXP \
 	VADDPD Y5, Y8, Y9; \
 	VMULPD c_invL<>(SB), Y9, Y9; \
@@ -198,8 +209,12 @@ GLOBL c_i1023<>(SB), RODATA|NOPTR, $32
 	VMULPD Y10, Y6, Y6; \
 	VADDPD Y6, Y11, Y6; \
 	VPAND c_i255<>(SB), Y9, Y10; \
-	VPCMPEQQ Y12, Y12, Y12; \
-	VGATHERQPD Y12, (R8)(Y10*8), Y7; \
+	LANES(Y10, X10, Y7, X7); \
+	VMOVSD  (R8)(DX*8), X7; \
+	VMOVHPD (R8)(R10*8), X7, X7; \
+	VMOVSD  (R8)(R12*8), X10; \
+	VMOVHPD (R8)(R13*8), X10, X10; \
+	VINSERTF128 $1, X10, Y7, Y7; \
 	VPSRLQ $8, Y9, Y9; \
 	VPADDQ c_i1023<>(SB), Y9, Y9; \
 	VPSLLQ $52, Y9, Y9; \
@@ -221,8 +236,9 @@ GLOBL c_i1023<>(SB), RODATA|NOPTR, $32
 	SHLQ CX, R9; \
 	ORQ R9, AX
 
-// ROW(bias) sets Y13 = 11 row, row = bits(Y2) >> 48 + Y3 + bias
-// (clobbers Y2, Y3).
+// ROW(bias) sets DX, R10, R12, R13 = 88 row of the 4 lanes (the byte
+// offsets of the rows), row = bits(Y2) >> 48 + Y3 + bias (clobbers Y2,
+// Y3, Y13).
 #define ROW(bias) \
 	VPSRLQ $48, Y2, Y2; \
 	VPADDQ Y3, Y2, Y2; \
@@ -230,7 +246,9 @@ GLOBL c_i1023<>(SB), RODATA|NOPTR, $32
 	VPSLLQ $3, Y2, Y3; \
 	VPADDQ Y2, Y3, Y3; \
 	VPADDQ Y2, Y3, Y3; \
-	VPADDQ Y2, Y3, Y13
+	VPADDQ Y2, Y3, Y13; \
+	VPSLLQ $3, Y13, Y13; \
+	LANES(Y13, X13, Y2, X2)
 
 // func twoSidedAVX2(dst, x []float64, tab *[2 * fastNSeg][fastDeg + 2]float64, sign float64) uint64
 TEXT ·twoSidedAVX2(SB), NOSPLIT, $0-72
