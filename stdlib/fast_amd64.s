@@ -222,14 +222,19 @@ GLOBL c_i1023<>(SB), RODATA|NOPTR, $32
 	VMULPD Y6, Y7, Y12; \
 	VADDPD Y12, Y7, Y12
 
+// RANGEMASK(lo, hi) loads Y0 = x[CX:CX+4] and sets Y14 = the in-range
+// mask (lo < x < hi, false for NaN; clobbers Y1).
+#define RANGEMASK(lo, hi) \
+	VMOVUPD (SI)(CX*8), Y0; \
+	VCMPPD $0x1e, lo, Y0, Y1; \
+	VCMPPD $0x11, hi, Y0, Y14; \
+	VANDPD Y1, Y14, Y14
+
 // RANGE(lo, hi) loads Y0 = x[CX:CX+4], sets Y14 = the in-range mask
 // (lo < x < hi, false for NaN), Y1 = x with the other lanes 0, and ORs
 // their bits, shifted by CX, into AX.
 #define RANGE(lo, hi) \
-	VMOVUPD (SI)(CX*8), Y0; \
-	VCMPPD $0x1e, lo, Y0, Y1; \
-	VCMPPD $0x11, hi, Y0, Y14; \
-	VANDPD Y1, Y14, Y14; \
+	RANGEMASK(lo, hi); \
 	VANDPD Y14, Y0, Y1; \
 	VMOVMSKPD Y14, R9; \
 	XORQ $15, R9; \
@@ -250,20 +255,24 @@ GLOBL c_i1023<>(SB), RODATA|NOPTR, $32
 	VPSLLQ $3, Y13, Y13; \
 	LANES(Y13, X13, Y2, X2)
 
+// The kernels work in two passes over the block, as the Go loops: the
+// first sets a and b (the argument of exp) in the frame, at 0(SP) and
+// 512(SP), the second takes the exp and the final value. The shorter
+// dependency chains let the processor overlap more elements.
+
 // func twoSidedAVX2(dst, x []float64, tab *[2 * fastNSeg][fastDeg + 2]float64, sign float64) uint64
-TEXT ·twoSidedAVX2(SB), NOSPLIT, $0-72
+TEXT ·twoSidedAVX2(SB), $1024-72
 	MOVQ dst_base+0(FP), DI
 	MOVQ x_base+24(FP), SI
 	MOVQ x_len+32(FP), R11
 	MOVQ tab+48(FP), BX
-	VBROADCASTSD sign+56(FP), Y15
 	LEAQ ·fastExp2Tab(SB), R8
 	XORQ AX, AX
 	XORQ CX, CX
 
-twoSidedLoop:
+twoSidedArgs:
 	CMPQ CX, R11
-	JAE  twoSidedDone
+	JAE  twoSidedExp0
 	RANGE(c_m63<>(SB), c_p375<>(SB))
 
 	// row = seg(|x|) + 96 (1 - sign bit)
@@ -290,13 +299,27 @@ twoSidedLoop:
 	VADDPD    Y7, Y1, Y10
 	VMULPD    Y10, Y9, Y9
 	VADDPD    Y9, Y5, Y5
-	EXP
+	VMOVUPD   Y8, 0(SP)(CX*8)
+	VMOVUPD   Y5, 512(SP)(CX*8)
+	ADDQ      $4, CX
+	JMP       twoSidedArgs
 
+twoSidedExp0:
+	VBROADCASTSD sign+56(FP), Y15
+	XORQ         CX, CX
+
+twoSidedExp:
+	CMPQ CX, R11
+	JAE  twoSidedDone
+	RANGEMASK(c_m63<>(SB), c_p375<>(SB))
+	VMOVUPD 0(SP)(CX*8), Y8
+	VMOVUPD 512(SP)(CX*8), Y5
+	EXP
 	VMULPD    Y15, Y12, Y12
 	VBLENDVPD Y14, Y12, Y0, Y12
 	VMOVUPD   Y12, (DI)(CX*8)
 	ADDQ      $4, CX
-	JMP       twoSidedLoop
+	JMP       twoSidedExp
 
 twoSidedDone:
 	VZEROUPPER
@@ -304,7 +327,7 @@ twoSidedDone:
 	RET
 
 // func phiAVX2(dst, x []float64) uint64
-TEXT ·phiAVX2(SB), NOSPLIT, $0-56
+TEXT ·phiAVX2(SB), $1024-56
 	MOVQ dst_base+0(FP), DI
 	MOVQ x_base+24(FP), SI
 	MOVQ x_len+32(FP), R11
@@ -313,26 +336,40 @@ TEXT ·phiAVX2(SB), NOSPLIT, $0-56
 	XORQ AX, AX
 	XORQ CX, CX
 
-phiLoop:
+phiArgs:
 	CMPQ CX, R11
-	JAE  phiDone
+	JAE  phiExp0
 	RANGE(c_m375<>(SB), c_p375<>(SB))
-	VMOVUPD Y1, Y15
-	VANDPD  c_absmask<>(SB), Y1, Y1
-	VADDPD  c_one<>(SB), Y1, Y2
-	VPXOR   Y3, Y3, Y3
+	VANDPD c_absmask<>(SB), Y1, Y1
+	VADDPD c_one<>(SB), Y1, Y2
+	VPXOR  Y3, Y3, Y3
 	ROW(c_bias<>(SB))
 	POLY
 
 	// uh, a = -0.5 uh uh, b = P - 0.5 (u - uh) (u + uh)
-	VANDPD c_hmask<>(SB), Y1, Y7
-	VMULPD c_mhalf<>(SB), Y7, Y8
-	VMULPD Y7, Y8, Y8
-	VSUBPD Y7, Y1, Y9
-	VMULPD c_half<>(SB), Y9, Y9
-	VADDPD Y7, Y1, Y10
-	VMULPD Y10, Y9, Y9
-	VSUBPD Y9, Y5, Y5
+	VANDPD  c_hmask<>(SB), Y1, Y7
+	VMULPD  c_mhalf<>(SB), Y7, Y8
+	VMULPD  Y7, Y8, Y8
+	VSUBPD  Y7, Y1, Y9
+	VMULPD  c_half<>(SB), Y9, Y9
+	VADDPD  Y7, Y1, Y10
+	VMULPD  Y10, Y9, Y9
+	VSUBPD  Y9, Y5, Y5
+	VMOVUPD Y8, 0(SP)(CX*8)
+	VMOVUPD Y5, 512(SP)(CX*8)
+	ADDQ    $4, CX
+	JMP     phiArgs
+
+phiExp0:
+	XORQ CX, CX
+
+phiExp:
+	CMPQ CX, R11
+	JAE  phiDone
+	RANGEMASK(c_m375<>(SB), c_p375<>(SB))
+	VANDPD  Y14, Y0, Y15
+	VMOVUPD 0(SP)(CX*8), Y8
+	VMOVUPD 512(SP)(CX*8), Y5
 	EXP
 
 	// s + (1 - 2s) e, s = 1 for x >= 0
@@ -346,7 +383,7 @@ phiLoop:
 	VBLENDVPD Y14, Y12, Y0, Y12
 	VMOVUPD   Y12, (DI)(CX*8)
 	ADDQ      $4, CX
-	JMP       phiLoop
+	JMP       phiExp
 
 phiDone:
 	VZEROUPPER
@@ -354,7 +391,7 @@ phiDone:
 	RET
 
 // func log1pExpAVX2(dst, x []float64) uint64
-TEXT ·log1pExpAVX2(SB), NOSPLIT, $0-56
+TEXT ·log1pExpAVX2(SB), $1024-56
 	MOVQ dst_base+0(FP), DI
 	MOVQ x_base+24(FP), SI
 	MOVQ x_len+32(FP), R11
@@ -363,19 +400,33 @@ TEXT ·log1pExpAVX2(SB), NOSPLIT, $0-56
 	XORQ AX, AX
 	XORQ CX, CX
 
-log1pExpLoop:
+log1pExpArgs:
 	CMPQ CX, R11
-	JAE  log1pExpDone
+	JAE  log1pExpExp0
 	RANGE(c_m63<>(SB), c_p63<>(SB))
-	VMOVUPD Y1, Y15
-	VANDPD  c_absmask<>(SB), Y1, Y1
-	VADDPD  c_one<>(SB), Y1, Y2
-	VPXOR   Y3, Y3, Y3
+	VANDPD c_absmask<>(SB), Y1, Y1
+	VADDPD c_one<>(SB), Y1, Y2
+	VPXOR  Y3, Y3, Y3
 	ROW(c_bias<>(SB))
 	POLY
 
 	// a = -u, b = P
-	VXORPD c_mzero<>(SB), Y1, Y8
+	VXORPD  c_mzero<>(SB), Y1, Y8
+	VMOVUPD Y8, 0(SP)(CX*8)
+	VMOVUPD Y5, 512(SP)(CX*8)
+	ADDQ    $4, CX
+	JMP     log1pExpArgs
+
+log1pExpExp0:
+	XORQ CX, CX
+
+log1pExpExp:
+	CMPQ CX, R11
+	JAE  log1pExpDone
+	RANGEMASK(c_m63<>(SB), c_p63<>(SB))
+	VANDPD  Y14, Y0, Y15
+	VMOVUPD 0(SP)(CX*8), Y8
+	VMOVUPD 512(SP)(CX*8), Y5
 	EXP
 
 	// s x + e, s = 1 for x >= 0
@@ -387,7 +438,7 @@ log1pExpLoop:
 	VBLENDVPD Y14, Y12, Y0, Y12
 	VMOVUPD   Y12, (DI)(CX*8)
 	ADDQ      $4, CX
-	JMP       log1pExpLoop
+	JMP       log1pExpExp
 
 log1pExpDone:
 	VZEROUPPER
