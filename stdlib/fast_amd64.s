@@ -112,17 +112,23 @@ DATA c_c24<>+16(SB)/8, $0x3fa5555555555555
 DATA c_c24<>+24(SB)/8, $0x3fa5555555555555
 GLOBL c_c24<>(SB), RODATA|NOPTR, $32
 
-DATA c_bias<>+0(SB)/8, $0xffffffffffffc010
-DATA c_bias<>+8(SB)/8, $0xffffffffffffc010
-DATA c_bias<>+16(SB)/8, $0xffffffffffffc010
-DATA c_bias<>+24(SB)/8, $0xffffffffffffc010
-GLOBL c_bias<>(SB), RODATA|NOPTR, $32
+DATA c_i88<>+0(SB)/8, $0x0000000000000058
+DATA c_i88<>+8(SB)/8, $0x0000000000000058
+DATA c_i88<>+16(SB)/8, $0x0000000000000058
+DATA c_i88<>+24(SB)/8, $0x0000000000000058
+GLOBL c_i88<>(SB), RODATA|NOPTR, $32
 
-DATA c_bias2<>+0(SB)/8, $0xffffffffffffc070
-DATA c_bias2<>+8(SB)/8, $0xffffffffffffc070
-DATA c_bias2<>+16(SB)/8, $0xffffffffffffc070
-DATA c_bias2<>+24(SB)/8, $0xffffffffffffc070
-GLOBL c_bias2<>(SB), RODATA|NOPTR, $32
+DATA c_rowbias<>+0(SB)/8, $0xffffffffffea0580
+DATA c_rowbias<>+8(SB)/8, $0xffffffffffea0580
+DATA c_rowbias<>+16(SB)/8, $0xffffffffffea0580
+DATA c_rowbias<>+24(SB)/8, $0xffffffffffea0580
+GLOBL c_rowbias<>(SB), RODATA|NOPTR, $32
+
+DATA c_right<>+0(SB)/8, $0x0000000000002100
+DATA c_right<>+8(SB)/8, $0x0000000000002100
+DATA c_right<>+16(SB)/8, $0x0000000000002100
+DATA c_right<>+24(SB)/8, $0x0000000000002100
+GLOBL c_right<>(SB), RODATA|NOPTR, $32
 
 DATA c_i255<>+0(SB)/8, $0x00000000000000ff
 DATA c_i255<>+8(SB)/8, $0x00000000000000ff
@@ -241,27 +247,32 @@ GLOBL c_i1023<>(SB), RODATA|NOPTR, $32
 	SHLQ CX, R9; \
 	ORQ R9, AX
 
-// ROW(bias) sets DX, R10, R12, R13 = 88 row of the 4 lanes (the byte
-// offsets of the rows), row = bits(Y2) >> 48 + Y3 + bias (clobbers Y2,
-// Y3, Y13).
-#define ROW(bias) \
-	VPSRLQ $48, Y2, Y2; \
-	VPADDQ Y3, Y2, Y2; \
-	VPADDQ bias, Y2, Y2; \
-	VPSLLQ $3, Y2, Y3; \
-	VPADDQ Y2, Y3, Y3; \
-	VPADDQ Y2, Y3, Y3; \
-	VPADDQ Y2, Y3, Y13; \
-	VPSLLQ $3, Y13, Y13; \
-	LANES(Y13, X13, Y2, X2)
+// ROWS sets Y13 = 88 seg(Y2 - 1), the byte offsets of the rows of the
+// segments of Y2 = |x| + 1 in a table side (clobbers Y2).
+#define ROWS \
+	VPSRLQ   $48, Y2, Y2; \
+	VPMULUDQ c_i88<>(SB), Y2, Y2; \
+	VPADDQ   c_rowbias<>(SB), Y2, Y13
 
-// The kernels work in two passes over the block, as the Go loops: the
-// first sets a and b (the argument of exp) in the frame, at 0(SP) and
-// 512(SP), the second takes the exp and the final value. The shorter
-// dependency chains let the processor overlap more elements.
+// OFFS loads DX, R10, R12, R13 = the row offsets of the elements CX to
+// CX + 3, stored at 1024(SP) = R9 by the first pass.
+#define OFFS \
+	MOVQ (R9)(CX*8), DX; \
+	MOVQ 8(R9)(CX*8), R10; \
+	MOVQ 16(R9)(CX*8), R12; \
+	MOVQ 24(R9)(CX*8), R13
+
+// The kernels work in three passes over the block, as the Go loops in
+// two: the first does the range test and the segment lookup, and stores
+// the argument of the polynomial at 0(SP) and the byte offsets of the
+// rows at 1024(SP); the second evaluates the polynomial and the argument
+// a + b of exp, stored at 0(SP) and 512(SP); the third takes the exp and
+// the final value. The short dependency chains let the processor overlap
+// many elements, and the rows are addressed from general registers
+// loaded from memory.
 
 // func twoSidedAVX2(dst, x []float64, tab *[2 * fastNSeg][fastDeg + 2]float64, sign float64) uint64
-TEXT ·twoSidedAVX2(SB), $1024-72
+TEXT ·twoSidedAVX2(SB), $1536-72
 	MOVQ dst_base+0(FP), DI
 	MOVQ x_base+24(FP), SI
 	MOVQ x_len+32(FP), R11
@@ -270,21 +281,33 @@ TEXT ·twoSidedAVX2(SB), $1024-72
 	XORQ AX, AX
 	XORQ CX, CX
 
+twoSidedSeg:
+	CMPQ CX, R11
+	JAE  twoSidedArgs0
+	RANGE(c_m63<>(SB), c_p375<>(SB))
+
+	// the row of seg(|x|) in the left side (x < 0) or the right
+	VANDPD   c_absmask<>(SB), Y1, Y2
+	VADDPD   c_one<>(SB), Y2, Y2
+	ROWS
+	VPXOR    Y3, Y3, Y3
+	VPCMPGTQ Y1, Y3, Y3
+	VPANDN   c_right<>(SB), Y3, Y3
+	VPADDQ   Y3, Y13, Y13
+	VMOVUPD  Y1, 0(SP)(CX*8)
+	VMOVDQU  Y13, 1024(SP)(CX*8)
+	ADDQ     $4, CX
+	JMP      twoSidedSeg
+
+twoSidedArgs0:
+	XORQ CX, CX
+	LEAQ 1024(SP), R9
+
 twoSidedArgs:
 	CMPQ CX, R11
 	JAE  twoSidedExp0
-	RANGE(c_m63<>(SB), c_p375<>(SB))
-
-	// row = seg(|x|) + 96 (1 - sign bit)
-	VANDPD c_absmask<>(SB), Y1, Y2
-	VADDPD c_one<>(SB), Y2, Y2
-	VPSRLQ $63, Y1, Y3
-	VPSLLQ $5, Y3, Y4
-	VPSLLQ $6, Y3, Y3
-	VPADDQ Y4, Y3, Y3
-	VPXOR  Y4, Y4, Y4
-	VPSUBQ Y3, Y4, Y3
-	ROW(c_bias2<>(SB))
+	VMOVUPD 0(SP)(CX*8), Y1
+	OFFS
 	POLY
 
 	// hm = -0.5 (x >= 0) or -0 (x < 0), xh, a = hm xh xh,
@@ -327,7 +350,7 @@ twoSidedDone:
 	RET
 
 // func phiAVX2(dst, x []float64) uint64
-TEXT ·phiAVX2(SB), $1024-56
+TEXT ·phiAVX2(SB), $1536-56
 	MOVQ dst_base+0(FP), DI
 	MOVQ x_base+24(FP), SI
 	MOVQ x_len+32(FP), R11
@@ -336,14 +359,27 @@ TEXT ·phiAVX2(SB), $1024-56
 	XORQ AX, AX
 	XORQ CX, CX
 
+phiSeg:
+	CMPQ CX, R11
+	JAE  phiArgs0
+	RANGE(c_m375<>(SB), c_p375<>(SB))
+	VANDPD  c_absmask<>(SB), Y1, Y1
+	VADDPD  c_one<>(SB), Y1, Y2
+	ROWS
+	VMOVUPD Y1, 0(SP)(CX*8)
+	VMOVDQU Y13, 1024(SP)(CX*8)
+	ADDQ    $4, CX
+	JMP     phiSeg
+
+phiArgs0:
+	XORQ CX, CX
+	LEAQ 1024(SP), R9
+
 phiArgs:
 	CMPQ CX, R11
 	JAE  phiExp0
-	RANGE(c_m375<>(SB), c_p375<>(SB))
-	VANDPD c_absmask<>(SB), Y1, Y1
-	VADDPD c_one<>(SB), Y1, Y2
-	VPXOR  Y3, Y3, Y3
-	ROW(c_bias<>(SB))
+	VMOVUPD 0(SP)(CX*8), Y1
+	OFFS
 	POLY
 
 	// uh, a = -0.5 uh uh, b = P - 0.5 (u - uh) (u + uh)
@@ -391,7 +427,7 @@ phiDone:
 	RET
 
 // func log1pExpAVX2(dst, x []float64) uint64
-TEXT ·log1pExpAVX2(SB), $1024-56
+TEXT ·log1pExpAVX2(SB), $1536-56
 	MOVQ dst_base+0(FP), DI
 	MOVQ x_base+24(FP), SI
 	MOVQ x_len+32(FP), R11
@@ -400,14 +436,27 @@ TEXT ·log1pExpAVX2(SB), $1024-56
 	XORQ AX, AX
 	XORQ CX, CX
 
+log1pExpSeg:
+	CMPQ CX, R11
+	JAE  log1pExpArgs0
+	RANGE(c_m63<>(SB), c_p63<>(SB))
+	VANDPD  c_absmask<>(SB), Y1, Y1
+	VADDPD  c_one<>(SB), Y1, Y2
+	ROWS
+	VMOVUPD Y1, 0(SP)(CX*8)
+	VMOVDQU Y13, 1024(SP)(CX*8)
+	ADDQ    $4, CX
+	JMP     log1pExpSeg
+
+log1pExpArgs0:
+	XORQ CX, CX
+	LEAQ 1024(SP), R9
+
 log1pExpArgs:
 	CMPQ CX, R11
 	JAE  log1pExpExp0
-	RANGE(c_m63<>(SB), c_p63<>(SB))
-	VANDPD c_absmask<>(SB), Y1, Y1
-	VADDPD c_one<>(SB), Y1, Y2
-	VPXOR  Y3, Y3, Y3
-	ROW(c_bias<>(SB))
+	VMOVUPD 0(SP)(CX*8), Y1
+	OFFS
 	POLY
 
 	// a = -u, b = P
