@@ -12,14 +12,18 @@ import (
 // InvMillsSlice, LogPhiAndMillsSlice, PhiSlice and Log1pExpSlice.
 //
 // Each kernel does the whole computation of the Go kernels (fast.go) on
-// 4 elements per ymm register in one pass: the range test, the segment
-// lookup (the rows of the coefficient table and the entries of
-// fastExp2Tab are fetched with VGATHERQPD), the Estrin polynomial, the
-// exact split of -x^2/2 and fastExp. It performs the same IEEE operations
-// in the same order as the Go code, with separate multiplies and adds (no
-// FMA, as the Go compiler does for GOAMD64 < v3), so the results are the
-// same to the bit as the pure-Go path; fast_asm_test.go checks this on
-// millions of arguments, segment boundaries, special values and lengths.
+// 4 elements per ymm register: the range test, the segment lookup, the
+// Estrin polynomial, the exact split of -x^2/2 and fastExp, in four
+// short passes over the block (segment; polynomial; reduced argument of
+// exp; table lookup and result), through buffers in the kernel's frame.
+// The 11 coefficients of the 4 rows are read with 128-bit loads and
+// transposed with VINSERTF128 and VUNPCK[LH]PD, the entries of
+// fastExp2Tab with scalar loads, all addressed from general registers.
+// The kernels perform the same IEEE operations in the same order as the
+// Go code, with separate multiplies and adds (no FMA, as the Go compiler
+// does for GOAMD64 < v3), so the results are the same to the bit as the
+// pure-Go path; fast_asm_test.go checks this on millions of arguments,
+// the segment boundaries, special values, all tail lengths and dst = x.
 //
 // The Go side below feeds the kernels blocks of at most 64 elements (a
 // multiple of 4; the last len % 4 elements go to the Go loops). A kernel

@@ -5,7 +5,7 @@
 // AVX2 kernels of the slice versions of the fast functions (fast.go,
 // fast_amd64.go): 4 elements per ymm register, the operations of the Go
 // kernels one for one, in the same order and without FMA, so that the
-// results are the same to the bit. Each kernel takes n = len(x) elements
+// results are the same to the bit (fast_asm_test.go). Each kernel takes n = len(x) elements
 // (a multiple of 4, at most 64), writes dst[i] for the elements in the
 // fast range and the unchanged x[i] for the others (which are taken as 0
 // in the computation), and returns the mask of the latter.
@@ -130,20 +130,14 @@ DATA c_right<>+16(SB)/8, $0x0000000000002100
 DATA c_right<>+24(SB)/8, $0x0000000000002100
 GLOBL c_right<>(SB), RODATA|NOPTR, $32
 
-DATA c_i255<>+0(SB)/8, $0x00000000000000ff
-DATA c_i255<>+8(SB)/8, $0x00000000000000ff
-DATA c_i255<>+16(SB)/8, $0x00000000000000ff
-DATA c_i255<>+24(SB)/8, $0x00000000000000ff
-GLOBL c_i255<>(SB), RODATA|NOPTR, $32
-
 DATA c_i1023<>+0(SB)/8, $0x00000000000003ff
 DATA c_i1023<>+8(SB)/8, $0x00000000000003ff
 DATA c_i1023<>+16(SB)/8, $0x00000000000003ff
 DATA c_i1023<>+24(SB)/8, $0x00000000000003ff
 GLOBL c_i1023<>(SB), RODATA|NOPTR, $32
 
-// PAIR(off, a, ax, t, tx, b) sets (ax, tx the xmm halves of a, t) a, b = the row entries at byte off, off + 8
-// of the 4 lanes, whose rows are at BX + DX, R10, R12, R13 (t is
+// PAIR(off, a, ax, t, tx, b) sets a, b = the row entries at byte off,
+// off + 8 of the 4 lanes (ax, tx are the xmm halves of a, t), whose rows are at BX + DX, R10, R12, R13 (t is
 // clobbered): the lanes 0 and 2 are loaded in a, 1 and 3 in t, and
 // unpacked.
 #define PAIR(off, a, ax, t, tx, b) \
@@ -153,15 +147,6 @@ GLOBL c_i1023<>(SB), RODATA|NOPTR, $32
 	VINSERTF128 $1, off(BX)(R13*1), t, t; \
 	VUNPCKHPD   t, a, b; \
 	VUNPCKLPD   t, a, a
-
-// LANES(v, vx, tmp, tmpx) moves the 4 lanes of v to DX, R10, R12, R13 (clobbers
-// tmp).
-#define LANES(v, vx, tmp, tmpx) \
-	VMOVQ        vx, DX; \
-	VPEXTRQ      $1, vx, R10; \
-	VEXTRACTI128 $1, v, tmpx; \
-	VMOVQ        tmpx, R12; \
-	VPEXTRQ      $1, tmpx, R13
 
 // POLY sets Y5 = P(Y1) on the table rows at BX + DX, R10, R12, R13
 // (fastPoly; Y2 = d, Y3 = d^2, Y4 = d^4; clobbers Y6-Y10).
@@ -195,38 +180,50 @@ GLOBL c_i1023<>(SB), RODATA|NOPTR, $32
 	VMULPD Y7, Y9, Y9; \
 	VADDPD Y9, Y5, Y5
 
-// EXP sets Y12 = exp(Y8 + Y5) (fastExp, a = Y8, b = Y5; R8 =
-// &fastExp2Tab; clobbers Y6, Y7, Y9-Y11, DX, R10, R12, R13).
-#define EXP \
-	VADDPD Y5, Y8, Y9; \
-	VMULPD c_invL<>(SB), Y9, Y9; \
-	VADDPD c_shift<>(SB), Y9, Y9; \
-	VSUBPD c_shift<>(SB), Y9, Y10; \
-	VMULPD c_L1<>(SB), Y10, Y11; \
-	VSUBPD Y11, Y8, Y11; \
-	VADDPD Y5, Y11, Y11; \
-	VMULPD c_L2<>(SB), Y10, Y10; \
-	VSUBPD Y10, Y11, Y11; \
-	VMULPD Y11, Y11, Y10; \
-	VMULPD c_c6<>(SB), Y11, Y6; \
-	VADDPD c_half<>(SB), Y6, Y6; \
-	VMULPD c_c24<>(SB), Y10, Y7; \
-	VADDPD Y7, Y6, Y6; \
-	VMULPD Y10, Y6, Y6; \
-	VADDPD Y6, Y11, Y6; \
-	VPAND c_i255<>(SB), Y9, Y10; \
-	LANES(Y10, X10, Y7, X7); \
-	VMOVSD  (R8)(DX*8), X7; \
-	VMOVHPD (R8)(R10*8), X7, X7; \
-	VMOVSD  (R8)(R12*8), X10; \
-	VMOVHPD (R8)(R13*8), X10, X10; \
+// EXPA does the first half of fastExp(a, b), a = Y8, b = Y5: it stores
+// kf at 512(SP) and exp(r) - 1 at 0(SP) for the elements CX to CX + 3
+// (clobbers Y6, Y7, Y9-Y11).
+#define EXPA \
+	VADDPD  Y5, Y8, Y9; \
+	VMULPD  c_invL<>(SB), Y9, Y9; \
+	VADDPD  c_shift<>(SB), Y9, Y9; \
+	VSUBPD  c_shift<>(SB), Y9, Y10; \
+	VMULPD  c_L1<>(SB), Y10, Y11; \
+	VSUBPD  Y11, Y8, Y11; \
+	VADDPD  Y5, Y11, Y11; \
+	VMULPD  c_L2<>(SB), Y10, Y10; \
+	VSUBPD  Y10, Y11, Y11; \
+	VMULPD  Y11, Y11, Y10; \
+	VMULPD  c_c6<>(SB), Y11, Y6; \
+	VADDPD  c_half<>(SB), Y6, Y6; \
+	VMULPD  c_c24<>(SB), Y10, Y7; \
+	VADDPD  Y7, Y6, Y6; \
+	VMULPD  Y10, Y6, Y6; \
+	VADDPD  Y6, Y11, Y6; \
+	VMOVUPD Y6, 0(SP)(CX*8); \
+	VMOVUPD Y9, 512(SP)(CX*8)
+
+// EXPB sets Y12 = fastExp(a, b) from the kf at 512(SP) = R9 and the
+// exp(r) - 1 at 0(SP) of EXPA (R8 = &fastExp2Tab; k & 255 is the low
+// byte of kf; clobbers Y6, Y7, Y9, Y10, DX, R10, R12, R13).
+#define EXPB \
+	MOVBLZX     (R9)(CX*8), DX; \
+	MOVBLZX     8(R9)(CX*8), R10; \
+	MOVBLZX     16(R9)(CX*8), R12; \
+	MOVBLZX     24(R9)(CX*8), R13; \
+	VMOVSD      (R8)(DX*8), X7; \
+	VMOVHPD     (R8)(R10*8), X7, X7; \
+	VMOVSD      (R8)(R12*8), X10; \
+	VMOVHPD     (R8)(R13*8), X10, X10; \
 	VINSERTF128 $1, X10, Y7, Y7; \
-	VPSRLQ $8, Y9, Y9; \
-	VPADDQ c_i1023<>(SB), Y9, Y9; \
-	VPSLLQ $52, Y9, Y9; \
-	VMULPD Y9, Y7, Y7; \
-	VMULPD Y6, Y7, Y12; \
-	VADDPD Y12, Y7, Y12
+	VMOVUPD     (R9)(CX*8), Y9; \
+	VPSRLQ      $8, Y9, Y9; \
+	VPADDQ      c_i1023<>(SB), Y9, Y9; \
+	VPSLLQ      $52, Y9, Y9; \
+	VMULPD      Y9, Y7, Y7; \
+	VMOVUPD     0(SP)(CX*8), Y6; \
+	VMULPD      Y6, Y7, Y12; \
+	VADDPD      Y12, Y7, Y12
 
 // RANGEMASK(lo, hi) loads Y0 = x[CX:CX+4] and sets Y14 = the in-range
 // mask (lo < x < hi, false for NaN; clobbers Y1).
@@ -262,14 +259,16 @@ GLOBL c_i1023<>(SB), RODATA|NOPTR, $32
 	MOVQ 16(R9)(CX*8), R12; \
 	MOVQ 24(R9)(CX*8), R13
 
-// The kernels work in three passes over the block, as the Go loops in
-// two: the first does the range test and the segment lookup, and stores
-// the argument of the polynomial at 0(SP) and the byte offsets of the
-// rows at 1024(SP); the second evaluates the polynomial and the argument
-// a + b of exp, stored at 0(SP) and 512(SP); the third takes the exp and
-// the final value. The short dependency chains let the processor overlap
-// many elements, and the rows are addressed from general registers
-// loaded from memory.
+// The kernels work in four passes over the block (the Go loops in two):
+// the first does the range test and the segment lookup, and stores the
+// argument of the polynomial at 0(SP) and the byte offsets of the rows at
+// 1024(SP); the second evaluates the polynomial and the argument a + b of
+// exp, stored at 0(SP) and 512(SP); the third (EXPA) the reduced argument
+// and exp(r) - 1; the fourth (EXPB) looks up 2^(k/256) and sets the final
+// value. The short dependency chains let the processor overlap
+// many elements, and the table entries are addressed from general
+// registers loaded from memory (not moved from vector registers, and
+// not with VGATHERQPD, both slower).
 
 // func twoSidedAVX2(dst, x []float64, tab *[2 * fastNSeg][fastDeg + 2]float64, sign float64) uint64
 TEXT ·twoSidedAVX2(SB), $1536-72
@@ -332,17 +331,28 @@ twoSidedExp0:
 	XORQ         CX, CX
 
 twoSidedExp:
+	CMPQ    CX, R11
+	JAE     twoSidedFin0
+	VMOVUPD 0(SP)(CX*8), Y8
+	VMOVUPD 512(SP)(CX*8), Y5
+	EXPA
+	ADDQ    $4, CX
+	JMP     twoSidedExp
+
+twoSidedFin0:
+	XORQ CX, CX
+	LEAQ 512(SP), R9
+
+twoSidedFin:
 	CMPQ CX, R11
 	JAE  twoSidedDone
 	RANGEMASK(c_m63<>(SB), c_p375<>(SB))
-	VMOVUPD 0(SP)(CX*8), Y8
-	VMOVUPD 512(SP)(CX*8), Y5
-	EXP
+	EXPB
 	VMULPD    Y15, Y12, Y12
 	VBLENDVPD Y14, Y12, Y0, Y12
 	VMOVUPD   Y12, (DI)(CX*8)
 	ADDQ      $4, CX
-	JMP       twoSidedExp
+	JMP       twoSidedFin
 
 twoSidedDone:
 	VZEROUPPER
@@ -400,13 +410,24 @@ phiExp0:
 	XORQ CX, CX
 
 phiExp:
+	CMPQ    CX, R11
+	JAE     phiFin0
+	VMOVUPD 0(SP)(CX*8), Y8
+	VMOVUPD 512(SP)(CX*8), Y5
+	EXPA
+	ADDQ    $4, CX
+	JMP     phiExp
+
+phiFin0:
+	XORQ CX, CX
+	LEAQ 512(SP), R9
+
+phiFin:
 	CMPQ CX, R11
 	JAE  phiDone
 	RANGEMASK(c_m375<>(SB), c_p375<>(SB))
 	VANDPD  Y14, Y0, Y15
-	VMOVUPD 0(SP)(CX*8), Y8
-	VMOVUPD 512(SP)(CX*8), Y5
-	EXP
+	EXPB
 
 	// s + (1 - 2s) e, s = 1 for x >= 0
 	VPXOR     Y9, Y9, Y9
@@ -419,7 +440,7 @@ phiExp:
 	VBLENDVPD Y14, Y12, Y0, Y12
 	VMOVUPD   Y12, (DI)(CX*8)
 	ADDQ      $4, CX
-	JMP       phiExp
+	JMP       phiFin
 
 phiDone:
 	VZEROUPPER
@@ -470,13 +491,24 @@ log1pExpExp0:
 	XORQ CX, CX
 
 log1pExpExp:
+	CMPQ    CX, R11
+	JAE     log1pExpFin0
+	VMOVUPD 0(SP)(CX*8), Y8
+	VMOVUPD 512(SP)(CX*8), Y5
+	EXPA
+	ADDQ    $4, CX
+	JMP     log1pExpExp
+
+log1pExpFin0:
+	XORQ CX, CX
+	LEAQ 512(SP), R9
+
+log1pExpFin:
 	CMPQ CX, R11
 	JAE  log1pExpDone
 	RANGEMASK(c_m63<>(SB), c_p63<>(SB))
 	VANDPD  Y14, Y0, Y15
-	VMOVUPD 0(SP)(CX*8), Y8
-	VMOVUPD 512(SP)(CX*8), Y5
-	EXP
+	EXPB
 
 	// s x + e, s = 1 for x >= 0
 	VPXOR     Y9, Y9, Y9
@@ -487,7 +519,7 @@ log1pExpExp:
 	VBLENDVPD Y14, Y12, Y0, Y12
 	VMOVUPD   Y12, (DI)(CX*8)
 	ADDQ      $4, CX
-	JMP       log1pExpExp
+	JMP       log1pExpFin
 
 log1pExpDone:
 	VZEROUPPER
