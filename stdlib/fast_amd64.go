@@ -1,4 +1,4 @@
-//go:build !purego
+//go:build !purego && !amd64.v3
 
 package stdlib
 
@@ -31,20 +31,13 @@ import (
 // and returns the mask of those elements, whose value then comes from
 // the slow path, as in the Go loops; dst may therefore be x.
 //
-// useAVX2 is off when the CPU lacks AVX2 or when the Go compiler fuses
-// a*b + c into FMA (GOAMD64=v3 or later), since the Go kernels then
-// round differently; tests switch it off to compare both paths.
-var useAVX2 = cpu.X86.HasAVX2 && !goFusesFMA()
-
-// fmaProbe are the operands of goFusesFMA: (1 + 2^-30)^2 - (1 + 2^-29)
-// is 2^-60 with a fused multiply-add and 0 without.
-var fmaProbe = [3]float64{1 + 0x1p-30, 1 + 0x1p-30, -(1 + 0x1p-29)}
-
-//go:noinline
-func goFusesFMA() bool {
-	p := &fmaProbe
-	return p[0]*p[1]+p[2] != 0
-}
+// The Go compiler fuses a*b + c into FMA for GOAMD64=v3 and later, so
+// that the Go kernels round differently: those builds (build tag
+// amd64.v3) and the purego tag use the Go loops (fast_other.go).
+//
+// useAVX2 is off when the CPU lacks AVX2; tests switch it off to compare
+// both paths.
+var useAVX2 = cpu.X86.HasAVX2
 
 //go:noescape
 func twoSidedAVX2(dst, x []float64, tab *[2 * fastNSeg][fastDeg + 2]float64, sign float64) uint64
