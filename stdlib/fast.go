@@ -302,6 +302,9 @@ func fastExpBlock(dst, a, b, c, m []float64) {
 // logPhiSlow) and InvMills (sign 1, slow invMillsSlow).
 func fastTwoSidedSlice(dst, x []float64, tab *[2 * fastNSeg][fastDeg + 2]float64, sign float64, slow func(float64) float64) {
 	dst = dst[:len(x)]
+	if n := fastTwoSidedArch(dst, x, tab, sign, slow); n > 0 {
+		dst, x = dst[n:], x[n:]
+	}
 	var a, b [fastBlock]float64
 	var sl fastSlow
 	for len(x) > 0 {
@@ -325,6 +328,9 @@ func InvMillsSlice(dst, x []float64) { fastTwoSidedSlice(dst, x, &invMillsTab, 1
 // either destination may be x (but not overlap it otherwise).
 func LogPhiAndMillsSlice(logPhi, mills, x []float64) {
 	logPhi, mills = logPhi[:len(x)], mills[:len(x)]
+	if n := fastLogPhiAndMillsArch(logPhi, mills, x); n > 0 {
+		logPhi, mills, x = logPhi[n:], mills[n:], x[n:]
+	}
 	var a, b, bm [fastBlock]float64
 	var sl, slm fastSlow
 	for len(x) > 0 {
@@ -343,6 +349,9 @@ func LogPhiAndMillsSlice(logPhi, mills, x []float64) {
 // otherwise).
 func PhiSlice(dst, x []float64) {
 	dst = dst[:len(x)]
+	if n := fastPhiArch(dst, x); n > 0 {
+		dst, x = dst[n:], x[n:]
+	}
 	var a, b, c, m [fastBlock]float64
 	var sl fastSlow
 	for len(x) > 0 {
@@ -377,6 +386,9 @@ func PhiSlice(dst, x []float64) {
 // overlap it otherwise).
 func Log1pExpSlice(dst, x []float64) {
 	dst = dst[:len(x)]
+	if n := fastLog1pExpArch(dst, x); n > 0 {
+		dst, x = dst[n:], x[n:]
+	}
 	var a, b, c, m [fastBlock]float64
 	var sl fastSlow
 	for len(x) > 0 {
