@@ -10,7 +10,7 @@ package autodiff
 // Each output is the sequential sum over j, from 0, of separately rounded
 // products (the float64 conversions forbid fusing them into FMAs, which Go
 // does on arm64, ppc64 and s390x): every platform, and the AVX2 kernel of
-// kernel_amd64.s, computes the same bits.
+// kernel_amd64.s, computes the same bits (up to which NaN a NaN is).
 func matMulT(y, m, v []float64, rows, cols, batch int) {
 	i := 0
 	for ; i+2 <= rows; i += 2 {

@@ -385,7 +385,7 @@ func (g *Graph) Alloc(maxBatch int) {
 			nT = max(nT, matMulTScratch(int(g.recs[r.a].cols), maxBatch))
 		}
 	}
-	if cap(g.vT) < nT {
+	if len(g.vT) < nT {
 		g.vT = make([]float64, nT)
 	}
 	for _, k := range keep {
