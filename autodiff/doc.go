@@ -11,7 +11,9 @@
 // per batch element, stored batch-major in one arena; nodes that depend only
 // on Params are shared by the batch and evaluated once; nodes that depend
 // only on constants are folded when they are built. A shared matrix times a
-// batch of vectors is one matrix-matrix product.
+// batch of vectors is one matrix-matrix product (an AVX2 kernel on amd64
+// CPUs that have it; each output is the same sequential sum of separately
+// rounded products on every machine, with or without the kernel).
 //
 // Forward and Backward allocate nothing: Alloc lays out the value and
 // adjoint arenas for a maximum batch size. Distribution log densities and

@@ -36,31 +36,69 @@ func TestMatMulT(t *testing.T) {
 	}
 }
 
-func BenchmarkMatMulT(b *testing.B) {
-	const rows, cols, batch = 351, 35, 10
-	m, v, y := make([]float64, rows*cols), make([]float64, batch*cols), make([]float64, batch*rows)
+// matMulBenchShapes: Ionosphere's design matrix and the 100000-row probit's,
+// each against a batch of 10.
+var matMulBenchShapes = []struct {
+	name              string
+	rows, cols, batch int
+}{
+	{"351x35x10", 351, 35, 10},
+	{"100000x20x10", 100000, 20, 10},
+}
+
+func benchOperands(rows, cols, batch int) (m, v, y []float64) {
+	m, v, y = make([]float64, rows*cols), make([]float64, batch*cols), make([]float64, batch*rows)
 	for i := range m {
 		m[i] = float64(i%7) - 3
 	}
-	for b.Loop() {
-		matMulT(y, m, v, rows, cols, batch)
+	for i := range v {
+		v[i] = float64(i%5) - 2
+	}
+	return m, v, y
+}
+
+// BenchmarkMatMulT: the kernel matVecBatch runs (AVX2 where the CPU has it).
+func BenchmarkMatMulT(b *testing.B) {
+	for _, sh := range matMulBenchShapes {
+		b.Run(sh.name, func(b *testing.B) {
+			m, v, y := benchOperands(sh.rows, sh.cols, sh.batch)
+			vT := make([]float64, matMulTScratch(sh.cols, sh.batch))
+			b.ReportAllocs()
+			for b.Loop() {
+				mulMatT(y, m, v, vT, sh.rows, sh.cols, sh.batch)
+			}
+		})
+	}
+}
+
+// BenchmarkMatMulTGo: the pure-Go fallback.
+func BenchmarkMatMulTGo(b *testing.B) {
+	for _, sh := range matMulBenchShapes {
+		b.Run(sh.name, func(b *testing.B) {
+			m, v, y := benchOperands(sh.rows, sh.cols, sh.batch)
+			b.ReportAllocs()
+			for b.Loop() {
+				matMulT(y, m, v, sh.rows, sh.cols, sh.batch)
+			}
+		})
 	}
 }
 
 func BenchmarkMatMulTDdot(b *testing.B) {
-	const rows, cols, batch = 351, 35, 10
-	m, v, y := make([]float64, rows*cols), make([]float64, batch*cols), make([]float64, batch*rows)
-	for i := range m {
-		m[i] = float64(i%7) - 3
-	}
-	impl := blas64.Implementation()
-	for b.Loop() {
-		for bb := 0; bb < batch; bb++ {
-			vb := v[bb*cols : (bb+1)*cols]
-			yb := y[bb*rows : (bb+1)*rows]
-			for i := range yb {
-				yb[i] = impl.Ddot(cols, m[i*cols:(i+1)*cols], 1, vb, 1)
+	for _, sh := range matMulBenchShapes {
+		b.Run(sh.name, func(b *testing.B) {
+			rows, cols, batch := sh.rows, sh.cols, sh.batch
+			m, v, y := benchOperands(rows, cols, batch)
+			impl := blas64.Implementation()
+			for b.Loop() {
+				for bb := 0; bb < batch; bb++ {
+					vb := v[bb*cols : (bb+1)*cols]
+					yb := y[bb*rows : (bb+1)*rows]
+					for i := range yb {
+						yb[i] = impl.Ddot(cols, m[i*cols:(i+1)*cols], 1, vb, 1)
+					}
+				}
 			}
-		}
+		})
 	}
 }

@@ -75,6 +75,9 @@ type Graph struct {
 
 	// scratch for custom ops
 	in, din [][]float64
+	// scratch for matVecBatch: the batch of vectors transposed (Alloc
+	// sizes it for the largest batched matrix-vector product)
+	vT []float64
 	// scratch for Ancestors: mark[n] == stamp for the nodes visited
 	mark  []uint32
 	stamp uint32
@@ -376,6 +379,15 @@ func (g *Graph) Alloc(maxBatch int) {
 	g.adj = make([]float64, size+len(g.consts))
 	g.maxBatch = maxBatch
 	g.allocBatch = maxBatch
+	nT := 0
+	for i := range g.recs {
+		if r := &g.recs[i]; r.op == opMatVec {
+			nT = max(nT, matMulTScratch(int(g.recs[r.a].cols), maxBatch))
+		}
+	}
+	if len(g.vT) < nT {
+		g.vT = make([]float64, nT)
+	}
 	for _, k := range keep {
 		r := g.recs[k.n]
 		copy(g.vals[r.off:int(r.off)+min(len(k.v), maxBatch*int(r.n))], k.v)
@@ -808,7 +820,12 @@ func logSumExp(x []float64) float64 {
 }
 
 // matVecBatch computes a shared matrix times a batch of vectors as one
-// matrix-matrix product: Y (batch x rows) = V (batch x cols) M^T.
+// matrix-matrix product: Y (batch x rows) = V (batch x cols) M^T, at every
+// size in matMulT's summation order (the AVX2 kernel where the CPU has AVX2,
+// else pure Go), so that every machine computes the same bits. Measured with
+// S = 10 (-cpu 1): 351 x 35 (Ionosphere) 8.3 us with AVX2, against 42 us
+// for the pure-Go matMulT and 37 us for gonum's Ddot per output (used here
+// before, in another order); 100000 x 20, 1.3 ms against 6.5 and 7.7 ms.
 func (g *Graph) matVecBatch(n Node, batch int) {
 	r := &g.recs[n]
 	rm, rv := &g.recs[r.a], &g.recs[r.b]
@@ -816,24 +833,8 @@ func (g *Graph) matVecBatch(n Node, batch int) {
 	m := g.val(r.a, 0)
 	v := g.vals[rv.off : int(rv.off)+batch*cols]
 	y := g.vals[r.off : int(r.off)+batch*rows]
-	if rows*cols < blockedMin {
-		// a matrix that stays in cache: one vectorised Ddot per output
-		// (gonum's assembly; unlike its parallel Dgemm it allocates nothing)
-		impl := blas64.Implementation()
-		for b := 0; b < batch; b++ {
-			vb := v[b*cols : (b+1)*cols]
-			yb := y[b*rows : (b+1)*rows]
-			for i := range yb {
-				yb[i] = impl.Ddot(cols, m[i*cols:(i+1)*cols], 1, vb, 1)
-			}
-		}
-		return
+	if k := matMulTScratch(cols, batch); len(g.vT) < k {
+		g.vT = make([]float64, k) // only when Alloc did not size it
 	}
-	matMulT(y, m, v, rows, cols, batch)
+	mulMatT(y, m, v, g.vT, rows, cols, batch)
 }
-
-// blockedMin is the matrix size (elements) from which the batched product
-// walks the matrix once (matMulT) instead of once per batch element: 256 KB,
-// about the L2 cache. Measured with S = 10: 351 x 35 (Ionosphere) 35 us with
-// Ddot against 42 us blocked; 100000 x 20, 9.3 ms against 6.6 ms.
-const blockedMin = 1 << 15

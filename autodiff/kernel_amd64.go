@@ -1,0 +1,76 @@
+package autodiff
+
+import "golang.org/x/sys/cpu"
+
+// haveAVX2 reports whether the CPU runs the AVX2 kernels; useAVX2 selects
+// them (tests switch it off to compare with the pure-Go matMulT).
+var (
+	haveAVX2 = cpu.X86.HasAVX2
+	useAVX2  = haveAVX2
+)
+
+// The AVX2 kernels of kernel_amd64.s: 4 rows of m times 12, 8 or 4 lanes
+// (batch elements) of vT, for nblk blocks of 4 rows.
+//
+//go:noescape
+func matMulT4x12(y, m, vT *float64, rows, nblk, cols, vstride, nb int)
+
+//go:noescape
+func matMulT4x8(y, m, vT *float64, rows, nblk, cols, vstride, nb int)
+
+//go:noescape
+func matMulT4x4(y, m, vT *float64, rows, nblk, cols, vstride, nb int)
+
+// matMulTAVX2 is matMulT, bit for bit, with AVX2: the batch is transposed
+// into vT (cols x batch rounded up to 4, zero padded; matMulTScratch long)
+// and each output is still the sequential sum over j of separately rounded
+// products, vectorised across 4 batch elements and unrolled over 4 rows.
+func matMulTAVX2(y, m, v, vT []float64, rows, cols, batch int) {
+	if rows == 0 || batch == 0 {
+		return
+	}
+	y = y[:batch*rows]
+	if cols == 0 {
+		clear(y)
+		return
+	}
+	m = m[:rows*cols]
+	v = v[:batch*cols]
+	bp := (batch + 3) &^ 3
+	vT = vT[:cols*bp]
+	for b := 0; b < batch; b++ {
+		for j, x := range v[b*cols : (b+1)*cols] {
+			vT[j*bp+b] = x
+		}
+	}
+	if bp > batch {
+		for j := 0; j < cols; j++ {
+			clear(vT[j*bp+batch : (j+1)*bp])
+		}
+	}
+	nblk := rows / 4
+	if nblk > 0 {
+		for b := 0; b < batch; b += 12 {
+			nb := min(batch-b, 12)
+			switch {
+			case nb > 8:
+				matMulT4x12(&y[b*rows], &m[0], &vT[b], rows, nblk, cols, bp, nb)
+			case nb > 4:
+				matMulT4x8(&y[b*rows], &m[0], &vT[b], rows, nblk, cols, bp, nb)
+			default:
+				matMulT4x4(&y[b*rows], &m[0], &vT[b], rows, nblk, cols, bp, nb)
+			}
+		}
+	}
+	for i := 4 * nblk; i < rows; i++ {
+		mi := m[i*cols : (i+1)*cols]
+		for b := 0; b < batch; b++ {
+			vb := v[b*cols : (b+1)*cols][:len(mi)]
+			a := 0.0
+			for j, x := range mi {
+				a += float64(x * vb[j])
+			}
+			y[b*rows+i] = a
+		}
+	}
+}
