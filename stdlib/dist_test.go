@@ -342,3 +342,27 @@ func BenchmarkSumLogDensityProbit351(b *testing.B) {
 		op.Forward(out[:], in)
 	}
 }
+
+// TestSumLogDensityBinaryOutsideSupport: an outcome of a Bernoulli
+// likelihood that is not 0 or 1 (0.5, 2, -1, NaN) has no mass, wherever it
+// falls in a block of the summed probit or logit density.
+func TestSumLogDensityBinaryOutsideSupport(t *testing.T) {
+	for _, name := range []string{"bernoulli_probit", "bernoulli_logit"} {
+		f, _ := Lookup(name)
+		op := NewSumLogDensity(f)
+		for _, bad := range []float64{0.5, 2, -1, math.NaN(), math.Inf(1)} {
+			for _, at := range []int{0, 255, 256, 599} {
+				x, eta := make([]float64, 600), make([]float64, 600)
+				for i := range x {
+					x[i], eta[i] = float64(i%2), 0.1*float64(i%7-3)
+				}
+				var out [1]float64
+				op.Forward(out[:], [][]float64{x, eta})
+				require.False(t, math.IsInf(out[0], 0) || math.IsNaN(out[0]), "%s valid: %v", name, out[0])
+				x[at] = bad
+				op.Forward(out[:], [][]float64{x, eta})
+				require.True(t, math.IsInf(out[0], -1), "%s with y[%d] = %v: %v", name, at, bad, out[0])
+			}
+		}
+	}
+}
