@@ -149,6 +149,29 @@ func (im *importance) smooth() error {
 	return nil
 }
 
+// allMarginals summarises every component under weights w, the
+// components shared out over the cores (each is computed alone, so the
+// result does not depend on their number).
+func (im *importance) allMarginals(w []float64) []Moments {
+	d := 0
+	if len(im.x) > 0 {
+		d = len(im.x[0])
+	}
+	out := make([]Moments, d)
+	workers := max(1, min(runtime.GOMAXPROCS(0), d))
+	var wg sync.WaitGroup
+	for k := range workers {
+		wg.Go(func() {
+			scratch, col := make([]int, len(im.x)), make([]float64, len(im.x))
+			for j := k; j < d; j += workers {
+				out[j] = im.marginals(j, w, scratch, col)
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
 // marginals summarises component j under weights w.
 func (im *importance) marginals(j int, w []float64, scratch []int, col []float64) Moments {
 	col, scratch = col[:len(im.x)], scratch[:len(im.x)]

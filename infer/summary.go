@@ -190,12 +190,12 @@ func (f *Fitted) summarize(o Options, kernel, optimizer string, elapsed time.Dur
 		sum.Diagnostics.Khat, sum.Diagnostics.KhatQ = Figure(im.khat), Figure(iq.khat)
 		sum.LogEvidence, sum.LogEvidenceSE = Figure(im.logZ), Figure(im.seZ)
 		sum.QLatent = iq.qMarginals(m)
-		scratch, col := make([]int, im.draws), make([]float64, im.draws)
 		if im.khat <= KhatMax {
 			sum.SummarySource = "psis"
 			sum.Diagnostics.ESSBulkMin = Figure(im.ess)
+			ms := im.allMarginals(im.w)
 			for j, n := range names {
-				sum.Latent[n] = im.marginals(j, im.w, scratch, col)
+				sum.Latent[n] = ms[j]
 			}
 			if note := qOffNote(names, sum.QLatent, sum.Latent); note != "" {
 				sum.Notes = append(sum.Notes, note)
@@ -260,9 +260,9 @@ func (f *Fitted) summarize(o Options, kernel, optimizer string, elapsed time.Dur
 // unconstrained components.
 func (im *importance) qMarginals(m *ir.Model) map[string]Moments {
 	out := map[string]Moments{}
-	scratch, col := make([]int, im.draws), make([]float64, im.draws)
+	ms := im.allMarginals(im.uniform)
 	for j, n := range m.LatentNames() {
-		qm := im.marginals(j, im.uniform, scratch, col)
+		qm := ms[j]
 		if k := m.IdentityIndex(j); k >= 0 {
 			qm.Mean, qm.SD, qm.MCSE = im.qMean[k], im.qSD[k], Figure(math.NaN())
 		}

@@ -69,7 +69,7 @@ func RunChains(ctx context.Context, rngs []*rand.Rand, targets []any, qs []Famil
 			break
 		}
 		res.Checks++
-		if ev.evaluate(n) && ev.stable {
+		if ev.evaluate(n, false) && ev.stable {
 			res.StoppedByRule = true
 			break
 		}
@@ -125,7 +125,9 @@ type evaluator struct {
 
 // evaluate computes R-hat, the chains' spread and the combined moments
 // after n iterations, and reports whether R-hat and the agreement pass.
-func (e *evaluator) evaluate(n int) bool {
+// Unless final, R-hat is computed only when the agreement and the
+// stability pass (it is NaN otherwise, and the check fails).
+func (e *evaluator) evaluate(n int, final bool) bool {
 	c0 := e.chains[0]
 	d, C := c0.l.d, len(e.chains)
 	from := e.s.windowStart(n)
@@ -192,24 +194,48 @@ func (e *evaluator) evaluate(n int) bool {
 		}
 		e.spreadMax = nanMax(e.spreadMax, e.spread[j])
 	}
-	// R-hat of the recorded draws over the window
-	e.rhat = make([]float64, d)
-	e.rhatMax = 0
-	column := e.windowDraws(n)
-	for j := range e.rhat {
-		e.rhat[j] = math.NaN()
-		if column != nil {
-			e.rhat[j] = diag.Rhat(column(j))
-		}
-		e.rhatMax = nanMax(e.rhatMax, e.rhat[j])
-	}
 	e.stable = e.prevMean != nil
 	for j := range e.prevMean {
 		if math.Abs(e.mean[j]-e.prevMean[j]) > Defaults.AgreeSD*e.sd[j] || math.Abs(e.sd[j]/e.prevSD[j]-1) > 0.05 {
 			e.stable = false
 		}
 	}
+	// R-hat of the recorded draws over the window: the costly figure (a
+	// sort of every component's draws), so a check that the spread or the
+	// stability already fails does without it
+	e.rhat = make([]float64, d)
+	for j := range e.rhat {
+		e.rhat[j] = math.NaN()
+	}
+	if final || e.spreadMax <= Defaults.AgreeSD && e.stable {
+		e.rhats(n)
+	}
+	e.rhatMax = 0
+	for _, r := range e.rhat {
+		e.rhatMax = nanMax(e.rhatMax, r)
+	}
 	return e.rhatMax <= Defaults.RhatMax && e.spreadMax <= Defaults.AgreeSD
+}
+
+// rhats sets e.rhat from the chains' recorded draws over the window after
+// n iterations, the components shared out over the cores (each R-hat is
+// computed alone, so the figures do not depend on their number).
+func (e *evaluator) rhats(n int) {
+	d := len(e.rhat)
+	workers := max(1, min(runtime.GOMAXPROCS(0), d))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			column := e.windowDraws(n) // its own buffers
+			if column == nil {
+				return
+			}
+			for j := w; j < d; j += workers {
+				e.rhat[j] = diag.Rhat(column(j))
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // windowDraws returns a function giving the chains' recorded draws of
@@ -269,7 +295,7 @@ func (e *evaluator) combine(res *Result) {
 	for _, c := range e.chains {
 		n = min(n, c.it)
 	}
-	ok := e.evaluate(n)
+	ok := e.evaluate(n, true)
 	c0 := e.chains[0]
 	res.Kernel = c0.l.k.Name()
 	res.Chains = make([]*Result, C)
