@@ -162,7 +162,7 @@ func (im *importance) allMarginals(w []float64) []Moments {
 	var wg sync.WaitGroup
 	for k := range workers {
 		wg.Go(func() {
-			scratch, col := make([]int, len(im.x)), make([]float64, len(im.x))
+			scratch, col := new(diag.QuantileScratch), make([]float64, len(im.x))
 			for j := k; j < d; j += workers {
 				out[j] = im.marginals(j, w, scratch, col)
 			}
@@ -173,8 +173,8 @@ func (im *importance) allMarginals(w []float64) []Moments {
 }
 
 // marginals summarises component j under weights w.
-func (im *importance) marginals(j int, w []float64, scratch []int, col []float64) Moments {
-	col, scratch = col[:len(im.x)], scratch[:len(im.x)]
+func (im *importance) marginals(j int, w []float64, scratch *diag.QuantileScratch, col []float64) Moments {
+	col = col[:len(im.x)]
 	for i, row := range im.x {
 		col[i] = row[j]
 	}

@@ -1,10 +1,8 @@
 package diag
 
 import (
-	"cmp"
 	"math"
 	"math/rand/v2"
-	"slices"
 )
 
 // WeightedMean returns sum w_i x_i for normalised weights w.
@@ -33,35 +31,26 @@ func WeightedSD(x, w []float64) float64 {
 // if j = 1, else interpolate linearly between (W_{j-1}, x_(j-1)) and
 // (W_j, x_(j)). With equal weights this is R's quantile type 4:
 // x_(k) + (pS - k)(x_(k+1) - x_(k)), k = floor(pS). (loo itself switches
-// to type 7 for exactly equal weights; this function does not.) scratch is
-// used for the sort order when it has capacity len(x); otherwise a slice
-// is allocated.
-func WeightedQuantile(x, w []float64, p float64, scratch []int) float64 {
+// to type 7 for exactly equal weights; this function does not.) scratch,
+// when not nil, holds the sort's buffers for reuse.
+func WeightedQuantile(x, w []float64, p float64, scratch *QuantileScratch) float64 {
 	var q [1]float64
 	WeightedQuantiles(x, w, []float64{p}, q[:], scratch)
 	return q[0]
 }
 
 // WeightedQuantiles writes WeightedQuantile(x, w, ps[k]) into q[k], sorting
-// x once. The order breaks ties by index, so it is the stable order, found
-// by pattern-defeating quicksort (O(n log n), not a stable merge's
-// O(n log^2 n): 35 components of 30000 draws went from 1.35 s to a few
-// tens of ms).
-func WeightedQuantiles(x, w, ps, q []float64, scratch []int) {
+// x once, into the order of cmp.Compare with ties broken by index (NaN
+// first, -0 equal to 0), by an LSD radix sort of the values' bits: 35
+// components of 64000 draws take a few tens of ms, where a comparison
+// sort of the indices took 0.8 s. scratch, reused across calls when not
+// nil, holds the sort's buffers.
+func WeightedQuantiles(x, w, ps, q []float64, scratch *QuantileScratch) {
+	if scratch == nil {
+		scratch = new(QuantileScratch)
+	}
+	ord := scratch.order(x)
 	s := len(x)
-	if cap(scratch) < s {
-		scratch = make([]int, s)
-	}
-	ord := scratch[:s]
-	for i := range ord {
-		ord[i] = i
-	}
-	slices.SortFunc(ord, func(a, b int) int {
-		if c := cmp.Compare(x[a], x[b]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
 	var total float64
 	for _, wi := range w {
 		total += wi
@@ -82,6 +71,75 @@ func WeightedQuantiles(x, w, ps, q []float64, scratch []int) {
 			}
 		}
 	}
+}
+
+// QuantileScratch holds the buffers of WeightedQuantiles' sort.
+type QuantileScratch struct {
+	keys, keys2 []uint64
+	ord, ord2   []int32
+	out         []int
+}
+
+// order returns the indices of x sorted by value, ties by index.
+func (sc *QuantileScratch) order(x []float64) []int {
+	n := len(x)
+	if cap(sc.keys) < n {
+		sc.keys, sc.keys2 = make([]uint64, n), make([]uint64, n)
+		sc.ord, sc.ord2 = make([]int32, n), make([]int32, n)
+		sc.out = make([]int, n)
+	}
+	keys, keys2 := sc.keys[:n], sc.keys2[:n]
+	ord, ord2 := sc.ord[:n], sc.ord2[:n]
+	// order-preserving keys: NaN lowest (0), -0 as +0, negatives with
+	// all bits flipped, the rest with the sign bit set
+	var or, and uint64 = 0, math.MaxUint64
+	for i, v := range x {
+		var b uint64
+		switch {
+		case v != v:
+			b = 0
+		case v == 0:
+			b = 1 << 63
+		default:
+			b = math.Float64bits(v)
+			if b>>63 != 0 {
+				b = ^b
+			} else {
+				b |= 1 << 63
+			}
+		}
+		keys[i], ord[i] = b, int32(i)
+		or, and = or|b, and&b
+	}
+	// stable LSD passes of 8 bits, skipping bytes that all keys share
+	var count [256]int
+	for shift := uint(0); shift < 64; shift += 8 {
+		if (or>>shift)&0xff == (and>>shift)&0xff {
+			continue
+		}
+		clear(count[:])
+		for _, k := range keys {
+			count[(k>>shift)&0xff]++
+		}
+		sum := 0
+		for d, c := range count {
+			count[d] = sum
+			sum += c
+		}
+		for j, k := range keys {
+			d := (k >> shift) & 0xff
+			p := count[d]
+			count[d]++
+			keys2[p], ord2[p] = k, ord[j]
+		}
+		keys, keys2 = keys2, keys
+		ord, ord2 = ord2, ord
+	}
+	out := sc.out[:n]
+	for j, i := range ord {
+		out[j] = int(i)
+	}
+	return out
 }
 
 // MCSEMean returns the Monte Carlo standard error of the self-normalised

@@ -1,10 +1,13 @@
 package diag
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // quantile4 is R's type 4 quantile of sorted x: x_(k) + (pS - k)(x_(k+1) -
@@ -29,7 +32,7 @@ func TestWeightedQuantileEqualWeights(t *testing.T) {
 		w[i] = 1.0 / float64(len(x))
 	}
 	sorted := slices.Sorted(slices.Values(x))
-	scratch := make([]int, len(x))
+	scratch := new(QuantileScratch)
 	for _, p := range []float64{0, 0.01, 0.05, 0.25, 0.5, 0.6, 0.95, 0.99, 1} {
 		got, want := WeightedQuantile(x, w, p, scratch), quantile4(sorted, p)
 		if math.Abs(got-want) > 1e-12 {
@@ -110,5 +113,43 @@ func TestResampleRounding(t *testing.T) {
 	Resample(rand.New(maxSource{}), w, out)
 	if out[0] != 8 {
 		t.Errorf("index %d, want 8 (the last positive weight)", out[0])
+	}
+}
+
+// TestQuantileScratchOrder: the radix sort's order is that of a comparison
+// sort by cmp.Compare with ties broken by index, on draws with ties, NaNs,
+// signed zeros, infinities, subnormals and values of every sign and scale,
+// with the scratch reused across lengths.
+func TestQuantileScratchOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	special := []float64{math.NaN(), math.Copysign(0, -1), 0, math.Inf(1), math.Inf(-1), 5e-324, -5e-324, math.MaxFloat64, -math.MaxFloat64, 1, -1}
+	sc := new(QuantileScratch)
+	for _, n := range []int{0, 1, 2, 7, 100, 5000, 300} {
+		x := make([]float64, n)
+		for i := range x {
+			switch rng.IntN(4) {
+			case 0:
+				x[i] = special[rng.IntN(len(special))]
+			case 1:
+				x[i] = float64(rng.IntN(5) - 2) // ties
+			default:
+				x[i] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(20)-10))
+			}
+		}
+		want := make([]int, n)
+		for i := range want {
+			want[i] = i
+		}
+		slices.SortFunc(want, func(a, b int) int {
+			if c := cmp.Compare(x[a], x[b]); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+		got := sc.order(x)
+		require.Len(t, got, n)
+		if n > 0 {
+			require.Equal(t, want, got, "n = %d", n)
+		}
 	}
 }
