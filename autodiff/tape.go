@@ -643,10 +643,10 @@ func (g *Graph) eval(n Node, b int) {
 		switch {
 		case len(x1) == len(x2):
 			binaryLoop(r.op, y, x1, x2)
-		case len(x1) == 1 && r.op != opPow:
-			scalarLeftLoop(r.op, y, x1[0], x2)
-		case len(x2) == 1 && r.op != opPow:
-			scalarRightLoop(r.op, y, x1, x2[0])
+		case len(x1) == 1: // a scalar broadcast, such as an intercept added to X * w
+			binaryScalarLeft(r.op, y, x1[0], x2)
+		case len(x2) == 1:
+			binaryScalarRight(r.op, y, x1, x2[0])
 		default:
 			for i := range y {
 				y[i] = scalarOp(r.op, at(x1, i), at(x2, i))
@@ -724,54 +724,6 @@ func binaryLoop(op opcode, y, a, b []float64) {
 	default:
 		for i := range a {
 			y[i] = pow(a[i], b[i])
-		}
-	}
-}
-
-// scalarLeftLoop is y[i] = a op b[i] for op +, -, *, / (a scalar
-// broadcast over a vector, such as an intercept added to X * w): the
-// arithmetic of scalarOp without its per-element dispatch.
-func scalarLeftLoop(op opcode, y []float64, a float64, b []float64) {
-	y = y[:len(b)]
-	switch op {
-	case opAdd:
-		for i, v := range b {
-			y[i] = a + v
-		}
-	case opSub:
-		for i, v := range b {
-			y[i] = a - v
-		}
-	case opMul:
-		for i, v := range b {
-			y[i] = a * v
-		}
-	default:
-		for i, v := range b {
-			y[i] = a / v
-		}
-	}
-}
-
-// scalarRightLoop is y[i] = a[i] op b for op +, -, *, /.
-func scalarRightLoop(op opcode, y, a []float64, b float64) {
-	y = y[:len(a)]
-	switch op {
-	case opAdd:
-		for i, v := range a {
-			y[i] = v + b
-		}
-	case opSub:
-		for i, v := range a {
-			y[i] = v - b
-		}
-	case opMul:
-		for i, v := range a {
-			y[i] = v * b
-		}
-	default:
-		for i, v := range a {
-			y[i] = v / b
 		}
 	}
 }

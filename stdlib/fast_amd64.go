@@ -60,6 +60,13 @@ func fastSlowMask(dst []float64, out uint64, slow func(float64) float64) {
 // fastTwoSidedArch does fastTwoSidedSlice on the first len(x) &^ 3
 // elements with AVX2 and returns their number (0 without AVX2).
 func fastTwoSidedArch(dst, x []float64, tab *[2 * fastNSeg][fastDeg + 2]float64, sign float64, slow func(float64) float64) int {
+	return fastBlocksAVX2(dst, x, func(d, xb []float64) uint64 { return twoSidedAVX2(d, xb, tab, sign) }, slow)
+}
+
+// fastBlocksAVX2 runs kernel on the blocks of the first len(x) &^ 3
+// elements, takes the elements it reports from slow, and returns their
+// number (0 without AVX2).
+func fastBlocksAVX2(dst, x []float64, kernel func(d, x []float64) uint64, slow func(float64) float64) int {
 	if !useAVX2 {
 		return 0
 	}
@@ -68,7 +75,7 @@ func fastTwoSidedArch(dst, x []float64, tab *[2 * fastNSeg][fastDeg + 2]float64,
 	for i := 0; i < n; i += fastBlock {
 		j := min(i+fastBlock, n)
 		d := dst[i:j]
-		if out := twoSidedAVX2(d, x[i:j], tab, sign); out != 0 {
+		if out := kernel(d, x[i:j]); out != 0 {
 			fastSlowMask(d, out, slow)
 		}
 	}
@@ -100,35 +107,9 @@ func fastLogPhiAndMillsArch(logPhi, mills, x []float64) int {
 }
 
 // fastPhiArch is fastTwoSidedArch for PhiSlice.
-func fastPhiArch(dst, x []float64) int {
-	if !useAVX2 {
-		return 0
-	}
-	n := len(x) &^ 3
-	dst = dst[:n]
-	for i := 0; i < n; i += fastBlock {
-		j := min(i+fastBlock, n)
-		d := dst[i:j]
-		if out := phiAVX2(d, x[i:j]); out != 0 {
-			fastSlowMask(d, out, phiSlow)
-		}
-	}
-	return n
-}
+func fastPhiArch(dst, x []float64) int { return fastBlocksAVX2(dst, x, phiAVX2, phiSlow) }
 
 // fastLog1pExpArch is fastTwoSidedArch for Log1pExpSlice.
 func fastLog1pExpArch(dst, x []float64) int {
-	if !useAVX2 {
-		return 0
-	}
-	n := len(x) &^ 3
-	dst = dst[:n]
-	for i := 0; i < n; i += fastBlock {
-		j := min(i+fastBlock, n)
-		d := dst[i:j]
-		if out := log1pExpAVX2(d, x[i:j]); out != 0 {
-			fastSlowMask(d, out, log1pExpSlow)
-		}
-	}
-	return n
+	return fastBlocksAVX2(dst, x, log1pExpAVX2, log1pExpSlow)
 }
