@@ -47,6 +47,11 @@ func matMulT(y, m, v []float64, rows, cols, batch int) {
 			y[b*rows+i], y[b*rows+i+1] = a0, a1
 		}
 	}
+	matMulTRows(y, m, v, i, rows, cols, batch)
+}
+
+// matMulTRows is matMulT for the rows from i on, one at a time.
+func matMulTRows(y, m, v []float64, i, rows, cols, batch int) {
 	for ; i < rows; i++ {
 		mi := m[i*cols : (i+1)*cols]
 		for b := 0; b < batch; b++ {

@@ -62,15 +62,5 @@ func matMulTAVX2(y, m, v, vT []float64, rows, cols, batch int) {
 			}
 		}
 	}
-	for i := 4 * nblk; i < rows; i++ {
-		mi := m[i*cols : (i+1)*cols]
-		for b := 0; b < batch; b++ {
-			vb := v[b*cols : (b+1)*cols][:len(mi)]
-			a := 0.0
-			for j, x := range mi {
-				a += float64(x * vb[j])
-			}
-			y[b*rows+i] = a
-		}
-	}
+	matMulTRows(y, m, v, 4*nblk, rows, cols, batch)
 }
