@@ -46,6 +46,9 @@ type Family struct {
 	Grad func(x float64, p []float64, dp []float64) (lp, dx float64)
 	// Rand draws from the family.
 	Rand func(r *rand.Rand, p []float64) float64
+	// LogPdfSlice, when not nil, is the elementwise NAME_lpdf over slices
+	// (NaryFunc.Slice): the bits of LogPdf, faster.
+	LogPdfSlice func(out []float64, in [][]float64, buf []float64) bool
 }
 
 var families = map[string]*Family{}
@@ -127,6 +130,33 @@ func normalLogPdf(x float64, p []float64) float64 {
 	return -0.5*z*z - math.Log(sd) - lnSqrt2Pi
 }
 
+// normalLogPdfSlice is normalLogPdf elementwise for x of full length and
+// a valid sd shared by all elements: log(sd) once instead of per element.
+func normalLogPdfSlice(out []float64, in [][]float64, _ []float64) bool {
+	x, mu, sd := in[0], in[1], in[2]
+	if len(sd) != 1 || len(x) != len(out) {
+		return false
+	}
+	s := sd[0]
+	if !(s > 0) || math.IsInf(s, 0) {
+		return false
+	}
+	c := math.Log(s)
+	for i, xi := range x {
+		mi := bc(mu, i)
+		switch {
+		case xi != xi || mi != mi:
+			out[i] = math.NaN()
+		case math.IsInf(xi, 0) || math.IsInf(mi, 0):
+			out[i] = negInf
+		default:
+			z := (xi - mi) / s
+			out[i] = -0.5*z*z - c - lnSqrt2Pi
+		}
+	}
+	return true
+}
+
 func skewNormalLogPdf(x float64, p []float64) float64 {
 	xi, om, al := p[0], p[1], p[2]
 	if isNaN3(x, p) {
@@ -164,6 +194,7 @@ func init() {
 		Name: "normal", Params: []ParamSpec{{"mean", RealLine}, {"sd", Positive}}, Support: RealLine,
 		GaussianMoments: true,
 		LogPdf:          normalLogPdf,
+		LogPdfSlice:     normalLogPdfSlice,
 		Grad:            normalGrad,
 		Rand:            func(r *rand.Rand, p []float64) float64 { return p[0] + p[1]*r.NormFloat64() },
 	})

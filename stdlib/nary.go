@@ -29,16 +29,25 @@ type NaryFunc struct {
 	Arity int
 	Eval  func(x []float64) float64
 	Grad  func(x, dx []float64) float64
+	// Slice, when not nil, may compute NaryOp's whole output at once:
+	// out[i] = Eval(in[0][i], in[1][i], ...) to the bit, with buf as
+	// scratch (naryBlock elements). It reports false, having written
+	// nothing, for the inputs it does not take (NaryOp then loops).
+	Slice func(out []float64, in [][]float64, buf []float64) bool
 }
+
+// naryBlock is the length of the scratch of NaryFunc.Slice.
+const naryBlock = 256
 
 // NaryOp applies a NaryFunc elementwise: out[i] = f(in[0][i], in[1][i], ...)
 // where an input of length 1 is broadcast. It has the method set of
 // autodiff.Op and allocates nothing. It keeps scratch space, so a NaryOp
 // must not be shared between goroutines: make one per tape node.
 type NaryOp struct {
-	F  *NaryFunc
-	x  [MaxNaryArity]float64
-	dx [MaxNaryArity]float64
+	F   *NaryFunc
+	x   [MaxNaryArity]float64
+	dx  [MaxNaryArity]float64
+	buf []float64 // F.Slice's scratch, made on its first use
 }
 
 // NewNaryOp returns the elementwise op of f.
@@ -49,6 +58,14 @@ func (o *NaryOp) Name() string { return o.F.Name }
 
 // Forward writes f elementwise into out (len(out) = the longest input).
 func (o *NaryOp) Forward(out []float64, in [][]float64) {
+	if o.F.Slice != nil && len(out) > 1 {
+		if o.buf == nil {
+			o.buf = make([]float64, naryBlock)
+		}
+		if o.F.Slice(out, in, o.buf) {
+			return
+		}
+	}
 	k := len(in)
 	for i := range out {
 		for j := 0; j < k; j++ {
@@ -138,6 +155,7 @@ func densityFunc(fam *Family) *NaryFunc {
 		Name:  fam.Name + suffix,
 		Arity: 1 + len(fam.Params),
 		Eval:  func(x []float64) float64 { return fam.LogPdf(x[0], x[1:]) },
+		Slice: fam.LogPdfSlice,
 		Grad: func(x, dx []float64) float64 {
 			lp, d := fam.Grad(x[0], x[1:], dx[1:])
 			if fam.Discrete {
@@ -210,6 +228,41 @@ func LogMix(theta, lp1, lp2 float64) float64 {
 		return negInf
 	}
 	return LogSumExp2(math.Log(theta)+lp1, math.Log1p(-theta)+lp2)
+}
+
+// logMixSlice is LogMix elementwise for a valid theta shared by all
+// elements: log(theta) and log1p(-theta) once, and the log1p(exp(.)) of
+// LogSumExp2 through Log1pExpSlice on blocks of buf (the same bits).
+func logMixSlice(out []float64, in [][]float64, buf []float64) bool {
+	th, lp1, lp2 := in[0], in[1], in[2]
+	if len(th) != 1 || !(th[0] >= 0 && th[0] <= 1) {
+		return false
+	}
+	la, lb := math.Log(th[0]), math.Log1p(-th[0])
+	for lo := 0; lo < len(out); lo += len(buf) {
+		hi := min(len(out), lo+len(buf))
+		d := buf[:hi-lo]
+		for k := range d {
+			a, b := la+bc(lp1, lo+k), lb+bc(lp2, lo+k)
+			if a < b {
+				a, b = b, a
+			}
+			out[lo+k] = a
+			switch {
+			case a != a || b != b: // LogMix's NaN
+				out[lo+k], d[k] = math.NaN(), 0
+			case math.IsInf(a, 0):
+				d[k] = negInf // LogSumExp2's a alone: a + Log1pExp(-Inf) = a
+			default:
+				d[k] = b - a
+			}
+		}
+		Log1pExpSlice(d, d)
+		for k, v := range d {
+			out[lo+k] += v
+		}
+	}
+	return true
 }
 
 func logMixGrad(theta, lp1, lp2 float64, d []float64) float64 {
@@ -309,8 +362,9 @@ var (
 		}}
 	// LogMixFunc is log_mix(theta, lp1, lp2).
 	LogMixFunc = &NaryFunc{Name: "log_mix", Arity: 3,
-		Eval: func(a []float64) float64 { return LogMix(a[0], a[1], a[2]) },
-		Grad: func(a, d []float64) float64 { return logMixGrad(a[0], a[1], a[2], d) }}
+		Eval:  func(a []float64) float64 { return LogMix(a[0], a[1], a[2]) },
+		Grad:  func(a, d []float64) float64 { return logMixGrad(a[0], a[1], a[2], d) },
+		Slice: logMixSlice}
 	// NormalLcdfFunc is normal_lcdf(x, mu, sigma).
 	NormalLcdfFunc = &NaryFunc{Name: "normal_lcdf", Arity: 3,
 		Eval: func(a []float64) float64 { return NormalLcdf(a[0], a[1], a[2]) },
