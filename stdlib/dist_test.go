@@ -366,3 +366,20 @@ func TestSumLogDensityBinaryOutsideSupport(t *testing.T) {
 		}
 	}
 }
+
+// TestSumLogDensityNormalSharedSD: the cached log of a shared sd follows
+// the sd from call to call (a latent sd changes with every proposal).
+func TestSumLogDensityNormalSharedSD(t *testing.T) {
+	f, _ := Lookup("normal")
+	op := NewSumLogDensity(f)
+	x, mu := []float64{0.3, -1.2, 2.5}, []float64{0.1}
+	for _, sd := range []float64{1, 2, 2, 0.5, 1, 3e-300} {
+		var out [1]float64
+		op.Forward(out[:], [][]float64{x, mu, {sd}})
+		want := 0.0
+		for _, xi := range x {
+			want += normalLogPdf(xi, []float64{mu[0], sd})
+		}
+		require.InDelta(t, want, out[0], 1e-12*math.Abs(want), "sd %v", sd)
+	}
+}

@@ -13,6 +13,10 @@ type SumLogDensity struct {
 	p    [4]float64
 	dp   [4]float64
 	buf  []float64 // scratch of the slice functions (the op belongs to one compiled model)
+	// logSD caches log(sd) + log(sqrt(2 pi)) of the last shared sd of a
+	// normal: a constant sd (a likelihood's fixed noise, a prior's scale)
+	// takes its log once instead of once per node and batch element
+	sd, logSD float64
 }
 
 // scratch returns a buffer of length n, grown once.
@@ -83,7 +87,10 @@ func (o *SumLogDensity) Forward(out []float64, in [][]float64) {
 				z := (bc(x, i) - bc(mu, i)) * inv
 				s += z * z
 			}
-			r := -0.5*s - float64(n)*(math.Log(v)+lnSqrt2Pi)
+			if v != o.sd {
+				o.sd, o.logSD = v, math.Log(v)+lnSqrt2Pi
+			}
+			r := -0.5*s - float64(n)*o.logSD
 			if math.IsInf(r, 0) || math.IsNaN(r) {
 				r = o.generic(in, n)
 			}
