@@ -538,12 +538,52 @@ func (g *Graph) evalBatch(n Node, batch int) bool {
 	if int(r.stride) != int(r.n) {
 		return false
 	}
+	// shared: one value for the whole batch (a constant, or a node of the
+	// params alone), of length 1 or the node's
+	shared := func(a Node) []float64 {
+		ra := &g.recs[a]
+		if ra.flags&flagBatched != 0 || ra.n != 1 && ra.n != r.n {
+			return nil
+		}
+		return g.val(a, 0)
+	}
 	switch r.op {
 	case opAdd, opSub, opMul, opDiv, opPow:
-		if !batched(r.a) || !batched(r.b) {
+		// the arithmetic of eval, row after row
+		y, k := g.batchVals(n, batch), int(r.n)
+		switch {
+		case batched(r.a) && batched(r.b):
+			binaryLoop(r.op, y, g.batchVals(r.a, batch), g.batchVals(r.b, batch))
+		case batched(r.a) && shared(r.b) != nil:
+			x, c := g.batchVals(r.a, batch), shared(r.b)
+			if len(c) == 1 {
+				binaryScalarRight(r.op, y, x, c[0])
+				break
+			}
+			for b := 0; b < batch; b++ {
+				binaryLoop(r.op, y[b*k:(b+1)*k], x[b*k:(b+1)*k], c)
+			}
+		case batched(r.b) && shared(r.a) != nil:
+			c, x := shared(r.a), g.batchVals(r.b, batch)
+			if len(c) == 1 {
+				binaryScalarLeft(r.op, y, c[0], x)
+				break
+			}
+			for b := 0; b < batch; b++ {
+				binaryLoop(r.op, y[b*k:(b+1)*k], c, x[b*k:(b+1)*k])
+			}
+		default:
 			return false
 		}
-		binaryLoop(r.op, g.batchVals(n, batch), g.batchVals(r.a, batch), g.batchVals(r.b, batch))
+	case opIndex:
+		ra := &g.recs[r.a]
+		if ra.flags&flagBatched == 0 || int(ra.stride) != int(ra.n) {
+			return false
+		}
+		y, x, m := g.batchVals(n, batch), g.batchVals(r.a, batch), int(ra.n)
+		for b := range y {
+			y[b] = x[b*m+int(r.lo)]
+		}
 	case opNeg, opExp, opLog, opSqrt, opLog1p, opExpm1, opMap:
 		if !batched(r.a) {
 			return false
