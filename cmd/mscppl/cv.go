@@ -12,7 +12,7 @@ import (
 // fitFlags are the inference flags shared by run, cv and sweep.
 type fitFlags struct {
 	Samples     int     `help:"Samples S per kernel step (default ${samples}, or the model's infer block)."`
-	Iters       int     `help:"The most iterations K of each chain (default: 100000 up to 10 dimensions, 20000 up to 40, 40000 above; ${iters_ssm} with the csmc kernel); the run stops earlier when the chains agree, unless --fixed."`
+	Iters       int     `help:"The most iterations K of each chain (default: 100000 up to 10 dimensions, 40000 above; ${iters_ssm} with the csmc kernel); the run stops earlier when the chains agree, unless --fixed."`
 	Fixed       bool    `help:"Run exactly --iters iterations, with no stopping rule (the paper's experiments)."`
 	Chains      int     `help:"Independent chains, run in parallel (default ${chains})."`
 	Optimizer   string  `help:"Update rule: natural (default), rm or adam." placeholder:"natural|rm|adam"`

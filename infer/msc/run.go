@@ -108,13 +108,13 @@ var Defaults = struct {
 }
 
 // DefaultIters is the default cap on the iterations of a chain for d
-// latent dimensions: the run stops earlier when the chains agree.
+// latent dimensions: the run stops earlier when the chains agree. (The cap
+// was 20000 between 11 and 40 dimensions, below the 40000 above them:
+// Ionosphere, d = 35, needs 10800-22300 iterations over seeds 1-8, and
+// seed 7 stopped at the cap 0.0525 sd apart.)
 func DefaultIters(d int) int {
-	switch {
-	case d <= 10:
+	if d <= 10 {
 		return 100000
-	case d <= 40:
-		return 20000
 	}
 	return 40000
 }
