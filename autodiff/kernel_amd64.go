@@ -9,17 +9,12 @@ var (
 	useAVX2  = haveAVX2
 )
 
-// The AVX2 kernels of kernel_amd64.s: 4 rows of m times 12, 8 or 4 lanes
-// (batch elements) of vT, for nblk blocks of 4 rows.
+// matMulT4 is the AVX2 kernel of kernel_amd64.s: 4 rows of m times 12, 8
+// or 4 lanes (batch elements) of vT (for nb above 8, above 4, or up to 4),
+// for nblk blocks of 4 rows.
 //
 //go:noescape
-func matMulT4x12(y, m, vT *float64, rows, nblk, cols, vstride, nb int)
-
-//go:noescape
-func matMulT4x8(y, m, vT *float64, rows, nblk, cols, vstride, nb int)
-
-//go:noescape
-func matMulT4x4(y, m, vT *float64, rows, nblk, cols, vstride, nb int)
+func matMulT4(y, m, vT *float64, rows, nblk, cols, vstride, nb int)
 
 // matMulTAVX2 is matMulT, bit for bit, with AVX2: the batch is transposed
 // into vT (cols x batch rounded up to 4, zero padded; matMulTScratch long)
@@ -52,14 +47,7 @@ func matMulTAVX2(y, m, v, vT []float64, rows, cols, batch int) {
 	if nblk > 0 {
 		for b := 0; b < batch; b += 12 {
 			nb := min(batch-b, 12)
-			switch {
-			case nb > 8:
-				matMulT4x12(&y[b*rows], &m[0], &vT[b], rows, nblk, cols, bp, nb)
-			case nb > 4:
-				matMulT4x8(&y[b*rows], &m[0], &vT[b], rows, nblk, cols, bp, nb)
-			default:
-				matMulT4x4(&y[b*rows], &m[0], &vT[b], rows, nblk, cols, bp, nb)
-			}
+			matMulT4(&y[b*rows], &m[0], &vT[b], rows, nblk, cols, bp, nb)
 		}
 	}
 	matMulTRows(y, m, v, 4*nblk, rows, cols, batch)

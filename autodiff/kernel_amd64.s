@@ -1,7 +1,8 @@
 #include "textflag.h"
 
-// The kernels below compute, for 4 rows of m at a time and K ymm registers
-// of 4 batch lanes each (K = 3, 2, 1: 12, 8 or 4 lanes),
+// matMulT4 computes, for 4 rows of m at a time and K ymm registers of 4
+// batch lanes each (K = 3, 2 or 1 for nb > 8, > 4 or <= 4: 12, 8 or 4
+// lanes),
 //
 //	acc[r][lane] = 0; for j: acc[r][lane] = acc[r][lane] + m[i+r, j]*vT[j, lane]
 //
@@ -17,10 +18,60 @@
 // Registers: DI y of the row block, SI m of the row block, DX vT, R8 cols,
 // R9 cols*8 (m's row stride), R10 vstride*8, R11 rows*8 (y's lane stride),
 // CX blocks left, BX nb; in the j loop R12 and R13 walk rows 0 and 2 of the
-// block (rows 1 and 3 at +R9), R14 walks vT, AX counts j.
+// block (rows 1 and 3 at +R9), R14 walks vT, AX counts j. Row r's
+// accumulators are Y(K*r) .. Y(K*r+K-1).
 
-// func matMulT4x12(y, m, vT *float64, rows, nblk, cols, vstride, nb int)
-TEXT ·matMulT4x12(SB), NOSPLIT, $0-64
+// ROWS starts a block: the row pointers, vT and the count of j.
+#define ROWS \
+	MOVQ SI, R12; \
+	LEAQ (SI)(R9*2), R13; \
+	MOVQ DX, R14; \
+	MOVQ R8, AX
+
+// MAC adds the product of the broadcast row value in Y12 and the 4 lanes
+// of vT at off into acc, through tmp.
+#define MAC(off, tmp, acc) \
+	VMULPD off(R14), Y12, tmp; \
+	VADDPD tmp, acc, acc
+
+// NEXTJ moves the row pointers and vT to the next j.
+#define NEXTJ \
+	ADDQ $8, R12; \
+	ADDQ $8, R13; \
+	ADDQ R10, R14
+
+// LANE stores lane vector r at R12 unless the lane count nb is reached.
+#define LANE(r, next) \
+	CMPQ AX, BX; \
+	JGE next; \
+	VMOVUPD r, (R12); \
+	ADDQ R11, R12; \
+	INCQ AX
+
+// STORE4 transposes the 4 rows' accumulators a, b, c, d of one group of 4
+// lanes into lanes x rows and stores the lanes below nb.
+#define STORE4(a, b, c, d, next) \
+	VUNPCKLPD b, a, Y12; \
+	VUNPCKHPD b, a, Y13; \
+	VUNPCKLPD d, c, Y14; \
+	VUNPCKHPD d, c, Y15; \
+	VPERM2F128 $0x20, Y14, Y12, a; \
+	VPERM2F128 $0x20, Y15, Y13, b; \
+	VPERM2F128 $0x31, Y14, Y12, c; \
+	VPERM2F128 $0x31, Y15, Y13, d; \
+	LANE(a, next); \
+	LANE(b, next); \
+	LANE(c, next); \
+	LANE(d, next)
+
+// NEXTBLOCK moves y and m to the next block of 4 rows.
+#define NEXTBLOCK \
+	ADDQ $32, DI; \
+	LEAQ (SI)(R9*4), SI; \
+	DECQ CX
+
+// func matMulT4(y, m, vT *float64, rows, nblk, cols, vstride, nb int)
+TEXT ·matMulT4(SB), NOSPLIT, $0-64
 	MOVQ y+0(FP), DI
 	MOVQ m+8(FP), SI
 	MOVQ vT+16(FP), DX
@@ -34,7 +85,84 @@ TEXT ·matMulT4x12(SB), NOSPLIT, $0-64
 	SHLQ $3, R10
 	MOVQ nb+56(FP), BX
 	TESTQ CX, CX
-	JZ done3
+	JZ done
+	CMPQ BX, $8
+	JGT block3
+	CMPQ BX, $4
+	JGT block2
+
+block1:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	ROWS
+	TESTQ AX, AX
+	JZ store1
+
+loop1:
+	VBROADCASTSD (R12), Y12
+	MAC(0, Y13, Y0)
+	VBROADCASTSD (R12)(R9*1), Y12
+	MAC(0, Y13, Y1)
+	VBROADCASTSD (R13), Y12
+	MAC(0, Y13, Y2)
+	VBROADCASTSD (R13)(R9*1), Y12
+	MAC(0, Y13, Y3)
+	NEXTJ
+	DECQ AX
+	JNZ loop1
+
+store1:
+	MOVQ DI, R12
+	XORQ AX, AX
+	STORE4(Y0, Y1, Y2, Y3, next1)
+
+next1:
+	NEXTBLOCK
+	JNZ block1
+	JMP done
+
+block2:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	ROWS
+	TESTQ AX, AX
+	JZ store2
+
+loop2:
+	VBROADCASTSD (R12), Y12
+	MAC(0, Y13, Y0)
+	MAC(32, Y14, Y1)
+	VBROADCASTSD (R12)(R9*1), Y12
+	MAC(0, Y13, Y2)
+	MAC(32, Y14, Y3)
+	VBROADCASTSD (R13), Y12
+	MAC(0, Y13, Y4)
+	MAC(32, Y14, Y5)
+	VBROADCASTSD (R13)(R9*1), Y12
+	MAC(0, Y13, Y6)
+	MAC(32, Y14, Y7)
+	NEXTJ
+	DECQ AX
+	JNZ loop2
+
+store2:
+	MOVQ DI, R12
+	XORQ AX, AX
+	STORE4(Y0, Y2, Y4, Y6, next2)
+	STORE4(Y1, Y3, Y5, Y7, next2)
+
+next2:
+	NEXTBLOCK
+	JNZ block2
+	JMP done
 
 block3:
 	VXORPD Y0, Y0, Y0
@@ -49,368 +177,42 @@ block3:
 	VXORPD Y9, Y9, Y9
 	VXORPD Y10, Y10, Y10
 	VXORPD Y11, Y11, Y11
-	MOVQ SI, R12
-	LEAQ (SI)(R9*2), R13
-	MOVQ DX, R14
-	MOVQ R8, AX
+	ROWS
 	TESTQ AX, AX
 	JZ store3
 
 loop3:
 	VBROADCASTSD (R12), Y12
-	VMULPD (R14), Y12, Y13
-	VADDPD Y13, Y0, Y0
-	VMULPD 32(R14), Y12, Y14
-	VADDPD Y14, Y1, Y1
-	VMULPD 64(R14), Y12, Y15
-	VADDPD Y15, Y2, Y2
+	MAC(0, Y13, Y0)
+	MAC(32, Y14, Y1)
+	MAC(64, Y15, Y2)
 	VBROADCASTSD (R12)(R9*1), Y12
-	VMULPD (R14), Y12, Y13
-	VADDPD Y13, Y3, Y3
-	VMULPD 32(R14), Y12, Y14
-	VADDPD Y14, Y4, Y4
-	VMULPD 64(R14), Y12, Y15
-	VADDPD Y15, Y5, Y5
+	MAC(0, Y13, Y3)
+	MAC(32, Y14, Y4)
+	MAC(64, Y15, Y5)
 	VBROADCASTSD (R13), Y12
-	VMULPD (R14), Y12, Y13
-	VADDPD Y13, Y6, Y6
-	VMULPD 32(R14), Y12, Y14
-	VADDPD Y14, Y7, Y7
-	VMULPD 64(R14), Y12, Y15
-	VADDPD Y15, Y8, Y8
+	MAC(0, Y13, Y6)
+	MAC(32, Y14, Y7)
+	MAC(64, Y15, Y8)
 	VBROADCASTSD (R13)(R9*1), Y12
-	VMULPD (R14), Y12, Y13
-	VADDPD Y13, Y9, Y9
-	VMULPD 32(R14), Y12, Y14
-	VADDPD Y14, Y10, Y10
-	VMULPD 64(R14), Y12, Y15
-	VADDPD Y15, Y11, Y11
-	ADDQ $8, R12
-	ADDQ $8, R13
-	ADDQ R10, R14
+	MAC(0, Y13, Y9)
+	MAC(32, Y14, Y10)
+	MAC(64, Y15, Y11)
+	NEXTJ
 	DECQ AX
 	JNZ loop3
 
 store3:
 	MOVQ DI, R12
 	XORQ AX, AX
-	// lanes 0..3: transpose rows x lanes to lanes x rows
-	VUNPCKLPD Y3, Y0, Y12
-	VUNPCKHPD Y3, Y0, Y13
-	VUNPCKLPD Y9, Y6, Y14
-	VUNPCKHPD Y9, Y6, Y15
-	VPERM2F128 $0x20, Y14, Y12, Y0
-	VPERM2F128 $0x20, Y15, Y13, Y3
-	VPERM2F128 $0x31, Y14, Y12, Y6
-	VPERM2F128 $0x31, Y15, Y13, Y9
-	CMPQ AX, BX
-	JGE next3
-	VMOVUPD Y0, (R12)
-	ADDQ R11, R12
-	INCQ AX
-	CMPQ AX, BX
-	JGE next3
-	VMOVUPD Y3, (R12)
-	ADDQ R11, R12
-	INCQ AX
-	CMPQ AX, BX
-	JGE next3
-	VMOVUPD Y6, (R12)
-	ADDQ R11, R12
-	INCQ AX
-	CMPQ AX, BX
-	JGE next3
-	VMOVUPD Y9, (R12)
-	ADDQ R11, R12
-	INCQ AX
-	// lanes 4..7: transpose rows x lanes to lanes x rows
-	VUNPCKLPD Y4, Y1, Y12
-	VUNPCKHPD Y4, Y1, Y13
-	VUNPCKLPD Y10, Y7, Y14
-	VUNPCKHPD Y10, Y7, Y15
-	VPERM2F128 $0x20, Y14, Y12, Y1
-	VPERM2F128 $0x20, Y15, Y13, Y4
-	VPERM2F128 $0x31, Y14, Y12, Y7
-	VPERM2F128 $0x31, Y15, Y13, Y10
-	CMPQ AX, BX
-	JGE next3
-	VMOVUPD Y1, (R12)
-	ADDQ R11, R12
-	INCQ AX
-	CMPQ AX, BX
-	JGE next3
-	VMOVUPD Y4, (R12)
-	ADDQ R11, R12
-	INCQ AX
-	CMPQ AX, BX
-	JGE next3
-	VMOVUPD Y7, (R12)
-	ADDQ R11, R12
-	INCQ AX
-	CMPQ AX, BX
-	JGE next3
-	VMOVUPD Y10, (R12)
-	ADDQ R11, R12
-	INCQ AX
-	// lanes 8..11: transpose rows x lanes to lanes x rows
-	VUNPCKLPD Y5, Y2, Y12
-	VUNPCKHPD Y5, Y2, Y13
-	VUNPCKLPD Y11, Y8, Y14
-	VUNPCKHPD Y11, Y8, Y15
-	VPERM2F128 $0x20, Y14, Y12, Y2
-	VPERM2F128 $0x20, Y15, Y13, Y5
-	VPERM2F128 $0x31, Y14, Y12, Y8
-	VPERM2F128 $0x31, Y15, Y13, Y11
-	CMPQ AX, BX
-	JGE next3
-	VMOVUPD Y2, (R12)
-	ADDQ R11, R12
-	INCQ AX
-	CMPQ AX, BX
-	JGE next3
-	VMOVUPD Y5, (R12)
-	ADDQ R11, R12
-	INCQ AX
-	CMPQ AX, BX
-	JGE next3
-	VMOVUPD Y8, (R12)
-	ADDQ R11, R12
-	INCQ AX
-	CMPQ AX, BX
-	JGE next3
-	VMOVUPD Y11, (R12)
-	ADDQ R11, R12
-	INCQ AX
+	STORE4(Y0, Y3, Y6, Y9, next3)
+	STORE4(Y1, Y4, Y7, Y10, next3)
+	STORE4(Y2, Y5, Y8, Y11, next3)
 
 next3:
-	ADDQ $32, DI
-	LEAQ (SI)(R9*4), SI
-	DECQ CX
+	NEXTBLOCK
 	JNZ block3
 
-done3:
-	VZEROUPPER
-	RET
-
-// func matMulT4x8(y, m, vT *float64, rows, nblk, cols, vstride, nb int)
-TEXT ·matMulT4x8(SB), NOSPLIT, $0-64
-	MOVQ y+0(FP), DI
-	MOVQ m+8(FP), SI
-	MOVQ vT+16(FP), DX
-	MOVQ rows+24(FP), R11
-	SHLQ $3, R11
-	MOVQ nblk+32(FP), CX
-	MOVQ cols+40(FP), R8
-	MOVQ R8, R9
-	SHLQ $3, R9
-	MOVQ vstride+48(FP), R10
-	SHLQ $3, R10
-	MOVQ nb+56(FP), BX
-	TESTQ CX, CX
-	JZ done2
-
-block2:
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
-	VXORPD Y7, Y7, Y7
-	MOVQ SI, R12
-	LEAQ (SI)(R9*2), R13
-	MOVQ DX, R14
-	MOVQ R8, AX
-	TESTQ AX, AX
-	JZ store2
-
-loop2:
-	VBROADCASTSD (R12), Y12
-	VMULPD (R14), Y12, Y13
-	VADDPD Y13, Y0, Y0
-	VMULPD 32(R14), Y12, Y14
-	VADDPD Y14, Y1, Y1
-	VBROADCASTSD (R12)(R9*1), Y12
-	VMULPD (R14), Y12, Y13
-	VADDPD Y13, Y2, Y2
-	VMULPD 32(R14), Y12, Y14
-	VADDPD Y14, Y3, Y3
-	VBROADCASTSD (R13), Y12
-	VMULPD (R14), Y12, Y13
-	VADDPD Y13, Y4, Y4
-	VMULPD 32(R14), Y12, Y14
-	VADDPD Y14, Y5, Y5
-	VBROADCASTSD (R13)(R9*1), Y12
-	VMULPD (R14), Y12, Y13
-	VADDPD Y13, Y6, Y6
-	VMULPD 32(R14), Y12, Y14
-	VADDPD Y14, Y7, Y7
-	ADDQ $8, R12
-	ADDQ $8, R13
-	ADDQ R10, R14
-	DECQ AX
-	JNZ loop2
-
-store2:
-	MOVQ DI, R12
-	XORQ AX, AX
-	// lanes 0..3: transpose rows x lanes to lanes x rows
-	VUNPCKLPD Y2, Y0, Y12
-	VUNPCKHPD Y2, Y0, Y13
-	VUNPCKLPD Y6, Y4, Y14
-	VUNPCKHPD Y6, Y4, Y15
-	VPERM2F128 $0x20, Y14, Y12, Y0
-	VPERM2F128 $0x20, Y15, Y13, Y2
-	VPERM2F128 $0x31, Y14, Y12, Y4
-	VPERM2F128 $0x31, Y15, Y13, Y6
-	CMPQ AX, BX
-	JGE next2
-	VMOVUPD Y0, (R12)
-	ADDQ R11, R12
-	INCQ AX
-	CMPQ AX, BX
-	JGE next2
-	VMOVUPD Y2, (R12)
-	ADDQ R11, R12
-	INCQ AX
-	CMPQ AX, BX
-	JGE next2
-	VMOVUPD Y4, (R12)
-	ADDQ R11, R12
-	INCQ AX
-	CMPQ AX, BX
-	JGE next2
-	VMOVUPD Y6, (R12)
-	ADDQ R11, R12
-	INCQ AX
-	// lanes 4..7: transpose rows x lanes to lanes x rows
-	VUNPCKLPD Y3, Y1, Y12
-	VUNPCKHPD Y3, Y1, Y13
-	VUNPCKLPD Y7, Y5, Y14
-	VUNPCKHPD Y7, Y5, Y15
-	VPERM2F128 $0x20, Y14, Y12, Y1
-	VPERM2F128 $0x20, Y15, Y13, Y3
-	VPERM2F128 $0x31, Y14, Y12, Y5
-	VPERM2F128 $0x31, Y15, Y13, Y7
-	CMPQ AX, BX
-	JGE next2
-	VMOVUPD Y1, (R12)
-	ADDQ R11, R12
-	INCQ AX
-	CMPQ AX, BX
-	JGE next2
-	VMOVUPD Y3, (R12)
-	ADDQ R11, R12
-	INCQ AX
-	CMPQ AX, BX
-	JGE next2
-	VMOVUPD Y5, (R12)
-	ADDQ R11, R12
-	INCQ AX
-	CMPQ AX, BX
-	JGE next2
-	VMOVUPD Y7, (R12)
-	ADDQ R11, R12
-	INCQ AX
-
-next2:
-	ADDQ $32, DI
-	LEAQ (SI)(R9*4), SI
-	DECQ CX
-	JNZ block2
-
-done2:
-	VZEROUPPER
-	RET
-
-// func matMulT4x4(y, m, vT *float64, rows, nblk, cols, vstride, nb int)
-TEXT ·matMulT4x4(SB), NOSPLIT, $0-64
-	MOVQ y+0(FP), DI
-	MOVQ m+8(FP), SI
-	MOVQ vT+16(FP), DX
-	MOVQ rows+24(FP), R11
-	SHLQ $3, R11
-	MOVQ nblk+32(FP), CX
-	MOVQ cols+40(FP), R8
-	MOVQ R8, R9
-	SHLQ $3, R9
-	MOVQ vstride+48(FP), R10
-	SHLQ $3, R10
-	MOVQ nb+56(FP), BX
-	TESTQ CX, CX
-	JZ done1
-
-block1:
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	MOVQ SI, R12
-	LEAQ (SI)(R9*2), R13
-	MOVQ DX, R14
-	MOVQ R8, AX
-	TESTQ AX, AX
-	JZ store1
-
-loop1:
-	VBROADCASTSD (R12), Y12
-	VMULPD (R14), Y12, Y13
-	VADDPD Y13, Y0, Y0
-	VBROADCASTSD (R12)(R9*1), Y12
-	VMULPD (R14), Y12, Y13
-	VADDPD Y13, Y1, Y1
-	VBROADCASTSD (R13), Y12
-	VMULPD (R14), Y12, Y13
-	VADDPD Y13, Y2, Y2
-	VBROADCASTSD (R13)(R9*1), Y12
-	VMULPD (R14), Y12, Y13
-	VADDPD Y13, Y3, Y3
-	ADDQ $8, R12
-	ADDQ $8, R13
-	ADDQ R10, R14
-	DECQ AX
-	JNZ loop1
-
-store1:
-	MOVQ DI, R12
-	XORQ AX, AX
-	// lanes 0..3: transpose rows x lanes to lanes x rows
-	VUNPCKLPD Y1, Y0, Y12
-	VUNPCKHPD Y1, Y0, Y13
-	VUNPCKLPD Y3, Y2, Y14
-	VUNPCKHPD Y3, Y2, Y15
-	VPERM2F128 $0x20, Y14, Y12, Y0
-	VPERM2F128 $0x20, Y15, Y13, Y1
-	VPERM2F128 $0x31, Y14, Y12, Y2
-	VPERM2F128 $0x31, Y15, Y13, Y3
-	CMPQ AX, BX
-	JGE next1
-	VMOVUPD Y0, (R12)
-	ADDQ R11, R12
-	INCQ AX
-	CMPQ AX, BX
-	JGE next1
-	VMOVUPD Y1, (R12)
-	ADDQ R11, R12
-	INCQ AX
-	CMPQ AX, BX
-	JGE next1
-	VMOVUPD Y2, (R12)
-	ADDQ R11, R12
-	INCQ AX
-	CMPQ AX, BX
-	JGE next1
-	VMOVUPD Y3, (R12)
-	ADDQ R11, R12
-	INCQ AX
-
-next1:
-	ADDQ $32, DI
-	LEAQ (SI)(R9*4), SI
-	DECQ CX
-	JNZ block1
-
-done1:
+done:
 	VZEROUPPER
 	RET
