@@ -64,6 +64,13 @@
 	LANE(c, next); \
 	LANE(d, next)
 
+// ZERO4 clears four accumulators.
+#define ZERO4(a, b, c, d) \
+	VXORPD a, a, a; \
+	VXORPD b, b, b; \
+	VXORPD c, c, c; \
+	VXORPD d, d, d
+
 // NEXTBLOCK moves y and m to the next block of 4 rows.
 #define NEXTBLOCK \
 	ADDQ $32, DI; \
@@ -92,10 +99,7 @@ TEXT ·matMulT4(SB), NOSPLIT, $0-64
 	JGT block2
 
 block1:
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
+	ZERO4(Y0, Y1, Y2, Y3)
 	ROWS
 	TESTQ AX, AX
 	JZ store1
@@ -124,14 +128,8 @@ next1:
 	JMP done
 
 block2:
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
-	VXORPD Y7, Y7, Y7
+	ZERO4(Y0, Y1, Y2, Y3)
+	ZERO4(Y4, Y5, Y6, Y7)
 	ROWS
 	TESTQ AX, AX
 	JZ store2
@@ -165,18 +163,9 @@ next2:
 	JMP done
 
 block3:
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
-	VXORPD Y7, Y7, Y7
-	VXORPD Y8, Y8, Y8
-	VXORPD Y9, Y9, Y9
-	VXORPD Y10, Y10, Y10
-	VXORPD Y11, Y11, Y11
+	ZERO4(Y0, Y1, Y2, Y3)
+	ZERO4(Y4, Y5, Y6, Y7)
+	ZERO4(Y8, Y9, Y10, Y11)
 	ROWS
 	TESTQ AX, AX
 	JZ store3
