@@ -285,7 +285,7 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 		s.Optimizer = msc.Adam // ADVI and the state-space proposals climb with Adam (the paper's)
 	}
 	d := m.IR.LatentDim
-	if err := s.Fill(d, kernel); err != nil {
+	if err := s.Fill(d, kernel, o.Family); err != nil {
 		return nil, Errorf("", "%v", err)
 	}
 	if o.AverageLast > 0 {

@@ -300,7 +300,7 @@ func helpVars() kong.Vars {
 	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	return kong.Vars{
 		"samples": strconv.Itoa(d.Samples), "iters_ssm": strconv.Itoa(d.ItersSSM),
-		"lr_natural": g(d.LRNatural), "lr_rm": g(d.LRRM), "chains": strconv.Itoa(d.Chains), "draws": strconv.Itoa(infer.DefaultDraws),
+		"lr_natural": g(d.LRNatural), "lr_natural_dim": g(d.LRNaturalDim), "lr_rm": g(d.LRRM), "chains": strconv.Itoa(d.Chains), "draws": strconv.Itoa(infer.DefaultDraws),
 		"lr_adam": g(d.LRAdam), "lr_ssm": g(d.LRSSM), "param_lr": g(d.ParamLR), "param_lr_ssm": g(d.ParamLRSSM),
 		"families": strings.Join(msc.FamilyNames(), ", "), "fullrank_limit": strconv.Itoa(d.FullRankLimit),
 	}

@@ -16,7 +16,7 @@ type fitFlags struct {
 	Fixed       bool    `help:"Run exactly --iters iterations, with no stopping rule (the paper's experiments)."`
 	Chains      int     `help:"Independent chains, run in parallel (default ${chains})."`
 	Optimizer   string  `help:"Update rule: natural (default), rm or adam." placeholder:"natural|rm|adam"`
-	LR          float64 `help:"Step size: rho_0 for natural (default ${lr_natural}), c for rm (${lr_rm}), the step for adam (${lr_adam}; ${lr_ssm} for state-space proposals)."`
+	LR          float64 `help:"Step size: rho_0 for natural (default ${lr_natural}, at most ${lr_natural_dim}/d with a dense covariance), c for rm (${lr_rm}), the step for adam (${lr_adam}; ${lr_ssm} for state-space proposals)."`
 	Family      string  `help:"Variational family: ${families} (default fullrank up to ${fullrank_limit} dimensions, meanfield above)." placeholder:"NAME"`
 	AverageLast int     `help:"Report the average of the last N iterates (default: the last half)."`
 }

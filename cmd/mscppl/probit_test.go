@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mscppl/mscppl/infer"
+	"github.com/mscppl/mscppl/internal/simdata"
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
@@ -177,7 +178,7 @@ func TestTruncatedNormalSampler(t *testing.T) {
 // default settings, q's marginal means are within 0.1 posterior sd and its
 // sds within 10% of a long run of the exact Gibbs sampler, on Ionosphere
 // (d = 35, with a constant column) and Pima (d = 9). The IS baseline with
-// S = 2 shows its bias where MSC does not.
+// S = 2 shows its bias in q's own sds where MSC does not.
 func TestProbitMatchesExactPosterior(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long: fits two real data sets")
@@ -227,14 +228,51 @@ func TestProbitMatchesExactPosterior(t *testing.T) {
 		t.Logf("%s after 6000 iterations: worst mean error %.3f sd, worst sd error %.1f%%, %.2fs", c.data, worstM, 100*worstS, short.ElapsedSeconds)
 		require.Less(t, worstM, 0.1)
 		require.Less(t, worstS, 0.1)
+		// the bias is q's own (the PSIS-weighted summaries correct some of it)
 		is := runJSON(t, "run", c.model, c.data, "--seed", "2", "--method", "is", "--samples", "2")
-		worstIS := 0.0
+		worstIS, worstQ := 0.0, 0.0
 		for a, name := range is.LatentOrder {
-			worstIS = math.Max(worstIS, math.Abs(is.Latent[name].SD-sd[a])/sd[a])
+			worstIS = math.Max(worstIS, math.Abs(is.QLatent[name].SD-sd[a])/sd[a])
+			worstQ = math.Max(worstQ, math.Abs(s.QLatent[name].SD-sd[a])/sd[a])
 		}
-		t.Logf("%s: IS (S=2) worst sd error %.1f%%", c.data, 100*worstIS)
+		t.Logf("%s: q's worst sd error: MSC %.1f%%, IS (S=2) %.1f%%", c.data, 100*worstQ, 100*worstIS)
+		require.Less(t, worstQ, 0.1, "MSC's q")
 		if c.isBiased {
-			require.Greater(t, worstIS, 0.2, "IS with S = 2 should miss some sd by more than 20%")
+			require.Greater(t, worstIS, 0.15, "IS with S = 2 should leave some sd of q more than 15% off")
 		}
 	}
+}
+
+// TestProbitHighDimDefaults: on a simulated 61-dimensional probit (208 rows,
+// the size of the Sonar comparison) the default run converges, with
+// summaries within 0.1 posterior sd and 10% of a long Gibbs run, and with
+// q's own sds within 10%. With rho_0 = 0.03 at every dimension instead of
+// 0.2/d, q's dense covariance, estimated from too few effective samples,
+// collapsed in some directions: the run reached its 40000-iteration cap not
+// converged, with q's sds 24% narrow.
+func TestProbitHighDimDefaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: a 61-dimensional Gibbs reference and a default run")
+	}
+	model, data, err := simdata.Probit(t.TempDir(), 208, 61)
+	require.NoError(t, err)
+	X, n, d, y := designMatrix(t, model, data)
+	mean, sd, mcse := probitGibbs(rand.New(rand.NewPCG(11, 12)), X, n, d, y, 30000, 1000)
+	for a := range mcse {
+		require.Lessf(t, mcse[a], 0.04*sd[a], "the Gibbs reference is not precise enough for coefficient %d", a)
+	}
+	s := runJSON(t, "run", model, data, "--seed", "1")
+	require.True(t, s.Converged, "%v", s.Warnings)
+	worstM, worstS, worstQ := 0.0, 0.0, 0.0
+	for a, name := range s.LatentOrder {
+		p, q := s.Latent[name], s.QLatent[name]
+		worstM = math.Max(worstM, math.Abs(p.Mean-mean[a])/sd[a])
+		worstS = math.Max(worstS, math.Abs(p.SD-sd[a])/sd[a])
+		worstQ = math.Max(worstQ, math.Abs(q.SD-sd[a])/sd[a])
+	}
+	t.Logf("%d iterations, %.2fs: worst mean error %.3f sd, worst sd error %.1f%%, q's worst sd error %.1f%%",
+		s.Iterations, s.ElapsedSeconds, worstM, 100*worstS, 100*worstQ)
+	require.Less(t, worstM, 0.1)
+	require.Less(t, worstS, 0.1)
+	require.Less(t, worstQ, 0.1)
 }

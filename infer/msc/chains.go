@@ -40,7 +40,7 @@ func RunChains(ctx context.Context, rngs []*rand.Rand, targets []any, qs []Famil
 	if C == 0 || len(targets) != C || len(qs) != C || len(ks) != C {
 		return fmt.Errorf("RunChains needs one random stream, target, family and kernel per chain")
 	}
-	if err := s.Fill(qs[0].Dim(), ks[0].Name()); err != nil {
+	if err := s.Fill(qs[0].Dim(), ks[0].Name(), qs[0].Name()); err != nil {
 		return err
 	}
 	chains := make([]*chain, C)

@@ -147,7 +147,7 @@ func BenchmarkChainIteration(b *testing.B) {
 	}
 	q := NewFullRank(d)
 	s := Settings{Iters: 1 << 30}
-	require.NoError(b, s.Fill(d, "cis"))
+	require.NoError(b, s.Fill(d, "cis", "fullrank"))
 	c, err := newChain(rand.New(rand.NewPCG(1, 1)), g, q, NewCIS(g, q, 10), &s)
 	require.NoError(b, err)
 	require.NoError(b, c.advance(context.Background(), 100000)) // past the blocks' first allocations

@@ -78,6 +78,20 @@ type Reparam interface {
 	AddEntropyGrad(grad []float64)
 }
 
+// denseCovariance marks the families whose natural step estimates a dense
+// d x d covariance (Defaults.LRNaturalDim bounds their step).
+type denseCovariance interface{ denseCovariance() }
+
+// DenseFamily reports whether the named family has a dense covariance.
+func DenseFamily(name string) bool {
+	c, ok := familyRegistry[name]
+	if !ok {
+		return false
+	}
+	_, dense := c.newFn(1).(denseCovariance)
+	return dense
+}
+
 type familyCtor struct {
 	newFn func(d int) Sampler
 	help  string

@@ -40,11 +40,12 @@ func NewFullRank(d int) *FullRank {
 	return g
 }
 
-func (g *FullRank) Name() string   { return "fullrank" }
-func (g *FullRank) Dim() int       { return g.D }
-func (g *FullRank) NumLambda() int { return g.D + g.D*(g.D+1)/2 }
-func (g *FullRank) NumStats() int  { return g.D + g.D*g.D }
-func (g *FullRank) invalidate()    { g.ldOK, g.covOK = false, false }
+func (g *FullRank) Name() string     { return "fullrank" }
+func (g *FullRank) Dim() int         { return g.D }
+func (g *FullRank) NumLambda() int   { return g.D + g.D*(g.D+1)/2 }
+func (g *FullRank) NumStats() int    { return g.D + g.D*g.D }
+func (g *FullRank) invalidate()      { g.ldOK, g.covOK = false, false }
+func (g *FullRank) denseCovariance() {}
 
 // Clone copies the family.
 func (g *FullRank) Clone() Family {

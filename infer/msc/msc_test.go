@@ -352,3 +352,34 @@ func (g isoGauss) LogJoint(z, out []float64) {
 func mean_(r *Result) []float64 { m, _, _ := moments(r); return m }
 func sd_(r *Result) []float64   { _, s, _ := moments(r); return s }
 func cov_(r *Result) []float64  { _, _, c := moments(r); return c }
+
+// TestFillStepSize: the natural step's rho_0 is 0.03, at most 0.2/d for a
+// family with a dense covariance; a given step, another optimiser or a
+// state-space kernel keep their own.
+func TestFillStepSize(t *testing.T) {
+	D := Defaults
+	for _, c := range []struct {
+		d              int
+		kernel, family string
+		opt            Optimizer
+		lr, want       float64
+	}{
+		{1, "cis", "fullrank", Natural, 0, D.LRNatural},
+		{6, "cis", "fullrank", Natural, 0, D.LRNatural},
+		{7, "cis", "fullrank", Natural, 0, D.LRNaturalDim / 7},
+		{35, "cis", "fullrank", Natural, 0, D.LRNaturalDim / 35},
+		{35, "cis", "student_t", Natural, 0, D.LRNaturalDim / 35},
+		{35, "cis", "meanfield", Natural, 0, D.LRNatural},
+		{35, "cis", "fullrank", Natural, 0.05, 0.05},
+		{35, "cis", "fullrank", Adam, 0, D.LRAdam},
+		{35, "cis", "fullrank", RM, 0, D.LRRM},
+		{35, "csmc", "fullrank", Natural, 0, D.LRSSM},
+	} {
+		s := Settings{Optimizer: c.opt, LR: c.lr}
+		require.NoError(t, s.Fill(c.d, c.kernel, c.family))
+		require.Equalf(t, c.want, s.LR, "d=%d %s %s %v", c.d, c.kernel, c.family, c.opt)
+	}
+	require.True(t, DenseFamily("fullrank"))
+	require.False(t, DenseFamily("meanfield"))
+	require.False(t, DenseFamily("nonesuch"))
+}

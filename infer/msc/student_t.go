@@ -34,10 +34,11 @@ func NewStudentT(d int, nu float64) *StudentT {
 	return &StudentT{g: NewFullRank(d), Nu: nu, u: make([]float64, d), e: make([]float64, d)}
 }
 
-func (s *StudentT) Name() string   { return "student_t" }
-func (s *StudentT) Dim() int       { return s.g.D }
-func (s *StudentT) NumLambda() int { return s.g.NumLambda() + 1 }
-func (s *StudentT) NumStats() int  { return s.g.NumStats() + 1 }
+func (s *StudentT) Name() string     { return "student_t" }
+func (s *StudentT) Dim() int         { return s.g.D }
+func (s *StudentT) denseCovariance() {}
+func (s *StudentT) NumLambda() int   { return s.g.NumLambda() + 1 }
+func (s *StudentT) NumStats() int    { return s.g.NumStats() + 1 }
 
 // Clone copies the family.
 func (s *StudentT) Clone() Family {
