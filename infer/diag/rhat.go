@@ -1,7 +1,6 @@
 package diag
 
 import (
-	"cmp"
 	"math"
 	"slices"
 
@@ -208,33 +207,28 @@ func quantile7(sorted []float64, p float64) float64 {
 // zScale rank-normalises the pooled draws: average ranks r over all S
 // draws, z = Phi^-1((r - 3/8)/(S + 1/4)).
 func zScale(chains [][]float64) [][]float64 {
-	type draw struct {
-		v    float64
-		c, j int
+	var x []float64
+	for _, c := range chains {
+		x = append(x, c...)
 	}
-	var d []draw
-	for i, c := range chains {
-		for j, v := range c {
-			d = append(d, draw{v, i, j})
-		}
-	}
-	// Stability is not needed: tied draws share their average rank.
-	slices.SortFunc(d, func(a, b draw) int { return cmp.Compare(a.v, b.v) })
-	out := make([][]float64, len(chains))
-	for i, c := range chains {
-		out[i] = make([]float64, len(c))
-	}
-	s := float64(len(d))
-	for k := 0; k < len(d); {
+	var sc QuantileScratch
+	ord := sc.order(x) // by value (NaN first, as cmp.Compare), ties by index
+	z := make([]float64, len(x))
+	s := float64(len(x))
+	for k := 0; k < len(ord); {
 		e := k + 1
-		for e < len(d) && d[e].v == d[k].v {
+		for e < len(ord) && x[ord[e]] == x[ord[k]] {
 			e++
 		}
 		r := float64(k+1+e) / 2 // average of ranks k+1..e
-		z := distuv.UnitNormal.Quantile((r - 3.0/8) / (s + 0.25))
+		v := distuv.UnitNormal.Quantile((r - 3.0/8) / (s + 0.25))
 		for ; k < e; k++ {
-			out[d[k].c][d[k].j] = z
+			z[ord[k]] = v
 		}
+	}
+	out := make([][]float64, len(chains))
+	for i, c := range chains {
+		out[i], z = z[:len(c):len(c)], z[len(c):]
 	}
 	return out
 }

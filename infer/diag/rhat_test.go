@@ -3,6 +3,9 @@ package diag
 import (
 	"math"
 	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Tolerances below were measured over seeds 1..8 (not just the seeds used):
@@ -134,5 +137,25 @@ func BenchmarkESSBulk(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		ESSBulk(chains)
+	}
+}
+
+// TestZScaleTies: the rank normalisation gives tied draws (including -0 and
+// +0) their average rank and each NaN a rank of its own, lowest, as a
+// comparison sort by cmp.Compare does.
+func TestZScaleTies(t *testing.T) {
+	nan := math.NaN()
+	chains := [][]float64{{2, 0, nan, 1, 2}, {math.Copysign(0, -1), 3, 2, math.Inf(-1)}}
+	// pooled order: NaN(1), -Inf(2), 0 and -0 (3.5), 1(5), 2 x3 (7), 3(9)
+	ranks := [][]float64{{7, 3.5, 1, 5, 7}, {3.5, 9, 7, 2}}
+	z := zScale(chains)
+	for i, c := range ranks {
+		for j, r := range c {
+			want := distuv.UnitNormal.Quantile((r - 3.0/8) / (9 + 0.25))
+			if math.IsNaN(chains[i][j]) {
+				want = distuv.UnitNormal.Quantile((1 - 3.0/8) / (9 + 0.25))
+			}
+			require.Equalf(t, want, z[i][j], "chain %d draw %d", i, j)
+		}
 	}
 }
