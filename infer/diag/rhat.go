@@ -207,7 +207,11 @@ func quantile7(sorted []float64, p float64) float64 {
 // zScale rank-normalises the pooled draws: average ranks r over all S
 // draws, z = Phi^-1((r - 3/8)/(S + 1/4)).
 func zScale(chains [][]float64) [][]float64 {
-	var x []float64
+	n := 0
+	for _, c := range chains {
+		n += len(c)
+	}
+	x := make([]float64, 0, n)
 	for _, c := range chains {
 		x = append(x, c...)
 	}
