@@ -146,24 +146,51 @@ func (o *RepVector) Backward(out, dout []float64, in [][]float64, din [][]float6
 // nothing.
 func CholeskyLower(a []float64, n int, l []float64) bool {
 	for i := 0; i < n; i++ {
-		for j := 0; j <= i; j++ {
+		li := l[i*n : i*n+n]
+		j := 0
+		// four entries of row i together: their common terms k < j as four
+		// independent sums, then the rest in order, so each entry's sum is
+		// the same as alone
+		for ; j+4 <= i; j += 4 {
+			l0, l1, l2, l3 := l[j*n:j*n+j+4], l[(j+1)*n:(j+1)*n+j+4], l[(j+2)*n:(j+2)*n+j+4], l[(j+3)*n:(j+3)*n+j+4]
+			s0 := 0.5 * (a[i*n+j] + a[j*n+i])
+			s1 := 0.5 * (a[i*n+j+1] + a[(j+1)*n+i])
+			s2 := 0.5 * (a[i*n+j+2] + a[(j+2)*n+i])
+			s3 := 0.5 * (a[i*n+j+3] + a[(j+3)*n+i])
+			for k, x := range li[:j] {
+				s0 -= x * l0[k]
+				s1 -= x * l1[k]
+				s2 -= x * l2[k]
+				s3 -= x * l3[k]
+			}
+			x0 := s0 / l0[j]
+			s1 -= x0 * l1[j]
+			x1 := s1 / l1[j+1]
+			s2 -= x0 * l2[j]
+			s2 -= x1 * l2[j+1]
+			x2 := s2 / l2[j+2]
+			s3 -= x0 * l3[j]
+			s3 -= x1 * l3[j+1]
+			s3 -= x2 * l3[j+2]
+			li[j], li[j+1], li[j+2], li[j+3] = x0, x1, x2, s3/l3[j+3]
+		}
+		for ; j <= i; j++ {
 			s := 0.5 * (a[i*n+j] + a[j*n+i])
-			for k := 0; k < j; k++ {
-				s -= l[i*n+k] * l[j*n+k]
+			lj := l[j*n : j*n+j+1]
+			for k, x := range li[:j] {
+				s -= x * lj[k]
 			}
 			if i == j {
 				if !(s > 0) || math.IsInf(s, 0) {
 					fillNaN(l[:n*n])
 					return false
 				}
-				l[i*n+i] = math.Sqrt(s)
+				li[i] = math.Sqrt(s)
 			} else {
-				l[i*n+j] = s / l[j*n+j]
+				li[j] = s / lj[j]
 			}
 		}
-		for j := i + 1; j < n; j++ {
-			l[i*n+j] = 0
-		}
+		clear(li[i+1:])
 	}
 	return true
 }

@@ -375,3 +375,33 @@ func TestGPChain(t *testing.T) {
 		})
 	}
 }
+
+// TestCholeskyLowerSameBits: the four-entry blocks of CholeskyLower give the
+// bits of the plain Cholesky-Banachiewicz loop (each entry's sum in the
+// order k = 0, 1, ...), at sizes on both sides of the blocks.
+func TestCholeskyLowerSameBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, n := range []int{1, 3, 4, 5, 8, 9, 13, 35} {
+		a := randSPD(r, n)
+		want := make([]float64, n*n)
+		for i := 0; i < n; i++ {
+			for j := 0; j <= i; j++ {
+				s := 0.5 * (a[i*n+j] + a[j*n+i])
+				for k := 0; k < j; k++ {
+					s -= want[i*n+k] * want[j*n+k]
+				}
+				if i == j {
+					want[i*n+i] = math.Sqrt(s)
+				} else {
+					want[i*n+j] = s / want[j*n+j]
+				}
+			}
+		}
+		got := make([]float64, n*n)
+		for i := range got {
+			got[i] = 7 // the upper triangle must be cleared
+		}
+		require.True(t, CholeskyLower(a, n, got))
+		require.Equal(t, want, got, "n=%d", n)
+	}
+}

@@ -26,6 +26,7 @@ type FullRank struct {
 	// scratch
 	r, e, dz, newCov []float64
 	newL             []float64
+	dev, devW        []float64 // the weighted rows' deviations and weights
 	ld               float64 // log |L|, valid when ldOK
 	ldOK, covOK      bool
 }
@@ -55,14 +56,34 @@ func (g *FullRank) Clone() Family {
 	return c
 }
 
-// Sample draws rows z = Mu + L eps.
+// Sample draws rows z = Mu + L eps. Four rows are computed together, each
+// sum in the same order as alone (so the bits do not depend on the number
+// of rows), for four independent chains of additions.
 func (g *FullRank) Sample(rng *rand.Rand, z, eps []float64) {
 	d := g.D
-	for b := 0; b*d < len(z); b++ {
-		zb, eb := z[b*d:(b+1)*d], eps[b*d:(b+1)*d]
-		for i := range eb {
-			eb[i] = rng.NormFloat64()
+	n := len(z) / d
+	for i := range eps[:n*d] {
+		eps[i] = rng.NormFloat64()
+	}
+	b := 0
+	for ; b+4 <= n; b += 4 {
+		e0, e1, e2, e3 := eps[b*d:(b+1)*d], eps[(b+1)*d:(b+2)*d], eps[(b+2)*d:(b+3)*d], eps[(b+3)*d:(b+4)*d]
+		for i := 0; i < d; i++ {
+			m := g.Mu[i]
+			s0, s1, s2, s3 := m, m, m, m
+			row := g.L[i*d : i*d+i+1]
+			e0, e1, e2, e3 := e0[:len(row)], e1[:len(row)], e2[:len(row)], e3[:len(row)]
+			for j, l := range row {
+				s0 += l * e0[j]
+				s1 += l * e1[j]
+				s2 += l * e2[j]
+				s3 += l * e3[j]
+			}
+			z[b*d+i], z[(b+1)*d+i], z[(b+2)*d+i], z[(b+3)*d+i] = s0, s1, s2, s3
 		}
+	}
+	for ; b < n; b++ {
+		zb, eb := z[b*d:(b+1)*d], eps[b*d:(b+1)*d]
 		for i := 0; i < d; i++ {
 			s := g.Mu[i]
 			for j, l := range g.L[i*d : i*d+i+1] {
@@ -243,18 +264,45 @@ func (g *FullRank) momentStep(z, a []float64, rho, scale float64) error {
 		g.newCov[i] *= 1 - rho
 	}
 	clear(g.dz)
-	e := g.e
+	// the deviations of the rows with a weight, then the rank update four
+	// rows at a time, each element's sum in the order of the rows
+	if cap(g.dev) < len(w)*d {
+		g.dev, g.devW = make([]float64, len(w)*d), make([]float64, len(w))
+	}
+	nr := 0
 	for b, wb := range w {
 		if wb == 0 {
 			continue
 		}
-		zb := z[b*d : (b+1)*d]
+		zb, e := z[b*d:(b+1)*d], g.dev[nr*d:(nr+1)*d]
 		for i := 0; i < d; i++ {
 			e[i] = zb[i] - g.Mu[i]
 			g.dz[i] += wb * e[i]
 		}
+		g.devW[nr] = wb
+		nr++
+	}
+	r := 0
+	for ; r+4 <= nr; r += 4 {
+		e0, e1, e2, e3 := g.dev[r*d:(r+1)*d], g.dev[(r+1)*d:(r+2)*d], g.dev[(r+2)*d:(r+3)*d], g.dev[(r+3)*d:(r+4)*d]
+		w0, w1, w2, w3 := rho*g.devW[r], rho*g.devW[r+1], rho*g.devW[r+2], rho*g.devW[r+3]
 		for i := 0; i < d; i++ {
-			a := rho * wb * e[i]
+			a0, a1, a2, a3 := w0*e0[i], w1*e1[i], w2*e2[i], w3*e3[i]
+			row := g.newCov[i*d : i*d+i+1]
+			f0, f1, f2, f3 := e0[:len(row)], e1[:len(row)], e2[:len(row)], e3[:len(row)]
+			for j, x := range row {
+				x += a0 * f0[j]
+				x += a1 * f1[j]
+				x += a2 * f2[j]
+				x += a3 * f3[j]
+				row[j] = x
+			}
+		}
+	}
+	for ; r < nr; r++ {
+		e, wr := g.dev[r*d:(r+1)*d], rho*g.devW[r]
+		for i := 0; i < d; i++ {
+			a := wr * e[i]
 			row := g.newCov[i*d : i*d+i+1]
 			for j := range row {
 				row[j] += a * e[j]

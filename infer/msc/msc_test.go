@@ -383,3 +383,92 @@ func TestFillStepSize(t *testing.T) {
 	require.False(t, DenseFamily("meanfield"))
 	require.False(t, DenseFamily("nonesuch"))
 }
+
+// fullRank35 is a full-rank q of 35 dimensions with a random covariance,
+// and 11 weighted rows, Ionosphere's shape.
+func fullRank35() (*FullRank, []float64, []float64, []float64) {
+	const d, S = 35, 11
+	rng := rand.New(rand.NewPCG(5, 5))
+	g := NewFullRank(d)
+	for i := range d {
+		for j := 0; j < i; j++ {
+			g.L[i*d+j] = 0.1 * rng.NormFloat64()
+		}
+		g.Mu[i] = rng.NormFloat64()
+	}
+	g.invalidate()
+	z, eps, w := make([]float64, S*d), make([]float64, S*d), make([]float64, S)
+	g.Sample(rng, z, eps)
+	for b := range w {
+		w[b] = 1 / float64(S)
+	}
+	return g, z, eps, w
+}
+
+func BenchmarkFullRankSample35(b *testing.B) {
+	g, z, eps, _ := fullRank35()
+	rng := rand.New(rand.NewPCG(1, 1))
+	b.ReportAllocs()
+	for b.Loop() {
+		g.Sample(rng, z, eps)
+	}
+}
+
+func BenchmarkFullRankNaturalStep35(b *testing.B) {
+	g, z, _, w := fullRank35()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := g.NaturalStep(z, w, 1e-9); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestFullRankSameBits: Sample's and the natural step's four-row blocks give
+// the bits of one row at a time (each sum in the plain order), for 7 rows
+// (one block and three left over) with a zero weight among them.
+func TestFullRankSameBits(t *testing.T) {
+	g, _, _, _ := fullRank35()
+	d, n := g.D, 7
+	z, eps := make([]float64, n*d), make([]float64, n*d)
+	g.Sample(rand.New(rand.NewPCG(3, 4)), z, eps)
+	for b := range n {
+		for i := range d {
+			s := g.Mu[i]
+			for j := 0; j <= i; j++ {
+				s += g.L[i*d+j] * eps[b*d+j]
+			}
+			require.Equalf(t, s, z[b*d+i], "row %d, component %d", b, i)
+		}
+	}
+	w := []float64{0.3, 0.1, 0, 0.2, 0.15, 0.05, 0.2}
+	const rho = 0.01
+	cov := make([]float64, d*d)
+	g.Cov(cov)
+	want := make([]float64, d*d)
+	for i := range want {
+		want[i] = cov[i] * (1 - rho)
+	}
+	e := make([]float64, d)
+	for b, wb := range w {
+		if wb == 0 {
+			continue
+		}
+		for i := range d {
+			e[i] = z[b*d+i] - g.Mu[i]
+		}
+		for i := range d {
+			a := rho * wb * e[i]
+			for j := 0; j <= i; j++ {
+				want[i*d+j] += a * e[j]
+			}
+		}
+	}
+	require.NoError(t, g.NaturalStep(z, w, rho))
+	g.Cov(cov)
+	for i := range d {
+		for j := 0; j <= i; j++ {
+			require.Equalf(t, want[i*d+j], cov[i*d+j], "Sigma[%d,%d]", i, j)
+		}
+	}
+}
