@@ -27,7 +27,7 @@ type FullRank struct {
 	r, e, dz, newCov []float64
 	newL             []float64
 	dev, devW        []float64 // the weighted rows' deviations and weights
-	ld               float64 // log |L|, valid when ldOK
+	ld               float64   // log |L|, valid when ldOK
 	ldOK, covOK      bool
 }
 
