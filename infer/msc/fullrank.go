@@ -67,7 +67,7 @@ func (g *FullRank) Sample(rng *rand.Rand, z, eps []float64) {
 	}
 	b := 0
 	for ; b+4 <= n; b += 4 {
-		e0, e1, e2, e3 := eps[b*d:(b+1)*d], eps[(b+1)*d:(b+2)*d], eps[(b+2)*d:(b+3)*d], eps[(b+3)*d:(b+4)*d]
+		e0, e1, e2, e3 := rows4(eps, b, d)
 		for i := 0; i < d; i++ {
 			m := g.Mu[i]
 			s0, s1, s2, s3 := m, m, m, m
@@ -92,6 +92,11 @@ func (g *FullRank) Sample(rng *rand.Rand, z, eps []float64) {
 			zb[i] = s
 		}
 	}
+}
+
+// rows4 returns rows b to b+3 of x, a row-major matrix of rows of d.
+func rows4(x []float64, b, d int) (r0, r1, r2, r3 []float64) {
+	return x[b*d : (b+1)*d], x[(b+1)*d : (b+2)*d], x[(b+2)*d : (b+3)*d], x[(b+3)*d : (b+4)*d]
 }
 
 func (g *FullRank) logDet() float64 {
@@ -284,7 +289,7 @@ func (g *FullRank) momentStep(z, a []float64, rho, scale float64) error {
 	}
 	r := 0
 	for ; r+4 <= nr; r += 4 {
-		e0, e1, e2, e3 := g.dev[r*d:(r+1)*d], g.dev[(r+1)*d:(r+2)*d], g.dev[(r+2)*d:(r+3)*d], g.dev[(r+3)*d:(r+4)*d]
+		e0, e1, e2, e3 := rows4(g.dev, r, d)
 		w0, w1, w2, w3 := rho*g.devW[r], rho*g.devW[r+1], rho*g.devW[r+2], rho*g.devW[r+3]
 		for i := 0; i < d; i++ {
 			a0, a1, a2, a3 := w0*e0[i], w1*e1[i], w2*e2[i], w3*e3[i]
