@@ -201,9 +201,13 @@ func (f *Fitted) summarize(o Options, kernel, optimizer string, elapsed time.Dur
 				sum.Notes = append(sum.Notes, note)
 			}
 			if im.proposal != "" {
+				above := khatGood
+				if iq.khat > KhatMax {
+					above = KhatMax
+				}
 				sum.Notes = append(sum.Notes, fmt.Sprintf(
 					"q's own k-hat is %.2f (above %.1f): its tails are lighter than the posterior's, so the summaries weigh draws of %s instead (k-hat %.2f)",
-					iq.khat, KhatMax, im.proposal, im.khat))
+					iq.khat, above, im.proposal, im.khat))
 			}
 		} else {
 			sum.SummarySource = "q"
