@@ -591,6 +591,9 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 		if cp.isVecIndex(e) {
 			return cp.vecIndex(e)
 		}
+		if n := cp.vecGather(e); n >= 0 {
+			return n
+		}
 		t := e.X.Type()
 		if it := e.Idx[0].Type(); it.Kind == Vector { // a[g]: gather
 			gn := cp.expr(e.Idx[0])
@@ -598,14 +601,14 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 				cp.fail(e.Idx[0].Pos(), "an index array must be known before inference")
 			}
 			x := cp.expr(e.X)
-			el := make([]autodiff.Node, it.Rows)
+			idx := make(gather, it.Rows)
 			for k, v := range g.Value(gn, 0) {
 				if v < 1 || int(v) > t.Rows {
 					cp.fail(e.Idx[0].Pos(), "index %g (element %d of %s) is out of range: %s has %d elements", v, k+1, FormatExpr(e.Idx[0]), FormatExpr(e.X), t.Rows)
 				}
-				el[k] = g.Index(x, int(v)-1)
+				idx[k] = int(v) - 1
 			}
-			return g.Stack(el...)
+			return g.Custom(idx, len(idx), x)
 		}
 		idx := make([]int, len(e.Idx))
 		for i, ie := range e.Idx {

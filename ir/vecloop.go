@@ -19,7 +19,9 @@ import (
 // its whole range instead: y[n] becomes the slice y[lo..hi], scalar
 // operations and functions become elementwise on it, a density call
 // inside an expression becomes the elementwise log density, and each
-// statement adds the sum over the range. That is the same log density,
+// statement adds the sum over the range. A vector indexed through an
+// integer data vector, a[g[n]] (a hierarchical model's group effect),
+// becomes one gather of a over the range. That is the same log density,
 // term for term. Loops that index latents by the loop variable (a
 // state-space model's z[t]), define locals, branch, nest loops or call
 // functions that are not elementwise are unrolled as before.
@@ -121,6 +123,15 @@ func (cp *compiler) vecExprOK(e Expr, v *Var, lo, hi int) (ok, dep bool) {
 				t := base.Var.Type
 				return base.Var.Kind == DataVar && t.Kind == Vector && lo >= 1 && hi <= t.Rows, true
 			}
+			if in, isIdx := e.Idx[0].(*Index); isIdx {
+				if ok, d := cp.vecExprOK(in, v, lo, hi); ok && d {
+					// a[g[n]]: a vector gathered by an integer data vector
+					// whose indices over the range are all in bounds (an
+					// unrolled loop reports the one that is not)
+					return cp.gatherIndices(base.Var, in, lo, hi) != nil, true
+				}
+				return false, false
+			}
 		}
 		for _, ie := range e.Idx {
 			if ok, d := cp.vecExprOK(ie, v, lo, hi); !ok || d || ie.Type().Kind != Int {
@@ -191,4 +202,64 @@ func (cp *compiler) isVecIndex(e *Index) bool {
 	}
 	r, ok := e.Idx[0].(*Ref)
 	return ok && r.Var == cp.vec.v
+}
+
+// gatherIndices returns the 0-based indices g[lo..hi] - 1 of a[g[n]] over
+// the loop's range, or nil unless a is a data, param or latent vector and
+// g[n] is an integer data vector indexed by the loop variable with every
+// index in 1..len(a).
+func (cp *compiler) gatherIndices(a *Var, in *Index, lo, hi int) []int {
+	if a.Type.Kind != Vector || !(a.Kind == DataVar || a.Kind == ParamVar || a.Kind == LatentVar) || in.Type().Kind != Int {
+		return nil
+	}
+	gv, ok := in.X.(*Ref)
+	if !ok || gv.Var.Kind != DataVar || len(gv.Var.Value) < hi {
+		return nil
+	}
+	idx := make([]int, hi-lo+1)
+	for k, x := range gv.Var.Value[lo-1 : hi] {
+		if !(x >= 1 && x <= float64(a.Type.Rows)) || x != float64(int(x)) {
+			return nil
+		}
+		idx[k] = int(x) - 1
+	}
+	return idx
+}
+
+// vecGather is a[g[n]] over the loop's range, one gather node (nil when e
+// is not a gather of the loop).
+func (cp *compiler) vecGather(e *Index) autodiff.Node {
+	if cp.vec == nil || len(e.Idx) != 1 {
+		return -1
+	}
+	in, ok := e.Idx[0].(*Index)
+	base, isRef := e.X.(*Ref)
+	if !ok || !isRef || !cp.isVecIndex(in) {
+		return -1
+	}
+	idx := cp.gatherIndices(base.Var, in, cp.vec.lo, cp.vec.hi)
+	if idx == nil {
+		cp.fail(e.Pos(), "internal: %s is not a gather", FormatExpr(e))
+	}
+	return cp.g.Custom(gather(idx), len(idx), cp.expr(e.X))
+}
+
+// gather is the autodiff op out[k] = in[idx[k]].
+type gather []int
+
+func (gather) Name() string { return "gather" }
+
+func (o gather) Forward(out []float64, in [][]float64) {
+	x := in[0]
+	for k, i := range o {
+		out[k] = x[i]
+	}
+}
+
+func (o gather) Backward(_, dout []float64, _ [][]float64, din [][]float64) {
+	if dx := din[0]; dx != nil {
+		for k, i := range o {
+			dx[i] += dout[k]
+		}
+	}
 }

@@ -52,6 +52,7 @@ func TestVectorLoops(t *testing.T) {
 		{"regression by ~", "data { x: vector[N]; y: vector[N] }\nlatent { a: real; b: real; s: real<lower=0> }\nmodel {\n a ~ normal(0, 1); b ~ normal(0, 1); s ~ normal(0, 1)\n for n in 1..N { y[n] ~ normal(a + b * x[n], s) }\n}", xy, true},
 		{"target += with functions and the index as a number", "data { x: vector[N]; y: vector[N] }\nlatent { a: real; s: real<lower=0> }\nmodel {\n a ~ normal(0, 1); s ~ normal(0, 1)\n for n in 2..N { target += normal_lpdf(y[n] | a * exp(x[n] / n), s) - square(x[n]) * log1p(s) + (y[n] > a) }\n}", xy, true},
 		{"log_mix of densities", string(mix), "../examples/posteriordb/low_dim_gauss_mix-low_dim_gauss_mix/data.json", true},
+		{"a latent gathered by a data index", "data { g: int[N]; y: vector[N] }\nlatent { mu: real; tau: real<lower=0>; a: vector[3] }\nmodel {\n a ~ normal(0, 1); tau ~ normal(0, 1)\n for n in 1..N { y[n] ~ normal(mu + tau * a[g[n]], 1) }\n}", "g,y\n1,0.5\n3,-0.2\n2,1.1\n3,0.3\n1,-1.0\n2,0.7\n", true},
 		{"a statement without the loop variable is repeated", "data { y: vector[N] }\nlatent { s: real<lower=0> }\nmodel {\n s ~ normal(0, 1)\n for n in 1..N { target += log(s) }\n}", "y\n1\n2\n3\n", false},
 		{"a latent indexed by the loop variable", "data { y: vector[N] }\nlatent { z: vector[N] }\nmodel {\n for n in 1..N { z[n] ~ normal(0, 1); y[n] ~ normal(z[n], 1) }\n}", "y\n1\n2\n3\n", false},
 	} {
@@ -81,5 +82,35 @@ func TestVectorLoops(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGatherForms: a[g] (an integer data vector as the index, one gather
+// node) and the unrolled loop over a[g[n]] (one index node per n) are the
+// same log density and gradient.
+func TestGatherForms(t *testing.T) {
+	const data = "g,y\n1,0.5\n3,-0.2\n2,1.1\n3,0.3\n1,-1.0\n2,0.7\n"
+	head := "data { g: int[N]; y: vector[N] }\nlatent { mu: real; tau: real<lower=0>; a: vector[3] }\nmodel {\n a ~ normal(0, 1); tau ~ normal(0, 1)\n"
+	whole := compile(t, head+" y ~ normal(mu + tau * a[g], 1)\n}", data)
+	vectorizeLoops = false // the loop unrolled: a[g[n]] as N index nodes
+	loop := compile(t, head+" for n in 1..N { y[n] ~ normal(mu + tau * a[g[n]], 1) }\n}", data)
+	vectorizeLoops = true
+	rng := rand.New(rand.NewPCG(3, 4))
+	z := make([]float64, whole.Dim())
+	lw, ll := make([]float64, 1), make([]float64, 1)
+	gw, gl := make([]float64, len(z)), make([]float64, len(z))
+	for range 10 {
+		for i := range z {
+			z[i] = rng.NormFloat64()
+		}
+		whole.LogJoint(z, lw)
+		loop.LogJoint(z, ll)
+		require.InDelta(t, lw[0], ll[0], 1e-12*(1+math.Abs(lw[0])))
+		whole.GradLogJoint(z, gw)
+		loop.GradLogJoint(z, gl)
+		for i := range gw {
+			require.InDelta(t, gw[i], gl[i], 1e-12*(1+math.Abs(gw[i])))
+		}
+		require.NotZero(t, gw[2], "a[1] gets a gradient through the gather")
 	}
 }
