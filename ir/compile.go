@@ -480,6 +480,13 @@ func (cp *compiler) lhsPositions(e Expr) []int {
 		if v.Special() {
 			return cp.lhsPositions(r)
 		}
+		if in, ok := e.Idx[0].(*Index); ok && cp.isVecIndex(in) { // a[g[n]] over a vectorised loop
+			var out []int
+			for _, k := range cp.gatherIndices(v, in, cp.vec.lo, cp.vec.hi) {
+				out = append(out, v.Offset+k)
+			}
+			return out
+		}
 		if e.Idx[0].Type().Kind == Vector { // a[g]
 			var out []int
 			for _, k := range cp.g.Value(cp.expr(e.Idx[0]), 0) {

@@ -63,6 +63,20 @@ func TestVectorLoops(t *testing.T) {
 			} else {
 				require.Equal(t, v.g.NumNodes(), u.g.NumNodes(), "unrolled as before")
 			}
+			// the loop's terms depend on the same latents either way (the
+			// structure detection reads these)
+			loopDeps := func(c *Compiled) map[int]bool {
+				out := map[int]bool{}
+				for _, f := range c.factors {
+					if f.loops != "" {
+						for _, d := range f.deps {
+							out[d] = true
+						}
+					}
+				}
+				return out
+			}
+			require.Equal(t, loopDeps(u), loopDeps(v), "latents the loop's terms depend on")
 			rng := rand.New(rand.NewPCG(8, 9))
 			z := make([]float64, v.Dim())
 			lv, lu := make([]float64, 1), make([]float64, 1)
