@@ -20,8 +20,9 @@ import (
 // operations and functions become elementwise on it, a density call
 // inside an expression becomes the elementwise log density, and each
 // statement adds the sum over the range. A vector indexed through an
-// integer data vector, a[g[n]] (a hierarchical model's group effect),
-// becomes one gather of a over the range. That is the same log density,
+// integer data vector, a[g[n]] (a hierarchical model's group effect; a
+// may be a local defined before the loop), becomes one gather of a over
+// the range. That is the same log density,
 // term for term. Loops that index latents by the loop variable (a
 // state-space model's z[t]), define locals, branch, nest loops or call
 // functions that are not elementwise are unrolled as before.
@@ -111,7 +112,7 @@ func (cp *compiler) vecExprOK(e Expr, v *Var, lo, hi int) (ok, dep bool) {
 			return true, true
 		}
 		k := e.Var.Kind
-		return k == DataVar || k == ParamVar || k == LatentVar || k == LoopVar, false
+		return k == DataVar || k == ParamVar || k == LatentVar || k == LoopVar || cp.outerLocal(e.Var), false
 	case *Index:
 		base, isRef := e.X.(*Ref)
 		if !isRef {
@@ -139,7 +140,7 @@ func (cp *compiler) vecExprOK(e Expr, v *Var, lo, hi int) (ok, dep bool) {
 			}
 		}
 		k := base.Var.Kind
-		return k == DataVar || k == ParamVar || k == LatentVar, false
+		return k == DataVar || k == ParamVar || k == LatentVar || cp.outerLocal(base.Var), false
 	case *Unary:
 		return all(e.X)
 	case *Not:
@@ -204,12 +205,19 @@ func (cp *compiler) isVecIndex(e *Index) bool {
 	return ok && r.Var == cp.vec.v
 }
 
+// outerLocal reports whether v is a local defined before the loop (the
+// body of a vectorised loop defines none), whole or element by element.
+func (cp *compiler) outerLocal(v *Var) bool {
+	return v.Kind == LocalVar && (cp.env[v.ID] >= 0 || cp.elems[v.ID] != nil)
+}
+
 // gatherIndices returns the 0-based indices g[lo..hi] - 1 of a[g[n]] over
-// the loop's range, or nil unless a is a data, param or latent vector and
+// the loop's range, or nil unless a is a data, param, latent or outer local
+// vector and
 // g[n] is an integer data vector indexed by the loop variable with every
 // index in 1..len(a).
 func (cp *compiler) gatherIndices(a *Var, in *Index, lo, hi int) []int {
-	if a.Type.Kind != Vector || !(a.Kind == DataVar || a.Kind == ParamVar || a.Kind == LatentVar) || in.Type().Kind != Int {
+	if a.Type.Kind != Vector || !(a.Kind == DataVar || a.Kind == ParamVar || a.Kind == LatentVar || cp.outerLocal(a)) || in.Type().Kind != Int {
 		return nil
 	}
 	gv, ok := in.X.(*Ref)
