@@ -15,7 +15,8 @@ import (
 // unrolls to N copies of its body's nodes, and the tape then pays its
 // dispatch per node and per batch element. When every statement of the
 // body is a target += or a ~ whose loop variable appears only as the sole
-// index of data vectors (or as a number), the loop is compiled once over
+// index of data vectors (transformed data included) or as a number, the
+// loop is compiled once over
 // its whole range instead: y[n] becomes the slice y[lo..hi], scalar
 // operations and functions become elementwise on it, a density call
 // inside an expression becomes the elementwise log density, and each
@@ -120,9 +121,10 @@ func (cp *compiler) vecExprOK(e Expr, v *Var, lo, hi int) (ok, dep bool) {
 		}
 		if len(e.Idx) == 1 {
 			if r, isV := e.Idx[0].(*Ref); isV && r.Var == v {
-				// y[n]: a data vector long enough for the range
+				// y[n]: a data vector (or transformed data) long enough for
+				// the range
 				t := base.Var.Type
-				return base.Var.Kind == DataVar && t.Kind == Vector && lo >= 1 && hi <= t.Rows, true
+				return cp.dataValues(base.Var) != nil && t.Kind == Vector && lo >= 1 && hi <= t.Rows, true
 			}
 			if in, isIdx := e.Idx[0].(*Index); isIdx {
 				if ok, d := cp.vecExprOK(in, v, lo, hi); ok && d {
@@ -205,6 +207,22 @@ func (cp *compiler) isVecIndex(e *Index) bool {
 	return ok && r.Var == cp.vec.v
 }
 
+// dataValues returns the values of a data variable or of a local computed
+// from data alone (transformed data) defined before the loop, nil for
+// anything else.
+func (cp *compiler) dataValues(v *Var) []float64 {
+	switch {
+	case v.Kind == DataVar:
+		if n := cp.env[v.ID]; n >= 0 && cp.g.IsConst(n) {
+			return cp.g.Value(n, 0)
+		}
+		return v.Value
+	case v.Kind == LocalVar && v.DataOnly && cp.env[v.ID] >= 0 && cp.g.IsConst(cp.env[v.ID]):
+		return cp.g.Value(cp.env[v.ID], 0)
+	}
+	return nil
+}
+
 // outerLocal reports whether v is a local defined before the loop (the
 // body of a vectorised loop defines none), whole or element by element.
 func (cp *compiler) outerLocal(v *Var) bool {
@@ -221,11 +239,15 @@ func (cp *compiler) gatherIndices(a *Var, in *Index, lo, hi int) []int {
 		return nil
 	}
 	gv, ok := in.X.(*Ref)
-	if !ok || gv.Var.Kind != DataVar || len(gv.Var.Value) < hi {
+	if !ok {
+		return nil
+	}
+	vals := cp.dataValues(gv.Var)
+	if len(vals) < hi {
 		return nil
 	}
 	idx := make([]int, hi-lo+1)
-	for k, x := range gv.Var.Value[lo-1 : hi] {
+	for k, x := range vals[lo-1 : hi] {
 		if !(x >= 1 && x <= float64(a.Type.Rows)) || x != float64(int(x)) {
 			return nil
 		}

@@ -54,6 +54,7 @@ func TestVectorLoops(t *testing.T) {
 		{"log_mix of densities", string(mix), "../examples/posteriordb/low_dim_gauss_mix-low_dim_gauss_mix/data.json", true},
 		{"a latent gathered by a data index", "data { g: int[N]; y: vector[N] }\nlatent { mu: real; tau: real<lower=0>; a: vector[3] }\nmodel {\n a ~ normal(0, 1); tau ~ normal(0, 1)\n for n in 1..N { y[n] ~ normal(mu + tau * a[g[n]], 1) }\n}", "g,y\n1,0.5\n3,-0.2\n2,1.1\n3,0.3\n1,-1.0\n2,0.7\n", true},
 		{"locals defined before the loop, gathered and whole", "data { g: int[N]; y: vector[N] }\nlatent { mu: real; tau: real<lower=0>; a_raw: vector[3] }\nmodel {\n a_raw ~ normal(0, 1); tau ~ normal(0, 1)\n a = mu + tau * a_raw\n s = 1 + tau\n for n in 1..N { y[n] ~ normal(a[g[n]] + a[2], s) }\n}", "g,y\n1,0.5\n3,-0.2\n2,1.1\n3,0.3\n1,-1.0\n2,0.7\n", true},
+		{"transformed data indexed by the loop variable", "data { x: vector[N]; y: vector[N]\n x2 = x .* x + 1 }\nlatent { a: real; b: real }\nmodel {\n a ~ normal(0, 1); b ~ normal(0, 1)\n for n in 1..N { y[n] ~ normal(a + b * x2[n], 1) }\n}", xy, true},
 		{"a statement without the loop variable is repeated", "data { y: vector[N] }\nlatent { s: real<lower=0> }\nmodel {\n s ~ normal(0, 1)\n for n in 1..N { target += log(s) }\n}", "y\n1\n2\n3\n", false},
 		{"a latent indexed by the loop variable", "data { y: vector[N] }\nlatent { z: vector[N] }\nmodel {\n for n in 1..N { z[n] ~ normal(0, 1); y[n] ~ normal(z[n], 1) }\n}", "y\n1\n2\n3\n", false},
 	} {
