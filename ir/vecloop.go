@@ -16,17 +16,16 @@ import (
 // dispatch per node and per batch element. When every statement of the
 // body is a target += or a ~ whose loop variable appears only as the sole
 // index of data vectors (transformed data included) or as a number, the
-// loop is compiled once over
-// its whole range instead: y[n] becomes the slice y[lo..hi], scalar
-// operations and functions become elementwise on it, a density call
-// inside an expression becomes the elementwise log density, and each
-// statement adds the sum over the range. A vector indexed through an
-// integer data vector, a[g[n]] (a hierarchical model's group effect; a
-// may be a local defined before the loop), becomes one gather of a over
-// the range. That is the same log density,
-// term for term. Loops that index latents by the loop variable (a
-// state-space model's z[t]), define locals, branch, nest loops or call
-// functions that are not elementwise are unrolled as before.
+// loop is compiled once over its whole range instead: y[n] becomes the
+// slice y[lo..hi], scalar operations and functions become elementwise on
+// it, a density call inside an expression becomes the elementwise log
+// density, and each statement adds the sum over the range. A vector
+// indexed through an integer data vector, a[g[n]] (a hierarchical model's
+// group effect; a may be a local defined before the loop), becomes one
+// gather of a over the range. That is the same log density, term for
+// term. Loops that index latents by the loop variable (a state-space
+// model's z[t]), define locals, branch, nest loops or call functions that
+// are not elementwise are unrolled as before.
 
 // vectorizeLoops turns the lowering on; the tests compare it with the
 // unrolled loop.
