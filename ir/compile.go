@@ -103,6 +103,7 @@ type compiler struct {
 	ints    []int           // loop variable values by Var.ID
 	loopCtx []string
 	vec     *vecLoop // the loop compiled over its whole range (vecloop.go), or nil
+	vecAsg  vecAssigned
 	errs    lang.ErrorList
 	seen    map[lang.Pos]bool
 	ops     map[*stdlib.Family]*stdlib.SumLogDensity
@@ -305,6 +306,10 @@ func (cp *compiler) stmt(s Stmt) {
 	}
 	switch s := s.(type) {
 	case *Assign:
+		if cp.vec != nil {
+			cp.vecAssign(s)
+			return
+		}
 		cp.assign(s)
 	case *LocalDecl:
 		cp.localDecl(s)

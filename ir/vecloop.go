@@ -14,18 +14,21 @@ import (
 //
 // unrolls to N copies of its body's nodes, and the tape then pays its
 // dispatch per node and per batch element. When every statement of the
-// body is a target += or a ~ whose loop variable appears only as the sole
-// index of data vectors (transformed data included) or as a number, the
-// loop is compiled once over its whole range instead: y[n] becomes the
-// slice y[lo..hi], scalar operations and functions become elementwise on
-// it, a density call inside an expression becomes the elementwise log
-// density, and each statement adds the sum over the range. A vector
-// indexed through an integer data vector, a[g[n]] (a hierarchical model's
-// group effect; a may be a local defined before the loop), becomes one
-// gather of a over the range. That is the same log density, term for
-// term. Loops that index latents by the loop variable (a state-space
-// model's z[t]), define locals, branch, nest loops or call functions that
-// are not elementwise are unrolled as before.
+// body is a target += or a ~ (or an assignment, below) whose loop variable
+// appears only as the sole index of data vectors (transformed data
+// included) or as a number, the loop is compiled once over its whole range
+// instead: y[n] becomes the slice y[lo..hi], scalar operations and
+// functions become elementwise on it, a density call inside an expression
+// becomes the elementwise log density, and each statement adds the sum
+// over the range. A vector indexed through an integer data vector,
+// a[g[n]] (a hierarchical model's group effect; a may be a local defined
+// before the loop), becomes one gather of a over the range. A statement
+// mu[n] = e that fills a local vector declared before the loop over its
+// whole length makes mu the vector e (the body's later statements may read
+// mu[n]). That is the same log density, term for term. Loops that index
+// latents by the loop variable (a state-space model's z[t]), define
+// locals, branch, nest loops or call functions that are not elementwise
+// are unrolled as before.
 
 // vectorizeLoops turns the lowering on; the tests compare it with the
 // unrolled loop.
@@ -36,6 +39,11 @@ type vecLoop struct {
 	v      *Var
 	lo, hi int
 }
+
+// vecAssigned, during vectorizable, holds the locals the body assigns
+// whole (mu[n] = ... over the local's full length) by the statements
+// checked so far: later statements may read them as mu[n], nothing else.
+type vecAssigned map[*Var]bool
 
 // vectorLoop compiles s once over lo..hi when its body allows it, and
 // reports whether it did.
@@ -59,9 +67,25 @@ func (cp *compiler) vectorizable(s *For, lo, hi int) bool {
 	if len(s.Body) == 0 {
 		return false
 	}
+	cp.vecAsg = vecAssigned{}
+	defer func() { cp.vecAsg = nil }()
 	for _, st := range s.Body {
 		var es []Expr
 		switch st := st.(type) {
+		case *Assign:
+			// mu[n] = e for a vector local declared before the loop and the
+			// loop over its whole length; e must not read mu
+			l := st.Local
+			if len(st.Idx) != 1 || !isRefTo(st.Idx[0], s.Var) || l.Type.Kind != Vector ||
+				lo != 1 || hi != l.Type.Rows || !cp.outerLocal(l) || cp.vecAsg[l] || refersTo(st.X, l) {
+				return false
+			}
+			ok, _ := cp.vecExprOK(st.X, s.Var, lo, hi)
+			if !ok {
+				return false
+			}
+			cp.vecAsg[l] = true
+			continue
 		case *Target:
 			es = []Expr{st.X}
 		case *Tilde:
@@ -111,6 +135,9 @@ func (cp *compiler) vecExprOK(e Expr, v *Var, lo, hi int) (ok, dep bool) {
 		if e.Var == v {
 			return true, true
 		}
+		if cp.vecAsg[e.Var] {
+			return false, false
+		}
 		k := e.Var.Kind
 		return k == DataVar || k == ParamVar || k == LatentVar || k == LoopVar || cp.outerLocal(e.Var), false
 	case *Index:
@@ -120,10 +147,14 @@ func (cp *compiler) vecExprOK(e Expr, v *Var, lo, hi int) (ok, dep bool) {
 		}
 		if len(e.Idx) == 1 {
 			if r, isV := e.Idx[0].(*Ref); isV && r.Var == v {
-				// y[n]: a data vector (or transformed data) long enough for
-				// the range
+				// y[n]: a data vector (or transformed data), or a local
+				// vector assigned whole, long enough for the range
 				t := base.Var.Type
-				return cp.dataValues(base.Var) != nil && t.Kind == Vector && lo >= 1 && hi <= t.Rows, true
+				whole := cp.vecAsg[base.Var] || base.Var.Kind == LocalVar && cp.env[base.Var.ID] >= 0
+				return (whole || cp.dataValues(base.Var) != nil) && t.Kind == Vector && lo >= 1 && hi <= t.Rows, true
+			}
+			if cp.vecAsg[base.Var] {
+				return false, false
 			}
 			if in, isIdx := e.Idx[0].(*Index); isIdx {
 				if ok, d := cp.vecExprOK(in, v, lo, hi); ok && d {
@@ -190,11 +221,42 @@ func (cp *compiler) vecRange() autodiff.Node {
 // vecIndex is the data vector x's elements lo..hi (x[n] over the range).
 func (cp *compiler) vecIndex(e *Index) autodiff.Node {
 	x := cp.expr(e.X)
-	if !cp.g.IsConst(x) {
-		cp.fail(e.Pos(), "internal: %s is not data", FormatExpr(e.X))
-	}
 	l := cp.vec
+	if !cp.g.IsConst(x) { // a local: its slice
+		if l.lo == 1 && l.hi == cp.g.Len(x) {
+			return x
+		}
+		return cp.g.Slice(x, l.lo-1, l.hi)
+	}
 	return cp.g.Const(append([]float64(nil), cp.g.Value(x, 0)[l.lo-1:l.hi]...))
+}
+
+// vecAssign compiles mu[n] = e over the loop's range (the whole of mu):
+// mu becomes the vector e.
+func (cp *compiler) vecAssign(s *Assign) {
+	v := s.Local
+	x := cp.broadcast(cp.expr(s.X), v.Type)
+	cp.env[v.ID], cp.elems[v.ID] = x, nil
+	cp.localDeps[v.ID] = cp.depsOf(s.X, nil)
+}
+
+// isRefTo reports whether e is the variable v.
+func isRefTo(e Expr, v *Var) bool {
+	r, ok := e.(*Ref)
+	return ok && r.Var == v
+}
+
+// refersTo reports whether e reads the variable v.
+func refersTo(e Expr, v *Var) bool {
+	if isRefTo(e, v) {
+		return true
+	}
+	for _, c := range children(e) {
+		if refersTo(c, v) {
+			return true
+		}
+	}
+	return false
 }
 
 // isVecIndex reports whether e is x[n] for the loop being vectorised.

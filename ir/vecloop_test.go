@@ -45,6 +45,7 @@ func TestVectorLoops(t *testing.T) {
 	mix, err := os.ReadFile("../examples/posteriordb/low_dim_gauss_mix-low_dim_gauss_mix/model.msc")
 	require.NoError(t, err)
 	const xy = "x,y\n0.5,1.2\n-1.1,-0.3\n2.0,2.9\n0.1,0.0\n-0.4,-1.1\n1.5,1.1\n"
+	xy24 := "x,y\n" + strings.Repeat(xy[4:], 4) // 24 rows
 	for _, c := range []struct {
 		name, src, data string
 		fewer           bool // the vectorised graph is smaller
@@ -55,6 +56,9 @@ func TestVectorLoops(t *testing.T) {
 		{"a latent gathered by a data index", "data { g: int[N]; y: vector[N] }\nlatent { mu: real; tau: real<lower=0>; a: vector[3] }\nmodel {\n a ~ normal(0, 1); tau ~ normal(0, 1)\n for n in 1..N { y[n] ~ normal(mu + tau * a[g[n]], 1) }\n}", "g,y\n1,0.5\n3,-0.2\n2,1.1\n3,0.3\n1,-1.0\n2,0.7\n", true},
 		{"locals defined before the loop, gathered and whole", "data { g: int[N]; y: vector[N] }\nlatent { mu: real; tau: real<lower=0>; a_raw: vector[3] }\nmodel {\n a_raw ~ normal(0, 1); tau ~ normal(0, 1)\n a = mu + tau * a_raw\n s = 1 + tau\n for n in 1..N { y[n] ~ normal(a[g[n]] + a[2], s) }\n}", "g,y\n1,0.5\n3,-0.2\n2,1.1\n3,0.3\n1,-1.0\n2,0.7\n", true},
 		{"transformed data indexed by the loop variable", "data { x: vector[N]; y: vector[N]\n x2 = x .* x + 1 }\nlatent { a: real; b: real }\nmodel {\n a ~ normal(0, 1); b ~ normal(0, 1)\n for n in 1..N { y[n] ~ normal(a + b * x2[n], 1) }\n}", xy, true},
+		{"a local assigned element by element, then used whole", "data { x: vector[N]; y: vector[N] }\nlatent { a: real; b: real; s: real<lower=0> }\nmodel {\n a ~ normal(0, 1); b ~ normal(0, 1); s ~ normal(0, 1)\n mu: vector[N]\n for n in 1..N { mu[n] = a + b * x[n] }\n y ~ normal(mu, s)\n}", xy24, true},
+		{"a local assigned and read in the same loop, and a scalar assigned to every element", "data { x: vector[N]; y: vector[N] }\nlatent { a: real; b: real; s: real<lower=0> }\nmodel {\n a ~ normal(0, 1); b ~ normal(0, 1); s ~ normal(0, 1)\n mu: vector[N]\n c: vector[N]\n for n in 1..N { mu[n] = a + b * x[n]; c[n] = s; y[n] ~ normal(mu[n], c[n]) }\n target += -sum(c) / 100\n}", xy24, true},
+		{"a local over part of its length, or reading itself, is unrolled", "data { x: vector[N]; y: vector[N] }\nlatent { a: real }\nmodel {\n a ~ normal(0, 1)\n mu: vector[N]\n mu[1] = a\n for n in 2..N { mu[n] = a * x[n] }\n nu = x\n for n in 1..N { nu[n] = nu[n] * a }\n y ~ normal(mu + nu, 1)\n}", xy, false},
 		{"a statement without the loop variable is repeated", "data { y: vector[N] }\nlatent { s: real<lower=0> }\nmodel {\n s ~ normal(0, 1)\n for n in 1..N { target += log(s) }\n}", "y\n1\n2\n3\n", false},
 		{"a latent indexed by the loop variable", "data { y: vector[N] }\nlatent { z: vector[N] }\nmodel {\n for n in 1..N { z[n] ~ normal(0, 1); y[n] ~ normal(z[n], 1) }\n}", "y\n1\n2\n3\n", false},
 	} {
