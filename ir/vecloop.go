@@ -25,10 +25,12 @@ import (
 // before the loop), becomes one gather of a over the range. A statement
 // mu[n] = e that fills a local vector declared before the loop over its
 // whole length makes mu the vector e (the body's later statements may read
-// mu[n]). That is the same log density, term for term. Loops that index
-// latents by the loop variable (a state-space model's z[t]), define
-// locals, branch, nest loops or call functions that are not elementwise
-// are unrolled as before.
+// mu[n]), and a scalar the body defines (eta = a + b * x[n]) holds one
+// value per n, a vector over the range. That is the same log density, term
+// for term. Loops that index latents by the loop variable (a state-space
+// model's z[t]), define locals of other shapes or ones that do not depend
+// on n, assign locals of the enclosing block otherwise, branch, nest loops
+// or call functions that are not elementwise are unrolled as before.
 
 // vectorizeLoops turns the lowering on; the tests compare it with the
 // unrolled loop.
@@ -40,10 +42,19 @@ type vecLoop struct {
 	lo, hi int
 }
 
-// vecAssigned, during vectorizable, holds the locals the body assigns
-// whole (mu[n] = ... over the local's full length) by the statements
-// checked so far: later statements may read them as mu[n], nothing else.
-type vecAssigned map[*Var]bool
+// vecAssigned, during vectorizable, holds the locals of the statements
+// checked so far: the vectors the body assigns whole (mu[n] = ... over
+// the local's full length), which later statements may read as mu[n] and
+// no other way, and the scalars the body declares, one value per n, which
+// later statements may read and assign.
+type vecAssigned map[*Var]vecLocal
+
+type vecLocal int
+
+const (
+	vecWhole  vecLocal = iota + 1 // mu, filled by mu[n] = ...
+	vecScalar                     // eta, declared in the body
+)
 
 // vectorLoop compiles s once over lo..hi when its body allows it, and
 // reports whether it did.
@@ -72,19 +83,40 @@ func (cp *compiler) vectorizable(s *For, lo, hi int) bool {
 	for _, st := range s.Body {
 		var es []Expr
 		switch st := st.(type) {
+		case *LocalDecl:
+			// eta = e (or eta: real): a scalar of the body, one value per n
+			l := st.Local
+			if !l.Type.Scalar() {
+				return false
+			}
+			// its values must depend on n, or a statement that reads it
+			// would count once what the unrolled loop counts N times
+			if st.Init != nil {
+				if ok, d := cp.vecExprOK(st.Init, s.Var, lo, hi); !ok || !d {
+					return false
+				}
+			}
+			cp.vecAsg[l] = vecScalar
+			continue
 		case *Assign:
+			l := st.Local
+			ok, d := cp.vecExprOK(st.X, s.Var, lo, hi)
+			if len(st.Idx) == 0 && (cp.vecAsg[l] == vecScalar || l.Pos == st.Pos() && l.Type.Scalar()) {
+				// a scalar of the body, declared by its first assignment
+				// (eta = e) or assigned again, with values that depend on n
+				if !ok || !d {
+					return false
+				}
+				cp.vecAsg[l] = vecScalar
+				continue
+			}
 			// mu[n] = e for a vector local declared before the loop and the
 			// loop over its whole length; e must not read mu
-			l := st.Local
-			if len(st.Idx) != 1 || !isRefTo(st.Idx[0], s.Var) || l.Type.Kind != Vector ||
-				lo != 1 || hi != l.Type.Rows || !cp.outerLocal(l) || cp.vecAsg[l] || refersTo(st.X, l) {
+			if !ok || len(st.Idx) != 1 || !isRefTo(st.Idx[0], s.Var) || l.Type.Kind != Vector ||
+				lo != 1 || hi != l.Type.Rows || !cp.outerLocal(l) || cp.vecAsg[l] != 0 || refersTo(st.X, l) {
 				return false
 			}
-			ok, _ := cp.vecExprOK(st.X, s.Var, lo, hi)
-			if !ok {
-				return false
-			}
-			cp.vecAsg[l] = true
+			cp.vecAsg[l] = vecWhole
 			continue
 		case *Target:
 			es = []Expr{st.X}
@@ -135,7 +167,10 @@ func (cp *compiler) vecExprOK(e Expr, v *Var, lo, hi int) (ok, dep bool) {
 		if e.Var == v {
 			return true, true
 		}
-		if cp.vecAsg[e.Var] {
+		switch cp.vecAsg[e.Var] {
+		case vecScalar: // one value per n
+			return true, true
+		case vecWhole:
 			return false, false
 		}
 		k := e.Var.Kind
@@ -150,10 +185,10 @@ func (cp *compiler) vecExprOK(e Expr, v *Var, lo, hi int) (ok, dep bool) {
 				// y[n]: a data vector (or transformed data), or a local
 				// vector assigned whole, long enough for the range
 				t := base.Var.Type
-				whole := cp.vecAsg[base.Var] || base.Var.Kind == LocalVar && cp.env[base.Var.ID] >= 0
+				whole := cp.vecAsg[base.Var] == vecWhole || base.Var.Kind == LocalVar && cp.vecAsg[base.Var] == 0 && cp.env[base.Var.ID] >= 0
 				return (whole || cp.dataValues(base.Var) != nil) && t.Kind == Vector && lo >= 1 && hi <= t.Rows, true
 			}
-			if cp.vecAsg[base.Var] {
+			if cp.vecAsg[base.Var] != 0 {
 				return false, false
 			}
 			if in, isIdx := e.Idx[0].(*Index); isIdx {
