@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -103,6 +104,40 @@ func TestVectorLoops(t *testing.T) {
 					require.InDelta(t, gu[i], gv[i], 1e-9*(1+math.Abs(gu[i])))
 				}
 			}
+		})
+	}
+}
+
+// TestVectorLoopsPosteriordb: on every posteriordb model of the examples
+// (and the examples' own models with data), the vectorised compilation
+// gives the log joint and gradient of the unrolled one.
+func TestVectorLoopsPosteriordb(t *testing.T) {
+	dirs, err := filepath.Glob("../examples/posteriordb/*/model.msc")
+	require.NoError(t, err)
+	require.NotEmpty(t, dirs)
+	for _, model := range dirs {
+		t.Run(filepath.Base(filepath.Dir(model)), func(t *testing.T) {
+			src, err := os.ReadFile(model)
+			require.NoError(t, err)
+			v, u := compileBoth(t, string(src), filepath.Join(filepath.Dir(model), "data.json"))
+			rng := rand.New(rand.NewPCG(1, 2))
+			z := make([]float64, v.Dim())
+			lv, lu := make([]float64, 1), make([]float64, 1)
+			gv, gu := make([]float64, v.Dim()), make([]float64, v.Dim())
+			for range 5 {
+				for i := range z {
+					z[i] = 0.5 * rng.NormFloat64()
+				}
+				v.LogJoint(z, lv)
+				u.LogJoint(z, lu)
+				require.InDelta(t, lu[0], lv[0], 1e-9*(1+math.Abs(lu[0])))
+				v.GradLogJoint(z, gv)
+				u.GradLogJoint(z, gu)
+				for i := range gv {
+					require.InDelta(t, gu[i], gv[i], 1e-8*(1+math.Abs(gu[i])))
+				}
+			}
+			t.Logf("%d nodes vectorised, %d unrolled", v.g.NumNodes(), u.g.NumNodes())
 		})
 	}
 }
