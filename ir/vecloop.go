@@ -16,7 +16,8 @@ import (
 // dispatch per node and per batch element. When every statement of the
 // body is a target += or a ~ (or an assignment, below) whose loop variable
 // appears only as the sole index of data vectors (transformed data
-// included) or as a number, the loop is compiled once over its whole range
+// included), shifted or not by a known integer (y[t - 1]), or as a
+// number, the loop is compiled once over its whole range
 // instead: y[n] becomes the slice y[lo..hi], scalar operations and
 // functions become elementwise on it, a density call inside an expression
 // becomes the elementwise log density, and each statement adds the sum
@@ -188,6 +189,12 @@ func (cp *compiler) vecExprOK(e Expr, v *Var, lo, hi int) (ok, dep bool) {
 				whole := cp.vecAsg[base.Var] == vecWhole || base.Var.Kind == LocalVar && cp.vecAsg[base.Var] == 0 && cp.env[base.Var.ID] >= 0
 				return (whole || cp.dataValues(base.Var) != nil) && t.Kind == Vector && lo >= 1 && hi <= t.Rows, true
 			}
+			if c, isOff := cp.loopOffset(e.Idx[0], v); isOff {
+				// y[n - c] or y[n + c]: data (or transformed data) shifted
+				// by a constant, in bounds over the range
+				t := base.Var.Type
+				return cp.dataValues(base.Var) != nil && t.Kind == Vector && lo+c >= 1 && hi+c <= t.Rows, true
+			}
 			if cp.vecAsg[base.Var] != 0 {
 				return false, false
 			}
@@ -257,13 +264,14 @@ func (cp *compiler) vecRange() autodiff.Node {
 func (cp *compiler) vecIndex(e *Index) autodiff.Node {
 	x := cp.expr(e.X)
 	l := cp.vec
-	if !cp.g.IsConst(x) { // a local: its slice
-		if l.lo == 1 && l.hi == cp.g.Len(x) {
+	c, _ := cp.loopOffset(e.Idx[0], l.v) // 0 for x[n]
+	if !cp.g.IsConst(x) {                // a local: its slice
+		if l.lo+c == 1 && l.hi+c == cp.g.Len(x) {
 			return x
 		}
-		return cp.g.Slice(x, l.lo-1, l.hi)
+		return cp.g.Slice(x, l.lo-1+c, l.hi+c)
 	}
-	return cp.g.Const(append([]float64(nil), cp.g.Value(x, 0)[l.lo-1:l.hi]...))
+	return cp.g.Const(append([]float64(nil), cp.g.Value(x, 0)[l.lo-1+c:l.hi+c]...))
 }
 
 // vecAssign compiles mu[n] = e over the loop's range (the whole of mu):
@@ -294,13 +302,68 @@ func refersTo(e Expr, v *Var) bool {
 	return false
 }
 
-// isVecIndex reports whether e is x[n] for the loop being vectorised.
+// isVecIndex reports whether e is x[n] (or x[n + c], x[n - c]) for the
+// loop being vectorised.
 func (cp *compiler) isVecIndex(e *Index) bool {
 	if cp.vec == nil || len(e.Idx) != 1 {
 		return false
 	}
-	r, ok := e.Idx[0].(*Ref)
-	return ok && r.Var == cp.vec.v
+	if isRefTo(e.Idx[0], cp.vec.v) {
+		return true
+	}
+	_, ok := cp.loopOffset(e.Idx[0], cp.vec.v)
+	return ok
+}
+
+// loopOffset returns c for an index that is the loop variable v plus an
+// integer c known before inference (n + c, c + n, n - c, nested), and
+// whether it is one; the plain n is not.
+func (cp *compiler) loopOffset(e Expr, v *Var) (int, bool) {
+	b, ok := e.(*Binary)
+	if !ok || b.MatVec || b.T.Kind != Int {
+		return 0, false
+	}
+	off := func(x Expr) (int, bool) { // v + c, v itself included
+		if isRefTo(x, v) {
+			return 0, true
+		}
+		return cp.loopOffset(x, v)
+	}
+	switch b.Op {
+	case OpAdd:
+		if c, ok := off(b.X); ok && cp.knownInt(b.Y, v) {
+			return c + cp.intExpr(b.Y), true
+		}
+		if c, ok := off(b.Y); ok && cp.knownInt(b.X, v) {
+			return c + cp.intExpr(b.X), true
+		}
+	case OpSub:
+		if c, ok := off(b.X); ok && cp.knownInt(b.Y, v) {
+			return c - cp.intExpr(b.Y), true
+		}
+	}
+	return 0, false
+}
+
+// knownInt reports whether e is an integer computed from numbers, sizes,
+// integer data scalars and loop variables other than v (known before
+// inference, so intExpr cannot fail on it).
+func (cp *compiler) knownInt(e Expr, v *Var) bool {
+	if e.Type().Kind != Int {
+		return false
+	}
+	switch e := e.(type) {
+	case *Num:
+		return true
+	case *Ref:
+		k := e.Var.Kind
+		return e.Var != v && (k == SizeVar || k == LoopVar || k == DataVar && e.Var.Type.Scalar())
+	case *Binary:
+		return !e.MatVec && e.Op != OpDiv && cp.knownInt(e.X, v) && cp.knownInt(e.Y, v)
+	case *Unary:
+		return cp.knownInt(e.X, v)
+	}
+	return false
 }
 
 // dataValues returns the values of a data variable or of a local computed
