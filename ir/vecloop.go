@@ -17,11 +17,11 @@ import (
 // body is a target += or a ~ (or an assignment, below) whose loop variable
 // appears only as the sole index of data vectors (transformed data
 // included), shifted or not by a known integer (y[t - 1]), or as a
-// number, the loop is compiled once over its whole range
-// instead: y[n] becomes the slice y[lo..hi], scalar operations and
-// functions become elementwise on it, a density call inside an expression
-// becomes the elementwise log density, and each statement adds the sum
-// over the range. A vector indexed through an integer data vector,
+// number, the loop is compiled once over its whole range instead: y[n]
+// becomes the slice y[lo..hi], scalar operations and functions become
+// elementwise on it, a density call inside an expression becomes the
+// elementwise log density, and each statement adds the sum over the
+// range. A vector indexed through an integer data vector,
 // a[g[n]] (a hierarchical model's group effect; a may be a local defined
 // before the loop), becomes one gather of a over the range. A statement
 // mu[n] = e that fills a local vector declared before the loop over its
