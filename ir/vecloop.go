@@ -27,11 +27,13 @@ import (
 // mu[n] = e that fills a local vector declared before the loop over its
 // whole length makes mu the vector e (the body's later statements may read
 // mu[n]), and a scalar the body defines (eta = a + b * x[n]) holds one
-// value per n, a vector over the range. That is the same log density, term
-// for term. Loops that index latents by the loop variable (a state-space
-// model's z[t]), define locals of other shapes or ones that do not depend
-// on n, assign locals of the enclosing block otherwise, branch, nest loops
-// or call functions that are not elementwise are unrolled as before.
+// value per n, a vector over the range; an inner loop with known bounds
+// is unrolled inside (Stan's arK: mu = alpha; for k in 1..K { mu = mu +
+// beta[k] * y[t - k] }). That is the same log density, term for term.
+// Loops that index latents by the loop variable (a state-space model's
+// z[t]), define locals of other shapes, assign locals of the enclosing
+// block otherwise, branch, nest loops with bounds that depend on n or
+// call functions that are not elementwise are unrolled as before.
 
 // vectorizeLoops turns the lowering on; the tests compare it with the
 // unrolled loop.
@@ -53,8 +55,9 @@ type vecAssigned map[*Var]vecLocal
 type vecLocal int
 
 const (
-	vecWhole  vecLocal = iota + 1 // mu, filled by mu[n] = ...
-	vecScalar                     // eta, declared in the body
+	vecWhole       vecLocal = iota + 1 // mu, filled by mu[n] = ...
+	vecScalar                          // eta, declared in the body, one value per n
+	vecScalarFixed                     // eta, declared in the body, one value for all n (or none yet)
 )
 
 // vectorLoop compiles s once over lo..hi when its body allows it, and
@@ -74,46 +77,84 @@ func (cp *compiler) vectorLoop(s *For, lo, hi int) bool {
 // vectorizable reports whether every statement of the loop's body is a
 // target += or a ~ of a left-hand side that is not a latent, depends on
 // the loop variable, and is built only of the expressions vecExprOK
-// accepts, with the data vectors it indexes long enough for lo..hi.
+// accepts, with the data vectors it indexes long enough for lo..hi; or
+// one of the assignments and inner loops vecBodyOK describes.
 func (cp *compiler) vectorizable(s *For, lo, hi int) bool {
 	if len(s.Body) == 0 {
 		return false
 	}
 	cp.vecAsg = vecAssigned{}
 	defer func() { cp.vecAsg = nil }()
-	for _, st := range s.Body {
+	return cp.vecBodyOK(s.Body, s.Var, lo, hi)
+}
+
+// vecBodyOK checks the statements of a vectorisable loop's body (see
+// vectorizable). Besides target += and ~ it takes
+//   - scalars of the body (eta = e, eta: real, assigned again): their
+//     values, one per n or one for all, are tracked so that a statement
+//     depends on n exactly when the unrolled one would;
+//   - mu[n] = e for a vector local declared before the loop, over its
+//     whole length, with e not reading mu;
+//   - inner loops with bounds known before inference, checked for each
+//     value of their variable (they are unrolled inside the vectorised
+//     loop).
+func (cp *compiler) vecBodyOK(body []Stmt, v *Var, lo, hi int) bool {
+	for _, st := range body {
 		var es []Expr
 		switch st := st.(type) {
+		case *For:
+			if !cp.knownInt(st.Lo, v) || !cp.knownInt(st.Hi, v) {
+				return false
+			}
+			klo, khi := cp.intExpr(st.Lo), cp.intExpr(st.Hi)
+			if khi < klo || khi-klo >= 1000 {
+				return false
+			}
+			saved := cp.ints[st.Var.ID]
+			for k := klo; k <= khi; k++ {
+				cp.ints[st.Var.ID] = k
+				if !cp.vecBodyOK(st.Body, v, lo, hi) {
+					cp.ints[st.Var.ID] = saved
+					return false
+				}
+			}
+			cp.ints[st.Var.ID] = saved
+			continue
 		case *LocalDecl:
-			// eta = e (or eta: real): a scalar of the body, one value per n
+			// eta = e or eta: real, a scalar of the body
 			l := st.Local
 			if !l.Type.Scalar() {
 				return false
 			}
-			// its values must depend on n, or a statement that reads it
-			// would count once what the unrolled loop counts N times
+			cp.vecAsg[l] = vecScalarFixed
 			if st.Init != nil {
-				if ok, d := cp.vecExprOK(st.Init, s.Var, lo, hi); !ok || !d {
+				ok, d := cp.vecExprOK(st.Init, v, lo, hi)
+				if !ok {
 					return false
 				}
+				if d {
+					cp.vecAsg[l] = vecScalar
+				}
 			}
-			cp.vecAsg[l] = vecScalar
 			continue
 		case *Assign:
 			l := st.Local
-			ok, d := cp.vecExprOK(st.X, s.Var, lo, hi)
-			if len(st.Idx) == 0 && (cp.vecAsg[l] == vecScalar || l.Pos == st.Pos() && l.Type.Scalar()) {
+			ok, d := cp.vecExprOK(st.X, v, lo, hi)
+			if len(st.Idx) == 0 && (cp.vecAsg[l] == vecScalar || cp.vecAsg[l] == vecScalarFixed || l.Pos == st.Pos() && l.Type.Scalar()) {
 				// a scalar of the body, declared by its first assignment
-				// (eta = e) or assigned again, with values that depend on n
-				if !ok || !d {
+				// (eta = e) or assigned again
+				if !ok {
 					return false
 				}
-				cp.vecAsg[l] = vecScalar
+				cp.vecAsg[l] = vecScalarFixed
+				if d {
+					cp.vecAsg[l] = vecScalar
+				}
 				continue
 			}
 			// mu[n] = e for a vector local declared before the loop and the
 			// loop over its whole length; e must not read mu
-			if !ok || len(st.Idx) != 1 || !isRefTo(st.Idx[0], s.Var) || l.Type.Kind != Vector ||
+			if !ok || len(st.Idx) != 1 || !isRefTo(st.Idx[0], v) || l.Type.Kind != Vector ||
 				lo != 1 || hi != l.Type.Rows || !cp.outerLocal(l) || cp.vecAsg[l] != 0 || refersTo(st.X, l) {
 				return false
 			}
@@ -131,7 +172,7 @@ func (cp *compiler) vectorizable(s *For, lo, hi int) bool {
 		}
 		dep := false
 		for _, e := range es {
-			ok, d := cp.vecExprOK(e, s.Var, lo, hi)
+			ok, d := cp.vecExprOK(e, v, lo, hi)
 			if !ok {
 				return false
 			}
@@ -171,6 +212,8 @@ func (cp *compiler) vecExprOK(e Expr, v *Var, lo, hi int) (ok, dep bool) {
 		switch cp.vecAsg[e.Var] {
 		case vecScalar: // one value per n
 			return true, true
+		case vecScalarFixed:
+			return true, false
 		case vecWhole:
 			return false, false
 		}
