@@ -42,7 +42,9 @@ func init() {
 		{"chi_square", [][]float64{{1}, {3}, {25}}, []float64{0.01, 0.8, 4, 40},
 			func(x float64, p []float64) float64 { return distuv.ChiSquared{K: p[0]}.LogProb(x) }},
 		{"inv_chi_square", [][]float64{{1}, {3}, {25}}, []float64{0.01, 0.8, 4, 40},
-			func(x float64, p []float64) float64 { return distuv.InverseGamma{Alpha: p[0] / 2, Beta: 0.5}.LogProb(x) }},
+			func(x float64, p []float64) float64 {
+				return distuv.InverseGamma{Alpha: p[0] / 2, Beta: 0.5}.LogProb(x)
+			}},
 		{"scaled_inv_chi_square", [][]float64{{1, 1}, {3, 0.5}, {25, 2}}, []float64{0.01, 0.8, 4, 40},
 			func(x float64, p []float64) float64 {
 				return distuv.InverseGamma{Alpha: p[0] / 2, Beta: p[0] * p[1] * p[1] / 2}.LogProb(x)
@@ -56,7 +58,9 @@ func init() {
 				return distuv.Weibull{K: p[0], Lambda: 1 / p[1]}.LogProb(1/x) - 2*math.Log(x)
 			}},
 		{"rayleigh", [][]float64{{1}, {0.3}, {5}}, []float64{0.01, 0.4, 2, 15},
-			func(x float64, p []float64) float64 { return distuv.Weibull{K: 2, Lambda: p[0] * math.Sqrt2}.LogProb(x) }},
+			func(x float64, p []float64) float64 {
+				return distuv.Weibull{K: 2, Lambda: p[0] * math.Sqrt2}.LogProb(x)
+			}},
 	}...)
 }
 
