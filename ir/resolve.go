@@ -1059,7 +1059,7 @@ func (r *resolver) call(c *lang.Call) Expr {
 		}
 		t = tReal
 	}
-	return &Call{exprBase: exprBase{pos, t}, Name: c.Name, Fn: fn, Args: args}
+	return &Call{exprBase: exprBase{pos, t}, Name: fn.Name, Fn: fn, Args: args}
 }
 
 func (r *resolver) binary(op BinOp, x, y Expr, p lang.Pos) Expr {
