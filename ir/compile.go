@@ -738,6 +738,9 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 		}
 		return g.Custom(cp.density(e.Dist), 1, args...)
 	case *Call:
+		if n := cp.vecRowDot(e); n >= 0 {
+			return n
+		}
 		args := make([]autodiff.Node, len(e.Args))
 		for i, a := range e.Args {
 			args[i] = cp.expr(a)

@@ -1113,6 +1113,11 @@ func (r *resolver) binary(op BinOp, x, y Expr, p lang.Pos) Expr {
 				return nil
 			}
 			return mk(vecType(a.Rows), true)
+		case a.Kind == Vector && b.Kind == Vector && isMatrixRow(x) && a.Rows == b.Rows:
+			// x[n] * beta, a row of a matrix times a vector (Stan's
+			// row_vector * vector): the inner product
+			fn, _ := stdlib.LookupFunc("dot")
+			return &Call{exprBase: exprBase{x.Pos(), tReal}, Name: "dot", Fn: fn, Args: []Expr{x, y}}
 		case a.Kind == Vector && b.Kind == Vector:
 			return bad("use dot(a, b) for the inner product")
 		}

@@ -19,6 +19,12 @@ func (r *resolver) transpose(x Expr) Expr {
 	return x // a scalar is its own transpose
 }
 
+// isMatrixRow reports whether e is a row m[i] of a matrix m.
+func isMatrixRow(e Expr) bool {
+	ix, ok := e.(*Index)
+	return ok && len(ix.Idx) == 1 && ix.X.Type().Kind == Matrix && ix.Idx[0].Type().Kind == Int
+}
+
 // isRow reports whether x is a transposed vector.
 func isRow(x Expr) bool {
 	b, ok := x.(*Builtin)

@@ -29,7 +29,9 @@ import (
 // mu[n]), and a scalar the body defines (eta = a + b * x[n]) holds one
 // value per n, a vector over the range; an inner loop with known bounds
 // is unrolled inside (Stan's arK: mu = alpha; for k in 1..K { mu = mu +
-// beta[k] * y[t - k] }). That is the same log density, term for term.
+// beta[k] * y[t - k] }); and X[n] * beta, a data matrix's row times a
+// vector, is one matrix-vector product of the rows lo..hi. That is the
+// same log density, term for term.
 // Loops that index latents by the loop variable (a state-space model's
 // z[t]), define locals of other shapes, assign locals of the enclosing
 // block otherwise, branch, nest loops with bounds that depend on n or
@@ -275,12 +277,60 @@ func (cp *compiler) vecExprOK(e Expr, v *Var, lo, hi int) (ok, dep bool) {
 		}
 		return all(e.Args...)
 	case *Call:
+		if rows := cp.rowDotRows(e, v, lo, hi); rows != nil {
+			// X[n] * beta: the rows of a data matrix times a vector
+			return true, true
+		}
 		if e.Fn == nil || e.Fn.Kind != stdlib.Elementwise || len(e.Args) != 1 {
 			return false, false
 		}
 		return all(e.Args...)
 	}
 	return false, false
+}
+
+// rowDotRows returns the values of rows lo..hi of X for dot(X[n], b) (X[n]
+// * b) with X a data matrix (or transformed data) indexed by the loop
+// variable v and b a vector expression that reads neither v nor the
+// body's locals; nil for any other expression.
+func (cp *compiler) rowDotRows(e *Call, v *Var, lo, hi int) []float64 {
+	if e.Name != "dot" || len(e.Args) != 2 || !isMatrixRow(e.Args[0]) {
+		return nil
+	}
+	ix := e.Args[0].(*Index)
+	base, ok := ix.X.(*Ref)
+	if !ok || !isRefTo(ix.Idx[0], v) {
+		return nil
+	}
+	t := base.Var.Type
+	vals := cp.dataValues(base.Var)
+	if vals == nil || lo < 1 || hi > t.Rows || len(vals) != t.Rows*t.Cols {
+		return nil
+	}
+	if refersTo(e.Args[1], v) {
+		return nil
+	}
+	for l := range cp.vecAsg { // the body's own locals have one value per n
+		if refersTo(e.Args[1], l) {
+			return nil
+		}
+	}
+	return vals[(lo-1)*t.Cols : hi*t.Cols]
+}
+
+// vecRowDot compiles dot(X[n], b) over the loop's range as one
+// matrix-vector product of X's rows lo..hi (-1 when e is not one).
+func (cp *compiler) vecRowDot(e *Call) autodiff.Node {
+	if cp.vec == nil {
+		return -1
+	}
+	rows := cp.rowDotRows(e, cp.vec.v, cp.vec.lo, cp.vec.hi)
+	if rows == nil {
+		return -1
+	}
+	t := e.Args[0].(*Index).X.Type()
+	m := cp.g.ConstMatrix(cp.vec.hi-cp.vec.lo+1, t.Cols, append([]float64(nil), rows...))
+	return cp.g.MatVec(m, cp.expr(e.Args[1]))
 }
 
 // vecLen is the length of the longest of the nodes: the loop's range when
