@@ -18,20 +18,25 @@ func TestPriorOnlyFamilies(t *testing.T) {
   c: real<lower=0>
   g: real
   r: real<lower=0>
+  n: vector[2]
 }
 model {
   u ~ uniform(-1, 3)
   c ~ chi_square(6)
   g ~ gumbel(1, 2)
   r ~ rayleigh(1.5)
+  n ~ std_normal()
+  target += std_normal_lpdf(n[2])
 }
 `
 	const euler = 0.5772156649015329
 	exact := map[string][2]float64{
-		"u": {1, 4 / math.Sqrt(12)},
-		"c": {6, math.Sqrt(12)},
-		"g": {1 + 2*euler, 2 * math.Pi / math.Sqrt(6)},
-		"r": {1.5 * math.Sqrt(math.Pi/2), 1.5 * math.Sqrt((4-math.Pi)/2)},
+		"u":    {1, 4 / math.Sqrt(12)},
+		"c":    {6, math.Sqrt(12)},
+		"g":    {1 + 2*euler, 2 * math.Pi / math.Sqrt(6)},
+		"r":    {1.5 * math.Sqrt(math.Pi/2), 1.5 * math.Sqrt((4-math.Pi)/2)},
+		"n[1]": {0, 1},
+		"n[2]": {0, 1 / math.Sqrt2},
 	}
 	m, err := LoadSource("families.msc", []byte(src), "")
 	require.NoError(t, err)

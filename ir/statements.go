@@ -254,7 +254,7 @@ func (r *resolver) densityCall(c *lang.Call) (Expr, bool) {
 		r.errorf(pos, "%s is %s: write %s%s", fam.Name, map[bool]string{true: "discrete", false: "continuous"}[fam.Discrete], fam.Name, want)
 		return nil, true
 	}
-	if len(c.Args) != 1 || !c.Bar {
+	if len(c.Args) != 1 || !c.Bar && len(fam.Params) > 0 { // std_normal_lpdf(y) has no bar
 		r.errorf(pos, "write %s(y | %s): the value, a bar, then the parameters", c.Name, paramList(fam))
 		return nil, true
 	}

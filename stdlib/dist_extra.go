@@ -8,11 +8,25 @@ import (
 )
 
 // Further scalar families in Stan's parameterisations, common in
-// posteriordb's models: uniform, neg_binomial_2, neg_binomial_2_log,
+// posteriordb's models: std_normal, uniform, neg_binomial_2, neg_binomial_2_log,
 // beta_binomial, chi_square, inv_chi_square, scaled_inv_chi_square,
 // gumbel, pareto, frechet and rayleigh.
 
 func init() {
+	register(&Family{
+		Name: "std_normal", Support: RealLine,
+		LogPdf: func(x float64, _ []float64) float64 { return -0.5*x*x - lnSqrt2Pi },
+		Grad: func(x float64, p, _ []float64) (float64, float64) {
+			if math.IsNaN(x) {
+				return math.NaN(), math.NaN()
+			}
+			if math.IsInf(x, 0) {
+				return negInf, 0
+			}
+			return -0.5*x*x - lnSqrt2Pi, -x
+		},
+		Rand: func(r *rand.Rand, _ []float64) float64 { return r.NormFloat64() },
+	})
 	register(&Family{
 		Name: "uniform", Params: []ParamSpec{{"alpha", RealLine}, {"beta", RealLine}}, Support: RealLine,
 		LogPdf: logPdfFromGrad(uniformGrad),

@@ -25,6 +25,8 @@ func init() {
 		xs     []float64
 		ref    func(x float64, p []float64) float64
 	}{
+		{"std_normal", [][]float64{{}}, []float64{-30, -1.5, 0, 0.3, 4},
+			func(x float64, _ []float64) float64 { return distuv.UnitNormal.LogProb(x) }},
 		{"uniform", [][]float64{{0, 1}, {-3, 10}, {2, 2.5}}, []float64{0.2, 0.7, 2.2, 2.4},
 			func(x float64, p []float64) float64 { return distuv.Uniform{Min: p[0], Max: p[1]}.LogProb(x) }},
 		{"neg_binomial_2", [][]float64{{3, 2}, {0.5, 10}, {40, 0.7}}, []float64{0, 1, 4, 60},
@@ -115,6 +117,7 @@ func TestRandMomentsExtra(t *testing.T) {
 		p        []float64
 		mean, vr float64
 	}{
+		{"std_normal", nil, 0, 1},
 		{"uniform", []float64{-1, 3}, 1, 16.0 / 12},
 		{"neg_binomial_2", []float64{4, 2}, 4, 4 + 16.0/2},
 		{"neg_binomial_2_log", []float64{math.Log(3), 5}, 3, 3 + 9.0/5},
