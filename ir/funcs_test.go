@@ -24,3 +24,15 @@ model {
 	jac := math.Log(z * (1 - z)) // log |dz/du|
 	require.InDelta(t, want+jac, lp[0], 1e-12)
 }
+
+// TestStanConstants: pi(), e() and the other functions of no arguments are
+// numbers; log2 and log10 keep their one-argument forms.
+func TestStanConstants(t *testing.T) {
+	c := compile(t, "latent { z: real }\nmodel {\n  target += -z * z + pi() + e() + sqrt2() + log2() + log10() + machine_precision() + log2(8) + log10(100)\n}\n", "")
+	lp := make([]float64, 1)
+	c.LogJoint([]float64{0}, lp)
+	require.InDelta(t, math.Pi+math.E+math.Sqrt2+math.Ln2+math.Ln10+0x1p-52+3+2, lp[0], 1e-14)
+	c = compile(t, "latent { z: real }\nmodel {\n  target += -z * z\n  if z > positive_infinity() { target += negative_infinity() }\n}\n", "")
+	c.LogJoint([]float64{0}, lp)
+	require.Equal(t, 0.0, lp[0])
+}

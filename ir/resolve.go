@@ -981,6 +981,13 @@ func (r *resolver) primary(p *lang.Primary) Expr {
 	return &Ref{exprBase: exprBase{pos, v.Type}, Var: v}
 }
 
+// stanConstants are Stan's functions of no arguments: pi(), e(), ...
+var stanConstants = map[string]float64{
+	"pi": math.Pi, "e": math.E, "sqrt2": math.Sqrt2, "log2": math.Ln2, "log10": math.Ln10,
+	"positive_infinity": math.Inf(1), "negative_infinity": math.Inf(-1), "not_a_number": math.NaN(),
+	"machine_precision": 0x1p-52,
+}
+
 func (r *resolver) call(c *lang.Call) Expr {
 	pos := r.at(c.Pos)
 	if fd, ok := r.funcs[c.Name]; ok {
@@ -997,6 +1004,9 @@ func (r *resolver) call(c *lang.Call) Expr {
 	}
 	if x, ok := r.densityCall(c); ok {
 		return x
+	}
+	if v, ok := stanConstants[c.Name]; ok && len(c.Args) == 0 && !c.Bar {
+		return &Num{exprBase: exprBase{pos, tReal}, V: v}
 	}
 	if c.Bar {
 		r.errorf(pos, "only a log density (NAME_lpdf or NAME_lpmf) takes a bar: %s(y | ...)", c.Name)
