@@ -1,6 +1,7 @@
 package ir
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/mscppl/mscppl/autodiff"
@@ -25,9 +26,11 @@ func (r *resolver) builtin(c *lang.Call) (Expr, bool) {
 	// vector arguments, then integer arguments known before inference
 	shape := map[string][2]int{"mean": {1, 0}, "variance": {1, 0}, "sd": {1, 0}, "head": {1, 1}, "tail": {1, 1},
 		"segment": {1, 2}, "cumulative_sum": {1, 0}, "softmax": {1, 0}, "log_softmax": {1, 0},
-		"rep_matrix": {1, 2}, "diag_pre_multiply": {2, 0}, "rows": {1, 0}, "cols": {1, 0}, "num_elements": {1, 0}}
+		"rep_matrix": {1, 2}, "diag_pre_multiply": {2, 0}, "rows": {1, 0}, "cols": {1, 0}, "num_elements": {1, 0},
+		"to_vector": {1, 0}, "append_row": {2, 0}, "col": {1, 1}, "row": {1, 1}, "block": {1, 4},
+		"min": {1, 0}, "max": {1, 0}, "prod": {1, 0}, "dot_self": {1, 0}}
 	sh, ok := shape[c.Name]
-	if !ok {
+	if !ok || (c.Name == "min" || c.Name == "max") && len(c.Args) == 2 { // min(a, b): fmin
 		return nil, false
 	}
 	pos := r.at(c.Pos)
@@ -98,6 +101,41 @@ func (r *resolver) builtin(c *lang.Call) (Expr, bool) {
 			return bad("a scalar and two sizes")
 		}
 		return mk(matType(ints[0], ints[1]))
+	case "to_vector": // a vector (or int[N]) as it is, a matrix column by column (Stan's order)
+		if t.Scalar() {
+			return bad("a vector or a matrix")
+		}
+		return mk(vecType(t.Len()))
+	case "append_row":
+		u := args[1].Type()
+		if t.Kind == Matrix || u.Kind == Matrix {
+			r.errorf(pos, "append_row takes vectors or scalars, got %s and %s", t, u)
+			return nil, true
+		}
+		return mk(vecType(t.Len() + u.Len()))
+	case "col", "row":
+		size, what := t.Cols, "column"
+		if c.Name == "row" {
+			size, what = t.Rows, "row"
+		}
+		if t.Kind != Matrix || ints[0] < 1 || ints[0] > size {
+			return bad(fmt.Sprintf("a matrix and a %s index (1-based) within it", what))
+		}
+		if c.Name == "row" {
+			return &Builtin{exprBase: exprBase{pos, vecType(t.Cols)}, Name: "matrow", Args: args, Ints: ints}, true
+		}
+		return mk(vecType(t.Rows))
+	case "block":
+		i, j, nr, nc := ints[0], ints[1], ints[2], ints[3]
+		if t.Kind != Matrix || i < 1 || j < 1 || nr < 1 || nc < 1 || i+nr-1 > t.Rows || j+nc-1 > t.Cols {
+			return bad("a matrix, a first row and column (1-based) and a number of rows and columns that fit in it")
+		}
+		return mk(matType(nr, nc))
+	case "min", "max", "prod", "dot_self":
+		if t.Kind != Vector {
+			return bad("a vector")
+		}
+		return mk(tReal)
 	default: // diag_pre_multiply(v, M): diag(v) * M
 		m := args[1].Type()
 		if t.Kind != Vector || m.Kind != Matrix || m.Rows != t.Rows {
@@ -154,6 +192,44 @@ func (cp *compiler) builtin(e *Builtin) autodiff.Node {
 			el[i] = x
 		}
 		return g.Reshape(g.Stack(el...), e.Ints[0], e.Ints[1])
+	case "to_vector":
+		t := e.Args[0].Type()
+		if t.Kind != Matrix {
+			return x
+		}
+		idx := make(gather, 0, n) // column by column
+		for j := 0; j < t.Cols; j++ {
+			for i := 0; i < t.Rows; i++ {
+				idx = append(idx, i*t.Cols+j)
+			}
+		}
+		return g.Custom(idx, n, x)
+	case "append_row":
+		return g.Custom(concat{n, e.Args[1].Type().Len()}, e.T.Len(), x, a[1])
+	case "col":
+		t := e.Args[0].Type()
+		idx := make(gather, t.Rows)
+		for i := range idx {
+			idx[i] = i*t.Cols + e.Ints[0] - 1
+		}
+		return g.Custom(idx, t.Rows, x)
+	case "matrow":
+		c := e.Args[0].Type().Cols
+		return g.Slice(x, (e.Ints[0]-1)*c, e.Ints[0]*c)
+	case "block":
+		t := e.Args[0].Type()
+		i0, j0, nr, nc := e.Ints[0]-1, e.Ints[1]-1, e.Ints[2], e.Ints[3]
+		idx := make(gather, 0, nr*nc)
+		for i := i0; i < i0+nr; i++ {
+			for j := j0; j < j0+nc; j++ {
+				idx = append(idx, i*t.Cols+j)
+			}
+		}
+		return g.Reshape(g.Custom(idx, nr*nc, x), nr, nc)
+	case "min", "max", "prod":
+		return g.Custom(reduce(e.Name), 1, x)
+	case "dot_self":
+		return g.Dot(x, x)
 	default: // diag_pre_multiply
 		t := e.T
 		el := make([]autodiff.Node, t.Len())
@@ -237,3 +313,95 @@ func (c *Compiled) SeedRNG(seed uint64) {
 // derived quantities): then Constrain consumes a random stream, and the
 // draws of a run must be constrained in order on one compiled model.
 func (c *Compiled) UsesRNG() bool { return len(c.rngs) > 0 }
+
+// concat is the autodiff op of append_row: out = (a, b).
+type concat [2]int
+
+func (concat) Name() string { return "append_row" }
+
+func (o concat) Forward(out []float64, in [][]float64) {
+	copy(out[:o[0]], in[0])
+	copy(out[o[0]:], in[1])
+}
+
+func (o concat) Backward(_, dout []float64, _ [][]float64, din [][]float64) {
+	for k, d := range din {
+		if d == nil {
+			continue
+		}
+		part := dout[:o[0]]
+		if k == 1 {
+			part = dout[o[0]:]
+		}
+		for i, v := range part {
+			d[i] += v
+		}
+	}
+}
+
+// reduce is the autodiff op of min, max and prod over a vector. min and
+// max pass the adjoint to the first element that attains them (NaN if
+// any element is NaN); prod's derivative in x_i is the product of the
+// others (exact at zeros).
+type reduce string
+
+func (o reduce) Name() string { return string(o) }
+
+func (o reduce) Forward(out []float64, in [][]float64) {
+	out[0] = o.value(in[0])
+}
+
+func (o reduce) value(x []float64) float64 {
+	switch o {
+	case "prod":
+		p := 1.0
+		for _, v := range x {
+			p *= v
+		}
+		return p
+	}
+	return x[o.arg(x)]
+}
+
+// arg is the index of the first extreme element (of a NaN if any).
+func (o reduce) arg(x []float64) int {
+	k := 0
+	for i, v := range x {
+		switch {
+		case v != v:
+			return i
+		case o == "min" && v < x[k], o == "max" && v > x[k]:
+			k = i
+		}
+	}
+	return k
+}
+
+func (o reduce) Backward(_, dout []float64, in [][]float64, din [][]float64) {
+	dx, x := din[0], in[0]
+	if dx == nil {
+		return
+	}
+	if o != "prod" {
+		dx[o.arg(x)] += dout[0]
+		return
+	}
+	// the product of the others: prod / x_i without zeros; with one zero
+	// only its own derivative is not 0; with two or more, none is
+	zeros, at, p := 0, -1, 1.0
+	for i, v := range x {
+		if v == 0 {
+			zeros, at = zeros+1, i
+			continue
+		}
+		p *= v
+	}
+	switch zeros {
+	case 0:
+		for i, v := range x {
+			dx[i] += dout[0] * p / v
+		}
+	case 1:
+		dx[at] += dout[0] * p
+	}
+}

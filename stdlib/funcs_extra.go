@@ -133,4 +133,5 @@ func init() {
 		registerNary(f)
 	}
 	funcs["dot_product"] = funcs["dot"]
+	naryFuncs["min"], naryFuncs["max"] = FminFunc, FmaxFunc // min(a, b), max(a, b)
 }
