@@ -48,9 +48,7 @@ func (g *loopGen) expr(depth int) string {
 
 func (g *loopGen) leaf() string {
 	leaves := []string{"a", "b[1]", "b[2]", "x[n]", "y[n + 1]", "x[n + 2 - 1]", "r[g[n]]", "n / 10.0", "0.5", "c"}
-	for _, s := range g.scalars {
-		leaves = append(leaves, s)
-	}
+	leaves = append(leaves, g.scalars...)
 	if g.filled {
 		leaves = append(leaves, "mu[n]")
 	}
