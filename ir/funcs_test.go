@@ -73,3 +73,16 @@ model {
 		}
 	}
 }
+
+// TestLogCDFCalls: NAME_lcdf(y | params) with a bar sums over a vector y,
+// as Stan's does (a censored likelihood), and the bar-less elementwise
+// form of this language keeps its vector.
+func TestLogCDFCalls(t *testing.T) {
+	c := compile(t, "latent { z: real<lower=0> }\nmodel {\n  target += exponential_lccdf(rep_vector(2.0, 3) | z) + sum(weibull_lcdf(rep_vector(1.5, 2), 2, z)) + std_normal_lcdf(rep_vector(0.5, 2))\n}\n", "")
+	lp := make([]float64, 1)
+	z := 1.3
+	c.LogJoint([]float64{math.Log(z)}, lp)
+	phi := 0.5 * math.Erfc(-0.5/math.Sqrt2)
+	want := -3*2*z + 2*math.Log(1-math.Exp(-math.Pow(1.5/z, 2))) + 2*math.Log(phi) + math.Log(z)
+	require.InDelta(t, want, lp[0], 1e-12)
+}

@@ -1008,8 +1008,11 @@ func (r *resolver) call(c *lang.Call) Expr {
 	if v, ok := stanConstants[c.Name]; ok && len(c.Args) == 0 && !c.Bar {
 		return &Num{exprBase: exprBase{pos, tReal}, V: v}
 	}
+	if nf, isNary := stdlib.LookupNary(c.Name); c.Bar && isNary {
+		return r.naryCall(c, nf) // NAME_lcdf(y | ...), or the error for a bar elsewhere
+	}
 	if c.Bar {
-		r.errorf(pos, "only a log density (NAME_lpdf or NAME_lpmf) takes a bar: %s(y | ...)", c.Name)
+		r.errorf(pos, "only a log density or a log CDF (NAME_lpdf, NAME_lpmf, NAME_lcdf, NAME_lccdf) takes a bar: %s(y | ...)", c.Name)
 		return nil
 	}
 	fn, ok := stdlib.LookupFunc(c.Name)

@@ -342,17 +342,42 @@ func dependsOnUnknowns(e Expr) bool {
 // vector arguments of one length apply it elementwise (scalars broadcast).
 func (r *resolver) naryCall(c *lang.Call, f *stdlib.NaryFunc) Expr {
 	pos := r.at(c.Pos)
+	cdf := strings.HasSuffix(c.Name, "_lcdf") || strings.HasSuffix(c.Name, "_lccdf")
+	in := c.Args
 	if c.Bar {
-		r.errorf(pos, "only a log density (NAME_lpdf or NAME_lpmf) takes a bar: %s(y | ...)", c.Name)
-		return nil
+		if !cdf || len(c.Args) != 1 {
+			r.errorf(pos, "only a log density or a log CDF (NAME_lpdf, NAME_lpmf, NAME_lcdf, NAME_lccdf) takes a bar: %s(y | ...)", c.Name)
+			return nil
+		}
+		in = append(append([]*lang.Expr{}, c.Args...), c.Given...)
 	}
-	if len(c.Args) != f.Arity {
+	if len(in) != f.Arity {
+		if c.Bar {
+			r.errorf(pos, "%s takes a value and %d parameter%s, got %d", c.Name, f.Arity-1, plural1(f.Arity-1), len(c.Given))
+			return nil
+		}
 		r.errorf(pos, "%s takes %d argument%s, got %d", c.Name, f.Arity, plural1(f.Arity), len(c.Args))
 		return nil
 	}
+	x := r.naryArgs(pos, c.Name, f, in)
+	if x == nil {
+		return nil
+	}
+	if (c.Bar || cdf && f.Arity == 1) && x.Type().Kind == Vector {
+		// Stan's NAME_lcdf(y | ...) of a vector is the sum over its
+		// elements (std_normal_lcdf(y) has no bar)
+		fn, _ := stdlib.LookupFunc("sum")
+		return &Call{exprBase: exprBase{pos, tReal}, Name: "sum", Fn: fn, Args: []Expr{x}}
+	}
+	return x
+}
+
+// naryArgs resolves the arguments of a scalar function of several
+// arguments, elementwise over vectors of one length.
+func (r *resolver) naryArgs(pos lang.Pos, name string, f *stdlib.NaryFunc, in []*lang.Expr) Expr {
 	t := tReal
-	args := make([]Expr, len(c.Args))
-	for i, a := range c.Args {
+	args := make([]Expr, len(in))
+	for i, a := range in {
 		if args[i] = r.expr(a); args[i] == nil {
 			return nil
 		}
@@ -362,7 +387,7 @@ func (r *resolver) naryCall(c *lang.Call, f *stdlib.NaryFunc) Expr {
 		case at.Kind == Vector && (t.Scalar() || t.Rows == at.Rows):
 			t = at
 		default:
-			r.errorf(args[i].Pos(), "argument %d of %s is %s; the arguments are scalars or vectors of one length", i+1, c.Name, at)
+			r.errorf(args[i].Pos(), "argument %d of %s is %s; the arguments are scalars or vectors of one length", i+1, name, at)
 			return nil
 		}
 	}
