@@ -11,7 +11,7 @@ import (
 
 // fitFlags are the inference flags shared by run, cv and sweep.
 type fitFlags struct {
-	Samples     int     `help:"Samples S per kernel step (default ${samples}, or the model's infer block)."`
+	Samples     int     `help:"Samples S per kernel step (default ${samples}, d/4 above 40 dimensions with a dense covariance, or the model's infer block)."`
 	Iters       int     `help:"The most iterations K of each chain (default: 100000 up to 10 dimensions, 40000 above; ${iters_ssm} with the csmc kernel); the run stops earlier when the chains agree, unless --fixed."`
 	Fixed       bool    `help:"Run exactly --iters iterations, with no stopping rule (the paper's experiments)."`
 	Chains      int     `help:"Independent chains, run in parallel (default ${chains})."`

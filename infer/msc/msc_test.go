@@ -472,3 +472,26 @@ func TestFullRankSameBits(t *testing.T) {
 		}
 	}
 }
+
+// TestFillSamples: S is 10, and d/4 above 40 dimensions for a family with
+// a dense covariance; a given S and the state-space kernels keep theirs.
+func TestFillSamples(t *testing.T) {
+	for _, c := range []struct {
+		d              int
+		kernel, family string
+		given, want    int
+	}{
+		{1, "cis", "fullrank", 0, 10},
+		{40, "cis", "fullrank", 0, 10},
+		{41, "cis", "fullrank", 0, 11},
+		{89, "cis", "fullrank", 0, 23},
+		{89, "cis", "student_t", 0, 23},
+		{89, "cis", "meanfield", 0, 10},
+		{89, "cis", "fullrank", 5, 5},
+		{89, "csmc", "fullrank", 0, 10},
+	} {
+		s := Settings{Samples: c.given}
+		require.NoError(t, s.Fill(c.d, c.kernel, c.family))
+		require.Equalf(t, c.want, s.Samples, "d=%d %s %s", c.d, c.kernel, c.family)
+	}
+}
