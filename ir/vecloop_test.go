@@ -91,25 +91,32 @@ func TestVectorLoops(t *testing.T) {
 				return out
 			}
 			require.Equal(t, loopDeps(u), loopDeps(v), "latents the loop's terms depend on")
-			rng := rand.New(rand.NewPCG(8, 9))
-			z := make([]float64, v.Dim())
-			lv, lu := make([]float64, 1), make([]float64, 1)
-			gv, gu := make([]float64, v.Dim()), make([]float64, v.Dim())
-			for range 10 {
-				for i := range z {
-					z[i] = rng.NormFloat64()
-				}
-				v.LogJoint(z, lv)
-				u.LogJoint(z, lu)
-				require.False(t, math.IsNaN(lv[0]))
-				require.InDelta(t, lu[0], lv[0], 1e-10*(1+math.Abs(lu[0])))
-				v.GradLogJoint(z, gv)
-				u.GradLogJoint(z, gu)
-				for i := range gv {
-					require.InDelta(t, gu[i], gv[i], 1e-9*(1+math.Abs(gu[i])))
-				}
-			}
+			sameDensity(t, v, u, rand.New(rand.NewPCG(8, 9)), 10, 1, 1e-10, 1e-9)
 		})
+	}
+}
+
+// sameDensity requires a and b to give the same log joint (not NaN) and
+// gradient, within rel and relGrad relative to 1 + |value|, at draws
+// points with N(0, scale^2) components.
+func sameDensity(t *testing.T, a, b *Compiled, rng *rand.Rand, draws int, scale, rel, relGrad float64) {
+	t.Helper()
+	z := make([]float64, a.Dim())
+	la, lb := make([]float64, 1), make([]float64, 1)
+	ga, gb := make([]float64, a.Dim()), make([]float64, a.Dim())
+	for range draws {
+		for i := range z {
+			z[i] = scale * rng.NormFloat64()
+		}
+		a.LogJoint(z, la)
+		b.LogJoint(z, lb)
+		require.False(t, math.IsNaN(la[0]))
+		require.InDelta(t, lb[0], la[0], rel*(1+math.Abs(lb[0])))
+		a.GradLogJoint(z, ga)
+		b.GradLogJoint(z, gb)
+		for i := range ga {
+			require.InDelta(t, gb[i], ga[i], relGrad*(1+math.Abs(gb[i])))
+		}
 	}
 }
 
@@ -125,23 +132,7 @@ func TestVectorLoopsPosteriordb(t *testing.T) {
 			src, err := os.ReadFile(model)
 			require.NoError(t, err)
 			v, u := compileBoth(t, string(src), filepath.Join(filepath.Dir(model), "data.json"))
-			rng := rand.New(rand.NewPCG(1, 2))
-			z := make([]float64, v.Dim())
-			lv, lu := make([]float64, 1), make([]float64, 1)
-			gv, gu := make([]float64, v.Dim()), make([]float64, v.Dim())
-			for range 5 {
-				for i := range z {
-					z[i] = 0.5 * rng.NormFloat64()
-				}
-				v.LogJoint(z, lv)
-				u.LogJoint(z, lu)
-				require.InDelta(t, lu[0], lv[0], 1e-9*(1+math.Abs(lu[0])))
-				v.GradLogJoint(z, gv)
-				u.GradLogJoint(z, gu)
-				for i := range gv {
-					require.InDelta(t, gu[i], gv[i], 1e-8*(1+math.Abs(gu[i])))
-				}
-			}
+			sameDensity(t, v, u, rand.New(rand.NewPCG(1, 2)), 5, 0.5, 1e-9, 1e-8)
 			t.Logf("%d nodes vectorised, %d unrolled", v.g.NumNodes(), u.g.NumNodes())
 		})
 	}
@@ -157,22 +148,8 @@ func TestGatherForms(t *testing.T) {
 	vectorizeLoops = false // the loop unrolled: a[g[n]] as N index nodes
 	loop := compile(t, head+" for n in 1..N { y[n] ~ normal(mu + tau * a[g[n]], 1) }\n}", data)
 	vectorizeLoops = true
-	rng := rand.New(rand.NewPCG(3, 4))
-	z := make([]float64, whole.Dim())
-	lw, ll := make([]float64, 1), make([]float64, 1)
-	gw, gl := make([]float64, len(z)), make([]float64, len(z))
-	for range 10 {
-		for i := range z {
-			z[i] = rng.NormFloat64()
-		}
-		whole.LogJoint(z, lw)
-		loop.LogJoint(z, ll)
-		require.InDelta(t, lw[0], ll[0], 1e-12*(1+math.Abs(lw[0])))
-		whole.GradLogJoint(z, gw)
-		loop.GradLogJoint(z, gl)
-		for i := range gw {
-			require.InDelta(t, gw[i], gl[i], 1e-12*(1+math.Abs(gw[i])))
-		}
-		require.NotZero(t, gw[2], "a[1] gets a gradient through the gather")
-	}
+	sameDensity(t, whole, loop, rand.New(rand.NewPCG(3, 4)), 10, 1, 1e-12, 1e-12)
+	gw := make([]float64, whole.Dim())
+	whole.GradLogJoint([]float64{0.1, -0.4, 0.3, 0.7, -1.2}, gw)
+	require.NotZero(t, gw[2], "a[1] gets a gradient through the gather")
 }

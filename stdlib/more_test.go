@@ -86,33 +86,18 @@ func TestMoreFamiliesEdgeCases(t *testing.T) {
 	require.False(t, math.IsNaN(lp("poisson_log", 3, 800)))
 }
 
-// TestRandMomentsMore checks each sampler's mean and variance against the
-// exact moments within 5 Monte Carlo standard errors (the variance's
-// standard error from the sample's fourth central moment).
-func TestRandMomentsMore(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	g := func(x float64) float64 { return math.Gamma(x) }
-	ql := InvLogit(0.4)
-	w1, w2 := 2*g(1+1/1.5), 4*(g(1+2/1.5)-g(1+1/1.5)*g(1+1/1.5))
-	ln := struct{ m, v float64 }{math.Exp(0.2 + 0.08), (math.Exp(0.16) - 1) * math.Exp(0.4+0.16)}
-	cases := []struct {
-		family   string
-		p        []float64
-		mean, vr float64
-	}{
-		{"inv_gamma", []float64{6, 2}, 0.4, 0.04},
-		{"logistic", []float64{1, 2}, 1, 4 * math.Pi * math.Pi / 3},
-		{"double_exponential", []float64{-1, 0.5}, -1, 0.5},
-		{"weibull", []float64{1.5, 2}, w1, w2},
-		{"poisson_log", []float64{math.Log(4)}, 4, 4},
-		{"binomial_logit", []float64{20, 0.4}, 20 * ql, 20 * ql * (1 - ql)},
-		{"binomial", []float64{10, 0.3}, 3, 2.1},
-		{"student_t", []float64{10, 1, 2}, 1, 5},
-		{"lognormal", []float64{0.2, 0.4}, ln.m, ln.v},
-		{"beta", []float64{2, 3}, 0.4, 6.0 / (25 * 6)},
-		{"gamma", []float64{3, 2}, 1.5, 0.75},
-		{"exponential", []float64{2}, 0.5, 0.25},
-	}
+// momentCase is a family's parameters and its exact mean and variance.
+type momentCase struct {
+	family   string
+	p        []float64
+	mean, vr float64
+}
+
+// checkRandMoments checks each sampler's mean and variance against the
+// exact moments within 5 Monte Carlo standard errors of 200000 draws (the
+// variance's standard error from the sample's fourth central moment).
+func checkRandMoments(t *testing.T, rng *rand.Rand, cases []momentCase) {
+	t.Helper()
 	const n = 200000
 	xs := make([]float64, n)
 	for _, tc := range cases {
@@ -135,6 +120,32 @@ func TestRandMomentsMore(t *testing.T) {
 		require.InDeltaf(t, tc.mean, m, 5*math.Sqrt(tc.vr/n), "%s mean", tc.family)
 		require.InDeltaf(t, tc.vr, m2, 5*math.Sqrt((m4-m2*m2)/n), "%s variance", tc.family)
 	}
+}
+
+// TestRandMomentsMore checks the samplers of dist.go and dist_more.go (see
+// checkRandMoments).
+func TestRandMomentsMore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	g := func(x float64) float64 { return math.Gamma(x) }
+	ql := InvLogit(0.4)
+	w1, w2 := 2*g(1+1/1.5), 4*(g(1+2/1.5)-g(1+1/1.5)*g(1+1/1.5))
+	ln := struct{ m, v float64 }{math.Exp(0.2 + 0.08), (math.Exp(0.16) - 1) * math.Exp(0.4+0.16)}
+	cases := []momentCase{
+		{"inv_gamma", []float64{6, 2}, 0.4, 0.04},
+		{"logistic", []float64{1, 2}, 1, 4 * math.Pi * math.Pi / 3},
+		{"double_exponential", []float64{-1, 0.5}, -1, 0.5},
+		{"weibull", []float64{1.5, 2}, w1, w2},
+		{"poisson_log", []float64{math.Log(4)}, 4, 4},
+		{"binomial_logit", []float64{20, 0.4}, 20 * ql, 20 * ql * (1 - ql)},
+		{"binomial", []float64{10, 0.3}, 3, 2.1},
+		{"student_t", []float64{10, 1, 2}, 1, 5},
+		{"lognormal", []float64{0.2, 0.4}, ln.m, ln.v},
+		{"beta", []float64{2, 3}, 0.4, 6.0 / (25 * 6)},
+		{"gamma", []float64{3, 2}, 1.5, 0.75},
+		{"exponential", []float64{2}, 0.5, 0.25},
+	}
+	checkRandMoments(t, rng, cases)
+	const n = 200000
 	// cauchy has no moments: the fraction below loc + scale is 3/4
 	f, _ := Lookup("cauchy")
 	c := 0
