@@ -86,3 +86,17 @@ func TestLogCDFCalls(t *testing.T) {
 	want := -3*2*z + 2*math.Log(1-math.Exp(-math.Pow(1.5/z, 2))) + 2*math.Log(phi) + math.Log(z)
 	require.InDelta(t, want, lp[0], 1e-12)
 }
+
+// TestOrderedLogisticModel: y ~ ordered_logistic(eta, c) with ordered
+// cutpoints adds the log probability of y's category.
+func TestOrderedLogisticModel(t *testing.T) {
+	c := compile(t, "data { y: int[N] }\nlatent { eta: real; c: ordered[2] }\nmodel {\n  for n in 1..N { y[n] ~ ordered_logistic(eta, c) }\n}\n", "y\n1\n3\n2\n")
+	sig := func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+	// ordered[2] from (u1, u2): c1 = u1, c2 = u1 + exp(u2)
+	eta, u1, u2 := 0.4, -0.5, 0.2
+	c1, c2 := u1, u1+math.Exp(u2)
+	lp := make([]float64, 1)
+	c.LogJoint([]float64{eta, u1, u2}, lp)
+	want := math.Log(1-sig(eta-c1)) + math.Log(sig(eta-c2)) + math.Log(sig(eta-c1)-sig(eta-c2)) + u2 // + log |Jacobian|
+	require.InDelta(t, want, lp[0], 1e-12)
+}

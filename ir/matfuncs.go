@@ -61,6 +61,12 @@ var vecDists = map[string]vecDist{
 		}
 		return "", p[0].Rows
 	}, stdlib.NewCategoricalLpmf},
+	"ordered_logistic": {[]string{"eta", "c"}, func(y Type, p []Type) (string, int) {
+		if y.Kind != Int || !p[0].Scalar() || p[1].Kind != Vector {
+			return "y is an int, eta a scalar and c a vector[K - 1] of increasing cutpoints (ordered[K - 1])", 0
+		}
+		return "", p[1].Rows
+	}, stdlib.NewOrderedLogisticLpmf},
 	"categorical_logit": {[]string{"beta"}, func(y Type, p []Type) (string, int) {
 		if y.Kind != Int || p[0].Kind != Vector {
 			return "y is an int and beta a vector[K]", 0

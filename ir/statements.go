@@ -440,7 +440,7 @@ func (r *resolver) derived(b *lang.Block) {
 // the language does not have yet, so that it is named as unsupported
 // rather than unknown.
 func unsupportedStan(name string) bool {
-	for _, p := range []string{"ode_", "integrate_", "algebra_solver", "solve_", "map_rect", "reduce_sum", "dae", "hmm_", "wishart", "inv_wishart", "ordered_logistic", "ordered_probit", "gaussian_dlm", "von_mises", "neg_binomial", "hypergeometric", "multinomial", "skew_double", "pareto_type_2", "exp_mod_normal", "wiener", "loglogistic", "discrete_range", "matrix_exp", "eigen", "svd", "qr_", "inverse", "mdivide", "append_col", "append_array", "to_matrix", "rep_array", "diag_matrix_", "diag_post_multiply", "quad_form", "crossprod", "tcrossprod", "sort_", "rank", "reverse"} {
+	for _, p := range []string{"ode_", "integrate_", "algebra_solver", "solve_", "map_rect", "reduce_sum", "dae", "hmm_", "wishart", "inv_wishart", "ordered_probit", "gaussian_dlm", "von_mises", "neg_binomial", "hypergeometric", "multinomial", "skew_double", "pareto_type_2", "exp_mod_normal", "wiener", "loglogistic", "discrete_range", "matrix_exp", "eigen", "svd", "qr_", "inverse", "mdivide", "append_col", "append_array", "to_matrix", "rep_array", "diag_matrix_", "diag_post_multiply", "quad_form", "crossprod", "tcrossprod", "sort_", "rank", "reverse"} {
 		if strings.HasPrefix(name, p) || strings.HasSuffix(name, p) {
 			return true
 		}
