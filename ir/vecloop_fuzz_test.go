@@ -47,7 +47,7 @@ func (g *loopGen) expr(depth int) string {
 }
 
 func (g *loopGen) leaf() string {
-	leaves := []string{"a", "b[1]", "b[2]", "x[n]", "y[n + 1]", "x[n + 2 - 1]", "r[g[n]]", "n / 10.0", "0.5", "c"}
+	leaves := []string{"a", "b[1]", "b[2]", "x[n]", "y[n + 1]", "x[n + 2 - 1]", "r[g[n]]", "n / 10.0", "0.5", "c", "P[n] * b"}
 	leaves = append(leaves, g.scalars...)
 	if g.filled {
 		leaves = append(leaves, "mu[n]")
@@ -93,7 +93,7 @@ func FuzzVectorLoop(f *testing.F) {
 	f.Add([]byte{3, 0, 0, 4, 1, 0, 1, 6, 2, 5, 0, 7})
 	f.Add([]byte{2, 2, 3, 9, 0, 1, 6, 0, 0, 8})
 	f.Add([]byte{3, 4, 2, 0, 6, 10, 5, 3, 1, 2})
-	const data = "x,y,g\n0.5,1.2,1\n-1.1,-0.3,3\n2.0,2.9,2\n0.1,0.0,2\n-0.4,-1.1,1\n1.5,1.1,3\n0.3,0.2,1\n-0.7,0.4,2\n"
+	const data = "x,y,g,p1,p2\n0.5,1.2,1,1,0.3\n-1.1,-0.3,3,0.2,-1\n2.0,2.9,2,-0.5,0.5\n0.1,0.0,2,1.5,0\n-0.4,-1.1,1,0,2\n1.5,1.1,3,-1,1\n0.3,0.2,1,0.7,-0.2\n-0.7,0.4,2,0.4,0.9\n"
 	f.Fuzz(func(t *testing.T, b []byte) {
 		g := &loopGen{b: b}
 		body := g.body()
@@ -101,7 +101,7 @@ func FuzzVectorLoop(f *testing.F) {
 		if g.filled {
 			tail = "  y[2:N] ~ normal(mu, s)\n"
 		}
-		src := "data { x: vector[N]; y: vector[N]; g: int[N] }\nlatent { a: real; b: vector[2]; s: real<lower=0>; r: vector[3] }\nmodel {\n" +
+		src := "data { x: vector[N]; y: vector[N]; g: int[N]; P: matrix[N, 2] from \"p*\" }\nlatent { a: real; b: vector[2]; s: real<lower=0>; r: vector[3] }\nmodel {\n" +
 			"  a ~ normal(0, 1); b ~ normal(0, 1); s ~ normal(0, 1); r ~ normal(0, 1)\n" +
 			"  mu: vector[N - 1]\n  acc = 0.0\n  c = a / 2\n" +
 			"  for n in 1..(N - 1) {\n" + body + "  }\n" +
