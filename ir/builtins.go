@@ -28,7 +28,8 @@ func (r *resolver) builtin(c *lang.Call) (Expr, bool) {
 		"segment": {1, 2}, "cumulative_sum": {1, 0}, "softmax": {1, 0}, "log_softmax": {1, 0},
 		"rep_matrix": {1, 2}, "diag_pre_multiply": {2, 0}, "rows": {1, 0}, "cols": {1, 0}, "num_elements": {1, 0},
 		"to_vector": {1, 0}, "append_row": {2, 0}, "col": {1, 1}, "row": {1, 1}, "block": {1, 4},
-		"min": {1, 0}, "max": {1, 0}, "prod": {1, 0}, "dot_self": {1, 0}}
+		"min": {1, 0}, "max": {1, 0}, "prod": {1, 0}, "dot_self": {1, 0}, "size": {1, 0},
+		"rows_dot_product": {2, 0}, "columns_dot_product": {2, 0}, "rows_dot_self": {1, 0}, "columns_dot_self": {1, 0}}
 	sh, ok := shape[c.Name]
 	if !ok || (c.Name == "min" || c.Name == "max") && len(c.Args) == 2 { // min(a, b): fmin
 		return nil, false
@@ -74,13 +75,34 @@ func (r *resolver) builtin(c *lang.Call) (Expr, bool) {
 			return num(t.Cols)
 		}
 		return num(1)
-	case "num_elements":
+	case "num_elements", "size":
+		if t.Scalar() {
+			return bad("a vector or a matrix")
+		}
 		return num(t.Len())
 	case "mean", "variance", "sd":
-		if t.Kind != Vector || c.Name != "mean" && t.Rows < 2 {
-			return bad("a vector (of at least 2 elements for variance and sd)")
+		if t.Scalar() || c.Name != "mean" && t.Len() < 2 {
+			return bad("a vector or a matrix (of at least 2 elements for variance and sd)")
 		}
 		return mk(tReal)
+	case "rows_dot_product", "columns_dot_product":
+		u := args[1].Type()
+		if t.Kind == Int || t.Kind == Real || !sameShape(t, u) {
+			r.errorf(pos, "%s takes two matrices (or vectors) of one shape, got %s and %s", c.Name, t, u)
+			return nil, true
+		}
+		if c.Name == "rows_dot_product" {
+			return mk(vecType(t.Rows))
+		}
+		return mk(vecType(max(t.Cols, 1)))
+	case "rows_dot_self", "columns_dot_self":
+		if t.Scalar() {
+			return bad("a matrix or a vector")
+		}
+		if c.Name == "rows_dot_self" {
+			return mk(vecType(t.Rows))
+		}
+		return mk(vecType(max(t.Cols, 1)))
 	case "cumulative_sum", "softmax", "log_softmax":
 		if t.Kind != Vector {
 			return bad("a vector")
@@ -131,7 +153,12 @@ func (r *resolver) builtin(c *lang.Call) (Expr, bool) {
 			return bad("a matrix, a first row and column (1-based) and a number of rows and columns that fit in it")
 		}
 		return mk(matType(nr, nc))
-	case "min", "max", "prod", "dot_self":
+	case "min", "max", "prod":
+		if t.Scalar() {
+			return bad("a vector or a matrix")
+		}
+		return mk(tReal)
+	case "dot_self":
 		if t.Kind != Vector {
 			return bad("a vector")
 		}
@@ -230,6 +257,28 @@ func (cp *compiler) builtin(e *Builtin) autodiff.Node {
 		return g.Custom(reduce(e.Name), 1, x)
 	case "dot_self":
 		return g.Dot(x, x)
+	case "rows_dot_product", "columns_dot_product", "rows_dot_self", "columns_dot_self":
+		y := x
+		if len(a) == 2 {
+			y = a[1]
+		}
+		t := e.Args[0].Type()
+		rows, cols := t.Rows, max(t.Cols, 1) // a vector is one column
+		el := []autodiff.Node{}
+		if strings.HasPrefix(e.Name, "rows") {
+			for i := 0; i < rows; i++ {
+				el = append(el, g.Dot(g.Slice(x, i*cols, (i+1)*cols), g.Slice(y, i*cols, (i+1)*cols)))
+			}
+		} else {
+			for j := 0; j < cols; j++ {
+				idx := make(gather, rows)
+				for i := range idx {
+					idx[i] = i*cols + j
+				}
+				el = append(el, g.Dot(g.Custom(idx, rows, x), g.Custom(idx, rows, y)))
+			}
+		}
+		return g.Stack(el...)
 	default: // diag_pre_multiply
 		t := e.T
 		el := make([]autodiff.Node, t.Len())

@@ -100,3 +100,56 @@ func TestOrderedLogisticModel(t *testing.T) {
 	want := math.Log(1-sig(eta-c1)) + math.Log(sig(eta-c2)) + math.Log(sig(eta-c1)-sig(eta-c2)) + u2 // + log |Jacobian|
 	require.InDelta(t, want, lp[0], 1e-12)
 }
+
+// TestMatrixReductions: rows_dot_product, columns_dot_product,
+// rows_dot_self, columns_dot_self, size, int_step, and mean, sd, min, max
+// over a matrix's elements: values against a direct computation and the
+// gradient against central finite differences.
+func TestMatrixReductions(t *testing.T) {
+	c := compile(t, `latent { z: vector[3] }
+model {
+  M = diag_pre_multiply(z, rep_matrix(1.0, 3, 2)) + rep_matrix(z[3], 3, 2)
+  target += rows_dot_product(M, M)[2] + 2 * columns_dot_product(M, rep_matrix(1.0, 3, 2))[2] + rows_dot_self(M)[3] / 3
+  target += columns_dot_self(M)[1] / 5 + size(M) + int_step(z[1]) + mean(M) + sd(M) + min(M) + 2 * max(M)
+}
+`, "")
+	val := func(z []float64) float64 {
+		var M [3][2]float64
+		var all []float64
+		for i := range 3 {
+			for j := range 2 {
+				M[i][j] = z[i] + z[2]
+				all = append(all, M[i][j])
+			}
+		}
+		mean, mn, mx := 0.0, math.Inf(1), math.Inf(-1)
+		for _, v := range all {
+			mean += v / 6
+			mn, mx = math.Min(mn, v), math.Max(mx, v)
+		}
+		ss := 0.0
+		for _, v := range all {
+			ss += (v - mean) * (v - mean)
+		}
+		step := 0.0
+		if z[0] > 0 {
+			step = 1
+		}
+		colSelf1 := M[0][0]*M[0][0] + M[1][0]*M[1][0] + M[2][0]*M[2][0]
+		return M[1][0]*M[1][0] + M[1][1]*M[1][1] + 2*(M[0][1]+M[1][1]+M[2][1]) + (M[2][0]*M[2][0]+M[2][1]*M[2][1])/3 +
+			colSelf1/5 + 6 + step + mean + math.Sqrt(ss/5) + mn + 2*mx
+	}
+	for _, z := range [][]float64{{0.3, -1.2, 2.1}, {-0.5, 0.4, 0.7}} {
+		lp := make([]float64, 1)
+		c.LogJoint(z, lp)
+		require.InDelta(t, val(z), lp[0], 1e-12, "%v", z)
+		g := make([]float64, 3)
+		c.GradLogJoint(z, g)
+		for i := range z {
+			zp, zm := append([]float64(nil), z...), append([]float64(nil), z...)
+			zp[i] += 1e-6
+			zm[i] -= 1e-6
+			require.InDelta(t, (val(zp)-val(zm))/2e-6, g[i], 1e-5, "d/dz%d at %v", i+1, z)
+		}
+	}
+}

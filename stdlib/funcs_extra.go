@@ -34,6 +34,7 @@ var extraElem = []*ElemFunc{
 	{"acosh", math.Acosh, func(x, _ float64) float64 { return 1 / math.Sqrt(x*x-1) }},
 	{"atanh", math.Atanh, func(x, _ float64) float64 { return 1 / (1 - x*x) }},
 	{"step", func(x float64) float64 { return b2f(!(x < 0)) }, zeroDeriv},
+	{"int_step", func(x float64) float64 { return b2f(x > 0) }, zeroDeriv},
 	{"floor", math.Floor, zeroDeriv},
 	{"ceil", math.Ceil, zeroDeriv},
 	{"round", math.Round, zeroDeriv},
