@@ -35,13 +35,13 @@ func init() {
 	})
 	register(&Family{
 		Name: "neg_binomial_2", Params: []ParamSpec{{"mu", Positive}, {"phi", Positive}}, Support: NonNegInt, Discrete: true,
-		LogPdf: logPdfFromGrad(negBinomial2Grad),
+		LogPdf: negBinomial2LogPdf,
 		Grad:   negBinomial2Grad,
 		Rand:   func(r *rand.Rand, p []float64) float64 { return gammaPoisson(r, p[0], p[1]) },
 	})
 	register(&Family{
 		Name: "neg_binomial_2_log", Params: []ParamSpec{{"eta", RealLine}, {"phi", Positive}}, Support: NonNegInt, Discrete: true,
-		LogPdf: logPdfFromGrad(negBinomial2LogGrad),
+		LogPdf: negBinomial2LogLogPdf,
 		Grad:   negBinomial2LogGrad,
 		Rand:   func(r *rand.Rand, p []float64) float64 { return gammaPoisson(r, math.Exp(p[0]), p[1]) },
 	})
@@ -133,54 +133,116 @@ func uniformGrad(x float64, p, dp []float64) (float64, float64) {
 	return -math.Log(w), 0
 }
 
-// lgammaRatio is log Gamma(x + phi) - log Gamma(phi) and its derivative
-// in phi, as sums over the integer count x when it is small (the
-// difference of two lgammas loses about log10(phi) digits for large phi).
-func lgammaRatio(x, phi float64) (l, d float64) {
+// lgammaRatioDeriv is the derivative in phi of lgammaRatioValue,
+// digamma(x + phi) - digamma(phi), as a sum for small x.
+func lgammaRatioDeriv(x, phi float64) float64 {
 	if x >= 64 {
-		return lgamma(x+phi) - lgamma(phi), digamma(x+phi) - digamma(phi)
+		return digamma(x+phi) - digamma(phi)
 	}
+	d := 0.0
 	for i := 0.0; i < x; i++ {
-		l += math.Log(phi + i)
 		d += 1 / (phi + i)
 	}
-	return l, d
+	return d
 }
 
-func negBinomial2Grad(x float64, p, dp []float64) (float64, float64) {
-	mu, phi := p[0], p[1]
-	if isNaN3(x, p) || !(mu > 0) || !(phi > 0) || !finite(mu, phi) || !(x >= 0) || !isInt(x) || math.IsInf(x, 0) {
-		lp, dx, _ := bad(x, p, dp)
-		return lp, dx
+// lgammaRatioValue is log Gamma(x + phi) - log Gamma(phi) for an integer
+// count x >= 0: for small x the log of the product phi (phi + 1) ... (phi +
+// x - 1), taken 8 factors at a time (the difference of two lgammas loses
+// about log10(phi) digits for large phi; one log per factor was the cost of
+// the density).
+func lgammaRatioValue(x, phi float64) float64 {
+	if x >= 64 {
+		return lgamma(x+phi) - lgamma(phi)
 	}
-	lr, dr := lgammaRatio(x, phi)
-	l1 := math.Log1p(mu / phi) // log(mu + phi) - log(phi)
-	dp[0] = x/mu - (x+phi)/(mu+phi)
-	dp[1] = dr - l1 + (mu-x)/(mu+phi)
-	lp := lr - lgamma(x+1) - phi*l1
+	l := 0.0
+	if phi > 1e30 { // products of 8 factors could overflow
+		for i := 0.0; i < x; i++ {
+			l += math.Log(phi + i)
+		}
+		return l
+	}
+	for i := 0.0; i < x; {
+		p := 1.0
+		for k := 0; k < 8 && i < x; k, i = k+1, i+1 {
+			p *= phi + i
+		}
+		l += math.Log(p)
+	}
+	return l
+}
+
+func negBinomial2Valid(x float64, p []float64) bool {
+	return !isNaN3(x, p) && p[0] > 0 && p[1] > 0 && finite(p[0], p[1]) && x >= 0 && isInt(x) && !math.IsInf(x, 0)
+}
+
+// negBinomial2LogPdf is neg_binomial_2's log pmf (the value of its Grad).
+func negBinomial2LogPdf(x float64, p []float64) float64 {
+	if !negBinomial2Valid(x, p) {
+		return badValue(x, p)
+	}
+	mu, phi := p[0], p[1]
+	lp := lgammaRatioValue(x, phi) - lgamma(x+1) - phi*math.Log1p(mu/phi)
 	if x > 0 {
 		lp -= x * math.Log1p(phi/mu) // x (log mu - log(mu + phi))
 	}
-	return lp, 0
+	return lp
 }
 
-func negBinomial2LogGrad(x float64, p, dp []float64) (float64, float64) {
-	eta, phi := p[0], p[1]
-	if isNaN3(x, p) || !(phi > 0) || !finite(eta, phi) || !(x >= 0) || !isInt(x) || math.IsInf(x, 0) {
+func negBinomial2Grad(x float64, p, dp []float64) (float64, float64) {
+	if !negBinomial2Valid(x, p) {
 		lp, dx, _ := bad(x, p, dp)
 		return lp, dx
 	}
+	mu, phi := p[0], p[1]
+	dr := lgammaRatioDeriv(x, phi)
+	l1 := math.Log1p(mu / phi) // log(mu + phi) - log(phi)
+	dp[0] = x/mu - (x+phi)/(mu+phi)
+	dp[1] = dr - l1 + (mu-x)/(mu+phi)
+	return negBinomial2LogPdf(x, p), 0
+}
+
+func negBinomial2LogValid(x float64, p []float64) bool {
+	return !isNaN3(x, p) && p[1] > 0 && finite(p[0], p[1]) && x >= 0 && isInt(x) && !math.IsInf(x, 0)
+}
+
+// negBinomial2LogLogPdf is neg_binomial_2_log's log pmf (the value of its
+// Grad).
+func negBinomial2LogLogPdf(x float64, p []float64) float64 {
+	if !negBinomial2LogValid(x, p) {
+		return badValue(x, p)
+	}
+	eta, phi := p[0], p[1]
 	lphi := math.Log(phi)
-	lr, dr := lgammaRatio(x, phi)
-	l1 := Log1pExp(eta - lphi) // log(exp(eta) + phi) - log(phi)
-	q := InvLogit(eta - lphi)  // exp(eta) / (exp(eta) + phi)
-	dp[0] = x - (x+phi)*q
-	dp[1] = dr - l1 + q - x*(1-q)/phi
-	lp := lr - lgamma(x+1) - phi*l1
+	lp := lgammaRatioValue(x, phi) - lgamma(x+1) - phi*Log1pExp(eta-lphi) // log(exp(eta) + phi) - log(phi)
 	if x > 0 {
 		lp -= x * Log1pExp(lphi-eta) // x (eta - log(exp(eta) + phi))
 	}
-	return lp, 0
+	return lp
+}
+
+func negBinomial2LogGrad(x float64, p, dp []float64) (float64, float64) {
+	if !negBinomial2LogValid(x, p) {
+		lp, dx, _ := bad(x, p, dp)
+		return lp, dx
+	}
+	eta, phi := p[0], p[1]
+	lphi := math.Log(phi)
+	dr := lgammaRatioDeriv(x, phi)
+	l1 := Log1pExp(eta - lphi)
+	q := InvLogit(eta - lphi) // exp(eta) / (exp(eta) + phi)
+	dp[0] = x - (x+phi)*q
+	dp[1] = dr - l1 + q - x*(1-q)/phi
+	return negBinomial2LogLogPdf(x, p), 0
+}
+
+// badValue is the log density outside the domain: NaN for NaN input, else
+// -Inf.
+func badValue(x float64, p []float64) float64 {
+	if isNaN3(x, p) {
+		return math.NaN()
+	}
+	return negInf
 }
 
 func betaBinomialGrad(x float64, p, dp []float64) (float64, float64) {
