@@ -10,6 +10,7 @@ import (
 	"github.com/mscppl/mscppl/infer/diag"
 	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/lang"
 )
 
 // KhatMax is the largest Pareto k-hat at which the PSIS-weighted draws of q
@@ -57,7 +58,26 @@ func importanceSample(rng *rand.Rand, comps []*ir.Compiled, q msc.Sampler, M int
 	im := &importance{qMean: make([]float64, d), qSD: make([]float64, d)}
 	q.Moments(im.qMean, im.qSD)
 	im.draw(rng, comps, q, M)
+	if allZero(im.lr) && len(im.u) > 0 {
+		// no draw of q has positive density: say which statement rules
+		// out the first one
+		const why = "the model's data or constraints rule them out; check the supports of the distributions against the data and the declared bounds"
+		if pos, text, ok := comps[0].ZeroDensity(im.u[0]); ok {
+			return im, lang.Errorf(pos, "all %d draws of q have zero posterior density: at the first, `%s` has log density -Inf; %s", len(im.lr), text, why)
+		}
+		return im, fmt.Errorf("all %d draws of q have zero posterior density; %s", len(im.lr), why)
+	}
 	return im, im.smooth()
+}
+
+// allZero reports whether every log ratio is -Inf.
+func allZero(lr []float64) bool {
+	for _, v := range lr {
+		if !math.IsInf(v, -1) {
+			return false
+		}
+	}
+	return true
 }
 
 // drawChunk is the number of draws sampled at a time; drawBatch of them

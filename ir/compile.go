@@ -972,6 +972,20 @@ func (c *Compiled) GradParams(z []float64, grad []float64) float64 {
 	return c.g.Value(c.logJoint, 0)[0]
 }
 
+// ZeroDensity evaluates one row z and, when its log joint is -Inf, returns
+// the position and text of the first statement whose log density is -Inf.
+func (c *Compiled) ZeroDensity(z []float64) (pos lang.Pos, text string, ok bool) {
+	c.Reserve(1)
+	c.load(z, 1)
+	c.g.ForwardNodes(c.jointOrder, 1)
+	for _, f := range c.factors {
+		if v := c.g.Value(f.node, 0)[0]; math.IsInf(v, -1) {
+			return f.pos, f.text, true
+		}
+	}
+	return pos, "", false
+}
+
 // Diagnose evaluates one row z and explains a non-finite log joint by naming
 // the first statement whose log density is NaN or +Inf.
 func (c *Compiled) Diagnose(z []float64) error {

@@ -26,6 +26,24 @@ func TestNaNStopsWithPosition(t *testing.T) {
 	require.Contains(t, errOut, "argument 1 (mean) is NaN")
 }
 
+// TestZeroDensityStopsWithPosition: data that no value allowed by the
+// priors can produce (y = 1.5 needs a >= 0.5; a's prior allows 0 to 0.2)
+// leave every draw of q at zero density; the run stops with exit 1, names a
+// statement that rules the draws out, and writes no output.
+func TestZeroDensityStopsWithPosition(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "u.csv")
+	require.NoError(t, os.WriteFile(data, []byte("y\n0.5\n1.5\n"), 0o644))
+	p := writeModel(t, "data { y: vector[N] }\nlatent { a: real<lower=0, upper=1> }\nmodel {\n  y ~ uniform(0, a + 1)\n  a ~ uniform(0, 0.2)\n}\n")
+	code, out, errOut := mscppl("run", p, data, "--iters", "2000", "--out", filepath.Join(dir, "o"))
+	require.Equal(t, 1, code)
+	require.Empty(t, out)
+	require.Contains(t, errOut, "draws of q have zero posterior density")
+	require.Regexp(t, `m\.msc:[45]:3: `, errOut)
+	_, err := os.Stat(filepath.Join(dir, "o"))
+	require.True(t, os.IsNotExist(err), "no output directory")
+}
+
 // TestExpOverflow: exp(10 z) overflows for large z; the weights of such
 // proposals are zero and the run carries on to a finite answer.
 func TestExpOverflow(t *testing.T) {
