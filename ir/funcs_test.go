@@ -59,19 +59,7 @@ model {
 		return v[1] + 3*v[3] + M[2][1] + 5*M[2][0] + blockCM[2] +
 			mn + 2*mx + z[0]*z[1]*z[2] + (z[0]*z[0]+z[1]*z[1]+z[2]*z[2])/7 + 2*z[1] + math.Min(z[0], z[2]) + math.Max(z[0], 1.5)
 	}
-	for _, z := range [][]float64{{0.3, -1.2, 2.1}, {2.5, 0.4, -0.7}, {1.1, 0, 0.9}} {
-		lp := make([]float64, 1)
-		c.LogJoint(z, lp)
-		require.InDelta(t, val(z), lp[0], 1e-12, "%v", z)
-		g := make([]float64, 3)
-		c.GradLogJoint(z, g)
-		for i := range z {
-			zp, zm := append([]float64(nil), z...), append([]float64(nil), z...)
-			zp[i] += 1e-6
-			zm[i] -= 1e-6
-			require.InDelta(t, (val(zp)-val(zm))/2e-6, g[i], 1e-5, "d/dz%d at %v", i+1, z)
-		}
-	}
+	matchesDirect(t, c, val, [][]float64{{0.3, -1.2, 2.1}, {2.5, 0.4, -0.7}, {1.1, 0, 0.9}})
 }
 
 // TestLogCDFCalls: NAME_lcdf(y | params) with a bar sums over a vector y,
@@ -139,11 +127,18 @@ model {
 		return M[1][0]*M[1][0] + M[1][1]*M[1][1] + 2*(M[0][1]+M[1][1]+M[2][1]) + (M[2][0]*M[2][0]+M[2][1]*M[2][1])/3 +
 			colSelf1/5 + 6 + step + mean + math.Sqrt(ss/5) + mn + 2*mx
 	}
-	for _, z := range [][]float64{{0.3, -1.2, 2.1}, {-0.5, 0.4, 0.7}} {
+	matchesDirect(t, c, val, [][]float64{{0.3, -1.2, 2.1}, {-0.5, 0.4, 0.7}})
+}
+
+// matchesDirect requires c's log joint at each point to equal val's, and its
+// gradient to match central finite differences of val.
+func matchesDirect(t *testing.T, c *Compiled, val func([]float64) float64, points [][]float64) {
+	t.Helper()
+	for _, z := range points {
 		lp := make([]float64, 1)
 		c.LogJoint(z, lp)
 		require.InDelta(t, val(z), lp[0], 1e-12, "%v", z)
-		g := make([]float64, 3)
+		g := make([]float64, len(z))
 		c.GradLogJoint(z, g)
 		for i := range z {
 			zp, zm := append([]float64(nil), z...), append([]float64(nil), z...)

@@ -9,20 +9,23 @@ import (
 	"github.com/mscppl/mscppl/lang"
 )
 
+// fuzzBytes hands out a fuzz input's bytes one at a time (0 once used up).
+type fuzzBytes []byte
+
+func (b *fuzzBytes) next() int {
+	if len(*b) == 0 {
+		return 0
+	}
+	v := int((*b)[0])
+	*b = (*b)[1:]
+	return v
+}
+
 // exprGen turns fuzz bytes into a random well-formed scalar expression of
 // the latent vector z (length 3).
 type exprGen struct {
-	b     []byte
+	fuzzBytes
 	depth int
-}
-
-func (g *exprGen) next() int {
-	if len(g.b) == 0 {
-		return 0
-	}
-	v := int(g.b[0])
-	g.b = g.b[1:]
-	return v
 }
 
 func (g *exprGen) expr() string {
@@ -81,7 +84,7 @@ func FuzzExpressionGradient(f *testing.F) {
 	f.Add([]byte{6, 3, 4, 0, 5, 8, 1})
 	f.Add([]byte{9, 8, 6, 4, 2})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		g := &exprGen{b: b}
+		g := &exprGen{fuzzBytes: b}
 		e := g.expr()
 		src := "latent { z: vector[3] }\nmodel {\n  z ~ normal(0, 1)\n  1.5 ~ normal(" + e + ", 2)\n}\n"
 		src = strings.Replace(src, "1.5 ~", "zz ~", 1)

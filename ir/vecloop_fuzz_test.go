@@ -13,18 +13,9 @@ import (
 // loopGen turns fuzz bytes into the body of a loop over data rows built
 // from the forms the vectorised lowering takes (and some it refuses).
 type loopGen struct {
-	b       []byte
+	fuzzBytes
 	scalars []string // scalars the body has defined so far
 	filled  bool     // mu[n] assigned
-}
-
-func (g *loopGen) next() int {
-	if len(g.b) == 0 {
-		return 0
-	}
-	v := int(g.b[0])
-	g.b = g.b[1:]
-	return v
 }
 
 func (g *loopGen) expr(depth int) string {
@@ -95,7 +86,7 @@ func FuzzVectorLoop(f *testing.F) {
 	f.Add([]byte{3, 4, 2, 0, 6, 10, 5, 3, 1, 2})
 	const data = "x,y,g,p1,p2\n0.5,1.2,1,1,0.3\n-1.1,-0.3,3,0.2,-1\n2.0,2.9,2,-0.5,0.5\n0.1,0.0,2,1.5,0\n-0.4,-1.1,1,0,2\n1.5,1.1,3,-1,1\n0.3,0.2,1,0.7,-0.2\n-0.7,0.4,2,0.4,0.9\n"
 	f.Fuzz(func(t *testing.T, b []byte) {
-		g := &loopGen{b: b}
+		g := &loopGen{fuzzBytes: b}
 		body := g.body()
 		tail := ""
 		if g.filled {
