@@ -176,17 +176,24 @@ func negBinomial2Valid(x float64, p []float64) bool {
 	return !isNaN3(x, p) && p[0] > 0 && p[1] > 0 && finite(p[0], p[1]) && x >= 0 && isInt(x) && !math.IsInf(x, 0)
 }
 
+// negBinomialLogPmf is the negative binomial's log pmf at count x with
+// dispersion phi, given l1 = log((mu + phi)/phi) and lx = log((mu + phi)/mu)
+// for its mean mu (each parameterisation computes them stably its way).
+func negBinomialLogPmf(x, phi, l1, lx float64) float64 {
+	lp := lgammaRatioValue(x, phi) - lgamma(x+1) - phi*l1
+	if x > 0 {
+		lp -= x * lx
+	}
+	return lp
+}
+
 // negBinomial2LogPdf is neg_binomial_2's log pmf (the value of its Grad).
 func negBinomial2LogPdf(x float64, p []float64) float64 {
 	if !negBinomial2Valid(x, p) {
 		return badValue(x, p)
 	}
 	mu, phi := p[0], p[1]
-	lp := lgammaRatioValue(x, phi) - lgamma(x+1) - phi*math.Log1p(mu/phi)
-	if x > 0 {
-		lp -= x * math.Log1p(phi/mu) // x (log mu - log(mu + phi))
-	}
-	return lp
+	return negBinomialLogPmf(x, phi, math.Log1p(mu/phi), math.Log1p(phi/mu))
 }
 
 func negBinomial2Grad(x float64, p, dp []float64) (float64, float64) {
@@ -195,11 +202,10 @@ func negBinomial2Grad(x float64, p, dp []float64) (float64, float64) {
 		return lp, dx
 	}
 	mu, phi := p[0], p[1]
-	dr := lgammaRatioDeriv(x, phi)
-	l1 := math.Log1p(mu / phi) // log(mu + phi) - log(phi)
+	l1 := math.Log1p(mu / phi)
 	dp[0] = x/mu - (x+phi)/(mu+phi)
-	dp[1] = dr - l1 + (mu-x)/(mu+phi)
-	return negBinomial2LogPdf(x, p), 0
+	dp[1] = lgammaRatioDeriv(x, phi) - l1 + (mu-x)/(mu+phi)
+	return negBinomialLogPmf(x, phi, l1, math.Log1p(phi/mu)), 0
 }
 
 func negBinomial2LogValid(x float64, p []float64) bool {
@@ -207,18 +213,15 @@ func negBinomial2LogValid(x float64, p []float64) bool {
 }
 
 // negBinomial2LogLogPdf is neg_binomial_2_log's log pmf (the value of its
-// Grad).
+// Grad): mu = exp(eta), with l1 and lx as log1p_exp of eta - log phi and
+// its negative.
 func negBinomial2LogLogPdf(x float64, p []float64) float64 {
 	if !negBinomial2LogValid(x, p) {
 		return badValue(x, p)
 	}
 	eta, phi := p[0], p[1]
 	lphi := math.Log(phi)
-	lp := lgammaRatioValue(x, phi) - lgamma(x+1) - phi*Log1pExp(eta-lphi) // log(exp(eta) + phi) - log(phi)
-	if x > 0 {
-		lp -= x * Log1pExp(lphi-eta) // x (eta - log(exp(eta) + phi))
-	}
-	return lp
+	return negBinomialLogPmf(x, phi, Log1pExp(eta-lphi), Log1pExp(lphi-eta))
 }
 
 func negBinomial2LogGrad(x float64, p, dp []float64) (float64, float64) {
@@ -228,12 +231,11 @@ func negBinomial2LogGrad(x float64, p, dp []float64) (float64, float64) {
 	}
 	eta, phi := p[0], p[1]
 	lphi := math.Log(phi)
-	dr := lgammaRatioDeriv(x, phi)
 	l1 := Log1pExp(eta - lphi)
 	q := InvLogit(eta - lphi) // exp(eta) / (exp(eta) + phi)
 	dp[0] = x - (x+phi)*q
-	dp[1] = dr - l1 + q - x*(1-q)/phi
-	return negBinomial2LogLogPdf(x, p), 0
+	dp[1] = lgammaRatioDeriv(x, phi) - l1 + q - x*(1-q)/phi
+	return negBinomialLogPmf(x, phi, l1, Log1pExp(lphi-eta)), 0
 }
 
 // badValue is the log density outside the domain: NaN for NaN input, else
