@@ -83,8 +83,8 @@ type CVResult struct {
 // Splits run in parallel; the result does not depend on the number of cores.
 func CrossValidate(ctx context.Context, m *Model, o CVOptions) (*CVResult, error) {
 	for _, meth := range o.Methods {
-		if !slices.Contains(Methods, meth) || meth == "smc" {
-			return nil, Errorf("the methods are msc, is, ep, advi and msc-prior", "unknown method %q in --methods", meth)
+		if m, ok := lookupMethod(meth); !ok || m.stateSpaceOnly() {
+			return nil, Errorf("the methods are "+joinAnd(cvMethods()), "unknown method %q in --methods", meth)
 		}
 	}
 	if m.Table == nil {

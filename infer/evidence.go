@@ -60,19 +60,7 @@ func ReadVariational(path string, m *Model) (msc.Family, error) {
 	if m.IR.ParamDim > 0 {
 		m.Comp.SetParams(v.ParamsUnconstrained)
 	}
-	var q msc.Family
-	switch v.Family {
-	case "twisted-gaussian":
-		tw := msc.NewTwisted(m.Comp.Len())
-		err = tw.UnmarshalJSON(v.Q)
-		q = tw
-	case "per-step-gaussian":
-		p := msc.NewARProposal(m.Comp.Len())
-		err = p.UnmarshalJSON(v.Q)
-		q = p
-	default:
-		q, err = msc.UnmarshalFamily(v.Family, m.IR.LatentDim, v.Q)
-	}
+	q, err := msc.UnmarshalFamily(v.Family, newProblem(m.Comp, 0, nil), v.Q)
 	if err != nil {
 		return nil, Errorf("", "%s does not hold a q for this model: %v", path, err)
 	}
@@ -99,21 +87,19 @@ func Evidence(rng *rand.Rand, m *Model, q msc.Family, n, reps int) (*EvidenceRes
 		return nil, Errorf("", "--particles and --repeats must be at least 2")
 	}
 	comp := m.Comp
+	p := newProblem(comp, 0, nil)
 	r := &EvidenceResult{Particles: n, Repeats: reps}
 	var err error
-	if st := comp.Structure(); st.StateSpace {
+	if p.General != nil {
 		if _, ok := q.(msc.Sampler); ok || q == nil {
-			r.Estimator = "bootstrap particle filter"
-			if st.GaussianTransition {
-				q = msc.NewTwisted(comp.Len())
-			} else {
-				r.Estimator = "particle filter with N(0, 1) proposals"
-				q = msc.NewARProposal(comp.Len())
+			if q, err = msc.NewProposal(p); err != nil {
+				return nil, err
 			}
+			r.Estimator = "particle filter with " + msc.FamilyOf(q).Start
 		} else {
 			r.Estimator = "particle filter with the learned " + q.Name() + " proposal"
 		}
-		r.LogEvidence, r.SE, err = msc.LogEvidence(rng, comp, q, n, reps)
+		r.LogEvidence, r.SE, err = msc.LogEvidence(rng, p, q, n, reps)
 		if err != nil {
 			return nil, err
 		}

@@ -2,28 +2,25 @@ package infer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
+	"strings"
 	"time"
 
-	"github.com/mscppl/mscppl/infer/baselines"
 	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/lang"
 )
 
-// Methods are the inference methods: MSC and its baselines.
-var Methods = []string{"msc", "is", "ep", "advi", "msc-prior", "smc"}
-
 // Options choose the method and its settings. Empty fields take the value
 // of the model's infer block, then the defaults of package msc.
 type Options struct {
-	Method    string // msc (default), is, ep, advi, msc-prior, smc
-	Kernel    string // auto (default), cis, csmc
-	Family    string // fullrank (default up to msc.Defaults.FullRankLimit dimensions), meanfield, student_t
-	Optimizer string // natural (default), rm, adam
+	Method    string // msc (default), or another of Methods()
+	Kernel    string // auto (default: chosen by the method and the model), or a Markov kernel of msc
+	Family    string // msc.Defaults.Family (default up to msc.Defaults.FullRankLimit dimensions, msc.Defaults.FamilyLarge above), or another of msc.FamilyNames()
+	Optimizer string // the kernel's default, natural, rm or adam
 	Proposal  string // q (default) or prior
 	Samples   int
 	// Iters caps the iterations of each chain (with Fixed: runs exactly
@@ -68,6 +65,8 @@ type Fitted struct {
 	impQ     *importance     // the PSIS check of q itself
 	evidence *EvidenceResult // the particle-filter evidence of a state-space run
 	comps    []*ir.Compiled  // the chains' compiled models, reused by the PSIS check (Model.Comp first)
+	problem  *msc.Problem    // the engine's view of Model.Comp
+	kernel   *msc.KernelSpec // the kernel of the run (nil for a method without one)
 }
 
 // proposalDF and proposalWiden shape the heavier-tailed proposal tried
@@ -191,8 +190,8 @@ func (o Options) resolve(m *ir.Model) (Options, []string, error) {
 		return nil
 	}
 	for _, e := range []error{
-		str(&o.Method, "method", "msc"), str(&o.Kernel, "kernel", "auto"), str(&o.Family, "family", ""),
-		str(&o.Optimizer, "optimizer", "natural"), str(&o.Proposal, "proposal", "q"), str(&o.Init, "init", "laplace"),
+		str(&o.Method, "method", DefaultMethod), str(&o.Kernel, "kernel", "auto"), str(&o.Family, "family", ""),
+		str(&o.Optimizer, "optimizer", ""), str(&o.Proposal, "proposal", "q"), str(&o.Init, "init", "laplace"),
 		num(&o.LR, "lr"), num(&o.ParamLR, "param_lr"), integer(&o.Samples, "samples"), integer(&o.Iters, "iters"),
 	} {
 		if e != nil {
@@ -206,11 +205,12 @@ func (o Options) resolve(m *ir.Model) (Options, []string, error) {
 			o.Seed = 1
 		}
 	}
-	if !slices.Contains(Methods, o.Method) {
-		return o, nil, Errorf("the methods are msc, is, ep, advi, msc-prior and smc", "unknown method %q", o.Method)
+	meth, ok := lookupMethod(o.Method)
+	if !ok {
+		return o, nil, Errorf("the methods are "+joinAnd(Methods()), "unknown method %q", o.Method)
 	}
-	if o.Method == "msc-prior" {
-		o.Method, o.Proposal = "msc", "prior"
+	if meth.base != "" {
+		o.Method, o.Proposal = meth.base, meth.proposal
 	}
 	if o.Init != "laplace" && o.Init != "zero" {
 		return o, nil, Errorf("", "unknown init %q (use laplace or zero)", o.Init)
@@ -231,48 +231,53 @@ func (o Options) resolve(m *ir.Model) (Options, []string, error) {
 		return o, nil, Errorf("", "--draws must be at least 100 for the PSIS check, got %d", o.Draws)
 	}
 	if o.Family == "" {
-		o.Family = "fullrank"
+		o.Family = msc.Defaults.Family
 		if m.LatentDim > msc.Defaults.FullRankLimit {
-			o.Family = "meanfield"
+			o.Family = msc.Defaults.FamilyLarge
 			warns = append(warns, fmt.Sprintf("the model has %d latent dimensions, more than %d, so q is mean-field by default: a full-rank q would refactor a %dx%d covariance every iteration; pass --family fullrank to insist", m.LatentDim, msc.Defaults.FullRankLimit, m.LatentDim, m.LatentDim))
 		}
 	}
 	return o, warns, nil
 }
 
-// kernelFor decides the kernel: csmc for state-space models under MSC and
-// SMC (--kernel auto), or as forced. A forced kernel with a method that has
-// none is an error.
-func kernelFor(o Options, comp *ir.Compiled) (string, error) {
-	st := comp.Structure()
-	switch o.Kernel {
-	case "", "auto":
-		switch {
-		case o.Method == "smc":
-			if !st.StateSpace {
-				return "", Errorf("", "--method smc needs a state-space model, and this one is %s", st)
-			}
-			return "smc", nil
-		case o.Method == "msc" && st.StateSpace && o.Proposal == "q":
-			return "csmc", nil
-		case o.Method == "msc":
-			return "cis", nil
+// kernelOptions are the kernel options of o.
+func (o Options) kernelOptions() msc.KernelOptions {
+	return msc.KernelOptions{ProposePrior: o.Proposal == "prior"}
+}
+
+// kernelFor decides the kernel: with --kernel auto, the kernel of the
+// method that ranks highest among those whose needs the model meets (CSMC
+// for a state-space model under MSC); otherwise the named Markov kernel,
+// whose needs are checked.
+func kernelFor(o Options, p *msc.Problem) (*msc.KernelSpec, error) {
+	ko := o.kernelOptions()
+	if o.Kernel == "" || o.Kernel == "auto" {
+		k, err := msc.ChooseKernel(o.Method, p, ko)
+		if err != nil {
+			return nil, Errorf(missingHint(err), "%v", err)
 		}
-		return o.Method, nil
+		return k, nil
 	}
-	if !slices.Contains(msc.KernelNames(), o.Kernel) || o.Kernel == "smc" || slices.Contains(Methods, o.Kernel) {
-		return "", Errorf("", "unknown kernel %q (use auto, cis or csmc)", o.Kernel)
+	k, ok := msc.LookupKernel(o.Kernel)
+	if !ok || !k.Markov {
+		return nil, Errorf("", "unknown kernel %q (use auto or %s)", o.Kernel, joinOr(msc.MarkovKernelNames()))
 	}
-	if o.Method != "msc" {
-		return "", Errorf("the kernels are those of MSC; the baselines have none", "--kernel %s cannot be used with --method %s", o.Kernel, o.Method)
+	if k.Method != o.Method {
+		return nil, Errorf("the kernels are those of MSC; the baselines have none", "--kernel %s cannot be used with --method %s", o.Kernel, o.Method)
 	}
-	if o.Kernel == "csmc" && !st.StateSpace {
-		return "", Errorf("use --kernel cis, or write the model as z[t] ~ normal(f(z[t-1]), s) with observations x[t] depending on z[t] only", "--kernel csmc needs a state-space model, and this one is %s", st)
+	if err := k.Check(p, ko); err != nil {
+		return nil, Errorf(missingHint(err), "--kernel %s: %v", o.Kernel, err)
 	}
-	if o.Kernel != "cis" && o.Proposal == "prior" {
-		return "", Errorf("", "--proposal prior works with the cis kernel only")
+	return k, nil
+}
+
+// missingHint is the remedy for a kernel's missing capability.
+func missingHint(err error) string {
+	var me *msc.MissingError
+	if errors.As(err, &me) && me.Missing&(msc.CapStateSpace|msc.CapGaussianTransition) != 0 {
+		return "write the model as z[t] ~ normal(f(z[t-1]), s) with observations x[t] depending on z[t] only, or use --kernel auto"
 	}
-	return o.Kernel, nil
+	return ""
 }
 
 // Fit fits the model with the chosen method. The context stops the run
@@ -292,39 +297,48 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	if err != nil {
 		return nil, err
 	}
-	comp := m.Comp
-	kernel, err := kernelFor(o, comp)
-	if err != nil {
-		return nil, err
-	}
-	f := &Fitted{Model: m, Method: o.Method}
-	if o.Method == "ep" {
-		if err := f.fitEP(); err != nil {
+	meth, _ := lookupMethod(o.Method)
+	f := &Fitted{Model: m, Method: o.Method, problem: newProblem(m.Comp, 0, nil)}
+	if meth.solve != nil {
+		if err := meth.solve(f); err != nil {
 			return nil, err
 		}
 		if err := f.check(o); err != nil {
 			return nil, err
 		}
-		f.Summary = f.summarize(o, kernel, "none", time.Since(start))
+		f.Summary = f.summarize(o, time.Since(start))
 		return f, nil
 	}
-	s := msc.Settings{Samples: o.Samples, Iters: o.Iters, Fixed: o.Fixed, Chains: o.Chains, LR: o.LR, ParamLR: o.ParamLR, RetainedOnly: o.Retained, Trace: o.Trace,
-		Names: m.IR.UnconstrainedNames()}
+	kernel, err := kernelFor(o, f.problem)
+	if err != nil {
+		return nil, err
+	}
+	f.kernel = kernel
+	ko := o.kernelOptions()
+	if ko.ProposePrior {
+		if err := m.Comp.PriorError(); err != nil {
+			return nil, err
+		}
+	}
+	s := msc.Settings{Samples: o.Samples, Iters: o.Iters, Fixed: o.Fixed, Chains: o.Chains, LR: o.LR, ParamLR: o.ParamLR, RetainedOnly: o.Retained, Trace: o.Trace}
 	if s.Optimizer, err = msc.ParseOptimizer(o.Optimizer); err != nil {
 		return nil, Errorf("", "%v", err)
 	}
-	if o.Method == "advi" || kernel == "csmc" || kernel == "smc" {
-		s.Optimizer = msc.Adam // ADVI and the state-space proposals climb with Adam (the paper's)
+	var family *msc.FamilySpec
+	if !kernel.StateSpace {
+		if family, _ = msc.LookupFamily(o.Family); family == nil || family.New == nil {
+			return nil, Errorf("", "unknown family %q (the families are %s)", o.Family, joinAnd(msc.FamilyNames()))
+		}
 	}
 	d := m.IR.LatentDim
-	if err := s.Fill(d, kernel, o.Family); err != nil {
+	if s, err = msc.Fill(s, d, kernel, family); err != nil {
 		return nil, Errorf("", "%v", err)
 	}
 	if o.AverageLast > 0 {
 		s.AverageFraction = math.Min(1, float64(o.AverageLast)/float64(s.Iters))
 	}
 	C := s.Chains
-	rngs, targets, qs, ks := make([]*rand.Rand, C), make([]any, C), make([]msc.Family, C), make([]msc.Kernel, C)
+	chains := make([]msc.Chain, C)
 	for i := range C {
 		mi := m
 		if i > 0 { // each chain needs its own compiled model
@@ -332,83 +346,72 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 				return nil, err
 			}
 		}
-		rngs[i] = NewRand(o.Seed, streamRun+uint64(i))
+		rngi := NewRand(o.Seed, streamRun+uint64(i))
 		if i == 0 && rng != nil {
-			rngs[i] = rng
+			rngi = rng
 		}
-		if qs[i], err = newQ(o, kernel, mi.Comp, d); err != nil {
-			return nil, err
-		}
-		var tgt any = mi.Comp
-		if kernel == "cis" && o.Method == "msc" {
-			// more cores for a costly model when there are fewer chains than cores
-			t, stop, err := newSplitTarget(mi.Comp, splitWays(C), s.Samples, func() (*ir.Compiled, error) {
-				c, err := m.Clone()
-				if err != nil {
-					return nil, err
-				}
-				return c.Comp, nil
-			})
+		// more cores for a costly model when there are fewer chains than cores
+		p := newProblem(mi.Comp, splitWays(C), func() (*ir.Compiled, error) {
+			c, err := m.Clone()
 			if err != nil {
 				return nil, err
 			}
-			defer stop()
-			tgt = t
+			return c.Comp, nil
+		})
+		q, err := newQ(o, kernel, p)
+		if err != nil {
+			return nil, err
 		}
-		k, err := msc.NewKernel(kernel, tgt, qs[i], s.Samples)
+		k, release, err := msc.NewKernel(kernel, p, q, s.Samples, ko)
 		if err != nil {
 			return nil, Errorf("", "--method %s: %v", o.Method, err)
 		}
-		if o.Proposal == "prior" {
-			if err := mi.Comp.PriorError(); err != nil {
-				return nil, err
-			}
-			k.(*msc.CIS).UsePrior(mi.Comp)
-		}
-		targets[i], ks[i] = tgt, k
+		defer release()
+		chains[i] = msc.Chain{Rand: rngi, Problem: p, Q: q, Kernel: k}
 		f.comps = append(f.comps, mi.Comp)
 	}
 	var warm warmStart
-	if kernel == "cis" && o.Method == "msc" && o.Proposal == "q" && o.InitMean == nil && o.Init == "laplace" {
-		warm = startAtLaplace(o.Seed, targets, qs)
+	if kernel.WarmStart && !ko.ProposePrior && o.InitMean == nil && o.Init == "laplace" {
+		warm = startAtLaplace(o.Seed, chains)
 	}
 	var res msc.Result
-	if err := msc.RunChains(ctx, rngs, targets, qs, ks, &s, &res); err != nil {
+	if err := msc.RunChains(ctx, chains, s, &res); err != nil {
 		return nil, err
 	}
-	f.Settings, f.Result, f.Q = s, &res, res.Q
+	f.Settings, f.Result, f.Q = res.Settings, &res, res.Q
 	if err := f.check(o); err != nil {
 		return nil, err
 	}
-	f.Summary = f.summarize(o, kernel, s.Optimizer.String(), time.Since(start))
+	f.Summary = f.summarize(o, time.Since(start))
 	switch {
 	case warm.started:
 		f.Summary.Init = "laplace"
 	case warm.tried:
 		f.Summary.Init = "zero"
 		f.Summary.Notes = append(f.Summary.Notes, "q started at N(0, I), not at a Laplace approximation: "+warm.reason)
-	case kernel == "cis" && o.Method == "msc":
+	case kernel.WarmStart:
 		f.Summary.Init = "zero"
 	}
-	if kernel == "cis" || o.Method == "is" || o.Method == "advi" { // the family warning concerns q over all latents
+	if !kernel.StateSpace { // the family warning concerns q over all latents
 		f.Summary.Warnings = append(warns, f.Summary.Warnings...)
 	}
-	if kernel == "csmc" && !comp.Structure().GaussianTransition {
-		f.Summary.Warnings = append(f.Summary.Warnings, fmt.Sprintf("the %s transition is not Gaussian, so the proposal is a per-step Gaussian N(a_t + b_t z[t-1], s_t^2) instead of the twisted one", comp.Structure().Transition))
+	if kernel.StateSpace && f.problem.StateSpace == nil {
+		f.Summary.Warnings = append(f.Summary.Warnings, fmt.Sprintf("the %s transition is not Gaussian, so the proposal is a per-step Gaussian N(a_t + b_t z[t-1], s_t^2) instead of the twisted one", m.Comp.Structure().Transition))
 	}
 	return f, nil
 }
 
-// newQ builds the family of one chain.
-func newQ(o Options, kernel string, comp *ir.Compiled, d int) (msc.Family, error) {
-	switch kernel {
-	case "csmc", "smc": // the state-space proposals
-		if !comp.Structure().GaussianTransition {
-			return msc.NewARProposal(comp.Len()), nil
+// newQ builds the family of one chain: the state-space proposal for a
+// state-space kernel, the named family otherwise.
+func newQ(o Options, kernel *msc.KernelSpec, p *msc.Problem) (msc.Family, error) {
+	if kernel.StateSpace {
+		q, err := msc.NewProposal(p)
+		if err != nil {
+			return nil, Errorf("", "%v", err)
 		}
-		return msc.NewTwisted(comp.Len()), nil
+		return q, nil
 	}
-	q, err := msc.NewFamily(o.Family, d)
+	q, err := msc.NewFamily(o.Family, p.Dim)
 	if err != nil {
 		return nil, Errorf("", "%v", err)
 	}
@@ -418,6 +421,17 @@ func newQ(o Options, kernel string, comp *ir.Compiled, d int) (msc.Family, error
 		}
 	}
 	return q, nil
+}
+
+// joinAnd and joinOr join names as "a, b and c" and "a, b or c".
+func joinAnd(names []string) string { return joinWith(names, "and") }
+func joinOr(names []string) string  { return joinWith(names, "or") }
+
+func joinWith(names []string, last string) string {
+	if len(names) <= 1 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " " + last + " " + names[len(names)-1]
 }
 
 // check weighs draws of the fitted q against the model (PSIS), or for a
@@ -488,39 +502,10 @@ func (f *Fitted) check(o Options) error {
 		return nil
 	}
 	// a particle filter with the learned proposal: 10 S particles, 4 repeats
-	logZ, se, err := msc.LogEvidence(rng, comp, f.Q, 10*f.Settings.Samples, 4)
+	logZ, se, err := msc.LogEvidence(rng, f.problem, f.Q, 10*f.Settings.Samples, 4)
 	if err == nil {
 		f.evidence = &EvidenceResult{LogEvidence: logZ + comp.ConstLogDensity(), SE: se}
 	}
-	return nil
-}
-
-// fitEP runs expectation propagation when the model is a probit regression
-// with independent normal priors.
-func (f *Fitted) fitEP() error {
-	comp := f.Model.Comp
-	start := time.Now()
-	glm, err := comp.LinearGLM()
-	if err != nil {
-		return Errorf("EP works for probit regression: y ~ bernoulli_probit(linear predictor) with normal priors", "--method ep is not available for this model: %v", err)
-	}
-	if glm.Family.Name != "bernoulli_probit" {
-		return Errorf("EP works for probit regression", "--method ep is not available for this model: its likelihood at %s is %s, not bernoulli_probit", glm.Pos, glm.Family.Name)
-	}
-	if glm.PriorMean == nil {
-		return Errorf("EP works with independent normal priors with constant arguments", "--method ep is not available for this model: %s", glm.PriorReason)
-	}
-	ep, err := baselines.EPProbit(glm.A, glm.N, glm.D, glm.C, glm.Y, glm.PriorMean, glm.PriorVar, baselines.EPSettings{})
-	if err != nil {
-		return err
-	}
-	q := msc.NewFullRank(glm.D)
-	if err := q.SetMoments(ep.Mean, ep.Cov); err != nil {
-		return fmt.Errorf("EP's covariance is not positive definite")
-	}
-	f.Q = q
-	f.Result = &msc.Result{Kernel: "none", Q: q, Final: q, Iterations: ep.Iterations, Converged: ep.Converged, Elapsed: time.Since(start),
-		Reported: fmt.Sprintf("EP fixed point after %d sweeps over the sites", ep.Iterations)}
 	return nil
 }
 

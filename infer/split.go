@@ -33,11 +33,11 @@ const splitMinCost = 300 * time.Microsecond
 func splitWays(C int) int { return max(1, runtime.GOMAXPROCS(0)/max(C, 1)) }
 
 // newSplitTarget wraps comp when W >= 2 and a batch of S rows at z0 costs
-// at least splitMinCost; clone builds the other copies. It returns comp
-// itself (and a no-op stop) otherwise.
-func newSplitTarget(comp *ir.Compiled, W, S int, clone func() (*ir.Compiled, error)) (any, func(), error) {
+// at least splitMinCost; clone builds the other copies. It returns nil (and
+// a no-op stop) otherwise: comp itself is then the target.
+func newSplitTarget(comp *ir.Compiled, W, S int, clone func() (*ir.Compiled, error)) (*splitTarget, func(), error) {
 	if W < 2 || S < 2 {
-		return comp, func() {}, nil
+		return nil, func() {}, nil
 	}
 	d := comp.Dim()
 	comp.Reserve(S)
@@ -45,14 +45,14 @@ func newSplitTarget(comp *ir.Compiled, W, S int, clone func() (*ir.Compiled, err
 	start := time.Now()
 	comp.LogJoint(z, out)
 	if time.Since(start) < splitMinCost {
-		return comp, func() {}, nil
+		return nil, func() {}, nil
 	}
 	W = min(W, S)
 	s := &splitTarget{Compiled: comp, parts: []*ir.Compiled{comp}}
 	for len(s.parts) < W {
 		c, err := clone()
 		if err != nil {
-			return nil, nil, err
+			return nil, func() {}, err
 		}
 		c.SetParams(comp.Params())
 		s.parts = append(s.parts, c)

@@ -127,26 +127,29 @@ type Summary struct {
 // PSIS-weighted draws of q when k-hat allows, q's own marginals otherwise;
 // for a state-space run the moments of the retained trajectories over the
 // averaged iterations.
-func (f *Fitted) summarize(o Options, kernel, optimizer string, elapsed time.Duration) *Summary {
+func (f *Fitted) summarize(o Options, elapsed time.Duration) *Summary {
 	m, comp, res := f.Model.IR, f.Model.Comp, f.Result
 	nan := Figure(math.NaN())
+	// the kernel is named when it is one of MSC's Markov kernels; a
+	// baseline's own kernel and a method without one report none
+	kernel, optimizer, samples := "none", "none", 0
+	if f.kernel != nil {
+		optimizer, samples = f.Settings.Optimizer.String(), f.Settings.Samples
+		if f.kernel.Markov {
+			kernel = f.kernel.Name
+		}
+	}
 	sum := &Summary{
-		Model: f.Model.Path, Data: f.Model.DataPath, Method: o.Method, Kernel: kernel, Family: o.Family,
-		Optimizer: optimizer, Samples: f.Settings.Samples, Iterations: res.Iterations, Seed: o.Seed,
+		Model: f.Model.Path, Data: f.Model.DataPath, Method: o.Method, Kernel: kernel, Family: f.Q.Name(),
+		Optimizer: optimizer, Samples: samples, Iterations: res.Iterations, Seed: o.Seed,
 		Reported: res.Reported, Latent: map[string]Moments{}, Params: map[string]float64{},
 		Converged: res.Converged, Warnings: append([]string{}, res.Warnings...), ElapsedSeconds: elapsed.Seconds(),
 		LogEvidence: nan, LogEvidenceSE: nan,
 		Diagnostics: Diagnostics{ChangeRate: res.ChangeRate, ChangeRateLast: res.ChangeRateLast, MeanESS: res.MeanESS, AllInfIters: res.Degenerate,
 			RhatMax: nan, ChainSpreadMax: nan, Khat: nan, KhatQ: nan, ESSBulkMin: nan, StoppedByRule: res.StoppedByRule},
 	}
-	if o.Proposal == "prior" && o.Method == "msc" {
-		sum.Method = "msc-prior"
-	}
-	if kernel != "cis" && kernel != "csmc" {
-		sum.Kernel = "none"
-	}
-	if o.Method == "ep" {
-		sum.Optimizer, sum.Samples, sum.Family = "none", 0, "fullrank"
+	if alias := aliasOf(o.Method, o.Proposal); alias != "" {
+		sum.Method = alias
 	}
 	names := m.LatentNames()
 	sum.LatentOrder = names
@@ -215,7 +218,7 @@ func (f *Fitted) summarize(o Options, kernel, optimizer string, elapsed time.Dur
 			sum.Converged = false
 			sum.Warnings = append(sum.Warnings, fmt.Sprintf(
 				"k-hat is %.2f (threshold %.1f): the importance weights p(z, x)/q(z) of %d draws of q have a tail too heavy to trust, so q does not cover the posterior well; the summaries are q's own marginals, not posterior estimates, and the evidence estimate is unreliable; likely cause: a funnel or heavy-tailed posterior, or q not converged; remedy: %s",
-				im.khat, KhatMax, im.draws, khatRemedy(o.Family)))
+				im.khat, KhatMax, im.draws, khatRemedy(f.Q)))
 		}
 		if im.nonFinite > 0 {
 			sum.Warnings = append(sum.Warnings, fmt.Sprintf("the log joint was not finite at %d of %d draws of q (given weight 0): %s", im.nonFinite, im.draws, im.firstNaN))
@@ -276,11 +279,11 @@ func (im *importance) qMarginals(m *ir.Model) map[string]Moments {
 }
 
 // khatRemedy is what to try when k-hat fails.
-func khatRemedy(family string) string {
-	if family == "student_t" {
-		return "reparameterise (for example the non-centred form of a hierarchical model), or more --iters"
+func khatRemedy(q msc.Family) string {
+	if heavy := msc.HeavyTailedFamily(); heavy != "" && !msc.FamilyOf(q).HeavyTails {
+		return "reparameterise (for example the non-centred form of a hierarchical model), --family " + heavy + ", or more --iters"
 	}
-	return "reparameterise (for example the non-centred form of a hierarchical model), --family student_t, or more --iters"
+	return "reparameterise (for example the non-centred form of a hierarchical model), or more --iters"
 }
 
 // verdict is the one-line verdict of a summary.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"slices"
 )
 
 // SweepOptions configure Sweep.
@@ -32,8 +31,8 @@ type SweepRow struct {
 // in parallel; the result does not depend on the number of cores.
 func Sweep(ctx context.Context, m *Model, o SweepOptions) ([]SweepRow, error) {
 	for _, meth := range o.Methods {
-		if !slices.Contains(Methods, meth) || meth == "ep" || meth == "smc" {
-			return nil, Errorf("sweep compares stochastic methods: msc, is, advi, msc-prior", "unknown or unsuitable method %q in --methods", meth)
+		if m, ok := lookupMethod(meth); !ok || m.stateSpaceOnly() || m.solve != nil {
+			return nil, Errorf("sweep compares stochastic methods: "+joinAnd(sweepMethods()), "unknown or unsuitable method %q in --methods", meth)
 		}
 	}
 	if o.Inits < 2 {

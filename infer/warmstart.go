@@ -48,20 +48,21 @@ type warmStart struct {
 // find the same mode (within 0.05 of its sds). Chains that find different
 // modes (a mixture's collapsed components, say) all start from q's default:
 // a narrow q on a minor mode would hold the chain there.
-func startAtLaplace(seed uint64, targets []any, qs []msc.Family) warmStart {
+func startAtLaplace(seed uint64, chains []msc.Chain) warmStart {
 	w := warmStart{tried: true}
-	modes, covs := make([][]float64, len(qs)), make([][]float64, len(qs))
-	gts := make([]msc.GradTarget, len(targets))
-	for i, t := range targets {
-		gt, ok := t.(msc.GradTarget)
-		if _, isS := qs[i].(msc.Sampler); !ok || !isS {
+	modes, covs := make([][]float64, len(chains)), make([][]float64, len(chains))
+	gts := make([]msc.GradTarget, len(chains))
+	qs := make([]msc.Sampler, len(chains))
+	for i, c := range chains {
+		q, isS := c.Q.(msc.Sampler)
+		if c.Problem.Grad == nil || !isS {
 			return warmStart{}
 		}
-		gts[i] = gt
+		gts[i], qs[i] = c.Problem.Grad, q
 	}
 	// the chains' searches run in parallel, each on its own model and
 	// random stream (bounded by the cores, as the chains are)
-	found := make([]bool, len(targets))
+	found := make([]bool, len(chains))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i, gt := range gts {
@@ -96,7 +97,7 @@ func startAtLaplace(seed uint64, targets []any, qs []msc.Family) warmStart {
 		}
 	}
 	for i, q := range qs {
-		_ = q.(msc.Sampler).SetMoments(modes[i], covs[i]) // succeeded on a clone
+		_ = q.SetMoments(modes[i], covs[i]) // succeeded on a clone
 	}
 	w.started = true
 	return w

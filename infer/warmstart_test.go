@@ -61,13 +61,14 @@ func TestLaplaceFallback(t *testing.T) {
 	} {
 		m, err := Load(c.model, c.data)
 		require.NoError(t, err)
-		targets, qs := chainsFor(t, m, 4)
-		w := startAtLaplace(c.seed, targets, qs)
+		chains := chainsFor(t, m, 4)
+		w := startAtLaplace(c.seed, chains)
 		require.True(t, w.tried)
 		require.False(t, w.started, c.model)
 		require.Contains(t, w.reason, c.reason)
-		mean, sd := make([]float64, qs[0].Dim()), make([]float64, qs[0].Dim())
-		qs[0].(msc.Sampler).Moments(mean, sd)
+		q0 := chains[0].Q.(msc.Sampler)
+		mean, sd := make([]float64, q0.Dim()), make([]float64, q0.Dim())
+		q0.Moments(mean, sd)
 		for j := range mean {
 			require.Equal(t, 0.0, mean[j], "q keeps its default start")
 			require.Equal(t, 1.0, sd[j])
@@ -75,17 +76,17 @@ func TestLaplaceFallback(t *testing.T) {
 	}
 }
 
-// chainsFor builds C chains' targets and default families, as Fit does.
-func chainsFor(t *testing.T, m *Model, C int) ([]any, []msc.Family) {
-	targets, qs := make([]any, C), make([]msc.Family, C)
+// chainsFor builds C chains' problems and default families, as Fit does.
+func chainsFor(t *testing.T, m *Model, C int) []msc.Chain {
+	chains := make([]msc.Chain, C)
 	for i := range C {
 		mi, err := m.Clone()
 		require.NoError(t, err)
-		q, err := msc.NewFamily("fullrank", mi.IR.LatentDim)
+		q, err := msc.NewFamily(msc.Defaults.Family, mi.IR.LatentDim)
 		require.NoError(t, err)
-		targets[i], qs[i] = mi.Comp, q
+		chains[i] = msc.Chain{Problem: newProblem(mi.Comp, 0, nil), Q: q}
 	}
-	return targets, qs
+	return chains
 }
 
 // TestLaplaceLargeData: on a large data set the log joint is of order 1e4
@@ -100,7 +101,6 @@ func TestLaplaceLargeData(t *testing.T) {
 	model, data := probitData(t, 20000, 20)
 	m, err := Load(model, data)
 	require.NoError(t, err)
-	targets, qs := chainsFor(t, m, 2)
-	w := startAtLaplace(1, targets, qs)
+	w := startAtLaplace(1, chainsFor(t, m, 2))
 	require.True(t, w.started, w.reason)
 }

@@ -11,8 +11,9 @@ import (
 // examples/stochastic_volatility.msc (T = 1974) at a retained CSMC
 // trajectory, as each MSC iteration of a state-space model computes it.
 func BenchmarkGradParamsSV(b *testing.B) {
-	c := compiled(b, "../../examples/stochastic_volatility.msc", "../../examples/data/dem2gbp.csv")
-	k, err := msc.NewCSMC(c, msc.NewTwisted(c.Len()), 10)
+	m := loaded(b, "../../examples/stochastic_volatility.msc", "../../examples/data/dem2gbp.csv")
+	c := m.Comp
+	k, err := msc.NewCSMC(m.Problem(), msc.NewTwisted(c.Len()), 10)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -41,13 +42,13 @@ func BenchmarkGradParamsSV(b *testing.B) {
 // Student-t transition is not Gaussian: the transition density is
 // evaluated for the proposals and for ancestor sampling.
 func BenchmarkCSMCSweepSVt(b *testing.B) {
-	c := compiled(b, "../../examples/stochastic_volatility_t.msc", "../../examples/data/dem2gbp.csv")
-	q := msc.NewARProposal(c.Len())
+	p := problem(b, "../../examples/stochastic_volatility_t.msc", "../../examples/data/dem2gbp.csv")
+	q := msc.NewARProposal(p.General.Len())
 	for t := range q.B {
 		q.B[t] = 0.9
 		q.LogS[t] = -1.5
 	}
-	k, err := msc.NewCSMC(c, q, 10)
+	k, err := msc.NewCSMC(p, q, 10)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,10 +13,15 @@ import (
 )
 
 // compiled loads and compiles a model through the same path as the CLI.
-func compiled(b testing.TB, model, data string) *ir.Compiled {
+func compiled(b testing.TB, model, data string) *ir.Compiled { return loaded(b, model, data).Comp }
+
+// problem is the engine's view of a model loaded as the CLI loads it.
+func problem(b testing.TB, model, data string) *msc.Problem { return loaded(b, model, data).Problem() }
+
+func loaded(b testing.TB, model, data string) *infer.Model {
 	m, err := infer.Load(model, data)
 	if err == nil {
-		return m.Comp
+		return m
 	}
 	if b != nil {
 		b.Fatal(err)
@@ -26,13 +31,13 @@ func compiled(b testing.TB, model, data string) *ir.Compiled {
 
 // benchMSC measures one MSC iteration (CIS step + natural-gradient update
 // + iterate averaging) on a compiled model, from q fitted by a short run.
-func benchMSC(b *testing.B, c *ir.Compiled, S int) {
+func benchMSC(b *testing.B, p *msc.Problem, S int) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	q := msc.NewFullRank(c.Dim())
-	k := msc.NewCIS(c, q, S)
-	z0 := make([]float64, c.Dim())
+	q := msc.NewFullRank(p.Dim)
+	k := msc.NewCIS(p, q, S)
+	z0 := make([]float64, p.Dim)
 	var lp [1]float64
-	c.LogJoint(z0, lp[:])
+	p.Target.LogJoint(z0, lp[:])
 	k.SetConditional(z0, lp[0])
 	stats, avg := make([]float64, q.NumStats()), make([]float64, q.NumStats())
 	step := func(i int) {
@@ -65,13 +70,13 @@ func benchMSC(b *testing.B, c *ir.Compiled, S int) {
 
 // BenchmarkCISStep: the skew-normal example compiled from its .msc file, S = 10.
 func BenchmarkCISStep(b *testing.B) {
-	benchMSC(b, compiled(b, "../../examples/skew_normal.msc", ""), 10)
+	benchMSC(b, problem(b, "../../examples/skew_normal.msc", ""), 10)
 }
 
 // BenchmarkCISStepS2: the same with S = 2, the setting of the paper's
 // timing of its Python code (about 890 microseconds per iteration).
 func BenchmarkCISStepS2(b *testing.B) {
-	benchMSC(b, compiled(b, "../../examples/skew_normal.msc", ""), 2)
+	benchMSC(b, problem(b, "../../examples/skew_normal.msc", ""), 2)
 }
 
 // BenchmarkMSCProbitIonosphere: examples/probit.msc on Ionosphere (d = 35), S = 10.
@@ -79,15 +84,15 @@ func BenchmarkMSCProbitIonosphere(b *testing.B) {
 	if _, err := os.Stat("../../examples/data/ionosphere.csv"); err != nil {
 		b.Skip("no data")
 	}
-	benchMSC(b, compiled(b, "../../examples/probit.msc", "../../examples/data/ionosphere.csv"), 10)
+	benchMSC(b, problem(b, "../../examples/probit.msc", "../../examples/data/ionosphere.csv"), 10)
 }
 
 // BenchmarkCSMCSweepSV: one CSMC sweep (S = 10 particles, twisted
 // proposals) of examples/stochastic_volatility.msc on the daily series,
 // T = 1974.
 func BenchmarkCSMCSweepSV(b *testing.B) {
-	c := compiled(b, "../../examples/stochastic_volatility.msc", "../../examples/data/dem2gbp.csv")
-	k, err := msc.NewCSMC(c, msc.NewTwisted(c.Len()), 10)
+	p := problem(b, "../../examples/stochastic_volatility.msc", "../../examples/data/dem2gbp.csv")
+	k, err := msc.NewCSMC(p, msc.NewTwisted(p.StateSpace.Len()), 10)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -116,7 +121,7 @@ func BenchmarkProbitStep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	benchMSC(b, compiled(b, model, data), 10)
+	benchMSC(b, problem(b, model, data), 10)
 }
 
 // BenchmarkMSCGaussMix: one MSC iteration (S = 10) of posteriordb's
@@ -124,7 +129,7 @@ func BenchmarkProbitStep(b *testing.B) {
 // statements compiles to scalar nodes.
 func BenchmarkMSCGaussMix(b *testing.B) {
 	const dir = "../../examples/posteriordb/low_dim_gauss_mix-low_dim_gauss_mix/"
-	benchMSC(b, compiled(b, dir+"model.msc", dir+"data.json"), 10)
+	benchMSC(b, problem(b, dir+"model.msc", dir+"data.json"), 10)
 }
 
 // benchSweeps times conditional sweeps of k after an unconditional one and

@@ -195,11 +195,11 @@ type runCmd struct {
 	Model string `arg:"" help:"The .msc model file."`
 	Data  string `arg:"" optional:"" help:"The CSV data file (needed when the model has a data block bound to columns)."`
 
-	Method     string  `help:"Inference method: msc (default), or a baseline: is (self-normalised importance sampling), ep (expectation propagation, probit regression only), advi (exclusive KL), smc (particle-filter gradients, state-space models only)." placeholder:"msc|is|ep|advi|smc"`
+	Method     string  `help:"Inference method. ${methods}." placeholder:"${method_names}"`
 	Seed       uint64  `default:"1" help:"Random seed; the same seed gives the same result."`
 	Proposal   string  `help:"CIS proposal: q (default) or prior." placeholder:"q|prior"`
 	Init       string  `help:"Where each chain's q starts: laplace (default: a Laplace approximation at the mode found from a random point, N(0, I) when there is none) or zero (N(0, I))." placeholder:"laplace|zero"`
-	Kernel     string  `help:"Markov kernel of MSC: auto (default: csmc for state-space models, cis otherwise), cis or csmc." placeholder:"auto|cis|csmc"`
+	Kernel     string  `help:"Markov kernel of MSC: auto (default: the kernel the model's structure allows; csmc for state-space models, cis otherwise); ${kernels}." placeholder:"auto|${kernel_names}"`
 	ParamLR    float64 `name:"param-lr" help:"Adam step for the model parameters (default ${param_lr}; ${param_lr_ssm} with the csmc kernel, the paper's)."`
 	Retained   bool    `help:"Use only the retained sample in the gradient instead of all S samples (Rao-Blackwellised, the default)."`
 	JSON       bool    `name:"json" help:"Print the machine-readable summary on stdout."`
@@ -303,5 +303,18 @@ func helpVars() kong.Vars {
 		"lr_natural": g(d.LRNatural), "lr_natural_dim": g(d.LRNaturalDim), "lr_rm": g(d.LRRM), "chains": strconv.Itoa(d.Chains), "draws": strconv.Itoa(infer.DefaultDraws),
 		"lr_adam": g(d.LRAdam), "lr_ssm": g(d.LRSSM), "param_lr": g(d.ParamLR), "param_lr_ssm": g(d.ParamLRSSM),
 		"families": strings.Join(msc.FamilyNames(), ", "), "fullrank_limit": strconv.Itoa(d.FullRankLimit),
+		"methods": infer.MethodsHelp(), "method_names": strings.Join(infer.Methods(), "|"),
+		"kernels": kernelsHelp(), "kernel_names": strings.Join(msc.MarkovKernelNames(), "|"),
 	}
+}
+
+// kernelsHelp lists MSC's Markov kernels with their help lines.
+func kernelsHelp() string {
+	var parts []string
+	for _, k := range msc.Kernels() {
+		if k.Markov {
+			parts = append(parts, k.Name+": "+k.Help)
+		}
+	}
+	return strings.Join(parts, "; ")
 }

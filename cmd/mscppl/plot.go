@@ -454,7 +454,7 @@ func gaussianMarginals(dir string, m *infer.Model) ([]float64, []float64) {
 		return nil, nil
 	}
 	s, ok := q.(msc.Sampler)
-	if !ok || (s.Name() != "fullrank" && s.Name() != "meanfield") || s.Dim() != m.IR.LatentDim {
+	if !ok || !msc.FamilyOf(s).Gaussian || s.Dim() != m.IR.LatentDim {
 		return nil, nil
 	}
 	mean, sd := make([]float64, s.Dim()), make([]float64, s.Dim())

@@ -89,14 +89,15 @@ func TestLGSSMAgainstKalman(t *testing.T) {
 		t.Skip("long")
 	}
 	dir, x := lgssmData(t, 60)
-	comp := compiled(nil, filepath.Join(dir, "lgssm.msc"), filepath.Join(dir, "x.csv"))
+	lm := loaded(nil, filepath.Join(dir, "lgssm.msc"), filepath.Join(dir, "x.csv"))
+	comp := lm.Comp
 	require.True(t, comp.Structure().StateSpace)
 	phi := 0.3 // the param's initial value
 	ll, smooth := kalman(x, phi)
 
 	// (a) chain means of the CSMC kernel with the bootstrap proposal
 	tw := msc.NewTwisted(comp.Len())
-	k, err := msc.NewCSMC(comp, tw, 10)
+	k, err := msc.NewCSMC(lm.Problem(), tw, 10)
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(5, 6))
 	k.Sweep(rng, false)
@@ -130,7 +131,7 @@ func TestLGSSMAgainstKalman(t *testing.T) {
 	require.Zero(t, bad, "chain means outside 4 standard errors of the Kalman smoother")
 
 	// (b) particle-filter log-likelihood
-	est, se, err := msc.LogEvidence(rand.New(rand.NewPCG(7, 8)), comp, tw, 2000, 20)
+	est, se, err := msc.LogEvidence(rand.New(rand.NewPCG(7, 8)), lm.Problem(), tw, 2000, 20)
 	require.NoError(t, err)
 	require.InDeltaf(t, ll, est, 4*se+0.01, "PF %.4f +- %.4f, Kalman %.4f", est, se, ll)
 

@@ -1,7 +1,6 @@
 package baselines
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -10,12 +9,18 @@ import (
 )
 
 func init() {
-	msc.RegisterKernel("advi", func(target any, q msc.Family, S int) (msc.Kernel, error) {
-		t, s, err := msc.TargetAndSampler("advi", target, q)
-		if err != nil {
-			return nil, err
-		}
-		return NewADVI(t, s, S)
+	msc.RegisterKernel(msc.KernelSpec{
+		Name: "advi", Help: "S reparameterised draws of q and the gradient of the ELBO each step",
+		Method: "advi", MethodHelp: "automatic differentiation variational inference (exclusive KL)",
+		Needs:      msc.CapLogJoint | msc.CapGradient,
+		Optimizers: []msc.Optimizer{msc.Adam},
+		New: func(p *msc.Problem, q msc.Family, S int, _ msc.KernelOptions) (msc.Kernel, error) {
+			s, err := msc.AsSampler("advi", q)
+			if err != nil {
+				return nil, err
+			}
+			return NewADVI(p, s, S)
+		},
 	})
 }
 
@@ -26,6 +31,7 @@ func init() {
 // contrast that inclusive KL avoids. The target must give gradients
 // (msc.GradTarget) and q must be reparameterisable (msc.Reparam).
 type ADVI struct {
+	p      *msc.Problem
 	t      msc.GradTarget
 	q      msc.Sampler
 	r      msc.Reparam
@@ -36,17 +42,17 @@ type ADVI struct {
 }
 
 // NewADVI returns the ADVI kernel with S samples per gradient.
-func NewADVI(t msc.Target, q msc.Sampler, S int) (*ADVI, error) {
-	gt, ok := t.(msc.GradTarget)
-	if !ok {
-		return nil, errors.New("ADVI needs the gradient of the log joint, which this target does not provide")
+func NewADVI(p *msc.Problem, q msc.Sampler, S int) (*ADVI, error) {
+	if err := p.Check("ADVI", msc.CapGradient); err != nil {
+		return nil, err
 	}
+	t, gt := p.Target, p.Grad
 	r, ok := q.(msc.Reparam)
 	if !ok {
 		return nil, fmt.Errorf("ADVI needs a reparameterisable family; %s is not", q.Name())
 	}
 	d := t.Dim()
-	return &ADVI{t: gt, q: q, r: r, S: S, d: d, z: make([]float64, d), eps: make([]float64, d),
+	return &ADVI{p: p, t: gt, q: q, r: r, S: S, d: d, z: make([]float64, d), eps: make([]float64, d),
 		g: make([]float64, d), grad: make([]float64, q.NumLambda())}, nil
 }
 
@@ -66,7 +72,7 @@ func (k *ADVI) Step(rng *rand.Rand) (msc.StepInfo, error) {
 		k.q.Sample(rng, k.z, k.eps)
 		lp := k.t.GradLogJoint(k.z, k.g)
 		if math.IsNaN(lp) {
-			return msc.StepInfo{}, msc.NaNError(k.t, k.z)
+			return msc.StepInfo{}, k.p.NaNError(k.z)
 		}
 		if math.IsInf(lp, -1) {
 			continue

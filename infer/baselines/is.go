@@ -8,12 +8,17 @@ import (
 )
 
 func init() {
-	msc.RegisterKernel("is", func(target any, q msc.Family, S int) (msc.Kernel, error) {
-		t, s, err := msc.TargetAndSampler("is", target, q)
-		if err != nil {
-			return nil, err
-		}
-		return NewIS(t, s, S), nil
+	msc.RegisterKernel(msc.KernelSpec{
+		Name: "is", Help: "S fresh draws from q weighted by p/q each step",
+		Method: "is", MethodHelp: "self-normalised importance sampling (biased for finite S)",
+		Needs: msc.CapLogJoint, Split: true,
+		New: func(p *msc.Problem, q msc.Family, S int, _ msc.KernelOptions) (msc.Kernel, error) {
+			s, err := msc.AsSampler("is", q)
+			if err != nil {
+				return nil, err
+			}
+			return NewIS(p, s, S), nil
+		},
 	})
 }
 
@@ -25,6 +30,7 @@ func init() {
 // (it underestimates the variance). The params climb at one sample drawn
 // from the weights.
 type IS struct {
+	p                     *msc.Problem
 	t                     msc.Target
 	q                     msc.Sampler
 	S, d                  int
@@ -34,10 +40,11 @@ type IS struct {
 }
 
 // NewIS returns the IS kernel with S samples.
-func NewIS(t msc.Target, q msc.Sampler, S int) *IS {
+func NewIS(p *msc.Problem, q msc.Sampler, S int) *IS {
+	t := p.Target
 	d := t.Dim()
 	t.Reserve(S)
-	return &IS{t: t, q: q, S: S, d: d, z: make([]float64, S*d), eps: make([]float64, S*d),
+	return &IS{p: p, t: t, q: q, S: S, d: d, z: make([]float64, S*d), eps: make([]float64, S*d),
 		lp: make([]float64, S), lq: make([]float64, S), lw: make([]float64, S), w: make([]float64, S), pick: make([]float64, d)}
 }
 
@@ -54,7 +61,7 @@ func (k *IS) Step(rng *rand.Rand) (msc.StepInfo, error) {
 	k.t.LogJoint(k.z, k.lp)
 	for b := 0; b < k.S; b++ {
 		if math.IsNaN(k.lp[b]) {
-			return msc.StepInfo{}, msc.NaNError(k.t, k.z[b*d:(b+1)*d])
+			return msc.StepInfo{}, k.p.NaNError(k.z[b*d : (b+1)*d])
 		}
 		k.lq[b] = k.q.LogQNoise(k.z[b*d:(b+1)*d], k.eps[b*d:(b+1)*d])
 		k.lw[b] = k.lp[b] - k.lq[b]

@@ -33,13 +33,14 @@ func TestISUnderestimatesVariance(t *testing.T) {
 		var res msc.Result
 		q := msc.NewFullRank(1)
 		s := msc.Settings{Samples: 2}
-		require.NoError(t, msc.Run(context.Background(), rand.New(rand.NewPCG(seed, 1)), target, q, NewIS(target, q, 2), &s, &res))
+		p := &msc.Problem{Dim: 1, Target: target}
+		require.NoError(t, msc.Run(context.Background(), rand.New(rand.NewPCG(seed, 1)), p, q, NewIS(p, q, 2), s, &res))
 		isSD := res.Q.(*msc.FullRank).L[0]
 		require.Lessf(t, isSD, 0.92*sd, "seed %d: IS sd %.4f, exact %.4f", seed, isSD, sd)
 		var mres msc.Result
 		q = msc.NewFullRank(1)
 		s = msc.Settings{Samples: 2, Iters: 1_000_000, LR: 0.001} // the paper's long run with a small step
-		require.NoError(t, msc.Run(context.Background(), rand.New(rand.NewPCG(seed, 1)), target, q, msc.NewCIS(target, q, 2), &s, &mres))
+		require.NoError(t, msc.Run(context.Background(), rand.New(rand.NewPCG(seed, 1)), p, q, msc.NewCIS(p, q, 2), s, &mres))
 		require.InDelta(t, sd, mres.Q.(*msc.FullRank).L[0], 0.02*sd)
 	}
 }
@@ -86,13 +87,14 @@ func TestADVIRecoversGaussian(t *testing.T) {
 }
 
 // runADVI fits q to the target by ADVI and returns its mean and covariance.
-func runADVI(t *testing.T, g msc.Target, q msc.Sampler, iters int) (mean, cov []float64) {
+func runADVI(t *testing.T, g msc.GradTarget, q msc.Sampler, iters int) (mean, cov []float64) {
 	t.Helper()
-	k, err := NewADVI(g, q, 10)
+	pg := &msc.Problem{Dim: g.Dim(), Target: g, Grad: g}
+	k, err := NewADVI(pg, q, 10)
 	require.NoError(t, err)
 	var res msc.Result
 	s := msc.Settings{Samples: 10, Iters: iters, Optimizer: msc.Adam}
-	require.NoError(t, msc.Run(context.Background(), rand.New(rand.NewPCG(1, 1)), g, q, k, &s, &res))
+	require.NoError(t, msc.Run(context.Background(), rand.New(rand.NewPCG(1, 1)), pg, q, k, s, &res))
 	d := q.Dim()
 	mean, cov = make([]float64, d), make([]float64, d*d)
 	rq := res.Q.(msc.Sampler)
@@ -121,11 +123,12 @@ func (narrow) GradLogJoint(z, grad []float64) float64 {
 
 func TestADVIGradientOverflow(t *testing.T) {
 	q := msc.NewFullRank(1)
-	k, err := NewADVI(narrow{}, q, 10)
+	pn := &msc.Problem{Dim: narrow{}.Dim(), Target: narrow{}, Grad: narrow{}}
+	k, err := NewADVI(pn, q, 10)
 	require.NoError(t, err)
 	var res msc.Result
 	s := msc.Settings{Samples: 10, Iters: 2000, Optimizer: msc.Adam, LR: 0.01}
-	require.NoError(t, msc.Run(context.Background(), rand.New(rand.NewPCG(1, 1)), narrow{}, q, k, &s, &res))
+	require.NoError(t, msc.Run(context.Background(), rand.New(rand.NewPCG(1, 1)), pn, q, k, s, &res))
 	mean := res.Final.(*msc.FullRank).Mu[0]
 	// before the fix the second moment overflowed to +Inf, every step was
 	// 0 and q stayed at N(0, 1); now the mean travels at Adam's speed

@@ -14,9 +14,17 @@ import (
 	"github.com/mscppl/mscppl/infer/diag"
 )
 
-// RunChains runs len(rngs) independent chains of Run, one per target,
-// family and kernel (each chain needs its own: targets are not safe for
-// concurrent use), in parallel on up to GOMAXPROCS goroutines. The result
+// Chain is one chain of RunChains: its random stream, its problem, its q
+// and its kernel (each chain needs its own: problems are not safe for
+// concurrent use).
+type Chain struct {
+	Rand    *rand.Rand
+	Problem *Problem
+	Q       Family
+	Kernel  Kernel
+}
+
+// RunChains runs independent chains of Run in parallel on up to GOMAXPROCS goroutines. The result
 // does not depend on the number of cores: each chain has its own random
 // stream, and the chains meet only at the checks.
 //
@@ -34,28 +42,29 @@ import (
 // Converged is true only when no chain stopped early or froze and R-hat
 // and the agreement pass; each failed check adds a warning that names the
 // figure, the likely cause and the remedy.
-func RunChains(ctx context.Context, rngs []*rand.Rand, targets []any, qs []Family, ks []Kernel, s *Settings, res *Result) error {
+func RunChains(ctx context.Context, specs []Chain, s Settings, res *Result) error {
 	start := time.Now()
-	C := len(rngs)
-	if C == 0 || len(targets) != C || len(qs) != C || len(ks) != C {
-		return fmt.Errorf("RunChains needs one random stream, target, family and kernel per chain")
+	C := len(specs)
+	if C == 0 {
+		return fmt.Errorf("RunChains needs at least one chain")
 	}
-	if err := s.Fill(qs[0].Dim(), ks[0].Name(), qs[0].Name()); err != nil {
+	s, err := fill(s, specs[0].Problem, specs[0].Q, specs[0].Kernel)
+	if err != nil {
 		return err
 	}
 	chains := make([]*chain, C)
-	for i := range chains {
-		si := *s
+	for i, sp := range specs {
+		si := s
 		if i > 0 {
 			si.Trace = nil
 		}
-		c, err := newChain(rngs[i], targets[i], qs[i], ks[i], &si)
+		c, err := newChain(sp.Rand, sp.Problem, sp.Q, sp.Kernel, &si)
 		if err != nil {
 			return err
 		}
 		chains[i] = c
 	}
-	ev := &evaluator{chains: chains, s: s}
+	ev := &evaluator{chains: chains, s: &s}
 	next := s.Iters
 	if !s.Fixed {
 		next = min(s.Iters, Defaults.FirstCheck)
@@ -76,6 +85,7 @@ func RunChains(ctx context.Context, rngs []*rand.Rand, targets []any, qs []Famil
 		next = min(s.Iters, roundUp(n+max(Defaults.FirstCheck/2, n/8), 100))
 	}
 	ev.combine(res)
+	res.Settings = s
 	res.Elapsed = time.Since(start)
 	return nil
 }
@@ -375,11 +385,7 @@ func (e *evaluator) combine(res *Result) {
 		var worst []string
 		for j, x := range v {
 			if !(x <= limit) {
-				name := fmt.Sprintf("component %d", j+1)
-				if j < len(e.s.Names) {
-					name = e.s.Names[j]
-				}
-				worst = append(worst, name)
+				worst = append(worst, c0.l.p.name(j))
 			}
 			if len(worst) == 3 {
 				worst = append(worst, "...")
@@ -414,9 +420,8 @@ func (e *evaluator) combine(res *Result) {
 func mixingWarning(l *loop, rate float64, last int, chains []string, C int) string {
 	cause := "the proposal q is far from the posterior"
 	remedy := "use more --samples or more --iters"
-	if _, ok := l.q.(*MeanField); ok && l.d > 1 {
-		cause = "a mean-field q cannot propose well on a correlated posterior"
-		remedy = "use --family fullrank, or more --samples"
+	if f := familyOf(l.q); f.MixingCause != "" && l.d > 1 {
+		cause, remedy = f.MixingCause, f.MixingRemedy
 	}
 	which := ""
 	if C > 1 {

@@ -61,17 +61,17 @@ func TestDrawBufThinning(t *testing.T) {
 // at means init[i] (nil: 0).
 func runChains(t *testing.T, target Target, C int, s Settings, init [][]float64) *Result {
 	t.Helper()
-	rngs, targets, qs, ks := make([]*rand.Rand, C), make([]any, C), make([]Family, C), make([]Kernel, C)
+	chains := make([]Chain, C)
 	for i := range C {
 		q := NewFullRank(target.Dim())
 		if init != nil {
 			require.NoError(t, q.SetMoments(init[i], nil))
 		}
-		rngs[i], targets[i], qs[i] = rand.New(rand.NewPCG(7, uint64(i))), target, q
-		ks[i] = NewCIS(target, q, 10)
+		p := prob(target)
+		chains[i] = Chain{Rand: rand.New(rand.NewPCG(7, uint64(i))), Problem: p, Q: q, Kernel: NewCIS(p, q, 10)}
 	}
 	var res Result
-	require.NoError(t, RunChains(context.Background(), rngs, targets, qs, ks, &s, &res))
+	require.NoError(t, RunChains(context.Background(), chains, s, &res))
 	return &res
 }
 
@@ -129,7 +129,8 @@ func TestRunChainsEarlyStopReportsItsWindow(t *testing.T) {
 	q := NewFullRank(1)
 	s := Settings{Iters: 1000, Fixed: true}
 	var res Result
-	require.NoError(t, RunChains(ctx, []*rand.Rand{rand.New(rand.NewPCG(1, 1))}, []any{g}, []Family{q}, []Kernel{NewCIS(g, q, 10)}, &s, &res))
+	p := prob(g)
+	require.NoError(t, RunChains(ctx, []Chain{{rand.New(rand.NewPCG(1, 1)), p, q, NewCIS(p, q, 10)}}, s, &res))
 	require.False(t, res.Converged)
 	require.True(t, res.Stopped)
 	require.Contains(t, res.Reported, "stopped early at iteration 63 of at most 1000")
@@ -146,9 +147,10 @@ func BenchmarkChainIteration(b *testing.B) {
 		g.prec[i*d+i] = 1
 	}
 	q := NewFullRank(d)
-	s := Settings{Iters: 1 << 30}
-	require.NoError(b, s.Fill(d, "cis", "fullrank"))
-	c, err := newChain(rand.New(rand.NewPCG(1, 1)), g, q, NewCIS(g, q, 10), &s)
+	s, err := fillFor(Settings{Iters: 1 << 30}, d, "cis", "fullrank")
+	require.NoError(b, err)
+	p := prob(g)
+	c, err := newChain(rand.New(rand.NewPCG(1, 1)), p, q, NewCIS(p, q, 10), &s)
 	require.NoError(b, err)
 	require.NoError(b, c.advance(context.Background(), 100000)) // past the blocks' first allocations
 	b.ReportAllocs()

@@ -7,12 +7,22 @@ import (
 )
 
 func init() {
-	RegisterKernel("cis", func(target any, q Family, S int) (Kernel, error) {
-		t, s, err := targetAndSampler("cis", target, q)
-		if err != nil {
-			return nil, err
-		}
-		return NewCIS(t, s, S), nil
+	RegisterKernel(KernelSpec{
+		Name: "cis", Help: "conditional importance sampling with q as the proposal (the paper's Algorithm 2)",
+		Method: "msc", MethodHelp: "Markovian score climbing (the default)",
+		Needs: CapLogJoint, Markov: true, WarmStart: true, Split: true, PriorProposal: true,
+		Optimizers: []Optimizer{Natural, RM, Adam},
+		New: func(p *Problem, q Family, S int, o KernelOptions) (Kernel, error) {
+			s, err := sampler("cis", q)
+			if err != nil {
+				return nil, err
+			}
+			k := NewCIS(p, s, S)
+			if o.ProposePrior {
+				k.UsePrior(p.Prior)
+			}
+			return k, nil
+		},
 	})
 }
 
@@ -67,6 +77,7 @@ type StepInfo struct {
 // Rao-Blackwellised gradient. With a PriorTarget given to UsePrior it
 // proposes from the prior instead (the paper's "MSC (prior)").
 type CIS struct {
+	p     *Problem
 	t     Target
 	q     Sampler
 	prior PriorTarget
@@ -78,11 +89,12 @@ type CIS struct {
 }
 
 // NewCIS returns a CIS kernel with S samples for target t and proposal q.
-func NewCIS(t Target, q Sampler, S int) *CIS {
+func NewCIS(p *Problem, q Sampler, S int) *CIS {
+	t := p.Target
 	d := t.Dim()
 	t.Reserve(S)
 	return &CIS{
-		t: t, q: q, S: S, d: d,
+		p: p, t: t, q: q, S: S, d: d,
 		z: make([]float64, S*d), eps: make([]float64, S*d),
 		lp: make([]float64, S), lq: make([]float64, S), lw: make([]float64, S), w: make([]float64, S),
 		cond: make([]float64, d), condLP: math.Inf(-1),
@@ -108,7 +120,7 @@ func (k *CIS) Init(rng *rand.Rand) error {
 		}
 		k.t.LogJoint(k.cond, lp[:])
 		if math.IsNaN(lp[0]) {
-			return NaNError(k.t, k.cond)
+			return k.p.NaNError(k.cond)
 		}
 	}
 	k.SetConditional(k.cond, lp[0])
@@ -143,16 +155,6 @@ func (k *CIS) Weighted() (z, w []float64) { return k.z, k.w }
 // ErrNaN marks a NaN log density.
 var ErrNaN = errors.New("the model's log density is NaN at a proposed point")
 
-// NaNError explains a NaN at row z, through the target's Diagnoser if any.
-func NaNError(t Target, z []float64) error {
-	if dg, ok := t.(Diagnoser); ok {
-		if err := dg.Diagnose(z); err != nil {
-			return err
-		}
-	}
-	return ErrNaN
-}
-
 // Step runs one CIS step.
 func (k *CIS) Step(rng *rand.Rand) (StepInfo, error) {
 	d, S := k.d, k.S
@@ -176,7 +178,7 @@ func (k *CIS) Step(rng *rand.Rand) (StepInfo, error) {
 	}
 	for b := 0; b < S; b++ {
 		if math.IsNaN(k.lp[b]) {
-			return StepInfo{}, NaNError(k.t, k.z[b*d:(b+1)*d])
+			return StepInfo{}, k.p.NaNError(k.z[b*d : (b+1)*d])
 		}
 		k.lw[b] = k.lp[b] - k.lq[b]
 	}

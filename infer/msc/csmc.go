@@ -122,21 +122,19 @@ type stepProposal interface {
 // model: with the twisted proposal q (a *Twisted, for a StateSpace with a
 // Gaussian transition) or the per-step Gaussian one (an *ARProposal, for a
 // GeneralStateSpace).
-func NewCSMC(model any, q Family, n int) (*CSMC, error) {
+func NewCSMC(model *Problem, q Family, n int) (*CSMC, error) {
 	var p stepProposal
 	switch q := q.(type) {
 	case *Twisted:
-		ssm, ok := model.(StateSpace)
-		if !ok {
-			return nil, fmt.Errorf("the twisted proposal needs a state-space model with a Gaussian transition")
+		if err := model.Check("the twisted proposal", CapGaussianTransition); err != nil {
+			return nil, err
 		}
-		p = newTwistedSteps(ssm, q, n)
+		p = newTwistedSteps(model.StateSpace, q, n)
 	case *ARProposal:
-		ssm, ok := model.(GeneralStateSpace)
-		if !ok {
-			return nil, fmt.Errorf("the per-step proposal needs a state-space model")
+		if err := model.Check("the per-step proposal", CapStateSpace); err != nil {
+			return nil, err
 		}
-		p = newARSteps(ssm, q, n)
+		p = newARSteps(model.General, q, n)
 	default:
 		return nil, fmt.Errorf("the csmc kernel takes a state-space proposal, not the %s family", q.Name())
 	}

@@ -70,7 +70,7 @@ func TestCSMCARInvariance(t *testing.T) {
 	exact := m.exactMeans()
 	p := &ARProposal{A: []float64{0.3, -0.2, 0.1}, B: []float64{0, 0.3, 1.1}, LogS: []float64{0.2, -0.3, 0.4}}
 	for _, n := range []int{3, 10} {
-		k, err := NewCSMC(m, p, n)
+		k, err := NewCSMC(ssProb(m), p, n)
 		require.NoError(t, err)
 		rng := rand.New(rand.NewPCG(9, uint64(n)))
 		k.Sweep(rng, false)

@@ -104,7 +104,7 @@ func TestCSMCInvariance(t *testing.T) {
 	exact, _ := m.exact()
 	for _, n := range []int{3, 10} {
 		tw := &Twisted{Nu: []float64{0.5, -0.3, 0.9}, LogLambda: []float64{math.Log(0.8), math.Log(1.5), math.Log(0.3)}}
-		k, err := NewCSMC(m, tw, n)
+		k, err := NewCSMC(ssProb(m), tw, n)
 		require.NoError(t, err)
 		rng := rand.New(rand.NewPCG(7, uint64(n)))
 		k.SetReference([]float64{0, 0, 0})
@@ -145,7 +145,7 @@ func TestParticleFilterEvidence(t *testing.T) {
 	_, logZ := m.exact()
 	tw := NewTwisted(m.Len())
 	tw.Nu[2], tw.LogLambda[2] = 0.4, math.Log(2)
-	k, err := NewCSMC(m, tw, 50)
+	k, err := NewCSMC(ssProb(m), tw, 50)
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(3, 4))
 	const reps = 2000
@@ -191,10 +191,10 @@ func TestRunSSMLearnsOptimalTwist(t *testing.T) {
 	nu, lam := m.optimalTwist()
 	var res Result
 	tw := NewTwisted(m.Len())
-	k, err := NewSMCKernel(m, tw, 10, true)
+	k, err := NewSMCKernel(ssProb(m), tw, 10, true)
 	require.NoError(t, err)
-	s := &Settings{Samples: 10, Iters: 40000, LR: 0.01, Optimizer: Adam}
-	require.NoError(t, Run(context.Background(), rand.New(rand.NewPCG(1, 2)), m, tw, k, s, &res))
+	s := Settings{Samples: 10, Iters: 40000, LR: 0.01, Optimizer: Adam}
+	require.NoError(t, Run(context.Background(), rand.New(rand.NewPCG(1, 2)), ssProb(m), tw, k, s, &res))
 	got := res.Q.(*Twisted)
 	for i := range nu {
 		require.InDeltaf(t, nu[i], got.Nu[i], 0.1*math.Max(1, math.Abs(nu[i])), "nu[%d]", i)
@@ -273,9 +273,9 @@ func TestTwistedStepsMatchReference(t *testing.T) {
 		for i := range tw.Nu {
 			tw.Nu[i], tw.LogLambda[i] = rng.NormFloat64(), rng.NormFloat64()
 		}
-		fast, err := NewCSMC(m, tw, n)
+		fast, err := NewCSMC(ssProb(m), tw, n)
 		require.NoError(t, err)
-		slow, err := NewCSMC(m, tw, n)
+		slow, err := NewCSMC(ssProb(m), tw, n)
 		require.NoError(t, err)
 		ref := &refTwisted{ssm: m, tw: tw, N: n, tm: make([]float64, n), ts: make([]float64, n),
 			mean: make([]float64, T*n), sd: make([]float64, T*n), path: make([]float64, 2*T)}

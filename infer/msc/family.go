@@ -78,52 +78,167 @@ type Reparam interface {
 	AddEntropyGrad(grad []float64)
 }
 
-// denseCovariance marks the families whose natural step estimates a dense
-// d x d covariance (Defaults.LRNaturalDim bounds their step).
-type denseCovariance interface{ denseCovariance() }
+// FamilySpec is a family's registration: how to build it, and what it is.
+// Settings' defaults, the facade, the plots and the hints read these traits;
+// nothing compares family names.
+type FamilySpec struct {
+	// Name is the family's name (--family, variational.json).
+	Name string
+	// Help is one line for --help and the docs.
+	Help string
+	// New builds a sampleable family of dimension d at its standard start
+	// (for the Gaussians N(0, I)).
+	New func(d int) Sampler
+	// Proposal families are the state-space proposals, built for a problem
+	// by NewFor (they cannot be sampled on their own: their draws need the
+	// model's transition). A state-space kernel takes the proposal of
+	// highest Priority whose Needs the problem meets.
+	Proposal bool
+	NewFor   func(p *Problem) (Family, error)
+	Needs    Capability
+	Priority int
+	// Start describes a Proposal at its standard start, for messages.
+	Start string
+	// Dense: the natural step estimates a dense d x d covariance, so
+	// Defaults.LRNaturalDim bounds its step and S grows with d above 40
+	// dimensions.
+	Dense bool
+	// Gaussian: q is a Gaussian, so its marginals are exact normals of its
+	// Moments.
+	Gaussian bool
+	// HeavyTails: q has polynomial tails (a remedy for heavy-tailed
+	// importance weights, never suggested for q itself).
+	HeavyTails bool
+	// MixingHint is the likely cause and remedy when a kernel proposing
+	// from this family does not mix in more than one dimension ("": the
+	// generic one).
+	MixingCause, MixingRemedy string
+}
 
-// DenseFamily reports whether the named family has a dense covariance.
-func DenseFamily(name string) bool {
-	c, ok := familyRegistry[name]
-	if !ok {
-		return false
+var familyRegistry = map[string]*FamilySpec{}
+
+// RegisterFamily makes a family available by name (to --family and to
+// variational.json, or to the state-space kernels for a Proposal). Each
+// family file registers itself in an init function.
+func RegisterFamily(spec FamilySpec) {
+	if spec.Name == "" || (spec.New == nil) == (spec.NewFor == nil) {
+		panic("msc: a family registration needs a name and one constructor")
 	}
-	_, dense := c.newFn(1).(denseCovariance)
-	return dense
+	familyRegistry[spec.Name] = &spec
 }
 
-type familyCtor struct {
-	newFn func(d int) Sampler
-	help  string
+// LookupFamily returns the registered family of that name.
+func LookupFamily(name string) (*FamilySpec, bool) {
+	s, ok := familyRegistry[name]
+	return s, ok
 }
 
-var familyRegistry = map[string]familyCtor{}
-
-// RegisterFamily makes a sampleable family available by name (to --family
-// and to variational.json). Each family file registers itself in an init
-// function.
-func RegisterFamily(name, help string, newFn func(d int) Sampler) {
-	familyRegistry[name] = familyCtor{newFn, help}
-}
-
-// NewFamily returns the named family of dimension d at its standard start
-// (for the Gaussians N(0, I)).
+// NewFamily returns the named sampleable family of dimension d at its
+// standard start (for the Gaussians N(0, I)).
 func NewFamily(name string, d int) (Sampler, error) {
 	c, ok := familyRegistry[name]
+	if !ok || c.New == nil {
+		return nil, fmt.Errorf("unknown family %q (the families are %s)", name, joinNames(FamilyNames()))
+	}
+	return c.New(d), nil
+}
+
+// NewProposal returns the state-space proposal for p: the registered
+// Proposal family of highest Priority whose needs p meets.
+func NewProposal(p *Problem) (Family, error) {
+	var best *FamilySpec
+	var firstErr error
+	for _, n := range slices.Sorted(maps.Keys(familyRegistry)) {
+		f := familyRegistry[n]
+		if !f.Proposal {
+			continue
+		}
+		if err := p.Check("the "+f.Name+" proposal", f.Needs); err != nil {
+			firstErr = cmpOr(firstErr, err)
+			continue
+		}
+		if best == nil || f.Priority > best.Priority {
+			best = f
+		}
+	}
+	if best == nil {
+		if firstErr == nil {
+			firstErr = fmt.Errorf("no state-space proposal is registered")
+		}
+		return nil, firstErr
+	}
+	return best.NewFor(p)
+}
+
+func cmpOr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// FamilyNames lists the sampleable families (those --family takes), sorted.
+func FamilyNames() []string {
+	var out []string
+	for _, n := range slices.Sorted(maps.Keys(familyRegistry)) {
+		if familyRegistry[n].New != nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Families lists every registered family (proposals included), sorted by
+// name.
+func Families() []*FamilySpec {
+	out := make([]*FamilySpec, 0, len(familyRegistry))
+	for _, n := range slices.Sorted(maps.Keys(familyRegistry)) {
+		out = append(out, familyRegistry[n])
+	}
+	return out
+}
+
+// HeavyTailedFamily is the name of a registered family with heavy tails,
+// for remedies ("" when there is none).
+func HeavyTailedFamily() string {
+	for _, f := range Families() {
+		if f.HeavyTails && f.New != nil {
+			return f.Name
+		}
+	}
+	return ""
+}
+
+// familyOf returns the registration of q's family (a zero spec for a
+// family that is not registered, such as a test's).
+func familyOf(q Family) *FamilySpec {
+	if s, ok := familyRegistry[q.Name()]; ok {
+		return s
+	}
+	return &FamilySpec{Name: q.Name()}
+}
+
+// FamilyOf is familyOf for the facade.
+func FamilyOf(q Family) *FamilySpec { return familyOf(q) }
+
+// UnmarshalFamily reads a family written by its MarshalJSON, for problem p
+// (its dimension, or its state-space structure for a proposal).
+func UnmarshalFamily(name string, p *Problem, data []byte) (Family, error) {
+	spec, ok := familyRegistry[name]
 	if !ok {
 		return nil, fmt.Errorf("unknown family %q (the families are %s)", name, joinNames(FamilyNames()))
 	}
-	return c.newFn(d), nil
-}
-
-// FamilyNames lists the registered families, sorted.
-func FamilyNames() []string { return slices.Sorted(maps.Keys(familyRegistry)) }
-
-// UnmarshalFamily reads a family written by its MarshalJSON.
-func UnmarshalFamily(name string, d int, data []byte) (Sampler, error) {
-	q, err := NewFamily(name, d)
-	if err != nil {
-		return nil, err
+	var q Family
+	if spec.New != nil {
+		q = spec.New(p.Dim)
+	} else {
+		var err error
+		if err = p.Check("the "+name+" proposal", spec.Needs); err != nil {
+			return nil, err
+		}
+		if q, err = spec.NewFor(p); err != nil {
+			return nil, err
+		}
 	}
 	u, ok := q.(json.Unmarshaler)
 	if !ok {

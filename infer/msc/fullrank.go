@@ -11,8 +11,11 @@ import (
 )
 
 func init() {
-	RegisterFamily("fullrank", "Gaussian with a dense covariance (the default up to 200 dimensions)",
-		func(d int) Sampler { return NewFullRank(d) })
+	RegisterFamily(FamilySpec{
+		Name: "fullrank", Help: "Gaussian with a dense covariance (the default up to 200 dimensions)",
+		New:   func(d int) Sampler { return NewFullRank(d) },
+		Dense: true, Gaussian: true,
+	})
 }
 
 // FullRank is the Gaussian family N(Mu, L L') on R^d with a dense lower
@@ -41,12 +44,11 @@ func NewFullRank(d int) *FullRank {
 	return g
 }
 
-func (g *FullRank) Name() string     { return "fullrank" }
-func (g *FullRank) Dim() int         { return g.D }
-func (g *FullRank) NumLambda() int   { return g.D + g.D*(g.D+1)/2 }
-func (g *FullRank) NumStats() int    { return g.D + g.D*g.D }
-func (g *FullRank) invalidate()      { g.ldOK, g.covOK = false, false }
-func (g *FullRank) denseCovariance() {}
+func (g *FullRank) Name() string   { return "fullrank" }
+func (g *FullRank) Dim() int       { return g.D }
+func (g *FullRank) NumLambda() int { return g.D + g.D*(g.D+1)/2 }
+func (g *FullRank) NumStats() int  { return g.D + g.D*g.D }
+func (g *FullRank) invalidate()    { g.ldOK, g.covOK = false, false }
 
 // Clone copies the family.
 func (g *FullRank) Clone() Family {

@@ -9,8 +9,13 @@ import (
 )
 
 func init() {
-	RegisterFamily("meanfield", "Gaussian with a diagonal covariance (the default above 200 dimensions); O(d) per sample",
-		func(d int) Sampler { return NewMeanField(d) })
+	RegisterFamily(FamilySpec{
+		Name: "meanfield", Help: "Gaussian with a diagonal covariance (the default above 200 dimensions); O(d) per sample",
+		New:          func(d int) Sampler { return NewMeanField(d) },
+		Gaussian:     true,
+		MixingCause:  "a mean-field q cannot propose well on a correlated posterior",
+		MixingRemedy: "use --family fullrank, or more --samples",
+	})
 }
 
 // MeanField is the Gaussian family N(Mu, diag(SD^2)). Its unconstrained

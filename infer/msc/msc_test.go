@@ -87,7 +87,8 @@ func runCIS(ctx context.Context, rng *rand.Rand, target Target, s *Settings, res
 	if s.Samples == 0 {
 		s.Samples = Defaults.Samples
 	}
-	return Run(ctx, rng, target, q, NewCIS(target, q, s.Samples), s, res)
+	p := prob(target)
+	return Run(ctx, rng, p, q, NewCIS(p, q, s.Samples), *s, res)
 }
 
 // moments returns the reported q's means, sds and covariance.
@@ -225,7 +226,7 @@ func TestCISInvariance(t *testing.T) {
 	cond := []float64{0}
 	var lp [1]float64
 	paperTarget.LogJoint(cond, lp[:])
-	k := NewCIS(paperTarget, q, 3)
+	k := NewCIS(prob(paperTarget), q, 3)
 	k.SetConditional(cond, lp[0])
 	const burn, iters = 1000, 400000
 	const nb = 40
@@ -315,7 +316,7 @@ func benchStep(b *testing.B, t Target, q interface {
 	NaturalFamily
 }, S int) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	k := NewCIS(t, q, S)
+	k := NewCIS(prob(t), q, S)
 	if err := k.Init(rng); err != nil {
 		b.Fatal(err)
 	}
@@ -373,15 +374,13 @@ func TestFillStepSize(t *testing.T) {
 		{35, "cis", "fullrank", Natural, 0.05, 0.05},
 		{35, "cis", "fullrank", Adam, 0, D.LRAdam},
 		{35, "cis", "fullrank", RM, 0, D.LRRM},
-		{35, "csmc", "fullrank", Natural, 0, D.LRSSM},
+		{35, "csmc", "fullrank", Adam, 0, D.LRSSM},
+		{35, "csmc", "fullrank", DefaultOptimizer, 0, D.LRSSM},
 	} {
-		s := Settings{Optimizer: c.opt, LR: c.lr}
-		require.NoError(t, s.Fill(c.d, c.kernel, c.family))
+		s, err := fillFor(Settings{Optimizer: c.opt, LR: c.lr}, c.d, c.kernel, c.family)
+		require.NoError(t, err)
 		require.Equalf(t, c.want, s.LR, "d=%d %s %s %v", c.d, c.kernel, c.family, c.opt)
 	}
-	require.True(t, DenseFamily("fullrank"))
-	require.False(t, DenseFamily("meanfield"))
-	require.False(t, DenseFamily("nonesuch"))
 }
 
 // fullRank35 is a full-rank q of 35 dimensions with a random covariance,
@@ -490,8 +489,8 @@ func TestFillSamples(t *testing.T) {
 		{89, "cis", "fullrank", 5, 5},
 		{89, "csmc", "fullrank", 0, 10},
 	} {
-		s := Settings{Samples: c.given}
-		require.NoError(t, s.Fill(c.d, c.kernel, c.family))
+		s, err := fillFor(Settings{Samples: c.given}, c.d, c.kernel, c.family)
+		require.NoError(t, err)
 		require.Equalf(t, c.want, s.Samples, "d=%d %s %s", c.d, c.kernel, c.family)
 	}
 }

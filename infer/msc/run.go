@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -13,21 +14,26 @@ import (
 type Optimizer int
 
 const (
+	// DefaultOptimizer is the kernel's first optimizer (KernelSpec.Optimizers),
+	// Natural when it lists none.
+	DefaultOptimizer Optimizer = iota
 	// Natural is the natural-gradient update (NaturalFamily): for a
 	// Gaussian a stochastic moment update with step rho_k = LR (1 +
 	// k/1000)^-0.6. The default for families that have one.
-	Natural Optimizer = iota
+	Natural
 	// RM is plain Robbins-Monro on the score, eps_k = LR k^-RMExponent.
 	RM
 	// Adam is Adam on the score with a constant step LR (the paper's choice).
 	Adam
 )
 
-func (o Optimizer) String() string { return [...]string{"natural", "rm", "adam"}[o] }
+func (o Optimizer) String() string { return [...]string{"default", "natural", "rm", "adam"}[o] }
 
-// ParseOptimizer parses natural, rm or adam.
+// ParseOptimizer parses natural, rm or adam ("": the default).
 func ParseOptimizer(s string) (Optimizer, error) {
 	switch s {
+	case "":
+		return DefaultOptimizer, nil
 	case "natural":
 		return Natural, nil
 	case "rm":
@@ -58,8 +64,6 @@ type Settings struct {
 	// reported q. 1e-9 reports the last iterate.
 	AverageFraction float64
 	ParamLR         float64 // Adam step for the model parameters
-	// Names are the components' names, for messages (default "component j").
-	Names []string
 	// Trace is called every TraceEvery iterations (and at 1, 2, 5, 10, ...)
 	// of the first chain.
 	Trace      func(*TraceEntry)
@@ -89,7 +93,10 @@ var Defaults = struct {
 	ParamLR              float64
 	ParamLRSSM           float64
 	AverageFraction      float64
-	FullRankLimit        int
+	// Family is the default family up to FullRankLimit dimensions,
+	// FamilyLarge above.
+	FullRankLimit       int
+	Family, FamilyLarge string
 }{
 	Samples: 10,
 	// A radon-like non-centred hierarchy (d = 89) stayed at R-hat 1.11 at
@@ -131,6 +138,7 @@ var Defaults = struct {
 	ParamLR: 0.01, ParamLRSSM: 0.1,
 	AverageFraction: 0.5,
 	FullRankLimit:   200,
+	Family:          "fullrank", FamilyLarge: "meanfield",
 }
 
 // DefaultIters is the default cap on the iterations of a chain for d
@@ -145,26 +153,34 @@ func DefaultIters(d int) int {
 	return 40000
 }
 
-// Fill sets the zero fields of s to the defaults for a model of d latent
-// dimensions run with kernel k ("cis", "csmc", ...) and the named family,
-// and validates s.
-func (s *Settings) Fill(d int, kernel, family string) error {
+// Fill returns s with its zero fields set to the defaults for a model of d
+// latent dimensions run with kernel k and family f (nil: a kernel or family
+// without traits, such as a test's), and validates it. The kernel's traits
+// choose the state-space defaults and the optimizer; the family's the
+// dense-covariance step and S.
+func Fill(s Settings, d int, k *KernelSpec, f *FamilySpec) (Settings, error) {
 	D := Defaults
-	ssm := kernel == "csmc" || kernel == "smc"
+	if k == nil {
+		k = &KernelSpec{}
+	}
+	if f == nil {
+		f = &FamilySpec{}
+	}
+	ssm := k.StateSpace
 	if s.Samples == 0 {
 		s.Samples = D.Samples
-		if DenseFamily(family) && !ssm {
+		if f.Dense && !ssm {
 			s.Samples = max(s.Samples, int(math.Ceil(float64(d)*D.SamplesPerDim)))
 		}
 	}
 	if s.Samples < 2 {
-		return fmt.Errorf("the kernel needs at least 2 samples, got %d", s.Samples)
+		return s, fmt.Errorf("the kernel needs at least 2 samples, got %d", s.Samples)
 	}
 	if s.Chains == 0 {
 		s.Chains = D.Chains
 	}
 	if s.Chains < 1 {
-		return fmt.Errorf("the number of chains must be positive, got %d", s.Chains)
+		return s, fmt.Errorf("the number of chains must be positive, got %d", s.Chains)
 	}
 	if s.Iters == 0 {
 		s.Iters = D.Iters(d)
@@ -173,7 +189,20 @@ func (s *Settings) Fill(d int, kernel, family string) error {
 		}
 	}
 	if s.Iters < 1 {
-		return fmt.Errorf("the number of iterations must be positive, got %d", s.Iters)
+		return s, fmt.Errorf("the number of iterations must be positive, got %d", s.Iters)
+	}
+	if s.Optimizer == DefaultOptimizer {
+		s.Optimizer = Natural
+		if len(k.Optimizers) > 0 {
+			s.Optimizer = k.Optimizers[0]
+		}
+	}
+	if len(k.Optimizers) > 0 && !slices.Contains(k.Optimizers, s.Optimizer) {
+		var names []string
+		for _, o := range k.Optimizers {
+			names = append(names, o.String())
+		}
+		return s, fmt.Errorf("the %s kernel climbs with %s, not %s", k.Name, joinNames(names), s.Optimizer)
 	}
 	if s.LR == 0 {
 		switch {
@@ -185,28 +214,28 @@ func (s *Settings) Fill(d int, kernel, family string) error {
 			s.LR = D.LRAdam
 		default:
 			s.LR = D.LRNatural
-			if DenseFamily(family) {
+			if f.Dense {
 				s.LR = math.Min(s.LR, D.LRNaturalDim/float64(max(d, 1)))
 			}
 		}
 	}
 	if !(s.LR > 0) || math.IsInf(s.LR, 0) {
-		return fmt.Errorf("the step size must be positive, got %g", s.LR)
+		return s, fmt.Errorf("the step size must be positive, got %g", s.LR)
 	}
 	if s.Optimizer == Natural && s.LR >= 1 && !ssm {
-		return fmt.Errorf("the natural-gradient step rho_0 must be below 1, got %g", s.LR)
+		return s, fmt.Errorf("the natural-gradient step rho_0 must be below 1, got %g", s.LR)
 	}
 	if s.RMExponent == 0 {
 		s.RMExponent = D.RMExponent
 	}
 	if !(s.RMExponent > 0.5 && s.RMExponent <= 1) {
-		return fmt.Errorf("the Robbins-Monro exponent must be in (0.5, 1], got %g", s.RMExponent)
+		return s, fmt.Errorf("the Robbins-Monro exponent must be in (0.5, 1], got %g", s.RMExponent)
 	}
 	if s.AverageFraction == 0 {
 		s.AverageFraction = D.AverageFraction
 	}
 	if !(s.AverageFraction > 0 && s.AverageFraction <= 1) {
-		return fmt.Errorf("the averaged fraction must be in (0, 1], got %g", s.AverageFraction)
+		return s, fmt.Errorf("the averaged fraction must be in (0, 1], got %g", s.AverageFraction)
 	}
 	if s.ParamLR == 0 {
 		s.ParamLR = D.ParamLR
@@ -217,7 +246,19 @@ func (s *Settings) Fill(d int, kernel, family string) error {
 	if s.TraceEvery <= 0 {
 		s.TraceEvery = max(1, s.Iters/200)
 	}
-	return nil
+	return s, nil
+}
+
+// kernelOf returns the registration of k's kernel (nil for a kernel that is
+// not registered, such as a test's).
+func kernelOf(k Kernel) *KernelSpec {
+	s, _ := LookupKernel(k.Name())
+	return s
+}
+
+// fill is Fill for the kernel and family of one chain.
+func fill(s Settings, p *Problem, q Family, k Kernel) (Settings, error) {
+	return Fill(s, p.Dim, kernelOf(k), familyOf(q))
 }
 
 // TraceEntry is one logged iteration.
@@ -234,6 +275,7 @@ type TraceEntry struct {
 // combined, with each chain's own result in Chains).
 type Result struct {
 	Kernel     string
+	Settings   Settings  // the settings of the run, defaults filled
 	Q          Family    // the reported q: statistics averaged over the last iterates
 	Final      Family    // the last iterate
 	Params     []float64 // unconstrained theta, averaged like Q
@@ -293,13 +335,14 @@ const MixingThreshold = 0.05
 // Run runs one chain for exactly s.Iters iterations; RunChains runs
 // several and stops when they agree. The context stops the run early; res
 // then holds the result so far with Converged false. s is filled with
-// defaults for q.Dim() and k.Name().
-func Run(ctx context.Context, rng *rand.Rand, t any, q Family, k Kernel, s *Settings, res *Result) error {
+// defaults (Fill) for the problem, q's family and k's kernel.
+func Run(ctx context.Context, rng *rand.Rand, p *Problem, q Family, k Kernel, s Settings, res *Result) error {
 	start := time.Now()
-	if err := s.Fill(q.Dim(), k.Name(), q.Name()); err != nil {
+	s, err := fill(s, p, q, k)
+	if err != nil {
 		return err
 	}
-	c, err := newChain(rng, t, q, k, s)
+	c, err := newChain(rng, p, q, k, &s)
 	if err != nil {
 		return err
 	}
@@ -307,6 +350,7 @@ func Run(ctx context.Context, rng *rand.Rand, t any, q Family, k Kernel, s *Sett
 		return err
 	}
 	c.finish(res)
+	res.Settings = s
 	res.Elapsed = time.Since(start)
 	return nil
 }
@@ -323,7 +367,7 @@ type chain struct {
 	stopped bool
 }
 
-func newChain(rng *rand.Rand, t any, q Family, k Kernel, s *Settings) (*chain, error) {
+func newChain(rng *rand.Rand, p *Problem, q Family, k Kernel, s *Settings) (*chain, error) {
 	if q.Dim() == 0 {
 		return nil, errors.New("the model has no latent variables: nothing to infer")
 	}
@@ -332,7 +376,7 @@ func newChain(rng *rand.Rand, t any, q Family, k Kernel, s *Settings) (*chain, e
 			return nil, fmt.Errorf("the %s kernel has no retained sample and the %s family no mean", k.Name(), q.Name())
 		}
 	}
-	l := newLoop(t, q, k, s)
+	l := newLoop(p, q, k, s)
 	if err := k.Init(rng); err != nil {
 		return nil, err
 	}
@@ -390,7 +434,7 @@ func (s *Settings) windowStart(n int) int {
 
 // loop is the state of one chain's optimisation.
 type loop struct {
-	t   any
+	p   *Problem
 	q   Family
 	k   Kernel
 	s   *Settings
@@ -414,8 +458,8 @@ type loop struct {
 	degenerate      int
 }
 
-func newLoop(t any, q Family, k Kernel, s *Settings) *loop {
-	l := &loop{t: t, q: q, k: k, s: s, d: q.Dim(), one: []float64{1}}
+func newLoop(p *Problem, q Family, k Kernel, s *Settings) *loop {
+	l := &loop{p: p, q: q, k: k, s: s, d: q.Dim(), one: []float64{1}}
 	l.gk, _ = k.(GradientKernel)
 	if s.Optimizer == Natural {
 		l.nat, _ = q.(NaturalFamily)
@@ -424,7 +468,7 @@ func newLoop(t any, q Family, k Kernel, s *Settings) *loop {
 	l.lam, l.grad = make([]float64, n), make([]float64, n)
 	l.adamQ = NewAdam(n)
 	np := 0
-	if pt, ok := t.(ParamTarget); ok && pt.NumParams() > 0 {
+	if pt := p.Params; pt != nil && pt.NumParams() > 0 {
 		l.pt = pt
 		np = pt.NumParams()
 		l.theta = append([]float64(nil), pt.Params()...)

@@ -153,8 +153,33 @@ func (p *ARProposal) UnmarshalJSON(b []byte) error {
 // ---- CSMC as a Kernel -----------------------------------------------------
 
 func init() {
-	RegisterKernel("csmc", func(t any, q Family, n int) (Kernel, error) { return NewSMCKernel(t, q, n, true) })
-	RegisterKernel("smc", func(t any, q Family, n int) (Kernel, error) { return NewSMCKernel(t, q, n, false) })
+	RegisterFamily(FamilySpec{
+		Name: "twisted-gaussian", Help: "the twisted Gaussian proposal of a state-space model with a Gaussian transition (the paper's)",
+		Proposal: true, Needs: CapGaussianTransition, Priority: 1, Start: "the bootstrap proposal",
+		NewFor: func(p *Problem) (Family, error) { return NewTwisted(p.StateSpace.Len()), nil },
+	})
+	RegisterFamily(FamilySpec{
+		Name: "per-step-gaussian", Help: "a per-step Gaussian proposal N(a_t + b_t z[t-1], s_t^2) for a state-space model with any transition",
+		Proposal: true, Needs: CapStateSpace, Start: "N(0, 1) proposals",
+		NewFor: func(p *Problem) (Family, error) { return NewARProposal(p.General.Len()), nil },
+	})
+	RegisterKernel(KernelSpec{
+		Name: "csmc", Help: "conditional SMC with ancestor sampling, for state-space models (the paper's Algorithm 4)",
+		Method: "msc", Priority: 1, Needs: CapStateSpace, Markov: true, StateSpace: true,
+		Optimizers: []Optimizer{Adam},
+		New: func(p *Problem, q Family, n int, _ KernelOptions) (Kernel, error) {
+			return NewSMCKernel(p, q, n, true)
+		},
+	})
+	RegisterKernel(KernelSpec{
+		Name: "smc", Help: "a particle filter whose final weights pick the trajectory",
+		Method: "smc", MethodHelp: "particle-filter gradients (Gu, Ghahramani & Turner 2015), state-space models only",
+		Needs: CapStateSpace, StateSpace: true,
+		Optimizers: []Optimizer{Adam},
+		New: func(p *Problem, q Family, n int, _ KernelOptions) (Kernel, error) {
+			return NewSMCKernel(p, q, n, false)
+		},
+	})
 }
 
 // SMCKernel is the conditional SMC kernel with ancestor sampling (MSC's
@@ -171,7 +196,7 @@ type SMCKernel struct {
 // baseline for a state-space model with n particles and proposal q, which
 // must be the model's *Twisted (for a StateSpace) or *ARProposal (for a
 // GeneralStateSpace).
-func NewSMCKernel(model any, q Family, n int, conditional bool) (*SMCKernel, error) {
+func NewSMCKernel(model *Problem, q Family, n int, conditional bool) (*SMCKernel, error) {
 	c, err := NewCSMC(model, q, n)
 	if err != nil {
 		return nil, err
@@ -212,7 +237,7 @@ func (k *SMCKernel) Refresh() {}
 // and its Monte Carlo standard error (delta method). Factors that depend on
 // no latent state are not part of the filter: add them (ir's
 // ConstLogDensity) to the result.
-func LogEvidence(rng *rand.Rand, model any, q Family, n, reps int) (logZ, se float64, err error) {
+func LogEvidence(rng *rand.Rand, model *Problem, q Family, n, reps int) (logZ, se float64, err error) {
 	c, err := NewCSMC(model, q, n)
 	if err != nil {
 		return 0, 0, err

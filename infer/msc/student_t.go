@@ -10,8 +10,11 @@ import (
 )
 
 func init() {
-	RegisterFamily("student_t", "multivariate Student-t with a dense scale (heavier tails than a Gaussian); df 5, learned with --optimizer adam or rm",
-		func(d int) Sampler { return NewStudentT(d, 5) })
+	RegisterFamily(FamilySpec{
+		Name: "student_t", Help: "multivariate Student-t with a dense scale (heavier tails than a Gaussian); df 5, learned with --optimizer adam or rm",
+		New:   func(d int) Sampler { return NewStudentT(d, 5) },
+		Dense: true, HeavyTails: true,
+	})
 }
 
 // StudentT is the full-rank multivariate Student-t family t_nu(Mu, L L'):
@@ -34,11 +37,10 @@ func NewStudentT(d int, nu float64) *StudentT {
 	return &StudentT{g: NewFullRank(d), Nu: nu, u: make([]float64, d), e: make([]float64, d)}
 }
 
-func (s *StudentT) Name() string     { return "student_t" }
-func (s *StudentT) Dim() int         { return s.g.D }
-func (s *StudentT) denseCovariance() {}
-func (s *StudentT) NumLambda() int   { return s.g.NumLambda() + 1 }
-func (s *StudentT) NumStats() int    { return s.g.NumStats() + 1 }
+func (s *StudentT) Name() string   { return "student_t" }
+func (s *StudentT) Dim() int       { return s.g.D }
+func (s *StudentT) NumLambda() int { return s.g.NumLambda() + 1 }
+func (s *StudentT) NumStats() int  { return s.g.NumStats() + 1 }
 
 // Clone copies the family.
 func (s *StudentT) Clone() Family {

@@ -1,0 +1,147 @@
+package msc
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Problem is the model as the engine sees it, shaped like gonum's
+// optimize.Problem: the latent dimension and names, and typed, optional
+// capabilities. A nil field is a capability the model does not have. The
+// facade (package infer) builds one per chain from the compiled model; tests
+// build them from hand-written targets. Kernels and families declare the
+// capabilities they need (Capability), and NewKernel checks them before
+// anything runs.
+type Problem struct {
+	// Dim is the number of unconstrained latent scalars.
+	Dim int
+	// Names are the components' names, for messages (nil: "component j").
+	Names []string
+
+	// Target is the batched log joint: every kernel that weighs proposals
+	// needs it.
+	Target Target
+	// Grad is the gradient of the log joint in the latents (ADVI, the warm
+	// start's mode search).
+	Grad GradTarget
+	// Params are the model parameters learned by maximum likelihood through
+	// the Fisher identity (Algorithm 3); nil when the model has none.
+	Params ParamTarget
+	// Prior samples and evaluates the prior (CIS with proposal = prior).
+	Prior PriorTarget
+	// Diagnoser explains a NaN log joint (names the statement).
+	Diagnoser Diagnoser
+	// StateSpace is the state-space structure with a conditionally Gaussian
+	// transition (the twisted proposal); General any state-space structure
+	// whose transition density can be evaluated (the per-step proposal).
+	// A model with a Gaussian transition has both.
+	StateSpace StateSpace
+	General    GeneralStateSpace
+	// NotStateSpace says why the model is not a state-space model, for the
+	// message of a kernel that needs one ("" when unknown).
+	NotStateSpace string
+	// Split returns a copy of the problem whose batched log joint (and
+	// params) are spread over more cores, for batches of up to S rows, and a
+	// function that releases its workers; it may return the problem itself
+	// when the model is too cheap for that to pay.
+	Split func(S int) (*Problem, func(), error)
+}
+
+// Capability is a set of things a Problem can do, as bits.
+type Capability uint
+
+// The capabilities a kernel or family may need.
+const (
+	CapLogJoint           Capability = 1 << iota // a batched log joint
+	CapGradient                                  // the gradient of the log joint
+	CapParams                                    // model parameters (Algorithm 3)
+	CapPrior                                     // a prior to sample and evaluate
+	CapStateSpace                                // a state-space structure
+	CapGaussianTransition                        // a state-space structure with a Gaussian transition
+	CapSplit                                     // a log joint that can use more cores
+)
+
+var capNames = []string{
+	"a batched log joint",
+	"the gradient of the log joint",
+	"model parameters",
+	"a prior that can be sampled",
+	"a state-space structure",
+	"a state-space structure with a Gaussian transition",
+	"a log joint that can be split over cores",
+}
+
+// String lists the capabilities in words.
+func (c Capability) String() string {
+	var out []string
+	for i, n := range capNames {
+		if c&(1<<i) != 0 {
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		return "nothing"
+	}
+	return strings.Join(out, ", ")
+}
+
+// Has reports the problem's capabilities.
+func (p *Problem) Has() Capability {
+	var c Capability
+	set := func(ok bool, b Capability) {
+		if ok {
+			c |= b
+		}
+	}
+	set(p.Target != nil, CapLogJoint)
+	set(p.Grad != nil, CapGradient)
+	set(p.Params != nil && p.Params.NumParams() > 0, CapParams)
+	set(p.Prior != nil, CapPrior)
+	set(p.General != nil, CapStateSpace)
+	set(p.StateSpace != nil, CapGaussianTransition)
+	set(p.Split != nil, CapSplit)
+	return c
+}
+
+// Check returns an error naming what the problem lacks of need, for the
+// named user (a kernel or a family), or nil.
+func (p *Problem) Check(who string, need Capability) error {
+	missing := need &^ p.Has()
+	if missing == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("%s needs %s, which this model does not provide", who, missing)
+	if missing&(CapStateSpace|CapGaussianTransition) != 0 && p.NotStateSpace != "" {
+		msg += " (it is " + p.NotStateSpace + ")"
+	}
+	return &MissingError{Who: who, Missing: missing, msg: msg}
+}
+
+// MissingError is the error of Check: a kernel or family needs capabilities
+// the problem lacks.
+type MissingError struct {
+	Who     string
+	Missing Capability
+	msg     string
+}
+
+func (e *MissingError) Error() string { return e.msg }
+
+// NaNError explains a NaN log joint at row z through the problem's
+// Diagnoser, or returns ErrNaN.
+func (p *Problem) NaNError(z []float64) error {
+	if p.Diagnoser != nil {
+		if err := p.Diagnoser.Diagnose(z); err != nil {
+			return err
+		}
+	}
+	return ErrNaN
+}
+
+// name is the name of component j, for messages.
+func (p *Problem) name(j int) string {
+	if j < len(p.Names) {
+		return p.Names[j]
+	}
+	return fmt.Sprintf("component %d", j+1)
+}

@@ -1,0 +1,62 @@
+package infer
+
+import (
+	"github.com/mscppl/mscppl/infer/msc"
+	"github.com/mscppl/mscppl/ir"
+)
+
+// The compiled model provides these capabilities of msc.Problem.
+var (
+	_ msc.Target            = (*ir.Compiled)(nil)
+	_ msc.GradTarget        = (*ir.Compiled)(nil)
+	_ msc.ParamTarget       = (*ir.Compiled)(nil)
+	_ msc.PriorTarget       = (*ir.Compiled)(nil)
+	_ msc.Diagnoser         = (*ir.Compiled)(nil)
+	_ msc.StateSpace        = (*ir.Compiled)(nil)
+	_ msc.GeneralStateSpace = (*ir.Compiled)(nil)
+	_ msc.Target            = (*splitTarget)(nil)
+	_ msc.ParamTarget       = (*splitTarget)(nil)
+)
+
+// newProblem is the engine's view of one compiled model: every capability
+// the model has, the state-space structure when detection found one, and,
+// when clone is not nil, a split over ways cores of its batched log joint.
+func newProblem(c *ir.Compiled, ways int, clone func() (*ir.Compiled, error)) *msc.Problem {
+	p := &msc.Problem{
+		Dim: c.Dim(), Names: c.Model.UnconstrainedNames(),
+		Target: c, Grad: c, Diagnoser: c,
+	}
+	if c.NumParams() > 0 {
+		p.Params = c
+	}
+	if c.PriorError() == nil {
+		p.Prior = c
+	}
+	if st := c.Structure(); st.StateSpace {
+		p.General = c
+		if st.GaussianTransition {
+			p.StateSpace = c
+		}
+	} else {
+		p.NotStateSpace = st.String()
+	}
+	if clone != nil && ways >= 2 {
+		p.Split = func(S int) (*msc.Problem, func(), error) {
+			t, stop, err := newSplitTarget(c, ways, S, clone)
+			if err != nil || t == nil {
+				return p, stop, err
+			}
+			sp := *p
+			sp.Target, sp.Split = t, nil
+			if p.Params != nil {
+				sp.Params = t
+			}
+			return &sp, stop, nil
+		}
+	}
+	return p
+}
+
+// Problem is the engine's view of the model's compiled target, for callers
+// that drive package msc themselves (benchmarks, tools).
+func (m *Model) Problem() *msc.Problem { return newProblem(m.Comp, 0, nil) }
