@@ -13,6 +13,7 @@ import (
 
 	"github.com/mscppl/mscppl/infer/baselines"
 	"github.com/mscppl/mscppl/infer/msc"
+	"github.com/mscppl/mscppl/ir"
 )
 
 // Split is one random train/test partition of the rows 0..n-1.
@@ -95,7 +96,7 @@ func CrossValidate(ctx context.Context, m *Model, o CVOptions) (*CVResult, error
 		return nil, err
 	}
 	metric := "held-out log predictive density"
-	if glm, gerr := m.Comp.LinearGLM(); gerr == nil && strings.HasPrefix(glm.Family.Name, "bernoulli") {
+	if glm, gerr := ir.RecogniseGLM(m.Comp); gerr == nil && strings.HasPrefix(glm.Family.Name, "bernoulli") {
 		metric = "test error"
 	}
 	res := &CVResult{Model: m.Path, Data: m.DataPath, Metric: metric, Splits: o.Splits, TestFraction: o.TestFraction, Seed: o.Seed}
@@ -187,7 +188,7 @@ func fold(ctx context.Context, m *Model, sp Split, o Options, metric string, rng
 // testError predicts y = 1 when the posterior predictive probability under q
 // exceeds 1/2.
 func testError(test *Model, q msc.Sampler, rng *rand.Rand) (float64, error) {
-	glm, err := test.Comp.LinearGLM()
+	glm, err := ir.RecogniseGLM(test.Comp)
 	if err != nil {
 		return 0, err
 	}
@@ -212,7 +213,7 @@ func testError(test *Model, q msc.Sampler, rng *rand.Rand) (float64, error) {
 // of a bernoulli GLM under q: exactly Phi(mu'a + c / sqrt(1 + a' Sigma a))
 // for probit, by 2000 draws of q for the other bernoulli families.
 func predictGLM(test *Model, q msc.Sampler, rng *rand.Rand) ([]float64, error) {
-	glm, err := test.Comp.LinearGLM()
+	glm, err := ir.RecogniseGLM(test.Comp)
 	if err != nil {
 		return nil, err
 	}

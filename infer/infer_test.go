@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mscppl/mscppl/ir"
 )
 
 const ssmModel = `
@@ -89,7 +91,7 @@ func TestPredictProbit(t *testing.T) {
 	p, err := f.Predict(m, 1)
 	require.NoError(t, err)
 	wrong := 0
-	glm, err := m.Comp.LinearGLM()
+	glm, err := ir.RecogniseGLM(m.Comp)
 	require.NoError(t, err)
 	for i, v := range p {
 		require.True(t, v >= 0 && v <= 1)

@@ -12,8 +12,8 @@ var (
 	_ msc.ParamTarget       = (*ir.Compiled)(nil)
 	_ msc.PriorTarget       = (*ir.Compiled)(nil)
 	_ msc.Diagnoser         = (*ir.Compiled)(nil)
-	_ msc.StateSpace        = (*ir.Compiled)(nil)
-	_ msc.GeneralStateSpace = (*ir.Compiled)(nil)
+	_ msc.StateSpace        = (*ir.StateSpace)(nil)
+	_ msc.GeneralStateSpace = (*ir.StateSpace)(nil)
 	_ msc.Target            = (*splitTarget)(nil)
 	_ msc.ParamTarget       = (*splitTarget)(nil)
 )
@@ -32,13 +32,13 @@ func newProblem(c *ir.Compiled, ways int, clone func() (*ir.Compiled, error)) *m
 	if c.PriorError() == nil {
 		p.Prior = c
 	}
-	if st := c.Structure(); st.StateSpace {
-		p.General = c
-		if st.GaussianTransition {
-			p.StateSpace = c
+	if ss := c.StateSpace(); ss != nil {
+		p.General = ss
+		if c.Structure().GaussianTransition {
+			p.StateSpace = ss
 		}
 	} else {
-		p.NotStateSpace = st.String()
+		p.NotStateSpace = c.Structure().String()
 	}
 	if clone != nil && ways >= 2 {
 		p.Split = func(S int) (*msc.Problem, func(), error) {

@@ -78,8 +78,7 @@ type Compiled struct {
 	priorErr   error // why SamplePrior is unavailable, if it is
 
 	structure Structure
-	steps     []ssmStep
-	fast      *ssmFast // the step templates of a state-space model (nil: the generic path)
+	ssm       *StateSpace // the state-space structure (nil when the model is not one)
 	// terms that depend on no latent element (data and params only), and
 	// the nodes to evaluate for them (computed on first use)
 	constTerms []int
@@ -959,7 +958,7 @@ func (c *Compiled) SetParams(theta []float64) {
 // GradParams returns the log joint at one row z and its gradient with
 // respect to the unconstrained parameters (the Fisher identity's integrand).
 func (c *Compiled) GradParams(z []float64, grad []float64) float64 {
-	if f := c.fastSteps(); f != nil { // a state-space model: along the trajectory, step by step
+	if f := c.ssm.fastSteps(); f != nil { // a state-space model: along the trajectory, step by step
 		return f.gradParams(c, z, grad)
 	}
 	c.Reserve(1)

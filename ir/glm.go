@@ -11,7 +11,7 @@ import (
 
 // GLM is a model whose likelihood is one statement y ~ family(A z + c) with
 // a linear predictor in the unconstrained latents z (a generalised linear
-// model), as recognised by LinearGLM.
+// model), as recognised by RecogniseGLM.
 type GLM struct {
 	Family *stdlib.Family
 	Pos    lang.Pos
@@ -26,12 +26,13 @@ type GLM struct {
 	PriorReason         string // why PriorMean is nil
 }
 
-// LinearGLM recognises a model whose only likelihood statement is a data
-// vector (or scalar) with a one-parameter distribution whose argument is
-// linear in the latents. The linear map is read off the compiled graph by
-// evaluating the argument at 0 and at the unit vectors, and linearity is
-// then verified at random points.
-func (c *Compiled) LinearGLM() (*GLM, error) {
+// RecogniseGLM recognises a compiled model whose only likelihood statement
+// is a data vector (or scalar) with a one-parameter distribution whose
+// argument is linear in the latents: the recogniser behind EP (and the
+// metric of cross-validation). The linear map is read off the compiled
+// graph by evaluating the argument at 0 and at the unit vectors, and
+// linearity is then verified at random points.
+func RecogniseGLM(c *Compiled) (*GLM, error) {
 	m := c.Model
 	var lik *factor
 	for i := range c.factors {

@@ -153,8 +153,8 @@ func TestStructureDetection(t *testing.T) {
 	require.Contains(t, c.Structure().String(), "student_t transition, not Gaussian: CSMC with per-step Gaussian proposals")
 	// the transition density of the compiled model is the Student-t's
 	out := make([]float64, 2)
-	c.ReserveParticles(2)
-	c.TransitionLogDensity(1, []float64{0.5, -1}, []float64{0.2, 0.3}, out)
+	c.StateSpace().ReserveParticles(2)
+	c.StateSpace().TransitionLogDensity(1, []float64{0.5, -1}, []float64{0.2, 0.3}, out)
 	for i, pr := range []float64{0.5, -1} {
 		cur := []float64{0.2, 0.3}[i]
 		z := (cur - 0.9*pr) / 0.3

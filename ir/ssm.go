@@ -191,10 +191,24 @@ func (c *Compiled) detect() {
 			steps[t].obsOrder = g.Ancestors(steps[t].obsSum)
 		}
 	}
-	c.steps = steps
 	c.structure = Structure{StateSpace: true, Latent: z, GaussianTransition: gauss, Transition: transName}
-	c.fast = &ssmFast{} // compiled on first use
+	c.ssm = &StateSpace{c: c, steps: steps, fast: &ssmFast{}} // the step templates are compiled on first use
 }
+
+// StateSpace is the state-space structure of a compiled model, as
+// detection found it: the value the CSMC kernel consumes (package msc's
+// StateSpace and GeneralStateSpace). It evaluates the model's transition
+// and observation terms step by step, for many particles at once, on the
+// compiled model's graph (so it shares its params).
+type StateSpace struct {
+	c     *Compiled
+	steps []ssmStep
+	fast  *ssmFast // the step templates (nil: the generic path)
+}
+
+// StateSpace returns the model's state-space structure, or nil when the
+// model is not a state-space model (Structure says why).
+func (c *Compiled) StateSpace() *StateSpace { return c.ssm }
 
 // ConstLogDensity returns the sum of the log-density terms that depend on no
 // latent element, at the current params: the part of the log joint that is
@@ -224,28 +238,30 @@ func (c *Compiled) ConstLogDensity() float64 {
 // Structure reports the detected structure.
 func (c *Compiled) Structure() Structure { return c.structure }
 
-// Len is the number of time steps of a state-space model.
-func (c *Compiled) Len() int { return len(c.steps) }
+// Len is the number of time steps.
+func (s *StateSpace) Len() int { return len(s.steps) }
 
 // ReserveParticles prepares evaluations over n particles.
-func (c *Compiled) ReserveParticles(n int) {
-	c.Reserve(n)
-	if f := c.fastSteps(); f != nil {
+func (s *StateSpace) ReserveParticles(n int) {
+	s.c.Reserve(n)
+	if f := s.fastSteps(); f != nil {
 		f.reserve(n)
 	}
 }
 
 // Transition writes the mean and sd of p(z_t | z_{t-1} = prev[i]).
-func (c *Compiled) Transition(t int, prev, mean, sd []float64) {
-	if f := c.fastSteps(); f != nil && f.outMean >= 0 {
+func (s *StateSpace) Transition(t int, prev, mean, sd []float64) {
+	c := s.c
+	if f := s.fastSteps(); f != nil && f.outMean >= 0 {
 		f.transition(c, t, prev, mean, sd)
 		return
 	}
-	c.transitionGeneric(t, prev, mean, sd)
+	s.transitionGeneric(t, prev, mean, sd)
 }
 
-func (c *Compiled) transitionGeneric(t int, prev, mean, sd []float64) {
-	st := &c.steps[t]
+func (s *StateSpace) transitionGeneric(t int, prev, mean, sd []float64) {
+	c := s.c
+	st := &s.steps[t]
 	f := &c.factors[st.trans]
 	n := len(mean)
 	if t > 0 {
@@ -261,16 +277,18 @@ func (c *Compiled) transitionGeneric(t int, prev, mean, sd []float64) {
 }
 
 // ObsLogDensity writes the log density of the observations at step t.
-func (c *Compiled) ObsLogDensity(t int, cur, out []float64) {
-	if f := c.fastSteps(); f != nil && c.steps[t].obsSum >= 0 {
+func (s *StateSpace) ObsLogDensity(t int, cur, out []float64) {
+	c := s.c
+	if f := s.fastSteps(); f != nil && s.steps[t].obsSum >= 0 {
 		f.obsLogDensity(c, t, cur, out)
 		return
 	}
-	c.obsLogDensityGeneric(t, cur, out)
+	s.obsLogDensityGeneric(t, cur, out)
 }
 
-func (c *Compiled) obsLogDensityGeneric(t int, cur, out []float64) {
-	st := &c.steps[t]
+func (s *StateSpace) obsLogDensityGeneric(t int, cur, out []float64) {
+	c := s.c
+	st := &s.steps[t]
 	n := len(out)
 	if st.obsSum < 0 {
 		for i := range out {
@@ -288,16 +306,18 @@ func (c *Compiled) obsLogDensityGeneric(t int, cur, out []float64) {
 }
 
 // TransitionLogDensity writes log p(z_t = cur[i] | z_{t-1} = prev[i]).
-func (c *Compiled) TransitionLogDensity(t int, prev, cur, out []float64) {
-	if f := c.fastSteps(); f != nil {
+func (s *StateSpace) TransitionLogDensity(t int, prev, cur, out []float64) {
+	c := s.c
+	if f := s.fastSteps(); f != nil {
 		f.transitionLogDensity(c, t, prev, cur, out)
 		return
 	}
-	c.transitionLogDensityGeneric(t, prev, cur, out)
+	s.transitionLogDensityGeneric(t, prev, cur, out)
 }
 
-func (c *Compiled) transitionLogDensityGeneric(t int, prev, cur, out []float64) {
-	st := &c.steps[t]
+func (s *StateSpace) transitionLogDensityGeneric(t int, prev, cur, out []float64) {
+	c := s.c
+	st := &s.steps[t]
 	f := &c.factors[st.trans]
 	n := len(out)
 	for i := 0; i < n; i++ {

@@ -56,13 +56,16 @@ const maxSameHash = 16
 // fastSteps returns the step templates of a state-space model, compiled on
 // first use, or nil when the model is not one or a step uses something a
 // step program cannot evaluate (the generic path then serves it).
-func (c *Compiled) fastSteps() *ssmFast {
-	f := c.fast
+func (s *StateSpace) fastSteps() *ssmFast {
+	if s == nil {
+		return nil
+	}
+	f := s.fast
 	if f == nil || f.built {
 		return f
 	}
-	if !c.buildFast(f) {
-		c.fast = nil
+	if !s.buildFast(f) {
+		s.fast = nil
 		return nil
 	}
 	f.built = true
@@ -70,17 +73,18 @@ func (c *Compiled) fastSteps() *ssmFast {
 }
 
 // buildFast compiles the step templates into f, reporting whether it could.
-func (c *Compiled) buildFast(f *ssmFast) bool {
+func (s *StateSpace) buildFast(f *ssmFast) bool {
+	c := s.c
 	g := c.g
 	gauss := c.structure.GaussianTransition
-	*f = ssmFast{outMean: -1, outSD: -1, tplOf: make([]int32, len(c.steps)), kOf: make([]int32, len(c.steps))}
+	*f = ssmFast{outMean: -1, outSD: -1, tplOf: make([]int32, len(s.steps)), kOf: make([]int32, len(s.steps))}
 	var progs []*autodiff.StepProgram // the first program of each shape
-	all := make([]*autodiff.StepProgram, len(c.steps))
+	all := make([]*autodiff.StepProgram, len(s.steps))
 	var groups [][]int
 	byHash := map[uint64][]int{} // hash of a shape -> indices into progs
 	var externals []autodiff.Node
-	for t := range c.steps {
-		st := &c.steps[t]
+	for t := range s.steps {
+		st := &s.steps[t]
 		fac := &c.factors[st.trans]
 		var mom []autodiff.Node
 		if gauss {
@@ -132,7 +136,7 @@ func (c *Compiled) buildFast(f *ssmFast) bool {
 		f.tpls = append(f.tpls, autodiff.NewStepTemplate(ps))
 		f.steps = append(f.steps, steps)
 		o := -1
-		if c.steps[steps[0]].obsSum >= 0 {
+		if s.steps[steps[0]].obsSum >= 0 {
 			o = f.outTrans + 1
 		}
 		f.outObs = append(f.outObs, o)

@@ -123,13 +123,13 @@ func closeTo(t *testing.T, want, got, tol float64, msg string, args ...any) {
 func checkFastPath(t *testing.T, c *Compiled, maxTemplates int, exact bool) {
 	t.Helper()
 	require.True(t, c.Structure().StateSpace, c.Structure().String())
-	f := c.fastSteps()
+	f := c.ssm.fastSteps()
 	require.NotNil(t, f, "the fast path was not built")
 	require.LessOrEqual(t, len(f.tpls), maxTemplates)
 	require.Equal(t, exact, f.grad.Exact, "exact gradient order")
 	const N = 7
-	c.ReserveParticles(N)
-	T := c.Len()
+	c.StateSpace().ReserveParticles(N)
+	T := c.StateSpace().Len()
 	rng := rand.New(rand.NewPCG(3, 4))
 	gauss := c.Structure().GaussianTransition
 	prev, cur := make([]float64, N), make([]float64, N)
@@ -153,19 +153,19 @@ func checkFastPath(t *testing.T, c *Compiled, maxTemplates int, exact bool) {
 				prev[i], cur[i] = rng.NormFloat64(), rng.NormFloat64()
 			}
 			if gauss {
-				c.fast = nil
-				c.Transition(tt, prev, a1, b1)
-				c.fast = f
-				c.Transition(tt, prev, a2, b2)
+				c.ssm.fast = nil
+				c.StateSpace().Transition(tt, prev, a1, b1)
+				c.ssm.fast = f
+				c.StateSpace().Transition(tt, prev, a2, b2)
 				require.Equal(t, a1, a2, "transition mean at t = %d", tt)
 				require.Equal(t, b1, b2, "transition sd at t = %d", tt)
 			}
-			c.fast = nil
-			c.ObsLogDensity(tt, cur, a1)
-			c.TransitionLogDensity(tt, prev, cur, b1)
-			c.fast = f
-			c.ObsLogDensity(tt, cur, a2)
-			c.TransitionLogDensity(tt, prev, cur, b2)
+			c.ssm.fast = nil
+			c.StateSpace().ObsLogDensity(tt, cur, a1)
+			c.StateSpace().TransitionLogDensity(tt, prev, cur, b1)
+			c.ssm.fast = f
+			c.StateSpace().ObsLogDensity(tt, cur, a2)
+			c.StateSpace().TransitionLogDensity(tt, prev, cur, b2)
 			require.Equal(t, a1, a2, "observation log density at t = %d", tt)
 			require.Equal(t, b1, b2, "transition log density at t = %d", tt)
 		}
@@ -175,9 +175,9 @@ func checkFastPath(t *testing.T, c *Compiled, maxTemplates int, exact bool) {
 			for i := range z {
 				z[i] = 0.5 + rng.NormFloat64()
 			}
-			c.fast = nil
+			c.ssm.fast = nil
 			l1 := c.GradParams(z, g1)
-			c.fast = f
+			c.ssm.fast = f
 			l2 := c.GradParams(z, g2)
 			closeTo(t, l1, l2, 1e-12, "log joint")
 			for i := range g1 {
@@ -247,7 +247,7 @@ func TestStepTemplatesMatchGraphSVData(t *testing.T) {
 	require.NoError(t, err)
 	c, err := Compile(m, CompileOptions{})
 	require.NoError(t, err)
-	require.Equal(t, 1974, c.Len())
+	require.Equal(t, 1974, c.StateSpace().Len())
 	checkFastPath(t, c, 2, true)
 }
 
@@ -315,10 +315,10 @@ model {
 	rng := rand.New(rand.NewPCG(1, 6))
 	c := compileCSV(t, src, map[string][]float64{"x1": randomSeries(rng, 10), "x2": randomSeries(rng, 10)})
 	require.True(t, c.Structure().StateSpace)
-	require.Nil(t, c.fastSteps())
+	require.Nil(t, c.ssm.fastSteps())
 	out := make([]float64, 3)
-	c.ReserveParticles(3)
-	c.ObsLogDensity(4, []float64{0.1, 0.2, 0.3}, out)
+	c.StateSpace().ReserveParticles(3)
+	c.StateSpace().ObsLogDensity(4, []float64{0.1, 0.2, 0.3}, out)
 	x := c.Model.Data[0].Value
 	for i, z := range []float64{0.1, 0.2, 0.3} {
 		closeTo(t, logNormal(x[8], z, 1)+logNormal(x[9], 2*z, 1), out[i], 1e-12, "obs")

@@ -44,7 +44,7 @@ func TestStateSpaceDecomposition(t *testing.T) {
 			st := c.Structure()
 			require.True(t, st.StateSpace, st.Reason)
 			require.Equal(t, tc.gauss, st.GaussianTransition)
-			require.Equal(t, T, c.Len())
+			require.Equal(t, T, c.StateSpace().Len())
 			rng := rand.New(rand.NewPCG(5, 6))
 			for trial := 0; trial < 5; trial++ {
 				theta := []float64{rng.NormFloat64(), 0.5 * rng.NormFloat64()}
@@ -55,7 +55,7 @@ func TestStateSpaceDecomposition(t *testing.T) {
 				}
 				var joint [1]float64
 				c.LogJoint(z, joint[:])
-				c.ReserveParticles(1)
+				c.StateSpace().ReserveParticles(1)
 				sum := c.ConstLogDensity()
 				out := make([]float64, 1)
 				for t0 := 0; t0 < T; t0++ {
@@ -63,9 +63,9 @@ func TestStateSpaceDecomposition(t *testing.T) {
 					if t0 > 0 {
 						prev[0] = z[t0-1]
 					}
-					c.TransitionLogDensity(t0, prev, z[t0:t0+1], out)
+					c.StateSpace().TransitionLogDensity(t0, prev, z[t0:t0+1], out)
 					sum += out[0]
-					c.ObsLogDensity(t0, z[t0:t0+1], out)
+					c.StateSpace().ObsLogDensity(t0, z[t0:t0+1], out)
 					sum += out[0]
 				}
 				require.InDelta(t, joint[0], sum, 1e-9)

@@ -13,7 +13,7 @@ import (
 func BenchmarkGradParamsSV(b *testing.B) {
 	m := loaded(b, "../../examples/stochastic_volatility.msc", "../../examples/data/dem2gbp.csv")
 	c := m.Comp
-	k, err := msc.NewCSMC(m.Problem(), msc.NewTwisted(c.Len()), 10)
+	k, err := msc.NewCSMC(m.Problem(), msc.NewTwisted(c.StateSpace().Len()), 10)
 	if err != nil {
 		b.Fatal(err)
 	}

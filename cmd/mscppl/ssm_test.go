@@ -96,7 +96,7 @@ func TestLGSSMAgainstKalman(t *testing.T) {
 	ll, smooth := kalman(x, phi)
 
 	// (a) chain means of the CSMC kernel with the bootstrap proposal
-	tw := msc.NewTwisted(comp.Len())
+	tw := msc.NewTwisted(comp.StateSpace().Len())
 	k, err := msc.NewCSMC(lm.Problem(), tw, 10)
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(5, 6))
