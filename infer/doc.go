@@ -7,11 +7,17 @@
 //	fit.Draws(1000, seed)                             // draws in each latent's own space
 //	infer.Evidence(rng, m, q, particles, repeats)     // log p(x; theta) with its SE
 //
-// Fit chooses the method (MSC or a baseline), the kernel (CIS, or CSMC for a
-// state-space model), the family and the update rule from the options, the
-// model's infer block and the defaults of package msc, in that order, and
-// runs msc.Run. CrossValidate and Sweep are the experiments of the paper's
-// Table 1 and Figure 2 as library functions. The engine itself (families,
-// kernels, the run loop) is package infer/msc; the baselines are
-// infer/baselines.
+// Fit builds the engine's view of the compiled model (an msc.Problem per
+// chain, with the model's capabilities and its state-space structure),
+// resolves the options against the model's infer block and the defaults,
+// chooses the method (Methods: the methods of msc's registered kernels, EP
+// and msc-prior, registered here) and its kernel (msc.ChooseKernel: CSMC for
+// a state-space model under MSC, CIS otherwise, or the named one), the
+// family (or the kernel's state-space proposal), warm-starts q where the
+// kernel declares it useful, runs msc.RunChains, and checks q against the
+// model by Pareto-smoothed importance sampling (or, for a state-space run, a
+// particle filter's evidence) before it summarises. CrossValidate and Sweep
+// are the experiments of the paper's Table 1 and Figure 2 as library
+// functions. The engine itself (problems, families, kernels, the run loop)
+// is package infer/msc; the baselines' kernels are infer/baselines.
 package infer

@@ -89,16 +89,16 @@ func (m *method) stateSpaceOnly() bool {
 	if m.solve != nil {
 		return false
 	}
-	any := false
+	found := false
 	for _, k := range msc.Kernels() {
 		if k.Method == m.kernelMethod() {
-			any = true
+			found = true
 			if k.Needs&msc.CapStateSpace == 0 {
 				return false
 			}
 		}
 	}
-	return any
+	return found
 }
 
 // aliasOf is the name of the alias that stands for method base with

@@ -1,24 +1,45 @@
 // Package msc is mscppl's inference engine: Markovian Score Climbing
 // (Naesseth, Lindsten & Blei, NeurIPS 2020).
 //
-// Three interfaces meet in one loop, Run(ctx, rng, target, family, kernel,
-// settings, result), shaped like gonum's optimize.Minimize:
+// Three kinds of thing meet in one loop, Run(ctx, rng, problem, q, kernel,
+// settings, result) for one chain and RunChains(ctx, chains, settings,
+// result) for several, shaped like gonum's optimize.Minimize:
 //
+//   - Problem is the model as the engine sees it: its dimension, its
+//     components' names and typed, optional capabilities (Target, the
+//     batched log joint; Grad; Params, learned by the Fisher identity;
+//     Prior; Diagnoser; StateSpace and General, the state-space structure;
+//     Split, more cores for a costly log joint). Has lists them as a
+//     Capability set; Check names what is missing. Package infer builds one
+//     per chain from the compiled model; tests build them by hand.
 //   - Family is the variational family q(z; lambda): its parameters, its
 //     score, the statistics averaged into the reported q, and its
 //     variational.json form. Sampler adds sampling and log q; NaturalFamily
 //     a closed-form natural-gradient step; Reparam the path gradient of
-//     ADVI. FullRank, MeanField (O(d) per sample) and StudentT are
-//     registered by name (RegisterFamily); Twisted and ARProposal are the
-//     proposals of state-space models.
+//     ADVI. Each family is one file that registers a FamilySpec
+//     (RegisterFamily): its constructor and its traits (Dense, Gaussian,
+//     HeavyTails, its mixing hint; Proposal for the state-space proposals
+//     Twisted and ARProposal, built for a Problem by NewFor and chosen by
+//     their Needs and Priority).
 //   - Kernel moves the retained state: CIS (Algorithm 2 of the paper) and
 //     SMCKernel (conditional SMC with ancestor sampling, or the particle
 //     filter of the SMC baseline) here, IS and ADVI in infer/baselines.
-//   - Target (and ParamTarget, StateSpace, ...) is the model, implemented by
-//     ir.Compiled.
+//     Each registers a KernelSpec (RegisterKernel): its constructor, what
+//     it needs of the Problem (Needs, checked by NewKernel before it is
+//     built), the method it implements and its Priority among that
+//     method's kernels (ChooseKernel), and what it is (Markov, StateSpace,
+//     WarmStart, Split, PriorProposal, the Optimizers that apply).
+//
+// Behaviour follows from these declarations, never from names: Fill derives
+// the settings' defaults from the kernel's and the family's traits,
+// NewKernel hands a Split kernel the split problem, the facade warm-starts
+// the kernels that propose from q, and the warnings take their remedies
+// from the family's traits.
 //
 // Each iteration the loop steps the kernel, moves q along the weighted
 // score (natural gradient, Robbins-Monro or Adam), moves the params along
 // the Fisher-identity gradient at the retained sample (Algorithm 3), and
-// averages the iterates. Defaults holds every default in one place.
+// averages the iterates. RunChains runs the chains in parallel and stops
+// when they agree (R-hat and the spread of their averaged means). Defaults
+// holds the engine's defaults in one place.
 package msc
