@@ -296,32 +296,6 @@ func (r *state) line(text string) (quit bool) {
 // replPanicForTest, when set by a test, is a line that panics.
 var replPanicForTest string
 
-// braceDepth counts unclosed braces, ignoring comments and strings.
-func braceDepth(src string) int {
-	depth := 0
-	inStr := false
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		switch {
-		case inStr:
-			if c == '"' {
-				inStr = false
-			}
-		case c == '"':
-			inStr = true
-		case c == '/' && i+1 < len(src) && src[i+1] == '/':
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-		case c == '{':
-			depth++
-		case c == '}':
-			depth--
-		}
-	}
-	return depth
-}
-
 func (r *state) fail(err error) { show.Report(r.stderr, err, r.sources) }
 
 // reload parses and checks the current model and data.
