@@ -26,12 +26,16 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
+// plotMax is the default largest number of latent components drawn: the
+// pictures' own default, not an inference setting.
+const plotMax = 8
+
 type plotCmd struct {
 	Kind   string `arg:"" enum:"trace,marginals" help:"What to draw: trace (q's means and sds per iteration, in q's unconstrained space) or marginals (the density of each latent in its own space from DIR/draws.csv, the prior dashed)."`
 	Dir    string `arg:"" help:"The output directory of mscppl run --out DIR (or a file in it, such as DIR/draws.csv)."`
 	OutArg string `arg:"" optional:"" name:"out" help:"The picture to write: .svg (default DIR/KIND.svg) or .png."`
 	Out    string `short:"o" name:"out" help:"The picture to write, as the optional third argument." placeholder:"FILE"`
-	Max    int    `default:"8" help:"Largest number of latent components drawn."`
+	Max    int    `default:"${plot_max}" help:"Largest number of latent components drawn."`
 
 	model *infer.Model // the run's model when the caller has it (the REPL); else loaded from summary.json
 }
