@@ -641,17 +641,16 @@ func (r *state) eval(expr string) {
 			col[i] = vals[i][j]
 			nan = nan || math.IsNaN(col[i])
 		}
-		mean, sd := infer.MeanSD(col)
+		s := r.last.SummarizeDraws(col)
 		label := expr
 		if len(vals[0]) > 1 {
 			label = fmt.Sprintf("[%d]", j+1)
 		}
 		if kind != evalPlain {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t\n", label, show.Num(mean), show.Num(r.last.DrawsMCSE(sd, len(col))))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t\n", label, show.Num(s.Mean), show.Num(s.MCSE))
 			continue
 		}
-		sort.Float64s(col)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", label, show.Num(mean), show.Num(sd), show.Num(col[len(col)*5/100]), show.Num(col[len(col)*95/100]))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", label, show.Num(s.Mean), show.Num(s.SD), show.Num(s.Q05), show.Num(s.Q95))
 	}
 	tw.Flush()
 	if nan {
