@@ -55,7 +55,7 @@ func (c *evidenceCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	r, err := infer.Evidence(infer.NewRand(c.Seed, 0x657669), m, q, c.Particles, c.Repeats)
+	r, err := infer.Evidence(infer.EvidenceRand(c.Seed), m, q, c.Particles, c.Repeats)
 	if err != nil {
 		return err
 	}
