@@ -6,6 +6,8 @@
 //	fit.Summary                                       // marginals, params, diagnostics
 //	fit.Draws(1000, seed)                             // draws in each latent's own space
 //	infer.Evidence(rng, m, q, particles, repeats)     // log p(x; theta) with its SE
+//	fit.SummarizeDraws(values)                        // mean, sd, quantiles, MCSE of a function of the draws
+//	infer.EstimateMarginals(in)                       // a run's marginal densities, for plots
 //
 // Fit builds the engine's view of the compiled model (an msc.Problem per
 // chain, with the model's capabilities and its state-space structure),
@@ -18,6 +20,8 @@
 // model by Pareto-smoothed importance sampling (or, for a state-space run, a
 // particle filter's evidence) before it summarises. CrossValidate and Sweep
 // are the experiments of the paper's Table 1 and Figure 2 as library
-// functions. The engine itself (problems, families, kernels, the run loop)
+// functions. The defaults of the commands that are not settings of one fit
+// (cv, sweep, evidence, the draws behind derived displays) are Defaults;
+// those of one fit are msc.Defaults. The engine itself (problems, families, kernels, the run loop)
 // is package infer/msc; the baselines' kernels are infer/baselines.
 package infer

@@ -76,6 +76,10 @@ type EvidenceResult struct {
 	Estimator   string  `json:"estimator"`
 }
 
+// EvidenceRand is the random stream of the evidence estimates for a seed,
+// as Fitted.Evidence draws it.
+func EvidenceRand(seed uint64) *rand.Rand { return NewRand(seed, 0x657669) }
+
 // Evidence estimates log p(x; theta) at the model's current params: with a
 // particle filter for state-space models (q a state-space proposal, or nil
 // for the bootstrap filter), by importance sampling with q otherwise; reps

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/mscppl/mscppl/cmd/mscppl/internal/show"
 	"github.com/mscppl/mscppl/infer"
+	"github.com/mscppl/mscppl/ir"
 
 	"github.com/alecthomas/kong"
 	"golang.org/x/term"
@@ -179,7 +181,7 @@ func (e *env) load(modelPath, dataPath string, maxNodes int) (*infer.Model, erro
 type checkCmd struct {
 	Model    string `arg:"" help:"The .msc model file."`
 	Data     string `arg:"" optional:"" help:"The CSV data file (optional)."`
-	MaxNodes int    `name:"max-nodes" help:"Reject models whose unrolled graph has more nodes than this (default 5000000)."`
+	MaxNodes int    `name:"max-nodes" help:"Reject models whose unrolled graph has more nodes than this (default ${max_nodes})."`
 }
 
 func (c *checkCmd) Run(e *env) error {
@@ -196,7 +198,7 @@ type runCmd struct {
 	Data  string `arg:"" optional:"" help:"The CSV data file (needed when the model has a data block bound to columns)."`
 
 	Method     string  `help:"Inference method. ${methods}." placeholder:"${method_names}"`
-	Seed       uint64  `default:"1" help:"Random seed; the same seed gives the same result."`
+	Seed       uint64  `default:"${seed}" help:"Random seed; the same seed gives the same result."`
 	Proposal   string  `help:"CIS proposal: q (default) or prior." placeholder:"q|prior"`
 	Init       string  `help:"Where each chain's q starts: laplace (default: a Laplace approximation at the mode found from a random point, N(0, I) when there is none) or zero (N(0, I))." placeholder:"laplace|zero"`
 	Kernel     string  `help:"Markov kernel of MSC: auto (default: the kernel the model's structure allows; csmc for state-space models, cis otherwise); ${kernels}." placeholder:"auto|${kernel_names}"`
@@ -207,7 +209,7 @@ type runCmd struct {
 	Draws      int     `help:"Draws of q behind the PSIS check and the summaries, and the rows of DIR/draws.csv with --out (default ${draws})."`
 	Quiet      bool    `help:"No progress bar (it is shown only when stderr is a terminal)."`
 	MaxSeconds float64 `name:"max-seconds" help:"Stop after this many seconds and report the result so far, marked as not converged (0: no limit)."`
-	MaxNodes   int     `name:"max-nodes" help:"Reject models whose unrolled graph has more nodes than this (default 5000000)."`
+	MaxNodes   int     `name:"max-nodes" help:"Reject models whose unrolled graph has more nodes than this (default ${max_nodes})."`
 	fitFlags   `embed:""`
 }
 
@@ -294,18 +296,84 @@ func (c *runCmd) execute(e *env, m *infer.Model) (*outcome, error) {
 	return &outcome{fit: f, sum: f.Summary, tr: tr}, nil
 }
 
-// helpVars are the defaults of package msc, printed by --help.
+// helpVars are the defaults of packages msc, infer and ir, printed by
+// --help and taken by the flags that have one.
 func helpVars() kong.Vars {
-	d := msc.Defaults
+	d, c := msc.Defaults, infer.Defaults
 	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-	return kong.Vars{
-		"samples": strconv.Itoa(d.Samples), "iters_ssm": strconv.Itoa(d.ItersSSM),
-		"lr_natural": g(d.LRNatural), "lr_natural_dim": g(d.LRNaturalDim), "lr_rm": g(d.LRRM), "chains": strconv.Itoa(d.Chains), "draws": strconv.Itoa(infer.DefaultDraws),
-		"lr_adam": g(d.LRAdam), "lr_ssm": g(d.LRSSM), "param_lr": g(d.ParamLR), "param_lr_ssm": g(d.ParamLRSSM),
-		"families": strings.Join(msc.FamilyNames(), ", "), "fullrank_limit": strconv.Itoa(d.FullRankLimit),
-		"methods": infer.MethodsHelp(), "method_names": strings.Join(infer.Methods(), "|"),
-		"kernels": kernelsHelp(), "kernel_names": strings.Join(msc.MarkovKernelNames(), "|"),
+	ints := func(xs []int) string {
+		s := make([]string, len(xs))
+		for i, x := range xs {
+			s[i] = strconv.Itoa(x)
+		}
+		return strings.Join(s, ",")
 	}
+	// the largest d at which a dense family keeps the default S
+	denseUpTo := 1
+	for math.Ceil(float64(denseUpTo+1)*d.SamplesPerDim) <= float64(d.Samples) {
+		denseUpTo++
+	}
+	return kong.Vars{
+		// package msc: one fit
+		"samples":             strconv.Itoa(d.Samples),
+		"samples_per_dim":     strconv.FormatFloat(1/d.SamplesPerDim, 'g', 3, 64),
+		"samples_dense_above": strconv.Itoa(denseUpTo),
+		"iters":               itersHelp(d.Iters),
+		"iters_ssm":           strconv.Itoa(d.ItersSSM),
+		"chains":              strconv.Itoa(d.Chains),
+		"lr_natural":          g(d.LRNatural),
+		"lr_natural_dim":      g(d.LRNaturalDim),
+		"lr_rm":               g(d.LRRM),
+		"lr_adam":             g(d.LRAdam),
+		"lr_ssm":              g(d.LRSSM),
+		"param_lr":            g(d.ParamLR),
+		"param_lr_ssm":        g(d.ParamLRSSM),
+		"average_percent":     g(100 * d.AverageFraction),
+		"families":            strings.Join(msc.FamilyNames(), ", "),
+		"fullrank_limit":      strconv.Itoa(d.FullRankLimit),
+		"methods":             infer.MethodsHelp(),
+		"method_names":        strings.Join(infer.Methods(), "|"),
+		"kernels":             kernelsHelp(),
+		"kernel_names":        strings.Join(msc.MarkovKernelNames(), "|"),
+		// packages infer and ir
+		"draws":              strconv.Itoa(infer.DefaultDraws),
+		"max_nodes":          strconv.Itoa(ir.DefaultMaxNodes),
+		"seed":               strconv.FormatUint(c.Seed, 10),
+		"cv_splits":          strconv.Itoa(c.CVSplits),
+		"cv_test_fraction":   g(c.CVTestFraction),
+		"cv_methods":         strings.Join(c.CVMethods, ","),
+		"sweep_samples":      ints(c.SweepSamples),
+		"sweep_inits":        strconv.Itoa(c.SweepInits),
+		"sweep_methods":      strings.Join(c.SweepMethods, ","),
+		"sweep_iters":        strconv.Itoa(c.SweepIters),
+		"evidence_particles": strconv.Itoa(c.EvidenceParticles),
+		"evidence_repeats":   strconv.Itoa(c.EvidenceRepeats),
+		// the pictures
+		"plot_max": strconv.Itoa(plotMax),
+	}
+}
+
+// itersHelp describes the default cap on the iterations, a step function
+// of the number of dimensions, as "100000 up to 10 dimensions, 40000
+// above".
+func itersHelp(iters func(d int) int) string {
+	const maxDim = 1 << 16
+	var parts []string
+	cur := iters(1)
+	for dim := 2; dim <= maxDim; dim++ {
+		if v := iters(dim); v != cur {
+			unit := "dimensions"
+			if dim == 2 {
+				unit = "dimension"
+			}
+			parts = append(parts, fmt.Sprintf("%d up to %d %s", cur, dim-1, unit))
+			cur = v
+		}
+	}
+	if parts == nil {
+		return strconv.Itoa(cur)
+	}
+	return strings.Join(append(parts, strconv.Itoa(cur)+" above"), ", ")
 }
 
 // kernelsHelp lists MSC's Markov kernels with their help lines.

@@ -11,14 +11,14 @@ import (
 
 // fitFlags are the inference flags shared by run, cv and sweep.
 type fitFlags struct {
-	Samples     int     `help:"Samples S per kernel step (default ${samples}, d/4 above 40 dimensions with a dense covariance, or the model's infer block)."`
-	Iters       int     `help:"The most iterations K of each chain (default: 100000 up to 10 dimensions, 40000 above; ${iters_ssm} with the csmc kernel); the run stops earlier when the chains agree, unless --fixed."`
+	Samples     int     `help:"Samples S per kernel step (default ${samples}, d/${samples_per_dim} above ${samples_dense_above} dimensions with a dense covariance, or the model's infer block)."`
+	Iters       int     `help:"The most iterations K of each chain (default: ${iters}; ${iters_ssm} with the csmc kernel); the run stops earlier when the chains agree, unless --fixed."`
 	Fixed       bool    `help:"Run exactly --iters iterations, with no stopping rule (the paper's experiments)."`
 	Chains      int     `help:"Independent chains, run in parallel (default ${chains})."`
 	Optimizer   string  `help:"Update rule: natural (default), rm or adam." placeholder:"natural|rm|adam"`
 	LR          float64 `help:"Step size: rho_0 for natural (default ${lr_natural}, at most ${lr_natural_dim}/d with a dense covariance), c for rm (${lr_rm}), the step for adam (${lr_adam}; ${lr_ssm} for state-space proposals)."`
 	Family      string  `help:"Variational family: ${families} (default fullrank up to ${fullrank_limit} dimensions, meanfield above)." placeholder:"NAME"`
-	AverageLast int     `help:"Report the average of the last N iterates (default: the last half)."`
+	AverageLast int     `help:"Report the average of the last N iterates (default: the last ${average_percent}%)."`
 }
 
 func (c *fitFlags) options() infer.Options {
@@ -29,10 +29,10 @@ type cvCmd struct {
 	Model string `arg:"" help:"The .msc model file."`
 	Data  string `arg:"" help:"The CSV data file."`
 
-	Splits       int     `default:"100" help:"Number of random train/test splits."`
-	TestFraction float64 `default:"0.1" help:"Fraction of the rows in each test set, in (0, 1)."`
-	Methods      string  `default:"msc,is,ep,msc-prior" help:"Comma-separated methods to compare: msc, is, ep, advi, msc-prior."`
-	Seed         uint64  `default:"1" help:"Random seed for the splits and the fits; results do not depend on the number of cores."`
+	Splits       int     `default:"${cv_splits}" help:"Number of random train/test splits."`
+	TestFraction float64 `default:"${cv_test_fraction}" help:"Fraction of the rows in each test set, in (0, 1)."`
+	Methods      string  `default:"${cv_methods}" help:"Comma-separated methods to compare: msc, is, ep, advi, msc-prior."`
+	Seed         uint64  `default:"${seed}" help:"Random seed for the splits and the fits; results do not depend on the number of cores."`
 	JSON         bool    `name:"json" help:"Print the machine-readable result on stdout."`
 	fitFlags     `embed:""`
 }

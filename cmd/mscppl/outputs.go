@@ -37,9 +37,9 @@ type evidenceCmd struct {
 	Data  string `arg:"" optional:"" help:"The CSV data file."`
 
 	Params    string `required:"" help:"The variational.json written by mscppl run --out DIR (params and proposal)." placeholder:"FILE.json"`
-	Particles int    `default:"10000" help:"Particles (state-space models) or importance samples per estimate."`
-	Repeats   int    `default:"10" help:"Independent estimates, for the Monte Carlo standard error."`
-	Seed      uint64 `default:"1" help:"Random seed."`
+	Particles int    `default:"${evidence_particles}" help:"Particles (state-space models) or importance samples per estimate."`
+	Repeats   int    `default:"${evidence_repeats}" help:"Independent estimates, for the Monte Carlo standard error."`
+	Seed      uint64 `default:"${seed}" help:"Random seed."`
 	JSON      bool   `name:"json" help:"Print the machine-readable result on stdout."`
 }
 
@@ -55,7 +55,7 @@ func (c *evidenceCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	r, err := infer.Evidence(infer.NewRand(c.Seed, 0x657669), m, q, c.Particles, c.Repeats)
+	r, err := infer.Evidence(infer.EvidenceRand(c.Seed), m, q, c.Particles, c.Repeats)
 	if err != nil {
 		return err
 	}

@@ -8,18 +8,14 @@ import (
 	"fmt"
 	"image/color"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/mscppl/mscppl/cmd/mscppl/internal/show"
 	"github.com/mscppl/mscppl/infer"
-	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/mscppl/mscppl/ir"
-	"github.com/mscppl/mscppl/stdlib"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -30,12 +26,16 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
+// plotMax is the default largest number of latent components drawn: the
+// pictures' own default, not an inference setting.
+const plotMax = 8
+
 type plotCmd struct {
 	Kind   string `arg:"" enum:"trace,marginals" help:"What to draw: trace (q's means and sds per iteration, in q's unconstrained space) or marginals (the density of each latent in its own space from DIR/draws.csv, the prior dashed)."`
 	Dir    string `arg:"" help:"The output directory of mscppl run --out DIR (or a file in it, such as DIR/draws.csv)."`
 	OutArg string `arg:"" optional:"" name:"out" help:"The picture to write: .svg (default DIR/KIND.svg) or .png."`
 	Out    string `short:"o" name:"out" help:"The picture to write, as the optional third argument." placeholder:"FILE"`
-	Max    int    `default:"8" help:"Largest number of latent components drawn."`
+	Max    int    `default:"${plot_max}" help:"Largest number of latent components drawn."`
 
 	model *infer.Model // the run's model when the caller has it (the REPL); else loaded from summary.json
 }
@@ -348,71 +348,44 @@ func (c *plotCmd) tracePlots(dir string, m *infer.Model) ([]panel, []string, err
 
 // marginalPlots draws the density of each latent component in its own
 // space from DIR/draws.csv (PSIS-resampled posterior draws when the
-// summaries are PSIS estimates, draws of q otherwise), with the prior (4000
-// draws from the model's prior) dashed. With a constant-bound constraint
-// both densities are estimated in the unconstrained space and carried back
-// with the Jacobian, so they stay on the latent's support.
+// summaries are PSIS estimates, draws of q otherwise), with the prior
+// dashed, as infer.EstimateMarginals estimates them.
 func (c *plotCmd) marginalPlots(e *env, dir string, sum *infer.Summary, m *infer.Model) ([]panel, []string, error) {
 	head, cols, err := readCSV(filepath.Join(dir, "draws.csv"), "draws")
 	if err != nil {
 		return nil, nil, err
 	}
-	var notes []string
-	var prior [][]float64
-	comps := map[string]transform{}
-	var qMean, qSD []float64 // q's exact Gaussian marginals, when the draws are q's
-	if m != nil {
-		names := m.IR.LatentNames()
-		if len(names) == len(head) {
-			prior = infer.PriorDraws(m, priorDraws, 1)
-			if prior == nil {
-				notes = append(notes, "the model's prior cannot be sampled, so it is not drawn")
-			}
-			for _, v := range m.IR.Latents {
-				if v.Special() {
-					continue
-				}
-				for i := 0; i < v.Type.Len(); i++ {
-					comps[csvName(names[v.XOffset+i])] = transform{bij: v.Bij, known: true, u: v.Offset + i}
-				}
-			}
-			if sum != nil && sum.SummarySource == "q" {
-				qMean, qSD = gaussianMarginals(dir, m)
-			}
-		} else {
-			notes = append(notes, fmt.Sprintf("the model %s has changed since the run, so the latents' constraints are unknown", m.Path))
-		}
+	names := make([]string, len(head))
+	for j, h := range head {
+		names[j] = jsonName(h)
 	}
-	label, neff := "draws", 0.0
+	ms := infer.EstimateMarginals(infer.MarginalsInput{Names: names, Draws: cols, Model: m, Summary: sum,
+		Variational: filepath.Join(dir, "variational.json"), Max: c.Max})
+	var notes []string
+	switch {
+	case ms.ModelChanged:
+		notes = append(notes, fmt.Sprintf("the model %s has changed since the run, so the latents' constraints are unknown", m.Path))
+	case ms.NoPrior:
+		notes = append(notes, "the model's prior cannot be sampled, so it is not drawn")
+	}
+	label := "draws"
 	if sum != nil {
 		switch sum.SummarySource {
 		case "psis":
 			label = "posterior (PSIS)"
-			// resampled draws repeat: smooth as for the effective sample size
-			neff = float64(sum.Diagnostics.ESSBulkMin)
 		case "q":
 			label = "q"
 		}
 	}
 	var panels []panel
-	for j, name := range head {
-		if j >= c.Max {
-			notes = append(notes, fmt.Sprintf("drew %d of %d components; use --max %d to draw them all", c.Max, len(head), len(head)))
-			break
-		}
+	for j, mg := range ms.Components {
+		name := head[j]
 		p := panel{Plot: plot.New()}
 		p.Title.Text = name
 		p.X.Label.Text = name
 		p.Y.Label.Text = "density"
 		p.Legend.Top = true
-		tr := comps[name]
-		lo, hi := tr.plotRange(cols[j])
-		var q plotter.XYs
-		if tr.known && qMean != nil {
-			q = tr.gaussian(qMean[tr.u], qSD[tr.u], lo, hi)
-		} else {
-			q = tr.density(cols[j], neff, lo, hi)
-		}
+		q := xys(mg.Posterior)
 		lq, err := plotter.NewLine(q)
 		if err != nil {
 			return nil, nil, err
@@ -422,8 +395,8 @@ func (c *plotCmd) marginalPlots(e *env, dir string, sum *infer.Summary, m *infer
 		p.Add(lq)
 		p.Legend.Add(label, lq)
 		p.curves = append(p.curves, curve{label, q})
-		if prior != nil {
-			pr := tr.density(prior[j], 0, lo, hi)
+		if mg.Prior != nil {
+			pr := xys(mg.Prior)
 			lp, err := plotter.NewLine(pr)
 			if err != nil {
 				return nil, nil, err
@@ -434,156 +407,22 @@ func (c *plotCmd) marginalPlots(e *env, dir string, sum *infer.Summary, m *infer
 			p.Legend.Add("prior", lp)
 			p.curves = append(p.curves, curve{"prior", pr})
 		}
-		if tr.known && !tr.bij.Identity() {
-			p.X.Label.Text = name + " " + tr.bij.String()
+		if mg.Constraint != "" {
+			p.X.Label.Text = name + " " + mg.Constraint
 		}
 		panels = append(panels, p)
+	}
+	if len(head) > c.Max {
+		notes = append(notes, fmt.Sprintf("drew %d of %d components; use --max %d to draw them all", c.Max, len(head), len(head)))
 	}
 	return panels, notes, nil
 }
 
-// priorDraws is the number of draws of the prior behind its density.
-const priorDraws = 10000
-
-// gaussianMarginals are the means and sds of q's marginals in the
-// unconstrained space from DIR/variational.json when q is Gaussian (nil
-// otherwise).
-func gaussianMarginals(dir string, m *infer.Model) ([]float64, []float64) {
-	q, err := infer.ReadVariational(filepath.Join(dir, "variational.json"), m)
-	if err != nil {
-		return nil, nil
-	}
-	s, ok := q.(msc.Sampler)
-	if !ok || !msc.FamilyOf(s).Gaussian || s.Dim() != m.IR.LatentDim {
-		return nil, nil
-	}
-	mean, sd := make([]float64, s.Dim()), make([]float64, s.Dim())
-	s.Moments(mean, sd)
-	return mean, sd
-}
-
-// transform carries densities between a latent component's own space and
-// q's unconstrained space, where it is component u (the identity without a
-// known constant-bound constraint).
-type transform struct {
-	bij   stdlib.Bijection
-	known bool
-	u     int
-}
-
-// unconstrain maps x to q's space (false on or outside a bound).
-func (tr transform) unconstrain(x float64) (float64, bool) {
-	if tr.known {
-		var err error
-		if x, err = tr.bij.Unconstrain(x); err != nil {
-			return 0, false
-		}
-	}
-	return x, !math.IsInf(x, 0) && !math.IsNaN(x)
-}
-
-// plotRange is where the density is drawn: the bulk of the draws (1% to
-// 99% quantiles, widened by 10%; a heavy tail would squash the rest), taken in the unconstrained space so
-// that it stays inside the support; without a known constraint, no further
-// than the draws reach.
-func (tr transform) plotRange(x []float64) (float64, float64) {
-	s := make([]float64, 0, len(x))
-	for _, v := range x {
-		if u, ok := tr.unconstrain(v); ok {
-			s = append(s, u)
-		}
-	}
-	if len(s) == 0 {
-		return 0, 1
-	}
-	sort.Float64s(s)
-	q := func(p float64) float64 { return s[int(p*float64(len(s)-1))] }
-	a, b := q(0.01), q(0.99)
-	w := b - a
-	if w <= 0 {
-		w = math.Max(math.Abs(a)*0.1, 1e-3)
-	}
-	lo, hi := a-0.1*w, b+0.1*w
-	if !tr.known {
-		return math.Max(lo, s[0]), math.Min(hi, s[len(s)-1])
-	}
-	lo, hi = tr.bij.Constrain(lo), tr.bij.Constrain(hi)
-	if lo > hi { // upper bound only: x decreases with u
-		lo, hi = hi, lo
-	}
-	return lo, hi
-}
-
-// grid is n points of [lo, hi] with each one's place in q's space and the
-// log Jacobian log |dx/du| there.
-func (tr transform) grid(lo, hi float64, each func(x, u, logJac float64) float64) plotter.XYs {
-	const n = 200
-	out := make(plotter.XYs, 0, n)
-	for i := 0; i < n; i++ {
-		x := lo + (hi-lo)*float64(i)/(n-1)
-		u, ok := tr.unconstrain(x)
-		if !ok {
-			continue // on a bound, by rounding
-		}
-		logJac := 0.0
-		if tr.known {
-			logJac = tr.bij.LogJacobian(u)
-		}
-		out = append(out, plotter.XY{X: x, Y: each(x, u, logJac)})
+// xys is a density curve as gonum/plot takes it.
+func xys(pts []infer.Point) plotter.XYs {
+	out := make(plotter.XYs, len(pts))
+	for i, p := range pts {
+		out[i] = plotter.XY{X: p.X, Y: p.Density}
 	}
 	return out
-}
-
-// gaussian is the density of x when u is N(mean, sd^2).
-func (tr transform) gaussian(mean, sd, lo, hi float64) plotter.XYs {
-	return tr.grid(lo, hi, func(_, u, logJac float64) float64 {
-		d := (u - mean) / sd
-		return math.Exp(-0.5*d*d-logJac) / (sd * math.Sqrt(2*math.Pi))
-	})
-}
-
-// density estimates the density of the draws x on 200 points of [lo, hi]:
-// a Gaussian kernel density estimate in the unconstrained space, with
-// Silverman's bandwidth for neff draws (len(x) when neff is 0), carried to
-// x's space by the Jacobian of the constraint.
-func (tr transform) density(x []float64, neff, lo, hi float64) plotter.XYs {
-	u := make([]float64, 0, len(x))
-	for _, v := range x {
-		if v, ok := tr.unconstrain(v); ok {
-			u = append(u, v)
-		}
-	}
-	if !(neff > 1 && neff <= float64(len(u))) { // NaN too: no ESS in the summary
-		neff = float64(len(u))
-	}
-	if len(u) == 0 {
-		return tr.grid(lo, hi, func(_, _, _ float64) float64 { return 0 })
-	}
-	h := silverman(u, neff)
-	return tr.grid(lo, hi, func(_, ut, logJac float64) float64 {
-		s := 0.0
-		for _, v := range u {
-			d := (ut - v) / h
-			s += math.Exp(-0.5 * d * d)
-		}
-		return s / (float64(len(u)) * h * math.Sqrt(2*math.Pi)) * math.Exp(-logJac)
-	})
-}
-
-// silverman is Silverman's rule of thumb, 0.9 min(sd, IQR/1.34) n^(-1/5).
-func silverman(u []float64, n float64) float64 {
-	_, sd := infer.MeanSD(u)
-	s := append([]float64(nil), u...)
-	sort.Float64s(s)
-	spread := sd
-	if len(s) > 3 {
-		if iqr := (s[3*len(s)/4] - s[len(s)/4]) / 1.34; iqr > 0 && iqr < sd {
-			spread = iqr
-		}
-	}
-	h := 0.9 * spread * math.Pow(n, -0.2)
-	if !(h > 0) {
-		h = 1e-3 * math.Max(1, math.Abs(s[len(s)/2]))
-	}
-	return h
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -270,31 +269,6 @@ func TestMarginalPlots(t *testing.T) {
 	for _, pt := range panels[1].curves[0].xy {
 		require.Greater(t, pt.X, 0.0)
 		require.True(t, pt.Y >= 0 && !math.IsInf(pt.Y, 0))
-	}
-}
-
-// TestDensity: the kernel density of 4000 Gaussian draws is the Gaussian
-// within 0.03 (no lumps), and that of log-normal draws, estimated through
-// the lower bound's log, the log-normal density on x > 0.
-func TestDensity(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	z := make([]float64, 4000)
-	for i := range z {
-		z[i] = rng.NormFloat64()
-	}
-	for _, pt := range (transform{}).density(z, 0, -3, 3) {
-		require.InDelta(t, math.Exp(-pt.X*pt.X/2)/math.Sqrt(2*math.Pi), pt.Y, 0.03, "at %g", pt.X)
-	}
-	x := make([]float64, len(z))
-	for i, v := range z {
-		x[i] = math.Exp(v)
-	}
-	tr := transform{bij: stdlib.Bijection{HasLower: true}, known: true}
-	lo, hi := tr.plotRange(x)
-	require.Greater(t, lo, 0.0)
-	for _, pt := range tr.density(x, 0, lo, hi) {
-		l := math.Log(pt.X)
-		require.InDelta(t, math.Exp(-l*l/2)/(pt.X*math.Sqrt(2*math.Pi)), pt.Y, 0.04, "at %g", pt.X)
 	}
 }
 

@@ -28,7 +28,7 @@ func (c *replCmd) Run(e *env) error {
 			return replFit(e, ctx, m, args, outDir)
 		},
 		Plot: func(kind, runDir, out string, m *infer.Model) error {
-			_, err := (&plotCmd{Kind: kind, Dir: runDir, OutArg: out, Max: 8, model: m}).write(e) // the REPL prints "wrote FILE"
+			_, err := (&plotCmd{Kind: kind, Dir: runDir, OutArg: out, Max: plotMax, model: m}).write(e) // the REPL prints "wrote FILE"
 			return err
 		},
 	})

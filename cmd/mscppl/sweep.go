@@ -22,11 +22,11 @@ type sweepCmd struct {
 	Model string `arg:"" help:"The .msc model file."`
 	Data  string `arg:"" optional:"" help:"The CSV data file."`
 
-	SampleSizes string  `name:"samples" default:"2,5,10,50" help:"Comma-separated numbers of samples S to try."`
-	Inits       int     `default:"100" help:"Random initialisations per S and method (the mean of q starts at N(0, I) draws)."`
-	Methods     string  `default:"msc,is" help:"Comma-separated methods: msc, is, advi, msc-prior."`
-	Seed        uint64  `default:"1" help:"Random seed."`
-	Iters       int     `default:"2000" help:"Iterations per fit."`
+	SampleSizes string  `name:"samples" default:"${sweep_samples}" help:"Comma-separated numbers of samples S to try."`
+	Inits       int     `default:"${sweep_inits}" help:"Random initialisations per S and method (the mean of q starts at N(0, I) draws)."`
+	Methods     string  `default:"${sweep_methods}" help:"Comma-separated methods: msc, is, advi, msc-prior."`
+	Seed        uint64  `default:"${seed}" help:"Random seed."`
+	Iters       int     `default:"${sweep_iters}" help:"Iterations per fit."`
 	Optimizer   string  `help:"Update rule: natural (default), rm or adam." placeholder:"natural|rm|adam"`
 	LR          float64 `help:"Step size (see run --help)."`
 	Plot        string  `help:"Draw the spread against S into FILE.svg or FILE.png." placeholder:"FILE"`

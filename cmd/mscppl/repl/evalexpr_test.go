@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mscppl/mscppl/infer"
 )
 
 // TestEvalShape: which expressions :eval reads as a probability (a
@@ -86,7 +88,7 @@ func TestEvalProbability(t *testing.T) {
 	prob := evalRow(t, stdout, "z > 1.5")
 	require.Len(t, prob, 2)
 	require.InDelta(t, p, prob[0], 4*prob[1]+0.01)
-	iid := math.Sqrt(p * (1 - p) / evalDraws)
+	iid := math.Sqrt(p * (1 - p) / float64(infer.Defaults.EvalDraws))
 	require.GreaterOrEqual(t, prob[1], 0.9*iid)
 	require.Less(t, prob[1], 3*iid)
 	not := evalRow(t, stdout, "!(z > 1.5)")
@@ -95,7 +97,7 @@ func TestEvalProbability(t *testing.T) {
 	mean := evalRow(t, stdout, "mean(z)")
 	require.Len(t, mean, 2)
 	require.InDelta(t, 1.3456, mean[0], 4*mean[1]+0.01)
-	require.InDelta(t, 0.2182/math.Sqrt(evalDraws), mean[1], 0.003)
+	require.InDelta(t, 0.2182/math.Sqrt(float64(infer.Defaults.EvalDraws)), mean[1], 0.003)
 	require.Equal(t, prob, evalRow(t, stdout, "mean(z > 1.5)"))
 	t.Logf("P(z > 1.5) = %g (mcse %g), want %.4f; mean %g (mcse %g)", prob[0], prob[1], p, mean[0], mean[1])
 }

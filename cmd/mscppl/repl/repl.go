@@ -74,7 +74,7 @@ type state struct {
 
 var commands = []string{":load", ":data", ":show", ":clear", ":check", ":run", ":summary", ":sample", ":eval", ":plot", ":set", ":save", ":help", ":quit"}
 
-const help = `commands:
+var help = fmt.Sprintf(`commands:
   :load FILE.msc      load a model, or type one block by block (data { ... }, latent { ... }, model { ... }):
                       the blocks are collected and the model is loaded once its model block is typed;
                       a block typed again replaces the earlier one
@@ -85,7 +85,7 @@ const help = `commands:
   :run [flags]        fit q (the flags of mscppl run, e.g. --samples 2 --iters 5000)
   :summary            print the last run's summary
   :sample N           draw N samples from q (constrained space)
-  :eval EXPR          evaluate an expression of latents, params and data under 4000 draws of q;
+  :eval EXPR          evaluate an expression of latents, params and data under %d draws of q;
                       a comparison (tau > 5, a < b && b < c, !(x > 0)) prints its posterior probability,
                       mean(x) of a scalar its posterior mean, each with its Monte Carlo standard error
   :plot trace|marginals [FILE] draw the last run (.svg or .png; default KIND.svg)
@@ -93,7 +93,7 @@ const help = `commands:
   :save DIR           copy the last run's outputs (summary.json, variational.json, draws.csv, trace.csv) to DIR
   :help               this help
   :quit               leave (or Ctrl-D); Ctrl-C stops a running fit and keeps the partial result
-`
+`, infer.Defaults.EvalDraws)
 
 // Run runs a session reading commands from in until :quit, the end of the
 // input or the end of ctx (checked between commands). Output goes to out,
@@ -295,32 +295,6 @@ func (r *state) line(text string) (quit bool) {
 
 // replPanicForTest, when set by a test, is a line that panics.
 var replPanicForTest string
-
-// braceDepth counts unclosed braces, ignoring comments and strings.
-func braceDepth(src string) int {
-	depth := 0
-	inStr := false
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		switch {
-		case inStr:
-			if c == '"' {
-				inStr = false
-			}
-		case c == '"':
-			inStr = true
-		case c == '/' && i+1 < len(src) && src[i+1] == '/':
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-		case c == '{':
-			depth++
-		case c == '}':
-			depth--
-		}
-	}
-	return depth
-}
 
 func (r *state) fail(err error) { show.Report(r.stderr, err, r.sources) }
 
@@ -569,7 +543,7 @@ func (r *state) seed() uint64 {
 			return s
 		}
 	}
-	return 1
+	return infer.Defaults.Seed
 }
 
 func (r *state) sample(arg string) {
@@ -604,12 +578,9 @@ func (r *state) sample(arg string) {
 // evalName names the text of :eval in error messages.
 const evalName = "<eval>"
 
-// evalDraws is the number of draws of q behind :eval.
-const evalDraws = 4000
-
 // eval compiles the expression once into the fitted model's graph (no data
-// is read again and the model is not rebuilt) and evaluates it under 4000
-// draws of q with the fitted params (resampled by the PSIS weights when the
+// is read again and the model is not rebuilt) and evaluates it under
+// infer.Defaults.EvalDraws draws of q with the fitted params (resampled by the PSIS weights when the
 // summaries are PSIS estimates). A 0/1 expression prints its posterior
 // probability and mean(x) of a scalar x its posterior mean, each with its
 // Monte Carlo standard error; anything else its mean, sd and 5% and 95%
@@ -645,7 +616,7 @@ func (r *state) eval(expr string) {
 	if res := r.last.Result; comp.NumParams() > 0 && res != nil && res.Params != nil {
 		comp.SetParams(res.Params)
 	}
-	zs, err := r.draws(evalDraws, r.seed())
+	zs, err := r.draws(infer.Defaults.EvalDraws, r.seed())
 	if err != nil {
 		r.fail(err)
 		return
@@ -670,37 +641,21 @@ func (r *state) eval(expr string) {
 			col[i] = vals[i][j]
 			nan = nan || math.IsNaN(col[i])
 		}
-		mean, sd := infer.MeanSD(col)
+		s := r.last.SummarizeDraws(col)
 		label := expr
 		if len(vals[0]) > 1 {
 			label = fmt.Sprintf("[%d]", j+1)
 		}
 		if kind != evalPlain {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t\n", label, show.Num(mean), show.Num(r.mcse(sd, len(col))))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t\n", label, show.Num(s.Mean), show.Num(s.MCSE))
 			continue
 		}
-		sort.Float64s(col)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", label, show.Num(mean), show.Num(sd), show.Num(col[len(col)*5/100]), show.Num(col[len(col)*95/100]))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", label, show.Num(s.Mean), show.Num(s.SD), show.Num(s.Q05), show.Num(s.Q95))
 	}
 	tw.Flush()
 	if nan {
 		fmt.Fprintln(r.stdout, "note: the expression is NaN for some draws")
 	}
-}
-
-// mcse is the Monte Carlo standard error of a mean over n of :eval's
-// draws whose sd is sd. Independent draws of q give sd/sqrt(n). Draws
-// resampled by the PSIS weights carry the importance-sampling error,
-// about sd/sqrt(ESS) with the weights' effective sample size, plus that of
-// resampling, at most sd/sqrt(n).
-func (r *state) mcse(sd float64, n int) float64 {
-	v := 1 / float64(n)
-	if s := r.last.Summary; s != nil && s.SummarySource == "psis" {
-		if ess := float64(s.Diagnostics.ESSBulkMin); ess > 0 {
-			v += 1 / ess
-		}
-	}
-	return sd * math.Sqrt(v)
 }
 
 func copyDir(src, dst string) error {

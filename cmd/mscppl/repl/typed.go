@@ -16,7 +16,7 @@ const replName = "<repl>"
 
 // chunk is a piece of the typed model: the lines from a line that starts a
 // block to the one that closes it (usually one block; kinds are the block
-// names at its top level), or a comment line between blocks (no kinds).
+// names at its top level), or comments between blocks (no kinds).
 type chunk struct {
 	kinds []string
 	lines []string
@@ -89,35 +89,9 @@ func (t *typed) add(c chunk) (replaced bool) {
 
 func (t *typed) clear() { *t = typed{} }
 
-// topWords returns the words at brace depth 0 of src (the block names),
-// ignoring comments and strings, and whether src has an opening brace.
-func topWords(src string) (words []string, brace bool) {
-	depth := 0
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		switch {
-		case c == '"':
-			for i++; i < len(src) && src[i] != '"'; i++ {
-			}
-		case c == '/' && i+1 < len(src) && src[i+1] == '/':
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-		case c == '{':
-			depth++
-			brace = true
-		case c == '}':
-			depth--
-		case depth == 0 && isIdentStart(c):
-			j := i
-			for j < len(src) && isIdentByte(src[j]) {
-				j++
-			}
-			words = append(words, src[i:j])
-			i = j - 1
-		}
-	}
-	return words, brace
+// openBalance reads the open chunk with the language's lexer.
+func (t *typed) openBalance() lang.Balance {
+	return lang.BalanceOf([]byte(strings.Join(t.open.lines, "\n")))
 }
 
 func isIdentStart(c byte) bool {
@@ -155,33 +129,34 @@ func isOneOf(s string, list []string) bool {
 // block, the model is loaded.
 func (r *state) modelLine(text string) {
 	t := &r.typed
-	trim := strings.TrimSpace(text)
 	if t.open == nil {
-		switch {
-		case trim == "":
-			return
-		case strings.HasPrefix(trim, "//"):
-			t.add(chunk{lines: []string{text}})
+		if strings.TrimSpace(text) == "" {
 			return
 		}
-		word, col := leadingWord(text)
-		if !isOneOf(word, lang.BlockKinds) {
+		b := lang.BalanceOf([]byte(text))
+		if b.Tokens > 0 && (len(b.Words) == 0 || !isOneOf(b.Words[0], lang.BlockKinds)) {
+			word, col := leadingWord(text)
 			r.strayLine(text, word, col)
 			return
 		}
 		t.open = &chunk{}
 	}
 	t.open.lines = append(t.open.lines, text)
-	src := strings.Join(t.open.lines, "\n")
-	words, brace := topWords(src)
-	if !brace || braceDepth(src) > 0 {
+	b := t.openBalance()
+	if b.Tokens == 0 && !b.InComment {
+		// comments between blocks
+		t.add(chunk{lines: t.open.lines})
+		t.open = nil
+		return
+	}
+	if !b.Complete() {
 		return
 	}
 	c := *t.open
 	t.open = nil
-	c.kinds = words
-	if t.add(c) && len(words) == 1 {
-		fmt.Fprintf(r.stdout, "replaced the %s block\n", words[0])
+	c.kinds = b.Words
+	if t.add(c) && len(c.kinds) == 1 {
+		fmt.Fprintf(r.stdout, "replaced the %s block\n", c.kinds[0])
 	}
 	if t.has("model") {
 		r.useTyped()
@@ -222,6 +197,16 @@ func (r *state) useTyped() {
 func (r *state) typedReady() bool {
 	if o := r.typed.open; o != nil {
 		line := r.typed.numLines() - len(o.lines) + 1
+		switch b := r.typed.openBalance(); {
+		case b.Tokens == 0:
+			r.fail(infer.Errorf("close it with */, or drop what was typed with :clear",
+				"the comment at %s:%d is not closed", replName, line))
+			return false
+		case b.InComment:
+			r.fail(infer.Errorf("close the comment with */ and the block with }, or drop what was typed with :clear",
+				"the block at %s:%d is not closed: it ends inside a /* comment", replName, line))
+			return false
+		}
 		r.fail(infer.Errorf("close it with }, or drop what was typed with :clear",
 			"the block at %s:%d is not closed", replName, line))
 		return false
@@ -257,7 +242,11 @@ func (r *state) showTyped(w io.Writer) {
 	}
 	switch {
 	case t.open != nil:
-		fmt.Fprintf(w, "(the block at line %d is not closed yet)\n", len(lines)-len(t.open.lines)+1)
+		what := "block"
+		if t.openBalance().Tokens == 0 {
+			what = "comment"
+		}
+		fmt.Fprintf(w, "(the %s at line %d is not closed yet)\n", what, len(lines)-len(t.open.lines)+1)
 	case name == replName && !t.has("model"):
 		fmt.Fprintln(w, "(no model block yet: it is loaded once its model block is typed, or with :check)")
 	}

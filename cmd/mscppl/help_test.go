@@ -1,0 +1,58 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mscppl/mscppl/infer"
+	"github.com/mscppl/mscppl/infer/msc"
+	"github.com/mscppl/mscppl/ir"
+)
+
+// TestHelpDefaults: the defaults that --help shows and the flags take are
+// those of packages infer, msc and ir, not numbers written in this package:
+// with other values in infer.Defaults, --help shows those.
+func TestHelpDefaults(t *testing.T) {
+	saved := infer.Defaults
+	defer func() { infer.Defaults = saved }()
+	d := &infer.Defaults
+	d.Seed, d.CVSplits, d.CVTestFraction, d.CVMethods = 7, 77, 0.25, []string{"is", "advi"}
+	d.SweepSamples, d.SweepInits, d.SweepMethods, d.SweepIters = []int{3, 4}, 33, []string{"advi"}, 444
+	d.EvidenceParticles, d.EvidenceRepeats = 555, 6
+	for cmd, want := range map[string][]string{
+		"run": {"--seed=" + strconv.FormatUint(d.Seed, 10), "(default " + strconv.Itoa(ir.DefaultMaxNodes) + ")",
+			"(default: " + itersHelp(msc.Defaults.Iters) + ";", "(default " + strconv.Itoa(infer.DefaultDraws) + ")"},
+		"check": {"(default " + strconv.Itoa(ir.DefaultMaxNodes) + ")"},
+		"cv": {"--splits=" + strconv.Itoa(d.CVSplits), "--test-fraction=" + strconv.FormatFloat(d.CVTestFraction, 'g', -1, 64),
+			"--methods=" + strings.Join(d.CVMethods, ",")},
+		"sweep": {"--samples=" + strconv.Itoa(d.SweepSamples[0]) + ",", "--inits=" + strconv.Itoa(d.SweepInits),
+			"--methods=" + strings.Join(d.SweepMethods, ","), "--iters=" + strconv.Itoa(d.SweepIters)},
+		"evidence": {"--particles=" + strconv.Itoa(d.EvidenceParticles), "--repeats=" + strconv.Itoa(d.EvidenceRepeats)},
+	} {
+		code, out, _ := mscppl(cmd, "--help")
+		require.Equal(t, 0, code)
+		out = strings.ReplaceAll(strings.Join(strings.Fields(out), " "), `"`, "") // kong wraps the help and quotes lists
+		for _, w := range want {
+			require.Contains(t, out, w, "mscppl %s --help", cmd)
+		}
+	}
+}
+
+// TestItersHelp: the cap on the iterations, a step function of the
+// dimension, in words.
+func TestItersHelp(t *testing.T) {
+	require.Equal(t, "100000 up to 10 dimensions, 40000 above", itersHelp(msc.DefaultIters))
+	require.Equal(t, "5000", itersHelp(func(int) int { return 5000 }))
+	require.Equal(t, "3 up to 1 dimension, 2 up to 99 dimensions, 1 above", itersHelp(func(d int) int {
+		switch {
+		case d < 2:
+			return 3
+		case d < 100:
+			return 2
+		}
+		return 1
+	}))
+}
