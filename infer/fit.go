@@ -202,7 +202,7 @@ func (o Options) resolve(m *ir.Model) (Options, []string, error) {
 		if sv, ok := set["seed"]; ok && !sv.IsStr {
 			o.Seed = uint64(sv.Num)
 		} else {
-			o.Seed = 1
+			o.Seed = Defaults.Seed
 		}
 	}
 	meth, ok := lookupMethod(o.Method)

@@ -198,7 +198,7 @@ type runCmd struct {
 	Data  string `arg:"" optional:"" help:"The CSV data file (needed when the model has a data block bound to columns)."`
 
 	Method     string  `help:"Inference method. ${methods}." placeholder:"${method_names}"`
-	Seed       uint64  `default:"${seed}" help:"Random seed; the same seed gives the same result."`
+	Seed       uint64  `help:"Random seed; the same seed gives the same result (default: the infer block's seed, else ${seed})."`
 	Proposal   string  `help:"CIS proposal: q (default) or prior." placeholder:"q|prior"`
 	Init       string  `help:"Where each chain's q starts: laplace (default: a Laplace approximation at the mode found from a random point, N(0, I) when there is none) or zero (N(0, I))." placeholder:"laplace|zero"`
 	Kernel     string  `help:"Markov kernel of MSC: auto (default: the kernel the model's structure allows; csmc for state-space models, cis otherwise); ${kernels}." placeholder:"auto|${kernel_names}"`

@@ -23,7 +23,7 @@ func TestHelpDefaults(t *testing.T) {
 	d.SweepSamples, d.SweepInits, d.SweepMethods, d.SweepIters = []int{3, 4}, 33, []string{"advi"}, 444
 	d.EvidenceParticles, d.EvidenceRepeats = 555, 6
 	for cmd, want := range map[string][]string{
-		"run": {"--seed=" + strconv.FormatUint(d.Seed, 10), "(default " + strconv.Itoa(ir.DefaultMaxNodes) + ")",
+		"run": {"infer block's seed, else " + strconv.FormatUint(d.Seed, 10) + ")", "(default " + strconv.Itoa(ir.DefaultMaxNodes) + ")",
 			"(default: " + itersHelp(msc.Defaults.Iters) + ";", "(default " + strconv.Itoa(infer.DefaultDraws) + ")"},
 		"check": {"(default " + strconv.Itoa(ir.DefaultMaxNodes) + ")"},
 		"cv": {"--splits=" + strconv.Itoa(d.CVSplits), "--test-fraction=" + strconv.FormatFloat(d.CVTestFraction, 'g', -1, 64),

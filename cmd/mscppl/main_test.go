@@ -439,3 +439,12 @@ func TestRunTableQuantiles(t *testing.T) {
 	require.Less(t, q50, q95)
 	require.InDelta(t, mean, q50, 0.1)
 }
+
+// TestInferBlockSeed: run takes the infer block's seed when --seed is not
+// given, and --seed overrides it.
+func TestInferBlockSeed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.msc")
+	require.NoError(t, os.WriteFile(path, []byte("latent { a: real }\nmodel { a ~ normal(0, 1) }\ninfer { seed = 7 }\n"), 0o644))
+	require.Equal(t, uint64(7), runJSON(t, "run", path).Seed)
+	require.Equal(t, uint64(3), runJSON(t, "run", path, "--seed", "3").Seed)
+}
