@@ -24,7 +24,9 @@ func compileBoth(t *testing.T, src, data string) (vec, unrolled *Compiled) {
 		}
 		f, err := lang.Parse("m.msc", []byte(src))
 		require.NoError(t, err)
-		jd, err := dataset.ReadJSON(data)
+		b, err := os.ReadFile(data)
+		require.NoError(t, err)
+		jd, err := dataset.ParseJSON(data, b)
 		require.NoError(t, err)
 		m, err := BuildJSON(f, jd)
 		require.NoError(t, err)
