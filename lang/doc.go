@@ -65,7 +65,8 @@
 //     sizes, in Stan's order: vector<lower=0>[N], matrix<upper=1>[N, K].
 //     The second group of bounds in the listing is parsed only to reject
 //     the other order, vector[N]<lower=0>, with a hint.
-//   - From: a string with * or ? is a header glob.
+//   - From: a string with *, ? or [ is a glob over the header names
+//     (dataset.IsGlob).
 //   - Expr: the chain of terms is flat as written; package ir applies
 //     Stan's precedences, all left-associative: || below &&, below == and
 //     !=, below < <= > >=, below + and -. The lookaheads of OpTerm keep the
