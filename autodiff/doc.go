@@ -19,4 +19,13 @@
 // adjoint arenas for a maximum batch size. Distribution log densities and
 // special functions come in as Op and Func values (package stdlib provides
 // them), called once per node and batch element, never per scalar.
+//
+// Step programs (step.go) serve state-space models: CompileStep compiles
+// the part of the graph that one time step evaluates into a straight-line
+// program of scalars per batch element, and a StepTemplate, shared by the
+// steps of one shape, evaluates one step over all particles or all its
+// steps along a trajectory at once, forward and backward (an Op that is a
+// BatchForwarder then computes a whole batch per call); a StepGradient
+// accumulates the gradient of the params through the templates and the
+// shared part of the graph.
 package autodiff

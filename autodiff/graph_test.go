@@ -174,6 +174,9 @@ func TestMatVecBatchMatchesLoop(t *testing.T) {
 	}
 }
 
+// Batched reports whether the node depends on an Input.
+func (g *Graph) Batched(n Node) bool { return g.recs[n].flags&flagBatched != 0 }
+
 func TestConstantFoldingAndSharedNodes(t *testing.T) {
 	g := New()
 	c := g.Exp(g.Const([]float64{0, 1}))

@@ -122,9 +122,6 @@ func (g *Graph) Shape(n Node) (rows, cols int) {
 	return int(r.rows), int(r.cols)
 }
 
-// Batched reports whether the node depends on an Input.
-func (g *Graph) Batched(n Node) bool { return g.recs[n].flags&flagBatched != 0 }
-
 // IsConst reports whether the node depends only on constants.
 func (g *Graph) IsConst(n Node) bool { return g.recs[n].flags&flagVar == 0 }
 

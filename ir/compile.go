@@ -18,6 +18,11 @@ const DefaultMaxNodes = 5_000_000
 type CompileOptions struct {
 	// MaxNodes rejects models whose unrolled graph would be larger (0: DefaultMaxNodes).
 	MaxNodes int
+	// UnrollLoops compiles every loop unrolled, one copy of the body per
+	// value of the loop variable, including the loops that vecloop.go
+	// would compile once over their whole range (the tests compare the
+	// two).
+	UnrollLoops bool
 }
 
 // factor is one term of the log joint in the unrolled graph: the log
@@ -109,6 +114,7 @@ type compiler struct {
 	consts  map[float64]autodiff.Node
 	jac     []autodiff.Node
 	max     int
+	unroll  bool  // CompileOptions.UnrollLoops
 	covered []int // number of prior statements per unconstrained latent position
 	// dependency sets: latent positions each local depends on (by Var.ID)
 	localDeps [][]int
@@ -136,6 +142,7 @@ func Compile(m *Model, opt CompileOptions) (*Compiled, error) {
 		ops:       map[*stdlib.Family]*stdlib.SumLogDensity{},
 		consts:    map[float64]autodiff.Node{},
 		max:       opt.MaxNodes,
+		unroll:    opt.UnrollLoops,
 		covered:   make([]int, m.LatentDim),
 		localDeps: make([][]int, len(m.Vars)),
 		elems:     make([][]autodiff.Node, len(m.Vars)),

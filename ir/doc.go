@@ -1,19 +1,35 @@
-// Package ir is the middle of the mscppl pipeline. It takes the concrete
-// syntax tree of package lang and the bound CSV data, and produces a checked
-// model:
+// Package ir is the middle of the mscppl pipeline. Build (data from a CSV
+// table, package ir/dataset) and BuildJSON (data from a JSON file) take
+// the concrete syntax tree of package lang and the data, and produce a
+// checked Model:
 //
-//   - names resolved (data, param, latent, locals, loop variables), with
-//     "did you mean" hints for unknown names;
+//   - names resolved (data, transformed data, param, latent, locals, loop
+//     variables, user functions, derived quantities), with "did you mean"
+//     hints for unknown names;
 //   - every expression typed and shape-checked against the data (sizes such
-//     as N and D are inferred from the CSV);
+//     as N and D are inferred from the data);
 //   - constraints turned into bijections to unconstrained space with their
-//     log-Jacobians (package stdlib);
-//   - a dependency graph between the latent elements and the model's
-//     factors, used to detect state-space structure.
+//     log-Jacobians (package stdlib), the bounds of real variables and the
+//     vector transforms simplex, ordered, positive_ordered and
+//     cholesky_factor_corr.
 //
 // Compile lowers the checked model to a static autodiff graph (package
 // autodiff) that evaluates the log joint log p(z, x; theta) over
 // unconstrained latents for a whole batch of proposals at once. Loops are
-// unrolled at compile time; vector operations stay vector operations.
+// lowered at compile time: a loop over data rows whose body allows it is
+// compiled once over its whole range into vector operations (vecloop.go;
+// CompileOptions.UnrollLoops turns this off), and the others are unrolled,
+// one copy of the body per value of the loop variable. Calls of user
+// functions are inlined; an if whose condition depends on latents or
+// params is compiled as a piecewise density. Vector operations stay
+// vector operations.
+//
+// While compiling, Compile records which unconstrained latent positions
+// each term of the log joint depends on and which ones it draws; that is
+// how it detects a state-space model (Structure), whose time steps are
+// then compiled, on first use and where they can be, into step programs
+// evaluated over all particles at once (ssm_fast.go), and how LinearGLM
+// recognises a generalised linear model.
 // The compiled model implements the target interfaces of infer/msc.
+// CompileExpr compiles an expression over a compiled model, for the REPL.
 package ir

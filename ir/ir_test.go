@@ -14,6 +14,12 @@ import (
 
 func compile(t testing.TB, src, csv string) *Compiled {
 	t.Helper()
+	return compileWith(t, src, csv, CompileOptions{})
+}
+
+// compileWith is compile with options.
+func compileWith(t testing.TB, src, csv string, opt CompileOptions) *Compiled {
+	t.Helper()
 	f, err := lang.Parse("m.msc", []byte(src))
 	require.NoError(t, err)
 	var table *dataset.Table
@@ -23,7 +29,7 @@ func compile(t testing.TB, src, csv string) *Compiled {
 	}
 	m, err := Build(f, table)
 	require.NoError(t, err)
-	c, err := Compile(m, CompileOptions{})
+	c, err := Compile(m, opt)
 	require.NoError(t, err)
 	return c
 }

@@ -21,7 +21,9 @@ func buildJSON(t *testing.T, src, js string) (*Model, error) {
 	require.NoError(t, os.WriteFile(path, []byte(js), 0o644))
 	f, err := lang.Parse("m.msc", []byte(src))
 	require.NoError(t, err)
-	d, err := dataset.ReadJSON(path)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	d, err := dataset.ParseJSON(path, b)
 	require.NoError(t, err)
 	m, err := BuildJSON(f, d)
 	if err == nil {

@@ -37,10 +37,6 @@ import (
 // block otherwise, branch, nest loops with bounds that depend on n or
 // call functions that are not elementwise are unrolled as before.
 
-// vectorizeLoops turns the lowering on; the tests compare it with the
-// unrolled loop.
-var vectorizeLoops = true
-
 // vecLoop is the loop being compiled over its whole range.
 type vecLoop struct {
 	v      *Var
@@ -65,7 +61,7 @@ const (
 // vectorLoop compiles s once over lo..hi when its body allows it, and
 // reports whether it did.
 func (cp *compiler) vectorLoop(s *For, lo, hi int) bool {
-	if !vectorizeLoops || cp.vec != nil || hi <= lo || !cp.vectorizable(s, lo, hi) {
+	if cp.unroll || cp.vec != nil || hi <= lo || !cp.vectorizable(s, lo, hi) {
 		return false
 	}
 	cp.vec = &vecLoop{v: s.Var, lo: lo, hi: hi}

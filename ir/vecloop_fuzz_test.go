@@ -100,7 +100,7 @@ func FuzzVectorLoop(f *testing.F) {
 		if strings.Contains(src, "mu[n]") && !strings.Contains(src, "mu[n] =") {
 			return
 		}
-		build := func() (*Compiled, error) {
+		build := func(opt CompileOptions) (*Compiled, error) {
 			file, err := lang.Parse("f.msc", []byte(src))
 			if err != nil {
 				t.Fatalf("generated source does not parse: %v\n%s", err, src)
@@ -113,12 +113,10 @@ func FuzzVectorLoop(f *testing.F) {
 			if err != nil {
 				return nil, err
 			}
-			return Compile(m, CompileOptions{})
+			return Compile(m, opt)
 		}
-		v, errV := build()
-		vectorizeLoops = false
-		u, errU := build()
-		vectorizeLoops = true
+		v, errV := build(CompileOptions{})
+		u, errU := build(CompileOptions{UnrollLoops: true})
 		if (errV == nil) != (errU == nil) {
 			t.Fatalf("vectorised error %v, unrolled error %v\n%s", errV, errU, src)
 		}

@@ -18,24 +18,23 @@ import (
 // twice: loops vectorised and unrolled.
 func compileBoth(t *testing.T, src, data string) (vec, unrolled *Compiled) {
 	t.Helper()
-	comp := func() *Compiled {
+	comp := func(opt CompileOptions) *Compiled {
 		if !strings.HasSuffix(data, ".json") {
-			return compile(t, src, data)
+			return compileWith(t, src, data, opt)
 		}
 		f, err := lang.Parse("m.msc", []byte(src))
 		require.NoError(t, err)
-		jd, err := dataset.ReadJSON(data)
+		b, err := os.ReadFile(data)
+		require.NoError(t, err)
+		jd, err := dataset.ParseJSON(data, b)
 		require.NoError(t, err)
 		m, err := BuildJSON(f, jd)
 		require.NoError(t, err)
-		c, err := Compile(m, CompileOptions{})
+		c, err := Compile(m, opt)
 		require.NoError(t, err)
 		return c
 	}
-	vec = comp()
-	vectorizeLoops = false
-	defer func() { vectorizeLoops = true }()
-	return vec, comp()
+	return comp(CompileOptions{}), comp(CompileOptions{UnrollLoops: true})
 }
 
 // TestVectorLoops: a loop compiled once over its range gives the log joint
@@ -145,9 +144,8 @@ func TestGatherForms(t *testing.T) {
 	const data = "g,y\n1,0.5\n3,-0.2\n2,1.1\n3,0.3\n1,-1.0\n2,0.7\n"
 	head := "data { g: int[N]; y: vector[N] }\nlatent { mu: real; tau: real<lower=0>; a: vector[3] }\nmodel {\n a ~ normal(0, 1); tau ~ normal(0, 1)\n"
 	whole := compile(t, head+" y ~ normal(mu + tau * a[g], 1)\n}", data)
-	vectorizeLoops = false // the loop unrolled: a[g[n]] as N index nodes
-	loop := compile(t, head+" for n in 1..N { y[n] ~ normal(mu + tau * a[g[n]], 1) }\n}", data)
-	vectorizeLoops = true
+	// the loop unrolled: a[g[n]] as N index nodes
+	loop := compileWith(t, head+" for n in 1..N { y[n] ~ normal(mu + tau * a[g[n]], 1) }\n}", data, CompileOptions{UnrollLoops: true})
 	sameDensity(t, whole, loop, rand.New(rand.NewPCG(3, 4)), 10, 1, 1e-12, 1e-12)
 	gw := make([]float64, whole.Dim())
 	whole.GradLogJoint([]float64{0.1, -0.4, 0.3, 0.7, -1.2}, gw)

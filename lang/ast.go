@@ -131,19 +131,6 @@ type From struct {
 	Column    *string  `parser:" | @String )"`
 }
 
-// IsGlob reports whether Column is a header glob (contains * or ?).
-func (f *From) IsGlob() bool {
-	if f.Column == nil {
-		return false
-	}
-	for _, c := range *f.Column {
-		if c == '*' || c == '?' {
-			return true
-		}
-	}
-	return false
-}
-
 // Stmt is a statement: exactly one of Decl (a local declaration, in the
 // model block), For, If, Target and Simple is non-nil.
 type Stmt struct {

@@ -6,44 +6,96 @@
 //
 // # Grammar
 //
-// In EBNF, with [ x ] optional and { x } repeated:
+// The grammar is the annotated structs of ast.go, which participle prints
+// as below (TestDocGrammar fails when this listing is not what the parser
+// prints; go test ./lang -run TestDocGrammar -update rewrites it). In
+// participle's notation x? is optional, x* repeated, x | y an alternative,
+// <ident>, <number> and <string> are tokens, and (?= x) and (?! x) are
+// lookaheads: x must, or must not, come next, and is not consumed.
+// Productions too long for a line continue on the next, indented.
 //
-//	File      = Block { Block } .                    // any order, each at most once, model required
-//	Block     = BlockKind "{" { Item Sep } "}" .
-//	BlockKind = "data" | "param" | "latent" | "model" | "infer" .
-//	Item      = Decl | Stmt | Setting .              // Decl in data/param/latent, Stmt in model, Setting in infer
-//	Decl      = ident ":" Type [ "from" From ] [ "standardized" ] [ "=" Expr ] .
-//	Type      = ("int" | "real" | "vector" | "matrix") [ Bounds ] [ "[" Expr { "," Expr } "]" ] .
-//	Bounds    = "<" Bound [ "," Bound ] ">" .        // lower and upper, either or both, any order
-//	Bound     = ("lower" | "upper") "=" Expr .
-//	From      = string | "all" "except" string { "," string } .   // a string with * or ? is a header glob
-//	Stmt      = For | Expr "~" Call | Expr "=" Expr .
-//	For       = "for" ident "in" Expr ".." Expr "{" { Stmt Sep } "}" .   // inclusive bounds
-//	Setting   = ident "=" ( [ "-" | "+" ] number | string | ident ) .   // a Stmt, checked on the tree
-//	Expr      = Term { ("+" | "-") Term } .          // left-associative
-//	Term      = Unary { ("*" | "/") Unary } .        // left-associative
-//	Unary     = ("-" | "+") Unary | Power .
-//	Power     = Postfix [ "^" Unary ] .              // right-associative: a^b^c = a^(b^c); -x^2 = -(x^2)
-//	Postfix   = Primary { "[" Expr { "," Expr } "]" } .
-//	Primary   = number | string | Call | ident | "(" Expr ")" .
-//	Call      = ident "(" [ Expr { "," Expr } ] ")" .
+//	File = Block* .
+//	Block = <ident> "{" Item* "}" .
+//	Item = ((?= <ident> ":") Decl) | ((?= <ident> "(" ((<ident> ":") | (")"
+//		"->"))) FuncDef) | Stmt .
+//	Decl = <ident> ":" Type ("from" From)? "standardized"? ("=" Expr)?
+//		";"? .
+//	Type = ("int" | "real" | "vector" | "matrix" | "simplex" | "ordered" |
+//		"positive_ordered" | "cholesky_factor_corr") ("<" Bound ("," Bound)*
+//		">")? ("[" Expr ("," Expr)* "]")? ("<" Bound ("," Bound)* ">")? .
+//	Bound = ("lower" | "upper") "=" Expr .
+//	Expr = Term OpTerm* .
+//	Term = Unary OpUnary* .
+//	Unary = ((("-" | "+" | "!") Unary) | Power) .
+//	Power = Postfix ("^" Unary)? .
+//	Postfix = Primary Index* "'"? .
+//	Primary = (<number> | <string> | ((?= <ident> "(") Call) | <ident> |
+//		("(" Expr ")")) .
+//	Call = <ident> "(" (Expr ("," Expr)*)? ("|" (Expr ("," Expr)*)?)? ")" .
+//	Index = "[" Slot ("," Slot)* "]" .
+//	Slot = Expr? (":" Expr?)? .
+//	OpUnary = ("*" | "/" | ".*" | "./") Unary .
+//	OpTerm = (("+" | "-" | "==" | "!=" | "<=" | ">=" | "&&" | "||") | ((?=
+//		("<" | ">") (<ident> | <number> | "(" | "-" | "+" | "!")) (?! ("<" |
+//		">") ((<ident> ":") | "from" | "standardized")) ("<" | ">"))) Term .
+//	From = (("all" "except" <string> ("," <string>)*) | <string>) .
+//	FuncDef = <ident> "(" (Param ("," Param)*)? ")" "->" Type "{" Stmt*
+//		"}" .
+//	Param = <ident> ":" ("int" | "real" | "vector" | "matrix") .
+//	Stmt = (((?= <ident> ":") Decl) | For | If | ("target" "+=" Expr) |
+//		("return" Expr) | Simple) ";"? .
+//	For = "for" <ident> "in" Expr ".." Expr "{" Stmt* "}" .
+//	If = "if" Expr "{" Stmt* "}" ("else" (If | ("{" Stmt* "}")))? .
+//	Simple = Expr (("~" Call) | ("=" Expr)) .
+//
+// Notes on the productions, for rules the listing does not show:
+//
+//   - File: a Block's name is functions, data, param, latent, model,
+//     derived or infer (BlockKinds); the blocks come in any order, each at
+//     most once, and model is required.
+//   - Item: which items a block accepts is checked by package ir: FuncDef
+//     in functions; Decl in data, param and latent (data also takes
+//     definitions name = Expr, computed once from the data); Decl (a local
+//     declaration) and Stmt in model; definitions name = Expr in derived;
+//     and settings name = literal (a number, possibly signed, a string or
+//     a name) in infer.
+//   - FuncDef: a function's body ends with return Expr.
+//   - Type: bounds are lower and upper, either or both, in any order, each
+//     at most once. They come after the base type name and before the
+//     sizes, in Stan's order: vector<lower=0>[N], matrix<upper=1>[N, K].
+//     The second group of bounds in the listing is parsed only to reject
+//     the other order, vector[N]<lower=0>, with a hint.
+//   - From: a string with *, ? or [ is a glob over the header names
+//     (dataset.IsGlob).
+//   - Expr: the chain of terms is flat as written; package ir applies
+//     Stan's precedences, all left-associative: || below &&, below == and
+//     !=, below < <= > >=, below + and -. The lookaheads of OpTerm keep the
+//     closing > of a type's bounds from being read as a comparison.
+//   - Term: * / .* ./ are left-associative, and bind tighter than any
+//     operator of Expr.
+//   - Unary and Power: - + ! bind looser than ^, whose exponent is a
+//     Unary, so that a^b^c = a^(b^c), -x^2 = -(x^2) and 2^-1 is allowed.
+//   - Postfix: a trailing ' is the transpose (X', v').
+//   - Call: name(y | args) is a log density (normal_lpdf(y | mu, sigma)).
+//   - Index and Slot: a slot is an index e or a range lo:hi, lo:, :hi or :
+//     (all).
+//   - For: both bounds of lo..hi are inclusive.
+//   - Stmt: target += Expr adds to the log density. The condition of if is
+//     a scalar, true when it is not 0.
 //
 // Tokens: ident is [A-Za-z_][A-Za-z0-9_]*; number is 12, 1.5, .5, 1e-3 or
 // 2.5E+4 (signs are unary operators); string is "..." on one line with Go
-// escapes; ".." is the range operator. Comments are // to the end of the
-// line and /* ... */. Keywords are ordinary names outside the places the
-// grammar above names them.
+// escapes; the other tokens are the quoted ones of the listing. Comments
+// are // to the end of the line and /* ... */. Keywords are ordinary names
+// outside the places the grammar above names them.
 //
-// Separators (Sep): an item ends at a newline or at an optional ";". Two
+// Separators: an item ends at a newline or at an optional ";" (the ";"?
+// of Decl and Stmt). Two
 // items on one line need a ";" between them, except after the "}" of a
 // for loop. An expression continues onto the next line when the line
 // ends inside brackets or with an operator, or when the next line starts
 // with a binary operator, "(" or "[" (the expression is read as long as
 // possible).
-//
-// Bounds come after the base type name and before the sizes, in Stan's
-// order: vector<lower=0>[N], matrix<upper=1>[N, K]. The other order,
-// vector[N]<lower=0>, is rejected with a hint.
 //
 // # Errors
 //
@@ -59,7 +111,7 @@
 // # How parsing works
 //
 // The participle grammar, the annotated structs of ast.go, is the single
-// definition of the syntax; the EBNF above describes it. Participle runs
+// definition of the syntax; the listing above is printed from it. Participle runs
 // with no lookahead beyond the lookahead groups written in the grammar
 // (name ":" starts a declaration, name "(" a call), so every construct
 // commits at its first token and participle stops exactly where the input

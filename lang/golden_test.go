@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/errors")
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/errors and the grammar in doc.go")
 
 // TestSyntaxErrorGolden parses every testdata/errors/*.msc, which must
 // fail, and compares the formatted errors with the .golden file next to it.

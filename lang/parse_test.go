@@ -171,13 +171,12 @@ func TestBriefExample(t *testing.T) {
 	require.Equal(t, "y", y.Name)
 	require.Equal(t, "vector[N]", y.Type.String())
 	require.Equal(t, "Class", *y.From.Column)
-	require.False(t, y.From.IsGlob())
 	X := data[1].Decl
 	require.Equal(t, []string{"Class", "Id"}, X.From.AllExcept)
 	require.Nil(t, X.From.Column)
 	require.True(t, X.Standardized)
 	require.Equal(t, "matrix[N, D]", X.Type.String())
-	require.True(t, data[2].Decl.From.IsGlob())
+	require.Equal(t, "V*", *data[2].Decl.From.Column)
 	require.Nil(t, data[3].Decl.From)
 	require.Equal(t, "5", FormatExpr(data[4].Decl.Init))
 

@@ -25,9 +25,11 @@ var mscLexer = lexer.MustSimple([]lexer.SimpleRule{
 })
 
 // parser is the grammar of .msc files: the annotated structs of ast.go.
-// Lookahead 2 is what the grammar needs (name ":" starts a declaration,
-// name "(" a call); a larger lookahead would let optional parts backtrack
-// over more tokens and report errors further from their cause.
+// Lookahead 0: the lookahead groups written in the grammar (name ":"
+// starts a declaration, name "(" a call) are all the lookahead it needs,
+// and without more no branch backtracks over tokens it has consumed, so
+// that participle stops, and reports its error, where the input goes
+// wrong.
 var parser = participle.MustBuild[File](
 	participle.Lexer(mscLexer),
 	participle.Elide("Comment", "Whitespace"),

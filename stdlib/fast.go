@@ -4,17 +4,15 @@ import "math"
 
 //go:generate python3 internal/fastgen/gen.py fast_tables.go testdata/fast_ref.txt
 
-// Fast special functions (issue 12): LogPhi, Phi, InvMills,
-// LogPhiAndMills and Log1pExp, and their slice versions
+// Fast special functions (issue 12): LogPhi, Phi, InvMills and Log1pExp,
+// and the slice versions of the two that the log densities of
+// bernoulli_probit and bernoulli_logit apply to whole vectors (op.go)
 //
 //	LogPhiSlice(dst, x)          dst[i] = LogPhi(x[i])
-//	PhiSlice(dst, x)             dst[i] = Phi(x[i])
-//	InvMillsSlice(dst, x)        dst[i] = InvMills(x[i])
-//	LogPhiAndMillsSlice(l, m, x) l[i], m[i] = LogPhiAndMills(x[i])
 //	Log1pExpSlice(dst, x)        dst[i] = Log1pExp(x[i])
 //
-// (dst may be x itself; each panics if a destination is shorter than x;
-// none allocates), are evaluated without a call to math.Exp or math.Log
+// (dst may be x itself; each panics if dst is shorter than x; neither
+// allocates), are evaluated without a call to math.Exp or math.Log
 // and without a data-dependent branch for |x| < 37.5 (63 for Log1pExp
 // and the left side of LogPhi and InvMills): the value is exp(A + P)
 // with
@@ -28,7 +26,11 @@ import "math"
 //
 // and exp is fastExp: a 256-entry table of 2^(j/256) and a degree-4
 // polynomial, with the argument reduction done on A and P separately so
-// that an A of -700 costs no accuracy. The rare arguments outside those
+// that an A of -700 costs no accuracy. The kernels below write out the
+// segment lookup, the polynomial and fastExp (the compiler does not inline
+// them, and a call spills every register); fast_kernel_test.go has the
+// three as functions (fastSeg, fastPoly, fastExp) and checks that the
+// kernels compose them. The rare arguments outside those
 // ranges, NaN and ±Inf take the slower paths of the reference formulas.
 //
 // Accuracy (testdata/fast_ref.txt, 80-digit mpmath values): a few ulps,
@@ -43,45 +45,10 @@ const (
 	fastExpShift = 0x1.8p52
 )
 
-// fastExp is exp(a + b) for -708 < a + b < 709, a + b not NaN: with
-// k = round((a + b) 256/ln2) and r = a + b - k ln2/256 (|r| <= 0.00136),
-// exp(a + b) = 2^(k/256) exp(r), 2^(k/256) from fastExp2Tab and 2^(k>>8)
-// and exp(r) - 1 to degree 4 (the next term is below 3.8e-17). a is
-// subtracted from k ln2/256 before b is added, so that a large a (-x^2/2,
-// exact) costs no accuracy. The kernels below write it out (the compiler
-// does not inline it, and a call spills every register).
-func fastExp(a, b float64) float64 {
-	kf := (a+b)*fastExpInvL + fastExpShift
-	k := int32(uint32(math.Float64bits(kf)))
-	kd := kf - fastExpShift
-	r := ((a - kd*fastExpL1) + b) - kd*fastExpL2
-	r2 := r * r
-	p := r + r2*((0.5+r*(1.0/6))+r2*(1.0/24))
-	t := fastExp2Tab[k&255]
-	return (t + t*p) * math.Float64frombits(uint64(int64(k>>8)+1023)<<52)
-}
-
-// fastSeg is the segment of u = |x| (0 <= u < 63) in a table's side.
-func fastSeg(u float64) int {
-	return int(math.Float64bits(u+1)>>fastSegShift) - fastSegBias
-}
-
-// fastPoly is the polynomial of row at x (Estrin's scheme); the kernels
-// below write it out.
-func fastPoly(row *[fastDeg + 2]float64, x float64) float64 {
-	d := x - row[0]
-	d2 := d * d
-	d4 := d2 * d2
-	q0 := (row[1] + row[2]*d) + (row[3]+row[4]*d)*d2
-	q1 := (row[5] + row[6]*d) + (row[7]+row[8]*d)*d2
-	return (q0 + q1*d4) + (row[9]+row[10]*d)*(d4*d4)
-}
-
 // fastTwoSided is exp(-m x^2/2 + P(x)) for -63 < x < 37.5 from a
 // two-sided table, m = 1 for x >= 0 and 0 for x < 0: x = xh + xl with xh
 // of 26 significant bits, so that -m xh^2/2 is exact and goes to the exp
-// apart from P - m xl (x + xh)/2. It is fastSeg, fastPoly and fastExp
-// written out.
+// apart from P - m xl (x + xh)/2.
 func fastTwoSided(tab *[2 * fastNSeg][fastDeg + 2]float64, x float64) float64 {
 	bx := math.Float64bits(x)
 	right := 1 - int(bx>>63)
@@ -115,49 +82,6 @@ func fastLogPhi(x float64) float64 { return -fastTwoSided(&logPhiTab, x) }
 
 // fastInvMills is InvMills for -63 < x < 37.5.
 func fastInvMills(x float64) float64 { return fastTwoSided(&invMillsTab, x) }
-
-// fastLogPhiAndMills is LogPhiAndMills for -63 < x < 37.5: fastTwoSided
-// on both tables with one lookup.
-func fastLogPhiAndMills(x float64) (float64, float64) {
-	bx := math.Float64bits(x)
-	right := 1 - int(bx>>63)
-	u1 := math.Float64frombits(bx&^(1<<63)) + 1
-	i := int(math.Float64bits(u1)>>fastSegShift) - fastSegBias + fastNSeg*right
-	hm := -0.5 * float64(right)
-	xh := math.Float64frombits(bx &^ (1<<27 - 1))
-	a := hm * xh * xh
-	c := hm * (x - xh) * (x + xh)
-	// log Phi
-	row := &logPhiTab[i]
-	d := x - row[0]
-	d2 := d * d
-	d4 := d2 * d2
-	q0 := (row[1] + row[2]*d) + (row[3]+row[4]*d)*d2
-	q1 := (row[5] + row[6]*d) + (row[7]+row[8]*d)*d2
-	b := (q0 + q1*d4) + (row[9]+row[10]*d)*(d4*d4) + c
-	kf := (a+b)*fastExpInvL + fastExpShift
-	k := int32(uint32(math.Float64bits(kf)))
-	kd := kf - fastExpShift
-	r := ((a - kd*fastExpL1) + b) - kd*fastExpL2
-	r2 := r * r
-	p := r + r2*((0.5+r*(1.0/6))+r2*(1.0/24))
-	t := fastExp2Tab[k&255]
-	l := -(t + t*p) * math.Float64frombits(uint64(int64(k>>8)+1023)<<52)
-	// mills, the same on the other table
-	row = &invMillsTab[i]
-	d = x - row[0]
-	q0 = (row[1] + row[2]*d) + (row[3]+row[4]*d)*d2
-	q1 = (row[5] + row[6]*d) + (row[7]+row[8]*d)*d2
-	b = (q0 + q1*d4) + (row[9]+row[10]*d)*(d4*d4) + c
-	kf = (a+b)*fastExpInvL + fastExpShift
-	k = int32(uint32(math.Float64bits(kf)))
-	kd = kf - fastExpShift
-	r = ((a - kd*fastExpL1) + b) - kd*fastExpL2
-	r2 = r * r
-	p = r + r2*((0.5+r*(1.0/6))+r2*(1.0/24))
-	t = fastExp2Tab[k&255]
-	return l, (t + t*p) * math.Float64frombits(uint64(int64(k>>8)+1023)<<52)
-}
 
 // fastPhi is Phi for |x| < 37.5: Phi(-|x|) = exp(-x^2/2 + P(|x|)), and
 // Phi(x) is that or 1 less it.
@@ -298,8 +222,9 @@ func fastExpBlock(dst, a, b, c, m []float64) {
 	}
 }
 
-// fastTwoSidedSlice is the slice version of LogPhi (sign -1, slow
-// logPhiSlow) and InvMills (sign 1, slow invMillsSlow).
+// fastTwoSidedSlice is the slice version of fastTwoSided(tab, x) times
+// sign, with slow outside the fast range: LogPhiSlice's (sign -1, slow
+// logPhiSlow).
 func fastTwoSidedSlice(dst, x []float64, tab *[2 * fastNSeg][fastDeg + 2]float64, sign float64, slow func(float64) float64) {
 	dst = dst[:len(x)]
 	if n := fastTwoSidedArch(dst, x, tab, sign, slow); n > 0 {
@@ -319,68 +244,6 @@ func fastTwoSidedSlice(dst, x []float64, tab *[2 * fastNSeg][fastDeg + 2]float64
 // LogPhiSlice sets dst[i] = LogPhi(x[i]); dst may be x (but not overlap
 // it otherwise).
 func LogPhiSlice(dst, x []float64) { fastTwoSidedSlice(dst, x, &logPhiTab, -1, logPhiSlow) }
-
-// InvMillsSlice sets dst[i] = InvMills(x[i]); dst may be x (but not
-// overlap it otherwise).
-func InvMillsSlice(dst, x []float64) { fastTwoSidedSlice(dst, x, &invMillsTab, 1, invMillsSlow) }
-
-// LogPhiAndMillsSlice sets logPhi[i], mills[i] = LogPhiAndMills(x[i]);
-// either destination may be x (but not overlap it otherwise).
-func LogPhiAndMillsSlice(logPhi, mills, x []float64) {
-	logPhi, mills = logPhi[:len(x)], mills[:len(x)]
-	if n := fastLogPhiAndMillsArch(logPhi, mills, x); n > 0 {
-		logPhi, mills, x = logPhi[n:], mills[n:], x[n:]
-	}
-	var a, b, bm [fastBlock]float64
-	var sl, slm fastSlow
-	for len(x) > 0 {
-		n := min(len(x), fastBlock)
-		fastArgsTwoSided(&logPhiTab, a[:n], b[:n], x[:n], &sl, logPhiSlow)
-		fastArgsTwoSided(&invMillsTab, a[:n], bm[:n], x[:n], &slm, invMillsSlow)
-		fastExpBlockSign(logPhi[:n], a[:n], b[:n], -1)
-		fastExpBlockSign(mills[:n], a[:n], bm[:n], 1)
-		sl.apply(logPhi)
-		slm.apply(mills)
-		x, logPhi, mills = x[n:], logPhi[n:], mills[n:]
-	}
-}
-
-// PhiSlice sets dst[i] = Phi(x[i]); dst may be x (but not overlap it
-// otherwise).
-func PhiSlice(dst, x []float64) {
-	dst = dst[:len(x)]
-	if n := fastPhiArch(dst, x); n > 0 {
-		dst, x = dst[n:], x[n:]
-	}
-	var a, b, c, m [fastBlock]float64
-	var sl fastSlow
-	for len(x) > 0 {
-		n := min(len(x), fastBlock)
-		for i, v := range x[:n] {
-			if !(v > -37.5 && v < 37.5) {
-				sl.add(i, phiSlow(v))
-				v = 0
-			}
-			bx := math.Float64bits(v)
-			u := math.Float64frombits(bx &^ (1 << 63))
-			row := &phiTab[int(math.Float64bits(u+1)>>fastSegShift)-fastSegBias]
-			d := u - row[0]
-			d2 := d * d
-			d4 := d2 * d2
-			q0 := (row[1] + row[2]*d) + (row[3]+row[4]*d)*d2
-			q1 := (row[5] + row[6]*d) + (row[7]+row[8]*d)*d2
-			P := (q0 + q1*d4) + (row[9]+row[10]*d)*(d4*d4)
-			uh := math.Float64frombits(math.Float64bits(u) &^ (1<<27 - 1))
-			a[i] = -0.5 * uh * uh
-			b[i] = P - 0.5*(u-uh)*(u+uh)
-			s := float64(1 - int(bx>>63))
-			c[i], m[i] = s, 1-2*s
-		}
-		fastExpBlock(dst[:n], a[:n], b[:n], c[:n], m[:n])
-		sl.apply(dst)
-		x, dst = x[n:], dst[n:]
-	}
-}
 
 // Log1pExpSlice sets dst[i] = Log1pExp(x[i]); dst may be x (but not
 // overlap it otherwise).

@@ -8,8 +8,8 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// AVX2 versions of the slice kernels (fast_amd64.s), for LogPhiSlice,
-// InvMillsSlice, LogPhiAndMillsSlice, PhiSlice and Log1pExpSlice.
+// AVX2 versions of the slice kernels (fast_amd64.s), for LogPhiSlice and
+// Log1pExpSlice.
 //
 // Each kernel does the whole computation of the Go kernels (fast.go) on
 // 4 elements per ymm register: the range test, the segment lookup, the
@@ -41,9 +41,6 @@ var useAVX2 = cpu.X86.HasAVX2
 
 //go:noescape
 func twoSidedAVX2(dst, x []float64, tab *[2 * fastNSeg][fastDeg + 2]float64, sign float64) uint64
-
-//go:noescape
-func phiAVX2(dst, x []float64) uint64
 
 //go:noescape
 func log1pExpAVX2(dst, x []float64) uint64
@@ -81,33 +78,6 @@ func fastBlocksAVX2(dst, x []float64, kernel func(d, x []float64) uint64, slow f
 	}
 	return n
 }
-
-// fastLogPhiAndMillsArch is fastTwoSidedArch for LogPhiAndMillsSlice;
-// the block of x is copied first since either destination may be x.
-func fastLogPhiAndMillsArch(logPhi, mills, x []float64) int {
-	if !useAVX2 {
-		return 0
-	}
-	n := len(x) &^ 3
-	logPhi, mills = logPhi[:n], mills[:n]
-	var buf [fastBlock]float64
-	for i := 0; i < n; i += fastBlock {
-		j := min(i+fastBlock, n)
-		xb := buf[:j-i]
-		copy(xb, x[i:j])
-		l, m := logPhi[i:j], mills[i:j]
-		if out := twoSidedAVX2(l, xb, &logPhiTab, -1); out != 0 {
-			fastSlowMask(l, out, logPhiSlow)
-		}
-		if out := twoSidedAVX2(m, xb, &invMillsTab, 1); out != 0 {
-			fastSlowMask(m, out, invMillsSlow)
-		}
-	}
-	return n
-}
-
-// fastPhiArch is fastTwoSidedArch for PhiSlice.
-func fastPhiArch(dst, x []float64) int { return fastBlocksAVX2(dst, x, phiAVX2, phiSlow) }
 
 // fastLog1pExpArch is fastTwoSidedArch for Log1pExpSlice.
 func fastLog1pExpArch(dst, x []float64) int {

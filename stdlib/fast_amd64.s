@@ -34,12 +34,6 @@ DATA c_one<>+16(SB)/8, $0x3ff0000000000000
 DATA c_one<>+24(SB)/8, $0x3ff0000000000000
 GLOBL c_one<>(SB), RODATA|NOPTR, $32
 
-DATA c_mone<>+0(SB)/8, $0xbff0000000000000
-DATA c_mone<>+8(SB)/8, $0xbff0000000000000
-DATA c_mone<>+16(SB)/8, $0xbff0000000000000
-DATA c_mone<>+24(SB)/8, $0xbff0000000000000
-GLOBL c_mone<>(SB), RODATA|NOPTR, $32
-
 DATA c_half<>+0(SB)/8, $0x3fe0000000000000
 DATA c_half<>+8(SB)/8, $0x3fe0000000000000
 DATA c_half<>+16(SB)/8, $0x3fe0000000000000
@@ -63,12 +57,6 @@ DATA c_p63<>+8(SB)/8, $0x404f800000000000
 DATA c_p63<>+16(SB)/8, $0x404f800000000000
 DATA c_p63<>+24(SB)/8, $0x404f800000000000
 GLOBL c_p63<>(SB), RODATA|NOPTR, $32
-
-DATA c_m375<>+0(SB)/8, $0xc042c00000000000
-DATA c_m375<>+8(SB)/8, $0xc042c00000000000
-DATA c_m375<>+16(SB)/8, $0xc042c00000000000
-DATA c_m375<>+24(SB)/8, $0xc042c00000000000
-GLOBL c_m375<>(SB), RODATA|NOPTR, $32
 
 DATA c_p375<>+0(SB)/8, $0x4042c00000000000
 DATA c_p375<>+8(SB)/8, $0x4042c00000000000
@@ -357,94 +345,6 @@ twoSidedFin:
 twoSidedDone:
 	VZEROUPPER
 	MOVQ AX, ret+64(FP)
-	RET
-
-// func phiAVX2(dst, x []float64) uint64
-TEXT ·phiAVX2(SB), $1536-56
-	MOVQ dst_base+0(FP), DI
-	MOVQ x_base+24(FP), SI
-	MOVQ x_len+32(FP), R11
-	LEAQ ·phiTab(SB), BX
-	LEAQ ·fastExp2Tab(SB), R8
-	XORQ AX, AX
-	XORQ CX, CX
-
-phiSeg:
-	CMPQ CX, R11
-	JAE  phiArgs0
-	RANGE(c_m375<>(SB), c_p375<>(SB))
-	VANDPD  c_absmask<>(SB), Y1, Y1
-	VADDPD  c_one<>(SB), Y1, Y2
-	ROWS
-	VMOVUPD Y1, 0(SP)(CX*8)
-	VMOVDQU Y13, 1024(SP)(CX*8)
-	ADDQ    $4, CX
-	JMP     phiSeg
-
-phiArgs0:
-	XORQ CX, CX
-	LEAQ 1024(SP), R9
-
-phiArgs:
-	CMPQ CX, R11
-	JAE  phiExp0
-	VMOVUPD 0(SP)(CX*8), Y1
-	OFFS
-	POLY
-
-	// uh, a = -0.5 uh uh, b = P - 0.5 (u - uh) (u + uh)
-	VANDPD  c_hmask<>(SB), Y1, Y7
-	VMULPD  c_mhalf<>(SB), Y7, Y8
-	VMULPD  Y7, Y8, Y8
-	VSUBPD  Y7, Y1, Y9
-	VMULPD  c_half<>(SB), Y9, Y9
-	VADDPD  Y7, Y1, Y10
-	VMULPD  Y10, Y9, Y9
-	VSUBPD  Y9, Y5, Y5
-	VMOVUPD Y8, 0(SP)(CX*8)
-	VMOVUPD Y5, 512(SP)(CX*8)
-	ADDQ    $4, CX
-	JMP     phiArgs
-
-phiExp0:
-	XORQ CX, CX
-
-phiExp:
-	CMPQ    CX, R11
-	JAE     phiFin0
-	VMOVUPD 0(SP)(CX*8), Y8
-	VMOVUPD 512(SP)(CX*8), Y5
-	EXPA
-	ADDQ    $4, CX
-	JMP     phiExp
-
-phiFin0:
-	XORQ CX, CX
-	LEAQ 512(SP), R9
-
-phiFin:
-	CMPQ CX, R11
-	JAE  phiDone
-	RANGEMASK(c_m375<>(SB), c_p375<>(SB))
-	VANDPD  Y14, Y0, Y15
-	EXPB
-
-	// s + (1 - 2s) e, s = 1 for x >= 0
-	VPXOR     Y9, Y9, Y9
-	VMOVUPD   c_one<>(SB), Y10
-	VBLENDVPD Y15, Y9, Y10, Y10
-	VMOVUPD   c_mone<>(SB), Y11
-	VBLENDVPD Y15, c_one<>(SB), Y11, Y11
-	VMULPD    Y11, Y12, Y12
-	VADDPD    Y10, Y12, Y12
-	VBLENDVPD Y14, Y12, Y0, Y12
-	VMOVUPD   Y12, (DI)(CX*8)
-	ADDQ      $4, CX
-	JMP       phiFin
-
-phiDone:
-	VZEROUPPER
-	MOVQ AX, ret+48(FP)
 	RET
 
 // func log1pExpAVX2(dst, x []float64) uint64

@@ -9,23 +9,13 @@ import (
 // The AVX2 slice kernels (fast_amd64.s) against the pure-Go loops of
 // fast.go, bit for bit: useAVX2 is switched off for the reference.
 
-// fastSliceFuncs are the slice functions with an AVX2 kernel, each as a
-// function of one destination (LogPhiAndMillsSlice twice, one per
-// output).
+// fastSliceFuncs are the slice functions with an AVX2 kernel.
 var fastSliceFuncs = []struct {
 	name string
 	f    func(dst, x []float64)
 }{
 	{"LogPhi", LogPhiSlice},
-	{"InvMills", InvMillsSlice},
-	{"Phi", PhiSlice},
 	{"Log1pExp", Log1pExpSlice},
-	{"LogPhiAndMills/logPhi", func(dst, x []float64) {
-		LogPhiAndMillsSlice(dst, make([]float64, len(x)), x)
-	}},
-	{"LogPhiAndMills/mills", func(dst, x []float64) {
-		LogPhiAndMillsSlice(make([]float64, len(x)), dst, x)
-	}},
 }
 
 func skipNoAVX2(t *testing.T) {
@@ -174,10 +164,7 @@ func TestFastAsmLengths(t *testing.T) {
 			checkSame(t, fn.name, fn.f, x)
 		}
 		// dst = x
-		for _, fn := range []struct {
-			name string
-			f    func(dst, x []float64)
-		}{{"LogPhi", LogPhiSlice}, {"InvMills", InvMillsSlice}, {"Phi", PhiSlice}, {"Log1pExp", Log1pExpSlice}} {
+		for _, fn := range fastSliceFuncs {
 			want := fastSliceRef(fn.f, x)
 			got := append([]float64(nil), x...)
 			fn.f(got, got)
@@ -187,30 +174,10 @@ func TestFastAsmLengths(t *testing.T) {
 				}
 			}
 		}
-		// LogPhiAndMillsSlice with either output x
-		wl, wm := make([]float64, n), make([]float64, n)
-		withGo(func() { LogPhiAndMillsSlice(wl, wm, x) })
-		for k := range 2 {
-			xx := append([]float64(nil), x...)
-			other := make([]float64, n)
-			l, m := xx, other
-			if k == 1 {
-				l, m = other, xx
-			}
-			LogPhiAndMillsSlice(l, m, xx)
-			for i := range x {
-				if math.Float64bits(l[i]) != math.Float64bits(wl[i]) || math.Float64bits(m[i]) != math.Float64bits(wm[i]) {
-					t.Errorf("LogPhiAndMills aliased %d, len %d: [%d] x=%v: %v %v, Go path %v %v", k, n, i, x[i], l[i], m[i], wl[i], wm[i])
-				}
-			}
-		}
 	}
 }
 
 // TestFastAsmScalar checks the slice functions against the scalar ones.
-// (Not Phi: fastPhi scales by 2^(k>>8) after the t + t p of fastExp, the
-// slice loop before it, which differs in the last bit of a subnormal
-// Phi(x), x near -37.5, with or without AVX2.)
 func TestFastAsmScalar(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	x := make([]float64, 10000)
@@ -222,7 +189,7 @@ func TestFastAsmScalar(t *testing.T) {
 		name   string
 		f      func(dst, x []float64)
 		scalar func(float64) float64
-	}{{"LogPhi", LogPhiSlice, LogPhi}, {"InvMills", InvMillsSlice, InvMills}, {"Log1pExp", Log1pExpSlice, Log1pExp}} {
+	}{{"LogPhi", LogPhiSlice, LogPhi}, {"Log1pExp", Log1pExpSlice, Log1pExp}} {
 		got := make([]float64, len(x))
 		c.f(got, x)
 		for i, v := range x {
@@ -264,10 +231,4 @@ func benchSliceN03(b *testing.B, f func(dst, x []float64)) {
 }
 
 func BenchmarkLogPhiSliceN03(b *testing.B)   { benchSliceN03(b, LogPhiSlice) }
-func BenchmarkInvMillsSliceN03(b *testing.B) { benchSliceN03(b, InvMillsSlice) }
-func BenchmarkPhiSliceN03(b *testing.B)      { benchSliceN03(b, PhiSlice) }
 func BenchmarkLog1pExpSliceN03(b *testing.B) { benchSliceN03(b, Log1pExpSlice) }
-func BenchmarkLogPhiAndMillsSliceN03(b *testing.B) {
-	l := make([]float64, 256)
-	benchSliceN03(b, func(dst, x []float64) { LogPhiAndMillsSlice(l, dst, x) })
-}

@@ -56,43 +56,8 @@ func BenchmarkOldLogPhi(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(xs)), "ns/call")
 }
 
-func BenchmarkFastLogPhiAndMills(b *testing.B) {
-	xs := benchPoints()
-	d1, d2 := make([]float64, len(xs)), make([]float64, len(xs))
-	for b.Loop() {
-		for i, x := range xs {
-			d1[i], d2[i] = LogPhiAndMills(x)
-		}
-	}
-	benchSink = d1[0] + d2[0]
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(xs)), "ns/call")
-}
-
-func BenchmarkOldLogPhiAndMills(b *testing.B) {
-	xs := benchPoints()
-	d1, d2 := make([]float64, len(xs)), make([]float64, len(xs))
-	for b.Loop() {
-		for i, x := range xs {
-			d1[i], d2[i] = oldLogPhiAndMills(x)
-		}
-	}
-	benchSink = d1[0] + d2[0]
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(xs)), "ns/call")
-}
-
 func BenchmarkFastLogPhiSlice(b *testing.B)   { benchSlice(b, LogPhiSlice) }
-func BenchmarkFastPhiSlice(b *testing.B)      { benchSlice(b, PhiSlice) }
-func BenchmarkFastInvMillsSlice(b *testing.B) { benchSlice(b, InvMillsSlice) }
 func BenchmarkFastLog1pExpSlice(b *testing.B) { benchSlice(b, Log1pExpSlice) }
-func BenchmarkFastLogPhiAndMillsSlice(b *testing.B) {
-	xs := benchPoints()
-	d1, d2 := make([]float64, len(xs)), make([]float64, len(xs))
-	for b.Loop() {
-		LogPhiAndMillsSlice(d1, d2, xs)
-	}
-	benchSink = d1[0] + d2[0]
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(xs)), "ns/call")
-}
 
 // Through a func value (one indirect call per element on both sides).
 func BenchmarkFastPhi(b *testing.B)      { benchScalar(b, Phi) }

@@ -14,8 +14,4 @@ func fastTwoSidedArch(dst, x []float64, tab *[2 * fastNSeg][fastDeg + 2]float64,
 	return 0
 }
 
-func fastLogPhiAndMillsArch(logPhi, mills, x []float64) int { return 0 }
-
-func fastPhiArch(dst, x []float64) int { return 0 }
-
 func fastLog1pExpArch(dst, x []float64) int { return 0 }

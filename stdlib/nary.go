@@ -167,10 +167,8 @@ func densityFunc(fam *Family) *NaryFunc {
 	}
 }
 
-// Pow is x^y; PowGrad also gives d/dx = y x^(y-1) and d/dy = x^y log x
-// (0 at x = 0 for y > 0).
-func Pow(x, y float64) float64 { return math.Pow(x, y) }
-
+// powGrad is x^y with d/dx = y x^(y-1) and d/dy = x^y log x (0 at x = 0
+// for y > 0).
 func powGrad(a, d []float64) float64 {
 	x, y := a[0], a[1]
 	v := math.Pow(x, y)

@@ -84,15 +84,6 @@ func invMillsSlow(x float64) float64 {
 	return phiDensity(x) // Phi(x) = 1 to the last bit
 }
 
-// LogPhiAndMills is (LogPhi(x), InvMills(x)), sharing the table lookup
-// between the two; the values are those of LogPhi and InvMills exactly.
-func LogPhiAndMills(x float64) (logPhi, mills float64) {
-	if x > -63 && x < 37.5 {
-		return fastLogPhiAndMills(x)
-	}
-	return logPhiSlow(x), invMillsSlow(x)
-}
-
 // InvLogit is 1/(1+exp(-x)).
 func InvLogit(x float64) float64 {
 	if x >= 0 {

@@ -43,16 +43,3 @@ func BenchmarkInvMills(b *testing.B) {
 	benchSink = s
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(xs)), "ns/call")
 }
-
-func BenchmarkLogPhiAndMills(b *testing.B) {
-	xs := benchPoints()
-	s := 0.0
-	for b.Loop() {
-		for _, x := range xs {
-			l, m := LogPhiAndMills(x)
-			s += l + m
-		}
-	}
-	benchSink = s
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(xs)), "ns/call")
-}

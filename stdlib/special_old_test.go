@@ -2,8 +2,7 @@ package stdlib
 
 import "math"
 
-// The implementations of Phi, LogPhi, InvMills, LogPhiAndMills and
-// Log1pExp before the table-driven ones of fast.go (issue 12), kept for
+// The implementations of Phi, LogPhi, InvMills and Log1pExp before the table-driven ones of fast.go (issue 12), kept for
 // the tests and the benchmarks (with the erfc pieces of
 // logerfc_old_test.go).
 
@@ -74,36 +73,6 @@ func oldInvMills(x float64) float64 {
 		return x
 	}
 	return phiDensity(x)
-}
-
-// oldLogPhiAndMills is (oldLogPhi(x), oldInvMills(x)), sharing the evaluation of
-// erfc between the two.
-func oldLogPhiAndMills(x float64) (logPhi, mills float64) {
-	t := -x * invSqrt2
-	if t >= 1.25 {
-		if t >= 26 {
-			return logPhiAsym(x), millsAsym(x)
-		}
-		rs := erfcRS(t)
-		z := math.Float64frombits(math.Float64bits(t) & 0xffffffff00000000)
-		logPhi = (-z*z - 0.5625 + (z-t)*(z+t) + rs) - math.Log(t) - math.Ln2
-		if x > -20 {
-			return logPhi, sqrt2OverPi * t * math.Exp(0.5625-rs)
-		}
-		return logPhi, millsAsym(x)
-	}
-	if t > -1.25 {
-		p := 0.5 * erfcMid(t)
-		return math.Log(p), phiDensity(x) / p
-	}
-	if t > -26 {
-		q := 0.5 * erfcTail(-t)
-		return log1mQ(q), phiDensity(x) / (1 - q)
-	}
-	if x != x {
-		return x, x
-	}
-	return 0, phiDensity(x)
 }
 
 // oldLog1pExp is log(1 + exp(x)) without overflow.

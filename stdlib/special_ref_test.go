@@ -112,8 +112,8 @@ func specialPoints() []float64 {
 }
 
 func TestSpecialMatchesReference(t *testing.T) {
-	var worst [5]float64
-	var at [5]float64
+	var worst [3]float64
+	var at [3]float64
 	note := func(k int, x, e float64) {
 		if e > worst[k] {
 			worst[k], at[k] = e, x
@@ -135,23 +135,8 @@ func TestSpecialMatchesReference(t *testing.T) {
 		} else {
 			note(2, x, e)
 		}
-		l, m := LogPhiAndMills(x)
-		if e := relErr(l, refLogPhi(x)); e > refTol(x) {
-			t.Fatalf("LogPhiAndMills(%v) logPhi = %v, want %v (rel %g)", x, l, refLogPhi(x), e)
-		} else {
-			note(3, x, e)
-		}
-		if e := relErr(m, refInvMills(x)); e > millsTol(x) {
-			t.Fatalf("LogPhiAndMills(%v) mills = %v, want %v (rel %g)", x, m, refInvMills(x), e)
-		} else {
-			note(4, x, e)
-		}
-		// the fused function and the single ones agree exactly
-		if relErr(l, LogPhi(x)) != 0 || relErr(m, InvMills(x)) != 0 {
-			t.Fatalf("LogPhiAndMills(%v) = %v, %v; LogPhi, InvMills = %v, %v", x, l, m, LogPhi(x), InvMills(x))
-		}
 	}
-	for k, name := range []string{"Phi", "LogPhi", "InvMills", "fused logPhi", "fused mills"} {
+	for k, name := range []string{"Phi", "LogPhi", "InvMills"} {
 		t.Logf("%s: worst relative difference from the reference %.3g at x = %v", name, worst[k], at[k])
 	}
 }

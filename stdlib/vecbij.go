@@ -3,7 +3,6 @@ package stdlib
 import (
 	"fmt"
 	"math"
-	"sort"
 )
 
 // VecBijection is a vector-valued constraining transform, as in the
@@ -65,16 +64,6 @@ var vecBijections = map[string]func(K int) VecBijection{
 func LookupVecBijection(name string) (func(K int) VecBijection, bool) {
 	f, ok := vecBijections[name]
 	return f, ok
-}
-
-// VecBijectionNames lists the registered vector transforms, sorted.
-func VecBijectionNames() []string {
-	ns := make([]string, 0, len(vecBijections))
-	for n := range vecBijections {
-		ns = append(ns, n)
-	}
-	sort.Strings(ns)
-	return ns
 }
 
 // checkLens panics on slices of the wrong length (a caller's bug). It takes

@@ -8,27 +8,14 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// SplitRhat returns the classic split R-hat (posterior::rhat_basic, Stan's
-// split_rhat): each chain is split in halves (the middle draw is dropped
-// when the length is odd) and the Gelman-Rubin potential scale reduction
-// factor is computed on the 2C half chains. It returns NaN if a draw is NaN
-// or ±Inf, if all draws are equal, or if chains have unequal lengths or
-// fewer than 4 draws.
-func SplitRhat(chains [][]float64) float64 {
-	s, ok := splitChains(chains)
-	if !ok {
-		return math.NaN()
-	}
-	return rhatOf(s)
-}
-
 // Rhat returns the rank-normalised split R-hat of Vehtari et al. (2021),
 // as posterior::rhat and arviz.rhat(method="rank"): the maximum of the bulk
 // R-hat of the rank-normalised split chains and the tail R-hat of the
 // rank-normalised split folded draws |x - median(x)|, the median taken over
 // all draws. Rank normalisation uses pooled average ranks r of the S split
-// draws and z = Phi^-1((r - 3/8)/(S + 1/4)). It returns NaN in the cases
-// listed at SplitRhat.
+// draws and z = Phi^-1((r - 3/8)/(S + 1/4)). It returns NaN if a draw is
+// NaN or ±Inf, if all draws are equal, or if chains have unequal lengths
+// or fewer than 4 draws.
 func Rhat(chains [][]float64) float64 {
 	s, ok := splitChains(chains)
 	if !ok {
@@ -51,57 +38,15 @@ func Rhat(chains [][]float64) float64 {
 	return math.Max(bulk, tail)
 }
 
-// ESS returns the plain split-chain effective sample size
-// (posterior::ess_basic) with Geyer's initial positive and monotone
-// sequence estimator, without rank normalisation. It returns NaN in the
-// cases listed at SplitRhat.
-func ESS(chains [][]float64) float64 {
-	s, ok := splitChains(chains)
-	if !ok {
-		return math.NaN()
-	}
-	return essOf(s)
-}
-
 // ESSBulk returns the bulk effective sample size (posterior::ess_bulk):
 // ESS of the rank-normalised split chains. It returns NaN in the cases
-// listed at SplitRhat.
+// listed at Rhat.
 func ESSBulk(chains [][]float64) float64 {
 	s, ok := splitChains(chains)
 	if !ok {
 		return math.NaN()
 	}
 	return essOf(zScale(s))
-}
-
-// ESSTail returns the tail effective sample size (posterior::ess_tail):
-// the minimum of the split-chain ESS of the indicators I(x <= q05) and
-// I(x <= q95), with the quantiles taken over all draws by R's default
-// (type 7) rule. It returns NaN in the cases listed at SplitRhat.
-func ESSTail(chains [][]float64) float64 {
-	if _, ok := splitChains(chains); !ok {
-		return math.NaN()
-	}
-	all := pooled(chains)
-	slices.Sort(all)
-	lo := essOf(indicator(chains, quantile7(all, 0.05)))
-	hi := essOf(indicator(chains, quantile7(all, 0.95)))
-	return math.Min(lo, hi) // NaN propagates through math.Min
-}
-
-// indicator returns the split chains of I(x <= q).
-func indicator(chains [][]float64, q float64) [][]float64 {
-	ind := make([][]float64, len(chains))
-	for i, c := range chains {
-		ind[i] = make([]float64, len(c))
-		for j, x := range c {
-			if x <= q {
-				ind[i][j] = 1
-			}
-		}
-	}
-	s, _ := splitChains(ind)
-	return s
 }
 
 // splitChains splits each chain into halves, dropping the middle draw of

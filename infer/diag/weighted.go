@@ -25,26 +25,20 @@ func WeightedSD(x, w []float64) float64 {
 	return math.Sqrt(v)
 }
 
-// WeightedQuantile returns the p-quantile of x under weights w by loo's
-// E_loo rule: with the draws sorted by x and cumulative weights
-// W_1..W_S (divided by W_S), take the first j with W_j >= p; return x_(1)
-// if j = 1, else interpolate linearly between (W_{j-1}, x_(j-1)) and
-// (W_j, x_(j)). With equal weights this is R's quantile type 4:
-// x_(k) + (pS - k)(x_(k+1) - x_(k)), k = floor(pS). (loo itself switches
-// to type 7 for exactly equal weights; this function does not.) scratch,
-// when not nil, holds the sort's buffers for reuse.
-func WeightedQuantile(x, w []float64, p float64, scratch *QuantileScratch) float64 {
-	var q [1]float64
-	WeightedQuantiles(x, w, []float64{p}, q[:], scratch)
-	return q[0]
-}
-
-// WeightedQuantiles writes WeightedQuantile(x, w, ps[k]) into q[k], sorting
-// x once, into the order of cmp.Compare with ties broken by index (NaN
-// first, -0 equal to 0), by an LSD radix sort of the values' bits: 35
-// components of 64000 draws take a few tens of ms, where a comparison
-// sort of the indices took 0.8 s. scratch, reused across calls when not
-// nil, holds the sort's buffers.
+// WeightedQuantiles writes into q[k] the ps[k]-quantile of x under
+// weights w by loo's E_loo rule: with the draws sorted by x and cumulative
+// weights W_1..W_S (divided by W_S), take the first j with W_j >= p;
+// return x_(1) if j = 1, else interpolate linearly between
+// (W_{j-1}, x_(j-1)) and (W_j, x_(j)). With equal weights this is R's
+// quantile type 4: x_(k) + (pS - k)(x_(k+1) - x_(k)), k = floor(pS). (loo
+// itself switches to type 7 for exactly equal weights; this function does
+// not.)
+//
+// x is sorted once, into the order of cmp.Compare with ties broken by
+// index (NaN first, -0 equal to 0), by an LSD radix sort of the values'
+// bits: 35 components of 64000 draws take a few tens of ms, where a
+// comparison sort of the indices took 0.8 s. scratch, reused across calls
+// when not nil, holds the sort's buffers.
 func WeightedQuantiles(x, w, ps, q []float64, scratch *QuantileScratch) {
 	if scratch == nil {
 		scratch = new(QuantileScratch)

@@ -10,6 +10,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// WeightedQuantile is WeightedQuantiles for one p.
+func WeightedQuantile(x, w []float64, p float64, scratch *QuantileScratch) float64 {
+	var q [1]float64
+	WeightedQuantiles(x, w, []float64{p}, q[:], scratch)
+	return q[0]
+}
+
 // quantile4 is R's type 4 quantile of sorted x: x_(k) + (pS - k)(x_(k+1) -
 // x_(k)), k = floor(pS), 1-based, clamped at the ends.
 func quantile4(sorted []float64, p float64) float64 {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -27,15 +26,6 @@ type Table struct {
 
 	cols  [][]float64 // cols[j][i] is row i of column j
 	lines []int       // lines[i] is the file line (1-based) where data row i starts
-}
-
-// ReadFile reads the CSV file at path; see Read.
-func ReadFile(path string) (*Table, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return Read(path, bytes.NewReader(b))
 }
 
 // Read parses a comma-separated file whose first line names the columns and

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 
@@ -92,15 +91,6 @@ func (d *JSONData) Missing(name string) *SelectError {
 		hint = fmt.Sprintf("its fields are %v", names)
 	}
 	return selErr(hint, "%s has no field %q", d.File, name)
-}
-
-// ReadJSON reads the JSON data file at path; see ParseJSON.
-func ReadJSON(path string) (*JSONData, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return ParseJSON(path, b)
 }
 
 // ParseJSON parses a JSON data file; filename is used in messages only.

@@ -2,7 +2,9 @@ package lang
 
 // Inspect traverses the CST rooted at n in depth-first source order,
 // calling f for each node; if f returns false, Inspect skips the node's
-// children. Nil children are skipped.
+// children. Nil children are skipped. Only the tests walk the whole tree
+// (the position checks of TestPositions and FuzzParse); package ir walks
+// the parts it lowers itself.
 func Inspect(n Node, f func(Node) bool) {
 	if n == nil || !f(n) {
 		return
