@@ -52,8 +52,7 @@ func (tr *tracer) record(e *msc.TraceEntry) {
 // in the tables printed) is the column w.3 or M.1.2 of draws.csv and
 // trace.csv, as in Stan's CSV files, so that R's read.csv and pandas keep
 // the names as they are; a scalar z is z in both. Names of variables
-// cannot hold a dot, so the rule is one-to-one (jsonName, in the tests,
-// undoes csvName).
+// cannot hold a dot, so the rule is one-to-one (jsonName undoes csvName).
 // trace.csv prefixes the components of q with mean_ and sd_.
 
 // csvName turns a component name such as w[3] or M[1,2] into its column
@@ -127,4 +126,14 @@ func writeTables(dir string, tr *tracer, f *infer.Fitted, draws int, seed uint64
 		return fmt.Errorf("writing draws.csv: %w", err)
 	}
 	return nil
+}
+
+// jsonName turns a column name such as w.3 or M.1.2 back into the
+// component name w[3], M[1,2]: the inverse of csvName (traces.go).
+func jsonName(s string) string {
+	name, idx, ok := strings.Cut(s, ".")
+	if !ok {
+		return s
+	}
+	return name + "[" + strings.ReplaceAll(idx, ".", ",") + "]"
 }
