@@ -1,13 +1,16 @@
 // Command mscppl is the command-line front end of the mscppl probabilistic
 // programming language: check, run, cv, sweep, evidence, plot, repl and
-// version (see mscppl --help). It holds flag parsing, printing and exit
-// codes only; loading, fitting, evidence, cross-validation, sweeps and the
-// densities behind the marginal plots are library functions of package
-// infer, and every default lives in infer (infer.Defaults,
-// infer.DefaultDraws), infer/msc (msc.Defaults) or ir
-// (ir.DefaultMaxNodes), from where --help prints it. The REPL is the
-// library cmd/mscppl/repl, to which this package passes how :run's flags
-// are parsed; what both print lives in cmd/mscppl/internal/show.
+// version (see mscppl --help). It parses flags, prints, writes the output
+// files of --out (summary.json, variational.json, draws.csv, trace.csv),
+// draws the pictures of plot with gonum/plot, and sets exit codes; loading,
+// fitting, evidence, cross-validation, sweeps, the marginal densities the
+// plots draw and the summaries of :eval are library functions of package
+// infer. Every default lives in msc.Defaults (one fit), infer.Defaults
+// (the commands' other settings) or ir (the graph's size limit), from where
+// --help prints it; the methods, kernels and families --help lists come from
+// their registries. The REPL is the library cmd/mscppl/repl, to which this
+// package passes how :run's flags are parsed; what both print lives in
+// cmd/mscppl/internal/show.
 //
 // User errors (bad models, bad data, bad flags) print a positioned message
 // with the source line and a caret, and exit with status 1.
