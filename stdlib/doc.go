@@ -12,28 +12,25 @@
 // domain (sd <= 0, p outside [0, 1], ...); NaN comes out only when NaN goes
 // in. Random draws always take an explicit *rand.Rand.
 //
-// # Families (Lookup, FamilyNames)
+// # The registry of distributions (Lookup, FamilyNames)
 //
-// Continuous: normal(mean, sd), half_normal(sd), lognormal(mu, sigma),
-// exponential(rate), gamma(shape, rate), inv_gamma(alpha, beta),
-// beta(a, b), student_t(nu, loc, scale), cauchy(loc, scale),
-// logistic(mu, sigma), double_exponential(mu, sigma), weibull(alpha, sigma),
-// skew_normal(xi, omega, alpha). Discrete: bernoulli(p),
-// bernoulli_logit(eta), bernoulli_probit(eta), binomial(n, p),
-// binomial_logit(n, alpha), poisson(rate), poisson_log(alpha). The
-// parameterisations are Stan's.
+// Every distribution of the language, scalar or multivariate, is one
+// Family entry registered in an init function (dist.go, dist_extra.go,
+// dist_more.go, vecfamilies.go): its name, a one-line Doc, its parameters
+// and either its scalar log density, gradient and sampler, or (Vec) the
+// shapes it takes and its log density op. The entry also carries what the
+// language derives from it: NAME_lpdf / NAME_lpmf (LogDensity,
+// LogDensityFunc) and NAME_lcdf / NAME_lccdf (LogCDF, LogCCDF; cdf.go).
+// The parameterisations are Stan's. Package ir, the REPL's completion and
+// the README test read this registry.
 //
-// # Functions of one argument (LookupFunc, FuncNames)
+// # Numeric ops of the functions (ElemFuncs, NaryFuncs)
 //
-// Built into the tape: exp, log, sqrt, log1p, expm1, and the reductions sum,
-// log_sum_exp(v) and dot(u, v). Elementwise, as *ElemFunc: Phi, Phi_approx,
-// log_Phi, inv_logit, log_inv_logit, log1m_inv_logit, log1p_exp, inv_cloglog,
-// inv, log1m, log1m_exp, abs, fabs, square, lgamma, digamma.
-//
-// # Scalar functions of several arguments (LookupNary, NaryNames)
-//
-// As *NaryFunc, applied elementwise with broadcasting by NaryOp: pow(x, y),
-// fmin(a, b), fmax(a, b), log_sum_exp(a, b), log_mix(theta, lp1, lp2),
-// normal_lcdf(x, mu, sigma), normal_lccdf(x, mu, sigma), and NAME_lpdf(y,
-// params...) / NAME_lpmf for every family (LogDensityFunc).
+// The elementwise functions of one argument that the tape lacks (*ElemFunc:
+// Phi, log_Phi, inv_logit, lgamma, ...) and the scalar functions of
+// several arguments (*NaryFunc: pow, fmin, fmax, log_mix, lbeta, ...,
+// applied elementwise with broadcasting by NaryOp). They are numbers only:
+// the language's built-in functions, with their arities, types, aliases
+// and docs, are the entries of package ir's vocabulary, which point to
+// these ops.
 package stdlib
