@@ -13,6 +13,12 @@ type ElemFunc struct {
 	d func(x, y float64) float64
 }
 
+// NewElemFunc returns the elementwise op of f, with d(x, y) = f'(x) given x
+// and y = f(x).
+func NewElemFunc(name string, f func(x float64) float64, d func(x, y float64) float64) *ElemFunc {
+	return &ElemFunc{name, f, d}
+}
+
 // Name is the function's name in the language.
 func (e *ElemFunc) Name() string { return e.name }
 
