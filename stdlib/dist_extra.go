@@ -14,16 +14,6 @@ import (
 
 func init() {
 	register(&Family{
-		Name: "loglogistic", Doc: "the log-logistic distribution of scale alpha and shape beta",
-		Params: []ParamSpec{{"alpha", Positive}, {"beta", Positive}}, Support: Positive,
-		LogPdf: logPdfFromGrad(logLogisticGrad),
-		Grad:   logLogisticGrad,
-		Rand: func(r *rand.Rand, p []float64) float64 {
-			u := r.Float64()
-			return p[0] * math.Pow(u/(1-u), 1/p[1])
-		},
-	})
-	register(&Family{
 		Name: "std_normal", Doc: "normal(0, 1); std_normal_lpdf(y) takes no bar", Support: RealLine,
 		LogPdf: func(x float64, _ []float64) float64 { return -0.5*x*x - lnSqrt2Pi },
 		Grad: func(x float64, p, _ []float64) (float64, float64) {
@@ -356,18 +346,4 @@ func rayleighGrad(x float64, p, dp []float64) (float64, float64) {
 	s2 := sigma * sigma
 	dp[0] = -2/sigma + x*x/(s2*sigma)
 	return math.Log(x) - 2*math.Log(sigma) - x*x/(2*s2), 1/x - x/s2
-}
-
-func logLogisticGrad(y float64, p, dp []float64) (float64, float64) {
-	a, b := p[0], p[1]
-	if isNaN3(y, p) || !(a > 0) || !(b > 0) || math.IsInf(a, 0) || math.IsInf(b, 0) || !(y > 0) || math.IsInf(y, 0) {
-		lp, dx, _ := bad(y, p, dp)
-		return lp, dx
-	}
-	l := math.Log(y / a)
-	u := math.Exp(b * l)
-	w := u / (1 + u)
-	dp[0] = -b/a + 2*b*w/a
-	dp[1] = 1/b + l - 2*w*l
-	return math.Log(b) - math.Log(a) + (b-1)*l - 2*math.Log1p(u), (b-1)/y - 2*b*w/y
 }
