@@ -186,7 +186,7 @@ func elem(name, doc string) *Function {
 // elemOp is an elementwise function with the given op (an entry may make
 // its own with stdlib.NewElemFunc).
 func elemOp(op *stdlib.ElemFunc, doc string) *Function {
-	return &Function{Name: op.Name(), Params: "x", Doc: doc, arity: []int{1}, check: elementwise, elementwise: true,
+	return &Function{Name: op.Name(), Params: "x", Doc: doc, arity: []int{1}, check: elementwise, elementwise: true, elem: op,
 		lower: func(cp *compiler, x lowering) autodiff.Node { return cp.g.Map(op, x.a[0]) }}
 }
 
@@ -217,7 +217,7 @@ func nary(name, params, doc string) *Function {
 	if op == nil {
 		panic("ir: no stdlib.NaryFunc " + name)
 	}
-	return &Function{Name: name, Params: params, Doc: doc, arity: []int{op.Arity},
+	return &Function{Name: name, Params: params, Doc: doc, arity: []int{op.Arity}, nary: op,
 		check: func(k *site) Expr { return naryNode(k, op) }}
 }
 

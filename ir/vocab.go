@@ -51,6 +51,10 @@ type Function struct {
 	// elementwise: a Call of it applies to each element of its one
 	// argument (vectorised loops batch it).
 	elementwise bool
+	// elem and nary are the stdlib op it puts on the tape, if any (for
+	// the tests of its values).
+	elem *stdlib.ElemFunc
+	nary *stdlib.NaryFunc
 }
 
 // site is a call being checked: its arguments resolved, its integer
