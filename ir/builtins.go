@@ -2,6 +2,7 @@ package ir
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/mscppl/mscppl/autodiff"
@@ -9,287 +10,605 @@ import (
 	"github.com/mscppl/mscppl/stdlib"
 )
 
-// Builtin is a library function composed of the tape's own operations:
-// mean, variance, sd, head, tail, segment, cumulative_sum, softmax,
-// log_softmax, rep_matrix, diag_pre_multiply. Ints holds the arguments
-// that must be known before inference (sizes and offsets).
+// Builtin is a call of a library function composed of the tape's own
+// operations (mean, head, softmax, ...): Def is its entry in the
+// vocabulary, Name the name as written. Ints holds the arguments that must
+// be known before inference (sizes and offsets).
 type Builtin struct {
 	exprBase
 	Name string
+	Def  *Function
 	Args []Expr
 	Ints []int
 }
 
-// builtin resolves the functions of Builtin and the size queries rows,
-// cols and num_elements (constants), reporting whether name is one.
-func (r *resolver) builtin(c *lang.Call) (Expr, bool) {
-	// vector arguments, then integer arguments known before inference
-	shape := map[string][2]int{"mean": {1, 0}, "variance": {1, 0}, "sd": {1, 0}, "head": {1, 1}, "tail": {1, 1},
-		"segment": {1, 2}, "cumulative_sum": {1, 0}, "softmax": {1, 0}, "log_softmax": {1, 0},
-		"rep_matrix": {1, 2}, "diag_pre_multiply": {2, 0}, "rows": {1, 0}, "cols": {1, 0}, "num_elements": {1, 0},
-		"to_vector": {1, 0}, "append_row": {2, 0}, "col": {1, 1}, "row": {1, 1}, "block": {1, 4},
-		"min": {1, 0}, "max": {1, 0}, "prod": {1, 0}, "dot_self": {1, 0}, "size": {1, 0},
-		"rows_dot_product": {2, 0}, "columns_dot_product": {2, 0}, "rows_dot_self": {1, 0}, "columns_dot_self": {1, 0}}
-	sh, ok := shape[c.Name]
-	if !ok || (c.Name == "min" || c.Name == "max") && len(c.Args) == 2 { // min(a, b): fmin
-		return nil, false
-	}
-	pos := r.at(c.Pos)
-	if c.Bar || len(c.Args) != sh[0]+sh[1] {
-		r.errorf(pos, "%s takes %d argument%s, got %d", c.Name, sh[0]+sh[1], plural1(sh[0]+sh[1]), len(c.Args))
-		return nil, true
-	}
-	args := make([]Expr, sh[0])
-	for i := range args {
-		if args[i] = r.expr(c.Args[i]); args[i] == nil {
-			return nil, true
-		}
-	}
-	ints := make([]int, sh[1])
-	for i := range ints {
-		x := r.expr(c.Args[sh[0]+i])
-		if x == nil {
-			return nil, true
-		}
-		v, ok := foldConst(x)
-		if !ok || x.Type().Kind != Int {
-			r.errorf(x.Pos(), "argument %d of %s must be an integer known before inference", sh[0]+i+1, c.Name)
-			return nil, true
-		}
-		ints[i] = int(v)
-	}
-	t := args[0].Type()
-	bad := func(want string) (Expr, bool) {
-		r.errorf(pos, "%s takes %s, got %s", c.Name, want, t)
-		return nil, true
-	}
-	mk := func(rt Type) (Expr, bool) {
-		return &Builtin{exprBase: exprBase{pos, rt}, Name: c.Name, Args: args, Ints: ints}, true
-	}
-	num := func(v int) (Expr, bool) { return &Num{exprBase: exprBase{pos, tInt}, V: float64(v)}, true }
-	switch c.Name {
-	case "rows":
-		return num(t.Rows)
-	case "cols":
-		if t.Kind == Matrix {
-			return num(t.Cols)
-		}
-		return num(1)
-	case "num_elements", "size":
-		if t.Scalar() {
-			return bad("a vector or a matrix")
-		}
-		return num(t.Len())
-	case "mean", "variance", "sd":
-		if t.Scalar() || c.Name != "mean" && t.Len() < 2 {
-			return bad("a vector or a matrix (of at least 2 elements for variance and sd)")
-		}
-		return mk(tReal)
-	case "rows_dot_product", "columns_dot_product":
-		u := args[1].Type()
-		if t.Kind == Int || t.Kind == Real || !sameShape(t, u) {
-			r.errorf(pos, "%s takes two matrices (or vectors) of one shape, got %s and %s", c.Name, t, u)
-			return nil, true
-		}
-		if c.Name == "rows_dot_product" {
-			return mk(vecType(t.Rows))
-		}
-		return mk(vecType(max(t.Cols, 1)))
-	case "rows_dot_self", "columns_dot_self":
-		if t.Scalar() {
-			return bad("a matrix or a vector")
-		}
-		if c.Name == "rows_dot_self" {
-			return mk(vecType(t.Rows))
-		}
-		return mk(vecType(max(t.Cols, 1)))
-	case "cumulative_sum", "softmax", "log_softmax":
-		if t.Kind != Vector {
-			return bad("a vector")
-		}
-		return mk(t)
-	case "head", "tail":
-		if t.Kind != Vector || ints[0] < 0 || ints[0] > t.Rows {
-			return bad("a vector and a length between 0 and its size")
-		}
-		return mk(vecType(ints[0]))
-	case "segment":
-		if t.Kind != Vector || ints[0] < 1 || ints[1] < 0 || ints[0]+ints[1]-1 > t.Rows {
-			return bad("a vector, a start (1-based) and a length that fit in it")
-		}
-		return mk(vecType(ints[1]))
-	case "rep_matrix":
-		if !t.Scalar() || ints[0] < 1 || ints[1] < 1 {
-			return bad("a scalar and two sizes")
-		}
-		return mk(matType(ints[0], ints[1]))
-	case "to_vector": // a vector (or int[N]) as it is, a matrix column by column (Stan's order)
-		if t.Scalar() {
-			return bad("a vector or a matrix")
-		}
-		return mk(vecType(t.Len()))
-	case "append_row":
-		u := args[1].Type()
-		if t.Kind == Matrix || u.Kind == Matrix {
-			r.errorf(pos, "append_row takes vectors or scalars, got %s and %s", t, u)
-			return nil, true
-		}
-		return mk(vecType(t.Len() + u.Len()))
-	case "col", "row":
-		size, what := t.Cols, "column"
-		if c.Name == "row" {
-			size, what = t.Rows, "row"
-		}
-		if t.Kind != Matrix || ints[0] < 1 || ints[0] > size {
-			return bad(fmt.Sprintf("a matrix and a %s index (1-based) within it", what))
-		}
-		if c.Name == "row" {
-			return &Builtin{exprBase: exprBase{pos, vecType(t.Cols)}, Name: "matrow", Args: args, Ints: ints}, true
-		}
-		return mk(vecType(t.Rows))
-	case "block":
-		i, j, nr, nc := ints[0], ints[1], ints[2], ints[3]
-		if t.Kind != Matrix || i < 1 || j < 1 || nr < 1 || nc < 1 || i+nr-1 > t.Rows || j+nc-1 > t.Cols {
-			return bad("a matrix, a first row and column (1-based) and a number of rows and columns that fit in it")
-		}
-		return mk(matType(nr, nc))
-	case "min", "max", "prod":
-		if t.Scalar() {
-			return bad("a vector or a matrix")
-		}
-		return mk(tReal)
-	case "dot_self":
-		if t.Kind != Vector {
-			return bad("a vector")
-		}
-		return mk(tReal)
-	default: // diag_pre_multiply(v, M): diag(v) * M
-		m := args[1].Type()
-		if t.Kind != Vector || m.Kind != Matrix || m.Rows != t.Rows {
-			r.errorf(pos, "diag_pre_multiply takes a vector[n] and a matrix[n, c], got %s and %s", t, m)
-			return nil, true
-		}
-		return mk(m)
-	}
+// functionTable is the vocabulary's table of built-in functions: one entry
+// per function (vocab.go has the machinery). Adding a function is adding
+// an entry here; the README test asks for its name in the README.
+var functionTable = []*Function{
+	// ---- elementwise, scalar -> scalar and vector -> vector
+	tapeElem("exp", "the exponential", (*autodiff.Graph).Exp),
+	tapeElem("log", "the natural logarithm", (*autodiff.Graph).Log),
+	tapeElem("sqrt", "the square root", (*autodiff.Graph).Sqrt),
+	tapeElem("log1p", "log(1 + x), accurate near 0", (*autodiff.Graph).Log1p),
+	tapeElem("expm1", "exp(x) - 1, accurate near 0", (*autodiff.Graph).Expm1),
+	elem("Phi", "the standard normal CDF"),
+	elem("Phi_approx", "Stan's logistic approximation of Phi"),
+	elem("log_Phi", "log(Phi(x)), accurate in both tails"),
+	elem("inv_logit", "the logistic function 1 / (1 + exp(-x))"),
+	elem("log_inv_logit", "log(inv_logit(x))"),
+	elem("log1m_inv_logit", "log(1 - inv_logit(x))"),
+	elem("inv_cloglog", "1 - exp(-exp(x))"),
+	elem("log1m", "log(1 - x)"),
+	elem("log1m_exp", "log(1 - exp(x)) for x < 0"),
+	elem("log1p_exp", "log(1 + exp(x)), the softplus"),
+	elem("inv", "1 / x"),
+	elem("abs", "the absolute value"),
+	{Name: "fabs", Alias: "abs"},
+	elem("square", "x * x"),
+	elem("lgamma", "the log of the gamma function"),
+	elem("digamma", "the derivative of lgamma"),
+	elem("logit", "log(x / (1 - x))"),
+	elem("erf", "the error function"),
+	elem("erfc", "the complementary error function"),
+	elem("tgamma", "the gamma function"),
+	withConstant(elem("log2", "the base-2 logarithm; log2() is log(2)"), math.Ln2),
+	withConstant(elem("log10", "the base-10 logarithm; log10() is log(10)"), math.Ln10),
+	elem("exp2", "2^x"),
+	elem("cbrt", "the cube root"),
+	elem("inv_sqrt", "1 / sqrt(x)"),
+	elem("inv_square", "1 / x^2"),
+	elem("sin", "the sine"),
+	elem("cos", "the cosine"),
+	elem("tan", "the tangent"),
+	elem("asin", "the arc sine"),
+	elem("acos", "the arc cosine"),
+	elem("atan", "the arc tangent"),
+	elem("sinh", "the hyperbolic sine"),
+	elem("cosh", "the hyperbolic cosine"),
+	elem("tanh", "the hyperbolic tangent"),
+	elem("asinh", "the inverse hyperbolic sine"),
+	elem("acosh", "the inverse hyperbolic cosine"),
+	elem("atanh", "the inverse hyperbolic tangent"),
+	elem("step", "1 for x >= 0, else 0 (derivative 0)"),
+	elem("int_step", "1 for x > 0, else 0 (derivative 0)"),
+	elem("floor", "the largest integer <= x (derivative 0)"),
+	elem("ceil", "the smallest integer >= x (derivative 0)"),
+	elem("round", "the nearest integer, halves away from 0 (derivative 0)"),
+	elem("trunc", "the integer part (derivative 0)"),
+
+	// ---- scalar functions of several arguments, elementwise over vectors
+	nary("pow", "x, y", "x^y"),
+	nary("fmin", "a, b", "the smaller of a and b (the other one when one is NaN)"),
+	nary("fmax", "a, b", "the larger of a and b (the other one when one is NaN)"),
+	nary("log_mix", "theta, lp1, lp2", "log(theta exp(lp1) + (1 - theta) exp(lp2))"),
+	nary("lbeta", "a, b", "the log of the beta function"),
+	nary("lchoose", "n, k", "the log of the binomial coefficient"),
+	{Name: "binomial_coefficient_log", Alias: "lchoose"},
+	nary("lmultiply", "a, b", "a log(b), 0 when both are 0"),
+	{Name: "multiply_log", Alias: "lmultiply"},
+	nary("log_diff_exp", "a, b", "log(exp(a) - exp(b))"),
+	nary("hypot", "a, b", "sqrt(a^2 + b^2)"),
+	nary("fdim", "a, b", "max(a - b, 0)"),
+	nary("atan2", "y, x", "the angle of the point (x, y)"),
+	nary("fma", "a, b, c", "a * b + c"),
+
+	// ---- reductions and products
+	{Name: "sum", Params: "v", Doc: "the sum of the elements", arity: []int{1}, check: reduction,
+		lower: func(cp *compiler, x lowering) autodiff.Node { return cp.g.Sum(x.a[0]) }},
+	{Name: "log_sum_exp", Params: "v", Doc: "log(sum(exp(v))), computed stably; log_sum_exp(a, b) of two scalars",
+		arity: []int{1, 2}, check: checkLogSumExp, lower: lowerLogSumExp},
+	{Name: "dot", Params: "u, v", Doc: "the inner product of two vectors", arity: []int{2}, check: checkDot,
+		lower: func(cp *compiler, x lowering) autodiff.Node { return cp.g.Dot(x.a[0], x.a[1]) }},
+	{Name: "dot_product", Alias: "dot"},
+	minMax("min", "fmin", "the smallest element; min(a, b) of two scalars is fmin(a, b)"),
+	minMax("max", "fmax", "the largest element; max(a, b) of two scalars is fmax(a, b)"),
+	vecFn("prod", "v", "the product of the elements", 1, 0, checkMinMax, lowerReduce),
+	vecFn("mean", "v", "the mean of the elements", 1, 0, checkMoments, lowerMoments),
+	vecFn("variance", "v", "the sample variance of the elements", 1, 0, checkMoments, lowerMoments),
+	vecFn("sd", "v", "the sample standard deviation of the elements", 1, 0, checkMoments, lowerMoments),
+	vecFn("dot_self", "v", "dot(v, v)", 1, 0, checkDotSelf,
+		func(cp *compiler, x lowering) autodiff.Node { return cp.g.Dot(x.a[0], x.a[0]) }),
+	vecFn("rows_dot_product", "A, B", "the dot products of the rows of A and B", 2, 0, checkRowsCols, lowerRowsCols),
+	vecFn("columns_dot_product", "A, B", "the dot products of the columns of A and B", 2, 0, checkRowsCols, lowerRowsCols),
+	vecFn("rows_dot_self", "A", "the dot products of the rows of A with themselves", 1, 0, checkRowsCols, lowerRowsCols),
+	vecFn("columns_dot_self", "A", "the dot products of the columns of A with themselves", 1, 0, checkRowsCols, lowerRowsCols),
+
+	// ---- vectors and matrices
+	vecFn("cumulative_sum", "v", "the running sums of a vector", 1, 0, checkVecToVec, lowerCumulativeSum),
+	vecFn("softmax", "v", "exp(v) / sum(exp(v))", 1, 0, checkVecToVec,
+		func(cp *compiler, x lowering) autodiff.Node {
+			return cp.g.Exp(cp.g.Sub(x.a[0], cp.g.LogSumExp(x.a[0])))
+		}),
+	vecFn("log_softmax", "v", "v - log_sum_exp(v)", 1, 0, checkVecToVec,
+		func(cp *compiler, x lowering) autodiff.Node { return cp.g.Sub(x.a[0], cp.g.LogSumExp(x.a[0])) }),
+	vecFn("head", "v, n", "the first n elements", 1, 1, checkHeadTail,
+		func(cp *compiler, x lowering) autodiff.Node { return cp.g.Slice(x.a[0], 0, x.ints[0]) }),
+	vecFn("tail", "v, n", "the last n elements", 1, 1, checkHeadTail,
+		func(cp *compiler, x lowering) autodiff.Node { return cp.g.Slice(x.a[0], x.n()-x.ints[0], x.n()) }),
+	vecFn("segment", "v, i, n", "the n elements from element i", 1, 2, checkSegment,
+		func(cp *compiler, x lowering) autodiff.Node {
+			return cp.g.Slice(x.a[0], x.ints[0]-1, x.ints[0]-1+x.ints[1])
+		}),
+	vecFn("rep_matrix", "x, r, c", "the r x c matrix of x", 1, 2, checkRepMatrix, lowerRepMatrix),
+	vecFn("diag_pre_multiply", "v, M", "diag_matrix(v) * M", 2, 0, checkDiagPreMultiply, lowerDiagPreMultiply),
+	vecFn("to_vector", "M", "a matrix column by column (Stan's order); a vector as it is", 1, 0, checkToVector, lowerToVector),
+	vecFn("append_row", "a, b", "the vector of a's elements then b's (vectors or scalars)", 2, 0, checkAppendRow,
+		func(cp *compiler, x lowering) autodiff.Node {
+			return cp.g.Custom(concat{x.n(), x.args[1].Type().Len()}, x.t.Len(), x.a[0], x.a[1])
+		}),
+	vecFn("col", "M, j", "column j of a matrix, as a vector", 1, 1, checkColRow, lowerCol),
+	vecFn("row", "M, i", "row i of a matrix, as a vector", 1, 1, checkColRow,
+		func(cp *compiler, x lowering) autodiff.Node {
+			c := x.args[0].Type().Cols
+			return cp.g.Slice(x.a[0], (x.ints[0]-1)*c, x.ints[0]*c)
+		}),
+	vecFn("block", "M, i, j, nr, nc", "the nr x nc block of M from row i and column j", 1, 4, checkBlock, lowerBlock),
+	matFn("gp_exp_quad_cov", "x, alpha, rho", "the exponentiated quadratic covariance alpha^2 exp(-(x_i - x_j)^2 / (2 rho^2))", 3, checkGPExpQuadCov),
+	matFn("diag_matrix", "v", "the diagonal matrix of v", 1, checkDiagMatrix),
+	matFn("rep_vector", "x, n", "the vector of n copies of x", 2, checkRepVector),
+	matFn("cholesky_decompose", "A", "the lower Cholesky factor of a symmetric positive definite matrix", 1, checkCholesky),
+
+	// ---- sizes, known before inference
+	vecFn("rows", "x", "the number of rows", 1, 0, checkSize, nil),
+	vecFn("cols", "x", "the number of columns (1 for a vector)", 1, 0, checkSize, nil),
+	vecFn("num_elements", "x", "the number of elements", 1, 0, checkSize, nil),
+	vecFn("size", "x", "the number of elements", 1, 0, checkSize, nil),
+
+	// ---- constants: Stan's functions of no arguments
+	constant("pi", math.Pi, "the number pi"),
+	constant("e", math.E, "the base of the natural logarithm"),
+	constant("sqrt2", math.Sqrt2, "the square root of 2"),
+	constant("positive_infinity", math.Inf(1), "+Inf"),
+	constant("negative_infinity", math.Inf(-1), "-Inf"),
+	constant("not_a_number", math.NaN(), "NaN"),
+	constant("machine_precision", 0x1p-52, "the distance from 1 to the next float64"),
 }
+
+// ---- entry makers -------------------------------------------------------------
+
+// tapeElem is an elementwise function built into the tape.
+func tapeElem(name, doc string, op func(*autodiff.Graph, autodiff.Node) autodiff.Node) *Function {
+	return &Function{Name: name, Params: "x", Doc: doc, arity: []int{1}, check: elementwise, elementwise: true,
+		lower: func(cp *compiler, x lowering) autodiff.Node { return op(cp.g, x.a[0]) }}
+}
+
+// elem is an elementwise function whose op is stdlib's ElemFunc of that
+// name.
+func elem(name, doc string) *Function {
+	op := stdlib.FindElem(name)
+	if op == nil {
+		panic("ir: no stdlib.ElemFunc " + name)
+	}
+	return elemOp(op, doc)
+}
+
+// elemOp is an elementwise function with the given op (an entry may make
+// its own with stdlib.NewElemFunc).
+func elemOp(op *stdlib.ElemFunc, doc string) *Function {
+	return &Function{Name: op.Name(), Params: "x", Doc: doc, arity: []int{1}, check: elementwise, elementwise: true, elem: op,
+		lower: func(cp *compiler, x lowering) autodiff.Node { return cp.g.Map(op, x.a[0]) }}
+}
+
+// withConstant lets an elementwise function be called without arguments
+// for a constant (log2() is log(2)).
+func withConstant(f *Function, v float64) *Function {
+	fn := f.check
+	f.arity = []int{0, 1}
+	f.check = func(k *site) Expr {
+		if len(k.args) == 0 {
+			return &Num{exprBase: exprBase{k.pos, tReal}, V: v}
+		}
+		return fn(k)
+	}
+	return f
+}
+
+// constant is a function of no arguments with a fixed value (pi()).
+func constant(name string, v float64, doc string) *Function {
+	return &Function{Name: name, Doc: doc, arity: []int{0},
+		check: func(k *site) Expr { return &Num{exprBase: exprBase{k.pos, tReal}, V: v} }}
+}
+
+// nary is a scalar function of several arguments, stdlib's NaryFunc of
+// that name, applied elementwise with broadcasting.
+func nary(name, params, doc string) *Function {
+	op := stdlib.FindNary(name)
+	if op == nil {
+		panic("ir: no stdlib.NaryFunc " + name)
+	}
+	return &Function{Name: name, Params: params, Doc: doc, arity: []int{op.Arity}, nary: op,
+		check: func(k *site) Expr { return naryNode(k, op) }}
+}
+
+// vecFn is a function on vectors and matrices: vecs value arguments, then
+// ints integers known before inference; check types it, lower lowers its
+// Builtin.
+func vecFn(name, params, doc string, vecs, ints int, check func(*site) Expr, lower func(*compiler, lowering) autodiff.Node) *Function {
+	return &Function{Name: name, Params: params, Doc: doc, arity: []int{vecs + ints}, ints: ints, check: check, lower: lower}
+}
+
+// minMax is min or max: of the elements of a vector or matrix, or of two
+// scalars (pair: fmin or fmax).
+func minMax(name, pair, doc string) *Function {
+	f := vecFn(name, "v", doc, 1, 0, checkMinMax, lowerReduce)
+	op := stdlib.FindNary(pair)
+	f.arity = []int{1, 2}
+	f.check = func(k *site) Expr {
+		if len(k.args) == 2 {
+			return naryNode(k, op)
+		}
+		return checkMinMax(k)
+	}
+	return f
+}
+
+// matFn is a vector or matrix function whose check makes a MatCall (a
+// stdlib op on the tape).
+func matFn(name, params, doc string, n int, check func(*site) Expr) *Function {
+	return &Function{Name: name, Params: params, Doc: doc, arity: []int{n}, check: check}
+}
+
+// naryNode is a NaryCall of op over the arguments: scalars, or vectors of
+// one length (scalars broadcast).
+func naryNode(k *site, op *stdlib.NaryFunc) Expr {
+	t := tReal
+	for i, a := range k.args {
+		at := a.Type()
+		switch {
+		case at.Scalar():
+		case at.Kind == Vector && (t.Scalar() || t.Rows == at.Rows):
+			t = at
+		default:
+			k.r.errorf(a.Pos(), "argument %d of %s is %s; the arguments are scalars or vectors of one length", i+1, k.name, at)
+			return nil
+		}
+	}
+	return &NaryCall{exprBase: exprBase{k.pos, t}, Name: k.name, Fn: op, Args: k.args}
+}
+
+// matCall is a MatCall of a fresh op (ops keep scratch) of type t.
+func matCall(k *site, t Type, op stdlib.VecOp, args ...Expr) Expr {
+	return &MatCall{exprBase: exprBase{k.pos, t}, Name: k.name, Op: op, Args: args}
+}
+
+// ---- checks -------------------------------------------------------------------
+
+func elementwise(k *site) Expr {
+	t := k.t(0)
+	if t.Kind == Int {
+		t = tReal
+	}
+	return k.call(t)
+}
+
+func reduction(k *site) Expr { return k.call(tReal) }
+
+func checkLogSumExp(k *site) Expr {
+	if len(k.args) == 2 {
+		for _, a := range k.args {
+			if !a.Type().Scalar() {
+				k.r.errorf(a.Pos(), "log_sum_exp(a, b) takes two scalars; use log_sum_exp(v) for a vector")
+				return nil
+			}
+		}
+	}
+	return k.call(tReal)
+}
+
+func lowerLogSumExp(cp *compiler, x lowering) autodiff.Node {
+	if len(x.a) == 2 {
+		return cp.g.LogSumExp(cp.g.Stack(x.a[0], x.a[1]))
+	}
+	return cp.g.LogSumExp(x.a[0])
+}
+
+func checkDot(k *site) Expr {
+	a, b := k.t(0), k.t(1)
+	if a.Kind != Vector || b.Kind != Vector || a.Rows != b.Rows {
+		k.r.errorf(k.pos, "%s takes two vectors of the same length, got %s and %s", k.name, a, b)
+		return nil
+	}
+	return k.call(tReal)
+}
+
+// checkMinMax: min, max and prod of a vector or matrix; min(a, b) and
+// max(a, b) of two scalars are fmin and fmax.
+func checkMinMax(k *site) Expr {
+	if k.t(0).Scalar() {
+		return k.bad("a vector or a matrix")
+	}
+	return k.builtin(tReal)
+}
+
+func lowerReduce(cp *compiler, x lowering) autodiff.Node {
+	return cp.g.Custom(reduce(x.name), 1, x.a[0])
+}
+
+func checkMoments(k *site) Expr {
+	t := k.t(0)
+	if t.Scalar() || k.def.Name != "mean" && t.Len() < 2 {
+		return k.bad("a vector or a matrix (of at least 2 elements for variance and sd)")
+	}
+	return k.builtin(tReal)
+}
+
+func lowerMoments(cp *compiler, x lowering) autodiff.Node {
+	g, n := cp.g, x.n()
+	if x.name == "mean" {
+		return g.Div(g.Sum(x.a[0]), cp.num(float64(n)))
+	}
+	dev := g.Sub(x.a[0], g.Div(g.Sum(x.a[0]), cp.num(float64(n))))
+	v := g.Div(g.Sum(g.Mul(dev, dev)), cp.num(float64(n-1)))
+	if x.name == "sd" {
+		return g.Sqrt(v)
+	}
+	return v
+}
+
+func checkDotSelf(k *site) Expr {
+	if k.t(0).Kind != Vector {
+		return k.bad("a vector")
+	}
+	return k.builtin(tReal)
+}
+
+// checkRowsCols: rows_dot_product, columns_dot_product, rows_dot_self and
+// columns_dot_self (a vector is one column).
+func checkRowsCols(k *site) Expr {
+	t := k.t(0)
+	if len(k.args) == 2 {
+		u := k.t(1)
+		if t.Kind == Int || t.Kind == Real || !sameShape(t, u) {
+			k.r.errorf(k.pos, "%s takes two matrices (or vectors) of one shape, got %s and %s", k.name, t, u)
+			return nil
+		}
+	} else if t.Scalar() {
+		return k.bad("a matrix or a vector")
+	}
+	if strings.HasPrefix(k.def.Name, "rows") {
+		return k.builtin(vecType(t.Rows))
+	}
+	return k.builtin(vecType(max(t.Cols, 1)))
+}
+
+func lowerRowsCols(cp *compiler, x lowering) autodiff.Node {
+	g := cp.g
+	a, b := x.a[0], x.a[0]
+	if len(x.a) == 2 {
+		b = x.a[1]
+	}
+	t := x.args[0].Type()
+	rows, cols := t.Rows, max(t.Cols, 1) // a vector is one column
+	el := []autodiff.Node{}
+	if strings.HasPrefix(x.name, "rows") {
+		for i := 0; i < rows; i++ {
+			el = append(el, g.Dot(g.Slice(a, i*cols, (i+1)*cols), g.Slice(b, i*cols, (i+1)*cols)))
+		}
+	} else {
+		for j := 0; j < cols; j++ {
+			idx := make(gather, rows)
+			for i := range idx {
+				idx[i] = i*cols + j
+			}
+			el = append(el, g.Dot(g.Custom(idx, rows, a), g.Custom(idx, rows, b)))
+		}
+	}
+	return g.Stack(el...)
+}
+
+func checkVecToVec(k *site) Expr {
+	if k.t(0).Kind != Vector {
+		return k.bad("a vector")
+	}
+	return k.builtin(k.t(0))
+}
+
+func lowerCumulativeSum(cp *compiler, x lowering) autodiff.Node {
+	g := cp.g
+	el := make([]autodiff.Node, x.n())
+	for i := range el {
+		el[i] = g.Index(x.a[0], i)
+		if i > 0 {
+			el[i] = g.Add(el[i-1], el[i])
+		}
+	}
+	return g.Stack(el...)
+}
+
+func checkHeadTail(k *site) Expr {
+	t := k.t(0)
+	if t.Kind != Vector || k.ints[0] < 0 || k.ints[0] > t.Rows {
+		return k.bad("a vector and a length between 0 and its size")
+	}
+	return k.builtin(vecType(k.ints[0]))
+}
+
+func checkSegment(k *site) Expr {
+	t, i, n := k.t(0), k.ints[0], k.ints[1]
+	if t.Kind != Vector || i < 1 || n < 0 || i+n-1 > t.Rows {
+		return k.bad("a vector, a start (1-based) and a length that fit in it")
+	}
+	return k.builtin(vecType(n))
+}
+
+func checkRepMatrix(k *site) Expr {
+	if !k.t(0).Scalar() || k.ints[0] < 1 || k.ints[1] < 1 {
+		return k.bad("a scalar and two sizes")
+	}
+	return k.builtin(matType(k.ints[0], k.ints[1]))
+}
+
+func lowerRepMatrix(cp *compiler, x lowering) autodiff.Node {
+	el := make([]autodiff.Node, x.ints[0]*x.ints[1])
+	for i := range el {
+		el[i] = x.a[0]
+	}
+	return cp.g.Reshape(cp.g.Stack(el...), x.ints[0], x.ints[1])
+}
+
+// checkDiagPreMultiply: diag_pre_multiply(v, M) is diag(v) * M.
+func checkDiagPreMultiply(k *site) Expr {
+	t, m := k.t(0), k.t(1)
+	if t.Kind != Vector || m.Kind != Matrix || m.Rows != t.Rows {
+		k.r.errorf(k.pos, "%s takes a vector[n] and a matrix[n, c], got %s and %s", k.name, t, m)
+		return nil
+	}
+	return k.builtin(m)
+}
+
+func lowerDiagPreMultiply(cp *compiler, x lowering) autodiff.Node {
+	g, t := cp.g, x.t
+	el := make([]autodiff.Node, t.Len())
+	for i := 0; i < t.Rows; i++ {
+		vi := g.Index(x.a[0], i)
+		for j := 0; j < t.Cols; j++ {
+			el[i*t.Cols+j] = g.Mul(vi, g.Index2(x.a[1], i, j))
+		}
+	}
+	return g.Reshape(g.Stack(el...), t.Rows, t.Cols)
+}
+
+// checkToVector: a vector (or int[N]) as it is, a matrix column by column
+// (Stan's order).
+func checkToVector(k *site) Expr {
+	if k.t(0).Scalar() {
+		return k.bad("a vector or a matrix")
+	}
+	return k.builtin(vecType(k.t(0).Len()))
+}
+
+func lowerToVector(cp *compiler, x lowering) autodiff.Node {
+	t, n := x.args[0].Type(), x.n()
+	if t.Kind != Matrix {
+		return x.a[0]
+	}
+	idx := make(gather, 0, n) // column by column
+	for j := 0; j < t.Cols; j++ {
+		for i := 0; i < t.Rows; i++ {
+			idx = append(idx, i*t.Cols+j)
+		}
+	}
+	return cp.g.Custom(idx, n, x.a[0])
+}
+
+func checkAppendRow(k *site) Expr {
+	t, u := k.t(0), k.t(1)
+	if t.Kind == Matrix || u.Kind == Matrix {
+		k.r.errorf(k.pos, "%s takes vectors or scalars, got %s and %s", k.name, t, u)
+		return nil
+	}
+	return k.builtin(vecType(t.Len() + u.Len()))
+}
+
+// checkColRow: col(M, j) and row(M, i) (a vector).
+func checkColRow(k *site) Expr {
+	t := k.t(0)
+	size, what, rt := t.Cols, "column", vecType(t.Rows)
+	if k.def.Name == "row" {
+		size, what, rt = t.Rows, "row", vecType(t.Cols)
+	}
+	if t.Kind != Matrix || k.ints[0] < 1 || k.ints[0] > size {
+		return k.bad(fmt.Sprintf("a matrix and a %s index (1-based) within it", what))
+	}
+	return k.builtin(rt)
+}
+
+func lowerCol(cp *compiler, x lowering) autodiff.Node {
+	t := x.args[0].Type()
+	idx := make(gather, t.Rows)
+	for i := range idx {
+		idx[i] = i*t.Cols + x.ints[0] - 1
+	}
+	return cp.g.Custom(idx, t.Rows, x.a[0])
+}
+
+func checkBlock(k *site) Expr {
+	t := k.t(0)
+	i, j, nr, nc := k.ints[0], k.ints[1], k.ints[2], k.ints[3]
+	if t.Kind != Matrix || i < 1 || j < 1 || nr < 1 || nc < 1 || i+nr-1 > t.Rows || j+nc-1 > t.Cols {
+		return k.bad("a matrix, a first row and column (1-based) and a number of rows and columns that fit in it")
+	}
+	return k.builtin(matType(nr, nc))
+}
+
+func lowerBlock(cp *compiler, x lowering) autodiff.Node {
+	t := x.args[0].Type()
+	i0, j0, nr, nc := x.ints[0]-1, x.ints[1]-1, x.ints[2], x.ints[3]
+	idx := make(gather, 0, nr*nc)
+	for i := i0; i < i0+nr; i++ {
+		for j := j0; j < j0+nc; j++ {
+			idx = append(idx, i*t.Cols+j)
+		}
+	}
+	return cp.g.Reshape(cp.g.Custom(idx, nr*nc, x.a[0]), nr, nc)
+}
+
+// checkSize: rows, cols, num_elements and size are constants.
+func checkSize(k *site) Expr {
+	t := k.t(0)
+	var n int
+	switch k.def.Name {
+	case "rows":
+		n = t.Rows
+	case "cols":
+		n = 1
+		if t.Kind == Matrix {
+			n = t.Cols
+		}
+	default: // num_elements, size
+		if t.Scalar() {
+			return k.bad("a vector or a matrix")
+		}
+		n = t.Len()
+	}
+	return &Num{exprBase: exprBase{k.pos, tInt}, V: float64(n)}
+}
+
+func checkGPExpQuadCov(k *site) Expr {
+	if k.t(0).Kind != Vector || !k.t(1).Scalar() || !k.t(2).Scalar() {
+		return k.badf("takes x (a vector), alpha and rho (scalars), got %s", typeList([]Type{k.t(0), k.t(1), k.t(2)}))
+	}
+	n := k.t(0).Rows
+	return matCall(k, matType(n, n), stdlib.NewGPExpQuadCov(n), k.args...)
+}
+
+func checkDiagMatrix(k *site) Expr {
+	if k.t(0).Kind != Vector {
+		return k.badf("takes a vector, got %s", k.t(0))
+	}
+	n := k.t(0).Rows
+	return matCall(k, matType(n, n), stdlib.NewDiagMatrix(n), k.args...)
+}
+
+func checkRepVector(k *site) Expr {
+	n, ok := foldConst(k.args[1])
+	if !ok || k.t(1).Kind != Int || n < 1 || !k.t(0).Scalar() {
+		return k.badf("takes a scalar and a size known before inference (rep_vector(x, N))")
+	}
+	return matCall(k, vecType(int(n)), stdlib.NewRepVector(int(n)), k.args[0])
+}
+
+func checkCholesky(k *site) Expr {
+	if k.t(0).Kind != Matrix || k.t(0).Rows != k.t(0).Cols {
+		return k.badf("takes a square matrix, got %s", k.t(0))
+	}
+	n := k.t(0).Rows
+	return matCall(k, matType(n, n), stdlib.NewCholesky(n), k.args...)
+}
+
+// rowVector is v' for a vector v: a 1 x n matrix (v' * w is the dot
+// product). It is an operator's node, not a function of the table.
+var rowVector = &Function{Name: "row",
+	lower: func(cp *compiler, x lowering) autodiff.Node { return cp.g.Reshape(x.a[0], 1, x.n()) }}
 
 // builtin lowers a Builtin to the tape.
 func (cp *compiler) builtin(e *Builtin) autodiff.Node {
-	g := cp.g
 	a := make([]autodiff.Node, len(e.Args))
 	for i, x := range e.Args {
 		a[i] = cp.expr(x)
 	}
-	x := a[0]
-	n := e.Args[0].Type().Len()
-	switch e.Name {
-	case "row":
-		return g.Reshape(x, 1, n)
-	case "mean":
-		return g.Div(g.Sum(x), cp.num(float64(n)))
-	case "variance", "sd":
-		dev := g.Sub(x, g.Div(g.Sum(x), cp.num(float64(n))))
-		v := g.Div(g.Sum(g.Mul(dev, dev)), cp.num(float64(n-1)))
-		if e.Name == "sd" {
-			return g.Sqrt(v)
-		}
-		return v
-	case "head":
-		return g.Slice(x, 0, e.Ints[0])
-	case "tail":
-		return g.Slice(x, n-e.Ints[0], n)
-	case "segment":
-		return g.Slice(x, e.Ints[0]-1, e.Ints[0]-1+e.Ints[1])
-	case "cumulative_sum":
-		el := make([]autodiff.Node, n)
-		for i := range el {
-			el[i] = g.Index(x, i)
-			if i > 0 {
-				el[i] = g.Add(el[i-1], el[i])
-			}
-		}
-		return g.Stack(el...)
-	case "softmax":
-		return g.Exp(g.Sub(x, g.LogSumExp(x)))
-	case "log_softmax":
-		return g.Sub(x, g.LogSumExp(x))
-	case "rep_matrix":
-		el := make([]autodiff.Node, e.Ints[0]*e.Ints[1])
-		for i := range el {
-			el[i] = x
-		}
-		return g.Reshape(g.Stack(el...), e.Ints[0], e.Ints[1])
-	case "to_vector":
-		t := e.Args[0].Type()
-		if t.Kind != Matrix {
-			return x
-		}
-		idx := make(gather, 0, n) // column by column
-		for j := 0; j < t.Cols; j++ {
-			for i := 0; i < t.Rows; i++ {
-				idx = append(idx, i*t.Cols+j)
-			}
-		}
-		return g.Custom(idx, n, x)
-	case "append_row":
-		return g.Custom(concat{n, e.Args[1].Type().Len()}, e.T.Len(), x, a[1])
-	case "col":
-		t := e.Args[0].Type()
-		idx := make(gather, t.Rows)
-		for i := range idx {
-			idx[i] = i*t.Cols + e.Ints[0] - 1
-		}
-		return g.Custom(idx, t.Rows, x)
-	case "matrow":
-		c := e.Args[0].Type().Cols
-		return g.Slice(x, (e.Ints[0]-1)*c, e.Ints[0]*c)
-	case "block":
-		t := e.Args[0].Type()
-		i0, j0, nr, nc := e.Ints[0]-1, e.Ints[1]-1, e.Ints[2], e.Ints[3]
-		idx := make(gather, 0, nr*nc)
-		for i := i0; i < i0+nr; i++ {
-			for j := j0; j < j0+nc; j++ {
-				idx = append(idx, i*t.Cols+j)
-			}
-		}
-		return g.Reshape(g.Custom(idx, nr*nc, x), nr, nc)
-	case "min", "max", "prod":
-		return g.Custom(reduce(e.Name), 1, x)
-	case "dot_self":
-		return g.Dot(x, x)
-	case "rows_dot_product", "columns_dot_product", "rows_dot_self", "columns_dot_self":
-		y := x
-		if len(a) == 2 {
-			y = a[1]
-		}
-		t := e.Args[0].Type()
-		rows, cols := t.Rows, max(t.Cols, 1) // a vector is one column
-		el := []autodiff.Node{}
-		if strings.HasPrefix(e.Name, "rows") {
-			for i := 0; i < rows; i++ {
-				el = append(el, g.Dot(g.Slice(x, i*cols, (i+1)*cols), g.Slice(y, i*cols, (i+1)*cols)))
-			}
-		} else {
-			for j := 0; j < cols; j++ {
-				idx := make(gather, rows)
-				for i := range idx {
-					idx[i] = i*cols + j
-				}
-				el = append(el, g.Dot(g.Custom(idx, rows, x), g.Custom(idx, rows, y)))
-			}
-		}
-		return g.Stack(el...)
-	default: // diag_pre_multiply
-		t := e.T
-		el := make([]autodiff.Node, t.Len())
-		for i := 0; i < t.Rows; i++ {
-			vi := g.Index(x, i)
-			for j := 0; j < t.Cols; j++ {
-				el[i*t.Cols+j] = g.Mul(vi, g.Index2(a[1], i, j))
-			}
-		}
-		return g.Reshape(g.Stack(el...), t.Rows, t.Cols)
-	}
+	return e.Def.lower(cp, lowering{args: e.Args, a: a, ints: e.Ints, t: e.T, name: e.Def.Name})
 }
 
 // Rng is NAME_rng(params): a draw from a family on each evaluation,
@@ -307,7 +626,7 @@ func (r *resolver) rngCall(c *lang.Call) (Expr, bool) {
 		return nil, false
 	}
 	fam, ok := stdlib.Lookup(name)
-	if !ok {
+	if !ok || !fam.Scalar() {
 		return nil, false
 	}
 	pos := r.at(c.Pos)

@@ -756,33 +756,9 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 	panic(fmt.Sprintf("ir: unknown expression %T", e))
 }
 
+// call lowers a Call through its entry.
 func (cp *compiler) call(e *Call, a []autodiff.Node) autodiff.Node {
-	g := cp.g
-	switch e.Name {
-	case "exp":
-		return g.Exp(a[0])
-	case "log":
-		return g.Log(a[0])
-	case "sqrt":
-		return g.Sqrt(a[0])
-	case "log1p":
-		return g.Log1p(a[0])
-	case "expm1":
-		return g.Expm1(a[0])
-	case "sum":
-		return g.Sum(a[0])
-	case "dot":
-		return g.Dot(a[0], a[1])
-	case "log_sum_exp":
-		if len(a) == 2 {
-			return g.LogSumExp(g.Stack(a[0], a[1]))
-		}
-		return g.LogSumExp(a[0])
-	}
-	if e.Fn != nil && e.Fn.Elem != nil {
-		return g.Map(e.Fn.Elem, a[0])
-	}
-	panic(fmt.Sprintf("ir: function %s has no lowering", e.Name))
+	return e.Def.lower(cp, lowering{name: e.Def.Name, args: e.Args, a: a, t: e.T})
 }
 
 func plural(t Type, i int) string {

@@ -70,7 +70,7 @@ func formatExpr(b *strings.Builder, e Expr, outer int) {
 		}
 		b.WriteString(e.Name + "(...)")
 	case *Builtin:
-		if e.Name == "row" {
+		if e.Def == rowVector {
 			formatExpr(b, e.Args[0], 5)
 			b.WriteByte('\'')
 			return
@@ -82,7 +82,7 @@ func formatExpr(b *strings.Builder, e Expr, outer int) {
 		formatExpr(b, e.X, 5)
 		b.WriteString("[...]")
 	case *NaryCall:
-		b.WriteString(e.Fn.Name + "(")
+		b.WriteString(e.Name + "(")
 		for i, x := range e.Args {
 			if i > 0 {
 				b.WriteString(", ")

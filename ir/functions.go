@@ -1,9 +1,6 @@
 package ir
 
-import (
-	"github.com/mscppl/mscppl/lang"
-	"github.com/mscppl/mscppl/stdlib"
-)
+import "github.com/mscppl/mscppl/lang"
 
 // maxInlineDepth bounds nested calls of user functions (recursion is not
 // supported: every call is inlined).
@@ -23,10 +20,7 @@ func (r *resolver) functions(b *lang.Block) {
 			r.errorf(p, "function %s is defined twice", fd.Name)
 			continue
 		}
-		_, isFn := stdlib.LookupFunc(fd.Name)
-		_, isNary := stdlib.LookupNary(fd.Name)
-		_, isDist := stdlib.Lookup(fd.Name)
-		if isFn || isNary || isDist {
+		if builtinName(fd.Name) {
 			r.errorf(p, "%s is a built-in name; pick another name for the function", fd.Name)
 			continue
 		}

@@ -629,22 +629,20 @@ func (r *resolver) tilde(sm *lang.Simple, p lang.Pos) Stmt {
 	lhs := r.expr(sm.LHS)
 	call := sm.Tilde
 	cp := r.at(call.Pos)
-	if vd, ok := vecDists[call.Name]; ok {
-		return r.vecTilde(sm, call, vd, lhs, p)
-	}
-	if call.Name == "normal_id_glm" {
-		return r.glmTilde(lhs, call, p)
-	}
 	fam, ok := stdlib.Lookup(call.Name)
+	switch {
+	case ok && fam.Vec != nil:
+		return r.vecTilde(call, fam, lhs, p)
+	case ok && fam.GLMOf != "":
+		return r.glmTilde(lhs, call, fam, p)
+	}
 	if !ok && unsupportedStan(call.Name) {
 		r.errorf(cp, "the distribution %s is not supported yet", call.Name)
 		return nil
 	}
 	if !ok {
 		e := r.errorf(cp, "unknown distribution %q", call.Name)
-		if s := lang.Suggest(call.Name, vecDistNames()); s != "" {
-			e.Hint = fmt.Sprintf("did you mean %q?", s)
-		} else if _, isFn := stdlib.LookupFunc(call.Name); isFn {
+		if _, isFn := functions[call.Name]; isFn {
 			e.Hint = fmt.Sprintf("%s is a function, not a distribution", call.Name)
 		} else if s := lang.Suggest(call.Name, stdlib.FamilyNames()); s != "" {
 			e.Hint = fmt.Sprintf("did you mean %q?", s)
@@ -981,23 +979,13 @@ func (r *resolver) primary(p *lang.Primary) Expr {
 	return &Ref{exprBase: exprBase{pos, v.Type}, Var: v}
 }
 
-// stanConstants are Stan's functions of no arguments: pi(), e(), ...
-var stanConstants = map[string]float64{
-	"pi": math.Pi, "e": math.E, "sqrt2": math.Sqrt2, "log2": math.Ln2, "log10": math.Ln10,
-	"positive_infinity": math.Inf(1), "negative_infinity": math.Inf(-1), "not_a_number": math.NaN(),
-	"machine_precision": 0x1p-52,
-}
-
 func (r *resolver) call(c *lang.Call) Expr {
 	pos := r.at(c.Pos)
 	if fd, ok := r.funcs[c.Name]; ok {
 		return r.inline(c, fd)
 	}
-	if x, ok := r.matFunc(c); ok {
-		return x
-	}
-	if x, ok := r.builtin(c); ok {
-		return x
+	if f, ok := functions[c.Name]; ok {
+		return r.callFunction(c, f)
 	}
 	if x, ok := r.rngCall(c); ok {
 		return x
@@ -1005,74 +993,24 @@ func (r *resolver) call(c *lang.Call) Expr {
 	if x, ok := r.densityCall(c); ok {
 		return x
 	}
-	if v, ok := stanConstants[c.Name]; ok && len(c.Args) == 0 && !c.Bar {
-		return &Num{exprBase: exprBase{pos, tReal}, V: v}
-	}
-	if nf, isNary := stdlib.LookupNary(c.Name); c.Bar && isNary {
-		return r.naryCall(c, nf) // NAME_lcdf(y | ...), or the error for a bar elsewhere
+	if x, ok := r.cdfCall(c); ok {
+		return x
 	}
 	if c.Bar {
-		r.errorf(pos, "only a log density or a log CDF (NAME_lpdf, NAME_lpmf, NAME_lcdf, NAME_lccdf) takes a bar: %s(y | ...)", c.Name)
+		r.errorf(pos, barMessage, c.Name)
 		return nil
 	}
-	fn, ok := stdlib.LookupFunc(c.Name)
-	if nf, isNary := stdlib.LookupNary(c.Name); !ok && isNary {
-		return r.naryCall(c, nf)
-	}
-	if !ok && unsupportedStan(c.Name) {
+	if unsupportedStan(c.Name) {
 		r.errorf(pos, "%s is not supported yet", c.Name)
 		return nil
 	}
-	if !ok {
-		e := r.errorf(pos, "unknown function %q", c.Name)
-		if _, isDist := stdlib.Lookup(c.Name); isDist {
-			e.Hint = fmt.Sprintf("%s is a distribution: use it on the right of ~", c.Name)
-		} else if s := lang.Suggest(c.Name, append(stdlib.FuncNames(), stdlib.NaryNames()...)); s != "" {
-			e.Hint = fmt.Sprintf("did you mean %q?", s)
-		}
-		return nil
+	e := r.errorf(pos, "unknown function %q", c.Name)
+	if _, isDist := stdlib.Lookup(c.Name); isDist {
+		e.Hint = fmt.Sprintf("%s is a distribution: use it on the right of ~", c.Name)
+	} else if s := lang.Suggest(c.Name, CallableNames()); s != "" {
+		e.Hint = fmt.Sprintf("did you mean %q?", s)
 	}
-	args := make([]Expr, len(c.Args))
-	for i, a := range c.Args {
-		args[i] = r.expr(a)
-		if args[i] == nil {
-			return nil
-		}
-	}
-	arity := fn.Arity
-	if c.Name == "log_sum_exp" && len(args) == 2 {
-		arity = 2
-	}
-	if len(args) != arity {
-		r.errorf(pos, "%s takes %d argument%s, got %d", c.Name, arity, plural1(arity), len(args))
-		return nil
-	}
-	var t Type
-	switch fn.Kind {
-	case stdlib.Elementwise:
-		t = args[0].Type()
-		if t.Kind == Int {
-			t = tReal
-		}
-	case stdlib.Reduction:
-		if c.Name == "log_sum_exp" && len(args) == 2 {
-			for _, a := range args {
-				if !a.Type().Scalar() {
-					r.errorf(a.Pos(), "log_sum_exp(a, b) takes two scalars; use log_sum_exp(v) for a vector")
-					return nil
-				}
-			}
-		}
-		t = tReal
-	case stdlib.Pairwise:
-		a, b := args[0].Type(), args[1].Type()
-		if a.Kind != Vector || b.Kind != Vector || a.Rows != b.Rows {
-			r.errorf(pos, "dot takes two vectors of the same length, got %s and %s", a, b)
-			return nil
-		}
-		t = tReal
-	}
-	return &Call{exprBase: exprBase{pos, t}, Name: fn.Name, Fn: fn, Args: args}
+	return nil
 }
 
 func (r *resolver) binary(op BinOp, x, y Expr, p lang.Pos) Expr {
@@ -1110,8 +1048,7 @@ func (r *resolver) binary(op BinOp, x, y Expr, p lang.Pos) Expr {
 		case b.Scalar():
 			return mk(a, false)
 		case a.Kind == Matrix && b.Kind == Vector && isRow(x) && a.Cols == b.Rows:
-			fn, _ := stdlib.LookupFunc("dot")
-			return &Call{exprBase: exprBase{x.Pos(), tReal}, Name: "dot", Fn: fn, Args: []Expr{x.(*Builtin).Args[0], y}}
+			return fnCall("dot", x.Pos(), tReal, x.(*Builtin).Args[0], y)
 		case a.Kind == Matrix && b.Kind == Matrix:
 			if a.Cols != b.Rows {
 				e := r.errorf(p, "shape mismatch in %s * %s: %s has %d columns but %s has %d rows", FormatExpr(x), FormatExpr(y), a, a.Cols, b, b.Rows)
@@ -1129,8 +1066,7 @@ func (r *resolver) binary(op BinOp, x, y Expr, p lang.Pos) Expr {
 		case a.Kind == Vector && b.Kind == Vector && isMatrixRow(x) && a.Rows == b.Rows:
 			// x[n] * beta, a row of a matrix times a vector (Stan's
 			// row_vector * vector): the inner product
-			fn, _ := stdlib.LookupFunc("dot")
-			return &Call{exprBase: exprBase{x.Pos(), tReal}, Name: "dot", Fn: fn, Args: []Expr{x, y}}
+			return fnCall("dot", x.Pos(), tReal, x, y)
 		case a.Kind == Vector && b.Kind == Vector:
 			return bad("use dot(a, b) for the inner product")
 		}

@@ -14,7 +14,7 @@ func (r *resolver) transpose(x Expr) Expr {
 	case Matrix:
 		return &MatCall{exprBase: exprBase{x.Pos(), matType(t.Cols, t.Rows)}, Name: "transpose", Op: stdlib.NewTranspose(t.Rows, t.Cols), Args: []Expr{x}}
 	case Vector:
-		return &Builtin{exprBase: exprBase{x.Pos(), matType(1, t.Rows)}, Name: "row", Args: []Expr{x}}
+		return &Builtin{exprBase: exprBase{x.Pos(), matType(1, t.Rows)}, Name: "row", Def: rowVector, Args: []Expr{x}}
 	}
 	return x // a scalar is its own transpose
 }
@@ -28,7 +28,7 @@ func isMatrixRow(e Expr) bool {
 // isRow reports whether x is a transposed vector.
 func isRow(x Expr) bool {
 	b, ok := x.(*Builtin)
-	return ok && b.Name == "row"
+	return ok && b.Def == rowVector
 }
 
 // Slice is x[a:b] of a vector, or a block of a matrix M[a:b, c:d] where

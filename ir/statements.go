@@ -207,25 +207,23 @@ func (r *resolver) densityCall(c *lang.Call) (Expr, bool) {
 		return nil, false
 	}
 	pos := r.at(c.Pos)
-	if name == "normal_id_glm" && c.Bar && len(c.Args) == 1 {
-		y := r.expr(c.Args[0])
-		mu, sigma := r.glmMean(c.Given, pos)
-		if y == nil || mu == nil {
-			return nil, true
+	fam, ok := stdlib.Lookup(name)
+	if !ok {
+		e := r.errorf(pos, "unknown distribution %q in %s", name, c.Name)
+		if s := lang.Suggest(name, stdlib.FamilyNames()); s != "" {
+			e.Hint = fmt.Sprintf("did you mean %s%s?", s, suffix)
 		}
-		fam, _ := stdlib.Lookup("normal")
-		if !sameShape(y.Type(), mu.Type()) {
-			r.errorf(pos, "normal_id_glm: y is %s but X * beta is %s", y.Type(), mu.Type())
-			return nil, true
-		}
-		return &Density{exprBase: exprBase{pos, tReal}, Name: c.Name, Dist: fam, Args: []Expr{y, mu, sigma}}, true
+		return nil, true
 	}
-	if vd, ok := vecDists[name]; ok {
+	if fam.GLMOf != "" || fam.Vec != nil {
 		if len(c.Args) != 1 || !c.Bar {
-			r.errorf(pos, "write %s(y | %s): the value, a bar, then the parameters", c.Name, strings.Join(vd.params, ", "))
+			r.errorf(pos, "write %s(y | %s): the value, a bar, then the parameters", c.Name, paramList(fam))
 			return nil, true
 		}
 		y := r.expr(c.Args[0])
+		if fam.GLMOf != "" {
+			return r.glmDensity(c, fam, y, pos), true
+		}
 		args := make([]Expr, len(c.Given))
 		for i, a := range c.Given {
 			if args[i] = r.expr(a); args[i] == nil {
@@ -235,15 +233,7 @@ func (r *resolver) densityCall(c *lang.Call) (Expr, bool) {
 		if y == nil {
 			return nil, true
 		}
-		return r.vecDensity(name, vd, y, args, pos), true
-	}
-	fam, ok := stdlib.Lookup(name)
-	if !ok {
-		e := r.errorf(pos, "unknown distribution %q in %s", name, c.Name)
-		if s := lang.Suggest(name, stdlib.FamilyNames()); s != "" {
-			e.Hint = fmt.Sprintf("did you mean %s%s?", s, suffix)
-		}
-		return nil, true
+		return r.vecDensity(fam, y, args, pos), true
 	}
 	discrete := strings.Contains(suffix, "pmf")
 	if discrete != fam.Discrete {
@@ -338,60 +328,62 @@ func dependsOnUnknowns(e Expr) bool {
 	return found
 }
 
-// naryCall resolves a call of a function of several scalar arguments;
-// vector arguments of one length apply it elementwise (scalars broadcast).
-func (r *resolver) naryCall(c *lang.Call, f *stdlib.NaryFunc) Expr {
+// cdfCall resolves NAME_lcdf and NAME_lccdf of a distribution that has
+// them, reporting whether name is one: with a bar, NAME_lcdf(y | params)
+// sums over a vector y (as Stan's); without, it applies elementwise like
+// any scalar function of several arguments.
+func (r *resolver) cdfCall(c *lang.Call) (Expr, bool) {
+	name, upper := strings.CutSuffix(c.Name, "_lccdf")
+	if !upper {
+		var ok bool
+		if name, ok = strings.CutSuffix(c.Name, "_lcdf"); !ok {
+			return nil, false
+		}
+	}
+	fam, ok := stdlib.Lookup(name)
+	if !ok {
+		return nil, false
+	}
+	f := fam.LogCDF
+	if upper {
+		f = fam.LogCCDF
+	}
+	if f == nil {
+		return nil, false
+	}
 	pos := r.at(c.Pos)
-	cdf := strings.HasSuffix(c.Name, "_lcdf") || strings.HasSuffix(c.Name, "_lccdf")
 	in := c.Args
 	if c.Bar {
-		if !cdf || len(c.Args) != 1 {
-			r.errorf(pos, "only a log density or a log CDF (NAME_lpdf, NAME_lpmf, NAME_lcdf, NAME_lccdf) takes a bar: %s(y | ...)", c.Name)
-			return nil
+		if len(c.Args) != 1 {
+			r.errorf(pos, barMessage, c.Name)
+			return nil, true
 		}
 		in = append(append([]*lang.Expr{}, c.Args...), c.Given...)
 	}
 	if len(in) != f.Arity {
 		if c.Bar {
 			r.errorf(pos, "%s takes a value and %d parameter%s, got %d", c.Name, f.Arity-1, plural1(f.Arity-1), len(c.Given))
-			return nil
+			return nil, true
 		}
 		r.errorf(pos, "%s takes %d argument%s, got %d", c.Name, f.Arity, plural1(f.Arity), len(c.Args))
-		return nil
+		return nil, true
 	}
-	x := r.naryArgs(pos, c.Name, f, in)
+	k := &site{r: r, pos: pos, name: c.Name, args: make([]Expr, len(in))}
+	for i, a := range in {
+		if k.args[i] = r.expr(a); k.args[i] == nil {
+			return nil, true
+		}
+	}
+	x := naryNode(k, f)
 	if x == nil {
-		return nil
+		return nil, true
 	}
-	if (c.Bar || cdf && f.Arity == 1) && x.Type().Kind == Vector {
+	if (c.Bar || f.Arity == 1) && x.Type().Kind == Vector {
 		// Stan's NAME_lcdf(y | ...) of a vector is the sum over its
 		// elements (std_normal_lcdf(y) has no bar)
-		fn, _ := stdlib.LookupFunc("sum")
-		return &Call{exprBase: exprBase{pos, tReal}, Name: "sum", Fn: fn, Args: []Expr{x}}
+		return fnCall("sum", pos, tReal, x), true
 	}
-	return x
-}
-
-// naryArgs resolves the arguments of a scalar function of several
-// arguments, elementwise over vectors of one length.
-func (r *resolver) naryArgs(pos lang.Pos, name string, f *stdlib.NaryFunc, in []*lang.Expr) Expr {
-	t := tReal
-	args := make([]Expr, len(in))
-	for i, a := range in {
-		if args[i] = r.expr(a); args[i] == nil {
-			return nil
-		}
-		at := args[i].Type()
-		switch {
-		case at.Scalar():
-		case at.Kind == Vector && (t.Scalar() || t.Rows == at.Rows):
-			t = at
-		default:
-			r.errorf(args[i].Pos(), "argument %d of %s is %s; the arguments are scalars or vectors of one length", i+1, name, at)
-			return nil
-		}
-	}
-	return &NaryCall{exprBase: exprBase{pos, t}, Fn: f, Args: args}
+	return x, true
 }
 
 // derived resolves the derived block: name = expr, computed on each
@@ -436,21 +428,9 @@ func (r *resolver) derived(b *lang.Block) {
 	}
 }
 
-// unsupportedStan reports whether name is a Stan function or distribution
-// the language does not have yet, so that it is named as unsupported
-// rather than unknown.
-func unsupportedStan(name string) bool {
-	for _, p := range []string{"ode_", "integrate_", "algebra_solver", "solve_", "map_rect", "reduce_sum", "dae", "hmm_", "wishart", "inv_wishart", "ordered_probit", "gaussian_dlm", "von_mises", "neg_binomial", "hypergeometric", "multinomial", "skew_double", "pareto_type_2", "exp_mod_normal", "wiener", "loglogistic", "discrete_range", "matrix_exp", "eigen", "svd", "qr_", "inverse", "mdivide", "append_col", "append_array", "to_matrix", "rep_array", "diag_matrix_", "diag_post_multiply", "quad_form", "crossprod", "tcrossprod", "sort_", "rank", "reverse"} {
-		if strings.HasPrefix(name, p) || strings.HasSuffix(name, p) {
-			return true
-		}
-	}
-	return false
-}
-
 // vecTilde resolves y ~ a multivariate distribution: a term of the log
 // density (the prior of a latent cannot be sampled directly then).
-func (r *resolver) vecTilde(sm *lang.Simple, call *lang.Call, vd vecDist, lhs Expr, p lang.Pos) Stmt {
+func (r *resolver) vecTilde(call *lang.Call, fam *stdlib.Family, lhs Expr, p lang.Pos) Stmt {
 	if lhs == nil {
 		return nil
 	}
@@ -465,7 +445,7 @@ func (r *resolver) vecTilde(sm *lang.Simple, call *lang.Call, vd vecDist, lhs Ex
 		r.errorf(lhs.Pos(), "the left of ~ must be a latent or data variable (or an element of one)")
 		return nil
 	}
-	d := r.vecDensity(call.Name, vd, lhs, args, r.at(call.Pos))
+	d := r.vecDensity(fam, lhs, args, r.at(call.Pos))
 	if d == nil {
 		return nil
 	}
@@ -474,9 +454,9 @@ func (r *resolver) vecTilde(sm *lang.Simple, call *lang.Call, vd vecDist, lhs Ex
 
 // glmMean resolves the parameters (X, alpha, beta, sigma) of normal_id_glm
 // into the mean alpha + X * beta and sigma.
-func (r *resolver) glmMean(args []*lang.Expr, pos lang.Pos) (mu, sigma Expr) {
-	if len(args) != 4 {
-		r.errorf(pos, "normal_id_glm takes 4 parameters (X, alpha, beta, sigma), got %d", len(args))
+func (r *resolver) glmMean(fam *stdlib.Family, args []*lang.Expr, pos lang.Pos) (mu, sigma Expr) {
+	if len(args) != len(fam.Params) {
+		r.errorf(pos, "%s takes %d parameters (%s), got %d", fam.Name, len(fam.Params), paramList(fam), len(args))
 		return nil, nil
 	}
 	xs := make([]Expr, 4)
@@ -486,7 +466,7 @@ func (r *resolver) glmMean(args []*lang.Expr, pos lang.Pos) (mu, sigma Expr) {
 		}
 	}
 	if xs[0].Type().Kind != Matrix || xs[2].Type().Kind != Vector || !xs[3].Type().Scalar() && xs[3].Type().Kind != Vector {
-		r.errorf(pos, "normal_id_glm takes X (a matrix), alpha (a scalar or vector), beta (a vector) and sigma")
+		r.errorf(pos, "%s takes X (a matrix), alpha (a scalar or vector), beta (a vector) and sigma", fam.Name)
 		return nil, nil
 	}
 	xb := r.binary(OpMul, xs[0], xs[2], pos)
@@ -499,20 +479,36 @@ func (r *resolver) glmMean(args []*lang.Expr, pos lang.Pos) (mu, sigma Expr) {
 
 // glmTilde resolves y ~ normal_id_glm(X, alpha, beta, sigma) as
 // y ~ normal(alpha + X * beta, sigma).
-func (r *resolver) glmTilde(lhs Expr, call *lang.Call, p lang.Pos) Stmt {
-	mu, sigma := r.glmMean(call.Args, r.at(call.Pos))
+func (r *resolver) glmTilde(lhs Expr, call *lang.Call, glm *stdlib.Family, p lang.Pos) Stmt {
+	mu, sigma := r.glmMean(glm, call.Args, r.at(call.Pos))
 	if lhs == nil || mu == nil {
 		return nil
 	}
 	if !sameShape(lhs.Type(), mu.Type()) {
-		r.errorf(r.at(call.Pos), "normal_id_glm: y is %s but X * beta is %s", lhs.Type(), mu.Type())
+		r.errorf(r.at(call.Pos), "%s: y is %s but X * beta is %s", glm.Name, lhs.Type(), mu.Type())
 		return nil
 	}
 	root := rootVar(lhs)
 	if root == nil || root.Kind != DataVar {
-		r.errorf(lhs.Pos(), "the left of ~ normal_id_glm must be data")
+		r.errorf(lhs.Pos(), "the left of ~ %s must be data", glm.Name)
 		return nil
 	}
-	fam, _ := stdlib.Lookup("normal")
+	fam, _ := stdlib.Lookup(glm.GLMOf)
 	return &Tilde{stmtBase: stmtBase{p}, LHS: lhs, Dist: fam, Args: []Expr{mu, sigma}, Root: root, Text: FormatExpr(lhs) + " ~ " + call.String()}
+}
+
+// glmDensity resolves normal_id_glm_lpdf(y | X, alpha, beta, sigma) as
+// normal_lpdf(y | alpha + X * beta, sigma) (y already resolved, nil after
+// an error).
+func (r *resolver) glmDensity(c *lang.Call, glm *stdlib.Family, y Expr, pos lang.Pos) Expr {
+	mu, sigma := r.glmMean(glm, c.Given, pos)
+	if y == nil || mu == nil {
+		return nil
+	}
+	if !sameShape(y.Type(), mu.Type()) {
+		r.errorf(pos, "%s: y is %s but X * beta is %s", glm.Name, y.Type(), mu.Type())
+		return nil
+	}
+	fam, _ := stdlib.Lookup(glm.GLMOf)
+	return &Density{exprBase: exprBase{pos, tReal}, Name: c.Name, Dist: fam, Args: []Expr{y, mu, sigma}}
 }

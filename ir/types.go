@@ -230,18 +230,22 @@ type Binary struct {
 	MatVec bool
 }
 
-// Call is a call of a library function.
+// Call is a call of a built-in function on the tape's own operations or
+// an elementwise op (exp, Phi, sum, dot, ...): Def is its entry in the
+// vocabulary (the canonical one for an alias), Name the name as written.
 type Call struct {
 	exprBase
 	Name string
-	Fn   *stdlib.FuncSpec
+	Def  *Function
 	Args []Expr
 }
 
 // NaryCall is a call of a scalar function of several arguments (pow,
 // fmin, log_mix, normal_lcdf, ...), applied elementwise with broadcasting.
+// Name is the name as written (Fn.Name is the op's).
 type NaryCall struct {
 	exprBase
+	Name string
 	Fn   *stdlib.NaryFunc
 	Args []Expr
 }

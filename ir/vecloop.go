@@ -277,7 +277,7 @@ func (cp *compiler) vecExprOK(e Expr, v *Var, lo, hi int) (ok, dep bool) {
 			// X[n] * beta: the rows of a data matrix times a vector
 			return true, true
 		}
-		if e.Fn == nil || e.Fn.Kind != stdlib.Elementwise || len(e.Args) != 1 {
+		if !e.Def.elementwise || len(e.Args) != 1 {
 			return false, false
 		}
 		return all(e.Args...)
@@ -290,7 +290,7 @@ func (cp *compiler) vecExprOK(e Expr, v *Var, lo, hi int) (ok, dep bool) {
 // variable v and b a vector expression that reads neither v nor the
 // body's locals; nil for any other expression.
 func (cp *compiler) rowDotRows(e *Call, v *Var, lo, hi int) []float64 {
-	if e.Name != "dot" || len(e.Args) != 2 || !isMatrixRow(e.Args[0]) {
+	if e.Def.Name != "dot" || len(e.Args) != 2 || !isMatrixRow(e.Args[0]) {
 		return nil
 	}
 	ix := e.Args[0].(*Index)

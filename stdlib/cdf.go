@@ -6,7 +6,8 @@ import "math"
 // NAME_lccdf(y | params), for the families whose CDF has a closed form:
 // std_normal, exponential, weibull, lognormal, logistic, gumbel, cauchy,
 // rayleigh and pareto (normal_lcdf and normal_lccdf are in nary.go). Each
-// is a scalar function of (y, params...) with its partial derivatives.
+// is a scalar function of (y, params...) with its partial derivatives;
+// register puts them in their family's entry (Family.LogCDF, LogCCDF).
 
 // cdfSpec is one family's pair: lcdf and lccdf of (y, params) with the
 // partial derivatives written into d.
@@ -190,11 +191,4 @@ func cdfFunc(s cdfSpec, complement bool) *NaryFunc {
 			return grad(a, buf[:len(a)])
 		},
 		Grad: grad}
-}
-
-func init() {
-	for _, s := range cdfSpecs {
-		registerNary(cdfFunc(s, false))
-		registerNary(cdfFunc(s, true))
-	}
 }

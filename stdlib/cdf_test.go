@@ -28,9 +28,9 @@ func TestLogCDFs(t *testing.T) {
 		{"pareto", func(a []float64) float64 { return distuv.Pareto{Xm: a[1], Alpha: a[2]}.CDF(a[0]) }, [][]float64{{1.5, 1, 2}, {10, 2, 0.7}}},
 	}
 	for _, c := range cases {
-		lcdf, ok := LookupNary(c.name + "_lcdf")
+		lcdf, ok := lookupNary(c.name + "_lcdf")
 		require.True(t, ok, c.name)
-		lccdf, ok := LookupNary(c.name + "_lccdf")
+		lccdf, ok := lookupNary(c.name + "_lccdf")
 		require.True(t, ok, c.name)
 		for _, a := range c.at {
 			p := c.cdf(a)
@@ -40,7 +40,7 @@ func TestLogCDFs(t *testing.T) {
 			fdNary(t, lccdf, append([]float64(nil), a...), 1e-6)
 		}
 	}
-	get := func(name string) *NaryFunc { f, _ := LookupNary(name); return f }
+	get := func(name string) *NaryFunc { f, _ := lookupNary(name); return f }
 	d := make([]float64, 3)
 	require.True(t, math.IsInf(get("exponential_lcdf").Grad([]float64{-1, 2}, d), -1), "below the support")
 	require.Equal(t, 0.0, get("exponential_lccdf").Grad([]float64{-1, 2}, d))

@@ -26,9 +26,16 @@ type ParamSpec struct {
 	Domain Domain
 }
 
-// Family is a distribution family of the language.
+// Family is a distribution of the language: one entry of the registry of
+// distributions, scalar or multivariate. Everything the language offers
+// of it comes from this entry: y ~ NAME(params), NAME_lpdf (NAME_lpmf for
+// discrete ones), NAME_lcdf and NAME_lccdf when it has them, NAME_rng for
+// scalar ones, completion and the docs.
 type Family struct {
-	Name     string
+	Name string
+	// Doc is one line on the distribution (its parameterisation), for
+	// completion help and the docs.
+	Doc      string
 	Params   []ParamSpec
 	Support  Domain
 	Discrete bool
@@ -49,22 +56,92 @@ type Family struct {
 	// LogPdfSlice, when not nil, is the elementwise NAME_lpdf over slices
 	// (NaryFunc.Slice): the bits of LogPdf, faster.
 	LogPdfSlice func(out []float64, in [][]float64, buf []float64) bool
+	// LogCDF and LogCCDF, when not nil, are NAME_lcdf and NAME_lccdf as
+	// functions of (y, params...). register fills them in from cdfSpecs.
+	LogCDF, LogCCDF *NaryFunc
+
+	// Vec, for a multivariate distribution (multi_normal, dirichlet,
+	// categorical, ...), gives the shapes it takes and its log density op;
+	// LogPdf, Grad and Rand are nil then.
+	Vec *VecDensity
+	// GLMOf, for the distribution of a generalised linear model
+	// (normal_id_glm), names the family of y given its linear predictor:
+	// y ~ NAME(X, alpha, beta, rest...) is y ~ GLMOf(alpha + X * beta,
+	// rest...). LogPdf, Grad and Rand are nil then.
+	GLMOf string
+
+	density *NaryFunc // NAME_lpdf as a function of (y, params...)
+}
+
+// Shape is the shape of the value or of a parameter of a multivariate
+// distribution, in terms of its size n.
+type Shape int
+
+const (
+	ShapeScalar         Shape = iota // a real (or an int)
+	ShapeInt                         // an int
+	ShapeVector                      // a vector[n]
+	ShapeVectorOrScalar              // a vector[n], or a scalar for all n elements
+	ShapeSquare                      // a matrix[n, n]
+)
+
+// VecDensity is the multivariate part of a Family. Its size n is that of
+// the first of the value and the parameters whose shape is ShapeVector or
+// ShapeSquare; every vector and matrix among them must have that size.
+type VecDensity struct {
+	Value  Shape   // of y
+	Params []Shape // one per Family.Params
+	// Want says in words what the shapes are, for messages ("y is a
+	// vector[n], mu a vector[n] (or a scalar) and L a matrix[n, n]").
+	Want string
+	// New returns the log density op for size n: in = [y, params...],
+	// out = the log density (one scalar).
+	New func(n int) VecOp
+}
+
+// Scalar reports whether f is a distribution of scalars (or of vectors
+// elementwise), with LogPdf, Grad and Rand.
+func (f *Family) Scalar() bool { return f.Vec == nil && f.GLMOf == "" }
+
+// LogDensity is NAME_lpdf (NAME_lpmf) as a scalar function of (y,
+// params...), nil for multivariate distributions.
+func (f *Family) LogDensity() *NaryFunc { return f.density }
+
+// DensityName is the name of the log density function: NAME_lpdf, or
+// NAME_lpmf for a discrete distribution.
+func (f *Family) DensityName() string {
+	if f.Discrete {
+		return f.Name + "_lpmf"
+	}
+	return f.Name + "_lpdf"
 }
 
 var families = map[string]*Family{}
 
+// register adds a distribution to the registry.
 func register(f *Family) {
+	if _, dup := families[f.Name]; dup || f.Doc == "" {
+		panic("stdlib: distribution " + f.Name + " registered twice or without Doc")
+	}
 	families[f.Name] = f
-	registerNary(densityFunc(f))
+	if !f.Scalar() {
+		return
+	}
+	f.density = densityFunc(f)
+	for _, s := range cdfSpecs {
+		if s.name == f.Name && f.LogCDF == nil {
+			f.LogCDF, f.LogCCDF = cdfFunc(s, false), cdfFunc(s, true)
+		}
+	}
 }
 
-// Lookup finds a family by its name in the language.
+// Lookup finds a distribution by its name in the language.
 func Lookup(name string) (*Family, bool) {
 	f, ok := families[name]
 	return f, ok
 }
 
-// FamilyNames lists the families, sorted.
+// FamilyNames lists the distributions, scalar and multivariate, sorted.
 func FamilyNames() []string {
 	out := make([]string, 0, len(families))
 	for n := range families {
@@ -191,7 +268,8 @@ func skewNormalGrad(x float64, p, dp []float64) (float64, float64) {
 
 func init() {
 	register(&Family{
-		Name: "normal", Params: []ParamSpec{{"mean", RealLine}, {"sd", Positive}}, Support: RealLine,
+		Name: "normal", Doc: "the normal distribution", Params: []ParamSpec{{"mean", RealLine}, {"sd", Positive}}, Support: RealLine,
+		LogCDF: NormalLcdfFunc, LogCCDF: NormalLccdfFunc,
 		GaussianMoments: true,
 		LogPdf:          normalLogPdf,
 		LogPdfSlice:     normalLogPdfSlice,
@@ -199,25 +277,25 @@ func init() {
 		Rand:            func(r *rand.Rand, p []float64) float64 { return p[0] + p[1]*r.NormFloat64() },
 	})
 	register(&Family{
-		Name: "half_normal", Params: []ParamSpec{{"sd", Positive}}, Support: NonNegative,
+		Name: "half_normal", Doc: "|x| for x ~ normal(0, sd), on x >= 0", Params: []ParamSpec{{"sd", Positive}}, Support: NonNegative,
 		LogPdf: logPdfFromGrad(halfNormalGrad),
 		Grad:   halfNormalGrad,
 		Rand:   func(r *rand.Rand, p []float64) float64 { return math.Abs(p[0] * r.NormFloat64()) },
 	})
 	register(&Family{
-		Name: "lognormal", Params: []ParamSpec{{"mu", RealLine}, {"sigma", Positive}}, Support: Positive,
+		Name: "lognormal", Doc: "exp(x) for x ~ normal(mu, sigma)", Params: []ParamSpec{{"mu", RealLine}, {"sigma", Positive}}, Support: Positive,
 		LogPdf: logPdfFromGrad(lognormalGrad),
 		Grad:   lognormalGrad,
 		Rand:   func(r *rand.Rand, p []float64) float64 { return math.Exp(p[0] + p[1]*r.NormFloat64()) },
 	})
 	register(&Family{
-		Name: "exponential", Params: []ParamSpec{{"rate", Positive}}, Support: NonNegative,
+		Name: "exponential", Doc: "density rate exp(-rate y) on y >= 0", Params: []ParamSpec{{"rate", Positive}}, Support: NonNegative,
 		LogPdf: logPdfFromGrad(exponentialGrad),
 		Grad:   exponentialGrad,
 		Rand:   func(r *rand.Rand, p []float64) float64 { return r.ExpFloat64() / p[0] },
 	})
 	register(&Family{
-		Name: "gamma", Params: []ParamSpec{{"shape", Positive}, {"rate", Positive}}, Support: Positive,
+		Name: "gamma", Doc: "the gamma distribution (Stan's shape and rate)", Params: []ParamSpec{{"shape", Positive}, {"rate", Positive}}, Support: Positive,
 		LogPdf: logPdfFromGrad(gammaGrad),
 		Grad:   gammaGrad,
 		Rand: func(r *rand.Rand, p []float64) float64 {
@@ -225,7 +303,7 @@ func init() {
 		},
 	})
 	register(&Family{
-		Name: "beta", Params: []ParamSpec{{"a", Positive}, {"b", Positive}}, Support: Unit,
+		Name: "beta", Doc: "the beta distribution on (0, 1)", Params: []ParamSpec{{"a", Positive}, {"b", Positive}}, Support: Unit,
 		LogPdf: logPdfFromGrad(betaGrad),
 		Grad:   betaGrad,
 		Rand: func(r *rand.Rand, p []float64) float64 {
@@ -233,7 +311,7 @@ func init() {
 		},
 	})
 	register(&Family{
-		Name: "student_t", Params: []ParamSpec{{"nu", Positive}, {"loc", RealLine}, {"scale", Positive}}, Support: RealLine,
+		Name: "student_t", Doc: "Student's t with nu degrees of freedom", Params: []ParamSpec{{"nu", Positive}, {"loc", RealLine}, {"scale", Positive}}, Support: RealLine,
 		LogPdf: logPdfFromGrad(studentGrad),
 		Grad:   studentGrad,
 		Rand: func(r *rand.Rand, p []float64) float64 {
@@ -241,13 +319,13 @@ func init() {
 		},
 	})
 	register(&Family{
-		Name: "cauchy", Params: []ParamSpec{{"loc", RealLine}, {"scale", Positive}}, Support: RealLine,
+		Name: "cauchy", Doc: "the Cauchy distribution", Params: []ParamSpec{{"loc", RealLine}, {"scale", Positive}}, Support: RealLine,
 		LogPdf: logPdfFromGrad(cauchyGrad),
 		Grad:   cauchyGrad,
 		Rand:   func(r *rand.Rand, p []float64) float64 { return p[0] + p[1]*math.Tan(math.Pi*(r.Float64()-0.5)) },
 	})
 	register(&Family{
-		Name: "skew_normal", Params: []ParamSpec{{"xi", RealLine}, {"omega", Positive}, {"alpha", RealLine}}, Support: RealLine,
+		Name: "skew_normal", Doc: "the skew normal of location xi, scale omega and shape alpha", Params: []ParamSpec{{"xi", RealLine}, {"omega", Positive}, {"alpha", RealLine}}, Support: RealLine,
 		LogPdf: skewNormalLogPdf,
 		Grad:   skewNormalGrad,
 		Rand: func(r *rand.Rand, p []float64) float64 {
@@ -257,25 +335,25 @@ func init() {
 		},
 	})
 	register(&Family{
-		Name: "bernoulli", Params: []ParamSpec{{"p", Unit}}, Support: Binary, Discrete: true,
+		Name: "bernoulli", Doc: "1 with probability p, else 0", Params: []ParamSpec{{"p", Unit}}, Support: Binary, Discrete: true,
 		LogPdf: logPdfFromGrad(bernoulliGrad),
 		Grad:   bernoulliGrad,
 		Rand:   func(r *rand.Rand, p []float64) float64 { return b2f(r.Float64() < p[0]) },
 	})
 	register(&Family{
-		Name: "bernoulli_logit", Params: []ParamSpec{{"eta", RealLine}}, Support: Binary, Discrete: true,
+		Name: "bernoulli_logit", Doc: "bernoulli(inv_logit(eta))", Params: []ParamSpec{{"eta", RealLine}}, Support: Binary, Discrete: true,
 		LogPdf: logPdfFromGrad(bernoulliLogitGrad),
 		Grad:   bernoulliLogitGrad,
 		Rand:   func(r *rand.Rand, p []float64) float64 { return b2f(r.Float64() < InvLogit(p[0])) },
 	})
 	register(&Family{
-		Name: "bernoulli_probit", Params: []ParamSpec{{"eta", RealLine}}, Support: Binary, Discrete: true,
+		Name: "bernoulli_probit", Doc: "bernoulli(Phi(eta))", Params: []ParamSpec{{"eta", RealLine}}, Support: Binary, Discrete: true,
 		LogPdf: logPdfFromGrad(bernoulliProbitGrad),
 		Grad:   bernoulliProbitGrad,
 		Rand:   func(r *rand.Rand, p []float64) float64 { return b2f(r.Float64() < Phi(p[0])) },
 	})
 	register(&Family{
-		Name: "binomial", Params: []ParamSpec{{"n", NonNegInt}, {"p", Unit}}, Support: NonNegInt, Discrete: true,
+		Name: "binomial", Doc: "successes in n trials of probability p", Params: []ParamSpec{{"n", NonNegInt}, {"p", Unit}}, Support: NonNegInt, Discrete: true,
 		LogPdf: logPdfFromGrad(binomialGrad),
 		Grad:   binomialGrad,
 		Rand: func(r *rand.Rand, p []float64) float64 {
@@ -283,7 +361,7 @@ func init() {
 		},
 	})
 	register(&Family{
-		Name: "poisson", Params: []ParamSpec{{"rate", NonNegative}}, Support: NonNegInt, Discrete: true,
+		Name: "poisson", Doc: "the Poisson distribution", Params: []ParamSpec{{"rate", NonNegative}}, Support: NonNegInt, Discrete: true,
 		LogPdf: logPdfFromGrad(poissonGrad),
 		Grad:   poissonGrad,
 		Rand: func(r *rand.Rand, p []float64) float64 {

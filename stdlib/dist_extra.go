@@ -14,7 +14,7 @@ import (
 
 func init() {
 	register(&Family{
-		Name: "std_normal", Support: RealLine,
+		Name: "std_normal", Doc: "normal(0, 1); std_normal_lpdf(y) takes no bar", Support: RealLine,
 		LogPdf: func(x float64, _ []float64) float64 { return -0.5*x*x - lnSqrt2Pi },
 		Grad: func(x float64, p, _ []float64) (float64, float64) {
 			if math.IsNaN(x) {
@@ -28,25 +28,25 @@ func init() {
 		Rand: func(r *rand.Rand, _ []float64) float64 { return r.NormFloat64() },
 	})
 	register(&Family{
-		Name: "uniform", Params: []ParamSpec{{"alpha", RealLine}, {"beta", RealLine}}, Support: RealLine,
+		Name: "uniform", Doc: "the uniform distribution on [alpha, beta]", Params: []ParamSpec{{"alpha", RealLine}, {"beta", RealLine}}, Support: RealLine,
 		LogPdf: logPdfFromGrad(uniformGrad),
 		Grad:   uniformGrad,
 		Rand:   func(r *rand.Rand, p []float64) float64 { return p[0] + (p[1]-p[0])*r.Float64() },
 	})
 	register(&Family{
-		Name: "neg_binomial_2", Params: []ParamSpec{{"mu", Positive}, {"phi", Positive}}, Support: NonNegInt, Discrete: true,
+		Name: "neg_binomial_2", Doc: "the negative binomial of mean mu and variance mu + mu^2 / phi", Params: []ParamSpec{{"mu", Positive}, {"phi", Positive}}, Support: NonNegInt, Discrete: true,
 		LogPdf: negBinomial2LogPdf,
 		Grad:   negBinomial2Grad,
 		Rand:   func(r *rand.Rand, p []float64) float64 { return gammaPoisson(r, p[0], p[1]) },
 	})
 	register(&Family{
-		Name: "neg_binomial_2_log", Params: []ParamSpec{{"eta", RealLine}, {"phi", Positive}}, Support: NonNegInt, Discrete: true,
+		Name: "neg_binomial_2_log", Doc: "neg_binomial_2(exp(eta), phi)", Params: []ParamSpec{{"eta", RealLine}, {"phi", Positive}}, Support: NonNegInt, Discrete: true,
 		LogPdf: negBinomial2LogLogPdf,
 		Grad:   negBinomial2LogGrad,
 		Rand:   func(r *rand.Rand, p []float64) float64 { return gammaPoisson(r, math.Exp(p[0]), p[1]) },
 	})
 	register(&Family{
-		Name: "beta_binomial", Params: []ParamSpec{{"N", NonNegInt}, {"alpha", Positive}, {"beta", Positive}}, Support: NonNegInt, Discrete: true,
+		Name: "beta_binomial", Doc: "binomial(N, p) with p ~ beta(alpha, beta)", Params: []ParamSpec{{"N", NonNegInt}, {"alpha", Positive}, {"beta", Positive}}, Support: NonNegInt, Discrete: true,
 		LogPdf: logPdfFromGrad(betaBinomialGrad),
 		Grad:   betaBinomialGrad,
 		Rand: func(r *rand.Rand, p []float64) float64 {
@@ -55,43 +55,43 @@ func init() {
 		},
 	})
 	register(&Family{
-		Name: "chi_square", Params: []ParamSpec{{"nu", Positive}}, Support: Positive,
+		Name: "chi_square", Doc: "the chi-square distribution with nu degrees of freedom", Params: []ParamSpec{{"nu", Positive}}, Support: Positive,
 		LogPdf: logPdfFromGrad(chiSquareGrad),
 		Grad:   chiSquareGrad,
 		Rand:   func(r *rand.Rand, p []float64) float64 { return chiSquareRand(r, p[0]) },
 	})
 	register(&Family{
-		Name: "inv_chi_square", Params: []ParamSpec{{"nu", Positive}}, Support: Positive,
+		Name: "inv_chi_square", Doc: "1 / x for x ~ chi_square(nu)", Params: []ParamSpec{{"nu", Positive}}, Support: Positive,
 		LogPdf: logPdfFromGrad(invChiSquareGrad),
 		Grad:   invChiSquareGrad,
 		Rand:   func(r *rand.Rand, p []float64) float64 { return 1 / chiSquareRand(r, p[0]) },
 	})
 	register(&Family{
-		Name: "scaled_inv_chi_square", Params: []ParamSpec{{"nu", Positive}, {"s", Positive}}, Support: Positive,
+		Name: "scaled_inv_chi_square", Doc: "the scaled inverse chi-square of scale s", Params: []ParamSpec{{"nu", Positive}, {"s", Positive}}, Support: Positive,
 		LogPdf: logPdfFromGrad(scaledInvChiSquareGrad),
 		Grad:   scaledInvChiSquareGrad,
 		Rand:   func(r *rand.Rand, p []float64) float64 { return p[0] * p[1] * p[1] / chiSquareRand(r, p[0]) },
 	})
 	register(&Family{
-		Name: "gumbel", Params: []ParamSpec{{"mu", RealLine}, {"beta", Positive}}, Support: RealLine,
+		Name: "gumbel", Doc: "the Gumbel (type I extreme value) distribution", Params: []ParamSpec{{"mu", RealLine}, {"beta", Positive}}, Support: RealLine,
 		LogPdf: logPdfFromGrad(gumbelGrad),
 		Grad:   gumbelGrad,
 		Rand:   func(r *rand.Rand, p []float64) float64 { return p[0] - p[1]*math.Log(r.ExpFloat64()) },
 	})
 	register(&Family{
-		Name: "pareto", Params: []ParamSpec{{"y_min", Positive}, {"alpha", Positive}}, Support: Positive,
+		Name: "pareto", Doc: "the Pareto distribution on y >= y_min", Params: []ParamSpec{{"y_min", Positive}, {"alpha", Positive}}, Support: Positive,
 		LogPdf: logPdfFromGrad(paretoGrad),
 		Grad:   paretoGrad,
 		Rand:   func(r *rand.Rand, p []float64) float64 { return p[0] * math.Exp(r.ExpFloat64()/p[1]) },
 	})
 	register(&Family{
-		Name: "frechet", Params: []ParamSpec{{"alpha", Positive}, {"sigma", Positive}}, Support: Positive,
+		Name: "frechet", Doc: "the Frechet distribution of shape alpha and scale sigma", Params: []ParamSpec{{"alpha", Positive}, {"sigma", Positive}}, Support: Positive,
 		LogPdf: logPdfFromGrad(frechetGrad),
 		Grad:   frechetGrad,
 		Rand:   func(r *rand.Rand, p []float64) float64 { return p[1] * math.Pow(r.ExpFloat64(), -1/p[0]) },
 	})
 	register(&Family{
-		Name: "rayleigh", Params: []ParamSpec{{"sigma", Positive}}, Support: NonNegative,
+		Name: "rayleigh", Doc: "the Rayleigh distribution of scale sigma", Params: []ParamSpec{{"sigma", Positive}}, Support: NonNegative,
 		LogPdf: logPdfFromGrad(rayleighGrad),
 		Grad:   rayleighGrad,
 		Rand:   func(r *rand.Rand, p []float64) float64 { return p[0] * math.Sqrt(2*r.ExpFloat64()) },

@@ -12,7 +12,7 @@ import (
 
 func init() {
 	register(&Family{
-		Name: "inv_gamma", Params: []ParamSpec{{"alpha", Positive}, {"beta", Positive}}, Support: Positive,
+		Name: "inv_gamma", Doc: "1 / x for x ~ gamma(alpha, beta)", Params: []ParamSpec{{"alpha", Positive}, {"beta", Positive}}, Support: Positive,
 		LogPdf: logPdfFromGrad(invGammaGrad),
 		Grad:   invGammaGrad,
 		Rand: func(r *rand.Rand, p []float64) float64 {
@@ -20,7 +20,7 @@ func init() {
 		},
 	})
 	register(&Family{
-		Name: "logistic", Params: []ParamSpec{{"mu", RealLine}, {"sigma", Positive}}, Support: RealLine,
+		Name: "logistic", Doc: "the logistic distribution", Params: []ParamSpec{{"mu", RealLine}, {"sigma", Positive}}, Support: RealLine,
 		LogPdf: logPdfFromGrad(logisticGrad),
 		Grad:   logisticGrad,
 		Rand: func(r *rand.Rand, p []float64) float64 {
@@ -32,7 +32,7 @@ func init() {
 		},
 	})
 	register(&Family{
-		Name: "double_exponential", Params: []ParamSpec{{"mu", RealLine}, {"sigma", Positive}}, Support: RealLine,
+		Name: "double_exponential", Doc: "the Laplace distribution", Params: []ParamSpec{{"mu", RealLine}, {"sigma", Positive}}, Support: RealLine,
 		LogPdf: logPdfFromGrad(doubleExponentialGrad),
 		Grad:   doubleExponentialGrad,
 		Rand: func(r *rand.Rand, p []float64) float64 {
@@ -44,7 +44,7 @@ func init() {
 		},
 	})
 	register(&Family{
-		Name: "weibull", Params: []ParamSpec{{"alpha", Positive}, {"sigma", Positive}}, Support: NonNegative,
+		Name: "weibull", Doc: "the Weibull distribution of shape alpha and scale sigma", Params: []ParamSpec{{"alpha", Positive}, {"sigma", Positive}}, Support: NonNegative,
 		LogPdf: logPdfFromGrad(weibullGrad),
 		Grad:   weibullGrad,
 		Rand: func(r *rand.Rand, p []float64) float64 {
@@ -52,7 +52,7 @@ func init() {
 		},
 	})
 	register(&Family{
-		Name: "poisson_log", Params: []ParamSpec{{"alpha", RealLine}}, Support: NonNegInt, Discrete: true,
+		Name: "poisson_log", Doc: "poisson(exp(alpha))", Params: []ParamSpec{{"alpha", RealLine}}, Support: NonNegInt, Discrete: true,
 		LogPdf: logPdfFromGrad(poissonLogGrad),
 		Grad:   poissonLogGrad,
 		Rand: func(r *rand.Rand, p []float64) float64 {
@@ -64,7 +64,7 @@ func init() {
 		},
 	})
 	register(&Family{
-		Name: "binomial_logit", Params: []ParamSpec{{"n", NonNegInt}, {"alpha", RealLine}}, Support: NonNegInt, Discrete: true,
+		Name: "binomial_logit", Doc: "binomial(n, inv_logit(alpha))", Params: []ParamSpec{{"n", NonNegInt}, {"alpha", RealLine}}, Support: NonNegInt, Discrete: true,
 		LogPdf: logPdfFromGrad(binomialLogitGrad),
 		Grad:   binomialLogitGrad,
 		Rand: func(r *rand.Rand, p []float64) float64 {

@@ -13,32 +13,30 @@
 // domain (sd <= 0, p outside [0, 1], ...); NaN comes out only when NaN goes
 // in. Random draws always take an explicit *rand.Rand.
 //
-// # What the language can call
+// # The registry of distributions (Lookup, FamilyNames)
 //
-// The names are in registries, maps filled by this package's declarations
-// and init functions. Each has a lookup function, and the first three a
-// sorted list of their names, which is the list to consult (the REPL
-// completes names from them, and package ir suggests "did you mean" from
-// them):
+// Every distribution of the language, scalar or multivariate, is one
+// Family entry registered in an init function (dist.go, dist_extra.go,
+// dist_more.go, vecfamilies.go): its name, a one-line Doc, its parameters
+// and either its scalar log density, gradient and sampler, or (Vec) the
+// shapes it takes and its log density op. The entry also carries what the
+// language derives from it: NAME_lpdf / NAME_lpmf (LogDensity,
+// LogDensityFunc) and NAME_lcdf / NAME_lccdf (LogCDF, LogCCDF; cdf.go).
+// The parameterisations are Stan's. Package ir, the REPL's completion and
+// the README test read this registry.
 //
-//   - Scalar distribution families, with Stan's parameterisations (normal,
-//     bernoulli_logit, neg_binomial_2, ...): the map families, filled by
-//     register; Lookup and FamilyNames.
-//   - Functions of one argument: the map funcs (funcs.go, extended by
-//     init functions), either built into the tape (exp, log, sum, dot, ...)
-//     or elementwise, as an *ElemFunc (Phi, inv_logit, lgamma, ...);
-//     LookupFunc and FuncNames.
-//   - Scalar functions of several arguments, as a *NaryFunc applied
-//     elementwise with broadcasting by NaryOp (pow, fmin, log_mix, ...),
-//     among them NAME_lpdf / NAME_lpmf for every family (LogDensityFunc)
-//     and NAME_lcdf / NAME_lccdf for the families with a CDF: the map
-//     naryFuncs, filled by registerNary; LookupNary and NaryNames.
-//   - Vector transforms of constrained vector types (simplex, ordered,
-//     positive_ordered, cholesky_factor_corr): the map vecBijections;
-//     LookupVecBijection.
+// # Numeric ops of the functions (ElemFuncs, NaryFuncs)
 //
-// The multivariate distributions (dirichlet, multi_normal, ...) and the
-// matrix functions are VecOp constructors (NewDirichletLpdf, NewMatMul,
-// ...), which package ir maps the language's names to (the multivariate
-// distributions in the table vecDists of ir/matfuncs.go).
+// The elementwise functions of one argument that the tape lacks (*ElemFunc:
+// Phi, log_Phi, inv_logit, lgamma, ...) and the scalar functions of
+// several arguments (*NaryFunc: pow, fmin, fmax, log_mix, lbeta, ...,
+// applied elementwise with broadcasting by NaryOp). They are numbers only:
+// the language's built-in functions, with their arities, types, aliases
+// and docs, are the entries of package ir's vocabulary, which point to
+// these ops.
+//
+// # Vector transforms (LookupVecBijection)
+//
+// The transforms of constrained vector types (simplex, ordered,
+// positive_ordered, cholesky_factor_corr) are the map vecBijections.
 package stdlib

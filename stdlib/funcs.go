@@ -2,7 +2,7 @@ package stdlib
 
 import (
 	"math"
-	"sort"
+	"slices"
 )
 
 // ElemFunc is an elementwise function with the method set of autodiff.Func.
@@ -11,6 +11,12 @@ type ElemFunc struct {
 	f    func(x float64) float64
 	// d returns f'(x) given x and y = f(x).
 	d func(x, y float64) float64
+}
+
+// NewElemFunc returns the elementwise op of f, with d(x, y) = f'(x) given x
+// and y = f(x).
+func NewElemFunc(name string, f func(x float64) float64, d func(x, y float64) float64) *ElemFunc {
+	return &ElemFunc{name, f, d}
 }
 
 // Name is the function's name in the language.
@@ -52,56 +58,19 @@ var (
 	Log1pExpFunc = &ElemFunc{"log1p_exp", Log1pExp, func(x, _ float64) float64 { return InvLogit(x) }}
 )
 
-// FuncKind classifies the language's functions.
-type FuncKind int
+// ElemFuncs are the elementwise numeric ops of one argument that the tape
+// does not have built in (exp, log, sqrt, log1p and expm1 are tape ops).
+// Package ir's vocabulary names the language's functions and points to
+// these; the registry is there, this is the catalogue of the numbers.
+var ElemFuncs = slices.Concat([]*ElemFunc{PhiFunc, LogPhiFunc, InvLogitFunc, LogInvLogitFunc, AbsFunc,
+	SquareFunc, LgammaFunc, Log1pExpFunc}, moreElem, extraElem)
 
-const (
-	Elementwise FuncKind = iota // vector -> vector of the same shape, scalar -> scalar
-	Reduction                   // vector -> scalar
-	Pairwise                    // (vector, vector) -> scalar
-)
-
-// FuncSpec describes a function of the language for the compiler.
-type FuncSpec struct {
-	Name  string
-	Arity int
-	Kind  FuncKind
-	// Elem is the elementwise implementation, nil for the functions the
-	// tape has built in (exp, log, sqrt, log1p, expm1, sum, dot, log_sum_exp).
-	Elem *ElemFunc
-}
-
-var funcs = map[string]*FuncSpec{
-	"exp":           {Name: "exp", Arity: 1},
-	"log":           {Name: "log", Arity: 1},
-	"sqrt":          {Name: "sqrt", Arity: 1},
-	"log1p":         {Name: "log1p", Arity: 1},
-	"expm1":         {Name: "expm1", Arity: 1},
-	"Phi":           {Name: "Phi", Arity: 1, Elem: PhiFunc},
-	"log_Phi":       {Name: "log_Phi", Arity: 1, Elem: LogPhiFunc},
-	"inv_logit":     {Name: "inv_logit", Arity: 1, Elem: InvLogitFunc},
-	"log_inv_logit": {Name: "log_inv_logit", Arity: 1, Elem: LogInvLogitFunc},
-	"log1p_exp":     {Name: "log1p_exp", Arity: 1, Elem: Log1pExpFunc},
-	"abs":           {Name: "abs", Arity: 1, Elem: AbsFunc},
-	"square":        {Name: "square", Arity: 1, Elem: SquareFunc},
-	"lgamma":        {Name: "lgamma", Arity: 1, Elem: LgammaFunc},
-	"sum":           {Name: "sum", Arity: 1, Kind: Reduction},
-	"log_sum_exp":   {Name: "log_sum_exp", Arity: 1, Kind: Reduction},
-	"dot":           {Name: "dot", Arity: 2, Kind: Pairwise},
-}
-
-// LookupFunc finds a function by name.
-func LookupFunc(name string) (*FuncSpec, bool) {
-	f, ok := funcs[name]
-	return f, ok
-}
-
-// FuncNames lists the functions, sorted.
-func FuncNames() []string {
-	out := make([]string, 0, len(funcs))
-	for n := range funcs {
-		out = append(out, n)
+// FindElem returns the op of ElemFuncs called name, nil if there is none.
+func FindElem(name string) *ElemFunc {
+	for _, e := range ElemFuncs {
+		if e.name == name {
+			return e
+		}
 	}
-	sort.Strings(out)
-	return out
+	return nil
 }

@@ -6,9 +6,9 @@ import "math"
 // logit, erf, erfc, tgamma, log2, log10, exp2, cbrt, inv_sqrt, inv_square,
 // the trigonometric and hyperbolic functions and their inverses, and the
 // step functions (step, floor, ceil, round, trunc: derivative 0); of two
-// or three arguments: lbeta, lchoose (binomial_coefficient_log),
-// lmultiply (multiply_log), log_diff_exp, hypot, fdim, atan2, fma; and
-// dot_product, Stan's name for dot.
+// or three arguments: lbeta, lchoose, lmultiply, log_diff_exp, hypot,
+// fdim, atan2, fma. (The aliases binomial_coefficient_log, multiply_log
+// and dot_product are entries of package ir's vocabulary.)
 
 var extraElem = []*ElemFunc{
 	{"logit", func(x float64) float64 { return math.Log(x / (1 - x)) }, func(x, _ float64) float64 { return 1 / (x * (1 - x)) }},
@@ -52,9 +52,7 @@ var extraNary = []*NaryFunc{
 			return logBeta(a[0], a[1])
 		}},
 	{Name: "lchoose", Arity: 2, Eval: func(a []float64) float64 { return lchoose(a[0], a[1]) }, Grad: lchooseGrad},
-	{Name: "binomial_coefficient_log", Arity: 2, Eval: func(a []float64) float64 { return lchoose(a[0], a[1]) }, Grad: lchooseGrad},
 	{Name: "lmultiply", Arity: 2, Eval: func(a []float64) float64 { return lmultiply(a[0], a[1]) }, Grad: lmultiplyGrad},
-	{Name: "multiply_log", Arity: 2, Eval: func(a []float64) float64 { return lmultiply(a[0], a[1]) }, Grad: lmultiplyGrad},
 	{Name: "log_diff_exp", Arity: 2,
 		Eval: func(a []float64) float64 { return logDiffExp(a[0], a[1]) },
 		Grad: func(a, d []float64) float64 {
@@ -124,15 +122,4 @@ func logDiffExp(a, b float64) float64 {
 		return a
 	}
 	return a + Log1mExp(b-a)
-}
-
-func init() {
-	for _, e := range extraElem {
-		funcs[e.name] = &FuncSpec{Name: e.name, Arity: 1, Elem: e}
-	}
-	for _, f := range extraNary {
-		registerNary(f)
-	}
-	funcs["dot_product"] = funcs["dot"]
-	naryFuncs["min"], naryFuncs["max"] = FminFunc, FmaxFunc // min(a, b), max(a, b)
 }

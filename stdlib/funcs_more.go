@@ -30,6 +30,8 @@ var (
 	DigammaFunc = &ElemFunc{"digamma", digamma, func(x, _ float64) float64 { return Trigamma(x) }}
 )
 
+var moreElem = []*ElemFunc{InvFunc, PhiApproxFunc, InvCloglogFunc, Log1mFunc, Log1mExpFunc, Log1mInvLogitFunc, DigammaFunc}
+
 // PhiApprox is Stan's logistic approximation of Phi.
 func PhiApprox(x float64) float64 { return InvLogit(0.07056*x*x*x + 1.5976*x) }
 
@@ -99,11 +101,4 @@ func Trigamma(x float64) float64 {
 	z := 1 / (x * x)
 	s := z * (1.0/6 - z*(1.0/30-z*(1.0/42-z*(1.0/30-z*(5.0/66-z*(691.0/2730-z*7.0/6))))))
 	return acc + 1/x + 0.5*z + s/x
-}
-
-func init() {
-	for _, e := range []*ElemFunc{InvFunc, PhiApproxFunc, InvCloglogFunc, Log1mFunc, Log1mExpFunc, Log1mInvLogitFunc, DigammaFunc} {
-		funcs[e.name] = &FuncSpec{Name: e.name, Arity: 1, Elem: e}
-	}
-	funcs["fabs"] = &FuncSpec{Name: "fabs", Arity: 1, Elem: AbsFunc}
 }

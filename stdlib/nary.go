@@ -1,9 +1,6 @@
 package stdlib
 
-import (
-	"math"
-	"sort"
-)
+import "math"
 
 // MaxNaryArity is the largest number of arguments of a NaryFunc.
 const MaxNaryArity = 8
@@ -96,28 +93,20 @@ func (o *NaryOp) Backward(out, dout []float64, in [][]float64, din [][]float64) 
 	}
 }
 
-var naryFuncs = map[string]*NaryFunc{}
+// NaryFuncs are the scalar numeric ops of several arguments behind the
+// language's functions (package ir's vocabulary names them); the log
+// densities and log CDFs belong to their distributions' entries
+// (Family.LogDensity, LogCDF, LogCCDF).
+var NaryFuncs = append([]*NaryFunc{PowFunc, FminFunc, FmaxFunc, LogMixFunc}, extraNary...)
 
-func registerNary(f *NaryFunc) { naryFuncs[f.Name] = f }
-
-// LookupNary finds a scalar function of several arguments by its name in
-// the language: pow, fmin, fmax, log_mix, log_sum_exp (the two-argument
-// form), normal_lcdf, normal_lccdf, and NAME_lpdf / NAME_lpmf for every
-// family. These are not in LookupFunc's table (whose functions take one
-// vector argument or are built into the tape).
-func LookupNary(name string) (*NaryFunc, bool) {
-	f, ok := naryFuncs[name]
-	return f, ok
-}
-
-// NaryNames lists the functions of LookupNary, sorted.
-func NaryNames() []string {
-	out := make([]string, 0, len(naryFuncs))
-	for n := range naryFuncs {
-		out = append(out, n)
+// FindNary returns the op of NaryFuncs called name, nil if there is none.
+func FindNary(name string) *NaryFunc {
+	for _, f := range NaryFuncs {
+		if f.Name == name {
+			return f
+		}
 	}
-	sort.Strings(out)
-	return out
+	return nil
 }
 
 // LogDensityFunc returns the log density of a family as a scalar function
@@ -127,18 +116,17 @@ func NaryNames() []string {
 // function's ("normal_lpdf"; the suffix must fit the family). The value is
 // the family's LogPdf; the partial derivatives are its Grad (0 in y for
 // discrete families and in integer parameters). Arity is 1 + the number of
-// parameters.
+// parameters. Multivariate distributions have none.
 func LogDensityFunc(name string) (*NaryFunc, bool) {
-	f, ok := naryFuncs[name]
-	if ok && f.Arity >= 1 && isDensityName(name) {
-		return f, true
+	f, ok := families[name]
+	if !ok && isDensityName(name) {
+		f, ok = families[name[:len(name)-5]]
+		ok = ok && f.DensityName() == name
 	}
-	f, ok = naryFuncs[name+"_lpdf"]
-	if ok {
-		return f, true
+	if !ok || f.density == nil {
+		return nil, false
 	}
-	f, ok = naryFuncs[name+"_lpmf"]
-	return f, ok
+	return f.density, true
 }
 
 func isDensityName(n string) bool {
@@ -372,9 +360,3 @@ var (
 		Eval: func(a []float64) float64 { return NormalLccdf(a[0], a[1], a[2]) },
 		Grad: func(a, d []float64) float64 { return normalLcdfGrad(a[0], a[1], a[2], d, true) }}
 )
-
-func init() {
-	for _, f := range []*NaryFunc{PowFunc, FminFunc, FmaxFunc, LogSumExp2Func, LogMixFunc, NormalLcdfFunc, NormalLccdfFunc} {
-		registerNary(f)
-	}
-}

@@ -24,7 +24,7 @@ func TestNarySliceSameBits(t *testing.T) {
 		}
 		return v
 	}
-	normal, _ := LookupNary("normal_lpdf")
+	normal, _ := lookupNary("normal_lpdf")
 	for _, c := range []struct {
 		f    *NaryFunc
 		name string

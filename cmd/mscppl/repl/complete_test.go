@@ -76,3 +76,21 @@ func TestFunctionNamesResolve(t *testing.T) {
 		}
 	}
 }
+
+// TestFunctionNamesFromTheVocabulary: completion offers every entry of the
+// vocabulary: the built-in functions (all of them, the vector and matrix
+// ones included), the distributions and their functions.
+func TestFunctionNamesFromTheVocabulary(t *testing.T) {
+	names := map[string]bool{}
+	for _, n := range functionNames() {
+		names[n] = true
+	}
+	for _, list := range [][]string{ir.FunctionNames(), ir.DistributionNames(), ir.DerivedNames()} {
+		for _, n := range list {
+			require.True(t, names[n], n)
+		}
+	}
+	for _, n := range []string{"head", "segment", "block", "rows_dot_self", "multi_normal_lpdf", "categorical_lpmf", "normal_rng", "pi"} {
+		require.True(t, names[n], n)
+	}
+}

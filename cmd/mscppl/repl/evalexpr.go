@@ -3,13 +3,13 @@ package repl
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/lang"
-	"github.com/mscppl/mscppl/stdlib"
 )
 
 // evalKind is what :eval prints for an expression.
@@ -137,21 +137,10 @@ func evalError(err error, m *ir.Model) error {
 }
 
 // functionNames are the functions and distributions a model or :eval
-// can call, for completion.
+// can call, for completion: the vocabulary's built-in functions, the
+// distributions and their functions (NAME_lpdf, NAME_lcdf, NAME_rng, ...).
 func functionNames() []string {
-	// the builtins that package ir resolves itself (ir/builtins.go)
-	out := []string{"mean", "variance", "sd", "head", "tail", "segment", "cumulative_sum", "softmax",
-		"log_softmax", "rep_matrix", "diag_pre_multiply", "rows", "cols", "num_elements"}
-	out = append(out, stdlib.FuncNames()...)
-	out = append(out, stdlib.NaryNames()...)
-	out = append(out, ir.DistributionNames()...)
+	out := append(ir.CallableNames(), ir.DistributionNames()...)
 	sort.Strings(out)
-	j := 0
-	for i, n := range out {
-		if i == 0 || n != out[i-1] {
-			out[j] = n
-			j++
-		}
-	}
-	return out[:j]
+	return slices.Compact(out)
 }
