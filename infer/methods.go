@@ -135,3 +135,11 @@ func sweepMethods() []string {
 	}
 	return out
 }
+
+// MethodHelp is the one-line description of a method ("" when unknown).
+func MethodHelp(name string) string {
+	if m, ok := lookupMethod(name); ok {
+		return m.help
+	}
+	return ""
+}

@@ -130,13 +130,6 @@ func init() {
 	}
 }
 
-// LookupFunction finds a built-in function by name (an alias gives its
-// own entry; its Alias names the canonical one).
-func LookupFunction(name string) (*Function, bool) {
-	f, ok := functions[name]
-	return f, ok
-}
-
 // Functions lists the built-in functions, aliases included, sorted by name.
 func Functions() []*Function {
 	out := make([]*Function, 0, len(functions))

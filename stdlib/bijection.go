@@ -93,28 +93,28 @@ func (b Bijection) Func() *ElemFunc {
 	switch {
 	case b.HasLower && b.HasUpper:
 		w := b.Upper - b.Lower
-		return &ElemFunc{"constrain", b.Constrain, func(u, _ float64) float64 {
+		return NewElemFunc("constrain", b.Constrain, func(u, _ float64) float64 {
 			s := InvLogit(u)
 			return w * s * (1 - s)
-		}}
+		})
 	case b.HasLower:
-		return &ElemFunc{"constrain", b.Constrain, func(u, _ float64) float64 { return math.Exp(u) }}
+		return NewElemFunc("constrain", b.Constrain, func(u, _ float64) float64 { return math.Exp(u) })
 	case b.HasUpper:
-		return &ElemFunc{"constrain", b.Constrain, func(u, _ float64) float64 { return -math.Exp(u) }}
+		return NewElemFunc("constrain", b.Constrain, func(u, _ float64) float64 { return -math.Exp(u) })
 	}
-	return &ElemFunc{"identity", func(u float64) float64 { return u }, func(_, _ float64) float64 { return 1 }}
+	return NewElemFunc("identity", func(u float64) float64 { return u }, func(_, _ float64) float64 { return 1 })
 }
 
 // LogJacFunc is the elementwise map u -> log |dx/du|.
 func (b Bijection) LogJacFunc() *ElemFunc {
 	if b.HasLower && b.HasUpper {
-		return &ElemFunc{"log_jacobian", b.LogJacobian, func(u, _ float64) float64 {
+		return NewElemFunc("log_jacobian", b.LogJacobian, func(u, _ float64) float64 {
 			// d/du [log s(u) + log s(-u)] = (1 - s) - s
 			return 1 - 2*InvLogit(u)
-		}}
+		})
 	}
 	if b.HasLower || b.HasUpper {
-		return &ElemFunc{"log_jacobian", func(u float64) float64 { return u }, func(_, _ float64) float64 { return 1 }}
+		return NewElemFunc("log_jacobian", func(u float64) float64 { return u }, func(_, _ float64) float64 { return 1 })
 	}
-	return &ElemFunc{"log_jacobian", func(float64) float64 { return 0 }, func(_, _ float64) float64 { return 0 }}
+	return NewElemFunc("log_jacobian", func(float64) float64 { return 0 }, func(_, _ float64) float64 { return 0 })
 }

@@ -78,7 +78,7 @@ func TestCLIGoldens(t *testing.T) {
 		{"flag_error_run", []string{"run", "--no-such-flag", dir + "model.msc"}, 2},
 		{"flag_value_check", []string{"check", "--max-nodes", "many", dir + "model.msc"}, 2},
 		{"missing_argument_run", []string{"run"}, 2},
-		{"unknown_command", []string{"fit", dir + "model.msc"}, 2},
+		{"unknown_command", []string{"simulate", dir + "model.msc"}, 2},
 		{"swapped_csv", []string{"run", dir + "data.csv", dir + "model.msc"}, 2},
 		{"swapped_json", []string{"run", dir + "data.json", dir + "model.msc"}, 2},
 		{"data_as_model_check", []string{"check", dir + "data.csv"}, 2},
