@@ -454,6 +454,15 @@ func (cp *compiler) depsOf(e Expr, dst []int) []int {
 					add(p)
 				}
 			}
+		case *Cond:
+			if taken, ok := cp.known(e.C); ok { // the branch not taken adds nothing
+				walk(taken(e))
+				return
+			}
+			walk(e.C)
+			walk(e.A)
+			walk(e.B)
+			return
 		case *Index:
 			if r, ok := e.X.(*Ref); ok && r.Var.Kind == LatentVar && !r.Var.Special() {
 				for _, p := range cp.lhsPositions(e) {
@@ -577,6 +586,11 @@ func (cp *compiler) constExpr(e Expr) float64 {
 		return applyOp(e.Op, x, y, e.T.Kind == Int)
 	case *Not:
 		return b2f(cp.constExpr(e.X) == 0)
+	case *Cond:
+		if cp.constExpr(e.C) != 0 {
+			return cp.constExpr(e.A)
+		}
+		return cp.constExpr(e.B)
 	}
 	n := cp.expr(e)
 	if !cp.g.IsConst(n) {
@@ -702,6 +716,13 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 		}
 	case *Not:
 		return g.Map(stepFunc{OpEq}, cp.expr(e.X))
+	case *Cond:
+		if taken, ok := cp.known(e.C); ok { // loop variables, data: one branch
+			return cp.expr(taken(e))
+		}
+		c, a, b := cp.expr(e.C), cp.expr(e.A), cp.expr(e.B)
+		n := e.T.Len()
+		return g.Custom(stdlib.NewSelect(n), n, c, a, b)
 	case *Inline:
 		cp.block(e.Stmts)
 		return cp.expr(e.Result)
@@ -1127,4 +1148,38 @@ func componentName(v *Var, i int) string {
 		return fmt.Sprintf("%s[%d,%d]", v.Name, i/v.Type.Cols+1, i%v.Type.Cols+1)
 	}
 	return v.Name
+}
+
+// known reports whether the condition c of a ?: is known when the model is
+// compiled (it reads literals, sizes, scalar data and loop variables only),
+// and then the function that picks the branch taken.
+func (cp *compiler) known(c Expr) (func(*Cond) Expr, bool) {
+	if !cp.knownAtCompile(c) {
+		return nil, false
+	}
+	if cp.constExpr(c) != 0 {
+		return func(e *Cond) Expr { return e.A }, true
+	}
+	return func(e *Cond) Expr { return e.B }, true
+}
+
+// knownAtCompile reports whether constExpr can evaluate e without the
+// graph.
+func (cp *compiler) knownAtCompile(e Expr) bool {
+	switch e := e.(type) {
+	case *Num:
+		return true
+	case *Ref:
+		k := e.Var.Kind
+		return (cp.vec == nil || e.Var != cp.vec.v) && (k == LoopVar || (k == SizeVar || k == DataVar) && e.Var.Type.Scalar())
+	case *Unary:
+		return cp.knownAtCompile(e.X)
+	case *Not:
+		return cp.knownAtCompile(e.X)
+	case *Binary:
+		return !e.MatVec && e.X.Type().Scalar() && e.Y.Type().Scalar() && cp.knownAtCompile(e.X) && cp.knownAtCompile(e.Y)
+	case *Cond:
+		return cp.knownAtCompile(e.C) && cp.knownAtCompile(e.A) && cp.knownAtCompile(e.B)
+	}
+	return false
 }

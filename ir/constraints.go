@@ -235,6 +235,8 @@ func children(e Expr) []Expr {
 		return []Expr{e.X}
 	case *Not:
 		return []Expr{e.X}
+	case *Cond:
+		return []Expr{e.C, e.A, e.B}
 	case *Binary:
 		return []Expr{e.X, e.Y}
 	case *Call:

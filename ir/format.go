@@ -29,6 +29,8 @@ func prec(e Expr) int {
 		}
 	case *Unary, *Not:
 		return 3
+	case *Cond:
+		return -3
 	}
 	return 5
 }
@@ -60,6 +62,12 @@ func formatExpr(b *strings.Builder, e Expr, outer int) {
 	case *Not:
 		b.WriteByte('!')
 		formatExpr(b, e.X, 3)
+	case *Cond:
+		formatExpr(b, e.C, -2)
+		b.WriteString(" ? ")
+		formatExpr(b, e.A, -3)
+		b.WriteString(" : ")
+		formatExpr(b, e.B, -3)
 	case *Inline:
 		b.WriteString(e.Name + "(...)")
 	case *MatCall:

@@ -382,6 +382,15 @@ func foldConst(e Expr) (float64, bool) {
 	case *Not:
 		x, ok := foldConst(e.X)
 		return b2f(x == 0), ok
+	case *Cond:
+		c, ok := foldConst(e.C)
+		if !ok {
+			return 0, false
+		}
+		if c != 0 {
+			return foldConst(e.A)
+		}
+		return foldConst(e.B)
 	}
 	return 0, false
 }
@@ -813,7 +822,44 @@ func (r *resolver) expr(e *lang.Expr) Expr {
 		}
 		return lhs
 	}
-	return climb(terms[0], 0)
+	x := climb(terms[0], 0)
+	if e.Then == nil || x == nil {
+		return x
+	}
+	return r.cond(x, e)
+}
+
+// cond resolves c ? e.Then : e.Else, whose condition c is resolved. With
+// a condition known now (literals, sizes, scalar data) it is the branch
+// taken; the compiler does the same for loop variables.
+func (r *resolver) cond(c Expr, e *lang.Expr) Expr {
+	a, b := r.expr(e.Then), r.expr(e.Else)
+	if a == nil || b == nil {
+		return nil
+	}
+	if ct := c.Type(); !ct.Scalar() {
+		r.errorf(c.Pos(), "the condition of ?: is a scalar (an int or a real), got %s", ct)
+		return nil
+	}
+	ta, tb := a.Type(), b.Type()
+	t := ta
+	switch {
+	case ta.Scalar() && tb.Scalar():
+		if ta.Kind != tb.Kind {
+			t = tReal
+		}
+	case !sameShape(ta, tb):
+		e := r.errorf(a.Pos(), "the branches of ?: have different types, %s and %s", ta, tb)
+		e.Hint = "both branches need one type (an int branch beside a real one is read as real)"
+		return nil
+	}
+	if v, ok := foldConst(c); ok {
+		if v != 0 {
+			return a
+		}
+		return b
+	}
+	return &Cond{exprBase: exprBase{c.Pos(), t}, C: c, A: a, B: b}
 }
 
 // binOps maps the written operators to the IR's.

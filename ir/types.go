@@ -213,6 +213,14 @@ type Not struct {
 	X Expr
 }
 
+// Cond is C ? A : B: A where C is not 0, else B. A and B have one type
+// (an int branch beside a real one is promoted). When C depends on latents
+// or params the value, and the gradient, are those of the branch taken.
+type Cond struct {
+	exprBase
+	C, A, B Expr
+}
+
 // Density is NAME_lpdf(y | args) or NAME_lpmf(y | args): the summed log
 // density of y (a scalar or a vector) under a family.
 type Density struct {

@@ -177,12 +177,15 @@ type Simple struct {
 // Expr is a chain of terms joined by binary operators of the lowest
 // precedences (|| && == != < <= > >= + -), flat as written: the resolver
 // applies the precedences (Stan's: || below &&, below equality, below
-// comparison, below + and -).
+// comparison, below + and -); then, optionally, the conditional operator
+// cond ? Then : Else, below all of them and right-associative.
 type Expr struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
 	Left   *Term     `parser:"@@"`
 	Rest   []*OpTerm `parser:"@@*"`
+	Then   *Expr     `parser:"( \"?\" @@"`
+	Else   *Expr     `parser:"  \":\" @@ )?"`
 }
 
 // OpTerm is an operator and a term: + - == != <= >= && || < >. A < or >

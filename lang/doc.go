@@ -24,7 +24,7 @@
 //		"positive_ordered" | "cholesky_factor_corr") ("<" Bound ("," Bound)*
 //		">")? ("[" Expr ("," Expr)* "]")? ("<" Bound ("," Bound)* ">")? .
 //	Bound = ("lower" | "upper") "=" Expr .
-//	Expr = Term OpTerm* .
+//	Expr = Term OpTerm* ("?" Expr ":" Expr)? .
 //	Term = Unary OpUnary* .
 //	Unary = ((("-" | "+" | "!") Unary) | Power) .
 //	Power = Postfix ("^" Unary)? .
@@ -70,7 +70,9 @@
 //   - Expr: the chain of terms is flat as written; package ir applies
 //     Stan's precedences, all left-associative: || below &&, below == and
 //     !=, below < <= > >=, below + and -. The lookaheads of OpTerm keep the
-//     closing > of a type's bounds from being read as a comparison.
+//     closing > of a type's bounds from being read as a comparison. The
+//     conditional c ? a : b binds looser than all of them and groups to
+//     the right: c ? a : d ? b : e is c ? a : (d ? b : e).
 //   - Term: * / .* ./ are left-associative, and bind tighter than any
 //     operator of Expr.
 //   - Unary and Power: - + ! bind looser than ^, whose exponent is a

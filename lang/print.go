@@ -27,6 +27,12 @@ func (e *Expr) write(b *strings.Builder) {
 		b.WriteString(" " + r.Operator() + " ")
 		r.Term.write(b)
 	}
+	if e.Then != nil {
+		b.WriteString(" ? ")
+		e.Then.write(b)
+		b.WriteString(" : ")
+		e.Else.write(b)
+	}
 }
 
 func (t *Term) write(b *strings.Builder) {
