@@ -62,3 +62,20 @@ func TestConditionalFormat(t *testing.T) {
 		require.Equal(t, "target += "+src, c.factors[len(c.factors)-1].text)
 	}
 }
+
+// TestScopeBlocks: { ... } is a block of statements whose declarations are
+// local to it (Stan's local scope): the statements run in place, a name
+// declared inside is unknown after it and may be declared again.
+func TestScopeBlocks(t *testing.T) {
+	a := compile(t, "latent { m: real }\nmodel {\n m ~ normal(0, 1)\n {\n  s: real = 2 * m\n  target += -s * s\n }\n { s: real = m; target += s } target += 1\n}", "")
+	b := compile(t, "latent { m: real }\nmodel {\n m ~ normal(0, 1)\n target += -4 * m * m + m + 1\n}", "")
+	sameLogJoint(t, a, b, 0)
+	require.Contains(t, buildErr(t, "latent { m: real }\nmodel {\n m ~ normal(0, 1)\n { s: real = m }\n target += s\n}", ""), `unknown name "s"`)
+	// in a loop body, a function and derived quantities
+	c := compile(t, "functions { f(x: real) -> real { y: real = 0\n { z: real = 2 * x; y = z }\n return y } }\nlatent { m: real }\nmodel {\n for k in 1..2 { { u: real = f(m); target += -u * u / 8 } }\n}\nderived { w = m }", "")
+	d := compile(t, "latent { m: real }\nmodel {\n target += -m * m\n}\nderived { w = m }", "")
+	sameLogJoint(t, c, d, 0)
+	// a declaration ended by ";" inside a loop body or a scope (was refused)
+	e := compile(t, "latent { m: real }\nmodel { for k in 1..2 { s: real = m; target += -s * s / 2 } }", "")
+	sameLogJoint(t, e, d, 0)
+}

@@ -145,6 +145,8 @@ func collectAssigned(items []*lang.Item, out map[string]lang.Pos, r *resolver) {
 		for _, s := range ss {
 			if s.For != nil {
 				walk(s.For.Body)
+			} else if s.Scope != nil {
+				walk(s.Scope.Body)
 			} else if s.Simple != nil && s.Simple.Assign != nil {
 				if name, ok := plainName(s.Simple.LHS); ok {
 					if _, seen := out[name]; !seen {
@@ -559,6 +561,14 @@ func (r *resolver) stmtsOfItems(items []*lang.Item) []Stmt {
 func (r *resolver) stmts(ss []*lang.Stmt) []Stmt {
 	var out []Stmt
 	for _, s := range ss {
+		if s.Scope != nil {
+			// a scope is a resolver's matter: its statements run in place,
+			// its declarations are unknown after it
+			r.scopes = append(r.scopes, map[string]*Var{})
+			out = append(out, r.stmts(s.Scope.Body)...)
+			r.scopes = r.scopes[:len(r.scopes)-1]
+			continue
+		}
 		if st := r.stmt(s); st != nil {
 			out = append(out, st)
 		}

@@ -141,8 +141,26 @@ type Stmt struct {
 	If     *If     `parser:" | @@"`
 	Target *Expr   `parser:" | \"target\" \"+=\" @@"`
 	Return *Expr   `parser:" | \"return\" @@"`
+	Scope  *Scope  `parser:" | @@"`
 	Simple *Simple `parser:" | @@ )"`
 	Semi   bool    `parser:"@\";\"?"`
+}
+
+// Braced reports whether the statement ends with a closing brace of its
+// own (a loop or a scope), after which the next statement may follow on
+// the same line.
+func (s *Stmt) Braced() bool { return s.For != nil || s.Scope != nil }
+
+// HasSemi reports whether the statement ends with ";" (a declaration's
+// own, or the statement's).
+func (s *Stmt) HasSemi() bool { return s.Semi || s.Decl != nil && s.Decl.Semi }
+
+// Scope is { statements }: a block of statements whose declarations are
+// local to it, as in Stan.
+type Scope struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Body   []*Stmt `parser:"\"{\" @@* \"}\""`
 }
 
 // If is if cond { body } [else if ... | else { body }].

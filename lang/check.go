@@ -42,7 +42,7 @@ func (s *scanned) checkTree(f *File, partial bool) *Error {
 			if k > 0 {
 				prev := b.Items[k-1]
 				semi := prev.Decl != nil && prev.Decl.Semi || prev.Stmt != nil && prev.Stmt.Semi
-				if e := s.separated(prev.EndPos.Offset, it.Pos.Offset, semi, prev.Stmt != nil && prev.Stmt.For != nil, prev.Decl != nil, b.Kind, false); e != nil {
+				if e := s.separated(prev.EndPos.Offset, it.Pos.Offset, semi, prev.Stmt != nil && prev.Stmt.Braced(), prev.Decl != nil, b.Kind, false); e != nil {
 					return e
 				}
 			}
@@ -90,17 +90,22 @@ func (s *scanned) checkItem(kind string, it *Item) *Error {
 }
 
 func (s *scanned) checkStmt(st *Stmt) *Error {
-	if st.For == nil {
+	var body []*Stmt
+	switch {
+	case st.For != nil:
+		body = st.For.Body
+	case st.Scope != nil:
+		body = st.Scope.Body
+	default:
 		return nil
 	}
-	body := st.For.Body
 	for k, b := range body {
 		if b.EndPos.Line == 0 {
 			break
 		}
 		if k > 0 {
 			prev := body[k-1]
-			if e := s.separated(prev.EndPos.Offset, b.Pos.Offset, prev.Semi, prev.For != nil, false, "", true); e != nil {
+			if e := s.separated(prev.EndPos.Offset, b.Pos.Offset, prev.HasSemi(), prev.Braced(), false, "", true); e != nil {
 				return e
 			}
 		}

@@ -43,9 +43,10 @@
 //		"}" .
 //	Param = <ident> ":" ("int" | "real" | "vector" | "matrix") .
 //	Stmt = (((?= <ident> ":") Decl) | For | If | ("target" "+=" Expr) |
-//		("return" Expr) | Simple) ";"? .
+//		("return" Expr) | Scope | Simple) ";"? .
 //	For = "for" <ident> "in" Expr ".." Expr "{" Stmt* "}" .
 //	If = "if" Expr "{" Stmt* "}" ("else" (If | ("{" Stmt* "}")))? .
+//	Scope = "{" Stmt* "}" .
 //	Simple = Expr (("~" Call) | ("=" Expr)) .
 //
 // Notes on the productions, for rules the listing does not show:

@@ -55,7 +55,7 @@ func blockItems(items []*Item) []item {
 		}
 		if it.Stmt != nil {
 			out[k].semi, out[k].loop = it.Stmt.Semi, it.Stmt.For
-			out[k].isFor = it.Stmt.For != nil
+			out[k].isFor = it.Stmt.Braced()
 		}
 	}
 	return out
@@ -64,7 +64,7 @@ func blockItems(items []*Item) []item {
 func loopItems(body []*Stmt) []item {
 	out := make([]item, len(body))
 	for k, st := range body {
-		out[k] = item{pos: st.Pos, end: st.EndPos, semi: st.Semi, loop: st.For, isFor: st.For != nil}
+		out[k] = item{pos: st.Pos, end: st.EndPos, semi: st.HasSemi(), loop: st.For, isFor: st.Braced()}
 	}
 	return out
 }
