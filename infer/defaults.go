@@ -8,6 +8,10 @@ package infer
 var Defaults = struct {
 	// Seed is the random seed of every command.
 	Seed uint64
+	// Method, Kernel, Proposal and Init are the options of a run that
+	// names none of them (Options): MSC, the kernel the model allows
+	// ("auto"), proposals from q and a Laplace warm start.
+	Method, Kernel, Proposal, Init string
 
 	// CrossValidate: the number of random splits, the fraction of the
 	// rows in each test set and the methods compared.
@@ -35,7 +39,8 @@ var Defaults = struct {
 	// densities (EstimateMarginals).
 	PriorDraws int
 }{
-	Seed: 1,
+	Seed:   1,
+	Method: "msc", Kernel: "auto", Proposal: "q", Init: "laplace",
 
 	// the paper's Table 1: 100 splits of 90/10
 	CVSplits:       100,

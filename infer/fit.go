@@ -190,8 +190,8 @@ func (o Options) resolve(m *ir.Model) (Options, []string, error) {
 		return nil
 	}
 	for _, e := range []error{
-		str(&o.Method, "method", DefaultMethod), str(&o.Kernel, "kernel", "auto"), str(&o.Family, "family", ""),
-		str(&o.Optimizer, "optimizer", ""), str(&o.Proposal, "proposal", "q"), str(&o.Init, "init", "laplace"),
+		str(&o.Method, "method", Defaults.Method), str(&o.Kernel, "kernel", Defaults.Kernel), str(&o.Family, "family", ""),
+		str(&o.Optimizer, "optimizer", ""), str(&o.Proposal, "proposal", Defaults.Proposal), str(&o.Init, "init", Defaults.Init),
 		num(&o.LR, "lr"), num(&o.ParamLR, "param_lr"), integer(&o.Samples, "samples"), integer(&o.Iters, "iters"),
 	} {
 		if e != nil {

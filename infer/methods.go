@@ -27,11 +27,8 @@ var methodRegistry = map[string]*method{}
 func registerMethod(m method) { methodRegistry[m.name] = &m }
 
 func init() {
-	registerMethod(method{name: "msc-prior", help: "MSC whose CIS kernel proposes from the prior (the paper's MSC (prior))", base: DefaultMethod, proposal: "prior"})
+	registerMethod(method{name: "msc-prior", help: "MSC whose CIS kernel proposes from the prior (the paper's MSC (prior))", base: "msc", proposal: "prior"})
 }
-
-// DefaultMethod is the method of a run that names none.
-const DefaultMethod = "msc"
 
 // lookupMethod returns the method of that name: a registered one, or the
 // method of registered kernels.
@@ -52,9 +49,9 @@ func Methods() []string {
 	names = append(names, slices.Collect(maps.Keys(methodRegistry))...)
 	slices.Sort(names)
 	names = slices.Compact(names)
-	out := []string{DefaultMethod}
+	out := []string{Defaults.Method}
 	for _, n := range names {
-		if n != DefaultMethod {
+		if n != Defaults.Method {
 			out = append(out, n)
 		}
 	}

@@ -200,9 +200,9 @@ type runCmd struct {
 
 	Method     string  `help:"Inference method. ${methods}." placeholder:"${method_names}"`
 	Seed       uint64  `help:"Random seed; the same seed gives the same result (default: the infer block's seed, else ${seed})."`
-	Proposal   string  `help:"CIS proposal: q (default) or prior." placeholder:"q|prior"`
-	Init       string  `help:"Where each chain's q starts: laplace (default: a Laplace approximation at the mode found from a random point, N(0, I) when there is none) or zero (N(0, I))." placeholder:"laplace|zero"`
-	Kernel     string  `help:"Markov kernel of MSC: auto (default: the kernel the model's structure allows; csmc for state-space models, cis otherwise); ${kernels}." placeholder:"auto|${kernel_names}"`
+	Proposal   string  `help:"CIS proposal: q (q itself) or prior (default ${proposal})." placeholder:"q|prior"`
+	Init       string  `help:"Where each chain's q starts: laplace (a Laplace approximation at the mode found from a random point, N(0, I) when there is none) or zero (N(0, I)) (default ${init})." placeholder:"laplace|zero"`
+	Kernel     string  `help:"Markov kernel of MSC: auto (the kernel the model's structure allows: csmc for state-space models, cis otherwise), or ${kernels} (default ${kernel})." placeholder:"auto|${kernel_names}"`
 	ParamLR    float64 `name:"param-lr" help:"Adam step for the model parameters (default ${param_lr}; ${param_lr_ssm} with the csmc kernel, the paper's)."`
 	Retained   bool    `help:"Use only the retained sample in the gradient instead of all S samples (Rao-Blackwellised, the default)."`
 	JSON       bool    `name:"json" help:"Print the machine-readable summary on stdout."`
@@ -342,6 +342,9 @@ func helpVars() kong.Vars {
 		"draws":              strconv.Itoa(infer.DefaultDraws),
 		"max_nodes":          strconv.Itoa(ir.DefaultMaxNodes),
 		"seed":               strconv.FormatUint(c.Seed, 10),
+		"proposal":           c.Proposal,
+		"init":               c.Init,
+		"kernel":             c.Kernel,
 		"cv_splits":          strconv.Itoa(c.CVSplits),
 		"cv_test_fraction":   g(c.CVTestFraction),
 		"cv_methods":         strings.Join(c.CVMethods, ","),
