@@ -395,7 +395,7 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	if !kernel.StateSpace { // the family warning concerns q over all latents
 		f.Summary.Warnings = append(warns, f.Summary.Warnings...)
 	}
-	if kernel.StateSpace && f.problem.StateSpace == nil {
+	if kernel.StateSpace && !m.Comp.Structure().GaussianTransition {
 		f.Summary.Warnings = append(f.Summary.Warnings, fmt.Sprintf("the %s transition is not Gaussian, so the proposal is a per-step Gaussian N(a_t + b_t z[t-1], s_t^2) instead of the twisted one", m.Comp.Structure().Transition))
 	}
 	return f, nil

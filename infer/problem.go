@@ -16,7 +16,24 @@ var (
 	_ msc.GeneralStateSpace = (*ir.StateSpace)(nil)
 	_ msc.Target            = (*splitTarget)(nil)
 	_ msc.ParamTarget       = (*splitTarget)(nil)
+	_ msc.StaticStateSpace  = staticView{}
 )
+
+// staticView is the state-space structure of a model with static latents
+// (ir.StaticView) as msc takes it.
+type staticView struct {
+	*ir.StaticView
+	gaussian bool
+}
+
+// Given is the structure of the state given the statics last set.
+func (s staticView) Given() (msc.GeneralStateSpace, msc.StateSpace) {
+	ss := s.StateSpace()
+	if s.gaussian {
+		return ss, ss
+	}
+	return ss, nil
+}
 
 // newProblem is the engine's view of one compiled model: every capability
 // the model has, the state-space structure when detection found one, and,
@@ -32,13 +49,17 @@ func newProblem(c *ir.Compiled, ways int, clone func() (*ir.Compiled, error)) *m
 	if c.PriorError() == nil {
 		p.Prior = c
 	}
-	if ss := c.StateSpace(); ss != nil {
+	switch st := c.Structure(); {
+	case c.StateSpace() != nil:
+		ss := c.StateSpace()
 		p.General = ss
-		if c.Structure().GaussianTransition {
+		if st.GaussianTransition {
 			p.StateSpace = ss
 		}
-	} else {
-		p.NotStateSpace = c.Structure().String()
+	case c.StaticStateSpace() != nil:
+		p.Statics = staticView{c.StaticStateSpace(), st.GaussianTransition}
+	default:
+		p.NotStateSpace = st.String()
 	}
 	if clone != nil && ways >= 2 {
 		p.Split = func(S int) (*msc.Problem, func(), error) {

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/mscppl/mscppl/infer/diag"
 	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/mscppl/mscppl/ir"
 )
@@ -229,20 +231,24 @@ func (f *Fitted) summarize(o Options, elapsed time.Duration) *Summary {
 		x := make([]float64, m.XDim)
 		comp.SetParams(f.unconstrainedParams())
 		comp.Constrain(res.ChainMean, x)
+		recorded := chainMarginals(comp, m.XDim, res.ChainDraws)
 		for j, n := range names {
+			k := m.IdentityIndex(j)
 			switch {
-			case j < m.LatentDim: // the chain's latents (no constraints in a state-space model)
-				mo := Moments{Mean: res.ChainMean[j], SD: res.ChainSD[j], Q05: nan, Q50: nan, Q95: nan, MCSE: nan}
+			case k >= 0: // an unconstrained latent: the moments of every iteration of the window
+				mo := Moments{Mean: res.ChainMean[k], SD: res.ChainSD[k], Q05: nan, Q50: nan, Q95: nan, MCSE: nan}
 				if res.ChainQuantiles != nil {
-					q := res.ChainQuantiles[j]
-					mo.Q05, mo.Q50, mo.Q95, mo.MCSE = Figure(q[0]), Figure(q[1]), Figure(q[2]), Figure(res.ChainMCSE[j])
+					q := res.ChainQuantiles[k]
+					mo.Q05, mo.Q50, mo.Q95, mo.MCSE = Figure(q[0]), Figure(q[1]), Figure(q[2]), Figure(res.ChainMCSE[k])
 				}
 				sum.Latent[n] = mo
 			case !m.DerivedUsesLatents(j): // a derived quantity of params and data: exact
 				sum.Latent[n] = Moments{Mean: x[j], SD: 0, Q05: Figure(x[j]), Q50: Figure(x[j]), Q95: Figure(x[j]), MCSE: 0}
+			case recorded != nil: // constrained, or derived: from the recorded draws in its own space
+				sum.Latent[n] = recorded[j]
 			default:
 				sum.Latent[n] = Moments{Mean: math.NaN(), SD: math.NaN(), Q05: nan, Q50: nan, Q95: nan, MCSE: nan}
-				sum.Notes = append(sum.Notes, fmt.Sprintf("derived %s depends on the latent trajectory; a state-space run does not report it yet", n))
+				sum.Notes = append(sum.Notes, fmt.Sprintf("%s needs the chains' recorded draws, and the run recorded too few", n))
 			}
 		}
 		sum.Diagnostics.ESSBulkMin = Figure(res.ESSBulkMin)
@@ -451,3 +457,53 @@ const (
 	QOffSD   = 0.1
 	QOffMean = 0.1
 )
+
+// chainMarginals are the marginals of every constrained component (derived
+// quantities included) from the chains' recorded draws, each mapped to its
+// own space: mean, sd, quantiles of the pooled draws and the MCSE of the
+// mean from the chains' bulk ESS. nil without records.
+func chainMarginals(comp *ir.Compiled, xdim int, draws [][]float64) []Moments {
+	if draws == nil {
+		return nil
+	}
+	d := comp.Dim()
+	C, rows := len(draws), len(draws[0])/d
+	cols := make([][][]float64, xdim) // component, chain, draw
+	for j := range cols {
+		cols[j] = make([][]float64, C)
+		for c := range cols[j] {
+			cols[j][c] = make([]float64, rows)
+		}
+	}
+	x := make([]float64, xdim)
+	for c, ch := range draws {
+		for r := range rows {
+			comp.Constrain(ch[r*d:(r+1)*d], x)
+			for j, v := range x {
+				cols[j][c][r] = v
+			}
+		}
+	}
+	out := make([]Moments, xdim)
+	pooled := make([]float64, 0, C*rows)
+	for j := range out {
+		pooled = pooled[:0]
+		for _, ch := range cols[j] {
+			pooled = append(pooled, ch...)
+		}
+		n := float64(len(pooled))
+		mean, ss := 0.0, 0.0
+		for _, v := range pooled {
+			mean += v / n
+		}
+		for _, v := range pooled {
+			ss += (v - mean) * (v - mean)
+		}
+		sd := math.Sqrt(ss / math.Max(n-1, 1))
+		slices.Sort(pooled)
+		out[j] = Moments{Mean: mean, SD: sd,
+			Q05: Figure(diag.Quantile(pooled, 0.05)), Q50: Figure(diag.Quantile(pooled, 0.5)), Q95: Figure(diag.Quantile(pooled, 0.95)),
+			MCSE: Figure(sd / math.Sqrt(diag.ESSBulk(cols[j])))}
+	}
+	return out
+}

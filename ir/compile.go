@@ -23,6 +23,8 @@ type CompileOptions struct {
 	// would compile once over their whole range (the tests compare the
 	// two).
 	UnrollLoops bool
+	// noView: the compile is itself a state-space view (ssmview.go).
+	noView bool
 }
 
 // factor is one term of the log joint in the unrolled graph: the log
@@ -84,6 +86,7 @@ type Compiled struct {
 
 	structure Structure
 	ssm       *StateSpace // the state-space structure (nil when the model is not one)
+	sv        *viewInfo   // the state-space view, when the model is one only through it (ssmview.go)
 	// terms that depend on no latent element (data and params only), and
 	// the nodes to evaluate for them (computed on first use)
 	constTerms []int
@@ -181,6 +184,9 @@ func Compile(m *Model, opt CompileOptions) (*Compiled, error) {
 	c.priorOrder = g.Ancestors(c.logPrior)
 	c.priorErr = cp.priorCheck()
 	c.detect()
+	if !c.structure.StateSpace && !opt.noView {
+		c.detectView(opt)
+	}
 	c.Reserve(1)
 	if c.hasParam {
 		p := g.Value(c.param, 0)
@@ -193,6 +199,7 @@ func Compile(m *Model, opt CompileOptions) (*Compiled, error) {
 				p[v.Offset+i] = u
 			}
 		}
+		c.SetParams(p) // the state-space view starts at the model's params too
 	}
 	return c, nil
 }
@@ -489,6 +496,16 @@ func (cp *compiler) lhsPositions(e Expr) []int {
 		out := make([]int, e.Var.UDim())
 		for i := range out {
 			out[i] = e.Var.Offset + i
+		}
+		return out
+	case *Slice: // x[a:b]
+		r := e.X.(*Ref)
+		if r.Var.Special() {
+			return cp.lhsPositions(r)
+		}
+		out := make([]int, 0, e.Hi[0]-e.Lo[0]+1)
+		for k := e.Lo[0]; k <= e.Hi[0]; k++ {
+			out = append(out, r.Var.Offset+k-1)
 		}
 		return out
 	case *Index:
@@ -956,6 +973,9 @@ func (c *Compiled) Params() []float64 {
 func (c *Compiled) SetParams(theta []float64) {
 	if c.hasParam {
 		copy(c.g.Value(c.param, 0), theta)
+		if c.sv != nil { // the view's first params are the model's
+			copy(c.sv.view.g.Value(c.sv.view.param, 0), theta)
+		}
 	}
 }
 
@@ -964,6 +984,9 @@ func (c *Compiled) SetParams(theta []float64) {
 func (c *Compiled) GradParams(z []float64, grad []float64) float64 {
 	if f := c.ssm.fastSteps(); f != nil { // a state-space model: along the trajectory, step by step
 		return f.gradParams(c, z, grad)
+	}
+	if c.sv != nil && len(c.sv.statics) == 0 { // its view is the same log joint
+		return c.sv.view.GradParams(z, grad)
 	}
 	c.Reserve(1)
 	c.load(z, 1)

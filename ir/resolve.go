@@ -739,6 +739,10 @@ func rootVar(e Expr) *Var {
 		if ref, ok := e.X.(*Ref); ok {
 			return ref.Var
 		}
+	case *Slice: // x[a:b] of a vector
+		if ref, ok := e.X.(*Ref); ok && ref.Type().Kind == Vector {
+			return ref.Var
+		}
 	}
 	return nil
 }

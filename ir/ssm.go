@@ -23,6 +23,9 @@ type Structure struct {
 	GaussianTransition bool
 	// Transition names the (first) non-Gaussian transition family.
 	Transition string
+	// Statics are the static latents beside the state (particle Gibbs):
+	// the model is a state-space model in the state given them.
+	Statics []*Var
 }
 
 func (s Structure) String() string {
@@ -32,6 +35,10 @@ func (s Structure) String() string {
 	tr := "Gaussian transition: CSMC with twisted Gaussian proposals"
 	if !s.GaussianTransition {
 		tr = s.Transition + " transition, not Gaussian: CSMC with per-step Gaussian proposals N(a_t + b_t z[t-1], s_t^2)"
+	}
+	if len(s.Statics) > 0 {
+		return fmt.Sprintf("state-space: %s over t = 1..%d with the static latents %s (particle Gibbs: CSMC for %s given them, CIS for them given %s), %s",
+			s.Latent.Name, s.Latent.Type.Rows, staticNames(s.Statics), s.Latent.Name, s.Latent.Name, tr)
 	}
 	return fmt.Sprintf("state-space: %s over t = 1..%d, %s", s.Latent.Name, s.Latent.Type.Rows, tr)
 }
@@ -206,9 +213,48 @@ type StateSpace struct {
 	fast  *ssmFast // the step templates (nil: the generic path)
 }
 
-// StateSpace returns the model's state-space structure, or nil when the
-// model is not a state-space model (Structure says why).
-func (c *Compiled) StateSpace() *StateSpace { return c.ssm }
+// StateSpace returns the model's state-space structure when its latents
+// are exactly the state trajectory (found on the model, or on its view when
+// statements are vectorised over the state), or nil (Structure says why;
+// with static latents see StaticStateSpace).
+func (c *Compiled) StateSpace() *StateSpace {
+	if c.sv != nil {
+		if len(c.sv.statics) > 0 {
+			return nil
+		}
+		return c.sv.view.ssm
+	}
+	return c.ssm
+}
+
+// StaticView is the state-space structure of a model with static latents
+// beside its state: the state-space view evaluates at the statics last set.
+type StaticView struct{ c *Compiled }
+
+// StaticStateSpace returns the model's state-space structure given its
+// static latents, or nil when the model has none.
+func (c *Compiled) StaticStateSpace() *StaticView {
+	if c.sv == nil || len(c.sv.statics) == 0 {
+		return nil
+	}
+	return &StaticView{c}
+}
+
+// Statics are the unconstrained latent positions of the statics.
+func (s *StaticView) Statics() []int { return s.c.sv.staticPos }
+
+// States are the latent positions of x_1, ..., x_T.
+func (s *StaticView) States() []int { return s.c.sv.statePos }
+
+// SetStatics sets the statics (unconstrained, in the order of Statics) at
+// which the state-space structure evaluates.
+func (s *StaticView) SetStatics(theta []float64) {
+	v := s.c.sv.view
+	copy(v.g.Value(v.param, 0)[s.c.sv.nParams:], theta)
+}
+
+// StateSpace is the structure of the state given the statics.
+func (s *StaticView) StateSpace() *StateSpace { return s.c.sv.view.ssm }
 
 // ConstLogDensity returns the sum of the log-density terms that depend on no
 // latent element, at the current params: the part of the log joint that is

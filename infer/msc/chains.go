@@ -65,6 +65,8 @@ func RunChains(ctx context.Context, specs []Chain, s Settings, res *Result) erro
 		chains[i] = c
 	}
 	ev := &evaluator{chains: chains, s: &s}
+	_, sampled := specs[0].Q.(Sampler)
+	ev.chainSummaries = specs[0].Kernel.Markov() && !sampled
 	next := s.Iters
 	if !s.Fixed {
 		next = min(s.Iters, Defaults.FirstCheck)
@@ -78,7 +80,7 @@ func RunChains(ctx context.Context, specs []Chain, s Settings, res *Result) erro
 			break
 		}
 		res.Checks++
-		if ev.evaluate(n, false) && ev.stable {
+		if ev.evaluate(n, false) && (ev.stable || ev.chainSummaries) {
 			res.StoppedByRule = true
 			break
 		}
@@ -131,6 +133,14 @@ type evaluator struct {
 	chainMeans         [][]float64
 	q                  Family // the combined q
 	theta              []float64
+	// chainSummaries: q cannot be sampled (a state-space proposal), so the
+	// run reports the chains' own averages of their retained samples. Their
+	// spread is then Monte Carlo error, which the bulk ESS measures: the
+	// chains agree when R-hat passes and the smallest ESS reaches
+	// Defaults.MinESS (the spread and the stability of the combined
+	// average are reported, not judged).
+	chainSummaries bool
+	essMin         float64
 }
 
 // evaluate computes R-hat, the chains' spread and the combined moments
@@ -217,12 +227,19 @@ func (e *evaluator) evaluate(n int, final bool) bool {
 	for j := range e.rhat {
 		e.rhat[j] = math.NaN()
 	}
-	if final || e.spreadMax <= Defaults.AgreeSD && e.stable {
+	if final || e.chainSummaries || e.spreadMax <= Defaults.AgreeSD && e.stable {
 		e.rhats(n)
 	}
 	e.rhatMax = 0
 	for _, r := range e.rhat {
 		e.rhatMax = nanMax(e.rhatMax, r)
+	}
+	if e.chainSummaries {
+		e.essMin = math.NaN()
+		if e.rhatMax <= Defaults.RhatMax {
+			e.essMin = e.essBulkMin(n)
+		}
+		return e.rhatMax <= Defaults.RhatMax && e.essMin >= Defaults.MinESS
 	}
 	return e.rhatMax <= Defaults.RhatMax && e.spreadMax <= Defaults.AgreeSD
 }
@@ -274,6 +291,27 @@ func (e *evaluator) windowDraws(n int) func(j int) [][]float64 {
 		}
 		return draws
 	}
+}
+
+// windowRows returns each chain's recorded draws in the averaging window
+// after n iterations, as rows (the same number per chain), or nil when
+// there are fewer than 4 per chain.
+func (e *evaluator) windowRows(n int) [][]float64 {
+	from := e.s.windowStart(n)
+	d := e.chains[0].l.d
+	m, starts := math.MaxInt, make([]int, len(e.chains))
+	for i, c := range e.chains {
+		starts[i] = c.buf.since(from)
+		m = min(m, len(c.buf.iters)-starts[i])
+	}
+	if m < 4 {
+		return nil
+	}
+	out := make([][]float64, len(e.chains))
+	for i, c := range e.chains {
+		out[i] = slices.Clone(c.buf.z[starts[i]*d : (starts[i]+m)*d])
+	}
+	return out
 }
 
 // essBulkMin is the smallest bulk ESS over the components of the draws
@@ -353,6 +391,7 @@ func (e *evaluator) combine(res *Result) {
 	res.Iterations, res.Averaged = n, res.Chains[0].Averaged
 	res.Rhat, res.Spread, res.RhatMax, res.SpreadMax = e.rhat, e.spread, e.rhatMax, e.spreadMax
 	res.ESSBulkMin = e.essBulkMin(n)
+	res.ChainDraws = e.windowRows(n)
 	if column := e.windowDraws(n); column != nil {
 		res.ChainQuantiles, res.ChainMCSE = make([][3]float64, d), make([]float64, d)
 		var pooled []float64
@@ -406,7 +445,12 @@ func (e *evaluator) combine(res *Result) {
 			"R-hat is %.3g (threshold %.2f) for %s: the %d chains' %s over iterations %d-%d do not agree; likely cause: the run is too short, or the posterior is hard for q (a funnel, several modes); remedy: more --iters (the cap was %d), or reparameterise (for example the non-centred form of a hierarchical model), or --family student_t%s",
 			e.rhatMax, Defaults.RhatMax, names(e.rhat, Defaults.RhatMax), C, res.RhatOf, first, n, e.s.Iters, cause))
 	}
-	if !(e.spreadMax <= Defaults.AgreeSD) {
+	if e.chainSummaries && !(e.essMin >= Defaults.MinESS) && e.rhatMax <= Defaults.RhatMax {
+		res.Warnings = append(res.Warnings, fmt.Sprintf(
+			"the smallest bulk ESS of the chains' recorded draws is %.0f (threshold %.0f): the summaries' Monte Carlo error is still large; likely cause: too few iterations or a slowly mixing kernel; remedy: more --iters (the cap was %d)%s",
+			e.essMin, Defaults.MinESS, e.s.Iters, cause))
+	}
+	if !e.chainSummaries && !(e.spreadMax <= Defaults.AgreeSD) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
 			"the chains' averaged means differ by up to %.3g posterior sd (threshold %.2f) for %s: q has not settled; likely cause: too few iterations; remedy: more --iters (the cap was %d)%s",
 			e.spreadMax, Defaults.AgreeSD, names(e.spread, Defaults.AgreeSD), e.s.Iters, cause))

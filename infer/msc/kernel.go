@@ -37,6 +37,10 @@ type KernelSpec struct {
 	// the state-space proposals (Proposal families), with the state-space
 	// defaults (Defaults.ItersSSM, LRSSM, ParamLRSSM, S = Defaults.Samples).
 	StateSpace bool
+	// Statics: the kernel also moves static latents beside the state
+	// (particle Gibbs): the iterations default to Defaults.ItersPG, and q's
+	// statics part takes the natural step at Defaults.LRNatural.
+	Statics bool
 	// WarmStart: the kernel proposes from q, so q benefits from starting at
 	// a Laplace approximation at a mode (the facade's warm start).
 	WarmStart bool

@@ -37,6 +37,10 @@ type Problem struct {
 	// A model with a Gaussian transition has both.
 	StateSpace StateSpace
 	General    GeneralStateSpace
+	// Statics is the state-space structure of a model with static latents
+	// beside its state (particle Gibbs); StateSpace and General are then
+	// nil, since the latents are not the trajectory alone.
+	Statics StaticStateSpace
 	// NotStateSpace says why the model is not a state-space model, for the
 	// message of a kernel that needs one ("" when unknown).
 	NotStateSpace string
@@ -59,6 +63,7 @@ const (
 	CapStateSpace                                // a state-space structure
 	CapGaussianTransition                        // a state-space structure with a Gaussian transition
 	CapSplit                                     // a log joint that can use more cores
+	CapStatics                                   // a state-space structure with static latents beside the state
 )
 
 var capNames = []string{
@@ -69,6 +74,7 @@ var capNames = []string{
 	"a state-space structure",
 	"a state-space structure with a Gaussian transition",
 	"a log joint that can be split over cores",
+	"a state-space structure with static latents beside the state",
 }
 
 // String lists the capabilities in words.
@@ -100,6 +106,7 @@ func (p *Problem) Has() Capability {
 	set(p.General != nil, CapStateSpace)
 	set(p.StateSpace != nil, CapGaussianTransition)
 	set(p.Split != nil, CapSplit)
+	set(p.Statics != nil, CapStatics)
 	return c
 }
 
@@ -111,7 +118,7 @@ func (p *Problem) Check(who string, need Capability) error {
 		return nil
 	}
 	msg := fmt.Sprintf("%s needs %s, which this model does not provide", who, missing)
-	if missing&(CapStateSpace|CapGaussianTransition) != 0 && p.NotStateSpace != "" {
+	if missing&(CapStateSpace|CapGaussianTransition|CapStatics) != 0 && p.NotStateSpace != "" {
 		msg += " (it is " + p.NotStateSpace + ")"
 	}
 	return &MissingError{Who: who, Missing: missing, msg: msg}

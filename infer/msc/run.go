@@ -80,10 +80,15 @@ var Defaults = struct {
 	Chains        int
 	Iters         func(d int) int
 	ItersSSM      int
+	ItersPG       int     // the cap of particle Gibbs (static latents beside a state)
 	FirstCheck    int     // the first iteration at which RunChains may stop
 	RhatMax       float64 // the stopping rule's and the verdict's R-hat threshold
 	AgreeSD       float64 // the chains' averaged means agree within this many posterior sds
-	LRNatural     float64
+	// MinESS is the smallest bulk ESS of the recorded draws at which a run
+	// that reports the chains' own averages (a state-space run) may stop:
+	// its means' Monte Carlo error is then at most 1/sqrt(MinESS) sd.
+	MinESS    float64
+	LRNatural float64
 	// For a family with a dense covariance rho_0 is at most LRNaturalDim/d.
 	LRNaturalDim float64
 	// The natural-gradient step is rho_k = LR (1 + k/DecayScale)^-DecayExp.
@@ -109,9 +114,11 @@ var Defaults = struct {
 	Chains:        4,
 	Iters:         DefaultIters,
 	ItersSSM:      2000,
+	ItersPG:       20000,
 	FirstCheck:    1000,
 	RhatMax:       1.01,
 	AgreeSD:       0.05,
+	MinESS:        1000,
 	// rho_0 = 0.03 reached the stopping rule in the fewest iterations over
 	// raw-scale Pima probit, earnings, arK and Ionosphere among 0.01 to 0.1
 	// (0.01 needed 2-3 times as many on the first three; 0.05 and above
@@ -166,10 +173,10 @@ func Fill(s Settings, d int, k *KernelSpec, f *FamilySpec) (Settings, error) {
 	if f == nil {
 		f = &FamilySpec{}
 	}
-	ssm := k.StateSpace
+	ssm := k.StateSpace && !k.Statics // the paper's state-space settings
 	if s.Samples == 0 {
 		s.Samples = D.Samples
-		if f.Dense && !ssm {
+		if f.Dense && !k.StateSpace {
 			s.Samples = max(s.Samples, int(math.Ceil(float64(d)*D.SamplesPerDim)))
 		}
 	}
@@ -184,7 +191,10 @@ func Fill(s Settings, d int, k *KernelSpec, f *FamilySpec) (Settings, error) {
 	}
 	if s.Iters == 0 {
 		s.Iters = D.Iters(d)
-		if ssm {
+		switch {
+		case k.Statics:
+			s.Iters = D.ItersPG
+		case ssm:
 			s.Iters = D.ItersSSM
 		}
 	}
@@ -239,7 +249,7 @@ func Fill(s Settings, d int, k *KernelSpec, f *FamilySpec) (Settings, error) {
 	}
 	if s.ParamLR == 0 {
 		s.ParamLR = D.ParamLR
-		if ssm {
+		if k.StateSpace {
 			s.ParamLR = D.ParamLRSSM
 		}
 	}
@@ -291,7 +301,11 @@ type Result struct {
 	// fewer than 4 records per chain).
 	ChainQuantiles [][3]float64
 	ChainMCSE      []float64
-	Elapsed        time.Duration
+	// ChainDraws are each chain's thinned record of its retained samples
+	// (q's mean iterates for a kernel without one) over the averaging
+	// window, rows of Dim (RunChains; nil when fewer than 4 per chain).
+	ChainDraws [][]float64
+	Elapsed    time.Duration
 	// Converged is the run loop's verdict: not stopped early, the optimiser
 	// not frozen, and for RunChains R-hat and the chains' agreement within
 	// their thresholds.

@@ -1,0 +1,470 @@
+package msc
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// StaticStateSpace is a state-space model with static latents theta beside
+// its state x_1..x_T (a scalar state): p(theta, x, y) = p(theta)
+// prod_t p(x_t | x_{t-1}, theta) g(y_t | x_t, theta). Package ir implements
+// it with a second compile of the model in which the statics are params.
+type StaticStateSpace interface {
+	// Statics are the positions of theta in the latent vector z, States
+	// those of x_1, ..., x_T.
+	Statics() []int
+	States() []int
+	// SetStatics sets the (unconstrained) theta at which Given evaluates.
+	SetStatics(theta []float64)
+	// Given is the structure of the state given the statics last set: a
+	// GeneralStateSpace, and a StateSpace when the transition is Gaussian
+	// (nil otherwise).
+	Given() (GeneralStateSpace, StateSpace)
+}
+
+func init() {
+	RegisterFamily(FamilySpec{
+		Name: "particle-gibbs", Help: "q(theta), a full-rank Gaussian over the static latents, with the state-space proposal of the state given them",
+		Proposal: true, Needs: CapStatics, Priority: 2, Start: "q(theta) at N(0, I) and the bootstrap proposal",
+		NewFor: func(p *Problem) (Family, error) { return NewPGFamily(p, NewFullRank(len(p.Statics.Statics()))) },
+	})
+	RegisterKernel(KernelSpec{
+		Name: "pg", Help: "particle Gibbs for static latents beside a state: CSMC for the state given them, then CIS for them given the state and given its noise",
+		Method: "msc", Priority: 2, Needs: CapLogJoint | CapStatics, Markov: true, StateSpace: true, Statics: true,
+		Optimizers: []Optimizer{Natural},
+		New: func(p *Problem, q Family, S int, _ KernelOptions) (Kernel, error) {
+			f, ok := q.(*PGFamily)
+			if !ok {
+				return nil, fmt.Errorf("the pg kernel takes the particle-gibbs family, not %s", q.Name())
+			}
+			return NewPG(p, f, S)
+		},
+	})
+}
+
+// PGFamily is q for particle Gibbs: q(theta) over the statics' unconstrained
+// values, and the state-space proposal of the state given them (the
+// twisted Gaussian one for a Gaussian transition). Both climb the score at
+// the chain's samples: its NaturalStep moves q(theta) by its own natural
+// step at the weighted statics and the proposal by Adam (step
+// Defaults.LRSSM, the paper's) at the weighted trajectories.
+type PGFamily struct {
+	Theta    Sampler
+	Proposal Family
+	statics  []int
+	states   []int
+	d        int
+
+	adam        *AdamState
+	lamP, gradP []float64
+	rows        []float64 // scratch: the statics of the weighted rows
+}
+
+// NewPGFamily returns q for the problem's statics (theta, of the problem's
+// number of statics) and its state's proposal at its standard start.
+func NewPGFamily(p *Problem, theta Sampler) (*PGFamily, error) {
+	if err := p.Check("the particle-gibbs family", CapStatics); err != nil {
+		return nil, err
+	}
+	gen, ss := p.Statics.Given()
+	var prop Family = NewARProposal(gen.Len())
+	if ss != nil {
+		prop = NewTwisted(ss.Len())
+	}
+	f := &PGFamily{Theta: theta, Proposal: prop, statics: p.Statics.Statics(), states: p.Statics.States(), d: p.Dim}
+	if theta.Dim() != len(f.statics) {
+		return nil, fmt.Errorf("q(theta) has %d dimensions, the model %d statics", theta.Dim(), len(f.statics))
+	}
+	f.init()
+	return f, nil
+}
+
+func (f *PGFamily) init() {
+	n := f.Proposal.NumLambda()
+	f.adam, f.lamP, f.gradP = NewAdam(n), make([]float64, n), make([]float64, n)
+}
+
+func (f *PGFamily) Name() string   { return "particle-gibbs" }
+func (f *PGFamily) Dim() int       { return f.d }
+func (f *PGFamily) NumLambda() int { return f.Theta.NumLambda() + f.Proposal.NumLambda() }
+func (f *PGFamily) NumStats() int  { return f.Theta.NumStats() + f.Proposal.NumStats() }
+
+// Lambda writes q(theta)'s parameters, then the proposal's.
+func (f *PGFamily) Lambda(dst []float64) {
+	n := f.Theta.NumLambda()
+	f.Theta.Lambda(dst[:n])
+	f.Proposal.Lambda(dst[n:])
+}
+
+// SetLambda is the inverse of Lambda.
+func (f *PGFamily) SetLambda(src []float64) {
+	n := f.Theta.NumLambda()
+	f.Theta.SetLambda(src[:n])
+	f.Proposal.SetLambda(src[n:])
+}
+
+// AddScore adds the scores of q(theta) at the row's statics and of the
+// proposal at its trajectory.
+func (f *PGFamily) AddScore(w float64, z, grad []float64) {
+	n := f.Theta.NumLambda()
+	th := f.rowStatics(z, 0)
+	f.Theta.AddScore(w, th, grad[:n])
+	f.Proposal.AddScore(w, f.trajectory(z), grad[n:])
+}
+
+// rowStatics copies the statics of row z into the scratch row slot b.
+func (f *PGFamily) rowStatics(z []float64, b int) []float64 {
+	k := len(f.statics)
+	if len(f.rows) < (b+1)*k {
+		f.rows = append(f.rows, make([]float64, (b+1)*k-len(f.rows))...)
+	}
+	th := f.rows[b*k : (b+1)*k]
+	for i, p := range f.statics {
+		th[i] = z[p]
+	}
+	return th
+}
+
+// trajectory returns the state of row z: a view when the state is
+// contiguous (always, for a vector latent), else a copy.
+func (f *PGFamily) trajectory(z []float64) []float64 {
+	lo := f.states[0]
+	return z[lo : lo+len(f.states)]
+}
+
+// NaturalStep moves q(theta) by its natural step at the weighted rows'
+// statics and the proposal by one Adam step along its weighted score.
+func (f *PGFamily) NaturalStep(z, w []float64, rho float64) error {
+	nat, ok := f.Theta.(NaturalFamily)
+	if !ok {
+		return fmt.Errorf("q(theta) (%s) has no natural step", f.Theta.Name())
+	}
+	k := len(f.statics)
+	S := len(w)
+	for b := range S {
+		f.rowStatics(z[b*f.d:(b+1)*f.d], b)
+	}
+	if err := nat.NaturalStep(f.rows[:S*k], w, rho); err != nil {
+		return err
+	}
+	clear(f.gradP)
+	for b, wb := range w {
+		if wb != 0 {
+			f.Proposal.AddScore(wb, f.trajectory(z[b*f.d:(b+1)*f.d]), f.gradP)
+		}
+	}
+	f.Proposal.Lambda(f.lamP)
+	f.adam.Step(f.lamP, f.gradP, Defaults.LRSSM)
+	for _, v := range f.lamP {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("the state proposal's parameters became non-finite")
+		}
+	}
+	f.Proposal.SetLambda(f.lamP)
+	return nil
+}
+
+// Stats are q(theta)'s statistics, then the proposal's.
+func (f *PGFamily) Stats(dst []float64) {
+	n := f.Theta.NumStats()
+	f.Theta.Stats(dst[:n])
+	f.Proposal.Stats(dst[n:])
+}
+
+// SetStats sets both parts from averaged statistics.
+func (f *PGFamily) SetStats(src []float64) error {
+	n := f.Theta.NumStats()
+	if err := f.Theta.SetStats(src[:n]); err != nil {
+		return err
+	}
+	return f.Proposal.SetStats(src[n:])
+}
+
+// Clone returns an independent copy.
+func (f *PGFamily) Clone() Family {
+	c := &PGFamily{Theta: f.Theta.Clone().(Sampler), Proposal: f.Proposal.Clone(), statics: f.statics, states: f.states, d: f.d}
+	c.init()
+	return c
+}
+
+type pgJSON struct {
+	ThetaFamily    string          `json:"theta_family"`
+	Theta          json.RawMessage `json:"theta"`
+	ProposalFamily string          `json:"proposal_family"`
+	Proposal       json.RawMessage `json:"proposal"`
+}
+
+// MarshalJSON writes both parts with their families' names.
+func (f *PGFamily) MarshalJSON() ([]byte, error) {
+	th, err := json.Marshal(f.Theta)
+	if err != nil {
+		return nil, err
+	}
+	pr, err := json.Marshal(f.Proposal)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(pgJSON{f.Theta.Name(), th, f.Proposal.Name(), pr})
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote into parts of the same
+// families.
+func (f *PGFamily) UnmarshalJSON(b []byte) error {
+	var v pgJSON
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	if v.ThetaFamily != f.Theta.Name() || v.ProposalFamily != f.Proposal.Name() {
+		return fmt.Errorf("the particle-gibbs q holds %s and %s, not %s and %s", f.Theta.Name(), f.Proposal.Name(), v.ThetaFamily, v.ProposalFamily)
+	}
+	for _, part := range []struct {
+		q   Family
+		raw json.RawMessage
+	}{{f.Theta, v.Theta}, {f.Proposal, v.Proposal}} {
+		u, ok := part.q.(json.Unmarshaler)
+		if !ok {
+			return fmt.Errorf("%s cannot be read back", part.q.Name())
+		}
+		if err := u.UnmarshalJSON(part.raw); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PG is particle Gibbs within MSC for static latents theta beside a scalar
+// state x: one Markov kernel that leaves p(theta, x | y) invariant, in
+// three blocks per step, each itself invariant:
+//
+//  1. CSMC with ancestor sampling for x given theta, with the state
+//     proposal of q (twisted at the transition at the current theta);
+//  2. CIS for theta given x, proposing S-1 draws from q(theta) and weighing
+//     each by p(theta', x, y) / q(theta') (the model's own batched log
+//     joint), the current theta kept as row 0: the centred step;
+//  3. for a Gaussian transition, CIS for theta given the state's noise
+//     e_t = (x_t - m_t(x_{t-1}; theta)) / s_t(x_{t-1}; theta): each proposal
+//     theta' rebuilds the state x'_t = m_t(x'_{t-1}; theta') + s_t e_t and
+//     is weighed by p(theta', x', y) prod_t s_t(theta') / q(theta') (the
+//     Jacobian of x' in e): the non-centred step, which moves theta along
+//     the posterior's ridge when x pins it down given x (a small state
+//     noise), where the centred step barely moves.
+//
+// The weighted rows of step 2 (statics with the state) move q. The
+// retained sample is the whole latent vector.
+type PG struct {
+	p    *Problem
+	ss   StaticStateSpace
+	q    *PGFamily
+	csmc *CSMC
+	gen  GeneralStateSpace
+	gss  StateSpace // nil without a Gaussian transition: no non-centred step
+
+	S, d, k, T int
+	statics    []int
+	states     []int
+
+	cur   []float64 // the retained z
+	theta []float64 // its statics
+
+	// the centred block's rows (its Weighted), their statics and noise;
+	// the same for the non-centred block, with the log-Jacobians (extra)
+	z, th, eps, lp, lq, lw, w    []float64
+	zn, thn, epsn, lpn, lqn, lwn []float64
+	wn, extra                    []float64
+	e                            []float64 // the state's noise
+	prev1, m1, s1                [1]float64
+}
+
+// NewPG returns the particle Gibbs kernel with S particles and S statics
+// proposals per block.
+func NewPG(p *Problem, q *PGFamily, S int) (*PG, error) {
+	if err := p.Check("the pg kernel", CapLogJoint|CapStatics); err != nil {
+		return nil, err
+	}
+	gen, gss := p.Statics.Given()
+	sub := &Problem{Dim: gen.Len(), General: gen, StateSpace: gss}
+	c, err := NewCSMC(sub, q.Proposal, S)
+	if err != nil {
+		return nil, err
+	}
+	d := p.Dim
+	k := len(p.Statics.Statics())
+	T := gen.Len()
+	mk := func(n int) []float64 { return make([]float64, n) }
+	p.Target.Reserve(S)
+	return &PG{p: p, ss: p.Statics, q: q, csmc: c, gen: gen, gss: gss,
+		S: S, d: d, k: k, T: T, statics: p.Statics.Statics(), states: p.Statics.States(),
+		cur: mk(d), theta: mk(k),
+		z: mk(S * d), th: mk(S * k), eps: mk(S * k), lp: mk(S), lq: mk(S), lw: mk(S), w: mk(S),
+		zn: mk(S * d), thn: mk(S * k), epsn: mk(S * k), lpn: mk(S), lqn: mk(S), lwn: mk(S), wn: mk(S), extra: mk(S),
+		e: mk(T),
+	}, nil
+}
+
+func (k *PG) Name() string { return "pg" }
+func (k *PG) Markov() bool { return true }
+
+// Init draws theta from q(theta) and x from a particle filter given it.
+func (k *PG) Init(rng *rand.Rand) error {
+	k.q.Theta.Sample(rng, k.theta, k.eps[:k.k])
+	k.setTheta(k.cur, k.theta)
+	k.ss.SetStatics(k.theta)
+	k.csmc.Sweep(rng, false)
+	k.setState(k.cur, k.csmc.Reference())
+	return nil
+}
+
+func (k *PG) setTheta(z, theta []float64) {
+	for i, p := range k.statics {
+		z[p] = theta[i]
+	}
+}
+
+func (k *PG) setState(z, x []float64) {
+	for t, p := range k.states {
+		z[p] = x[t]
+	}
+}
+
+func (k *PG) getTheta(z, theta []float64) {
+	for i, p := range k.statics {
+		theta[i] = z[p]
+	}
+}
+
+// Step runs the three blocks.
+func (k *PG) Step(rng *rand.Rand) (StepInfo, error) {
+	changed := false
+	// 1. the state given theta
+	k.ss.SetStatics(k.theta)
+	ref := k.csmc.Reference()
+	for t, p := range k.states {
+		ref[t] = k.cur[p]
+	}
+	ok := k.csmc.Sweep(rng, true)
+	if ok && k.csmc.Changed {
+		changed = true
+		k.setState(k.cur, k.csmc.Reference())
+	}
+	// 2. theta given the state
+	j, ess, err := k.centred(rng)
+	if err != nil {
+		return StepInfo{}, err
+	}
+	if j > 0 {
+		changed = true
+		copy(k.cur, k.z[j*k.d:(j+1)*k.d])
+		k.getTheta(k.cur, k.theta)
+	}
+	// 3. theta given the state's noise
+	if k.gss != nil {
+		j, err := k.nonCentred(rng)
+		if err != nil {
+			return StepInfo{}, err
+		}
+		if j > 0 {
+			changed = true
+			copy(k.cur, k.zn[j*k.d:(j+1)*k.d])
+			k.getTheta(k.cur, k.theta)
+		}
+	}
+	return StepInfo{Changed: changed, ESS: ess, FracDiff: k.csmc.FracDiff, Degenerate: !ok}, nil
+}
+
+// centred runs the CIS block for theta given x: row 0 is the current
+// theta, rows 1..S-1 draws of q(theta), each with the current state. It
+// returns the row drawn and the weights' ESS.
+func (k *PG) centred(rng *rand.Rand) (int, float64, error) {
+	d, S, nk := k.d, k.S, k.k
+	copy(k.th[:nk], k.theta)
+	k.q.Theta.Sample(rng, k.th[nk:], k.eps[nk:])
+	for b := range S {
+		row := k.z[b*d : (b+1)*d]
+		copy(row, k.cur)
+		k.setTheta(row, k.th[b*nk:(b+1)*nk])
+	}
+	k.p.Target.LogJoint(k.z, k.lp)
+	k.lq[0] = k.q.Theta.LogQ(k.th[:nk])
+	for b := 1; b < S; b++ {
+		k.lq[b] = k.q.Theta.LogQNoise(k.th[b*nk:(b+1)*nk], k.eps[b*nk:(b+1)*nk])
+	}
+	return k.draw(rng, k.z, k.lp, k.lq, nil, k.lw, k.w)
+}
+
+// draw weighs rows by lp + extra - lq in log space, normalises into w and
+// draws a row; with every weight zero it keeps row 0.
+func (k *PG) draw(rng *rand.Rand, z, lp, lq, extra, lw, w []float64) (int, float64, error) {
+	for b := range lp {
+		if math.IsNaN(lp[b]) {
+			return 0, 0, k.p.NaNError(z[b*k.d : (b+1)*k.d])
+		}
+		lw[b] = lp[b] - lq[b]
+		if extra != nil {
+			lw[b] += extra[b]
+		}
+	}
+	_, ess, ok := normalise(lw, w)
+	if !ok {
+		clear(w)
+		w[0] = 1
+		return 0, 0, nil
+	}
+	return categorical(rng, w), ess, nil
+}
+
+// nonCentred runs the CIS block for theta given the state's noise: row 0
+// is the current (theta, x), each other row a draw theta' of q(theta) with
+// the state rebuilt from the same noise. It returns the row drawn.
+func (k *PG) nonCentred(rng *rand.Rand) (int, error) {
+	d, S, nk, T := k.d, k.S, k.k, k.T
+	// the noise of the current state, and its log-Jacobian
+	k.ss.SetStatics(k.theta)
+	row0 := k.zn[:d]
+	copy(row0, k.cur)
+	k.extra[0] = 0
+	for t := 0; t < T; t++ {
+		if t > 0 {
+			k.prev1[0] = row0[k.states[t-1]]
+		}
+		k.gss.Transition(t, k.prev1[:], k.m1[:], k.s1[:])
+		k.e[t] = (row0[k.states[t]] - k.m1[0]) / k.s1[0]
+		k.extra[0] += math.Log(k.s1[0])
+	}
+	copy(k.thn[:nk], k.theta)
+	k.q.Theta.Sample(rng, k.thn[nk:], k.epsn[nk:])
+	for b := 1; b < S; b++ {
+		row := k.zn[b*d : (b+1)*d]
+		copy(row, k.cur)
+		th := k.thn[b*nk : (b+1)*nk]
+		k.setTheta(row, th)
+		k.ss.SetStatics(th)
+		k.extra[b] = 0
+		for t := 0; t < T; t++ {
+			if t > 0 {
+				k.prev1[0] = row[k.states[t-1]]
+			}
+			k.gss.Transition(t, k.prev1[:], k.m1[:], k.s1[:])
+			row[k.states[t]] = k.m1[0] + k.s1[0]*k.e[t]
+			k.extra[b] += math.Log(k.s1[0])
+		}
+	}
+	k.ss.SetStatics(k.theta)
+	k.p.Target.LogJoint(k.zn, k.lpn)
+	k.lqn[0] = k.q.Theta.LogQ(k.thn[:nk])
+	for b := 1; b < S; b++ {
+		k.lqn[b] = k.q.Theta.LogQNoise(k.thn[b*nk:(b+1)*nk], k.epsn[b*nk:(b+1)*nk])
+	}
+	j, _, err := k.draw(rng, k.zn, k.lpn, k.lqn, k.extra, k.lwn, k.wn)
+	return j, err
+}
+
+// Weighted returns the centred block's rows and normalised weights.
+func (k *PG) Weighted() ([]float64, []float64) { return k.z, k.w }
+
+// Retained is the retained latent vector.
+func (k *PG) Retained() []float64 { return k.cur }
+
+// Refresh does nothing: every block recomputes what it weighs.
+func (k *PG) Refresh() {}
