@@ -58,6 +58,7 @@ type PGFamily struct {
 	d        int
 
 	adam        *AdamState
+	steps       int // natural steps taken, for the proposal's decreasing step
 	lamP, gradP []float64
 	rows        []float64 // scratch: the statics of the weighted rows
 }
@@ -156,7 +157,8 @@ func (f *PGFamily) NaturalStep(z, w []float64, rho float64) error {
 		}
 	}
 	f.Proposal.Lambda(f.lamP)
-	f.adam.Step(f.lamP, f.gradP, Defaults.LRSSM)
+	f.steps++
+	f.adam.Step(f.lamP, f.gradP, Defaults.LRSSM*math.Pow(1+float64(f.steps)/Defaults.DecayScale, -Defaults.DecayExp))
 	for _, v := range f.lamP {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("the state proposal's parameters became non-finite")
