@@ -254,7 +254,7 @@ func kernelFor(o Options, p *msc.Problem) (*msc.KernelSpec, error) {
 	if o.Kernel == "" || o.Kernel == "auto" {
 		k, err := msc.ChooseKernel(o.Method, p, ko)
 		if err != nil {
-			return nil, Errorf(missingHint(err), "%v", err)
+			return nil, Errorf(missingHint(err, "--method "+Defaults.Method), "%v", err)
 		}
 		return k, nil
 	}
@@ -266,16 +266,17 @@ func kernelFor(o Options, p *msc.Problem) (*msc.KernelSpec, error) {
 		return nil, Errorf("the kernels are those of MSC; the baselines have none", "--kernel %s cannot be used with --method %s", o.Kernel, o.Method)
 	}
 	if err := k.Check(p, ko); err != nil {
-		return nil, Errorf(missingHint(err), "--kernel %s: %v", o.Kernel, err)
+		return nil, Errorf(missingHint(err, "--kernel auto"), "--kernel %s: %v", o.Kernel, err)
 	}
 	return k, nil
 }
 
-// missingHint is the remedy for a kernel's missing capability.
-func missingHint(err error) string {
+// missingHint is the remedy for a kernel's missing capability, other the
+// choice that runs on any model.
+func missingHint(err error, other string) string {
 	var me *msc.MissingError
 	if errors.As(err, &me) && me.Missing&(msc.CapStateSpace|msc.CapGaussianTransition) != 0 {
-		return "write the model as z[t] ~ normal(f(z[t-1]), s) with observations x[t] depending on z[t] only, or use --kernel auto"
+		return "write the model as z[t] ~ normal(f(z[t-1]), s) with observations x[t] depending on z[t] only, or use " + other
 	}
 	return ""
 }
@@ -300,6 +301,9 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	meth, _ := lookupMethod(o.Method)
 	f := &Fitted{Model: m, Method: o.Method, problem: newProblem(m.Comp, 0, nil)}
 	if meth.solve != nil {
+		if o.Kernel != "" && o.Kernel != "auto" {
+			return nil, Errorf("the kernels are those of MSC; the baselines have none", "--kernel %s cannot be used with --method %s", o.Kernel, o.Method)
+		}
 		if err := meth.solve(f); err != nil {
 			return nil, err
 		}
@@ -309,17 +313,17 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 		f.Summary = f.summarize(o, time.Since(start))
 		return f, nil
 	}
+	ko := o.kernelOptions()
+	if ko.ProposePrior { // why the prior cannot be sampled, at its place
+		if err := m.Comp.PriorError(); err != nil {
+			return nil, err
+		}
+	}
 	kernel, err := kernelFor(o, f.problem)
 	if err != nil {
 		return nil, err
 	}
 	f.kernel = kernel
-	ko := o.kernelOptions()
-	if ko.ProposePrior {
-		if err := m.Comp.PriorError(); err != nil {
-			return nil, err
-		}
-	}
 	s := msc.Settings{Samples: o.Samples, Iters: o.Iters, Fixed: o.Fixed, Chains: o.Chains, LR: o.LR, ParamLR: o.ParamLR, RetainedOnly: o.Retained, Trace: o.Trace}
 	if s.Optimizer, err = msc.ParseOptimizer(o.Optimizer); err != nil {
 		return nil, Errorf("", "%v", err)

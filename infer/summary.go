@@ -252,7 +252,11 @@ func (f *Fitted) summarize(o Options, elapsed time.Duration) *Summary {
 			}
 		}
 		sum.Diagnostics.ESSBulkMin = Figure(res.ESSBulkMin)
-		sum.Reported += "; latent moments from the retained trajectories of those iterations"
+		from := "the retained trajectories"
+		if f.kernel != nil && !f.kernel.Markov {
+			from = "the kernel's fresh trajectories"
+		}
+		sum.Reported += "; latent moments from " + from + " of those iterations"
 		if f.evidence != nil {
 			sum.LogEvidence, sum.LogEvidenceSE = Figure(f.evidence.LogEvidence), Figure(f.evidence.SE)
 		}

@@ -40,6 +40,9 @@ func RecogniseGLM(c *Compiled) (*GLM, error) {
 		if f.prior != nil {
 			continue
 		}
+		if lik != nil && lik.pos == f.pos {
+			return nil, fmt.Errorf("the likelihood statement at %s is in a loop (one term per iteration); a GLM has one vectorised statement", f.pos)
+		}
 		if lik != nil {
 			return nil, fmt.Errorf("the model has more than one likelihood statement (at %s and %s)", lik.pos, f.pos)
 		}

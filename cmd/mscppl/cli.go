@@ -206,6 +206,7 @@ type runCmd struct {
 	ParamLR    float64 `name:"param-lr" help:"Adam step for the model parameters (default ${param_lr}; ${param_lr_ssm} with the csmc kernel, the paper's)."`
 	Retained   bool    `help:"Use only the retained sample in the gradient instead of all S samples (Rao-Blackwellised, the default)."`
 	JSON       bool    `name:"json" help:"Print the machine-readable summary on stdout."`
+	All        bool    `help:"Print every element of every latent (by default a vector of more than ${long_vector} elements shows its first and last ${vector_ends} and those a warning names)."`
 	Out        string  `help:"Write summary.json, variational.json, draws.csv and trace.csv into this directory (each atomically)." placeholder:"DIR"`
 	Draws      int     `help:"Draws of q behind the PSIS check and the summaries, and the rows of DIR/draws.csv with --out (default ${draws})."`
 	Quiet      bool    `help:"No progress bar (it is shown only when stderr is a terminal)."`
@@ -246,6 +247,10 @@ func (c *runCmd) Run(e *env) error {
 	}
 	if c.JSON {
 		return writeJSON(e.stdout, out.sum)
+	}
+	if c.All {
+		show.SummaryAll(e.stdout, out.sum)
+		return nil
 	}
 	show.Summary(e.stdout, out.sum)
 	return nil
@@ -354,8 +359,10 @@ func helpVars() kong.Vars {
 		"sweep_iters":        strconv.Itoa(c.SweepIters),
 		"evidence_particles": strconv.Itoa(c.EvidenceParticles),
 		"evidence_repeats":   strconv.Itoa(c.EvidenceRepeats),
-		// the pictures
-		"plot_max": strconv.Itoa(plotMax),
+		// the pictures and the table
+		"plot_max":    strconv.Itoa(plotMax),
+		"long_vector": strconv.Itoa(show.LongVector),
+		"vector_ends": strconv.Itoa(show.Ends),
 	}
 }
 

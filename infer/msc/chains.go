@@ -411,6 +411,9 @@ func (e *evaluator) combine(res *Result) {
 	res.RhatOf = "retained samples"
 	if !c0.l.k.Markov() {
 		res.RhatOf = "q's mean iterates"
+		if c0.l.ownDraws {
+			res.RhatOf = "draws of the kernel"
+		}
 	}
 	first := e.s.windowStart(n)
 	res.Reported = fmt.Sprintf("average of %d chains over iterations %d-%d (%d iterates each)", C, first, n, res.Averaged)

@@ -328,7 +328,7 @@ type Result struct {
 	// means in units of the combined posterior sd.
 	Rhat, Spread       []float64
 	RhatMax, SpreadMax float64
-	RhatOf             string  // "retained samples" or "q's mean iterates"
+	RhatOf             string  // "retained samples", "draws of the kernel" (a baseline whose q cannot be sampled) or "q's mean iterates"
 	ESSBulkMin         float64 // the smallest bulk ESS of the components' recorded draws
 	Checks             int     // stopping-rule checks made
 	StoppedByRule      bool    // the stopping rule ended the run before the cap
@@ -385,11 +385,6 @@ func newChain(rng *rand.Rand, p *Problem, q Family, k Kernel, s *Settings) (*cha
 	if q.Dim() == 0 {
 		return nil, errors.New("the model has no latent variables: nothing to infer")
 	}
-	if !k.Markov() {
-		if _, ok := q.(Sampler); !ok {
-			return nil, fmt.Errorf("the %s kernel has no retained sample and the %s family no mean", k.Name(), q.Name())
-		}
-	}
 	l := newLoop(p, q, k, s)
 	if err := k.Init(rng); err != nil {
 		return nil, err
@@ -426,7 +421,7 @@ func (c *chain) advance(ctx context.Context, to int) error {
 		}
 		l.accumulate(it, info.Changed)
 		if c.buf.wants(it) {
-			if k.Markov() {
+			if l.ownDraws {
 				c.buf.add(it, k.Retained())
 			} else {
 				l.q.(Sampler).Moments(c.qMean, c.qSD)
@@ -462,6 +457,11 @@ type loop struct {
 	theta, gT []float64
 	adamP     *AdamState
 	one       []float64 // weight 1 for the retained sample
+	// ownDraws: the chains' record and the window's moments are the
+	// kernel's draws (Retained), for a Markov kernel and for a baseline
+	// whose q cannot be sampled (the SMC baseline's particle-filter
+	// trajectory); otherwise q's mean iterates are recorded.
+	ownDraws bool
 
 	stats  []float64
 	win    *window
@@ -489,8 +489,10 @@ func newLoop(p *Problem, q Family, k Kernel, s *Settings) *loop {
 		l.gT, l.adamP = make([]float64, np), NewAdam(np)
 	}
 	l.stats = make([]float64, q.NumStats())
+	_, sampler := q.(Sampler)
+	l.ownDraws = k.Markov() || !sampler
 	nz := 0
-	if k.Markov() {
+	if l.ownDraws {
 		nz = l.d
 	}
 	l.win = newWindow(q.NumStats(), np, nz)
@@ -580,7 +582,7 @@ func (l *loop) updateParams(it int) error {
 func (l *loop) accumulate(it int, changed bool) {
 	l.q.Stats(l.stats)
 	var z []float64
-	if l.k.Markov() { // the chain's own moments
+	if l.ownDraws { // the chain's own moments
 		z = l.k.Retained()
 	}
 	l.win.add(it, changed, l.stats, l.theta, z)

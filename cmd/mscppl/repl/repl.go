@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -83,7 +84,7 @@ var help = fmt.Sprintf(`commands:
   :clear              drop the typed model
   :check              check the model and print its layout
   :run [flags]        fit q (the flags of mscppl run, e.g. --samples 2 --iters 5000)
-  :summary            print the last run's summary
+  :summary [--all]    print the last run's summary (--all: every row of long vectors)
   :sample N           draw N samples from q (constrained space)
   :eval EXPR          evaluate an expression of latents, params and data under %d draws of q;
                       a comparison (tau > 5, a < b && b < c, !(x > 0)) prints its posterior probability,
@@ -392,7 +393,7 @@ func (r *state) command(cmd string) bool {
 		r.run(fields[1:])
 	case ":summary":
 		if r.needRun() {
-			show.Summary(w, r.last.Summary)
+			summary(w, r.last.Summary, slices.Contains(fields[1:], "--all"))
 		}
 	case ":sample":
 		r.sample(arg)
@@ -529,7 +530,16 @@ func (r *state) run(flags []string) {
 		return
 	}
 	r.last = f
-	show.Summary(r.stdout, f.Summary)
+	summary(r.stdout, f.Summary, slices.Contains(flags, "--all"))
+}
+
+// summary prints a run's summary, with every row when all.
+func summary(w io.Writer, s *infer.Summary, all bool) {
+	if all {
+		show.SummaryAll(w, s)
+		return
+	}
+	show.Summary(w, s)
 }
 
 // draws returns n unconstrained draws from the last run's q.

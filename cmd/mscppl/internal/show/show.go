@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -49,23 +50,64 @@ func Report(w io.Writer, err error, sources map[string][]byte) {
 	}
 }
 
-// Summary prints a fit's summary for people.
-func Summary(w io.Writer, s *infer.Summary) {
+// Summary prints a fit's summary for people: the latents' table shows the
+// scalars first, then each vector, a long one (more than LongVector
+// elements) by its first and last Ends elements and those a warning or a
+// note names, with a line saying how many rows were left out. SummaryAll
+// prints every row.
+func Summary(w io.Writer, s *infer.Summary) { summary(w, s, false) }
+
+// SummaryAll is Summary with every element of every latent.
+func SummaryAll(w io.Writer, s *infer.Summary) { summary(w, s, true) }
+
+// LongVector and Ends: a latent with more than LongVector elements is
+// shown by its first and last Ends (and those a warning names).
+const (
+	LongVector = 10
+	Ends       = 4
+)
+
+func summary(w io.Writer, s *infer.Summary, all bool) {
 	fmt.Fprintf(w, "%s: %s, %s kernel, S = %d, %s family, %s updates, %d iterations, seed %d, %.2fs\n",
 		s.Model, strings.ToUpper(s.Method), s.Kernel, s.Samples, s.Family, s.Optimizer, s.Iterations, s.Seed, s.ElapsedSeconds)
 	if s.Reported != "" {
 		fmt.Fprintf(w, "q reported: %s\n", s.Reported)
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	var table strings.Builder // the rows of a gap end in blanks, trimmed
+	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', tabwriter.AlignRight)
+	var left []string // "N rows of z", one per elided latent
 	if len(s.LatentOrder) > 0 {
 		fmt.Fprintf(w, "latents: %s\n", sourceText[s.SummarySource])
 		fmt.Fprintln(tw, "latent\tmean\tsd\t5%\t50%\t95%\tmcse\t")
-		for _, name := range s.LatentOrder {
-			m := s.Latent[name]
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, Num(m.Mean), Num(m.SD), fig(m.Q05), fig(m.Q50), fig(m.Q95), fig(m.MCSE))
+		named := append(slices.Clone(s.Warnings), s.Notes...)
+		for _, g := range latentGroups(s.LatentOrder) {
+			gap := false
+			for i, name := range g.names {
+				if !all && len(g.names) > LongVector && i >= Ends && i < len(g.names)-Ends && !mentioned(named, name) {
+					if !gap {
+						fmt.Fprintln(tw, "...\t\t\t\t\t\t\t")
+					}
+					gap = true
+					continue
+				}
+				gap = false
+				m := s.Latent[name]
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, Num(m.Mean), Num(m.SD), fig(m.Q05), fig(m.Q50), fig(m.Q95), fig(m.MCSE))
+			}
+			if n := g.hidden(all, named); n > 0 {
+				left = append(left, fmt.Sprintf("%d of the %d rows of %s", n, len(g.names), g.base))
+			}
 		}
 	}
 	tw.Flush()
+	for _, line := range strings.SplitAfter(table.String(), "\n") {
+		if line != "" {
+			fmt.Fprintln(w, strings.TrimRight(line, " \n"))
+		}
+	}
+	if len(left) > 0 {
+		fmt.Fprintf(w, "left out: %s; --all prints every row (--json and summary.json have them all)\n", strings.Join(left, ", "))
+	}
 	if len(s.ParamOrder) > 0 {
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "param\tvalue\t")
@@ -94,6 +136,69 @@ func Summary(w io.Writer, s *infer.Summary) {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
 	fmt.Fprintf(w, "verdict: %s\n", s.Verdict)
+}
+
+// latentGroup is one latent (or derived quantity) of the table: its name
+// and its elements' names.
+type latentGroup struct {
+	base  string
+	names []string
+}
+
+// latentGroups groups the names of the table by latent, the scalars first,
+// then the vectors and matrices, each in the order given.
+func latentGroups(order []string) []latentGroup {
+	var scalars, vectors []latentGroup
+	for _, name := range order {
+		base, _, indexed := strings.Cut(name, "[")
+		if !indexed {
+			scalars = append(scalars, latentGroup{base: name, names: []string{name}})
+			continue
+		}
+		if n := len(vectors); n > 0 && vectors[n-1].base == base {
+			vectors[n-1].names = append(vectors[n-1].names, name)
+			continue
+		}
+		vectors = append(vectors, latentGroup{base: base, names: []string{name}})
+	}
+	return append(scalars, vectors...)
+}
+
+// hidden is the number of rows of g the table leaves out.
+func (g latentGroup) hidden(all bool, named []string) int {
+	if all || len(g.names) <= LongVector {
+		return 0
+	}
+	n := 0
+	for _, name := range g.names[Ends : len(g.names)-Ends] {
+		if !mentioned(named, name) {
+			n++
+		}
+	}
+	return n
+}
+
+// mentioned reports whether one of texts names the element name (z[12],
+// not as the end of another name such as xz[12]).
+func mentioned(texts []string, name string) bool {
+	for _, t := range texts {
+		for i := 0; ; {
+			j := strings.Index(t[i:], name)
+			if j < 0 {
+				break
+			}
+			at := i + j
+			if at == 0 || !isNameByte(t[at-1]) {
+				return true
+			}
+			i = at + 1
+		}
+	}
+	return false
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || c == '.' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 // sourceText says what the latent table describes.
