@@ -1,6 +1,8 @@
 package infer
 
 import (
+	"fmt"
+
 	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/mscppl/mscppl/ir"
 )
@@ -40,7 +42,7 @@ func (s staticView) Given() (msc.GeneralStateSpace, msc.StateSpace) {
 // when clone is not nil, a split over ways cores of its batched log joint.
 func newProblem(c *ir.Compiled, ways int, clone func() (*ir.Compiled, error)) *msc.Problem {
 	p := &msc.Problem{
-		Dim: c.Dim(), Names: c.Model.UnconstrainedNames(),
+		Dim: c.Dim(), Names: c.Model.UnconstrainedNames(), ParamNames: unconstrainedParamNames(c.Model),
 		Target: c, Grad: c, Diagnoser: c,
 	}
 	if c.NumParams() > 0 {
@@ -81,3 +83,31 @@ func newProblem(c *ir.Compiled, ways int, clone func() (*ir.Compiled, error)) *m
 // Problem is the engine's view of the model's compiled target, for callers
 // that drive package msc themselves (benchmarks, tools).
 func (m *Model) Problem() *msc.Problem { return newProblem(m.Comp, 0, nil) }
+
+// unconstrainedParamNames names the params' unconstrained components as a
+// user reads them: s for an unconstrained s, log(s) for s > 0, logit of the
+// scaled value for two bounds.
+func unconstrainedParamNames(m *ir.Model) []string {
+	out := make([]string, m.ParamDim)
+	for _, v := range m.Params {
+		for i := range v.Type.Len() {
+			n := v.Name
+			if !v.Type.Scalar() {
+				n = fmt.Sprintf("%s[%d]", v.Name, i+1)
+			}
+			b := v.Bij
+			switch {
+			case b.HasLower && b.HasUpper:
+				n = fmt.Sprintf("logit((%s - %g) / %g)", n, b.Lower, b.Upper-b.Lower)
+			case b.HasLower && b.Lower == 0:
+				n = "log(" + n + ")"
+			case b.HasLower:
+				n = fmt.Sprintf("log(%s - %g)", n, b.Lower)
+			case b.HasUpper:
+				n = fmt.Sprintf("log(%g - %s)", b.Upper, n)
+			}
+			out[v.Offset+i] = n
+		}
+	}
+	return out
+}

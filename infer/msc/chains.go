@@ -131,7 +131,8 @@ type evaluator struct {
 	prevMean, prevSD   []float64
 	stable             bool
 	chainMeans         [][]float64
-	q                  Family // the combined q
+	chainThetas        [][]float64 // each chain's averaged params
+	q                  Family      // the combined q
 	theta              []float64
 	// chainSummaries: q cannot be sampled (a state-space proposal), so the
 	// run reports the chains' own averages of their retained samples. Their
@@ -163,10 +164,12 @@ func (e *evaluator) evaluate(n int, final bool) bool {
 	zm, zs := make([]float64, d), make([]float64, d)
 	pooled2 := make([]float64, d)
 	e.chainMeans = make([][]float64, C)
+	e.chainThetas = make([][]float64, C)
 	for i, c := range e.chains {
 		c.l.win.mean(from, avg, th, zm, zs)
 		addTo(sum, avg)
 		addTo(theta, th)
+		e.chainThetas[i] = append([]float64(nil), th...)
 		m := make([]float64, d)
 		if sq, ok := c.l.q.(Sampler); ok {
 			qi := sq.Clone()
@@ -392,6 +395,7 @@ func (e *evaluator) combine(res *Result) {
 	res.Rhat, res.Spread, res.RhatMax, res.SpreadMax = e.rhat, e.spread, e.rhatMax, e.spreadMax
 	res.ESSBulkMin = e.essBulkMin(n)
 	res.ChainDraws = e.windowRows(n)
+
 	if column := e.windowDraws(n); column != nil {
 		res.ChainQuantiles, res.ChainMCSE = make([][3]float64, d), make([]float64, d)
 		var pooled []float64
@@ -444,9 +448,15 @@ func (e *evaluator) combine(res *Result) {
 		cause = "; with params, each chain learns its own: if only a combination of them is identified, the chains settle on different values and their latents differ (compare the chains' params)"
 	}
 	if !(e.rhatMax <= Defaults.RhatMax) {
+		likely := "the run is too short, or the posterior is hard for q (a funnel, several modes)"
+		remedy := fmt.Sprintf("more --iters (the cap was %d), or reparameterise (for example the non-centred form of a hierarchical model), or --family %s", e.s.Iters, HeavyTailedFamily())
+		if e.chainSummaries { // a state-space run: its kernel, not q, sets the chains' pace
+			likely = "the run is too short for the kernel to forget its start"
+			remedy = fmt.Sprintf("more --iters (the cap was %d), or more --samples (particles)", e.s.Iters)
+		}
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
-			"R-hat is %.3g (threshold %.2f) for %s: the %d chains' %s over iterations %d-%d do not agree; likely cause: the run is too short, or the posterior is hard for q (a funnel, several modes); remedy: more --iters (the cap was %d), or reparameterise (for example the non-centred form of a hierarchical model), or --family student_t%s",
-			e.rhatMax, Defaults.RhatMax, names(e.rhat, Defaults.RhatMax), C, res.RhatOf, first, n, e.s.Iters, cause))
+			"R-hat is %.3g (threshold %.2f) for %s: the %d chains' %s over iterations %d-%d do not agree; likely cause: %s; remedy: %s%s",
+			e.rhatMax, Defaults.RhatMax, names(e.rhat, Defaults.RhatMax), C, res.RhatOf, first, n, likely, remedy, cause))
 	}
 	if e.chainSummaries && !(e.essMin >= Defaults.MinESS) && e.rhatMax <= Defaults.RhatMax {
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
@@ -457,6 +467,14 @@ func (e *evaluator) combine(res *Result) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
 			"the chains' averaged means differ by up to %.3g posterior sd (threshold %.2f) for %s: q has not settled; likely cause: too few iterations; remedy: more --iters (the cap was %d)%s",
 			e.spreadMax, Defaults.AgreeSD, names(e.spread, Defaults.AgreeSD), e.s.Iters, cause))
+	}
+	if !res.Converged && !res.Stopped {
+		if u := e.unidentified(); u != nil {
+			res.Unidentified = u
+			res.Warnings = append(res.Warnings, fmt.Sprintf(
+				"%s: the chains' params differ along that direction (sd %.2g in unconstrained space), and a particle filter gives the same log-likelihood at the combined params and %.2g before and after them along it (%s), so the data do not tell them apart and each chain settles elsewhere, taking its latents with it; remedy: write the model in the identified combination, or fix one of them (give it a value as data)",
+				flatWords(u.Direction, c0.l.p.ParamNames), u.Spread, u.Step, logLiks(u)))
+		}
 	}
 	if res.Stopped {
 		res.Converged = false
@@ -480,4 +498,12 @@ func mixingWarning(l *loop, rate float64, last int, chains []string, C int) stri
 	return fmt.Sprintf(
 		"the %s kernel is not mixing%s: its retained sample changed in only %.1f%% of the last %d iterations (threshold %.0f%%); likely cause: %s; remedy: %s",
 		strings.ToUpper(l.k.Name()), which, 100*rate, last, 100*MixingThreshold, cause, remedy)
+}
+
+func logLiks(u *Unidentified) string {
+	parts := make([]string, 3)
+	for i, l := range u.LogLik {
+		parts[i] = fmt.Sprintf("%.2f (se %.2f)", l, u.SE[i])
+	}
+	return strings.Join(parts, ", ")
 }

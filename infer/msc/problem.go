@@ -15,8 +15,9 @@ import (
 type Problem struct {
 	// Dim is the number of unconstrained latent scalars.
 	Dim int
-	// Names are the components' names, for messages (nil: "component j").
-	Names []string
+	// Names are the components' names, for messages (nil: "component j");
+	// ParamNames those of the unconstrained params (log(s) for s > 0).
+	Names, ParamNames []string
 
 	// Target is the batched log joint: every kernel that weighs proposals
 	// needs it.

@@ -87,8 +87,11 @@ var Defaults = struct {
 	// MinESS is the smallest bulk ESS of the recorded draws at which a run
 	// that reports the chains' own averages (a state-space run) may stop:
 	// its means' Monte Carlo error is then at most 1/sqrt(MinESS) sd.
-	MinESS    float64
-	LRNatural float64
+	MinESS float64
+	// ParamAgreeSE: the chains\' averaged params agree within this many
+	// standard errors of the maximum-likelihood estimate.
+	ParamAgreeSE float64
+	LRNatural    float64
 	// For a family with a dense covariance rho_0 is at most LRNaturalDim/d.
 	LRNaturalDim float64
 	// The natural-gradient step is rho_k = LR (1 + k/DecayScale)^-DecayExp.
@@ -113,7 +116,7 @@ var Defaults = struct {
 	SamplesPerDim: 0.25,
 	Chains:        4,
 	Iters:         DefaultIters,
-	ItersSSM:      2000,
+	ItersSSM:      10000,
 	ItersPG:       20000,
 	FirstCheck:    1000,
 	RhatMax:       1.01,
@@ -319,6 +322,11 @@ type Result struct {
 	MeanESS        float64
 	Degenerate     int // iterations in which every weight was zero
 	Warnings       []string
+
+	// Unidentified, when the chains of a state-space run with params did
+	// not agree, says along which combination of params the likelihood is
+	// flat (RunChains).
+	Unidentified *Unidentified
 
 	// Set by RunChains.
 	Chains []*Result
@@ -567,7 +575,7 @@ func (l *loop) updateParams(it int) error {
 		return nil
 	}
 	l.pt.GradParams(l.k.Retained(), l.gT)
-	l.adamP.Step(l.theta, l.gT, l.s.ParamLR)
+	l.adamP.Step(l.theta, l.gT, l.s.ParamLR*math.Pow(1+float64(it)/Defaults.DecayScale, -Defaults.DecayExp))
 	for _, v := range l.theta {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("the model parameters became non-finite at iteration %d; lower --param-lr", it)
