@@ -38,10 +38,10 @@ func cholLower(a []float64, K int) bool {
 // triangle not read) into dst, lower triangular, and returns
 // log det L = sum log L_kk.
 func invLower(L, dst []float64, K int) float64 {
-	logDet := 0.0
+	det := 1.0
 	for j := 0; j < K; j++ {
 		d := L[j*K+j]
-		logDet += math.Log(d)
+		det *= d
 		for i := 0; i < j; i++ {
 			dst[i*K+j] = 0
 		}
@@ -55,7 +55,20 @@ func invLower(L, dst []float64, K int) float64 {
 			dst[i*K+j] = -s / L[i*K+i]
 		}
 	}
-	return logDet
+	return logDiagSum(L, det, K)
+}
+
+// logDiagSum is sum log M_kk given their product det: one logarithm when
+// the product is a normal number, K otherwise.
+func logDiagSum(M []float64, det float64, K int) float64 {
+	if det > 1e-300 && det < 1e300 {
+		return math.Log(det)
+	}
+	s := 0.0
+	for k := 0; k < K; k++ {
+		s += math.Log(M[k*K+k])
+	}
+	return s
 }
 
 // lowerTL writes M' M for the lower-triangular M into dst (symmetric, both
@@ -88,6 +101,12 @@ func lowerLT(M, dst []float64, K int) {
 
 // lowerMulVec writes M x for the lower-triangular M into dst (not x).
 func lowerMulVec(M, x, dst []float64, K int) {
+	if K == 2 {
+		x0, x1 := x[0], x[1]
+		dst[0] = M[0] * x0
+		dst[1] = M[2]*x0 + M[3]*x1
+		return
+	}
 	for i := 0; i < K; i++ {
 		s := 0.0
 		for l := 0; l <= i; l++ {
@@ -99,6 +118,12 @@ func lowerMulVec(M, x, dst []float64, K int) {
 
 // lowerTMulVec writes M' x for the lower-triangular M into dst (not x).
 func lowerTMulVec(M, x, dst []float64, K int) {
+	if K == 2 {
+		x0, x1 := x[0], x[1]
+		dst[0] = M[0]*x0 + M[2]*x1
+		dst[1] = M[3] * x1
+		return
+	}
 	for i := 0; i < K; i++ {
 		s := 0.0
 		for l := i; l < K; l++ {
@@ -126,6 +151,12 @@ func lowerSolveNormSq(L, r, u []float64, K int) float64 {
 
 // symMulVec writes S x for the symmetric (full) S into dst (not x).
 func symMulVec(S, x, dst []float64, K int) {
+	if K == 2 {
+		x0, x1 := x[0], x[1]
+		dst[0] = S[0]*x0 + S[1]*x1
+		dst[1] = S[2]*x0 + S[3]*x1
+		return
+	}
 	for i := 0; i < K; i++ {
 		s := 0.0
 		for l := 0; l < K; l++ {

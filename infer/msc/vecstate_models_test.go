@@ -95,8 +95,10 @@ func (m *lgvec) Transition(t int, prev, mean, chol []float64) {
 
 func (m *lgvec) ObsLogDensity(t int, cur, out []float64) {
 	K := m.K
+	c, ir := -math.Log(m.r)-0.5*ln2Pi, 1/m.r
 	for i := range out {
-		out[i] = normLogPdf(m.y[t], dot(m.H, cur[i*K:(i+1)*K]), m.r)
+		d := (m.y[t] - dot(m.H, cur[i*K:(i+1)*K])) * ir
+		out[i] = -0.5*d*d + c
 	}
 }
 

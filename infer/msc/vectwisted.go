@@ -90,13 +90,15 @@ func (tw *VecTwisted) factorR(t int, R []float64) {
 	K := tw.K
 	off := tw.Off[t*K*(K-1)/2:]
 	ld := tw.LogDiag[t*K : (t+1)*K]
+	for i := 0; i < K; i++ {
+		R[i*K+i] = math.Exp(0.5 * ld[i])
+	}
 	o := 0
 	for i := 0; i < K; i++ {
 		for j := 0; j < i; j++ {
-			R[i*K+j] = off[o] * math.Exp(0.5*ld[j])
+			R[i*K+j] = off[o] * R[j*K+j]
 			o++
 		}
-		R[i*K+i] = math.Exp(0.5 * ld[i])
 		for j := i + 1; j < K; j++ {
 			R[i*K+j] = 0
 		}
