@@ -644,6 +644,49 @@ func mustVecTwisted(t *testing.T, l VectorLayout) *VecTwisted {
 	return tw
 }
 
+// TestVecStepNoAllocs: an MSC iteration's kernel step (a conditional sweep)
+// and score at the retained trajectory allocate nothing, for both vector
+// proposals (the models' own evaluations aside: lgvec's TransitionLogDensity
+// allocates, so the per-step proposal runs on a model that does not).
+func TestVecStepNoAllocs(t *testing.T) {
+	llt := newLLT(lltY, true)
+	tw, err := NewVecTwisted(llt)
+	require.NoError(t, err)
+	ar, err := NewVecAR(llt)
+	require.NoError(t, err)
+	for _, c := range []struct {
+		p *Problem
+		q Family
+	}{{vecProb(llt), tw}, {&Problem{Dim: 10, VectorGeneral: noAllocGeneral{llt}}, ar}} {
+		k, err := NewSMCKernel(c.p, c.q, 10, true)
+		require.NoError(t, err)
+		rng := rand.New(rand.NewPCG(1, 1))
+		require.NoError(t, k.Init(rng))
+		grad := make([]float64, c.q.NumLambda())
+		allocs := testing.AllocsPerRun(100, func() {
+			_, _ = k.Step(rng)
+			c.q.AddScore(1, k.Retained(), grad)
+		})
+		require.Zero(t, allocs, c.q.Name())
+	}
+}
+
+// noAllocGeneral is lgvec's diagonal-noise transition density evaluated
+// without allocating (Lq diagonal).
+type noAllocGeneral struct{ *lgvec }
+
+func (m noAllocGeneral) TransitionLogDensity(t int, prev, cur, out []float64) {
+	for i := range out {
+		x := cur[2*i : 2*i+2]
+		if t == 0 {
+			out[i] = normLogPdf(x[0], m.m0[0], 1) + normLogPdf(x[1], m.m0[1], 1)
+			continue
+		}
+		p := prev[2*i : 2*i+2]
+		out[i] = normLogPdf(x[0], p[0]+p[1], m.Lq[0]) + normLogPdf(x[1], p[1], m.Lq[3])
+	}
+}
+
 // BenchmarkVecCSMCSweep: one CSMC sweep of the vector twisted proposal on a
 // local linear trend, K = 2, T = 2000, N = 10 particles.
 func BenchmarkVecCSMCSweep(b *testing.B) {
