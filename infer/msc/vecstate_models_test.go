@@ -451,20 +451,24 @@ func (m *mixLLT) ObsLogDensity(t int, cur, out []float64) {
 }
 
 func (m *mixLLT) TransitionLogDensity(t int, prev, cur, out []float64) {
-	u := make([]float64, 2)
-	for i := range out {
-		x := cur[2*i : 2*i+2]
-		if t == 0 {
-			d := []float64{x[0] - m.m0[0], x[1] - m.m0[1]}
-			out[i] = -0.5*lowerSolveNormSq(m.L0, d, u, 2) - math.Log(m.L0[0]*m.L0[3]) - ln2Pi
-			continue
+	var u, d [2]float64
+	if t == 0 {
+		c := -math.Log(m.L0[0]*m.L0[3]) - ln2Pi
+		for i := range out {
+			d[0], d[1] = cur[2*i]-m.m0[0], cur[2*i+1]-m.m0[1]
+			out[i] = -0.5*lowerSolveNormSq(m.L0, d[:], u[:], 2) + c
 		}
-		p := prev[2*i : 2*i+2]
+		return
+	}
+	// w N(e; ma, sa^2) + (1-w) N(e; mb, sb^2) = ca exp(-(e-ma)^2/2sa^2) (1 + cb/ca exp(...))
+	ca, cb := m.w/(m.sa*math.Sqrt(2*math.Pi)), (1-m.w)/(m.sb*math.Sqrt(2*math.Pi))
+	c2 := -math.Log(m.s2) - 0.5*ln2Pi
+	for i := range out {
+		x, p := cur[2*i:2*i+2], prev[2*i:2*i+2]
 		e := x[0] - p[0] - p[1]
-		a := math.Log(m.w) + normLogPdf(e, m.ma, m.sa)
-		b := math.Log(1-m.w) + normLogPdf(e, m.mb, m.sb)
-		mx := math.Max(a, b)
-		out[i] = mx + math.Log(math.Exp(a-mx)+math.Exp(b-mx)) + normLogPdf(x[1], p[1], m.s2)
+		za, zb := (e-m.ma)/m.sa, (e-m.mb)/m.sb
+		z2 := (x[1] - p[1]) / m.s2
+		out[i] = math.Log(ca*math.Exp(-0.5*za*za)+cb*math.Exp(-0.5*zb*zb)) - 0.5*z2*z2 + c2
 	}
 }
 
