@@ -42,6 +42,13 @@ type Problem struct {
 	// beside its state (particle Gibbs); StateSpace and General are then
 	// nil, since the latents are not the trajectory alone.
 	Statics StaticStateSpace
+	// VectorStateSpace and VectorGeneral are the same for a model with a
+	// K-dimensional state per time step (vecstate.go): VectorStateSpace
+	// when the transition is Gaussian (the vector twisted proposal),
+	// VectorGeneral whenever its density can be evaluated (the vector
+	// per-step proposal). A model with a Gaussian transition has both.
+	VectorStateSpace VectorStateSpace
+	VectorGeneral    GeneralVectorStateSpace
 	// NotStateSpace says why the model is not a state-space model, for the
 	// message of a kernel that needs one ("" when unknown).
 	NotStateSpace string
@@ -65,7 +72,15 @@ const (
 	CapGaussianTransition                        // a state-space structure with a Gaussian transition
 	CapSplit                                     // a log joint that can use more cores
 	CapStatics                                   // a state-space structure with static latents beside the state
+	CapVectorStateSpace                          // a state-space structure with a vector state per step
+	CapVectorGaussian                            // a vector state-space structure with a Gaussian transition
 )
+
+// CapAnyStateSpace is the need of a kernel that runs on a state-space
+// structure with scalar or with vector states: Check counts it as met when
+// the problem has either, and String names it once ("a state-space
+// structure").
+const CapAnyStateSpace = CapStateSpace | CapVectorStateSpace
 
 var capNames = []string{
 	"a batched log joint",
@@ -76,11 +91,16 @@ var capNames = []string{
 	"a state-space structure with a Gaussian transition",
 	"a log joint that can be split over cores",
 	"a state-space structure with static latents beside the state",
+	"a state-space structure with vector states",
+	"a vector state-space structure with a Gaussian transition",
 }
 
 // String lists the capabilities in words.
 func (c Capability) String() string {
 	var out []string
+	if c&CapAnyStateSpace == CapAnyStateSpace {
+		c &^= CapVectorStateSpace // either structure will do
+	}
 	for i, n := range capNames {
 		if c&(1<<i) != 0 {
 			out = append(out, n)
@@ -108,18 +128,24 @@ func (p *Problem) Has() Capability {
 	set(p.StateSpace != nil, CapGaussianTransition)
 	set(p.Split != nil, CapSplit)
 	set(p.Statics != nil, CapStatics)
+	set(p.VectorGeneral != nil, CapVectorStateSpace)
+	set(p.VectorStateSpace != nil, CapVectorGaussian)
 	return c
 }
 
 // Check returns an error naming what the problem lacks of need, for the
 // named user (a kernel or a family), or nil.
 func (p *Problem) Check(who string, need Capability) error {
-	missing := need &^ p.Has()
+	has := p.Has()
+	missing := need &^ has
+	if need&CapAnyStateSpace == CapAnyStateSpace && has&CapAnyStateSpace != 0 {
+		missing &^= CapAnyStateSpace // either structure will do
+	}
 	if missing == 0 {
 		return nil
 	}
 	msg := fmt.Sprintf("%s needs %s, which this model does not provide", who, missing)
-	if missing&(CapStateSpace|CapGaussianTransition|CapStatics) != 0 && p.NotStateSpace != "" {
+	if missing&(CapAnyStateSpace|CapGaussianTransition|CapVectorGaussian|CapStatics) != 0 && p.NotStateSpace != "" {
 		msg += " (it is " + p.NotStateSpace + ")"
 	}
 	return &MissingError{Who: who, Missing: missing, msg: msg}

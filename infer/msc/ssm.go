@@ -165,7 +165,7 @@ func init() {
 	})
 	RegisterKernel(KernelSpec{
 		Name: "csmc", Help: "conditional SMC with ancestor sampling, for state-space models (the paper's Algorithm 4)",
-		Method: "msc", Priority: 1, Needs: CapStateSpace, Markov: true, StateSpace: true,
+		Method: "msc", Priority: 1, Needs: CapAnyStateSpace, Markov: true, StateSpace: true,
 		Optimizers: []Optimizer{Adam},
 		New: func(p *Problem, q Family, n int, _ KernelOptions) (Kernel, error) {
 			return NewSMCKernel(p, q, n, true)
@@ -174,7 +174,7 @@ func init() {
 	RegisterKernel(KernelSpec{
 		Name: "smc", Help: "a particle filter whose final weights pick the trajectory",
 		Method: "smc", MethodHelp: "particle-filter gradients (Gu, Ghahramani & Turner 2015), state-space models only",
-		Needs: CapStateSpace, StateSpace: true,
+		Needs: CapAnyStateSpace, StateSpace: true,
 		Optimizers: []Optimizer{Adam},
 		New: func(p *Problem, q Family, n int, _ KernelOptions) (Kernel, error) {
 			return NewSMCKernel(p, q, n, false)
@@ -187,7 +187,7 @@ func init() {
 // particle filter whose final weights pick the trajectory (the SMC
 // baseline of Gu, Ghahramani & Turner 2015, which is biased).
 type SMCKernel struct {
-	c           *CSMC
+	c           sweeper
 	Conditional bool
 	one         []float64
 }
@@ -195,9 +195,10 @@ type SMCKernel struct {
 // NewSMCKernel returns the CSMC kernel (conditional) or the particle-filter
 // baseline for a state-space model with n particles and proposal q, which
 // must be the model's *Twisted (for a StateSpace) or *ARProposal (for a
-// GeneralStateSpace).
+// GeneralStateSpace), or for vector states its *VecTwisted (for a
+// VectorStateSpace) or *VecAR (for a GeneralVectorStateSpace).
 func NewSMCKernel(model *Problem, q Family, n int, conditional bool) (*SMCKernel, error) {
-	c, err := NewCSMC(model, q, n)
+	c, err := newSweeper(model, q, n)
 	if err != nil {
 		return nil, err
 	}
@@ -217,9 +218,9 @@ func (k *SMCKernel) Init(rng *rand.Rand) error { k.c.Sweep(rng, false); return n
 
 // Step runs one sweep.
 func (k *SMCKernel) Step(rng *rand.Rand) (StepInfo, error) {
-	c := k.c
-	ok := c.Sweep(rng, k.Conditional)
-	return StepInfo{Changed: c.Changed, ESS: c.MeanESS, FracDiff: c.FracDiff, Degenerate: !ok}, nil
+	ok := k.c.Sweep(rng, k.Conditional)
+	c := k.c.info()
+	return StepInfo{Changed: c.changed, ESS: c.meanESS, FracDiff: c.fracDiff, Degenerate: !ok}, nil
 }
 
 // Weighted is the retained trajectory with weight 1.
@@ -233,19 +234,20 @@ func (k *SMCKernel) Refresh() {}
 
 // LogEvidence estimates log p(x; theta) with reps independent particle
 // filters of n particles each with proposal q (a *Twisted or an
-// *ARProposal), returning the log of the average of the unbiased estimates
-// and its Monte Carlo standard error (delta method). Factors that depend on
-// no latent state are not part of the filter: add them (ir's
-// ConstLogDensity) to the result.
+// *ARProposal, or for vector states a *VecTwisted or a *VecAR), returning
+// the log of the average of the unbiased estimates and its Monte Carlo
+// standard error (delta method). Factors that depend on no latent state
+// are not part of the filter: add them (ir's ConstLogDensity) to the
+// result.
 func LogEvidence(rng *rand.Rand, model *Problem, q Family, n, reps int) (logZ, se float64, err error) {
-	c, err := NewCSMC(model, q, n)
+	c, err := newSweeper(model, q, n)
 	if err != nil {
 		return 0, 0, err
 	}
 	ls := make([]float64, reps)
 	for r := range ls {
 		c.Sweep(rng, false)
-		ls[r] = c.LogZ
+		ls[r] = c.info().logZ
 	}
 	logZ, se = LogMeanExpSE(ls)
 	return logZ, se, nil

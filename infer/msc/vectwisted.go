@@ -1,0 +1,515 @@
+package msc
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// VecTwisted is the twisted Gaussian proposal for a state-space model with
+// K-dimensional states and a Gaussian transition N(m_t, S_t) (the paper's
+// twisted proposal in K dimensions):
+//
+//	q(x_t | x_{t-1}) ∝ N(x_t; m_t(x_{t-1}), S_t(x_{t-1})) psi_t(x_t),
+//	psi_t(x) = exp(-x' Lambda_t x / 2 + nu_t' x),
+//
+// a Gaussian with precision P_t = S_t^-1 + Lambda_t and mean
+// P_t^-1 (S_t^-1 m_t + nu_t). Lambda_t = U_t D_t U_t' (its LDL'
+// decomposition) with D_t = diag(exp(LogDiag_t)) and U_t unit lower
+// triangular, its entries below the diagonal Off_t (row by row: U_10,
+// U_20, U_21, ...). This maps all of R^(K(K+1)/2) one to one onto the
+// positive-definite matrices; with Off = 0 Lambda_t is the diagonal
+// exp(LogDiag_t), and for K = 1 LogDiag is the scalar Twisted's LogLambda.
+// (A Cholesky factor with a log diagonal, the other choice, lets MSC's
+// Adam steps drive a diagonal entry to 0 while an off-diagonal entry has
+// the wrong sign, a trap that LDL' avoids: the off-diagonal's gradient is
+// not dominated there by the diagonal below it.) A singular optimum (a
+// direction the data after step t say nothing about) is approached as a
+// LogDiag goes to -Inf.
+//
+// Nu, LogDiag and Off are indexed by step: Nu[t*K+k], LogDiag[t*K+k],
+// Off[t*K(K-1)/2 + k(k-1)/2 + l] for k > l.
+type VecTwisted struct {
+	T, K    int
+	Nu      []float64
+	LogDiag []float64
+	Off     []float64
+
+	idx  []int     // T x K: the position of (t, k) in the problem's latent vector
+	path []float64 // T x (K + K*K): the transition mean and factor along the retained trajectory
+	work *twistWork
+}
+
+// NewVecTwisted returns the vector twisted proposal for the model's layout,
+// started at psi close to 1 (Lambda_t = 0.01 I, nu_t = 0: q close to the
+// model's transition, the bootstrap proposal).
+func NewVecTwisted(l VectorLayout) (*VecTwisted, error) {
+	idx, err := layoutIndex(l)
+	if err != nil {
+		return nil, err
+	}
+	T, K := l.Len(), l.StateDim()
+	tw := &VecTwisted{T: T, K: K, Nu: make([]float64, T*K), LogDiag: make([]float64, T*K),
+		Off: make([]float64, T*K*(K-1)/2), idx: idx}
+	for i := range tw.LogDiag {
+		tw.LogDiag[i] = math.Log(1e-2)
+	}
+	tw.alloc()
+	return tw, nil
+}
+
+func (tw *VecTwisted) alloc() {
+	tw.path = make([]float64, tw.T*(tw.K+tw.K*tw.K))
+	tw.work = newTwistWork(tw.K)
+}
+
+// fits checks that the proposal was built for layout l.
+func (tw *VecTwisted) fits(l VectorLayout) error {
+	return fitsLayout("vector twisted proposal", tw.T, tw.K, tw.idx, l)
+}
+
+func fitsLayout(who string, T, K int, idx []int, l VectorLayout) error {
+	if l.Len() != T || l.StateDim() != K {
+		return fmt.Errorf("the %s has %d x %d states, the model %d x %d", who, T, K, l.Len(), l.StateDim())
+	}
+	want, err := layoutIndex(l)
+	if err != nil {
+		return err
+	}
+	if !slices.Equal(want, idx) {
+		return fmt.Errorf("the %s was built for another layout of the states", who)
+	}
+	return nil
+}
+
+// factorR writes R_t = U_t D_t^(1/2), the lower Cholesky factor of
+// Lambda_t, into R (K x K).
+func (tw *VecTwisted) factorR(t int, R []float64) {
+	K := tw.K
+	off := tw.Off[t*K*(K-1)/2:]
+	ld := tw.LogDiag[t*K : (t+1)*K]
+	for i := 0; i < K; i++ {
+		R[i*K+i] = math.Exp(0.5 * ld[i])
+	}
+	o := 0
+	for i := 0; i < K; i++ {
+		for j := 0; j < i; j++ {
+			R[i*K+j] = off[o] * R[j*K+j]
+			o++
+		}
+		for j := i + 1; j < K; j++ {
+			R[i*K+j] = 0
+		}
+	}
+}
+
+// twistWork is scratch for the proposal's algebra at one step.
+type twistWork struct {
+	K                         int
+	R, lam, linv, sinv, p, ci []float64 // K x K
+	g, gr                     []float64 // K x K
+	mu, h, u, x               []float64 // K
+}
+
+func newTwistWork(K int) *twistWork {
+	m := func() []float64 { return make([]float64, K*K) }
+	v := func() []float64 { return make([]float64, K) }
+	return &twistWork{K: K, R: m(), lam: m(), linv: m(), sinv: m(), p: m(), ci: m(), g: m(), gr: m(),
+		mu: v(), h: v(), u: v(), x: v()}
+}
+
+// covFactor computes what the twisted proposal of one step needs of a
+// transition covariance S = L L': L^-1 into linv, S^-1 into sinv, and the
+// inverse of the Cholesky factor of the precision P = S^-1 + lam into cinv
+// (p is scratch), with log det L and log det chol(P); ok is false when P
+// is not numerically positive definite.
+func covFactor(L, lam, linv, sinv, p, cinv []float64, K int) (logDetL, logDetC float64, ok bool) {
+	logDetL = invLower(L, linv, K)
+	lowerTL(linv, sinv, K)
+	for i := range p {
+		p[i] = sinv[i] + lam[i]
+	}
+	if !cholLower(p, K) {
+		return logDetL, math.NaN(), false
+	}
+	logDetC = invLower(p, cinv, K)
+	return logDetL, logDetC, true
+}
+
+// twistApply writes the proposal mean mu = P^-1 (S^-1 m + nu) for the
+// transition mean m and returns log Z, the log normaliser of
+// N(x; m, S) psi(x):
+//
+//	log Z = -log det L - log det chol(P) + h' P^-1 h / 2 - m' S^-1 m / 2,  h = S^-1 m + nu.
+//
+// h and u are scratch (K).
+func twistApply(m, nu, linv, sinv, cinv []float64, logDetL, logDetC float64, mu, h, u []float64, K int) float64 {
+	symMulVec(sinv, m, h, K)
+	for i := range h {
+		h[i] += nu[i]
+	}
+	lowerMulVec(cinv, h, u, K) // u = C^-1 h, |u|^2 = h' P^-1 h
+	lowerTMulVec(cinv, u, mu, K)
+	uu := dot(u, u)
+	lowerMulVec(linv, m, u, K) // L^-1 m
+	return -logDetL - logDetC + 0.5*uu - 0.5*dot(u, u)
+}
+
+// logPsi is log psi_t(x) with R the factor of Lambda_t (u scratch).
+func (tw *VecTwisted) logPsi(t int, R, x, u []float64) float64 {
+	K := tw.K
+	lowerTMulVec(R, x, u, K)
+	return -0.5*dot(u, u) + dot(tw.Nu[t*K:(t+1)*K], x)
+}
+
+// ---- the steps of a sweep ---------------------------------------------------
+
+// vecTwistedSteps evaluates the vector twisted proposal in a sweep: the
+// incremental weight is its normaliser Z_t(x_{t-1}) times g_{t-1} /
+// psi_{t-1}, as for the scalar twistedSteps. prepare computes once per
+// previous particle j the proposal's mean and log Z_t, log psi_{t-1}(x^j),
+// and the inverses of the factors of S_t and of P_t; when every particle has
+// the same transition covariance (one that depends on params alone) the
+// factors are computed once per step (stride 0), with the same values, to
+// the bit, as per particle.
+type vecTwistedSteps struct {
+	ssm      VectorStateSpace
+	tw       *VecTwisted
+	N, K, KK int
+
+	tm     []float64 // T x N x K transition means of the previous particles
+	tc     []float64 // T x N x KK their factors (the first KK only when shared)
+	shared []bool    // T: one factor for every particle
+	tcs    []float64 // N x KK: the factors as Transition writes them
+
+	t          int
+	R, Rprev   []float64 // factors of Lambda_t and Lambda_{t-1}
+	stride     int       // KK, or 0 when the factors are shared
+	linv, cinv []float64 // N x KK (stride)
+	logDetL    []float64 // N (stride / KK)
+	qmu        []float64 // N x K proposal means
+	qlz        []float64 // N log Z_t
+	psiPrev    []float64 // N log psi_{t-1}(x^j_{t-1})
+	w          *twistWork
+
+	perParticle bool // compute the factors per particle even when they are shared (a test's reference)
+}
+
+func newVecTwistedSteps(ssm VectorStateSpace, tw *VecTwisted, n int) *vecTwistedSteps {
+	T, K := tw.T, tw.K
+	KK := K * K
+	ssm.ReserveParticles(n)
+	if len(tw.path) != T*(K+KK) || tw.work == nil {
+		tw.alloc()
+	}
+	return &vecTwistedSteps{ssm: ssm, tw: tw, N: n, K: K, KK: KK,
+		tm: make([]float64, T*n*K), tc: make([]float64, T*n*KK), shared: make([]bool, T), tcs: make([]float64, n*KK),
+		t: -1, R: make([]float64, KK), Rprev: make([]float64, KK),
+		linv: make([]float64, n*KK), cinv: make([]float64, n*KK), logDetL: make([]float64, n),
+		qmu: make([]float64, n*K), qlz: make([]float64, n), psiPrev: make([]float64, n), w: newTwistWork(K)}
+}
+
+func (s *vecTwistedSteps) obs(t int, cur, out []float64) { s.ssm.ObsLogDensity(t, cur, out) }
+
+func (s *vecTwistedSteps) prepare(t int, prev []float64) {
+	N, K, KK, tw, w := s.N, s.K, s.KK, s.tw, s.w
+	tm := s.tm[t*N*K : (t+1)*N*K]
+	s.ssm.Transition(t, prev, tm, s.tcs)
+	s.t = t
+	s.R, s.Rprev = s.Rprev, s.R
+	tw.factorR(t, s.R)
+	lowerLT(s.R, w.lam, K)
+	m := N
+	if t == 0 {
+		m = 1 // every particle has the initial distribution
+	} else {
+		// s.Rprev is R_{t-1}, computed by the previous prepare
+		for j := 0; j < m; j++ {
+			s.psiPrev[j] = tw.logPsi(t-1, s.Rprev, prev[j*K:(j+1)*K], w.u)
+		}
+	}
+	nu := tw.Nu[t*K : (t+1)*K]
+	tcs := s.tcs[:m*KK]
+	shared := !s.perParticle && sameFactors(tcs, K)
+	s.shared[t] = shared
+	tc := s.tc[t*N*KK:]
+	if shared {
+		copy(tc[:KK], tcs[:KK])
+		s.stride = 0
+		ld, lc, ok := covFactor(tcs[:KK], w.lam, s.linv[:KK], w.sinv, w.p, s.cinv[:KK], K)
+		s.logDetL[0] = ld
+		for j := 0; j < m; j++ {
+			s.qlz[j] = s.logZ(ok, tm[j*K:(j+1)*K], nu, s.linv[:KK], w.sinv, s.cinv[:KK], ld, lc, s.qmu[j*K:(j+1)*K])
+		}
+		return
+	}
+	copy(tc[:m*KK], tcs)
+	s.stride = KK
+	for j := 0; j < m; j++ {
+		linv, cinv := s.linv[j*KK:(j+1)*KK], s.cinv[j*KK:(j+1)*KK]
+		ld, lc, ok := covFactor(tcs[j*KK:(j+1)*KK], w.lam, linv, w.sinv, w.p, cinv, K)
+		s.logDetL[j] = ld
+		s.qlz[j] = s.logZ(ok, tm[j*K:(j+1)*K], nu, linv, w.sinv, cinv, ld, lc, s.qmu[j*K:(j+1)*K])
+	}
+}
+
+func (s *vecTwistedSteps) logZ(ok bool, m, nu, linv, sinv, cinv []float64, ld, lc float64, mu []float64) float64 {
+	if !ok {
+		copy(mu, m)
+		return math.NaN()
+	}
+	return twistApply(m, nu, linv, sinv, cinv, ld, lc, mu, s.w.h, s.w.u, s.K)
+}
+
+// sameFactors reports whether the n lower-triangular K x K factors in f
+// (n x K*K) are equal.
+func sameFactors(f []float64, K int) bool {
+	KK := K * K
+	f0 := f[:KK]
+	for j := KK; j < len(f); j += KK {
+		fj := f[j : j+KK]
+		for i := 0; i < K; i++ {
+			for l := 0; l <= i; l++ {
+				if fj[i*K+l] != f0[i*K+l] {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+func (s *vecTwistedSteps) ancestorLogDensity(t int, r []float64, out []float64) {
+	K, KK, N := s.K, s.KK, s.N
+	tm := s.tm[t*N*K : (t+1)*N*K]
+	d, u := s.w.h, s.w.u
+	for j := range out {
+		mj := tm[j*K : (j+1)*K]
+		for k := range d {
+			d[k] = r[k] - mj[k]
+		}
+		f := j
+		if s.stride == 0 {
+			f = 0
+		}
+		lowerMulVec(s.linv[f*KK:(f+1)*KK], d, u, K)
+		out[j] = -0.5*dot(u, u) - s.logDetL[f] - s.psiPrev[j]
+	}
+}
+
+func (s *vecTwistedSteps) propose(rng *rand.Rand, t int, anc []int32, z, inc []float64, start int) {
+	K, KK := s.K, s.KK
+	eps := s.w.x
+	for i := range inc {
+		a := 0
+		if t > 0 {
+			a = int(anc[i])
+		}
+		if i >= start {
+			for k := range eps {
+				eps[k] = rng.NormFloat64()
+			}
+			x := z[i*K : (i+1)*K]
+			o := a * s.stride
+			lowerTMulVec(s.cinv[o:o+KK], eps, x, K) // C^-T eps has covariance P^-1
+			for k, m := range s.qmu[a*K : (a+1)*K] {
+				x[k] += m
+			}
+		}
+		inc[i] = s.qlz[a]
+		if t > 0 {
+			inc[i] -= s.psiPrev[a]
+		}
+	}
+}
+
+func (s *vecTwistedSteps) subPsi(t int, cur, out []float64) {
+	K := s.K
+	for i := range out {
+		out[i] -= s.tw.logPsi(t, s.R, cur[i*K:(i+1)*K], s.w.u)
+	}
+}
+
+func (s *vecTwistedSteps) retain(t, a int) {
+	K, KK, N := s.K, s.KK, s.N
+	p := s.tw.path[t*(K+KK) : (t+1)*(K+KK)]
+	copy(p[:K], s.tm[(t*N+a)*K:(t*N+a+1)*K])
+	if s.shared[t] {
+		a = 0
+	}
+	copy(p[K:], s.tc[t*N*KK+a*KK:t*N*KK+(a+1)*KK])
+}
+
+// ---- the vector twisted proposal as a Family --------------------------------
+
+func (tw *VecTwisted) Name() string   { return "vector-twisted-gaussian" }
+func (tw *VecTwisted) Dim() int       { return tw.T * tw.K }
+func (tw *VecTwisted) NumLambda() int { return len(tw.Nu) + len(tw.LogDiag) + len(tw.Off) }
+func (tw *VecTwisted) NumStats() int  { return tw.NumLambda() }
+
+// Lambda writes Nu, LogDiag, then Off.
+func (tw *VecTwisted) Lambda(dst []float64) {
+	n := copy(dst, tw.Nu)
+	n += copy(dst[n:], tw.LogDiag)
+	copy(dst[n:], tw.Off)
+}
+
+// SetLambda is the inverse of Lambda.
+func (tw *VecTwisted) SetLambda(src []float64) {
+	n := copy(tw.Nu, src)
+	n += copy(tw.LogDiag, src[n:])
+	copy(tw.Off, src[n:])
+}
+
+// Stats are the parameters themselves (the iterates are averaged in lambda).
+func (tw *VecTwisted) Stats(dst []float64) { tw.Lambda(dst) }
+
+// SetStats sets lambda.
+func (tw *VecTwisted) SetStats(src []float64) error { tw.SetLambda(src); return nil }
+
+// Clone copies the proposal (the layout is shared: it is never written).
+func (tw *VecTwisted) Clone() Family {
+	c := &VecTwisted{T: tw.T, K: tw.K, Nu: slices.Clone(tw.Nu), LogDiag: slices.Clone(tw.LogDiag),
+		Off: slices.Clone(tw.Off), idx: tw.idx}
+	c.alloc()
+	return c
+}
+
+// LambdaMatrix writes Lambda_t (K x K, row-major) into dst.
+func (tw *VecTwisted) LambdaMatrix(t int, dst []float64) {
+	R := make([]float64, tw.K*tw.K)
+	tw.factorR(t, R)
+	lowerLT(R, dst, tw.K)
+}
+
+// AddScore adds w grad log q(z) with respect to (Nu, LogDiag, Off) for the
+// trajectory z (in the problem's layout), using the transition moments
+// recorded along it by the last sweep. With P = S^-1 + Lambda and
+// mu = P^-1 (S^-1 m + nu), d log q/d nu = x - mu and d log q = tr(G dLambda)
+// with G = (P^-1 + mu mu' - x x')/2, so that through Lambda = R R' with
+// R = U D^(1/2), d log q/d R = 2 G R: d/d U_kl = 2 (G R)_kl exp(LogDiag_l/2)
+// below the diagonal and d/d LogDiag_l = sum_{k >= l} (G R)_kl R_kl.
+func (tw *VecTwisted) AddScore(w float64, z, grad []float64) {
+	T, K := tw.T, tw.K
+	KK := K * K
+	wk := tw.work
+	gNu, gDiag, gOff := grad[:T*K], grad[T*K:2*T*K], grad[2*T*K:]
+	for t := 0; t < T; t++ {
+		x := wk.x
+		for k := range x {
+			x[k] = z[tw.idx[t*K+k]]
+		}
+		p := tw.path[t*(K+KK) : (t+1)*(K+KK)]
+		tw.factorR(t, wk.R)
+		lowerLT(wk.R, wk.lam, K)
+		ld, lc, ok := covFactor(p[K:], wk.lam, wk.linv, wk.sinv, wk.p, wk.ci, K)
+		if !ok {
+			continue
+		}
+		twistApply(p[:K], tw.Nu[t*K:(t+1)*K], wk.linv, wk.sinv, wk.ci, ld, lc, wk.mu, wk.h, wk.u, K)
+		lowerTL(wk.ci, wk.g, K) // P^-1 = C^-T C^-1
+		for i := 0; i < K; i++ {
+			gNu[t*K+i] += w * (x[i] - wk.mu[i])
+			for j := 0; j < K; j++ {
+				wk.g[i*K+j] = 0.5 * (wk.g[i*K+j] + wk.mu[i]*wk.mu[j] - x[i]*x[j])
+			}
+		}
+		// G R (R lower)
+		for i := 0; i < K; i++ {
+			for j := 0; j < K; j++ {
+				s := 0.0
+				for l := j; l < K; l++ {
+					s += wk.g[i*K+l] * wk.R[l*K+j]
+				}
+				wk.gr[i*K+j] = s
+			}
+		}
+		o := t * K * (K - 1) / 2
+		for i := 0; i < K; i++ {
+			for j := 0; j <= i; j++ {
+				g := wk.gr[i*K+j]
+				gDiag[t*K+j] += w * g * wk.R[i*K+j]
+				if j < i {
+					gOff[o] += w * 2 * g * wk.R[j*K+j]
+					o++
+				}
+			}
+		}
+	}
+}
+
+type vecTwistedJSON struct {
+	K             int         `json:"state_dim"`
+	Nu            [][]float64 `json:"nu"`
+	LogDiag       [][]float64 `json:"log_lambda_diag"`
+	Off           [][]float64 `json:"lambda_unit_factor_offdiag"`
+	Parameterised string      `json:"lambda"`
+}
+
+const vecTwistedLambdaDoc = "Lambda_t = U_t D_t U_t', D_t = diag(exp(log_lambda_diag[t])), U_t unit lower triangular with lambda_unit_factor_offdiag[t] below the diagonal, row by row"
+
+// rows splits x into T rows of n.
+func rows(x []float64, T, n int) [][]float64 {
+	out := make([][]float64, T)
+	for t := range out {
+		out[t] = x[t*n : (t+1)*n]
+	}
+	return out
+}
+
+// unrows copies T rows of n into x.
+func unrows(name string, r [][]float64, x []float64, T, n int) error {
+	if len(r) != T {
+		return fmt.Errorf("%s has %d steps, not %d", name, len(r), T)
+	}
+	for t, v := range r {
+		if len(v) != n {
+			return fmt.Errorf("%s[%d] has %d values, not %d", name, t, len(v), n)
+		}
+		copy(x[t*n:], v)
+	}
+	return nil
+}
+
+// MarshalJSON writes the parameters step by step.
+func (tw *VecTwisted) MarshalJSON() ([]byte, error) {
+	T, K := tw.T, tw.K
+	return json.Marshal(vecTwistedJSON{K: K, Nu: rows(tw.Nu, T, K), LogDiag: rows(tw.LogDiag, T, K),
+		Off: rows(tw.Off, T, K*(K-1)/2), Parameterised: vecTwistedLambdaDoc})
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (tw *VecTwisted) UnmarshalJSON(b []byte) error {
+	var v vecTwistedJSON
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	T, K := tw.T, tw.K
+	if v.K != K {
+		return fmt.Errorf("the vector twisted proposal has %d-dimensional states, not %d", K, v.K)
+	}
+	nu, ld, off := make([]float64, T*K), make([]float64, T*K), make([]float64, len(tw.Off))
+	if err := unrows("nu", v.Nu, nu, T, K); err != nil {
+		return err
+	}
+	if err := unrows("log_lambda_diag", v.LogDiag, ld, T, K); err != nil {
+		return err
+	}
+	if err := unrows("lambda_unit_factor_offdiag", v.Off, off, T, K*(K-1)/2); err != nil {
+		return err
+	}
+	copy(tw.Nu, nu)
+	copy(tw.LogDiag, ld)
+	copy(tw.Off, off)
+	return nil
+}
+
+func init() {
+	RegisterFamily(FamilySpec{
+		Name: "vector-twisted-gaussian", Help: "the twisted Gaussian proposal of a state-space model with vector states and a Gaussian transition (the paper's, in K dimensions)",
+		Proposal: true, Needs: CapVectorGaussian, Priority: 1, Start: "the bootstrap proposal",
+		NewFor: func(p *Problem) (Family, error) { return NewVecTwisted(p.VectorStateSpace) },
+	})
+}
