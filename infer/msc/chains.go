@@ -68,8 +68,13 @@ func RunChains(ctx context.Context, specs []Chain, s Settings, res *Result) erro
 	_, sampled := specs[0].Q.(Sampler)
 	ev.chainSummaries = specs[0].Kernel.Markov() && !sampled
 	next := s.Iters
+	fixAt := 0 // the iteration at which the params are fixed (0: never)
 	if !s.Fixed {
 		next = min(s.Iters, Defaults.FirstCheck)
+		if chains[0].l.pt != nil && Defaults.ParamIters < s.Iters {
+			fixAt = Defaults.ParamIters
+			next = min(next, fixAt)
+		}
 	}
 	for {
 		if err := advanceAll(ctx, chains, next); err != nil {
@@ -79,12 +84,18 @@ func RunChains(ctx context.Context, specs []Chain, s Settings, res *Result) erro
 		if slices.ContainsFunc(chains, func(c *chain) bool { return c.stopped }) || n >= s.Iters {
 			break
 		}
+		if fixAt > 0 && n == fixAt {
+			ev.fixParams(n)
+			res.ParamsFixedAt = n
+			next = min(s.Iters, n+Defaults.FirstCheck)
+			continue
+		}
 		res.Checks++
 		if ev.evaluate(n, false) && (ev.stable || ev.chainSummaries) {
 			res.StoppedByRule = true
 			break
 		}
-		next = min(s.Iters, roundUp(n+max(Defaults.FirstCheck/2, n/8), 100))
+		next = min(s.Iters, roundUp(n+max(Defaults.FirstCheck/2, (n-s.windowFrom)/8), 100))
 	}
 	ev.combine(res)
 	res.Settings = s
@@ -506,4 +517,17 @@ func logLiks(u *Unidentified) string {
 		parts[i] = fmt.Sprintf("%.2f (se %.2f)", l, u.SE[i])
 	}
 	return strings.Join(parts, ", ")
+}
+
+// fixParams sets every chain's params to the chains' combined average over
+// the window after n iterations and starts the averaging windows afresh.
+func (e *evaluator) fixParams(n int) {
+	e.evaluate(n, false) // the combined params, e.theta
+	theta := append([]float64(nil), e.theta...)
+	e.s.windowFrom = n + 1
+	for _, c := range e.chains {
+		c.l.s.windowFrom = n + 1
+		c.l.fixParams(theta)
+	}
+	e.prevMean, e.prevSD, e.mean, e.sd = nil, nil, nil, nil
 }

@@ -64,6 +64,9 @@ type Settings struct {
 	// reported q. 1e-9 reports the last iterate.
 	AverageFraction float64
 	ParamLR         float64 // Adam step for the model parameters
+	// windowFrom is the first iteration the averaging window may hold:
+	// after the params are fixed (RunChains), the iteration after.
+	windowFrom int
 	// Trace is called every TraceEvery iterations (and at 1, 2, 5, 10, ...)
 	// of the first chain.
 	Trace      func(*TraceEntry)
@@ -80,10 +83,15 @@ var Defaults = struct {
 	Chains        int
 	Iters         func(d int) int
 	ItersSSM      int
-	ItersPG       int     // the cap of particle Gibbs (static latents beside a state)
-	FirstCheck    int     // the first iteration at which RunChains may stop
-	RhatMax       float64 // the stopping rule's and the verdict's R-hat threshold
-	AgreeSD       float64 // the chains' averaged means agree within this many posterior sds
+	ItersPG       int // the cap of particle Gibbs (static latents beside a state)
+	// ParamIters is the iteration at which RunChains (unless Fixed) fixes
+	// every chain's params at the chains' combined average: Algorithm 3 has
+	// brought them near the maximum-likelihood estimate, and the chains'
+	// latents, sampled at one set of params from then on, can agree.
+	ParamIters int
+	FirstCheck int     // the first iteration at which RunChains may stop
+	RhatMax    float64 // the stopping rule's and the verdict's R-hat threshold
+	AgreeSD    float64 // the chains' averaged means agree within this many posterior sds
 	// MinESS is the smallest bulk ESS of the recorded draws at which a run
 	// that reports the chains' own averages (a state-space run) may stop:
 	// its means' Monte Carlo error is then at most 1/sqrt(MinESS) sd.
@@ -118,6 +126,7 @@ var Defaults = struct {
 	Iters:         DefaultIters,
 	ItersSSM:      10000,
 	ItersPG:       20000,
+	ParamIters:    2000,
 	FirstCheck:    1000,
 	RhatMax:       1.01,
 	AgreeSD:       0.05,
@@ -340,6 +349,9 @@ type Result struct {
 	ESSBulkMin         float64 // the smallest bulk ESS of the components' recorded draws
 	Checks             int     // stopping-rule checks made
 	StoppedByRule      bool    // the stopping rule ended the run before the cap
+	// ParamsFixedAt is the iteration at which the chains' params were fixed
+	// at their combined average (0: never; see Defaults.ParamIters).
+	ParamsFixedAt int
 }
 
 // MixingThreshold is the change rate of the retained sample below which
@@ -446,7 +458,7 @@ func (c *chain) advance(ctx context.Context, to int) error {
 // windowStart is the first iteration of the averaging window after n
 // iterations.
 func (s *Settings) windowStart(n int) int {
-	return n - int(math.Ceil(s.AverageFraction*float64(n))) + 1
+	return max(n-int(math.Ceil(s.AverageFraction*float64(n)))+1, s.windowFrom)
 }
 
 // loop is the state of one chain's optimisation.
@@ -459,12 +471,14 @@ type loop struct {
 	nat NaturalFamily
 	d   int
 
-	lam, grad []float64
-	adamQ     *AdamState
-	pt        ParamTarget
-	theta, gT []float64
-	adamP     *AdamState
-	one       []float64 // weight 1 for the retained sample
+	lam, grad   []float64
+	adamQ       *AdamState
+	pt          ParamTarget
+	theta, gT   []float64
+	adamP       *AdamState
+	paramsFixed bool      // fixed by RunChains: no more Fisher-identity steps
+	decaying    bool      // q's Adam step decreases (a state-space kernel's proposal)
+	one         []float64 // weight 1 for the retained sample
 	// ownDraws: the chains' record and the window's moments are the
 	// kernel's draws (Retained), for a Markov kernel and for a baseline
 	// whose q cannot be sampled (the SMC baseline's particle-filter
@@ -482,6 +496,9 @@ type loop struct {
 
 func newLoop(p *Problem, q Family, k Kernel, s *Settings) *loop {
 	l := &loop{p: p, q: q, k: k, s: s, d: q.Dim(), one: []float64{1}}
+	if ks := kernelOf(k); ks != nil {
+		l.decaying = ks.StateSpace
+	}
 	l.gk, _ = k.(GradientKernel)
 	if s.Optimizer == Natural {
 		l.nat, _ = q.(NaturalFamily)
@@ -553,7 +570,7 @@ func (l *loop) updateQ(it int) error {
 			l.lam[i] += step
 		}
 	} else {
-		moved = l.adamQ.Step(l.lam, l.grad, s.LR)
+		moved = l.adamQ.Step(l.lam, l.grad, s.LR*l.decay(it))
 	}
 	for _, v := range l.lam {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -571,7 +588,7 @@ func (l *loop) updateQ(it int) error {
 
 // updateParams climbs grad_theta log p(z, x; theta) at the retained sample.
 func (l *loop) updateParams(it int) error {
-	if l.pt == nil {
+	if l.pt == nil || l.paramsFixed {
 		return nil
 	}
 	l.pt.GradParams(l.k.Retained(), l.gT)
@@ -691,4 +708,22 @@ func (a *AdamState) Step(x, g []float64, lr float64) bool {
 		x[i] += step
 	}
 	return moved
+}
+
+// fixParams sets the chain's params to theta and stops their updates.
+func (l *loop) fixParams(theta []float64) {
+	copy(l.theta, theta)
+	l.pt.SetParams(l.theta)
+	l.paramsFixed = true
+	l.k.Refresh()
+}
+
+// decay is the factor of the step at iteration it: (1 + it/DecayScale)^-DecayExp
+// for the state-space proposals, whose Adam steps would otherwise keep
+// adapting the kernel to its latest trajectories; 1 for the other families.
+func (l *loop) decay(it int) float64 {
+	if !l.decaying {
+		return 1
+	}
+	return math.Pow(1+float64(it)/Defaults.DecayScale, -Defaults.DecayExp)
 }

@@ -281,12 +281,12 @@ func TestVecOptimalTwistIsExact(t *testing.T) {
 // built for the problem by the registry) drives the vector twisted
 // proposal from the bootstrap start to the inclusive-KL optimum, the
 // backward information filter's twist (nu_t, Lambda_t); Lambda_T's slope
-// row, 0 at the optimum (only the level is observed), goes to 0. With
-// Adam's constant step the averaged iterates settle short of the optimum
-// by a bias that shrinks with the step (about 8% at 0.01, 3% at 0.003 and
-// 0.001, whereas the expected score at the optimum is 0: the optimal twist
-// makes q the posterior), so a second run continues from the first at a
-// step of 0.001, and the tolerance is 5% of each value's scale.
+// row, 0 at the optimum (only the level is observed), goes to 0. A
+// state-space proposal's Adam step decreases ((1 + k/1000)^-0.6): with a
+// constant step the averaged iterates settled short of the optimum by a
+// bias that shrank with the step (about 8% at 0.01, 3% at 0.003), the
+// kernel adapting to its latest trajectories. The tolerance is 5% of each
+// value's scale.
 func TestVecRunLearnsOptimalTwist(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long")
@@ -302,8 +302,7 @@ func TestVecRunLearnsOptimalTwist(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var res Result
 	for _, s := range []Settings{
-		{Samples: 10, Iters: 50000, LR: 0.01, Optimizer: Adam, Fixed: true},
-		{Samples: 10, Iters: 300000, LR: 0.001, Optimizer: Adam, Fixed: true},
+		{Samples: 10, Iters: 200000, LR: 0.05, Optimizer: Adam, Fixed: true},
 	} {
 		k, release, err := NewKernel(spec, p, q, 10, KernelOptions{})
 		require.NoError(t, err)

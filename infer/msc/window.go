@@ -159,7 +159,7 @@ type drawBuf struct {
 }
 
 func newDrawBuf(d int) *drawBuf {
-	c := max(200, min(2000, 1_000_000/max(d, 1)))
+	c := max(200, min(2000, drawBufFloats/max(d, 1)))
 	c -= c % 2
 	return &drawBuf{d: d, cap: c, thin: 1, iters: make([]int, 0, c), z: make([]float64, 0, c*d)}
 }
@@ -195,3 +195,10 @@ func (b *drawBuf) since(from int) int {
 	}
 	return len(b.iters)
 }
+
+// drawBufFloats bounds a chain's record of draws (32 MB): 2000 records up
+// to 2000 dimensions. The records bound the bulk ESS that R-hat's check can
+// see (at most their number), so a long trajectory needs as many records
+// as a short one: with 1e6 floats a 1974-step state kept 506, and the
+// stopping rule's ESS of 1000 could not be reached.
+const drawBufFloats = 4_000_000
