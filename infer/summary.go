@@ -302,7 +302,11 @@ func verdict(s *Summary) string {
 	var parts []string
 	if !math.IsNaN(float64(d.RhatMax)) || d.RhatOf != "" {
 		parts = append(parts, fmt.Sprintf("R-hat %s", fig(d.RhatMax, "%.3f")))
-		parts = append(parts, fmt.Sprintf("chains agree within %s sd", fig(d.ChainSpreadMax, "%.3f")))
+		if s.SummarySource == "chain" { // the chains' own averages: their Monte Carlo error is what matters
+			parts = append(parts, fmt.Sprintf("bulk ESS at least %s", fig(d.ESSBulkMin, "%.0f")))
+		} else {
+			parts = append(parts, fmt.Sprintf("chains agree within %s sd", fig(d.ChainSpreadMax, "%.3f")))
+		}
 	}
 	if s.SummarySource != "chain" {
 		parts = append(parts, fmt.Sprintf("k-hat %s", fig(d.Khat, "%.2f")))

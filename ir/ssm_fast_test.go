@@ -232,7 +232,7 @@ func TestStepTemplatesMatchGraphGeneral(t *testing.T) {
 
 // TestStepTemplatesMatchGraphSVData: the example's model on its data.
 func TestStepTemplatesMatchGraphSVData(t *testing.T) {
-	src, err := os.ReadFile("../examples/stochastic_volatility.msc")
+	src, err := os.ReadFile("../examples/stochastic_volatility_paper.msc")
 	require.NoError(t, err)
 	data, err := os.Open("../examples/data/dem2gbp.csv")
 	if err != nil {

@@ -8,10 +8,10 @@ import (
 )
 
 // BenchmarkGradParamsSV: the param gradient of
-// examples/stochastic_volatility.msc (T = 1974) at a retained CSMC
+// examples/stochastic_volatility_paper.msc (T = 1974) at a retained CSMC
 // trajectory, as each MSC iteration of a state-space model computes it.
 func BenchmarkGradParamsSV(b *testing.B) {
-	m := loaded(b, "../../examples/stochastic_volatility.msc", "../../examples/data/dem2gbp.csv")
+	m := loaded(b, "../../examples/stochastic_volatility_paper.msc", "../../examples/data/dem2gbp.csv")
 	c := m.Comp
 	k, err := msc.NewCSMC(m.Problem(), msc.NewTwisted(c.StateSpace().Len()), 10)
 	if err != nil {

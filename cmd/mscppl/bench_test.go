@@ -88,10 +88,10 @@ func BenchmarkMSCProbitIonosphere(b *testing.B) {
 }
 
 // BenchmarkCSMCSweepSV: one CSMC sweep (S = 10 particles, twisted
-// proposals) of examples/stochastic_volatility.msc on the daily series,
+// proposals) of examples/stochastic_volatility_paper.msc on the daily series,
 // T = 1974.
 func BenchmarkCSMCSweepSV(b *testing.B) {
-	p := problem(b, "../../examples/stochastic_volatility.msc", "../../examples/data/dem2gbp.csv")
+	p := problem(b, "../../examples/stochastic_volatility_paper.msc", "../../examples/data/dem2gbp.csv")
 	k, err := msc.NewCSMC(p, msc.NewTwisted(p.StateSpace.Len()), 10)
 	if err != nil {
 		b.Fatal(err)
@@ -102,7 +102,7 @@ func BenchmarkCSMCSweepSV(b *testing.B) {
 // BenchmarkLogJointSV10: the log joint of 10 trajectories of the same
 // model, evaluated once as a batch: the yardstick of the CSMC sweep.
 func BenchmarkLogJointSV10(b *testing.B) {
-	c := compiled(b, "../../examples/stochastic_volatility.msc", "../../examples/data/dem2gbp.csv")
+	c := compiled(b, "../../examples/stochastic_volatility_paper.msc", "../../examples/data/dem2gbp.csv")
 	z := make([]float64, 10*c.Dim())
 	out := make([]float64, 10)
 	c.Reserve(10)

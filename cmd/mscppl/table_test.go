@@ -16,7 +16,7 @@ import (
 // elided.golden); --all prints every row (all.golden), and --json keeps
 // every latent. The elided table is the full one without the left-out rows.
 func TestRunTableGoldens(t *testing.T) {
-	args := []string{"run", "../../examples/stochastic_volatility.msc", "../../examples/data/dem2gbp_monthly.csv",
+	args := []string{"run", "../../examples/stochastic_volatility_paper.msc", "../../examples/data/dem2gbp_monthly.csv",
 		"--iters", "200", "--fixed", "--chains", "2", "--seed", "1"}
 	out := map[string]string{}
 	for _, c := range []struct {

@@ -12,7 +12,7 @@ iters=${2:-2000}
 bin=${MSCPPL:-./mscppl}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-model=examples/stochastic_volatility.msc
+model=examples/stochastic_volatility_paper.msc
 printf "%-8s %4s %12s %8s %12s %8s %10s\n" series seed "logp(MSC)" se "logp(SMC)" se diff
 for series in monthly daily; do
   data=examples/data/dem2gbp.csv
