@@ -256,3 +256,19 @@ func TestCaseResolution(t *testing.T) {
 		t.Errorf("local_level: the log-scale grid differs by %.2g sd (statics), %.2g sd (states)", st, sx)
 	}
 }
+
+func TestCaseLookups(t *testing.T) {
+	cs := allCases(t)
+	if p, ok := cs[0].Param("s"); !ok || p.Name != "s" || p.Mean != cs[0].Params[1].Mean {
+		t.Errorf("Param(s) = %+v, %v", p, ok)
+	}
+	if _, ok := cs[0].Param("sigma"); ok {
+		t.Error("Param(sigma) found in ar1_noise")
+	}
+	if s, ok := cs[1].State("slope"); !ok || s.Name != "slope" || len(s.Mean) != len(cs[1].Y) {
+		t.Errorf("State(slope): %v", ok)
+	}
+	if _, ok := cs[2].State("level"); ok {
+		t.Error("State(level) found in local_level")
+	}
+}
