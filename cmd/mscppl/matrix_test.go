@@ -36,6 +36,7 @@ var matrixData = map[string]string{
 	"skew_normal.msc":                 "",
 	"stochastic_volatility.msc":       "data/dem2gbp_monthly.csv",
 	"stochastic_volatility_paper.msc": "data/dem2gbp_monthly.csv",
+	"stochastic_volatility_bayes.msc": "data/dem2gbp_monthly.csv",
 	"stochastic_volatility_t.msc":     "data/dem2gbp_monthly.csv",
 }
 
