@@ -54,3 +54,35 @@ func BenchmarkCSMCSweepSVt(b *testing.B) {
 	}
 	benchSweeps(b, k)
 }
+
+// BenchmarkPGStepSVBayes: one step of the particle Gibbs kernel (a CSMC
+// sweep of S = 10 particles, the centred CIS block and the non-centred one)
+// on examples/stochastic_volatility_bayes.msc, T = 1974.
+func BenchmarkPGStepSVBayes(b *testing.B) {
+	p := problem(b, "../../examples/stochastic_volatility_bayes.msc", "../../examples/data/dem2gbp.csv")
+	q, err := msc.NewProposal(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	spec, _ := msc.LookupKernel("pg")
+	k, release, err := msc.NewKernel(spec, p, q, 10, msc.KernelOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer release()
+	rng := rand.New(rand.NewPCG(1, 2))
+	if err := k.Init(rng); err != nil {
+		b.Fatal(err)
+	}
+	for range 5 {
+		if _, err := k.Step(rng); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := k.Step(rng); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/mscppl/mscppl/stdlib"
 )
 
 // StaticStateSpace is a state-space model with static latents theta beside
@@ -245,13 +247,16 @@ func (f *PGFamily) UnmarshalJSON(b []byte) error {
 //  2. CIS for theta given x, proposing S-1 draws from q(theta) and weighing
 //     each by p(theta', x, y) / q(theta') (the model's own batched log
 //     joint), the current theta kept as row 0: the centred step;
-//  3. for a Gaussian transition, CIS for theta given the state's noise
-//     e_t = (x_t - m_t(x_{t-1}; theta)) / s_t(x_{t-1}; theta): each proposal
-//     theta' rebuilds the state x'_t = m_t(x'_{t-1}; theta') + s_t e_t and
-//     is weighed by p(theta', x', y) prod_t s_t(theta') / q(theta') (the
-//     Jacobian of x' in e): the non-centred step, which moves theta along
-//     the posterior's ridge when x pins it down given x (a small state
-//     noise), where the centred step barely moves.
+//  3. for a Gaussian transition, random-walk Metropolis steps for theta
+//     given the state's noise e_t = (x_t - m_t(x_{t-1}; theta)) /
+//     s_t(x_{t-1}; theta): each proposal theta' rebuilds the state
+//     x'_t = m_t(x'_{t-1}; theta') + s_t e_t and its target is
+//     p(theta', x', y) prod_t s_t(theta') (the Jacobian of x' in e): the
+//     non-centred step, which moves theta along the posterior's ridge when
+//     x pins it down (a small state noise), where the centred step barely
+//     moves (on the Bayesian SV model the centred step took 51% of its
+//     proposals and still left sigma's bulk ESS at 151 in 16000
+//     iterations; with the non-centred steps, 385).
 //
 // The weighted rows of step 2 (statics with the state) move q. The
 // retained sample is the whole latent vector.
@@ -277,6 +282,9 @@ type PG struct {
 	wn, extra                    []float64
 	e                            []float64 // the state's noise
 	prev1, m1, s1                [1]float64
+	rwL, rwCov                   []float64
+	rwLogC                       float64
+	rwN                          int
 }
 
 // NewPG returns the particle Gibbs kernel with S particles and S statics
@@ -362,15 +370,11 @@ func (k *PG) Step(rng *rand.Rand) (StepInfo, error) {
 	}
 	// 3. theta given the state's noise
 	if k.gss != nil {
-		j, err := k.nonCentred(rng)
+		moved, err := k.nonCentred(rng)
 		if err != nil {
 			return StepInfo{}, err
 		}
-		if j > 0 {
-			changed = true
-			copy(k.cur, k.zn[j*k.d:(j+1)*k.d])
-			k.getTheta(k.cur, k.theta)
-		}
+		changed = changed || moved
 	}
 	return StepInfo{Changed: changed, ESS: ess, FracDiff: k.csmc.FracDiff, Degenerate: !ok}, nil
 }
@@ -416,52 +420,6 @@ func (k *PG) draw(rng *rand.Rand, z, lp, lq, extra, lw, w []float64) (int, float
 	return categorical(rng, w), ess, nil
 }
 
-// nonCentred runs the CIS block for theta given the state's noise: row 0
-// is the current (theta, x), each other row a draw theta' of q(theta) with
-// the state rebuilt from the same noise. It returns the row drawn.
-func (k *PG) nonCentred(rng *rand.Rand) (int, error) {
-	d, S, nk, T := k.d, k.S, k.k, k.T
-	// the noise of the current state, and its log-Jacobian
-	k.ss.SetStatics(k.theta)
-	row0 := k.zn[:d]
-	copy(row0, k.cur)
-	k.extra[0] = 0
-	for t := 0; t < T; t++ {
-		if t > 0 {
-			k.prev1[0] = row0[k.states[t-1]]
-		}
-		k.gss.Transition(t, k.prev1[:], k.m1[:], k.s1[:])
-		k.e[t] = (row0[k.states[t]] - k.m1[0]) / k.s1[0]
-		k.extra[0] += math.Log(k.s1[0])
-	}
-	copy(k.thn[:nk], k.theta)
-	k.q.Theta.Sample(rng, k.thn[nk:], k.epsn[nk:])
-	for b := 1; b < S; b++ {
-		row := k.zn[b*d : (b+1)*d]
-		copy(row, k.cur)
-		th := k.thn[b*nk : (b+1)*nk]
-		k.setTheta(row, th)
-		k.ss.SetStatics(th)
-		k.extra[b] = 0
-		for t := 0; t < T; t++ {
-			if t > 0 {
-				k.prev1[0] = row[k.states[t-1]]
-			}
-			k.gss.Transition(t, k.prev1[:], k.m1[:], k.s1[:])
-			row[k.states[t]] = k.m1[0] + k.s1[0]*k.e[t]
-			k.extra[b] += math.Log(k.s1[0])
-		}
-	}
-	k.ss.SetStatics(k.theta)
-	k.p.Target.LogJoint(k.zn, k.lpn)
-	k.lqn[0] = k.q.Theta.LogQ(k.thn[:nk])
-	for b := 1; b < S; b++ {
-		k.lqn[b] = k.q.Theta.LogQNoise(k.thn[b*nk:(b+1)*nk], k.epsn[b*nk:(b+1)*nk])
-	}
-	j, _, err := k.draw(rng, k.zn, k.lpn, k.lqn, k.extra, k.lwn, k.wn)
-	return j, err
-}
-
 // Weighted returns the centred block's rows and normalised weights.
 func (k *PG) Weighted() ([]float64, []float64) { return k.z, k.w }
 
@@ -470,3 +428,85 @@ func (k *PG) Retained() []float64 { return k.cur }
 
 // Refresh does nothing: every block recomputes what it weighs.
 func (k *PG) Refresh() {}
+
+// nonCentred moves theta given the state's noise e by S-1 random-walk
+// Metropolis steps, the state rebuilt from e at each proposal. The steps
+// are N(0, c^2 Cov(q(theta))), c adapted towards an acceptance of 0.3 with
+// a decreasing gain. (Independent proposals from q(theta), as in the
+// centred block, gave the bulk ESS of the SV model's sigma per second at
+// 2.1 times less: theta given e is much narrower than q.) It reports
+// whether theta moved.
+func (k *PG) nonCentred(rng *rand.Rand) (bool, error) {
+	d, nk, T := k.d, k.k, k.T
+	k.ss.SetStatics(k.theta)
+	row0 := k.zn[:d]
+	copy(row0, k.cur)
+	ex0 := 0.0
+	for t := 0; t < T; t++ {
+		if t > 0 {
+			k.prev1[0] = row0[k.states[t-1]]
+		}
+		k.gss.Transition(t, k.prev1[:], k.m1[:], k.s1[:])
+		k.e[t] = (row0[k.states[t]] - k.m1[0]) / k.s1[0]
+		ex0 += math.Log(k.s1[0])
+	}
+	var lp [1]float64
+	k.p.Target.LogJoint(row0, lp[:])
+	cur := lp[0] + ex0
+	if k.rwL == nil {
+		k.rwL, k.rwCov = make([]float64, nk*nk), make([]float64, nk*nk)
+		k.rwLogC = math.Log(2.38 / math.Sqrt(float64(nk)))
+	}
+	k.q.Theta.Cov(k.rwCov)
+	c := math.Exp(k.rwLogC)
+	for i := range k.rwCov {
+		k.rwCov[i] *= c * c
+	}
+	if !stdlib.CholeskyLower(k.rwCov, nk, k.rwL) {
+		return false, nil
+	}
+	moved := false
+	row := k.zn[d : 2*d]
+	th := k.thn[:nk]
+	for step := 0; step < k.S-1; step++ {
+		for i := range nk {
+			k.epsn[i] = rng.NormFloat64()
+		}
+		for i := range nk {
+			v := k.theta[i]
+			for j := 0; j <= i; j++ {
+				v += k.rwL[i*nk+j] * k.epsn[j]
+			}
+			th[i] = v
+		}
+		copy(row, row0)
+		k.setTheta(row, th)
+		k.ss.SetStatics(th)
+		ex := 0.0
+		for t := 0; t < T; t++ {
+			if t > 0 {
+				k.prev1[0] = row[k.states[t-1]]
+			}
+			k.gss.Transition(t, k.prev1[:], k.m1[:], k.s1[:])
+			row[k.states[t]] = k.m1[0] + k.s1[0]*k.e[t]
+			ex += math.Log(k.s1[0])
+		}
+		k.p.Target.LogJoint(row, lp[:])
+		prop := lp[0] + ex
+		acc := 0.0
+		if !math.IsNaN(prop) {
+			acc = math.Min(1, math.Exp(prop-cur))
+		}
+		if rng.Float64() < acc {
+			copy(row0, row)
+			copy(k.theta, th)
+			cur = prop
+			moved = true
+		}
+		k.rwN++
+		k.rwLogC += (acc - 0.3) / math.Pow(float64(k.rwN)+1, 0.6)
+	}
+	k.ss.SetStatics(k.theta)
+	copy(k.cur, row0)
+	return moved, nil
+}
