@@ -336,7 +336,7 @@ func (cp *compiler) stmt(s Stmt) {
 		if hi < lo {
 			cp.fail(s.Pos(), "loop %s in %d..%d is empty: the upper bound is below the lower bound", s.Var.Name, lo, hi)
 		}
-		if cp.vectorLoop(s, lo, hi) {
+		if cp.vectorLoop(s, lo, hi) || cp.forwardLoop(s, lo, hi) {
 			return
 		}
 		before := cp.g.NumNodes()

@@ -137,10 +137,12 @@ func (cp *compiler) stackLocal(v *Var, p lang.Pos) autodiff.Node {
 			cp.fail(p, "element %s of local %s is used before it is assigned", componentName(v, k), v.Name)
 		}
 	}
+	var n autodiff.Node
 	if v.Type.Kind == Matrix {
-		cp.fail(p, "a local matrix filled element by element can only be used element by element or by rows, not whole (yet)")
+		n = cp.stackMatrix(v)
+	} else {
+		n = cp.g.Stack(el...)
 	}
-	n := cp.g.Stack(el...)
 	cp.env[v.ID] = n
 	return n
 }
