@@ -21,10 +21,12 @@ import (
 //
 // is a recursion over t, so it cannot be vectorised over t as it stands,
 // and unrolled it is about 10 K^2 scalar nodes per t. Its structure is
-// gamma[t, k] = log_sum_exp_j(gamma[t-1, j] + W[t, j, k]), where W[t, j,
-// k] is the rest of acc[j]'s sum: W is compiled once for each (j, k),
-// vectorised over t as vecloop.go compiles a loop over data rows, and the
-// recursion is one stdlib.HMMForward node whose value is the rows
+// gamma[t, k] = log_sum_exp_j(gamma[t-1, j] + W[t, j, k]) + E[t, k],
+// where W[t, j, k] is the sum of the rest of acc[j]'s terms that depend
+// on j and E[t, k] of those that do not (the emission, computed once per
+// k instead of once per j): W and E are compiled once for each (j, k) and
+// k, vectorised over t as vecloop.go compiles a loop over data rows, and
+// the recursion is one stdlib.HMMForward node whose value is the rows
 // gamma[lo..hi]. The j loop's body may define scalars before acc[j] (as
 // hmm_example's logtheta) and branch on conditions known before inference
 // (if j == 1 { ... }); W may depend on t (data indexed by t), j and k, in
@@ -38,7 +40,8 @@ type fwdLoop struct {
 	lo, hi, K  int
 	gamma, acc *Var
 	pre        []Stmt // the j body's statements before acc[j] = ...
-	terms      []Expr // acc[j]'s addends but gamma[t - 1, j]
+	terms      []Expr // acc[j]'s addends but gamma[t - 1, j] that depend on j
+	eterms     []Expr // those that do not (the emission): added after log_sum_exp
 }
 
 // forwardLoop compiles s as one hmm_forward node when it is the forward
@@ -123,6 +126,22 @@ func (cp *compiler) matchForward(s *For, lo, hi int) (*fwdLoop, bool) {
 		}
 		f.terms = append(f.terms, a)
 	}
+	// the terms that depend neither on j nor on the j body's scalars are
+	// the same for every j: log_sum_exp_j(x_j + e) = log_sum_exp_j(x_j) + e
+	pl := preLocals(f.pre, nil)
+	var jt []Expr
+	for _, a := range f.terms {
+		dep := refersTo(a, f.j)
+		for _, l := range pl {
+			dep = dep || refersTo(a, l)
+		}
+		if dep {
+			jt = append(jt, a)
+		} else {
+			f.eterms = append(f.eterms, a)
+		}
+	}
+	f.terms = jt
 	if !found {
 		return nil, false
 	}
@@ -144,7 +163,7 @@ func (cp *compiler) matchForward(s *For, lo, hi int) (*fwdLoop, bool) {
 			if !cp.fwdPreOK(f.pre, t, lo, hi) {
 				return nil, false
 			}
-			for _, a := range f.terms {
+			for _, a := range append(f.terms, f.eterms...) {
 				if ok, _ := cp.vecExprOK(a, t, lo, hi); !ok {
 					return nil, false
 				}
@@ -216,8 +235,25 @@ func (cp *compiler) compileForward(f *fwdLoop) {
 		prev[j] = cp.localElem(f.gamma, []int{f.lo - 1, j + 1}, f.gamma.Pos)
 	}
 	init := g.Stack(prev...)
-	ws := make([]autodiff.Node, K*K)
+	ws := make([]autodiff.Node, K*K) // W[j, k]
+	es := make([]autodiff.Node, K)   // E[k]
 	var deps []int
+	sum := func(terms []Expr) autodiff.Node {
+		w := autodiff.Node(-1)
+		for _, a := range terms {
+			x := cp.expr(a)
+			if w < 0 {
+				w = x
+			} else {
+				w = g.Add(w, x)
+			}
+			deps = cp.depsOf(a, deps)
+		}
+		if w < 0 {
+			w = cp.num(0)
+		}
+		return w
+	}
 	cp.vec = &vecLoop{v: f.t, lo: f.lo, hi: f.hi}
 	sk, sj := cp.ints[f.k.ID], cp.ints[f.j.ID]
 	for k := 1; k <= K; k++ {
@@ -225,25 +261,14 @@ func (cp *compiler) compileForward(f *fwdLoop) {
 		for j := 1; j <= K; j++ {
 			cp.ints[f.j.ID] = j
 			cp.block(f.pre)
-			w := autodiff.Node(-1)
-			for _, a := range f.terms {
-				x := cp.expr(a)
-				if w < 0 {
-					w = x
-				} else {
-					w = g.Add(w, x)
-				}
-				deps = cp.depsOf(a, deps)
-			}
-			if w < 0 {
-				w = cp.num(0)
-			}
-			ws[(j-1)*K+k-1] = w
+			ws[(j-1)*K+k-1] = sum(f.terms)
 		}
+		es[k-1] = sum(f.eterms)
 	}
 	cp.ints[f.k.ID], cp.ints[f.j.ID] = sk, sj
 	cp.vec = nil
-	out := g.Custom(stdlib.NewHMMForward(K, n), n*K, append([]autodiff.Node{init}, ws...)...)
+	ins := append(append([]autodiff.Node{init}, ws...), es...)
+	out := g.Custom(stdlib.NewHMMForward(K, n), n*K, ins...)
 	el := cp.elems[f.gamma.ID]
 	if el == nil {
 		el = cp.splitLocal(f.gamma)
@@ -259,12 +284,14 @@ func (cp *compiler) compileForward(f *fwdLoop) {
 		ael = cp.splitLocal(f.acc)
 	}
 	cp.env[f.acc.ID] = -1
-	for j := 1; j <= K; j++ {
-		w := ws[(j-1)*K+K-1]
-		if g.Len(w) > 1 {
-			w = g.Index(w, n-1)
+	last := func(x autodiff.Node) autodiff.Node {
+		if g.Len(x) > 1 {
+			return g.Index(x, n-1)
 		}
-		ael[j-1] = g.Add(el[(f.hi-2)*K+j-1], w)
+		return x
+	}
+	for j := 1; j <= K; j++ {
+		ael[j-1] = g.Add(g.Add(el[(f.hi-2)*K+j-1], last(ws[(j-1)*K+K-1])), last(es[K-1]))
 	}
 	cp.localDeps[f.acc.ID] = mergeDeps(cp.localDeps[f.acc.ID], cp.localDeps[f.gamma.ID])
 }
@@ -283,6 +310,21 @@ func (cp *compiler) splitLocal(v *Var) []autodiff.Node {
 	}
 	cp.elems[v.ID] = el
 	return el
+}
+
+// preLocals adds to dst the locals the statements declare or assign.
+func preLocals(body []Stmt, dst []*Var) []*Var {
+	for _, st := range body {
+		switch st := st.(type) {
+		case *LocalDecl:
+			dst = append(dst, st.Local)
+		case *Assign:
+			dst = append(dst, st.Local)
+		case *If:
+			dst = preLocals(st.Else, preLocals(st.Then, dst))
+		}
+	}
+	return dst
 }
 
 // addends are the terms of a sum a + b + ... (scalar additions only).

@@ -190,20 +190,22 @@ func (o *HMMMarginal) Backward(out, dout []float64, in [][]float64, din [][]floa
 // ---------------------------------------------------------------- the forward recursion in log space
 
 // HMMForward is the forward recursion of the forward algorithm in log
-// space, gamma[t, k] = log_sum_exp_j(gamma[t-1, j] + W[t, j, k]) for t =
-// 1..n, as a loop over t writes it (Stan's hmm_example: W[t, j, k] =
-// log(theta[j, k]) + the log density of observation t in state k).
+// space, gamma[t, k] = log_sum_exp_j(gamma[t-1, j] + W[t, j, k]) + E[t, k]
+// for t = 1..n, as a loop over t writes it (Stan's hmm_example: W[t, j,
+// k] = log(theta[j, k]) and E[t, k] the log density of observation t in
+// state k, which does not depend on j).
 type HMMForward struct {
 	k, n     int
 	adj, nxt []float64 // K: the adjoints of a row of gamma
 }
 
 // NewHMMForward returns the op in = [gamma0 (K, the row before the
-// first), then W[j, k] for j, k = 1..K in that order (in[1+j*K+k], each
-// of length n, or 1 when it does not change with t)] -> out (n x K,
-// row-major) the rows gamma[1..n]. Backward gives the adjoints of gamma0
-// and of every W from the adjoints of all of out. A log_sum_exp whose
-// terms are all -Inf is -Inf, and passes no adjoint back.
+// first), then W[j, k] for j, k = 1..K in that order (in[1+j*K+k]), then
+// E[k] for k = 1..K (in[1+K*K+k]), each of length n, or 1 when it does
+// not change with t] -> out (n x K, row-major) the rows gamma[1..n].
+// Backward gives the adjoints of gamma0, the W and the E from the
+// adjoints of all of out. A log_sum_exp whose terms are all -Inf is -Inf,
+// and passes no adjoint back.
 func NewHMMForward(k, n int) VecOp {
 	return &HMMForward{k: k, n: n, adj: make([]float64, k), nxt: make([]float64, k)}
 }
@@ -215,15 +217,15 @@ func (o *HMMForward) Name() string { return "hmm_forward" }
 func (o *HMMForward) Forward(out []float64, in [][]float64) {
 	K := o.k
 	prev := in[0][:K]
-	w := in[1:]
+	w, e := in[1:1+K*K], in[1+K*K:]
 	for t := 0; t < o.n; t++ {
 		cur := out[t*K : (t+1)*K]
 		for k := range cur {
-			m, nan := math.Inf(-1), false
+			m, arg, nan := math.Inf(-1), 0, false
 			for j, p := range prev {
 				x := p + at(w[j*K+k], t)
 				if x > m {
-					m = x
+					m, arg = x, j
 				}
 				nan = nan || x != x
 			}
@@ -231,14 +233,16 @@ func (o *HMMForward) Forward(out []float64, in [][]float64) {
 				if nan {
 					m = math.NaN()
 				}
-				cur[k] = m
+				cur[k] = m + at(e[k], t)
 				continue
 			}
-			s := 0.0
+			s := 0.0 // the terms but the largest, whose exp is 1
 			for j, p := range prev {
-				s += math.Exp(p + at(w[j*K+k], t) - m)
+				if j != arg {
+					s += math.Exp(p + at(w[j*K+k], t) - m)
+				}
 			}
-			cur[k] = m + math.Log(s)
+			cur[k] = m + math.Log1p(s) + at(e[k], t)
 		}
 		prev = cur
 	}
@@ -252,10 +256,11 @@ func at(w []float64, t int) float64 {
 	return w[t]
 }
 
-// Backward accumulates the adjoints of gamma0 and of the W.
+// Backward accumulates the adjoints of gamma0, the W and the E.
 func (o *HMMForward) Backward(out, dout []float64, in [][]float64, din [][]float64) {
 	K := o.k
-	w, dw := in[1:], din[1:]
+	w, dw := in[1:1+K*K], din[1:1+K*K]
+	e, de := in[1+K*K:], din[1+K*K:]
 	adj, nxt := o.adj, o.nxt
 	for k := range adj {
 		adj[k] = 0 // the adjoint gamma[t] receives from gamma[t+1]
@@ -274,9 +279,12 @@ func (o *HMMForward) Backward(out, dout []float64, in [][]float64, din [][]float
 			if a == 0 || math.IsInf(y, 0) || y != y {
 				continue
 			}
+			if d := de[k]; d != nil {
+				accum(d, t, a)
+			}
+			l := y - at(e[k], t) // the log_sum_exp
 			for j, p := range prev {
-				wjk := at(w[j*K+k], t)
-				q := a * math.Exp(p+wjk-y)
+				q := a * math.Exp(p+at(w[j*K+k], t)-l)
 				nxt[j] += q
 				if d := dw[j*K+k]; d != nil {
 					accum(d, t, q)

@@ -258,9 +258,11 @@ func TestHMMMarginalNoState(t *testing.T) {
 }
 
 // forwardInputs are the inputs of hmm_forward equivalent to hmm_marginal's
-// in: gamma0 = log rho + log_omega[:, 1] and W[t, j, k] = log Gamma[j, k]
-// + log_omega[k, t+1] over the n - 1 later observations.
-func forwardInputs(in [][]float64, k, n int) [][]float64 {
+// in: gamma0 = log rho + log_omega[:, 1], and over the n - 1 later
+// observations either W[t, j, k] = log Gamma[j, k] (one value for all t)
+// and E[t, k] = log_omega[k, t+1], or (split false) W[t, j, k] = log
+// Gamma[j, k] + log_omega[k, t+1] and E = 0.
+func forwardInputs(in [][]float64, k, n int, split bool) [][]float64 {
 	lo, gam, rho := in[0], in[1], in[2]
 	g0 := make([]float64, k)
 	for s := range g0 {
@@ -269,12 +271,23 @@ func forwardInputs(in [][]float64, k, n int) [][]float64 {
 	ins := [][]float64{g0}
 	for j := 0; j < k; j++ {
 		for s := 0; s < k; s++ {
+			if split {
+				ins = append(ins, []float64{math.Log(gam[j*k+s])})
+				continue
+			}
 			w := make([]float64, n-1)
 			for t := range w {
 				w[t] = math.Log(gam[j*k+s]) + lo[s*n+t+1]
 			}
 			ins = append(ins, w)
 		}
+	}
+	for s := 0; s < k; s++ {
+		if !split {
+			ins = append(ins, []float64{0})
+			continue
+		}
+		ins = append(ins, append([]float64(nil), lo[s*n+1:s*n+n]...))
 	}
 	return ins
 }
@@ -283,27 +296,29 @@ func TestHMMForward(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for _, k := range []int{1, 2, 3} {
 		for _, n := range []int{2, 3, 40} {
-			in := hmmInputs(r, k, n, -5, 1)
-			ins := forwardInputs(in, k, n)
-			op := NewHMMForward(k, n-1)
-			out := make([]float64, (n-1)*k)
-			op.Forward(out, ins)
-			want := hmmLogForward(in, k, n)
-			for i, x := range out {
-				require.InDelta(t, want[k+i], x, 1e-12*(1+math.Abs(x)), "K = %d, n = %d, element %d", k, n, i)
+			for _, split := range []bool{false, true} {
+				in := hmmInputs(r, k, n, -5, 1)
+				ins := forwardInputs(in, k, n, split)
+				op := NewHMMForward(k, n-1)
+				out := make([]float64, (n-1)*k)
+				op.Forward(out, ins)
+				want := hmmLogForward(in, k, n)
+				for i, x := range out {
+					require.InDelta(t, want[k+i], x, 1e-12*(1+math.Abs(x)), "K = %d, n = %d, element %d", k, n, i)
+				}
+				m := []float64{0}
+				NewHMMMarginal(k, n).Forward(m, in)
+				require.InDelta(t, m[0], logSumExp(out[(n-2)*k:]...), 1e-12*(1+math.Abs(m[0])))
+				fdCheck(t, r, op, ins, len(out), nil, nil, 1e-6)
+				noAllocs(t, op, ins, len(out))
 			}
-			m := []float64{0}
-			NewHMMMarginal(k, n).Forward(m, in)
-			require.InDelta(t, m[0], logSumExp(out[(n-2)*k:]...), 1e-12*(1+math.Abs(m[0])))
-			fdCheck(t, r, op, ins, len(out), nil, nil, 1e-6)
-			noAllocs(t, op, ins, len(out))
 		}
 	}
-	// W that do not change with t (length 1) broadcast, and their
+	// W and E that do not change with t (length 1) broadcast, and their
 	// adjoints sum over t
 	k, n := 2, 6
 	ins := [][]float64{randVec(r, k, -2, 0)}
-	for i := 0; i < k*k; i++ {
+	for i := 0; i < k*k+k; i++ {
 		if i%2 == 0 {
 			ins = append(ins, randVec(r, 1, -2, 0))
 		} else {
@@ -334,14 +349,14 @@ func TestHMMForwardInf(t *testing.T) {
 	op := NewHMMForward(2, 3)
 	// state 2 cannot be reached at t = 1 (both its terms -Inf), so gamma[1,
 	// 2] = -Inf, and later rows go on from state 1
-	ins := [][]float64{{0, inf}, {-1}, {inf}, {-1}, {-2}}
+	ins := [][]float64{{0, inf}, {-1}, {inf}, {-1}, {-2}, {0}, {0}}
 	out := make([]float64, 6)
 	op.Forward(out, ins)
 	require.Equal(t, -1.0, out[0])
 	require.True(t, math.IsInf(out[1], -1))
 	require.InDelta(t, logSumExp(-1-1, inf-1), out[2], 1e-15)
 	dout := []float64{0, 1, 0, 0, 1, 1}
-	din := [][]float64{{0, 0}, {0}, {0}, {0}, {0}}
+	din := [][]float64{{0, 0}, {0}, {0}, {0}, {0}, {0}, {0}}
 	op.Backward(out, dout, ins, din)
 	for _, d := range din {
 		for _, x := range d {
@@ -393,7 +408,7 @@ func BenchmarkHMMMarginal(b *testing.B) {
 func BenchmarkHMMForward(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 1))
 	k, n := 2, 416
-	ins := forwardInputs(hmmInputs(r, k, n, -5, 0), k, n)
+	ins := forwardInputs(hmmInputs(r, k, n, -5, 0), k, n, true)
 	op := NewHMMForward(k, n-1)
 	out := make([]float64, (n-1)*k)
 	dout := make([]float64, len(out))
