@@ -123,6 +123,7 @@ type compiler struct {
 	elems    [][]autodiff.Node
 	depMark  []int // scratch for depsOf, by latent position
 	depStamp int
+	lazy     []lazyElem // elements made on first use (matfill.go)
 }
 
 type compileError struct{ err *lang.Error }

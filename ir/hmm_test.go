@@ -155,6 +155,8 @@ func TestStackMatrix(t *testing.T) {
 			"z[1] * (v[1] + 2 * v[2] + 3 * v[3] + 4 * v[4]) + 5 * z[1] * (1 + 2 + 3 + 4) + 9 * (z[1] + 2 * z[2] + 3 * z[3] + 4 * z[4])"},
 		{"a slice and single scalars", " m: matrix[3, 4]\n m[1] = v\n m[2] = z\n m[3, 1] = z[4]\n m[3, 2] = v[2]\n m[3, 3] = v[3]\n m[3, 4] = 1\n m[2, 1] = 7\n",
 			"z[1] * (v[1] + 2 * v[2] + 3 * v[3] + 4 * v[4]) + 5 * (7 + 2 * z[2] + 3 * z[3] + 4 * z[4]) + 9 * (z[4] + 2 * v[2] + 3 * v[3] + 4)"},
+		{"rows, then an element changed by an if on a latent", " m: matrix[3, 4]\n m[1] = v\n m[2] = z\n m[3] = v\n if z[2] > 0 { m[3, 2] = 7 }\n",
+			"z[1] * (v[1] + 2 * v[2] + 3 * v[3] + 4 * v[4]) + 5 * (z[1] + 2 * z[2] + 3 * z[3] + 4 * z[4]) + 9 * (v[1] + 2 * (z[2] > 0 ? 7 : v[2]) + 3 * v[3] + 4 * v[4])"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w := " w = rep_matrix(1, 3, 4)\n for i in 1..3 { for j in 1..4 { w[i, j] = (i == 1 ? z[1] : 4 * i - 3) * j } }\n"
@@ -163,6 +165,10 @@ func TestStackMatrix(t *testing.T) {
 			sameDensity(t, a, b, rand.New(rand.NewPCG(1, 2)), 5, 1, 1e-12, 1e-12)
 		})
 	}
+	// a vector of the first three elements of a node of four
+	a := compile(t, head+" u: vector[3]\n u[1] = v[1]\n u[2] = v[2]\n u[3] = v[3]\n target += dot(u, z[2:4])\n}\n", "")
+	b := compile(t, head+" target += v[1] * z[2] + v[2] * z[3] + v[3] * z[4]\n}\n", "")
+	sameDensity(t, a, b, rand.New(rand.NewPCG(1, 2)), 5, 1, 1e-12, 1e-12)
 }
 
 // TestHMMMarginalChecks: hmm_marginal's arguments are checked.

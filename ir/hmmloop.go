@@ -31,7 +31,7 @@ import (
 // hmm_example's logtheta) and branch on conditions known before inference
 // (if j == 1 { ... }); W may depend on t (data indexed by t), j and k, in
 // any way the vectorised loops accept. gamma's rows lo..hi are then
-// elements of that node, and acc holds its last values (t = hi, k = K),
+// elements of that node (made when read), and acc holds its last values (t = hi, k = K),
 // as after the unrolled loop. Anything else is unrolled as before.
 
 // fwdLoop is a forward loop matched by matchForward.
@@ -275,7 +275,7 @@ func (cp *compiler) compileForward(f *fwdLoop) {
 	}
 	cp.env[f.gamma.ID] = -1
 	for i := 0; i < n*K; i++ {
-		el[(f.lo-1)*K+i] = g.Index(out, i)
+		el[(f.lo-1)*K+i] = cp.lazyIndex(out, i)
 	}
 	cp.localDeps[f.gamma.ID] = mergeDeps(cp.localDeps[f.gamma.ID], deps)
 	// acc as the last iteration (t = hi, k = K) left it
@@ -291,7 +291,7 @@ func (cp *compiler) compileForward(f *fwdLoop) {
 		return x
 	}
 	for j := 1; j <= K; j++ {
-		ael[j-1] = g.Add(g.Add(el[(f.hi-2)*K+j-1], last(ws[(j-1)*K+K-1])), last(es[K-1]))
+		ael[j-1] = g.Add(g.Add(cp.elemNode(el[(f.hi-2)*K+j-1]), last(ws[(j-1)*K+K-1])), last(es[K-1]))
 	}
 	cp.localDeps[f.acc.ID] = mergeDeps(cp.localDeps[f.acc.ID], cp.localDeps[f.gamma.ID])
 }

@@ -62,7 +62,7 @@ func (cp *compiler) vecFillAssign(s *Assign) {
 	for i := 0; i <= cp.vec.hi-cp.vec.lo; i++ {
 		xi := x
 		if g.Len(x) > 1 {
-			xi = g.Index(x, i)
+			xi = cp.lazyIndex(x, i)
 		}
 		n := cp.vec.lo + i
 		if rowwise {
@@ -74,29 +74,70 @@ func (cp *compiler) vecFillAssign(s *Assign) {
 	cp.localDeps[v.ID] = mergeDeps(cp.localDeps[v.ID], cp.depsOf(s.X, nil))
 }
 
-// stackMatrix is the whole value of a local matrix filled element by
-// element: a row (or, for a matrix filled column by column, a column)
-// whose elements are those of one node (filled by a vectorised loop, or
-// m[i] = row) is that node, or its slice, and one whose elements are one
-// scalar is that scalar repeated, instead of one scalar each.
-func (cp *compiler) stackMatrix(v *Var) autodiff.Node {
+// lazyElem is element i of node src, as an element of a local filled
+// element by element: the Index node is made when the element is read
+// (node), so the elements of a row filled in one piece, or of
+// hmm_forward's rows, cost no node unless something reads them alone.
+type lazyElem struct {
+	src  autodiff.Node
+	i    int
+	node autodiff.Node // the Index node, once made (-1 before)
+}
+
+// lazyIndex is the element code of element i of src: -2 - its index in
+// cp.lazy (-1 is an element not assigned).
+func (cp *compiler) lazyIndex(src autodiff.Node, i int) autodiff.Node {
+	cp.lazy = append(cp.lazy, lazyElem{src: src, i: i, node: -1})
+	return autodiff.Node(-1 - len(cp.lazy))
+}
+
+// elemNode is the node of an element: n itself, or the Index node of a
+// lazy element (made on first use); -1 stays -1.
+func (cp *compiler) elemNode(n autodiff.Node) autodiff.Node {
+	if n >= -1 {
+		return n
+	}
+	l := &cp.lazy[-2-n]
+	if l.node < 0 {
+		l.node = cp.g.Index(l.src, l.i)
+	}
+	return l.node
+}
+
+// elemIndex reports whether the element n is element i of a node src (a
+// lazy element, or an Index node), without adding to the graph.
+func (cp *compiler) elemIndex(n autodiff.Node) (src autodiff.Node, i int, ok bool) {
+	if n < -1 {
+		l := cp.lazy[-2-n]
+		return l.src, l.i, true
+	}
+	return cp.g.IndexOf(n)
+}
+
+// stackElems is the whole value of a local (of type t) filled element by
+// element: a run of elements that are consecutive elements of one node
+// (a row filled by a vectorised loop, m[i] = row, hmm_forward's rows) is
+// that node, or its slice, and a run of one scalar is that scalar
+// repeated, instead of one scalar each. A matrix filled column by column
+// is stacked by columns and transposed.
+func (cp *compiler) stackElems(el []autodiff.Node, t Type) autodiff.Node {
 	g := cp.g
-	el := cp.elems[v.ID]
-	R, C := v.Type.Rows, v.Type.Cols
-	if R > 1 {
+	if t.Kind != Matrix {
+		return cp.stackRuns(el)
+	}
+	R, C := t.Rows, t.Cols
+	if R > 1 && C > 1 {
 		// column by column: el[r*C + c] for r = 0..R-1
 		cols := make([]autodiff.Node, C)
 		col := make([]autodiff.Node, R)
-		for c := range cols {
+		whole := true
+		for c := 0; c < C && whole; c++ {
 			for r := range col {
 				col[r] = el[r*C+c]
 			}
-			if !cp.isWhole(col) {
-				cols = nil
-				break
-			}
+			whole = cp.runEnd(col, 0) == R
 		}
-		if cols != nil {
+		if whole {
 			for c := range cols {
 				for r := range col {
 					col[r] = el[r*C+c]
@@ -107,13 +148,16 @@ func (cp *compiler) stackMatrix(v *Var) autodiff.Node {
 			for c := range lens {
 				lens[c] = R
 			}
-			n := cols[0]
-			if C > 1 {
-				n = g.Custom(concatN(lens), R*C, cols...)
-			}
+			n := g.Custom(concatN(lens), R*C, cols...)
 			return g.Reshape(g.Custom(stdlib.NewTranspose(C, R), R*C, n), R, C)
 		}
 	}
+	return g.Reshape(cp.stackRuns(el), R, C)
+}
+
+// stackRuns is the vector of the elements el, by runs (see stackElems).
+func (cp *compiler) stackRuns(el []autodiff.Node) autodiff.Node {
+	g := cp.g
 	var parts []autodiff.Node
 	var lens []int
 	var scalars []autodiff.Node
@@ -124,10 +168,9 @@ func (cp *compiler) stackMatrix(v *Var) autodiff.Node {
 		}
 	}
 	for i := 0; i < len(el); {
-		// the longest run from i that wholePart makes one node of
 		j := cp.runEnd(el, i)
 		if j-i == 1 {
-			scalars = append(scalars, el[i])
+			scalars = append(scalars, cp.elemNode(el[i]))
 			i++
 			continue
 		}
@@ -136,33 +179,30 @@ func (cp *compiler) stackMatrix(v *Var) autodiff.Node {
 		i = j
 	}
 	flush()
-	n := parts[0]
-	if len(parts) > 1 {
-		n = g.Custom(concatN(lens), len(el), parts...)
+	if len(parts) == 1 {
+		return parts[0]
 	}
-	return g.Reshape(n, R, C)
+	return g.Custom(concatN(lens), len(el), parts...)
 }
 
-// wholePart returns one node whose elements are els (two or more): the
-// node they index, in order (or its slice), or a scalar repeated; -1 if
-// there is none.
+// wholePart is one node whose elements are els, a run runEnd found (two
+// or more): a scalar repeated, or the node they index, in order (or its
+// slice).
 func (cp *compiler) wholePart(els []autodiff.Node) autodiff.Node {
-	if !cp.isWhole(els) {
-		return -1
-	}
 	g := cp.g
-	src, off, ok := g.IndexOf(els[0])
-	if !ok || els[len(els)-1] == els[0] {
-		return g.Custom(stdlib.NewRepVector(len(els)), len(els), els[0])
+	if els[len(els)-1] == els[0] {
+		return g.Custom(stdlib.NewRepVector(len(els)), len(els), cp.elemNode(els[0]))
 	}
+	src, off, _ := cp.elemIndex(els[0])
 	if off == 0 && len(els) == g.Len(src) {
 		return src
 	}
 	return g.Slice(src, off, off+len(els))
 }
 
-// runEnd returns the end j of the longest run el[i:j] that isWhole
-// accepts (i + 1 when there is none).
+// runEnd returns the end j of the longest run el[i:j] of one element
+// repeated, or of consecutive elements of one node (i + 1 when there is
+// none).
 func (cp *compiler) runEnd(el []autodiff.Node, i int) int {
 	j := i + 1
 	for j < len(el) && el[j] == el[i] {
@@ -171,44 +211,18 @@ func (cp *compiler) runEnd(el []autodiff.Node, i int) int {
 	if j > i+1 {
 		return j
 	}
-	src, off, ok := cp.g.IndexOf(el[i])
+	src, off, ok := cp.elemIndex(el[i])
 	if !ok {
 		return j
 	}
 	for j < len(el) {
-		s2, o2, ok2 := cp.g.IndexOf(el[j])
+		s2, o2, ok2 := cp.elemIndex(el[j])
 		if !ok2 || s2 != src || o2 != off+j-i {
 			break
 		}
 		j++
 	}
 	return j
-}
-
-// isWhole reports whether wholePart makes one node of els (and adds
-// nothing to the graph).
-func (cp *compiler) isWhole(els []autodiff.Node) bool {
-	if len(els) < 2 {
-		return false
-	}
-	same := true
-	for _, e := range els[1:] {
-		same = same && e == els[0]
-	}
-	if same {
-		return true
-	}
-	src, off, ok := cp.g.IndexOf(els[0])
-	if !ok {
-		return false
-	}
-	for i, e := range els[1:] {
-		s2, o2, ok2 := cp.g.IndexOf(e)
-		if !ok2 || s2 != src || o2 != off+i+1 {
-			return false
-		}
-	}
-	return true
 }
 
 // concatN is the autodiff op that concatenates vectors of the given
