@@ -15,8 +15,9 @@ import "math"
 type HMMMarginal struct {
 	k, n  int
 	omega []float64 // K x N: exp(log_omega - m)
-	ahat  []float64 // N x K: the normalised forward probabilities
-	c     []float64 // N: their normalising constants
+	ahat  []float64 // N x K: the scaled forward probabilities
+	c     []float64 // N: their normalising constants (1 where not normalised)
+	z     float64   // the sum of the last forward vector
 	m     []float64 // N: the columns' scales
 	b, bn []float64 // K: the scaled backward probabilities of two steps
 	v     []float64 // K: scratch
@@ -51,14 +52,26 @@ func (o *HMMMarginal) Forward(out []float64, in [][]float64) {
 	out[0], _ = o.forward(in)
 }
 
-// forward runs the scaled forward pass, leaving omega, ahat, c and m for
-// Backward; ok is false when the result is not finite (then the scratch
-// is not complete). Column n is scaled by the largest log density of the
+// forward runs the scaled forward pass, leaving omega, ahat, c, m and z
+// for Backward; ok is false when the result is not finite (then the
+// scratch is not complete). The forward vector is renormalised only when
+// its sum leaves [1e-30, 1e30] (c_n is 1 at the other steps), so that a
+// step does not wait for the division of the one before; the backward
+// probabilities then start at 1/z. Column n is scaled by the largest log density of the
 // states the forward pass reaches at n (a predicted probability above
 // 0), so the state that dominates is never lost to underflow: a state
 // that is reached with probability 1e-200 and emits 750 nats above the
 // others still counts.
 func (o *HMMMarginal) forward(in [][]float64) (lp float64, ok bool) {
+	o.z = 1
+	if o.k == 2 {
+		return o.forward2(in)
+	}
+	return o.forwardK(in)
+}
+
+// forwardK is forward for any K.
+func (o *HMMMarginal) forwardK(in [][]float64) (lp float64, ok bool) {
 	K, N := o.k, o.n
 	lo, gam, rho := in[0], in[1], in[2]
 	// log p = sum_n (log c_n + m_n); the c_n are multiplied together and
@@ -117,19 +130,118 @@ func (o *HMMMarginal) forward(in [][]float64) (lp float64, ok bool) {
 		if !(s > 0) || math.IsInf(s, 1) {
 			return math.NaN(), false // negative or infinite probabilities
 		}
-		o.c[n] = s
-		for k := range cur {
-			cur[k] /= s
+		o.c[n] = 1
+		if s < 1e-30 || s > 1e30 {
+			o.c[n] = s
+			if s >= 1e-300 {
+				inv := 1 / s
+				for k := range cur {
+					cur[k] *= inv
+				}
+			} else {
+				for k := range cur {
+					cur[k] /= s
+				}
+			}
+			if s < 1e-150 || s > 1e150 {
+				lp += math.Log(s)
+			} else if prod *= s; prod < 1e-150 || prod > 1e150 {
+				lp += math.Log(prod)
+				prod = 1
+			}
+			s = 1
 		}
-		if s < 1e-150 || s > 1e150 {
-			lp += math.Log(s)
-		} else if prod *= s; prod < 1e-150 || prod > 1e150 {
-			lp += math.Log(prod)
-			prod = 1
-		}
+		o.z = s
 		lp += m
 	}
-	return lp + math.Log(prod), true
+	return lp + math.Log(prod) + math.Log(o.z), true
+}
+
+// forward2 is forwardK for K = 2, the two states' probabilities in
+// registers: the same operations in the same order.
+func (o *HMMMarginal) forward2(in [][]float64) (lp float64, ok bool) {
+	N := o.n
+	lo, gam, rho := in[0], in[1], in[2]
+	lo0, lo1 := lo[:N], lo[N:2*N]
+	om0, om1 := o.omega[:N], o.omega[N:2*N]
+	ah, cs, ms := o.ahat[:2*N], o.c[:N], o.m[:N]
+	g00, g01, g10, g11 := gam[0], gam[1], gam[2], gam[3]
+	var a0, a1 float64 // the scaled forward probabilities at n - 1
+	prod := 1.0
+	for n := 0; n < N; n++ {
+		var c0, c1 float64 // the predicted probabilities at n
+		if n == 0 {
+			c0, c1 = rho[0], rho[1]
+		} else {
+			if a0 != 0 {
+				c0, c1 = a0*g00, a0*g01
+			}
+			if a1 != 0 {
+				c0 += a1 * g10
+				c1 += a1 * g11
+			}
+		}
+		x0, x1 := lo0[n], lo1[n]
+		if x0 != x0 || x1 != x1 || c0 != c0 || c1 != c1 {
+			return math.NaN(), false
+		}
+		m := math.Inf(-1)
+		if c0 != 0 {
+			m = x0
+		}
+		if c1 != 0 && x1 > m {
+			m = x1
+		}
+		if math.IsInf(m, 0) {
+			if m < 0 {
+				return m, false
+			}
+			return math.NaN(), false
+		}
+		ms[n] = m
+		s := 0.0
+		if c0 == 0 {
+			om0[n] = math.Exp(min(x0-m, 700))
+		} else {
+			w := math.Exp(x0 - m)
+			om0[n] = w
+			c0 *= w
+			s += c0
+		}
+		if c1 == 0 {
+			om1[n] = math.Exp(min(x1-m, 700))
+		} else {
+			w := math.Exp(x1 - m)
+			om1[n] = w
+			c1 *= w
+			s += c1
+		}
+		if !(s > 0) || math.IsInf(s, 1) {
+			return math.NaN(), false
+		}
+		cs[n] = 1
+		a0, a1 = c0, c1
+		if s < 1e-30 || s > 1e30 {
+			cs[n] = s
+			if s >= 1e-300 {
+				inv := 1 / s
+				a0, a1 = c0*inv, c1*inv
+			} else {
+				a0, a1 = c0/s, c1/s
+			}
+			if s < 1e-150 || s > 1e150 {
+				lp += math.Log(s)
+			} else if prod *= s; prod < 1e-150 || prod > 1e150 {
+				lp += math.Log(prod)
+				prod = 1
+			}
+			s = 1
+		}
+		o.z = s
+		ah[2*n], ah[2*n+1] = a0, a1
+		lp += m
+	}
+	return lp + math.Log(prod) + math.Log(o.z), true
 }
 
 // Backward accumulates the adjoints of log_omega, Gamma and rho.
@@ -146,7 +258,7 @@ func (o *HMMMarginal) Backward(out, dout []float64, in [][]float64, din [][]floa
 	dlo, dgam, drho := din[0], din[1], din[2]
 	b, bn, v := o.b, o.bn, o.v
 	for k := range b {
-		b[k] = 1
+		b[k] = 1 / o.z
 	}
 	for n := N - 1; n >= 0; n-- {
 		a := o.ahat[n*K : (n+1)*K]

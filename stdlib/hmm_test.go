@@ -239,6 +239,40 @@ func TestHMMMarginalEdgeCases(t *testing.T) {
 	require.Zero(t, out[0])
 }
 
+// TestHMMMarginalK2: forward2, the loop for two states, is forwardK's,
+// value and scratch, to the bit, on random inputs with zeros, -Inf and
+// tiny constants among them.
+func TestHMMMarginalK2(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for trial := 0; trial < 200; trial++ {
+		n := 1 + r.IntN(60)
+		in := hmmInputs(r, 2, n, -30, 5)
+		switch trial % 4 {
+		case 1:
+			in[1][r.IntN(4)] = 0
+			in[2][r.IntN(2)] = 0
+		case 2:
+			in[0][r.IntN(2*n)] = math.Inf(-1)
+		case 3:
+			in[1] = []float64{1 - 1e-200, 1e-200, 1e-160, 1 - 1e-160}
+			for i := range in[0][:n] {
+				in[0][i] -= 740
+			}
+		}
+		a, b := NewHMMMarginal(2, n).(*HMMMarginal), NewHMMMarginal(2, n).(*HMMMarginal)
+		la, oka := a.forward2(in)
+		lb, okb := b.forwardK(in)
+		require.Equal(t, okb, oka)
+		require.Equal(t, math.Float64bits(lb), math.Float64bits(la), "trial %d: %g and %g", trial, la, lb)
+		if oka {
+			require.Equal(t, b.ahat, a.ahat)
+			require.Equal(t, b.omega, a.omega)
+			require.Equal(t, b.c, a.c)
+			require.Equal(t, b.m, a.m)
+		}
+	}
+}
+
 func TestHMMMarginalNoState(t *testing.T) {
 	// Backward recomputes the forward pass: another Forward in between
 	// does not change the adjoints

@@ -156,3 +156,16 @@ func BenchmarkMSCHMMDrive(b *testing.B) {
 		b.Run(m, func(b *testing.B) { benchMSC(b, problem(b, dir+m+".msc", dir+"data.json"), 10) })
 	}
 }
+
+// BenchmarkMSCHMMDrive1000: the same on the simulated T = 1000 data set
+// (internal/simdata.HMMDriveData).
+func BenchmarkMSCHMMDrive1000(b *testing.B) {
+	const dir = "../../examples/posteriordb/bball_drive_event_1-hmm_drive_1/"
+	data, err := simdata.HMMDriveJSON(b.TempDir(), 1000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, m := range []string{"model", "model_marginal"} {
+		b.Run(m, func(b *testing.B) { benchMSC(b, problem(b, dir+m+".msc", data), 10) })
+	}
+}
