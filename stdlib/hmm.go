@@ -327,6 +327,15 @@ func (o *HMMForward) Name() string { return "hmm_forward" }
 
 // Forward writes gamma[1..n] into out.
 func (o *HMMForward) Forward(out []float64, in [][]float64) {
+	if o.k == 2 {
+		o.forward2(out, in)
+		return
+	}
+	o.forwardK(out, in)
+}
+
+// forwardK is Forward for any K.
+func (o *HMMForward) forwardK(out []float64, in [][]float64) {
 	K := o.k
 	prev := in[0][:K]
 	w, e := in[1:1+K*K], in[1+K*K:]
@@ -358,6 +367,35 @@ func (o *HMMForward) Forward(out []float64, in [][]float64) {
 		}
 		prev = cur
 	}
+}
+
+// forward2 is Forward for K = 2: each log_sum_exp of two terms is the
+// larger plus Log1pExp of their difference (one polynomial and one exp,
+// within 1e-15 of forwardK's exp and log1p).
+func (o *HMMForward) forward2(out []float64, in [][]float64) {
+	p0, p1 := in[0][0], in[0][1]
+	w00, w01, w10, w11, e0, e1 := in[1], in[2], in[3], in[4], in[5], in[6]
+	for t := 0; t < o.n; t++ {
+		c0 := lse2(p0+at(w00, t), p1+at(w10, t)) + at(e0, t)
+		c1 := lse2(p0+at(w01, t), p1+at(w11, t)) + at(e1, t)
+		out[2*t], out[2*t+1] = c0, c1
+		p0, p1 = c0, c1
+	}
+}
+
+// lse2 is log(exp(a) + exp(b)): NaN if either is NaN, -Inf if both are.
+func lse2(a, b float64) float64 {
+	if a < b {
+		a, b = b, a
+	}
+	d := b - a
+	if d != d { // a NaN, or both -Inf (or +Inf)
+		if a == b {
+			return a
+		}
+		return math.NaN()
+	}
+	return a + Log1pExp(d)
 }
 
 // at is w[t], or w[0] for a value that does not change with t.

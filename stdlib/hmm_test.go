@@ -378,6 +378,49 @@ func TestHMMForward(t *testing.T) {
 	require.Equal(t, out2, out)
 }
 
+// TestHMMForwardK2: forward2, the loop for two states, is forwardK's
+// within 1e-14, infinities and NaN included.
+func TestHMMForwardK2(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	inf := math.Inf(-1)
+	for trial := 0; trial < 100; trial++ {
+		n := 1 + r.IntN(50)
+		ins := [][]float64{randVec(r, 2, -5, 1)}
+		for i := 0; i < 6; i++ {
+			if r.IntN(2) == 0 {
+				ins = append(ins, randVec(r, 1, -40, 2))
+			} else {
+				ins = append(ins, randVec(r, n, -40, 2))
+			}
+		}
+		switch trial % 5 {
+		case 1:
+			ins[0][r.IntN(2)] = inf
+		case 2:
+			ins[1+r.IntN(4)][0] = inf
+		case 3:
+			ins[1], ins[3] = []float64{inf}, []float64{inf} // state 1 not reachable
+		case 4:
+			ins[1+r.IntN(6)][0] = math.NaN()
+		}
+		op := NewHMMForward(2, n).(*HMMForward)
+		a, b := make([]float64, 2*n), make([]float64, 2*n)
+		op.forward2(a, ins)
+		op.forwardK(b, ins)
+		for i := range a {
+			if math.IsNaN(b[i]) {
+				require.True(t, math.IsNaN(a[i]), "trial %d element %d: %g", trial, i, a[i])
+				continue
+			}
+			if math.IsInf(b[i], 0) {
+				require.Equal(t, b[i], a[i], "trial %d element %d", trial, i)
+				continue
+			}
+			require.InDelta(t, b[i], a[i], 1e-14*(1+math.Abs(b[i])), "trial %d element %d", trial, i)
+		}
+	}
+}
+
 func TestHMMForwardInf(t *testing.T) {
 	inf := math.Inf(-1)
 	op := NewHMMForward(2, 3)
