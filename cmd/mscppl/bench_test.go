@@ -169,3 +169,12 @@ func BenchmarkMSCHMMDrive1000(b *testing.B) {
 		b.Run(m, func(b *testing.B) { benchMSC(b, problem(b, dir+m+".msc", data), 10) })
 	}
 }
+
+// BenchmarkMSCHMMExample: one MSC iteration (S = 10) of posteriordb's
+// hmm_example (K = 2, N = 100) by its forward loop and by hmm_marginal.
+func BenchmarkMSCHMMExample(b *testing.B) {
+	const dir = "../../examples/posteriordb/hmm_example-hmm_example/"
+	for _, m := range []string{"model", "model_marginal"} {
+		b.Run(m, func(b *testing.B) { benchMSC(b, problem(b, dir+m+".msc", dir+"data.json"), 10) })
+	}
+}
