@@ -31,8 +31,14 @@ func (g *Graph) Backward(out Node, batch int) {
 		if r.flags&flagVar == 0 || r.op == opInput || r.op == opParam {
 			continue
 		}
+		// a node whose adjoint is zero passes nothing back; skipping it
+		// also keeps the nodes out does not depend on (a local assigned
+		// and then overwritten), whose values Forward never computed,
+		// from adding 0 * (1/0) = NaN to their inputs
 		if r.flags&flagBatched == 0 {
-			g.backNode(n, 0)
+			if !zeroAdj(g.adjOf(n, 0)) {
+				g.backNode(n, 0)
+			}
 			continue
 		}
 		if r.op == opMatVec && batch > 1 && g.recs[r.a].flags&flagBatched == 0 {
@@ -40,9 +46,21 @@ func (g *Graph) Backward(out Node, batch int) {
 			continue
 		}
 		for b := 0; b < batch; b++ {
-			g.backNode(n, b)
+			if !zeroAdj(g.adjOf(n, b)) {
+				g.backNode(n, b)
+			}
 		}
 	}
+}
+
+// zeroAdj reports whether every element of an adjoint is zero.
+func zeroAdj(d []float64) bool {
+	for _, x := range d {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // acc adds d * (partial) into the adjoint of input a at element i,

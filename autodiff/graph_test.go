@@ -278,3 +278,41 @@ func TestAncestorsRepeated(t *testing.T) {
 	require.True(t, slices.IsSorted(all))
 	require.Equal(t, []Node{x, p, steps[2] - 2, steps[2] - 1, steps[2]}, g.Ancestors(steps[2]))
 }
+
+func TestIndexOf(t *testing.T) {
+	g := New()
+	x := g.Input(4)
+	e := g.Index(x, 2)
+	src, i, ok := g.IndexOf(e)
+	if !ok || src != x || i != 2 {
+		t.Fatalf("IndexOf(Index(x, 2)) = %d, %d, %v", src, i, ok)
+	}
+	if _, _, ok := g.IndexOf(g.Slice(x, 1, 2)); ok {
+		t.Fatal("a Slice is not an Index")
+	}
+}
+
+// TestBackwardSkipsZeroAdjoints: a node out does not depend on (a local
+// assigned and then overwritten) passes nothing back, even where its
+// derivative is infinite or its value was never computed: the gradient
+// of sum(x) at x = 0 next to log(x) is 1, not 0 * (1/0) = NaN.
+func TestBackwardSkipsZeroAdjoints(t *testing.T) {
+	g := New()
+	x := g.Input(1)
+	g.Log(x) // not used
+	out := g.Sum(x)
+	g.Alloc(2)
+	for _, order := range [][]Node{g.Ancestors(out), nil} {
+		if order == nil {
+			g.Forward(2)
+		} else {
+			g.ForwardNodes(order, 2)
+		}
+		g.Backward(out, 2)
+		for b := 0; b < 2; b++ {
+			if d := g.Grad(x, b)[0]; d != 1 {
+				t.Fatalf("gradient %g, want 1", d)
+			}
+		}
+	}
+}

@@ -148,6 +148,7 @@ var functionTable = []*Function{
 	matFn("diag_matrix", "v", "the diagonal matrix of v", 1, checkDiagMatrix),
 	matFn("rep_vector", "x, n", "the vector of n copies of x", 2, checkRepVector),
 	matFn("cholesky_decompose", "A", "the lower Cholesky factor of a symmetric positive definite matrix", 1, checkCholesky),
+	matFn("hmm_marginal", "log_omega, Gamma, rho", "the log marginal likelihood of a hidden Markov model (Stan's): log_omega[k, n] state k's log density of observation n, Gamma[i, j] = P(next j | now i), rho the initial distribution", 3, checkHMMMarginal),
 
 	// ---- sizes, known before inference
 	vecFn("rows", "x", "the number of rows", 1, 0, checkSize, nil),

@@ -126,6 +126,7 @@ type compiler struct {
 	elems    [][]autodiff.Node
 	depMark  []int // scratch for depsOf, by latent position
 	depStamp int
+	lazy     []lazyElem // elements made on first use (matfill.go)
 }
 
 type compileError struct{ err *lang.Error }
@@ -343,7 +344,7 @@ func (cp *compiler) stmt(s Stmt) {
 		if hi < lo {
 			cp.fail(s.Pos(), "loop %s in %d..%d is empty: the upper bound is below the lower bound", s.Var.Name, lo, hi)
 		}
-		if cp.vectorLoop(s, lo, hi) {
+		if cp.vectorLoop(s, lo, hi) || cp.forwardLoop(s, lo, hi) {
 			return
 		}
 		before := cp.g.NumNodes()

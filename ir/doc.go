@@ -18,8 +18,10 @@
 // unconstrained latents for a whole batch of proposals at once. Loops are
 // lowered at compile time: a loop over data rows whose body allows it is
 // compiled once over its whole range into vector operations (vecloop.go;
-// CompileOptions.UnrollLoops turns this off), and the others are unrolled,
-// one copy of the body per value of the loop variable. Calls of user
+// CompileOptions.UnrollLoops turns this off), the forward algorithm of a
+// hidden Markov model written as Stan's examples write it is one
+// hmm_forward node (hmmloop.go), and the others are unrolled, one copy of
+// the body per value of the loop variable. Calls of user
 // functions are inlined; an if whose condition depends on latents or
 // params is compiled as a piecewise density. Vector operations stay
 // vector operations.

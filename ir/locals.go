@@ -83,7 +83,7 @@ func (cp *compiler) assign(s *Assign) {
 		el[(idx[0]-1)*t.Cols+idx[1]-1] = x
 	default: // a matrix row
 		for j := 0; j < t.Cols; j++ {
-			el[(idx[0]-1)*t.Cols+j] = cp.g.Index(x, j)
+			el[(idx[0]-1)*t.Cols+j] = cp.lazyIndex(x, j)
 		}
 	}
 	cp.localDeps[v.ID] = mergeDeps(cp.localDeps[v.ID], deps)
@@ -123,24 +123,21 @@ func (cp *compiler) localElem(v *Var, idx []int, p lang.Pos) autodiff.Node {
 		k = (idx[0]-1)*v.Type.Cols + idx[1] - 1
 	}
 	n := cp.elems[v.ID][k]
-	if n < 0 {
+	if n == -1 {
 		cp.fail(p, "element %s of local %s is used before it is assigned", componentName(v, k), v.Name)
 	}
-	return n
+	return cp.elemNode(n)
 }
 
 // stackLocal makes the whole value of a local filled element by element.
 func (cp *compiler) stackLocal(v *Var, p lang.Pos) autodiff.Node {
 	el := cp.elems[v.ID]
 	for k, n := range el {
-		if n < 0 {
+		if n == -1 {
 			cp.fail(p, "element %s of local %s is used before it is assigned", componentName(v, k), v.Name)
 		}
 	}
-	if v.Type.Kind == Matrix {
-		cp.fail(p, "a local matrix filled element by element can only be used element by element or by rows, not whole (yet)")
-	}
-	n := cp.g.Stack(el...)
+	n := cp.stackElems(el, v.Type)
 	cp.env[v.ID] = n
 	return n
 }
@@ -192,6 +189,7 @@ func (cp *compiler) piecewise(s *If, c autodiff.Node) {
 	envT, elT, depT := branch(s.Then, true)
 	envE, elE, depE := branch(s.Else, false)
 	sel := func(a, b autodiff.Node) autodiff.Node {
+		a, b = cp.elemNode(a), cp.elemNode(b)
 		if a == b || a < 0 || b < 0 {
 			if a != b {
 				return -1 // set in one branch only: not usable after the if

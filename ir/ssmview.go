@@ -43,6 +43,9 @@ func (c *Compiled) detectView(opt CompileOptions) {
 	m := c.Model
 	state := c.dynamicLatent()
 	if state == nil {
+		if !c.structure.Attempt {
+			c.structure.Reason = "no latent vector is a state: none has an element drawn given another element of it, as in x[t] ~ normal(phi * x[t - 1], s)"
+		}
 		return
 	}
 	c.structure.Attempt = true // it looks like one: say why it is not

@@ -150,6 +150,9 @@ func (cp *compiler) vecBodyOK(body []Stmt, v *Var, lo, hi int) bool {
 				}
 				continue
 			}
+			if cp.vecFillOK(st, v, lo, hi, ok) { // m[k, n] = e (matfill.go)
+				continue
+			}
 			// mu[n] = e for a vector local declared before the loop and the
 			// loop over its whole length; e must not read mu
 			if !ok || len(st.Idx) != 1 || !isRefTo(st.Idx[0], v) || l.Type.Kind != Vector ||
@@ -267,6 +270,16 @@ func (cp *compiler) vecExprOK(e Expr, v *Var, lo, hi int) (ok, dep bool) {
 		return all(e.X, e.Y)
 	case *NaryCall:
 		return all(e.Args...)
+	case *Cond:
+		// c ? a : b with c known before inference and not the loop
+		// variable (an inner loop's j == 1): the branch taken
+		if refersTo(e.C, v) {
+			return false, false
+		}
+		if taken, known := cp.known(e.C); known {
+			return cp.vecExprOK(taken(e), v, lo, hi)
+		}
+		return false, false
 	case *Density:
 		if _, has := stdlib.LogDensityFunc(e.Name); !has {
 			return false, false
@@ -367,6 +380,10 @@ func (cp *compiler) vecIndex(e *Index) autodiff.Node {
 // mu becomes the vector e.
 func (cp *compiler) vecAssign(s *Assign) {
 	v := s.Local
+	if len(s.Idx) == 2 { // m[k, n] = e (matfill.go)
+		cp.vecFillAssign(s)
+		return
+	}
 	x := cp.broadcast(cp.expr(s.X), v.Type)
 	cp.env[v.ID], cp.elems[v.ID] = x, nil
 	cp.localDeps[v.ID] = cp.depsOf(s.X, nil)

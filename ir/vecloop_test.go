@@ -123,11 +123,11 @@ func sameDensity(t *testing.T, a, b *Compiled, rng *rand.Rand, draws int, scale,
 // (and the examples' own models with data), the vectorised compilation
 // gives the log joint and gradient of the unrolled one.
 func TestVectorLoopsPosteriordb(t *testing.T) {
-	dirs, err := filepath.Glob("../examples/posteriordb/*/model.msc")
+	dirs, err := filepath.Glob("../examples/posteriordb/*/model*.msc")
 	require.NoError(t, err)
 	require.NotEmpty(t, dirs)
 	for _, model := range dirs {
-		t.Run(filepath.Base(filepath.Dir(model)), func(t *testing.T) {
+		t.Run(filepath.Base(filepath.Dir(model))+"/"+filepath.Base(model), func(t *testing.T) {
 			src, err := os.ReadFile(model)
 			require.NoError(t, err)
 			v, u := compileBoth(t, string(src), filepath.Join(filepath.Dir(model), "data.json"))

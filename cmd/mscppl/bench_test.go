@@ -146,3 +146,35 @@ func benchSweeps(b *testing.B, k *msc.CSMC) {
 		k.Sweep(rng, true)
 	}
 }
+
+// BenchmarkMSCHMMDrive: one MSC iteration (S = 10) of posteriordb's
+// hmm_drive (K = 2, N = 416), by the forward loop as Stan's model writes
+// it (one hmm_forward node) and by hmm_marginal.
+func BenchmarkMSCHMMDrive(b *testing.B) {
+	const dir = "../../examples/posteriordb/bball_drive_event_1-hmm_drive_1/"
+	for _, m := range []string{"model", "model_marginal"} {
+		b.Run(m, func(b *testing.B) { benchMSC(b, problem(b, dir+m+".msc", dir+"data.json"), 10) })
+	}
+}
+
+// BenchmarkMSCHMMDrive1000: the same on the simulated T = 1000 data set
+// (internal/simdata.HMMDriveData).
+func BenchmarkMSCHMMDrive1000(b *testing.B) {
+	const dir = "../../examples/posteriordb/bball_drive_event_1-hmm_drive_1/"
+	data, err := simdata.HMMDriveJSON(b.TempDir(), 1000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, m := range []string{"model", "model_marginal"} {
+		b.Run(m, func(b *testing.B) { benchMSC(b, problem(b, dir+m+".msc", data), 10) })
+	}
+}
+
+// BenchmarkMSCHMMExample: one MSC iteration (S = 10) of posteriordb's
+// hmm_example (K = 2, N = 100) by its forward loop and by hmm_marginal.
+func BenchmarkMSCHMMExample(b *testing.B) {
+	const dir = "../../examples/posteriordb/hmm_example-hmm_example/"
+	for _, m := range []string{"model", "model_marginal"} {
+		b.Run(m, func(b *testing.B) { benchMSC(b, problem(b, dir+m+".msc", dir+"data.json"), 10) })
+	}
+}
