@@ -9,16 +9,18 @@ import (
 
 // The compiled model provides these capabilities of msc.Problem.
 var (
-	_ msc.Target            = (*ir.Compiled)(nil)
-	_ msc.GradTarget        = (*ir.Compiled)(nil)
-	_ msc.ParamTarget       = (*ir.Compiled)(nil)
-	_ msc.PriorTarget       = (*ir.Compiled)(nil)
-	_ msc.Diagnoser         = (*ir.Compiled)(nil)
-	_ msc.StateSpace        = (*ir.StateSpace)(nil)
-	_ msc.GeneralStateSpace = (*ir.StateSpace)(nil)
-	_ msc.Target            = (*splitTarget)(nil)
-	_ msc.ParamTarget       = (*splitTarget)(nil)
-	_ msc.StaticStateSpace  = staticView{}
+	_ msc.Target                  = (*ir.Compiled)(nil)
+	_ msc.GradTarget              = (*ir.Compiled)(nil)
+	_ msc.ParamTarget             = (*ir.Compiled)(nil)
+	_ msc.PriorTarget             = (*ir.Compiled)(nil)
+	_ msc.Diagnoser               = (*ir.Compiled)(nil)
+	_ msc.StateSpace              = (*ir.StateSpace)(nil)
+	_ msc.GeneralStateSpace       = (*ir.StateSpace)(nil)
+	_ msc.Target                  = (*splitTarget)(nil)
+	_ msc.ParamTarget             = (*splitTarget)(nil)
+	_ msc.StaticStateSpace        = staticView{}
+	_ msc.VectorStateSpace        = (*ir.VectorStateSpace)(nil)
+	_ msc.GeneralVectorStateSpace = (*ir.VectorStateSpace)(nil)
 )
 
 // staticView is the state-space structure of a model with static latents
@@ -57,6 +59,12 @@ func newProblem(c *ir.Compiled, ways int, clone func() (*ir.Compiled, error)) *m
 		p.General = ss
 		if st.GaussianTransition {
 			p.StateSpace = ss
+		}
+	case c.VectorStateSpace() != nil:
+		vs := c.VectorStateSpace()
+		p.VectorGeneral = vs
+		if vs.GaussianTransition() {
+			p.VectorStateSpace = vs
 		}
 	case c.StaticStateSpace() != nil:
 		p.Statics = staticView{c.StaticStateSpace(), st.GaussianTransition}

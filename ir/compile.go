@@ -286,8 +286,11 @@ func (cp *compiler) leaves() {
 }
 
 func (cp *compiler) part(in autodiff.Node, v *Var) autodiff.Node {
-	if v.Type.Scalar() {
+	switch {
+	case v.Type.Scalar():
 		return cp.g.Index(in, v.Offset)
+	case v.Type.Kind == Matrix: // row by row
+		return cp.g.Reshape(cp.g.Slice(in, v.Offset, v.Offset+v.Type.Len()), v.Type.Rows, v.Type.Cols)
 	}
 	return cp.g.Slice(in, v.Offset, v.Offset+v.Type.Len())
 }

@@ -235,10 +235,6 @@ func (r *resolver) decl(d *lang.Decl, kind VarKind) {
 		r.errorf(tp, "%s %s must be continuous (real, vector); int is for data", kind, d.Name)
 		return
 	}
-	if kind == LatentVar && base == "matrix" {
-		r.errorf(tp, "matrix latents are not supported yet; use a vector")
-		return
-	}
 	if kind == LatentVar && r.exprBounds(d.Type) {
 		r.boundedLatent(d, p)
 		return

@@ -26,6 +26,9 @@ type Structure struct {
 	// Statics are the static latents beside the state (particle Gibbs):
 	// the model is a state-space model in the state given them.
 	Statics []*Var
+	// States are the vectors that form a K-dimensional state (K > 1; Latent
+	// is the first).
+	States []*Var
 }
 
 func (s Structure) String() string {
@@ -35,6 +38,17 @@ func (s Structure) String() string {
 	tr := "Gaussian transition: CSMC with twisted Gaussian proposals"
 	if !s.GaussianTransition {
 		tr = s.Transition + " transition, not Gaussian: CSMC with per-step Gaussian proposals N(a_t + b_t z[t-1], s_t^2)"
+	}
+	if len(s.States) > 1 || s.Latent != nil && s.Latent.Type.Kind == Matrix {
+		tr = "Gaussian transition: CSMC with vector twisted Gaussian proposals"
+		if !s.GaussianTransition {
+			tr = "transition not Gaussian: CSMC with vector per-step Gaussian proposals"
+		}
+		K := len(s.States)
+		if s.Latent.Type.Kind == Matrix {
+			K = s.Latent.Type.Cols
+		}
+		return fmt.Sprintf("state-space: (%s) over t = 1..%d, a %d-dimensional state, %s", stateNames(s.States), s.Latent.Type.Rows, K, tr)
 	}
 	if len(s.Statics) > 0 {
 		return fmt.Sprintf("state-space: %s over t = 1..%d with the static latents %s (particle Gibbs: CSMC for %s given them, CIS for them given %s), %s",

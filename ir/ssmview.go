@@ -2,6 +2,7 @@ package ir
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -29,6 +30,7 @@ import (
 // viewInfo is what the view adds to the model's compile.
 type viewInfo struct {
 	view    *Compiled // the view's compile (its params: the model's, then the statics)
+	vss     *VectorStateSpace // the view's structure when the state has several components
 	statics []*Var    // the static latents, in the view's param order
 	// staticPos are the unconstrained latent positions of the statics in the
 	// model's latent vector (in the view's param order), statePos those of
@@ -41,17 +43,20 @@ type viewInfo struct {
 // failed; on success c.structure describes the view and c.sv holds it.
 func (c *Compiled) detectView(opt CompileOptions) {
 	m := c.Model
-	state := c.dynamicLatent()
-	if state == nil {
-		if !c.structure.Attempt {
+	states, why := c.dynamicLatents()
+	if states == nil {
+		if why != "" {
+			c.structure.Reason, c.structure.Attempt = why, true
+		} else if !c.structure.Attempt {
 			c.structure.Reason = "no latent vector is a state: none has an element drawn given another element of it, as in x[t] ~ normal(phi * x[t - 1], s)"
 		}
 		return
 	}
 	c.structure.Attempt = true // it looks like one: say why it is not
+	state := states[0]
 	var statics []*Var
 	for _, v := range m.Latents {
-		if v == state || v.Derived != nil {
+		if slices.Contains(states, v) || v.Derived != nil {
 			continue
 		}
 		if v.Special() {
@@ -60,18 +65,37 @@ func (c *Compiled) detectView(opt CompileOptions) {
 		}
 		statics = append(statics, v)
 	}
-	if state.Special() || state.Bij.HasLower || state.Bij.HasUpper {
-		return // detection's own reason stands
+	for _, s := range states {
+		if s.Special() || s.Bij.HasLower || s.Bij.HasUpper {
+			c.structure.Reason = fmt.Sprintf("the state %s is constrained; a state is an unconstrained vector", s.Name)
+			return
+		}
 	}
-	body, bad := splitStatements(m.Body, state)
+	if (len(states) > 1 || state.Type.Kind == Matrix) && len(statics) > 0 {
+		c.structure.Reason = fmt.Sprintf("the state has %d components (%s) and the model has static latents (%s) beside it; particle Gibbs takes a one-dimensional state, so make them params or give the state one component", len(states), stateNames(states), staticNames(statics))
+		return
+	}
+	body, bad := splitStatements(m.Body, states)
 	if bad != nil {
 		c.structure.Reason = fmt.Sprintf("the statement at %s (%s) reads %s in a way that is not elementwise over t (element t of each argument must depend on %s[t] only, as in y ~ normal(x, s) or x[2:T] ~ normal(phi * x[1:(T - 1)], s))",
 			bad.Pos(), bad.Text, state.Name, state.Name)
 		return
 	}
-	view, err := compileView(m, body, state, statics, opt)
+	view, err := compileView(m, body, states, statics, opt)
 	if err != nil {
 		c.structure.Reason = "its state-space view does not compile: " + err.Error()
+		return
+	}
+	info := &viewInfo{view: view, statics: statics, nParams: m.ParamDim}
+	if len(states) > 1 || state.Type.Kind == Matrix {
+		vss, why := view.detectVector(states)
+		if vss == nil {
+			c.structure.Reason = why
+			return
+		}
+		info.vss = vss
+		c.structure = Structure{StateSpace: true, Latent: state, States: states, GaussianTransition: vss.gaussian}
+		c.sv = info
 		return
 	}
 	st := view.structure
@@ -80,7 +104,6 @@ func (c *Compiled) detectView(opt CompileOptions) {
 		c.structure.Attempt = true
 		return
 	}
-	info := &viewInfo{view: view, statics: statics, nParams: m.ParamDim}
 	for _, v := range statics {
 		for i := 0; i < v.UDim(); i++ {
 			info.staticPos = append(info.staticPos, v.Offset+i)
@@ -94,47 +117,72 @@ func (c *Compiled) detectView(opt CompileOptions) {
 	c.sv = info
 }
 
-// dynamicLatent is the one latent vector one of whose elements is drawn
-// given others of it (the state), or nil.
-func (c *Compiled) dynamicLatent() *Var {
-	var found *Var
+// dynamicLatents are the latent vectors that form the state: those one of
+// whose elements is drawn given another element of a state vector (to a
+// fixed point, so that a component drawn given another's past joins), all
+// of one length; nil when there is none, with a reason when their lengths
+// differ.
+func (c *Compiled) dynamicLatents() ([]*Var, string) {
+	var cands []*Var
 	for _, v := range c.Model.Latents {
-		if v.Type.Kind != Vector || v.Derived != nil || v.Type.Rows < 2 || v.VecBij != nil {
-			continue
+		if (v.Type.Kind == Vector || v.Type.Kind == Matrix) && v.Derived == nil && v.Type.Rows >= 2 && v.VecBij == nil {
+			cands = append(cands, v)
 		}
-		lo, hi := v.Offset, v.Offset+v.UDim()
-		in := func(p int) bool { return p >= lo && p < hi }
-		dynamic := false
+	}
+	owner := func(p int) *Var {
+		for _, v := range cands {
+			if p >= v.Offset && p < v.Offset+v.UDim() {
+				return v
+			}
+		}
+		return nil
+	}
+	in := map[*Var]bool{}
+	for changed := true; changed; {
+		changed = false
 		for _, f := range c.factors {
-			if f.prior == nil || len(f.prior.lhsPos) == 0 || !in(f.prior.lhsPos[0]) {
+			if f.prior == nil || len(f.prior.lhsPos) == 0 {
+				continue
+			}
+			v := owner(f.prior.lhsPos[0])
+			if v == nil || in[v] {
 				continue
 			}
 			for _, d := range f.deps {
-				if in(d) {
-					dynamic = true
+				if w := owner(d); w != nil && (w == v || in[w]) {
+					in[v], changed = true, true
+					break
 				}
 			}
 		}
-		if dynamic {
-			if found != nil {
-				return nil // two: a vector state, not yet
-			}
-			found = v
+	}
+	var out []*Var
+	for _, v := range cands {
+		if in[v] {
+			out = append(out, v)
 		}
 	}
-	return found
+	for _, v := range out[min(1, len(out)):] {
+		if v.Type.Rows != out[0].Type.Rows {
+			return nil, fmt.Sprintf("the state vectors %s and %s have different lengths (%d and %d); the components of a state have one length T", out[0].Name, v.Name, out[0].Type.Rows, v.Type.Rows)
+		}
+		if v.Type.Kind == Matrix || out[0].Type.Kind == Matrix {
+			return nil, fmt.Sprintf("the state is %s and %s; a state is one matrix[T, K] or vectors of length T, not both", out[0].Name, v.Name)
+		}
+	}
+	return out, ""
 }
 
-// compileView compiles m with body, state as its only latent and the
-// statics as params after the model's own. The variables are shared with
+// compileView compiles m with body, the state's vectors as its only latents
+// and the statics as params after the model's own. The variables are shared with
 // m, so their kinds and offsets are changed for the compile and restored.
-func compileView(m *Model, body []Stmt, state *Var, statics []*Var, opt CompileOptions) (*Compiled, error) {
+func compileView(m *Model, body []Stmt, states []*Var, statics []*Var, opt CompileOptions) (*Compiled, error) {
 	type saved struct {
 		kind   VarKind
 		offset int
 	}
-	keep := map[*Var]saved{state: {state.Kind, state.Offset}}
-	for _, v := range statics {
+	keep := map[*Var]saved{}
+	for _, v := range append(append([]*Var(nil), states...), statics...) {
 		keep[v] = saved{v.Kind, v.Offset}
 	}
 	defer func() {
@@ -144,9 +192,12 @@ func compileView(m *Model, body []Stmt, state *Var, statics []*Var, opt CompileO
 	}()
 	vm := *m
 	vm.Body = body
-	vm.Latents = []*Var{state}
-	vm.LatentDim = state.UDim()
-	state.Offset = 0
+	vm.Latents = states
+	vm.LatentDim = 0
+	for _, v := range states {
+		v.Offset = vm.LatentDim
+		vm.LatentDim += v.UDim()
+	}
 	vm.Params = append(append([]*Var(nil), m.Params...), statics...)
 	off := m.ParamDim
 	for _, v := range statics {
@@ -161,13 +212,13 @@ func compileView(m *Model, body []Stmt, state *Var, statics []*Var, opt CompileO
 // splitStatements returns body with each ~ statement that is vectorised
 // over the state split into one statement per element, or the statement
 // that reads the state in a way the view cannot split.
-func splitStatements(body []Stmt, state *Var) ([]Stmt, *Tilde) {
+func splitStatements(body []Stmt, states []*Var) ([]Stmt, *Tilde) {
 	var out []Stmt
 	for _, s := range body {
 		switch s := s.(type) {
 		case *Tilde:
 			t := s.LHS.Type()
-			if t.Kind != Vector || !usesVar(s, state) {
+			if t.Kind != Vector || !slices.ContainsFunc(states, func(v *Var) bool { return usesVar(s, v) }) {
 				out = append(out, s)
 				continue
 			}
@@ -187,7 +238,7 @@ func splitStatements(body []Stmt, state *Var) ([]Stmt, *Tilde) {
 					Text: fmt.Sprintf("%s (element %d of %d)", s.Text, k+1, n)})
 			}
 		case *For:
-			b, bad := splitStatements(s.Body, state)
+			b, bad := splitStatements(s.Body, states)
 			if bad != nil {
 				return nil, bad
 			}
@@ -232,15 +283,23 @@ func element(e Expr, k int) (Expr, bool) {
 			et = tInt
 		}
 		return &Index{exprBase: exprBase{e.Pos(), et}, X: e, Idx: []Expr{num(k + 1)}}, true
-	case *Slice: // x[a:b]: element k is x[a + k]
+	case *Slice: // x[a:b]: element k is x[a + k]; M[a:b, j]: M[a + k, j]
 		xt := e.X.Type()
-		if xt.Kind != Vector {
+		switch {
+		case xt.Kind == Vector:
+			if xt.IntElems {
+				et = tInt
+			}
+			return &Index{exprBase: exprBase{e.Pos(), et}, X: e.X, Idx: []Expr{num(e.Lo[0] + k)}}, true
+		case xt.Kind == Matrix && e.Keep[0] && !e.Keep[1]:
+			return &Index{exprBase: exprBase{e.Pos(), et}, X: e.X, Idx: []Expr{num(e.Lo[0] + k), num(e.Lo[1])}}, true
+		}
+		return nil, false
+	case *Builtin: // col(M, j): element k is M[k + 1, j]
+		if e.Def == nil || e.Def.Name != "col" || e.Args[0].Type().Kind != Matrix {
 			return nil, false
 		}
-		if xt.IntElems {
-			et = tInt
-		}
-		return &Index{exprBase: exprBase{e.Pos(), et}, X: e.X, Idx: []Expr{num(e.Lo[0] + k)}}, true
+		return &Index{exprBase: exprBase{e.Pos(), et}, X: e.Args[0], Idx: []Expr{num(k + 1), num(e.Ints[0])}}, true
 	case *Unary:
 		x, ok := element(e.X, k)
 		if !ok {

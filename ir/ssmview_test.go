@@ -2,6 +2,7 @@ package ir
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -132,5 +133,94 @@ func TestNotStateSpaceNamesTheStatement(t *testing.T) {
 		if c.want != "" {
 			require.True(t, st.Attempt, "the reason is worth reporting")
 		}
+	}
+}
+
+// TestVectorStateForms: a state of several components, as two latent
+// vectors (loops, or a vectorised observation) or as a matrix[T, 2] row by
+// row, is a state-space model whose step-by-step log densities add up to
+// the model's log joint.
+func TestVectorStateForms(t *testing.T) {
+	const T = 10
+	csv := formsCSV(T)
+	vecs := "latent { level: vector[T]; slope: vector[T] }\n"
+	trans := " level[1] ~ normal(0, 10)\n slope[1] ~ normal(0, 1)\n for t in 2..T {\n  level[t] ~ normal(level[t - 1] + slope[t - 1], 0.3)\n  slope[t] ~ normal(slope[t - 1], 0.05)\n }\n"
+	for _, c := range []struct {
+		name, latent, model string
+		gaussian            bool
+	}{
+		{"two vectors, loops", vecs, trans + " for t in 1..T { y[t] ~ normal(level[t], 1) }", true},
+		{"two vectors, vectorised observation", vecs, trans + " y ~ normal(level + 0.5 * slope, 1)", true},
+		{"a component drawn given the other's past", "latent { u: vector[T]; w: vector[T] }\n",
+			" u[1] ~ normal(0, 1)\n w[1] ~ normal(0, 1)\n for t in 2..T {\n  u[t] ~ normal(0.5 * u[t - 1], 1)\n  w[t] ~ student_t(4, u[t - 1], 1)\n }\n k ~ poisson_log(w)", false},
+		{"a matrix row by row", "latent { x: matrix[T, 2] }\n",
+			" x[1, 1] ~ normal(0, 10)\n x[1, 2] ~ normal(0, 1)\n for t in 2..T {\n  x[t, 1] ~ normal(x[t - 1, 1] + x[t - 1, 2], 0.3)\n  x[t, 2] ~ normal(x[t - 1, 2], 0.05)\n }\n for t in 1..T { y[t] ~ normal(x[t, 1], 1) }", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := compile(t, formsData+c.latent+"model {\n"+c.model+"\n}\n", csv)
+			st := m.Structure()
+			require.True(t, st.StateSpace, st.Reason)
+			require.Equal(t, c.gaussian, st.GaussianTransition)
+			v := m.VectorStateSpace()
+			require.NotNil(t, v)
+			require.Nil(t, m.StateSpace())
+			require.Equal(t, T, v.Len())
+			require.Equal(t, 2, v.StateDim())
+			K, d := v.StateDim(), m.Dim()
+			rng := rand.New(rand.NewPCG(8, 8))
+			z := make([]float64, d)
+			for trial := 0; trial < 4; trial++ {
+				for i := range z {
+					z[i] = rng.NormFloat64()
+				}
+				var want [1]float64
+				m.LogJoint(z, want[:])
+				v.ReserveParticles(1)
+				got, out := 0.0, []float64{0}
+				prev, cur := make([]float64, K), make([]float64, K)
+				for s := 0; s < T; s++ {
+					for k := range K {
+						cur[k] = z[v.Index(s, k)]
+					}
+					v.TransitionLogDensity(s, prev, cur, out)
+					got += out[0]
+					v.ObsLogDensity(s, cur, out)
+					got += out[0]
+					copy(prev, cur)
+				}
+				require.InDelta(t, want[0], got, 1e-9)
+				if c.gaussian { // the transition's moments give its density
+					mean, chol := make([]float64, K), make([]float64, K*K)
+					lp := 0.0
+					for s := 0; s < T; s++ {
+						if s > 0 {
+							for k := range K {
+								prev[k] = z[v.Index(s-1, k)]
+							}
+						}
+						v.Transition(s, prev, mean, chol)
+						for k := range K {
+							sd := chol[k*K+k]
+							r := (z[v.Index(s, k)] - mean[k]) / sd
+							lp += -0.5*r*r - math.Log(sd) - 0.5*math.Log(2*math.Pi)
+						}
+						v.ObsLogDensity(s, []float64{z[v.Index(s, 0)], z[v.Index(s, 1)]}, out)
+						lp += out[0]
+					}
+					require.InDelta(t, want[0], lp, 1e-9)
+				}
+			}
+		})
+	}
+	// what is not one
+	for _, c := range []struct{ latent, model, want string }{
+		{vecs, trans + " y[2:T] ~ normal(level[2:T] - level[1:(T - 1)], 1)", "depends on the state at steps"},
+		{"latent { u: vector[T]; w: vector[T] }\n", " u[1] ~ normal(0, 1)\n w[1] ~ normal(0, 1)\n for t in 2..T {\n  u[t] ~ normal(u[t - 1], 1)\n  w[t] ~ normal(u[t], 1)\n }\n y ~ normal(w, 1)", "not only on the state at step"},
+		{"latent { s: real<lower=0>; u: vector[T]; w: vector[T] }\n", " s ~ normal(0, 1)\n u[1] ~ normal(0, 1)\n w[1] ~ normal(0, 1)\n for t in 2..T {\n  u[t] ~ normal(u[t - 1], s)\n  w[t] ~ normal(w[t - 1], s)\n }\n y ~ normal(u + w, 1)", "particle Gibbs takes a one-dimensional state"},
+	} {
+		m := compile(t, formsData+c.latent+"model {\n"+c.model+"\n}\n", csv)
+		st := m.Structure()
+		require.False(t, st.StateSpace, c.model)
+		require.Contains(t, st.Reason, c.want, c.model)
 	}
 }

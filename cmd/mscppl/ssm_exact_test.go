@@ -1,0 +1,95 @@
+package main
+
+import (
+	"encoding/csv"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// exactTable reads a name,mean,sd,... reference file into means and sds.
+func exactTable(t *testing.T, path string) map[string][2]float64 {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	require.NoError(t, err)
+	out := map[string][2]float64{}
+	for _, r := range rows[1:] {
+		m, err1 := strconv.ParseFloat(r[1], 64)
+		s, err2 := strconv.ParseFloat(r[2], 64)
+		require.NoError(t, err1)
+		require.NoError(t, err2)
+		out[r[0]] = [2]float64{m, s}
+	}
+	return out
+}
+
+// TestStateSpaceExactAnswers: the default runs of state-space models as
+// Stan users write them, against exact answers (internal/kalman: a Kalman
+// likelihood on a grid over the static latents, the Kalman smoother):
+// every static latent and every state's smoothing marginal within 0.1
+// posterior sd in the mean and 10% in the sd, and converged.
+//   - the Bayesian AR(1) plus noise, T = 200, phi and s latent with
+//     priors beside x (particle Gibbs);
+//   - the local level with both variances latent, T = 100 (particle Gibbs);
+//   - the local linear trend, a 2-dimensional state (level, slope) with
+//     known variances, T = 100, as two vectors and as a matrix[T, 2].
+func TestStateSpaceExactAnswers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: four default runs")
+	}
+	const dir = "../../internal/kalman/testdata/"
+	llt, err := os.ReadFile(dir + "local_linear_trend.msc")
+	require.NoError(t, err)
+	matrix := filepath.Join(t.TempDir(), "llt_matrix.msc")
+	// the same model with the state as a matrix row by row
+	src := strings.NewReplacer("level: vector[T]\n  slope: vector[T]", "x: matrix[T, 2]",
+		"level[1]", "x[1, 1]", "slope[1]", "x[1, 2]",
+		"level[t] ~ normal(level[t-1] + slope[t-1], 0.3)", "x[t, 1] ~ normal(x[t-1, 1] + x[t-1, 2], 0.3)",
+		"slope[t] ~ normal(slope[t-1], 0.05)", "x[t, 2] ~ normal(x[t-1, 2], 0.05)",
+		"y ~ normal(level, 1)", "y ~ normal(col(x, 1), 1)").Replace(string(llt))
+	require.NoError(t, os.WriteFile(matrix, []byte(src), 0o644))
+	for _, c := range []struct {
+		name, model, data, exact, seed, kernel string
+		rename                                 func(string) string
+	}{
+		{"ar1_noise", dir + "ar1_noise.msc", dir + "ar1_noise.csv", dir + "ar1_noise_exact.csv", "2", "pg", nil},
+		{"local_level", dir + "local_level.msc", dir + "local_level.csv", dir + "local_level_exact.csv", "1", "pg", nil},
+		{"local_linear_trend", dir + "local_linear_trend.msc", dir + "local_linear_trend.csv", dir + "local_linear_trend_exact.csv", "1", "csmc", nil},
+		{"local_linear_trend_matrix", matrix, dir + "local_linear_trend.csv", dir + "local_linear_trend_exact.csv", "1", "csmc",
+			func(n string) string { // level[t] is x[t,1], slope[t] x[t,2]
+				v, idx, _ := strings.Cut(strings.TrimSuffix(n, "]"), "[")
+				k := map[string]string{"level": "1", "slope": "2"}[v]
+				return "x[" + idx + "," + k + "]"
+			}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := runJSON(t, "run", c.model, c.data, "--seed", c.seed)
+			require.True(t, s.Converged, s.Verdict)
+			require.Equal(t, c.kernel, s.Kernel)
+			exact := exactTable(t, c.exact)
+			worstMean, worstSD := 0.0, 0.0
+			for name, e := range exact {
+				n := name
+				if c.rename != nil {
+					n = c.rename(name)
+				}
+				got, ok := s.Latent[n]
+				require.True(t, ok, n)
+				dm := math.Abs(got.Mean-e[0]) / e[1]
+				ds := math.Abs(got.SD/e[1] - 1)
+				worstMean, worstSD = math.Max(worstMean, dm), math.Max(worstSD, ds)
+				require.LessOrEqualf(t, dm, 0.1, "%s: mean %.4f, exact %.4f (sd %.4f)", n, got.Mean, e[0], e[1])
+				require.LessOrEqualf(t, ds, 0.10, "%s: sd %.4f, exact %.4f", n, got.SD, e[1])
+			}
+			t.Logf("%s: %d iterations, %.1f s, worst mean error %.3f sd, worst sd error %.1f%%", c.name, s.Iterations, s.ElapsedSeconds, worstMean, 100*worstSD)
+		})
+	}
+}
