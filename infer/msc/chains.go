@@ -143,6 +143,7 @@ type evaluator struct {
 	stable             bool
 	chainMeans         [][]float64
 	chainThetas        [][]float64 // each chain's averaged params
+	learnedThetas      [][]float64 // each chain's own params when they were fixed
 	q                  Family      // the combined q
 	theta              []float64
 	// chainSummaries: q cannot be sampled (a state-space proposal), so the
@@ -479,11 +480,12 @@ func (e *evaluator) combine(res *Result) {
 			"the chains' averaged means differ by up to %.3g posterior sd (threshold %.2f) for %s: q has not settled; likely cause: too few iterations; remedy: more --iters (the cap was %d)%s",
 			e.spreadMax, Defaults.AgreeSD, names(e.spread, Defaults.AgreeSD), e.s.Iters, cause))
 	}
-	if !res.Converged && !res.Stopped {
+	if !res.Stopped {
 		if u := e.unidentified(); u != nil {
 			res.Unidentified = u
+			res.Converged = false
 			res.Warnings = append(res.Warnings, fmt.Sprintf(
-				"%s: the chains' params differ along that direction (sd %.2g in unconstrained space), and a particle filter gives the same log-likelihood at the combined params and %.2g before and after them along it (%s), so the data do not tell them apart and each chain settles elsewhere, taking its latents with it; remedy: write the model in the identified combination, or fix one of them (give it a value as data)",
+				"%s: the chains learned params that differ along that direction (sd %.2g in unconstrained space), and a particle filter gives the same log-likelihood at the combined params and %.2g before and after them along it (%s), so the data do not tell them apart: the params reported are one of many maximum-likelihood estimates, and what depends on the direction (the latents' level, say) is arbitrary; remedy: write the model in the identified combination, or fix one of them (give it a value as data)",
 				flatWords(u.Direction, c0.l.p.ParamNames), u.Spread, u.Step, logLiks(u)))
 		}
 	}
@@ -522,8 +524,9 @@ func logLiks(u *Unidentified) string {
 // fixParams sets every chain's params to the chains' combined average over
 // the window after n iterations and starts the averaging windows afresh.
 func (e *evaluator) fixParams(n int) {
-	e.evaluate(n, false) // the combined params, e.theta
+	e.evaluate(n, false) // the combined params, e.theta, and each chain's
 	theta := append([]float64(nil), e.theta...)
+	e.learnedThetas = e.chainThetas
 	e.s.windowFrom = n + 1
 	for _, c := range e.chains {
 		c.l.s.windowFrom = n + 1
