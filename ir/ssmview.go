@@ -29,9 +29,9 @@ import (
 
 // viewInfo is what the view adds to the model's compile.
 type viewInfo struct {
-	view    *Compiled // the view's compile (its params: the model's, then the statics)
+	view    *Compiled         // the view's compile (its params: the model's, then the statics)
 	vss     *VectorStateSpace // the view's structure when the state has several components
-	statics []*Var    // the static latents, in the view's param order
+	statics []*Var            // the static latents, in the view's param order
 	// staticPos are the unconstrained latent positions of the statics in the
 	// model's latent vector (in the view's param order), statePos those of
 	// the state x_1..x_T.
