@@ -272,3 +272,23 @@ func TestCaseLookups(t *testing.T) {
 		t.Error("State(level) found in local_level")
 	}
 }
+
+// Param returns the exact summary of the static parameter name.
+func (c *Case) Param(name string) (ParamSummary, bool) {
+	for _, p := range c.Params {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return ParamSummary{}, false
+}
+
+// State returns the exact posterior of the state series name.
+func (c *Case) State(name string) (StateSummary, bool) {
+	for _, s := range c.States {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return StateSummary{}, false
+}

@@ -20,18 +20,6 @@ type Axis struct {
 	Transform func(u float64) (theta, logJac float64)
 }
 
-// Log is the transform theta = exp(u), for a positive parameter on the
-// log scale.
-func Log(u float64) (float64, float64) { return math.Exp(u), u }
-
-// Atanh is the transform theta = tanh(u), for a parameter in (-1, 1) on
-// the atanh scale.
-func Atanh(u float64) (float64, float64) {
-	a := math.Abs(u)
-	// log(1 - tanh(u)^2) = 2 (log 2 - |u| - log1p(exp(-2|u|))).
-	return math.Tanh(u), 2 * (math.Ln2 - a - math.Log1p(math.Exp(-2*a)))
-}
-
 func (a Axis) at(i int) (u, theta, logJac float64) {
 	h := (a.Hi - a.Lo) / float64(a.N)
 	u = a.Lo + (float64(i)+0.5)*h
