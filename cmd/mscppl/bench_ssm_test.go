@@ -86,3 +86,32 @@ func BenchmarkPGStepSVBayes(b *testing.B) {
 		}
 	}
 }
+
+// TestPGStepAllocatesNothing: a particle Gibbs step (its three blocks)
+// allocates nothing once its buffers exist.
+func TestPGStepAllocatesNothing(t *testing.T) {
+	p := problem(t, "../../examples/stochastic_volatility_bayes.msc", "../../examples/data/dem2gbp_monthly.csv")
+	q, err := msc.NewProposal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := msc.LookupKernel("pg")
+	k, release, err := msc.NewKernel(spec, p, q, 10, msc.KernelOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	rng := rand.New(rand.NewPCG(1, 2))
+	if err := k.Init(rng); err != nil {
+		t.Fatal(err)
+	}
+	step := func() {
+		if _, err := k.Step(rng); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step()
+	if a := testing.AllocsPerRun(20, step); a != 0 {
+		t.Fatalf("a particle Gibbs step allocates %v times", a)
+	}
+}

@@ -281,7 +281,7 @@ type PG struct {
 	zn, thn, epsn, lpn, lqn, lwn []float64
 	wn, extra                    []float64
 	e                            []float64 // the state's noise
-	prev1, m1, s1                [1]float64
+	prev1, m1, s1, lp1           [1]float64
 	rwL, rwCov                   []float64
 	rwLogC                       float64
 	rwN                          int
@@ -450,8 +450,8 @@ func (k *PG) nonCentred(rng *rand.Rand) (bool, error) {
 		k.e[t] = (row0[k.states[t]] - k.m1[0]) / k.s1[0]
 		ex0 += math.Log(k.s1[0])
 	}
-	var lp [1]float64
-	k.p.Target.LogJoint(row0, lp[:])
+	lp := k.lp1[:]
+	k.p.Target.LogJoint(row0, lp)
 	cur := lp[0] + ex0
 	if k.rwL == nil {
 		k.rwL, k.rwCov = make([]float64, nk*nk), make([]float64, nk*nk)
@@ -491,7 +491,7 @@ func (k *PG) nonCentred(rng *rand.Rand) (bool, error) {
 			row[k.states[t]] = k.m1[0] + k.s1[0]*k.e[t]
 			ex += math.Log(k.s1[0])
 		}
-		k.p.Target.LogJoint(row, lp[:])
+		k.p.Target.LogJoint(row, lp)
 		prop := lp[0] + ex
 		acc := 0.0
 		if !math.IsNaN(prop) {
