@@ -326,6 +326,7 @@ func helpVars() kong.Vars {
 		"samples_dense_above": strconv.Itoa(denseUpTo),
 		"iters":               itersHelp(d.Iters),
 		"iters_ssm":           strconv.Itoa(d.ItersSSM),
+		"iters_pg":            strconv.Itoa(d.ItersPG),
 		"chains":              strconv.Itoa(d.Chains),
 		"lr_natural":          g(d.LRNatural),
 		"lr_natural_dim":      g(d.LRNaturalDim),

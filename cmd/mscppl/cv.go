@@ -12,7 +12,7 @@ import (
 // fitFlags are the inference flags shared by run, cv and sweep.
 type fitFlags struct {
 	Samples     int     `help:"Samples S per kernel step (default ${samples}, d/${samples_per_dim} above ${samples_dense_above} dimensions with a dense covariance, or the model's infer block)."`
-	Iters       int     `help:"The most iterations K of each chain (default: ${iters}; ${iters_ssm} with the csmc kernel); the run stops earlier when the chains agree, unless --fixed."`
+	Iters       int     `help:"The most iterations K of each chain (default: ${iters}; ${iters_ssm} with the csmc kernel, ${iters_pg} with particle Gibbs); the run stops earlier when the chains agree, unless --fixed."`
 	Fixed       bool    `help:"Run exactly --iters iterations, with no stopping rule (the paper's experiments)."`
 	Chains      int     `help:"Independent chains, run in parallel (default ${chains})."`
 	Optimizer   string  `help:"Update rule: natural, rm or adam (default: the kernel's first, natural for cis, adam for the state-space kernels and advi)." placeholder:"natural|rm|adam"`
