@@ -66,6 +66,8 @@ type Fitted struct {
 	evidence *EvidenceResult // the particle-filter evidence of a state-space run
 	comps    []*ir.Compiled  // the chains' compiled models, reused by the PSIS check (Model.Comp first)
 	problem  *msc.Problem    // the engine's view of Model.Comp
+	modes    []mode          // the distinct modes the warm start found, best first
+	missed   []mode          // the comparable modes q does not cover
 	kernel   *msc.KernelSpec // the kernel of the run (nil for a method without one)
 }
 
@@ -377,6 +379,7 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	var warm warmStart
 	if kernel.WarmStart && !ko.ProposePrior && o.InitMean == nil && o.Init == "laplace" {
 		warm = startAtLaplace(o.Seed, chains)
+		f.modes = warm.modes
 	}
 	var res msc.Result
 	if err := msc.RunChains(ctx, chains, s, &res); err != nil {
@@ -462,7 +465,7 @@ func (f *Fitted) check(o Options) error {
 			return err
 		}
 		f.impQ = im
-		var prop msc.Sampler = sq
+		var prop proposal = sq
 		// q's tails a little too light: q widened by 10%; far too light: a
 		// Student-t with q's mean and covariance, whose polynomial tails
 		// often cover what q misses. The lowest k-hat is kept.
@@ -486,6 +489,20 @@ func (f *Fitted) check(o Options) error {
 			if err := try(heavierProposal(sq), fmt.Sprintf("a Student-t with %g degrees of freedom, q's mean and %g times q's sds", proposalDF, proposalWiden)); err != nil {
 				return err
 			}
+		}
+		// modes q misses: the defensive mixture sees them, whatever the
+		// k-hat of q alone (which cannot see mass it never draws)
+		if f.missed = missedModes(sq, f.modes); f.missed != nil {
+			mix, err := newDefensive(sq, f.modes)
+			if err != nil {
+				return err
+			}
+			ip, err := importanceSample(rng, f.comps, mix, o.Draws)
+			if err != nil {
+				return err
+			}
+			im, prop = ip, mix
+			im.proposal = fmt.Sprintf("q mixed with Laplace approximations at the posterior's %d modes", len(comparableModes(f.modes)))
 		}
 		// more draws when the weights are uneven, so that the summaries'
 		// Monte Carlo error is at most about 0.02 sd (an ESS of 2500); the

@@ -53,7 +53,7 @@ func drawsOf(rng *rand.Rand, comp *ir.Compiled, q msc.Sampler, M int) *importanc
 
 // importanceSample draws M samples from q, weighs them by
 // p(z, x) / q(z) and smooths the weights by PSIS.
-func importanceSample(rng *rand.Rand, comps []*ir.Compiled, q msc.Sampler, M int) (*importance, error) {
+func importanceSample(rng *rand.Rand, comps []*ir.Compiled, q proposal, M int) (*importance, error) {
 	d := comps[0].Dim()
 	im := &importance{qMean: make([]float64, d), qSD: make([]float64, d)}
 	q.Moments(im.qMean, im.qSD)
@@ -89,7 +89,7 @@ const drawChunk, drawBatch = 400, 100
 // order from rng; their log joints and constrained values are computed in
 // parallel on the compiled models comps (copies of one model, one per
 // core used: the chains' own), each row's value the same on any of them.
-func (im *importance) draw(rng *rand.Rand, comps []*ir.Compiled, q msc.Sampler, n int) {
+func (im *importance) draw(rng *rand.Rand, comps []*ir.Compiled, q proposal, n int) {
 	comp := comps[0]
 	d, xd := comp.Dim(), comp.Model.XDim
 	W := max(1, min(len(comps), runtime.GOMAXPROCS(0)))

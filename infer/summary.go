@@ -269,6 +269,10 @@ func (f *Fitted) summarize(o Options, elapsed time.Duration) *Summary {
 		}
 		sum.ParamOrder = m.ParamNames()
 	}
+	if len(f.missed) > 0 {
+		sum.Converged = false
+		sum.Warnings = append(sum.Warnings, f.modesWarning(f.missed))
+	}
 	sum.Verdict = verdict(sum)
 	return sum
 }

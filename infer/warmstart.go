@@ -1,10 +1,12 @@
 package infer
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 
 	"gonum.org/v1/gonum/optimize"
@@ -37,11 +39,31 @@ const (
 	warmWiden = 1.5
 )
 
-// warmStart is what the warm start did, for the summary's notes.
+// warmStart is what the warm start did, for the summary's notes, and the
+// distinct modes its searches found (best first), for the check of q.
 type warmStart struct {
 	tried, started bool
 	reason         string // why the chains start at N(0, I) (when tried and not started)
+	modes          []mode
 }
+
+// mode is a mode of the log joint (unconstrained space) with its Laplace
+// approximation: the inverse negative Hessian and the log of the mass
+// log p(x*) + log sqrt(det(2 pi cov)).
+type mode struct {
+	x, cov        []float64
+	logp, logMass float64
+}
+
+// modeSearches is the number of mode searches (from random points) in up
+// to modeSearchDim dimensions: one per chain, and more so that a mode the
+// chains' starts all miss is still found (the two modes of theta given
+// theta^2 are missed by 4 random starts with probability 1/8, by 16 with
+// 1/32768). Above, only the chains' own.
+const (
+	modeSearches  = 16
+	modeSearchDim = 20
+)
 
 // startAtLaplace sets each chain's q to the Laplace approximation found from
 // the chain's own random point, when every chain finds one and they all
@@ -60,9 +82,15 @@ func startAtLaplace(seed uint64, chains []msc.Chain) warmStart {
 		}
 		gts[i], qs[i] = c.Problem.Grad, q
 	}
-	// the chains' searches run in parallel, each on its own model and
-	// random stream (bounded by the cores, as the chains are)
-	found := make([]bool, len(chains))
+	// the searches run in parallel, search k on chain k mod C's model with
+	// its own random stream (bounded by the cores, as the chains are)
+	C := len(chains)
+	n := C
+	if gts[0].Dim() <= modeSearchDim {
+		n = max(C, modeSearches)
+	}
+	all := make([]mode, n)
+	ok := make([]bool, n)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i, gt := range gts {
@@ -71,10 +99,23 @@ func startAtLaplace(seed uint64, chains []msc.Chain) warmStart {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			modes[i], covs[i], found[i] = laplace(NewRand(seed, streamWarm+uint64(i)), gt)
+			for k := i; k < n; k += C {
+				all[k], ok[k] = laplace(NewRand(seed, streamWarm+uint64(k)), gt)
+			}
 		}()
 	}
 	wg.Wait()
+	w.modes = distinctModes(all, ok)
+	found := ok[:C]
+	for i := range C {
+		if found[i] {
+			modes[i] = all[i].x
+			covs[i] = make([]float64, len(all[i].cov))
+			for j, v := range all[i].cov {
+				covs[i][j] = v * warmWiden * warmWiden
+			}
+		}
+	}
 	for _, ok := range found {
 		if !ok {
 			w.reason = "no finite mode with a positive definite curvature was found"
@@ -103,12 +144,48 @@ func startAtLaplace(seed uint64, chains []msc.Chain) warmStart {
 	return w
 }
 
-// laplace returns the mode of the log joint and the inverse of the negative
-// Hessian there (row-major), or ok false. The start is drawn from rng.
-func laplace(rng *rand.Rand, t msc.GradTarget) (mode, cov []float64, ok bool) {
+// distinctModes keeps one of each mode found (the highest), best first:
+// two searches found the same mode when they are within half an sd of
+// each other in every component.
+func distinctModes(all []mode, ok []bool) []mode {
+	var out []mode
+	for k, m := range all {
+		if !ok[k] {
+			continue
+		}
+		same := -1
+		for j, o := range out {
+			d := len(o.x)
+			near := true
+			for i := range d {
+				if math.Abs(m.x[i]-o.x[i]) > 0.5*math.Sqrt(o.cov[i*d+i]) {
+					near = false
+					break
+				}
+			}
+			if near {
+				same = j
+				break
+			}
+		}
+		switch {
+		case same < 0:
+			out = append(out, m)
+		case m.logp > out[same].logp:
+			out[same] = m
+		}
+	}
+	slices.SortStableFunc(out, func(a, b mode) int { return cmp.Compare(b.logMass, a.logMass) })
+	return out
+}
+
+// laplace returns the mode of the log joint with its Laplace
+// approximation (the inverse of the negative Hessian there, row-major), or
+// ok false. The start is drawn from rng.
+func laplace(rng *rand.Rand, t msc.GradTarget) (m mode, ok bool) {
 	d := t.Dim()
 	if d == 0 || d > warmMaxDim {
-		return nil, nil, false
+		return mode{}, false
 	}
 	x0 := make([]float64, d)
 	for i := range x0 {
@@ -148,7 +225,7 @@ func laplace(rng *rand.Rand, t msc.GradTarget) (mode, cov []float64, ok bool) {
 			Converger:         &optimize.FunctionConverge{Absolute: 1e-10, Relative: 1e-10, Iterations: 20},
 		}, &optimize.LBFGS{})
 		if r == nil || bad || (err != nil && r.Status != optimize.Failure) {
-			return nil, nil, false
+			return mode{}, false
 		}
 		if res != nil && r.Status == optimize.Failure && !(r.F < res.F) {
 			break // no progress since the last restart: judge where it stands
@@ -162,29 +239,29 @@ func laplace(rng *rand.Rand, t msc.GradTarget) (mode, cov []float64, ok bool) {
 	switch res.Status {
 	case optimize.GradientThreshold, optimize.FunctionConvergence, optimize.Failure:
 	default:
-		return nil, nil, false
+		return mode{}, false
 	}
-	mode = res.X
-	for _, v := range mode {
+	x := res.X
+	for _, v := range x {
 		if !(math.Abs(v) < warmMaxAbs) {
-			return nil, nil, false
+			return mode{}, false
 		}
 	}
 	// the gradient must vanish at the mode, relative to the curvature: a
 	// function convergence on a slope (a density that keeps rising towards
 	// a boundary) is not a mode
-	t.GradLogJoint(mode, grad)
+	logp := t.GradLogJoint(x, grad)
 	// H = -d grad / dx by central differences, symmetrised
 	h := make([]float64, d*d)
-	xp := append([]float64(nil), mode...)
+	xp := append([]float64(nil), x...)
 	gp, gm := make([]float64, d), make([]float64, d)
 	for j := 0; j < d; j++ {
-		step := 1e-4 * math.Max(1, math.Abs(mode[j]))
-		xp[j] = mode[j] + step
+		step := 1e-4 * math.Max(1, math.Abs(x[j]))
+		xp[j] = x[j] + step
 		t.GradLogJoint(xp, gp)
-		xp[j] = mode[j] - step
+		xp[j] = x[j] - step
 		t.GradLogJoint(xp, gm)
-		xp[j] = mode[j]
+		xp[j] = x[j]
 		for i := 0; i < d; i++ {
 			h[i*d+j] = -(gp[i] - gm[i]) / (2 * step)
 		}
@@ -195,22 +272,26 @@ func laplace(rng *rand.Rand, t msc.GradTarget) (mode, cov []float64, ok bool) {
 			h[i*d+j], h[j*d+i] = v, v
 		}
 		if !(h[i*d+i] > 0) || math.IsInf(h[i*d+i], 0) {
-			return nil, nil, false
+			return mode{}, false
 		}
 		// a Newton step from the mode must be small against the curvature's
 		// scale (|g_i| / H_ii well below one sd)
 		if math.Abs(grad[i])/math.Sqrt(h[i*d+i]) > 0.05 {
-			return nil, nil, false
+			return mode{}, false
 		}
 	}
-	cov, ok = invSPD(h, d)
+	cov, ok := invSPD(h, d)
 	if !ok {
-		return nil, nil, false
+		return mode{}, false
 	}
-	for i := range cov {
-		cov[i] *= warmWiden * warmWiden
+	// log sqrt(det(2 pi cov)) = -log det(L_H) + d/2 log(2 pi)
+	l := make([]float64, d*d)
+	stdlib.CholeskyLower(h, d, l)
+	logMass := logp + 0.5*float64(d)*math.Log(2*math.Pi)
+	for i := range d {
+		logMass -= math.Log(l[i*d+i])
 	}
-	return mode, cov, true
+	return mode{x: x, cov: cov, logp: logp, logMass: logMass}, true
 }
 
 // invSPD inverts a symmetric positive definite matrix through its Cholesky

@@ -2,6 +2,7 @@ package infer
 
 import (
 	"context"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -30,10 +31,12 @@ func TestLaplaceConjugate(t *testing.T) {
 	}
 	n := float64(len(lines))
 	for i := range 4 {
-		mode, cov, ok := laplace(NewRand(uint64(i+1), streamWarm), m.Comp)
+		md, ok := laplace(NewRand(uint64(i+1), streamWarm), m.Comp)
 		require.True(t, ok)
-		require.InDelta(t, sum/(n+1), mode[0], 1e-6)
-		require.InDelta(t, warmWiden*warmWiden/(n+1), cov[0], 1e-6)
+		require.InDelta(t, sum/(n+1), md.x[0], 1e-6)
+		require.InDelta(t, 1/(n+1), md.cov[0], 1e-6)
+		// the Laplace mass: log p(x*) + log sqrt(2 pi / (n + 1))
+		require.InDelta(t, md.logp+0.5*math.Log(2*math.Pi/(n+1)), md.logMass, 1e-6)
 	}
 	f, err := Fit(context.Background(), m, Options{Seed: 3})
 	require.NoError(t, err)
