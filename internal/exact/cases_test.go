@@ -309,6 +309,27 @@ func TestMix(t *testing.T) {
 		t.Errorf("outside the window the log density reaches %.1f below the mode", worst-top)
 	}
 	o, u := fine.Ordered, fine.Unordered
+	// the moments straight from a 2-D midpoint sum over the window (no
+	// marginals, no interpolation)
+	const n = 120
+	h := 2 * mixWindow / n
+	var z, m1, m2, s1, s2 float64
+	for i := range n {
+		a := fine.Mode[0] - mixWindow + (float64(i)+0.5)*h
+		for k := range n {
+			b := fine.Mode[1] - mixWindow + (float64(k)+0.5)*h
+			w := math.Exp(logNormal(a, 0, mixPrior) + logNormal(b, 0, mixPrior) + mixLogLik(y, a, b) - top)
+			z += w
+			m1, m2 = m1+w*a, m2+w*b
+			s1, s2 = s1+w*a*a, s2+w*b*b
+		}
+	}
+	m1, m2 = m1/z, m2/z
+	for i, c := range [][3]float64{{o[0].Mean, m1, o[0].SD}, {o[1].Mean, m2, o[1].SD}, {o[0].SD, math.Sqrt(s1/z - m1*m1), o[0].SD}, {o[1].SD, math.Sqrt(s2/z - m2*m2), o[1].SD}} {
+		if math.Abs(c[0]-c[1]) > 1e-6*c[2] {
+			t.Errorf("ordered moment %d: %.10f, the 2-D sum %.10f", i, c[0], c[1])
+		}
+	}
 	if m := (o[0].Mean + o[1].Mean) / 2; math.Abs(u[0].Mean-m) > 1e-9 {
 		t.Errorf("unordered mean %.10f, want %.10f", u[0].Mean, m)
 	}
