@@ -219,8 +219,8 @@ func (f *Fitted) summarize(o Options, elapsed time.Duration) *Summary {
 			maps.Copy(sum.Latent, sum.QLatent)
 			sum.Converged = false
 			sum.Warnings = append(sum.Warnings, fmt.Sprintf(
-				"k-hat is %.2f (threshold %.1f): the importance weights p(z, x)/q(z) of %d draws of q have a tail too heavy to trust, so q does not cover the posterior well; the summaries are q's own marginals, not posterior estimates, and the evidence estimate is unreliable; likely cause: a funnel or heavy-tailed posterior, or q not converged; remedy: %s",
-				im.khat, KhatMax, im.draws, khatRemedy(f.Q)))
+				"k-hat is %.2f (threshold %.1f): the importance weights p(z, x)/q(z) of %d draws of q have a tail too heavy to trust, so q does not cover the posterior well; the summaries are q's own marginals, not posterior estimates, and the evidence estimate is unreliable; %s",
+				im.khat, KhatMax, im.draws, f.khatAdvice()))
 		}
 		if im.nonFinite > 0 {
 			sum.Warnings = append(sum.Warnings, fmt.Sprintf("the log joint was not finite at %d of %d draws of q (given weight 0): %s", im.nonFinite, im.draws, im.firstNaN))
@@ -286,14 +286,6 @@ func (im *importance) qMarginals(m *ir.Model) map[string]Moments {
 		out[n] = qm
 	}
 	return out
-}
-
-// khatRemedy is what to try when k-hat fails.
-func khatRemedy(q msc.Family) string {
-	if heavy := msc.HeavyTailedFamily(); heavy != "" && !msc.FamilyOf(q).HeavyTails {
-		return "reparameterise (for example the non-centred form of a hierarchical model), --family " + heavy + ", or more --iters"
-	}
-	return "reparameterise (for example the non-centred form of a hierarchical model), or more --iters"
 }
 
 // verdict is the one-line verdict of a summary.
