@@ -422,12 +422,14 @@ func PriorDraws(m *Model, n int, seed uint64) [][]float64 {
 // error of the PSIS figures at the check's ESS of 2500 or more (about 2%
 // of an sd), and only widths narrower than the posterior's are reported:
 // a wider q is what the inclusive KL errs towards and is harmless.
+// Components that are constant on the posterior (nearlyConstant) are
+// skipped.
 func qOffNote(names []string, qm, pm map[string]Moments) string {
 	worstSD, worstMean := 0.0, 0.0
 	var atSD, atMean string
 	for _, n := range names {
 		q, p := qm[n], pm[n]
-		if !(p.SD > 0) || math.IsNaN(q.SD) || math.IsNaN(q.Mean) {
+		if nearlyConstant(p) || math.IsNaN(q.SD) || math.IsNaN(q.Mean) {
 			continue
 		}
 		if r := 1 - q.SD/p.SD; r > worstSD {
@@ -450,6 +452,18 @@ func qOffNote(names []string, qm, pm map[string]Moments) string {
 	return "q has not reached the posterior's moments: against the PSIS estimates, " + strings.Join(parts, " and ") +
 		"; the summaries and draws are corrected for it, q itself (q_latent, variational.json) is not; a longer run (--iters N --fixed) brings q closer"
 }
+
+// nearlyConstant reports whether a component's posterior sd is zero, or so
+// small against its mean (below ConstantSD times it) that it is rounding
+// error: a derived quantity that is constant on the posterior (a 0/1
+// indicator that is always 1), whose gaps cannot be measured in its sds.
+func nearlyConstant(p Moments) bool {
+	return !(p.SD > ConstantSD*math.Abs(p.Mean)) || math.IsInf(p.SD, 0)
+}
+
+// ConstantSD is the sd, relative to the mean, below which qOffNote takes a
+// component for a constant and neither judges nor names it.
+const ConstantSD = 1e-8
 
 // QOffSD and QOffMean are qOffNote's thresholds: a relative sd and a mean
 // gap in posterior sds.
