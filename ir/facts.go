@@ -285,7 +285,7 @@ func (ff *factFinder) centred() []Centred {
 			continue
 		}
 		loc, scale := locationScale(s.Dist)
-		if scale < 0 {
+		if scale < 0 || scale >= len(s.Args) || loc >= len(s.Args) {
 			continue
 		}
 		sd := ff.deps(s.Args[scale])
