@@ -45,7 +45,7 @@ func (s staticView) Given() (msc.GeneralStateSpace, msc.StateSpace) {
 func newProblem(c *ir.Compiled, ways int, clone func() (*ir.Compiled, error)) *msc.Problem {
 	p := &msc.Problem{
 		Dim: c.Dim(), Names: c.Model.UnconstrainedNames(), ParamNames: unconstrainedParamNames(c.Model),
-		Target: c, Grad: c, Diagnoser: c,
+		Target: c, Grad: c, Diagnoser: c, Facts: facts(c),
 	}
 	if c.NumParams() > 0 {
 		p.Params = c
@@ -116,6 +116,19 @@ func unconstrainedParamNames(m *ir.Model) []string {
 			}
 			out[v.Offset+i] = n
 		}
+	}
+	return out
+}
+
+// facts are the model's facts (ir.Facts) as the engine takes them.
+func facts(c *ir.Compiled) msc.Facts {
+	f := c.Facts()
+	var out msc.Facts
+	for _, x := range f.Centred {
+		out.Centred = append(out.Centred, msc.Centred{Latent: x.Latent, Scale: x.Scale, Raw: x.Raw, Define: x.Define})
+	}
+	for _, x := range f.Exchangeable {
+		out.Exchangeable = append(out.Exchangeable, msc.Exchangeable{Latents: x.Latents, Reflected: x.Reflected, K: x.K, Order: x.Order, Declare: x.Declare})
 	}
 	return out
 }

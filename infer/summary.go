@@ -219,8 +219,8 @@ func (f *Fitted) summarize(o Options, elapsed time.Duration) *Summary {
 			maps.Copy(sum.Latent, sum.QLatent)
 			sum.Converged = false
 			sum.Warnings = append(sum.Warnings, fmt.Sprintf(
-				"k-hat is %.2f (threshold %.1f): the importance weights p(z, x)/q(z) of %d draws of q have a tail too heavy to trust, so q does not cover the posterior well; the summaries are q's own marginals, not posterior estimates, and the evidence estimate is unreliable; likely cause: a funnel or heavy-tailed posterior, or q not converged; remedy: %s",
-				im.khat, KhatMax, im.draws, khatRemedy(f.Q)))
+				"k-hat is %.2f (threshold %.1f): the importance weights p(z, x)/q(z) of %d draws of q have a tail too heavy to trust, so q does not cover the posterior well; the summaries are q's own marginals, not posterior estimates, and the evidence estimate is unreliable; %s",
+				im.khat, KhatMax, im.draws, f.khatAdvice()))
 		}
 		if im.nonFinite > 0 {
 			sum.Warnings = append(sum.Warnings, fmt.Sprintf("the log joint was not finite at %d of %d draws of q (given weight 0): %s", im.nonFinite, im.draws, im.firstNaN))
@@ -290,14 +290,6 @@ func (im *importance) qMarginals(m *ir.Model) map[string]Moments {
 		out[n] = qm
 	}
 	return out
-}
-
-// khatRemedy is what to try when k-hat fails.
-func khatRemedy(q msc.Family) string {
-	if heavy := msc.HeavyTailedFamily(); heavy != "" && !msc.FamilyOf(q).HeavyTails {
-		return "reparameterise (for example the non-centred form of a hierarchical model), --family " + heavy + ", or more --iters"
-	}
-	return "reparameterise (for example the non-centred form of a hierarchical model), or more --iters"
 }
 
 // verdict is the one-line verdict of a summary.
@@ -434,12 +426,14 @@ func PriorDraws(m *Model, n int, seed uint64) [][]float64 {
 // error of the PSIS figures at the check's ESS of 2500 or more (about 2%
 // of an sd), and only widths narrower than the posterior's are reported:
 // a wider q is what the inclusive KL errs towards and is harmless.
+// Components that are constant on the posterior (nearlyConstant) are
+// skipped.
 func qOffNote(names []string, qm, pm map[string]Moments) string {
 	worstSD, worstMean := 0.0, 0.0
 	var atSD, atMean string
 	for _, n := range names {
 		q, p := qm[n], pm[n]
-		if !(p.SD > 0) || math.IsNaN(q.SD) || math.IsNaN(q.Mean) {
+		if nearlyConstant(p) || math.IsNaN(q.SD) || math.IsNaN(q.Mean) {
 			continue
 		}
 		if r := 1 - q.SD/p.SD; r > worstSD {
@@ -462,6 +456,18 @@ func qOffNote(names []string, qm, pm map[string]Moments) string {
 	return "q has not reached the posterior's moments: against the PSIS estimates, " + strings.Join(parts, " and ") +
 		"; the summaries and draws are corrected for it, q itself (q_latent, variational.json) is not; a longer run (--iters N --fixed) brings q closer"
 }
+
+// nearlyConstant reports whether a component's posterior sd is zero, or so
+// small against its mean (below ConstantSD times it) that it is rounding
+// error: a derived quantity that is constant on the posterior (a 0/1
+// indicator that is always 1), whose gaps cannot be measured in its sds.
+func nearlyConstant(p Moments) bool {
+	return !(p.SD > ConstantSD*math.Abs(p.Mean)) || math.IsInf(p.SD, 0)
+}
+
+// ConstantSD is the sd, relative to the mean, below which qOffNote takes a
+// component for a constant and neither judges nor names it.
+const ConstantSD = 1e-8
 
 // QOffSD and QOffMean are qOffNote's thresholds: a relative sd and a mean
 // gap in posterior sds.

@@ -177,6 +177,24 @@ func TestQOffNote(t *testing.T) {
 			require.Contains(t, got, w)
 		}
 	}
+	// a component constant on the posterior (a 0/1 derived quantity that is
+	// always 1 or always 0, its sd rounding error or zero) is neither judged
+	// nor named; one of a tiny scale is judged
+	for _, c := range []struct {
+		p, q Moments
+		want string
+	}{
+		{Moments{Mean: 0.9999999999999992, SD: 7.8e-16}, Moments{Mean: 0.9999999999999176, SD: 8.2e-14}, ""},
+		{Moments{Mean: 0, SD: 0}, Moments{Mean: 0, SD: 0}, ""},
+		{Moments{Mean: 2e-12, SD: 1e-12}, Moments{Mean: 2.5e-12, SD: 1e-12}, "up to 0.50 sds off (c)"},
+	} {
+		got := qOffNote([]string{"a", "c"}, map[string]Moments{"a": p["a"], "c": c.q}, map[string]Moments{"a": p["a"], "c": c.p})
+		if c.want == "" {
+			require.Empty(t, got)
+		} else {
+			require.Contains(t, got, c.want)
+		}
+	}
 }
 
 // TestQOffNoteSkewNormal: after 500 iterations with S = 2 the skew

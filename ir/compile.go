@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"sync"
 
 	"github.com/mscppl/mscppl/autodiff"
 	"github.com/mscppl/mscppl/lang"
@@ -100,6 +101,9 @@ type Compiled struct {
 	specialOrder []autodiff.Node
 	// the random ops of NAME_rng calls in derived quantities
 	rngs []*stdlib.RandOp
+	// the model's facts (facts.go), found on first use
+	facts     Facts
+	factsOnce sync.Once
 }
 
 type compiler struct {

@@ -31,7 +31,10 @@
 // how it detects a state-space model (Structure), whose time steps are
 // then compiled, on first use and where they can be, into step programs
 // evaluated over all particles at once (ssm_fast.go), and how LinearGLM
-// recognises a generalised linear model.
+// recognises a generalised linear model. Facts (facts.go) are what the
+// model's structure says about its posterior, for the remedies the
+// warnings name: the centred hierarchies and the exchangeable components
+// (found by swapping elements in the log joint).
 // The compiled model implements the target interfaces of infer/msc.
 // CompileExpr compiles an expression over a compiled model, for the REPL.
 package ir

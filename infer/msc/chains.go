@@ -76,6 +76,11 @@ func RunChains(ctx context.Context, specs []Chain, s Settings, res *Result) erro
 			next = min(next, fixAt)
 		}
 	}
+	halfway := 0 // a run that makes no check is evaluated half-way, for the trend the warnings read
+	if (s.Fixed || s.Iters <= Defaults.FirstCheck) && s.Iters >= 2 {
+		halfway = s.Iters / 2
+		next = halfway
+	}
 	for {
 		if err := advanceAll(ctx, chains, next); err != nil {
 			return err
@@ -88,6 +93,11 @@ func RunChains(ctx context.Context, specs []Chain, s Settings, res *Result) erro
 			ev.fixParams(n)
 			res.ParamsFixedAt = n
 			next = min(s.Iters, n+Defaults.FirstCheck)
+			continue
+		}
+		if n == halfway { // not a check: the run goes on to its cap
+			ev.evaluate(n, false)
+			next = s.Iters
 			continue
 		}
 		res.Checks++
@@ -154,6 +164,14 @@ type evaluator struct {
 	// average are reported, not judged).
 	chainSummaries bool
 	essMin         float64
+	// history are the iteration and the spread of each evaluation since
+	// the params were fixed, for the trend (Result.Trend)
+	history []evaluation
+}
+
+type evaluation struct {
+	n      int
+	spread float64
 }
 
 // evaluate computes R-hat, the chains' spread and the combined moments
@@ -249,6 +267,7 @@ func (e *evaluator) evaluate(n int, final bool) bool {
 	for _, r := range e.rhat {
 		e.rhatMax = nanMax(e.rhatMax, r)
 	}
+	e.history = append(e.history, evaluation{n, e.spreadMax})
 	if e.chainSummaries {
 		e.essMin = math.NaN()
 		if e.rhatMax <= Defaults.RhatMax {
@@ -452,16 +471,17 @@ func (e *evaluator) combine(res *Result) {
 		}
 		return strings.Join(worst, ", ")
 	}
+	res.Trend = e.trend(n, res)
 	if len(mixing) > 0 {
-		res.Warnings = append(res.Warnings, mixingWarning(c0.l, minRate, lastN, mixing, C))
+		res.Warnings = append(res.Warnings, mixingWarning(c0.l, minRate, lastN, mixing, C, res.Trend))
 	}
+	agreeCause, agreeRemedy := agreementAdvice(c0.l.p.Facts, res.Trend, e.s.Iters, c0.l.q)
 	cause := ""
 	if c0.l.pt != nil {
 		cause = "; with params, each chain learns its own: if only a combination of them is identified, the chains settle on different values and their latents differ (compare the chains' params)"
 	}
 	if !(e.rhatMax <= Defaults.RhatMax) {
-		likely := "the run is too short, or the posterior is hard for q (a funnel, several modes)"
-		remedy := fmt.Sprintf("more --iters (the cap was %d), or reparameterise (for example the non-centred form of a hierarchical model), or --family %s", e.s.Iters, HeavyTailedFamily())
+		likely, remedy := agreeCause, agreeRemedy
 		if e.chainSummaries { // a state-space run: its kernel, not q, sets the chains' pace
 			likely = "the run is too short for the kernel to forget its start"
 			remedy = fmt.Sprintf("more --iters (the cap was %d), or more --samples (particles)", e.s.Iters)
@@ -477,8 +497,8 @@ func (e *evaluator) combine(res *Result) {
 	}
 	if !e.chainSummaries && !(e.spreadMax <= Defaults.AgreeSD) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
-			"the chains' averaged means differ by up to %.3g posterior sd (threshold %.2f) for %s: q has not settled; likely cause: too few iterations; remedy: more --iters (the cap was %d)%s",
-			e.spreadMax, Defaults.AgreeSD, names(e.spread, Defaults.AgreeSD), e.s.Iters, cause))
+			"the chains' averaged means differ by up to %.3g posterior sd (threshold %.2f) for %s: q has not settled; likely cause: %s; remedy: %s%s",
+			e.spreadMax, Defaults.AgreeSD, names(e.spread, Defaults.AgreeSD), agreeCause, agreeRemedy, cause))
 	}
 	if !res.Stopped {
 		if u := e.unidentified(); u != nil {
@@ -494,13 +514,20 @@ func (e *evaluator) combine(res *Result) {
 	}
 }
 
-// mixingWarning names the chains whose kernel did not mix.
-func mixingWarning(l *loop, rate float64, last int, chains []string, C int) string {
-	cause := "the proposal q is far from the posterior"
-	remedy := "use more --samples or more --iters"
+// mixingWarning names the chains whose kernel did not mix, with the
+// family's cause and remedy, the facts', and more iterations when the
+// chains were still coming together (t; nil for one chain).
+func mixingWarning(l *loop, rate float64, last int, chains []string, C int, t *Trend) string {
+	var a Advice
 	if f := familyOf(l.q); f.MixingCause != "" && l.d > 1 {
-		cause, remedy = f.MixingCause, f.MixingRemedy
+		a.Add(f.MixingCause, f.MixingRemedy)
+	} else {
+		a.Add("the proposal q is far from the posterior", "use more --samples")
 	}
+	st := l.p.Facts.Structural()
+	a.Causes, a.Remedies = append(a.Causes, st.Causes...), append(a.Remedies, st.Remedies...)
+	a.Add("", t.MoreIters(l.s.Iters))
+	cause, remedy := a.Cause(""), a.Remedy("")
 	which := ""
 	if C > 1 {
 		which = fmt.Sprintf(" in chain %s", strings.Join(chains, ", "))
@@ -533,4 +560,29 @@ func (e *evaluator) fixParams(n int) {
 		c.l.fixParams(theta)
 	}
 	e.prevMean, e.prevSD, e.mean, e.sd = nil, nil, nil, nil
+	e.history = nil
+}
+
+// trend is what the run recorded of the chains' agreement when it reached
+// its cap after n iterations (nil when it did not): the final R-hat, and
+// the spread at the end and at the last evaluation at or before n/2 (the
+// first when there is none).
+func (e *evaluator) trend(n int, res *Result) *Trend {
+	if n < e.s.Iters || res.Stopped || res.StoppedByRule {
+		return nil
+	}
+	t := &Trend{To: n, SpreadTo: e.spreadMax, Rhat: e.rhatMax}
+	if len(e.history) < 2 {
+		return t
+	}
+	earlier := e.history[0]
+	for _, h := range e.history[:len(e.history)-1] {
+		if h.n <= n/2 {
+			earlier = h
+		}
+	}
+	if earlier.n < n && !math.IsNaN(earlier.spread) && !math.IsNaN(e.spreadMax) {
+		t.From, t.SpreadFrom = earlier.n, earlier.spread
+	}
+	return t
 }

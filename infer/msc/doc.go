@@ -36,7 +36,10 @@
 // the settings' defaults from the kernel's and the family's traits,
 // NewKernel hands a Split kernel the split problem, the facade warm-starts
 // the kernels that propose from q, and the warnings take their remedies
-// from the family's traits.
+// from the family's traits and the Problem's Facts (what the model's
+// structure is: a centred hierarchy, exchangeable components; remedies.go),
+// and offer more iterations only when the run's Trend says the chains were
+// still coming together.
 //
 // Each iteration the loop steps the kernel, moves q along the weighted
 // score (natural gradient, Robbins-Monro or Adam), moves the params along

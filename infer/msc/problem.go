@@ -57,6 +57,10 @@ type Problem struct {
 	// function that releases its workers; it may return the problem itself
 	// when the model is too cheap for that to pay.
 	Split func(S int) (*Problem, func(), error)
+	// Facts are what the model's structure says about its posterior (a
+	// centred hierarchy, exchangeable components), for the remedies the
+	// warnings name.
+	Facts Facts
 }
 
 // Capability is a set of things a Problem can do, as bits.

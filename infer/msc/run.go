@@ -352,6 +352,10 @@ type Result struct {
 	// ParamsFixedAt is the iteration at which the chains' params were fixed
 	// at their combined average (0: never; see Defaults.ParamIters).
 	ParamsFixedAt int
+	// Trend is how the chains' spread moved when the run reached its cap
+	// (RunChains; nil when it did not, or there was no earlier evaluation):
+	// the warnings name more iterations only when it was still falling.
+	Trend *Trend
 }
 
 // MixingThreshold is the change rate of the retained sample below which
@@ -654,7 +658,7 @@ func (c *chain) finish(res *Result) {
 	res.Degenerate = l.degenerate
 	res.Reported = fmt.Sprintf("average of iterations %d-%d (%d iterates)", first, iters, n)
 	if l.k.Markov() && res.ChangeRateLast < MixingThreshold && iters > 0 {
-		res.Warnings = append(res.Warnings, mixingWarning(l, res.ChangeRateLast, last, nil, 1))
+		res.Warnings = append(res.Warnings, mixingWarning(l, res.ChangeRateLast, last, nil, 1, nil))
 	}
 	if l.frozen > 0 && l.frozen >= max(1, iters/10) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
