@@ -18,7 +18,14 @@
 // family (or the kernel's state-space proposal), warm-starts q where the
 // kernel declares it useful, runs msc.RunChains, and checks q against the
 // model by Pareto-smoothed importance sampling (or, for a state-space run, a
-// particle filter's evidence) before it summarises. CrossValidate and Sweep
+// particle filter's evidence) before it summarises. The PSIS step keeps what
+// the warm start's mode searches found (modes.go: a defensive mixture of q
+// with Laplace approximations at the modes q misses; neck.go: a centred
+// hierarchy's funnel neck that a search climbed into), refines the proposal
+// by the PSIS moments and pools its draws with heavy-tailed ones
+// (tails.go, coordt.go), and compares the result with a second, heavier
+// proposal's; each check that fails makes the verdict NOT converged with a
+// warning that names the cause and a remedy chosen from the model's facts. CrossValidate and Sweep
 // are the experiments of the paper's Table 1 and Figure 2 as library
 // functions. The defaults of the commands that are not settings of one fit
 // (cv, sweep, evidence, the draws behind derived displays) are Defaults;

@@ -2,6 +2,7 @@ package infer
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/mscppl/mscppl/infer/msc"
@@ -196,12 +197,21 @@ func (tr transform) plotRange(x []float64) (float64, float64) {
 const gridPoints = 200
 
 // grid is gridPoints points of [lo, hi] with each one's place in q's space
-// and the log Jacobian log |dx/du| there.
+// and the log Jacobian log |dx/du| there, in increasing order of x. For a
+// constrained component the points are evenly spaced in q's space, so
+// that they are dense where the density is steep near a bound (a scale
+// near zero, whose density in x is the log's divided by x).
 func (tr transform) grid(lo, hi float64, each func(x, u, logJac float64) float64) []Point {
 	const n = gridPoints
 	out := make([]Point, 0, n)
+	ulo, okLo := tr.unconstrain(lo)
+	uhi, okHi := tr.unconstrain(hi)
+	inU := tr.known && !tr.bij.Identity() && okLo && okHi && uhi != ulo
 	for i := 0; i < n; i++ {
 		x := lo + (hi-lo)*float64(i)/(n-1)
+		if inU {
+			x = tr.bij.Constrain(ulo + (uhi-ulo)*float64(i)/(n-1))
+		}
 		u, ok := tr.unconstrain(x)
 		if !ok {
 			continue // on a bound, by rounding
@@ -211,6 +221,9 @@ func (tr transform) grid(lo, hi float64, each func(x, u, logJac float64) float64
 			logJac = tr.bij.LogJacobian(u)
 		}
 		out = append(out, Point{X: x, Density: each(x, u, logJac)})
+	}
+	if len(out) > 1 && out[0].X > out[len(out)-1].X { // x decreases with u
+		slices.Reverse(out)
 	}
 	return out
 }

@@ -78,9 +78,18 @@ func missedModes(q msc.Sampler, modes []mode) []mode {
 	return out
 }
 
-// defensive is the mixture w_0 q + sum_m w_m N(x_m, modeWiden^2 cov_m).
+// component is what a mixture needs of each of its components.
+type component interface {
+	Dim() int
+	Sample(rng *rand.Rand, z, eps []float64)
+	LogQ(z []float64) float64
+	Moments(mean, sd []float64)
+}
+
+// defensive is a mixture of proposals: the defensive mixture w_0 q +
+// sum_m w_m N(x_m, modeWiden^2 cov_m), or the second opinion's.
 type defensive struct {
-	comps []msc.Sampler
+	comps []component
 	logw  []float64
 	cum   []float64 // cumulative weights, for choosing a component
 	d     int
@@ -89,13 +98,13 @@ type defensive struct {
 // newDefensive builds the mixture of q with the comparable modes.
 func newDefensive(q msc.Sampler, modes []mode) (*defensive, error) {
 	cm := comparableModes(modes)
-	m := &defensive{d: q.Dim(), comps: []msc.Sampler{q}, logw: []float64{math.Log(defensiveWeight)}}
+	comps, logw := []component{q}, []float64{math.Log(defensiveWeight)}
 	lse := math.Inf(-1)
 	for _, md := range cm {
 		lse = logAddExp(lse, md.logMass)
 	}
 	for _, md := range cm {
-		g := msc.NewFullRank(m.d)
+		g := msc.NewFullRank(q.Dim())
 		cov := make([]float64, len(md.cov))
 		for i, v := range md.cov {
 			cov[i] = v * modeWiden * modeWiden
@@ -103,15 +112,22 @@ func newDefensive(q msc.Sampler, modes []mode) (*defensive, error) {
 		if err := g.SetMoments(md.x, cov); err != nil {
 			return nil, err
 		}
-		m.comps = append(m.comps, g)
-		m.logw = append(m.logw, math.Log(1-defensiveWeight)+md.logMass-lse)
+		comps = append(comps, g)
+		logw = append(logw, math.Log(1-defensiveWeight)+md.logMass-lse)
 	}
+	return newMixture(comps, logw), nil
+}
+
+// newMixture is the mixture of comps with log weights logw (summing to
+// log 1).
+func newMixture(comps []component, logw []float64) *defensive {
+	m := &defensive{d: comps[0].Dim(), comps: comps, logw: logw}
 	c := 0.0
-	for _, lw := range m.logw {
+	for _, lw := range logw {
 		c += math.Exp(lw)
 		m.cum = append(m.cum, c)
 	}
-	return m, nil
+	return m
 }
 
 func logAddExp(a, b float64) float64 {
@@ -148,6 +164,9 @@ func (m *defensive) LogQNoise(z, _ []float64) float64 {
 	}
 	return l
 }
+
+// LogQ is the mixture's log density at z.
+func (m *defensive) LogQ(z []float64) float64 { return m.LogQNoise(z, nil) }
 
 // Moments writes the mixture's means and sds.
 func (m *defensive) Moments(mean, sd []float64) {
@@ -189,9 +208,17 @@ func (f *Fitted) modesWarning(missed []mode) string {
 	for _, md := range cm {
 		list = append(list, fmt.Sprintf("(%s; %.0f%% of their Laplace mass)", where(md), 100*math.Exp(md.logMass-logSumMass(cm))))
 	}
+	// the cause and remedy from the model: an ordering for exchangeable
+	// components (the modes are its labellings)
+	var a msc.Advice
+	if f.problem != nil {
+		a = msc.Facts{Exchangeable: f.problem.Facts.Exchangeable}.Structural()
+	}
 	return fmt.Sprintf(
-		"the posterior has %d modes of comparable mass, found by the warm start's searches: %s; q covers %d of them, so the chains explored part of the posterior only; the summaries, draws.csv and the log evidence weigh draws of q mixed with Laplace approximations at every mode (a defensive mixture), so they include the modes q misses, but q itself (q_latent, variational.json) does not; likely cause: the chains settled in one mode and cannot cross to another; remedy: if the modes are a symmetry of the model (exchangeable components, a sign), break it (ordered[K], a <lower=0> bound); otherwise the posterior is multimodal and these summaries, not q, describe it",
-		len(cm), strings.Join(list, ", "), len(cm)-len(missed))
+		"the posterior has %d modes of comparable mass, found by the warm start's searches: %s; q covers %d of them, so the chains explored part of the posterior only; the summaries, draws.csv and the log evidence weigh draws of q mixed with Laplace approximations at every mode (a defensive mixture), so they include the modes q misses, but q itself (q_latent, variational.json) does not; likely cause: %s; remedy: %s",
+		len(cm), strings.Join(list, ", "), len(cm)-len(missed),
+		a.Cause("the chains settled in one mode and cannot cross to another"),
+		a.Remedy("if the modes are a symmetry of the model (a sign, a relabelling), break it (a <lower=0> bound, an ordered vector); otherwise the posterior is multimodal and these summaries, not q, describe it"))
 }
 
 func logSumMass(ms []mode) float64 {

@@ -10,8 +10,9 @@ import (
 // TestWidenedProposal: a Gaussian q with sds 0.65 of N(0, I)'s has weights
 // with a Pareto tail of index k = 1 - 0.65^2 = 0.58, where PSIS estimates
 // converge slowly; q with 1.1 times its sds (k = 1 - 0.715^2 = 0.49) takes
-// over, and the summaries' sds come out closer to 1. A q that fits well
-// keeps its own draws.
+// over (or the Gaussian of the PSIS moments that follows it), and the
+// summaries' sds come out closer to 1. A q that fits well is never
+// widened.
 func TestWidenedProposal(t *testing.T) {
 	const d = 5
 	m, err := LoadSource("g.msc", []byte("latent { z: vector[5] }\nmodel { z ~ normal(0, 1) }\n"), "")
@@ -39,11 +40,13 @@ func TestWidenedProposal(t *testing.T) {
 		f.impQ.khat, f.imp.khat, f.imp.proposal, worstSD(f.imp), worstSD(f.impQ))
 	require.Greater(t, f.impQ.khat, khatGood)
 	require.Less(t, f.imp.khat, f.impQ.khat)
-	require.Equal(t, "q with 1.1 times its sds", f.imp.proposal)
+	require.NotEmpty(t, f.imp.proposal)
+	require.NotContains(t, f.imp.proposal, "Student-t", "q's k-hat is below 0.7")
 	require.Less(t, worstSD(f.imp), worstSD(f.impQ))
 	f = check(1.05) // wider than the target: light-tailed weights
 	require.Less(t, f.impQ.khat, khatGood)
-	require.Equal(t, "", f.imp.proposal)
+	require.NotContains(t, f.imp.proposal, "q with 1.1 times its sds")
+	require.NotContains(t, f.imp.proposal, "Student-t")
 }
 
 func abs(x float64) float64 { return max(x, -x) }

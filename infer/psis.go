@@ -24,6 +24,7 @@ const KhatMax = 0.7
 type importance struct {
 	x, u       [][]float64 // M rows, constrained and unconstrained
 	lr         []float64   // log ratios
+	lp         []float64   // log joints (NaN or +Inf recorded as -Inf)
 	w          []float64   // smoothed, normalised
 	uniform    []float64   // 1/M each: q's own marginals
 	khat, ess  float64
@@ -124,7 +125,9 @@ func (im *importance) draw(rng *rand.Rand, comps []*ir.Compiled, q proposal, n i
 		for i := 0; i < b; i++ {
 			row := z[i*d : (i+1)*d]
 			v := lp[i] - q.LogQNoise(row, eps[i*d:(i+1)*d])
+			lj := lp[i]
 			if math.IsNaN(v) || math.IsInf(v, 1) {
+				lj = math.Inf(-1)
 				if im.nonFinite == 0 {
 					if err := comp.Diagnose(row); err != nil {
 						im.firstNaN = err.Error()
@@ -134,6 +137,7 @@ func (im *importance) draw(rng *rand.Rand, comps []*ir.Compiled, q proposal, n i
 				v = math.Inf(-1)
 			}
 			im.lr = append(im.lr, v)
+			im.lp = append(im.lp, lj)
 			im.x = append(im.x, append([]float64(nil), xs[i*xd:(i+1)*xd]...))
 			im.u = append(im.u, append([]float64(nil), row...))
 		}

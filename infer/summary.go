@@ -202,10 +202,12 @@ func (f *Fitted) summarize(o Options, elapsed time.Duration) *Summary {
 			for j, n := range names {
 				sum.Latent[n] = ms[j]
 			}
-			if note := qOffNote(names, sum.QLatent, sum.Latent); note != "" {
+			// (q's moments and tails against a multimodal posterior's are
+			// the modes warning's subject)
+			if note := qOffNote(names, sum.QLatent, sum.Latent); note != "" && f.missed == nil {
 				sum.Notes = append(sum.Notes, note)
 			}
-			if im.proposal != "" {
+			if im.proposal != "" && iq.khat > khatGood && f.missed == nil {
 				above := khatGood
 				if iq.khat > KhatMax {
 					above = KhatMax
@@ -272,6 +274,16 @@ func (f *Fitted) summarize(o Options, elapsed time.Duration) *Summary {
 	if len(f.missed) > 0 {
 		sum.Converged = false
 		sum.Warnings = append(sum.Warnings, f.modesWarning(f.missed))
+	}
+	if f.neck != nil {
+		sum.Converged = false
+		sum.Warnings = append(sum.Warnings, f.neckWarning(f.neck))
+	}
+	if f.tails != "" && sum.SummarySource == "psis" {
+		sum.Converged = false
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf(
+			"a second opinion on the tails, from draws mixed half and half with a multivariate Student-t (%g degrees of freedom, %g times the sds), disagrees with the PSIS estimates from draws of %s: %s; the posterior has mass in tails that the summaries' draws reach too rarely for their weights to show, so the summaries may be off there although their k-hat is %.2f; %s",
+			secondDF, secondWiden, f.psisProposal(), f.tails, f.imp.khat, f.khatAdvice()))
 	}
 	sum.Verdict = verdict(sum)
 	return sum
@@ -524,4 +536,12 @@ func chainMarginals(comp *ir.Compiled, xdim int, draws [][]float64) []Moments {
 			MCSE: Figure(sd / math.Sqrt(diag.ESSBulk(cols[j])))}
 	}
 	return out
+}
+
+// psisProposal names the proposal behind the PSIS summaries.
+func (f *Fitted) psisProposal() string {
+	if f.imp != nil && f.imp.proposal != "" {
+		return f.imp.proposal
+	}
+	return "q"
 }

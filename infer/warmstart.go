@@ -45,6 +45,10 @@ type warmStart struct {
 	tried, started bool
 	reason         string // why the chains start at N(0, I) (when tried and not started)
 	modes          []mode
+	// peak is the highest log joint the searches evaluated, where (x nil
+	// when none was finite): a mode's, or where a search climbed without
+	// finding one
+	peak mode
 }
 
 // mode is a mode of the log joint (unconstrained space) with its Laplace
@@ -91,21 +95,36 @@ func startAtLaplace(seed uint64, chains []msc.Chain) warmStart {
 	}
 	all := make([]mode, n)
 	ok := make([]bool, n)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for i, gt := range gts {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			for k := i; k < n; k += C {
-				all[k], ok[k] = laplace(NewRand(seed, streamWarm+uint64(k)), gt)
-			}
-		}()
+	// first the chains' own searches, then the others, which stop early
+	// (finding nothing new) once they are within an sd of a mode the
+	// chains' found: only a search that reaches another mode runs to the
+	// end
+	search := func(lo, hi int, known []mode) {
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+		for i, gt := range gts {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				for k := lo + i; k < hi; k += C {
+					all[k], ok[k] = laplace(NewRand(seed, streamWarm+uint64(k)), gt, known)
+				}
+			}()
+		}
+		wg.Wait()
 	}
-	wg.Wait()
+	search(0, C, nil)
+	if n > C {
+		search(C, n, distinctModes(all[:C], ok[:C]))
+	}
 	w.modes = distinctModes(all, ok)
+	for _, m := range all {
+		if m.x != nil && (w.peak.x == nil || m.logp > w.peak.logp) {
+			w.peak = m
+		}
+	}
 	found := ok[:C]
 	for i := range C {
 		if found[i] {
@@ -181,8 +200,10 @@ func distinctModes(all []mode, ok []bool) []mode {
 
 // laplace returns the mode of the log joint with its Laplace
 // approximation (the inverse of the negative Hessian there, row-major), or
-// ok false. The start is drawn from rng.
-func laplace(rng *rand.Rand, t msc.GradTarget) (m mode, ok bool) {
+// ok false. The start is drawn from rng. A search that comes within
+// knownBasin sds of a known mode in every component stops there with ok
+// false: it is finding that mode again.
+func laplace(rng *rand.Rand, t msc.GradTarget, known []mode) (m mode, ok bool) {
 	d := t.Dim()
 	if d == 0 || d > warmMaxDim {
 		return mode{}, false
@@ -191,20 +212,38 @@ func laplace(rng *rand.Rand, t msc.GradTarget) (m mode, ok bool) {
 	for i := range x0 {
 		x0[i] = -2 + 4*rng.Float64()
 	}
-	grad := make([]float64, d)
+	// Func and Grad are called at the same points: Func keeps the gradient
+	// it computes, and Grad reuses it (half the evaluations)
+	grad, lastX := make([]float64, d), make([]float64, d)
+	lastV, have := 0.0, false
 	bad := false
+	// the highest log joint the search evaluated, where: a search that
+	// finds no mode because the density keeps rising (a funnel's neck)
+	// returns it
+	top := mode{logp: math.Inf(-1)}
+	eval := func(x []float64) float64 {
+		if !have || !slices.Equal(x, lastX) {
+			lastV = t.GradLogJoint(x, grad)
+			copy(lastX, x)
+			have = true
+			if lastV > top.logp && !math.IsInf(lastV, 1) {
+				top.logp, top.x = lastV, append(top.x[:0], x...)
+			}
+		}
+		return lastV
+	}
 	p := optimize.Problem{
 		Func: func(x []float64) float64 {
-			v := -t.GradLogJoint(x, grad)
+			v := -eval(x)
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return math.Inf(1) // the line search backs off
 			}
 			return v
 		},
 		Grad: func(g, x []float64) {
-			v := t.GradLogJoint(x, g)
+			v := eval(x)
 			for i := range g {
-				g[i] = -g[i]
+				g[i] = -grad[i]
 				if math.IsNaN(g[i]) || math.IsInf(g[i], 0) || math.IsInf(v, 0) {
 					bad = true
 				}
@@ -217,15 +256,19 @@ func laplace(rng *rand.Rand, t msc.GradTarget) (m mode, ok bool) {
 	// is accepted like a convergence; the Newton-step test below decides
 	// whether the point is a mode. One that failed far from a mode restarts
 	// from where it got to, a few times.
+	conv := &basinConverge{FunctionConverge: optimize.FunctionConverge{Absolute: 1e-10, Relative: 1e-10, Iterations: 20}, known: known}
 	var res *optimize.Result
 	for try := 0; try < warmRestarts; try++ {
 		r, err := optimize.Minimize(p, x0, &optimize.Settings{
 			GradientThreshold: 1e-6,
 			MajorIterations:   warmMaxIters,
-			Converger:         &optimize.FunctionConverge{Absolute: 1e-10, Relative: 1e-10, Iterations: 20},
+			Converger:         conv,
 		}, &optimize.LBFGS{})
-		if r == nil || bad || (err != nil && r.Status != optimize.Failure) {
+		if conv.hit {
 			return mode{}, false
+		}
+		if r == nil || bad || (err != nil && r.Status != optimize.Failure) {
+			return top, false
 		}
 		if res != nil && r.Status == optimize.Failure && !(r.F < res.F) {
 			break // no progress since the last restart: judge where it stands
@@ -239,12 +282,12 @@ func laplace(rng *rand.Rand, t msc.GradTarget) (m mode, ok bool) {
 	switch res.Status {
 	case optimize.GradientThreshold, optimize.FunctionConvergence, optimize.Failure:
 	default:
-		return mode{}, false
+		return top, false
 	}
 	x := res.X
 	for _, v := range x {
 		if !(math.Abs(v) < warmMaxAbs) {
-			return mode{}, false
+			return top, false
 		}
 	}
 	// the gradient must vanish at the mode, relative to the curvature: a
@@ -272,17 +315,17 @@ func laplace(rng *rand.Rand, t msc.GradTarget) (m mode, ok bool) {
 			h[i*d+j], h[j*d+i] = v, v
 		}
 		if !(h[i*d+i] > 0) || math.IsInf(h[i*d+i], 0) {
-			return mode{}, false
+			return top, false
 		}
 		// a Newton step from the mode must be small against the curvature's
 		// scale (|g_i| / H_ii well below one sd)
 		if math.Abs(grad[i])/math.Sqrt(h[i*d+i]) > 0.05 {
-			return mode{}, false
+			return top, false
 		}
 	}
 	cov, ok := invSPD(h, d)
 	if !ok {
-		return mode{}, false
+		return top, false
 	}
 	// log sqrt(det(2 pi cov)) = -log det(L_H) + d/2 log(2 pi)
 	l := make([]float64, d*d)
@@ -292,6 +335,36 @@ func laplace(rng *rand.Rand, t msc.GradTarget) (m mode, ok bool) {
 		logMass -= math.Log(l[i*d+i])
 	}
 	return mode{x: x, cov: cov, logp: logp, logMass: logMass}, true
+}
+
+// knownBasin is how near (in the mode's sds, in every component) a search
+// must come to a known mode to stop.
+const knownBasin = 1.0
+
+// basinConverge is FunctionConverge that also stops a search in the basin
+// of a known mode (setting hit).
+type basinConverge struct {
+	optimize.FunctionConverge
+	known []mode
+	hit   bool
+}
+
+func (c *basinConverge) Converged(loc *optimize.Location) optimize.Status {
+	for _, m := range c.known {
+		d := len(m.x)
+		near := true
+		for i := range d {
+			if math.Abs(loc.X[i]-m.x[i]) > knownBasin*math.Sqrt(m.cov[i*d+i]) {
+				near = false
+				break
+			}
+		}
+		if near {
+			c.hit = true
+			return optimize.FunctionConvergence
+		}
+	}
+	return c.FunctionConverge.Converged(loc)
 }
 
 // invSPD inverts a symmetric positive definite matrix through its Cholesky

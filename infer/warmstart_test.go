@@ -31,7 +31,7 @@ func TestLaplaceConjugate(t *testing.T) {
 	}
 	n := float64(len(lines))
 	for i := range 4 {
-		md, ok := laplace(NewRand(uint64(i+1), streamWarm), m.Comp)
+		md, ok := laplace(NewRand(uint64(i+1), streamWarm), m.Comp, nil)
 		require.True(t, ok)
 		require.InDelta(t, sum/(n+1), md.x[0], 1e-6)
 		require.InDelta(t, 1/(n+1), md.cov[0], 1e-6)
