@@ -197,6 +197,10 @@ func (r *resolver) decl(d *lang.Decl, kind VarKind) {
 	p := r.at(d.Pos)
 	tp := r.at(d.Type.Pos)
 	base := d.Type.Base
+	if d.Type.IsArray {
+		r.arrayDecl(d, kind)
+		return
+	}
 	if vb, ok := stdlib.LookupVecBijection(base); ok {
 		r.vecLatent(d, kind, vb)
 		return
@@ -955,8 +959,13 @@ func (r *resolver) postfix(p *lang.Postfix) Expr {
 			r.errorf(ip, "%s is %s: it takes %d index, got %d", FormatExpr(x), t, map[Kind]int{Vector: 1, Matrix: 2}[t.Kind], len(ix.Slots))
 			return nil
 		}
+		if col, ok := r.arrayColumn(x, ix); ok {
+			x = col
+			continue
+		}
 		if ix.Slots[0].Colon || len(ix.Slots) > 1 && ix.Slots[1].Colon {
 			x = r.slice(x, ix)
+			arraySliced(x, t)
 			continue
 		}
 		for _, sl := range ix.Slots {
@@ -973,7 +982,9 @@ func (r *resolver) postfix(p *lang.Postfix) Expr {
 			}
 			if it := idx[i].Type(); it.Kind == Vector && it.IntElems && t.Kind == Vector {
 				// a[g] with an integer array g: the vector of a[g[1]], a[g[2]], ...
-				x = &Index{exprBase: exprBase{x.Pos(), vecType(it.Rows)}, X: x, Idx: idx}
+				gt := vecType(it.Rows)
+				gt.Array, gt.IntElems = t.Array, t.IntElems
+				x = &Index{exprBase: exprBase{x.Pos(), gt}, X: x, Idx: idx}
 				goto next
 			}
 			if idx[i].Type().Kind != Int {
@@ -995,6 +1006,9 @@ func (r *resolver) postfix(p *lang.Postfix) Expr {
 			rt := elemType(t)
 			if t.Kind == Matrix && len(idx) == 1 {
 				rt = vecType(t.Cols)
+				if t.Array == 2 { // a row of a 2-D array is a 1-D array
+					rt.Array, rt.IntElems = 1, t.IntElems
+				}
 			}
 			x = &Index{exprBase: exprBase{x.Pos(), rt}, X: x, Idx: idx}
 		}
@@ -1027,6 +1041,8 @@ func (r *resolver) primary(p *lang.Primary) Expr {
 		return r.expr(p.Paren)
 	case p.Call != nil:
 		return r.call(p.Call)
+	case p.Array != nil:
+		return r.arrayLiteral(pos, p.Array)
 	}
 	v := r.lookup(*p.Ident, pos)
 	if v == nil {

@@ -178,7 +178,8 @@ func (s *scanned) translate(err error, f *File) *Error {
 		return s.errTok(i, hintLoop, "unexpected %s; expected \"..\" in the loop range", t)
 	case strings.HasPrefix(expect, `(("~" Call)`):
 		return s.missingTilde(i, w)
-	case strings.HasPrefix(expect, "Type"):
+	case strings.HasPrefix(expect, "Type"), strings.HasPrefix(expect, `("int" | "real"`):
+		// (the second: the base type after an optional array[...])
 		return s.badType(i)
 	case expect == "Call":
 		return s.errTok(i, "the right of \"~\" is a distribution, as in y ~ normal(0, 1)", "unexpected %s; expected a distribution after \"~\"", t)
