@@ -217,8 +217,13 @@ func (r *resolver) arrayColumn(x Expr, ix *lang.Index) (Expr, bool) {
 	return &Builtin{exprBase: exprBase{x.Pos(), rt}, Name: "column", Def: arrayCol, Args: []Expr{x, k}}, true
 }
 
-// arrayCol is a[:, k] with k known when the model is compiled.
-var arrayCol = &Function{Name: "column", lower: func(cp *compiler, x lowering) autodiff.Node {
+// arrayCol is a[:, k] with k known when the model is compiled (its
+// lowering is set by init: it reaches the compiler, which reads arrayCol).
+var arrayCol = &Function{Name: "column"}
+
+func init() { arrayCol.lower = lowerArrayCol }
+
+func lowerArrayCol(cp *compiler, x lowering) autodiff.Node {
 	t := x.args[0].Type()
 	k := cp.intExpr(x.args[1])
 	if k < 1 || k > t.Cols {
@@ -229,7 +234,26 @@ var arrayCol = &Function{Name: "column", lower: func(cp *compiler, x lowering) a
 		idx[i] = i*t.Cols + k - 1
 	}
 	return cp.g.Custom(idx, t.Rows, x.a[0])
-}}
+}
+
+// arrayColPositions are the unconstrained latent positions of a[:, k]
+// on the left of ~ (all of a's when a has a vector constraint).
+func (cp *compiler) arrayColPositions(e *Builtin) []int {
+	r, ok := e.Args[0].(*Ref)
+	if !ok || e.Def != arrayCol {
+		return nil
+	}
+	if r.Var.Special() {
+		return cp.lhsPositions(r)
+	}
+	t := r.Var.Type
+	k := cp.intExpr(e.Args[1])
+	out := make([]int, t.Rows)
+	for i := range out {
+		out[i] = r.Var.Offset + i*t.Cols + k - 1
+	}
+	return out
+}
 
 // arraySliced gives a slice of an array its array dimensions: a range of
 // elements is an array, part of one vector element a vector.

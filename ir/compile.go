@@ -516,6 +516,8 @@ func (cp *compiler) lhsPositions(e Expr) []int {
 			out = append(out, r.Var.Offset+k-1)
 		}
 		return out
+	case *Builtin: // a[:, k] of a 2-D array
+		return cp.arrayColPositions(e)
 	case *Index:
 		r, ok := e.X.(*Ref)
 		if !ok {

@@ -743,6 +743,10 @@ func rootVar(e Expr) *Var {
 		if ref, ok := e.X.(*Ref); ok && ref.Type().Kind == Vector {
 			return ref.Var
 		}
+	case *Builtin: // a[:, k] of a 2-D array
+		if ref, ok := e.Args[0].(*Ref); ok && e.Def == arrayCol {
+			return ref.Var
+		}
 	}
 	return nil
 }
