@@ -79,6 +79,8 @@ func (r *resolver) arrayDecl(d *lang.Decl, kind VarKind) {
 	first := len(r.m.Vars)
 	dd := *d
 	dd.Type = rep
+	r.arrayType = d.Type
+	defer func() { r.arrayType = nil }()
 	if mk, ok := stdlib.LookupVecBijection(rep.Base); ok {
 		r.vecArrayLatent(&dd, kind, mk, d.Type.Array[0])
 	} else {

@@ -149,8 +149,9 @@ func TestArrayErrors(t *testing.T) {
 	for _, c := range []struct{ name, src, js, want string }{
 		{"size mismatch", "data { N: int; ts: array[N] real }\n" + jsonTail, `{"N": 4, "ts": [1, 2, 3]}`, `the size N is 4, but field "ts"`},
 		{"not an int", "data { g: array[3] int }\n" + jsonTail, `{"g": [1, 2.5, 3]}`, `non-integer value 2.5 at element [2]`},
-		{"2-D given 1-D", "data { y: array[3, 2] real }\n" + jsonTail, `{"y": [1, 2, 3]}`, `field "y"`},
+		{"2-D given 1-D", "data { y: array[3, 2] real }\n" + jsonTail, `{"y": [1, 2, 3]}`, `data y is an array[3, 2] real, but field "y"`},
 		{"a bound per element", "data { y: array[2] real<lower=0> }\n" + jsonTail, `{"y": [1, -2]}`, `element 2 is -2`},
+		{"a bound per element of a 2-D array", "data { y: array[2, 2] real<lower=0> }\n" + jsonTail, `{"y": [[1, 2], [3, -4]]}`, `element [2, 2] is -4`},
 		{"unsized declaration", "data { y: array[] real }\n" + jsonTail, `{"y": [1]}`, `gives the array's sizes`},
 		{"3-D", "latent { a: array[2, 2, 2] real }\nmodel { a[1] ~ normal(0, 1) }", `{}`, `not supported yet`},
 		{"array of matrices", "latent { a: array[2] matrix[2, 2] }\nmodel { a[1] ~ normal(0, 1) }", `{}`, `not supported yet`},

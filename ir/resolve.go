@@ -53,6 +53,9 @@ type resolver struct {
 	// inDerived is set while the derived block is resolved (NAME_rng is
 	// allowed there only)
 	inDerived bool
+	// arrayType is the array type as written while the declaration of
+	// its representation is resolved (arrays.go), for messages
+	arrayType *lang.Type
 }
 
 func (r *resolver) at(p lexer.Position) lang.Pos {
@@ -508,6 +511,10 @@ func (r *resolver) dataDecl(d *lang.Decl, p lang.Pos, bij stdlib.Bijection) {
 func (r *resolver) checkBounds(v *Var, b stdlib.Bijection, p lang.Pos) {
 	for i, x := range v.Value {
 		if (b.HasLower && x < b.Lower) || (b.HasUpper && x > b.Upper) {
+			if v.Type.Kind == Matrix {
+				r.errorf(p, "data %s violates its constraint %s: element [%d, %d] is %g", v.Name, bijString(b), i/v.Type.Cols+1, i%v.Type.Cols+1, x)
+				return
+			}
 			r.errorf(p, "data %s violates its constraint %s: element %d is %g", v.Name, bijString(b), i+1, x)
 			return
 		}
