@@ -418,9 +418,9 @@ func (s *scanned) missingTilde(i int, w where) *Error {
 }
 
 func (s *scanned) badType(i int) *Error {
-	hint := "the types are int, real, vector[n] and matrix[m, n]"
+	hint := "the types are int, real, vector[n], matrix[m, n] and arrays of them (array[n] real)"
 	if s.isIdent(i) {
-		if sug := Suggest(s.text(i), TypeNames); sug != "" {
+		if sug := Suggest(s.text(i), append(TypeNames[:len(TypeNames):len(TypeNames)], "array")); sug != "" {
 			hint = fmt.Sprintf("did you mean %q?", sug)
 		}
 		return s.errTok(i, hint, "unknown type %q", s.text(i))
