@@ -257,6 +257,26 @@ func (cp *compiler) arrayColPositions(e *Builtin) []int {
 	return out
 }
 
+// arrayRowsType is the type of a[g] for an array a of vectors or a 2-D
+// array, with an int array g of n elements: n rows.
+func arrayRowsType(t Type, n int) Type {
+	rt := matType(n, t.Cols)
+	rt.Array, rt.IntElems = t.Array, t.IntElems
+	return rt
+}
+
+// gatherRows expands row indices (0-based) into the indices of their
+// elements in a row-major matrix of cols columns.
+func gatherRows(rows gather, cols int) gather {
+	out := make(gather, 0, len(rows)*cols)
+	for _, r := range rows {
+		for j := 0; j < cols; j++ {
+			out = append(out, r*cols+j)
+		}
+	}
+	return out
+}
+
 // arraySliced gives a slice of an array its array dimensions: a range of
 // elements is an array, part of one vector element a vector.
 func arraySliced(x Expr, t Type) {

@@ -991,6 +991,11 @@ func (r *resolver) postfix(p *lang.Postfix) Expr {
 			if idx[i] == nil {
 				return nil
 			}
+			if it := idx[i].Type(); it.Kind == Vector && it.IntElems && t.Kind == Matrix && t.Array > 0 && len(idx) == 1 {
+				// a[g] of an array of vectors or a 2-D array: the rows a[g[1]], ...
+				x = &Index{exprBase: exprBase{x.Pos(), arrayRowsType(t, it.Rows)}, X: x, Idx: idx}
+				goto next
+			}
 			if it := idx[i].Type(); it.Kind == Vector && it.IntElems && t.Kind == Vector {
 				// a[g] with an integer array g: the vector of a[g[1]], a[g[2]], ...
 				gt := vecType(it.Rows)
