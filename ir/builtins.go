@@ -154,7 +154,14 @@ var functionTable = []*Function{
 	vecFn("rows", "x", "the number of rows", 1, 0, checkSize, nil),
 	vecFn("cols", "x", "the number of columns (1 for a vector)", 1, 0, checkSize, nil),
 	vecFn("num_elements", "x", "the number of elements", 1, 0, checkSize, nil),
-	vecFn("size", "x", "the number of elements", 1, 0, checkSize, nil),
+	vecFn("size", "x", "the number of elements (of an array: its first size)", 1, 0, checkSize, nil),
+	vecFn("dims", "x", "the sizes of an array, vector or matrix, as an int array", 1, 0, checkDims, nil),
+
+	// ---- arrays (arrays.go)
+	vecFn("to_array_1d", "x", "an array's elements in order (a matrix's column by column), as a 1-D array", 1, 0, checkToArray1D, lowerToArray1D),
+	vecFn("to_matrix", "a", "a 2-D array or an array of vectors (one per row) as a matrix", 1, 0, checkToMatrix,
+		func(cp *compiler, x lowering) autodiff.Node { return x.a[0] }),
+	{Name: "rep_array", Params: "x, n[, m]", Doc: "the array of n copies of x (an n x m array with m)", arity: []int{2, 3}, check: checkRepArray},
 
 	// ---- constants: Stan's functions of no arguments
 	constant("pi", math.Pi, "the number pi"),
@@ -562,6 +569,9 @@ func checkSize(k *site) Expr {
 			return k.bad("a vector or a matrix")
 		}
 		n = t.Len()
+		if k.def.Name == "size" && t.Array > 0 {
+			n = t.Rows
+		}
 	}
 	return &Num{exprBase: exprBase{k.pos, tInt}, V: float64(n)}
 }

@@ -516,6 +516,8 @@ func (cp *compiler) lhsPositions(e Expr) []int {
 			out = append(out, r.Var.Offset+k-1)
 		}
 		return out
+	case *Builtin: // a[:, k] of a 2-D array
+		return cp.arrayColPositions(e)
 	case *Index:
 		r, ok := e.X.(*Ref)
 		if !ok {
@@ -535,6 +537,12 @@ func (cp *compiler) lhsPositions(e Expr) []int {
 		if e.Idx[0].Type().Kind == Vector { // a[g]
 			var out []int
 			for _, k := range cp.g.Value(cp.expr(e.Idx[0]), 0) {
+				if v.Type.Kind == Matrix { // the rows of an array
+					for j := 0; j < v.Type.Cols; j++ {
+						out = append(out, v.Offset+(int(k)-1)*v.Type.Cols+j)
+					}
+					continue
+				}
 				out = append(out, v.Offset+int(k)-1)
 			}
 			return out
@@ -664,6 +672,10 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 					cp.fail(e.Idx[0].Pos(), "index %g (element %d of %s) is out of range: %s has %d elements", v, k+1, FormatExpr(e.Idx[0]), FormatExpr(e.X), t.Rows)
 				}
 				idx[k] = int(v) - 1
+			}
+			if t.Kind == Matrix { // the rows of an array
+				idx = gatherRows(idx, t.Cols)
+				return g.Reshape(g.Custom(idx, len(idx), x), it.Rows, t.Cols)
 			}
 			return g.Custom(idx, len(idx), x)
 		}

@@ -7,11 +7,12 @@
 //     variables, user functions, derived quantities), with "did you mean"
 //     hints for unknown names;
 //   - every expression typed and shape-checked against the data (sizes such
-//     as N and D are inferred from the data);
+//     as N and D are inferred from the data); Stan's arrays share the
+//     layout of vectors and matrices (arrays.go);
 //   - constraints turned into bijections to unconstrained space with their
 //     log-Jacobians (package stdlib), the bounds of real variables and the
 //     vector transforms simplex, ordered, positive_ordered and
-//     cholesky_factor_corr.
+//     cholesky_factor_corr (and arrays of the first three).
 //
 // Compile lowers the checked model to a static autodiff graph (package
 // autodiff) that evaluates the log joint log p(z, x; theta) over

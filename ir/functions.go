@@ -55,8 +55,8 @@ func (r *resolver) inline(c *lang.Call, fd *lang.FuncDef) Expr {
 		if args[i] = r.expr(a); args[i] == nil {
 			return nil
 		}
-		if !baseAccepts(fd.Params[i].Base, args[i].Type()) {
-			r.errorf(args[i].Pos(), "argument %d of %s (%s) must be %s, got %s", i+1, fd.Name, fd.Params[i].Name, fd.Params[i].Base, args[i].Type())
+		if prm := fd.Params[i]; !paramAccepts(prm.ArrayDims(), prm.Base, args[i].Type()) {
+			r.errorf(args[i].Pos(), "argument %d of %s (%s) must be %s, got %s", i+1, fd.Name, prm.Name, paramType(prm.ArrayDims(), prm.Base), args[i].Type())
 			return nil
 		}
 	}
@@ -71,7 +71,11 @@ func (r *resolver) inline(c *lang.Call, fd *lang.FuncDef) Expr {
 	}()
 	var stmts []Stmt
 	for i, prm := range fd.Params {
-		v := r.newVar(prm.Name, r.at(prm.Pos), LocalVar, args[i].Type())
+		pt := args[i].Type()
+		if prm.Base == "real" && prm.ArrayDims() > 0 {
+			pt.IntElems = false // an int array passed as array[] real
+		}
+		v := r.newVar(prm.Name, r.at(prm.Pos), LocalVar, pt)
 		scope[prm.Name] = v
 		stmts = append(stmts, &Assign{stmtBase: stmtBase{pos}, Local: v, X: args[i]})
 	}
@@ -81,13 +85,16 @@ func (r *resolver) inline(c *lang.Call, fd *lang.FuncDef) Expr {
 	if result == nil {
 		return nil
 	}
-	if !baseAccepts(fd.Result.Base, result.Type()) {
-		r.errorf(result.Pos(), "%s returns %s, declared %s", fd.Name, result.Type(), fd.Result.Base)
+	if rd := fd.Result.ArrayDims(); !paramAccepts(rd, fd.Result.Base, result.Type()) {
+		r.errorf(result.Pos(), "%s returns %s, declared %s", fd.Name, result.Type(), paramType(rd, fd.Result.Base))
 		return nil
 	}
 	t := result.Type()
 	if fd.Result.Base == "real" && t.Kind == Int {
 		t = tReal
+	}
+	if fd.Result.Base == "real" {
+		t.IntElems = false
 	}
 	return &Inline{exprBase: exprBase{pos, t}, Name: fd.Name, Stmts: append(stmts, body...), Result: result}
 }

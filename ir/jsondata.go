@@ -68,6 +68,9 @@ func (r *resolver) jsonDecl(d *lang.Decl, p lang.Pos, bij stdlib.Bijection) {
 	if base == "int" && !scalar {
 		declared = "int array"
 	}
+	if r.arrayType != nil {
+		declared = r.arrayType.String()
+	}
 	wantDims := len(d.Type.Dims)
 	if len(f.Dims) != wantDims {
 		e := r.errorf(p, "data %s is %s, but field %q of %s is %s", d.Name, article(declared), d.Name, file, f.Shape())
@@ -130,7 +133,7 @@ func (r *resolver) jsonDecl(d *lang.Decl, p lang.Pos, bij stdlib.Bijection) {
 }
 
 func article(s string) string {
-	if s[0] == 'i' {
+	if s[0] == 'i' || s[0] == 'a' {
 		return "an " + s
 	}
 	return "a " + s

@@ -53,6 +53,9 @@ type resolver struct {
 	// inDerived is set while the derived block is resolved (NAME_rng is
 	// allowed there only)
 	inDerived bool
+	// arrayType is the array type as written while the declaration of
+	// its representation is resolved (arrays.go), for messages
+	arrayType *lang.Type
 }
 
 func (r *resolver) at(p lexer.Position) lang.Pos {
@@ -197,6 +200,10 @@ func (r *resolver) decl(d *lang.Decl, kind VarKind) {
 	p := r.at(d.Pos)
 	tp := r.at(d.Type.Pos)
 	base := d.Type.Base
+	if d.Type.IsArray {
+		r.arrayDecl(d, kind)
+		return
+	}
 	if vb, ok := stdlib.LookupVecBijection(base); ok {
 		r.vecLatent(d, kind, vb)
 		return
@@ -504,6 +511,10 @@ func (r *resolver) dataDecl(d *lang.Decl, p lang.Pos, bij stdlib.Bijection) {
 func (r *resolver) checkBounds(v *Var, b stdlib.Bijection, p lang.Pos) {
 	for i, x := range v.Value {
 		if (b.HasLower && x < b.Lower) || (b.HasUpper && x > b.Upper) {
+			if v.Type.Kind == Matrix {
+				r.errorf(p, "data %s violates its constraint %s: element [%d, %d] is %g", v.Name, bijString(b), i/v.Type.Cols+1, i%v.Type.Cols+1, x)
+				return
+			}
 			r.errorf(p, "data %s violates its constraint %s: element %d is %g", v.Name, bijString(b), i+1, x)
 			return
 		}
@@ -739,6 +750,10 @@ func rootVar(e Expr) *Var {
 		if ref, ok := e.X.(*Ref); ok && ref.Type().Kind == Vector {
 			return ref.Var
 		}
+	case *Builtin: // a[:, k] of a 2-D array
+		if ref, ok := e.Args[0].(*Ref); ok && e.Def == arrayCol {
+			return ref.Var
+		}
 	}
 	return nil
 }
@@ -955,8 +970,13 @@ func (r *resolver) postfix(p *lang.Postfix) Expr {
 			r.errorf(ip, "%s is %s: it takes %d index, got %d", FormatExpr(x), t, map[Kind]int{Vector: 1, Matrix: 2}[t.Kind], len(ix.Slots))
 			return nil
 		}
+		if col, ok := r.arrayColumn(x, ix); ok {
+			x = col
+			continue
+		}
 		if ix.Slots[0].Colon || len(ix.Slots) > 1 && ix.Slots[1].Colon {
 			x = r.slice(x, ix)
+			arraySliced(x, t)
 			continue
 		}
 		for _, sl := range ix.Slots {
@@ -971,9 +991,16 @@ func (r *resolver) postfix(p *lang.Postfix) Expr {
 			if idx[i] == nil {
 				return nil
 			}
+			if it := idx[i].Type(); it.Kind == Vector && it.IntElems && t.Kind == Matrix && t.Array > 0 && len(idx) == 1 {
+				// a[g] of an array of vectors or a 2-D array: the rows a[g[1]], ...
+				x = &Index{exprBase: exprBase{x.Pos(), arrayRowsType(t, it.Rows)}, X: x, Idx: idx}
+				goto next
+			}
 			if it := idx[i].Type(); it.Kind == Vector && it.IntElems && t.Kind == Vector {
 				// a[g] with an integer array g: the vector of a[g[1]], a[g[2]], ...
-				x = &Index{exprBase: exprBase{x.Pos(), vecType(it.Rows)}, X: x, Idx: idx}
+				gt := vecType(it.Rows)
+				gt.Array, gt.IntElems = t.Array, t.IntElems
+				x = &Index{exprBase: exprBase{x.Pos(), gt}, X: x, Idx: idx}
 				goto next
 			}
 			if idx[i].Type().Kind != Int {
@@ -995,6 +1022,9 @@ func (r *resolver) postfix(p *lang.Postfix) Expr {
 			rt := elemType(t)
 			if t.Kind == Matrix && len(idx) == 1 {
 				rt = vecType(t.Cols)
+				if t.Array == 2 { // a row of a 2-D array is a 1-D array
+					rt.Array, rt.IntElems = 1, t.IntElems
+				}
 			}
 			x = &Index{exprBase: exprBase{x.Pos(), rt}, X: x, Idx: idx}
 		}
@@ -1027,6 +1057,8 @@ func (r *resolver) primary(p *lang.Primary) Expr {
 		return r.expr(p.Paren)
 	case p.Call != nil:
 		return r.call(p.Call)
+	case p.Array != nil:
+		return r.arrayLiteral(pos, p.Array)
 	}
 	v := r.lookup(*p.Ident, pos)
 	if v == nil {

@@ -11,6 +11,9 @@ import (
 // localDecl resolves name: type [= expr] in the model block: real, int,
 // vector[n] or matrix[r, c], without bounds; the sizes are constants.
 func (r *resolver) localDecl(d *lang.Decl) Stmt {
+	if d.Type.IsArray {
+		return r.arrayLocal(d)
+	}
 	p, tp := r.at(d.Pos), r.at(d.Type.Pos)
 	if d.From != nil || d.Standardized {
 		r.errorf(p, "a local variable takes no from or standardized: those bind data in the data block")

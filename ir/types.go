@@ -24,6 +24,13 @@ type Type struct {
 	// IntElems marks a Vector of integers: int[N] data, whose elements
 	// index other vectors.
 	IntElems bool
+	// Array is the number of array dimensions of a Stan-style array
+	// (arrays.go), which shares the layout of a vector or matrix:
+	// array[N] real (or int) is a Vector with Array 1, array[N, M] real a
+	// Matrix with Array 2, array[N] vector[K] (or simplex[K]) a Matrix
+	// with Array 1 whose rows are the elements. 0 for vector, matrix and
+	// int[N]. It names the type in messages.
+	Array int
 }
 
 // Scalar reports whether the type is int or real.
@@ -41,6 +48,9 @@ func (t Type) Len() int {
 }
 
 func (t Type) String() string {
+	if t.Array > 0 {
+		return arrayString(t)
+	}
 	switch t.Kind {
 	case Int:
 		return "int"

@@ -64,11 +64,23 @@ type FuncDef struct {
 }
 
 // Param is a function parameter name: type (sizes are not given: vector,
-// matrix).
+// matrix, and Stan's unsized arrays array[] real, array[,] real,
+// array[] vector).
 type Param struct {
-	Pos  lexer.Position
-	Name string `parser:"@Ident \":\""`
-	Base string `parser:"@(\"int\" | \"real\" | \"vector\" | \"matrix\")"`
+	Pos    lexer.Position
+	Name   string   `parser:"@Ident \":\""`
+	Array  bool     `parser:"( @\"array\" \"[\""`
+	Commas []string `parser:"  @\",\"* \"]\" )?"`
+	Base   string   `parser:"@(\"int\" | \"real\" | \"vector\" | \"matrix\")"`
+}
+
+// ArrayDims is the number of array dimensions of the parameter (0 when it
+// is not an array).
+func (p *Param) ArrayDims() int {
+	if !p.Array {
+		return 0
+	}
+	return len(p.Commas) + 1
 }
 
 // Decl is name: type [from ...] [standardized] [= init] [;].
@@ -85,15 +97,34 @@ type Decl struct {
 
 // Type is a base type (int, real, vector, matrix) with optional bounds and
 // sizes. Bounds come before the sizes, as in Stan: vector<lower=0>[N].
+// An array type (Stan's array[N] real, array[N, M] real<lower=0>,
+// array[K] simplex[K]) has its sizes in Array and its element type in the
+// other fields; a function's result type may be unsized (array[] real:
+// IsArray with no Array sizes, Unsized holding the commas of array[,]).
 type Type struct {
-	Pos    lexer.Position
-	EndPos lexer.Position
-	Base   string   `parser:"@(\"int\" | \"real\" | \"vector\" | \"matrix\" | \"simplex\" | \"ordered\" | \"positive_ordered\" | \"cholesky_factor_corr\")"`
-	Bounds []*Bound `parser:"( \"<\" @@ ( \",\" @@ )* \">\" )?"`
-	Dims   []*Expr  `parser:"( \"[\" @@ ( \",\" @@ )* \"]\" )?"`
+	Pos     lexer.Position
+	EndPos  lexer.Position
+	IsArray bool     `parser:"( @\"array\" \"[\""`
+	Array   []*Expr  `parser:"  ( @@ ( \",\" @@ )* \"]\""`
+	Unsized []string `parser:"  | @\",\"* \"]\" ) )?"`
+	Base    string   `parser:"@(\"int\" | \"real\" | \"vector\" | \"matrix\" | \"simplex\" | \"ordered\" | \"positive_ordered\" | \"cholesky_factor_corr\")"`
+	Bounds  []*Bound `parser:"( \"<\" @@ ( \",\" @@ )* \">\" )?"`
+	Dims    []*Expr  `parser:"( \"[\" @@ ( \",\" @@ )* \"]\" )?"`
 	// After is always empty in a File returned by Parse: bounds written
 	// after the sizes (vector[N]<lower=0>) are reported as an error.
 	After []*Bound `parser:"( \"<\" @@ ( \",\" @@ )* \">\" )?"`
+}
+
+// ArrayDims is the number of array dimensions (0 when the type is not an
+// array).
+func (t *Type) ArrayDims() int {
+	switch {
+	case !t.IsArray:
+		return 0
+	case len(t.Array) > 0:
+		return len(t.Array)
+	}
+	return len(t.Unsized) + 1
 }
 
 // AllBounds returns the bounds of the type.
@@ -287,8 +318,8 @@ func (ix *Index) Args() []*Expr {
 	return out
 }
 
-// Primary is a number, a string, a call, a name or a parenthesised
-// expression; exactly one field is non-nil. Number holds the literal as
+// Primary is a number, a string, a call, a name, a parenthesised
+// expression or an array literal {a, b, c}; exactly one field is non-nil. Number holds the literal as
 // written (1, 2.5, 1e-3, .5); String holds the unquoted text.
 type Primary struct {
 	Pos    lexer.Position
@@ -297,7 +328,8 @@ type Primary struct {
 	String *string `parser:" | @String"`
 	Call   *Call   `parser:" | (?= Ident \"(\") @@"`
 	Ident  *string `parser:" | @Ident"`
-	Paren  *Expr   `parser:" | \"(\" @@ \")\" )"`
+	Paren  *Expr   `parser:" | \"(\" @@ \")\""`
+	Array  []*Expr `parser:" | \"{\" @@ ( \",\" @@ )* \"}\" )"`
 }
 
 // Call is name(args), or name(y | args) for a log density

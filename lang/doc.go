@@ -20,17 +20,17 @@
 //		"->"))) FuncDef) | Stmt .
 //	Decl = <ident> ":" Type ("from" From)? "standardized"? ("=" Expr)?
 //		";"? .
-//	Type = ("int" | "real" | "vector" | "matrix" | "simplex" | "ordered" |
+//	Type = ("array" "[" ((Expr ("," Expr)* "]") | (","* "]")))? ("int" |
+//		"real" | "vector" | "matrix" | "simplex" | "ordered" |
 //		"positive_ordered" | "cholesky_factor_corr") ("<" Bound ("," Bound)*
 //		">")? ("[" Expr ("," Expr)* "]")? ("<" Bound ("," Bound)* ">")? .
-//	Bound = ("lower" | "upper") "=" Expr .
 //	Expr = Term OpTerm* ("?" Expr ":" Expr)? .
 //	Term = Unary OpUnary* .
 //	Unary = ((("-" | "+" | "!") Unary) | Power) .
 //	Power = Postfix ("^" Unary)? .
 //	Postfix = Primary Index* "'"? .
 //	Primary = (<number> | <string> | ((?= <ident> "(") Call) | <ident> |
-//		("(" Expr ")")) .
+//		("(" Expr ")") | ("{" Expr ("," Expr)* "}")) .
 //	Call = <ident> "(" (Expr ("," Expr)*)? ("|" (Expr ("," Expr)*)?)? ")" .
 //	Index = "[" Slot ("," Slot)* "]" .
 //	Slot = Expr? (":" Expr?)? .
@@ -38,10 +38,12 @@
 //	OpTerm = (("+" | "-" | "==" | "!=" | "<=" | ">=" | "&&" | "||") | ((?=
 //		("<" | ">") (<ident> | <number> | "(" | "-" | "+" | "!")) (?! ("<" |
 //		">") ((<ident> ":") | "from" | "standardized")) ("<" | ">"))) Term .
+//	Bound = ("lower" | "upper") "=" Expr .
 //	From = (("all" "except" <string> ("," <string>)*) | <string>) .
 //	FuncDef = <ident> "(" (Param ("," Param)*)? ")" "->" Type "{" Stmt*
 //		"}" .
-//	Param = <ident> ":" ("int" | "real" | "vector" | "matrix") .
+//	Param = <ident> ":" ("array" "[" ","* "]")? ("int" | "real" | "vector" |
+//		"matrix") .
 //	Stmt = (((?= <ident> ":") Decl) | For | If | ("target" "+=" Expr) |
 //		("return" Expr) | Scope | Simple) ";"? .
 //	For = "for" <ident> "in" Expr ".." Expr "{" Stmt* "}" .

@@ -22,6 +22,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("model { v: vector[3]; for t in 1..3 { if t > 1 && !(t == 2) || t <= 0 { v[t] = t .* 2 ./ 1 } else if t != 3 { v[t] = 0 } else { v[t] = 1 } }\n target += normal_lpdf(v | 0, 1) }\nderived { w = v[1] >= 0 }"))
 	f.Add([]byte("model { for t in 1..T { z[t] ~ normal(t > 1 ? z[t - 1] : 0, t == 1 ? 2 : 1) }\n target += a > 0 ? 1 : a < 0 ? -1 : x[c ? 1 : 2] }"))
 	f.Add([]byte("model { { s: real = 1; target += s } for k in 1..2 { u: real = k; { v: real = u; target += v } } }"))
+	// arrays (issue 23)
+	f.Add([]byte("functions { f(t: real, z: array[] real, m: array[,] real, v: array[] vector) -> array[] real { return {z[1], t} } }\ndata { N: int; ts: array[N] real; y: array[N, 2] real<lower=0>; g: array[N] int<lower=1> }\nlatent { theta: array[4] real<lower=0>; p: array[2] simplex[3] }\nmodel { theta[{1, 3}] ~ normal(1, 0.5); for k in 1..2 { y[:, k] ~ normal(theta[k], 1) } }"))
+	f.Add([]byte("model { z: array[2, 3] real; z[1] = {1.0, 2, 3}; w: array[2] vector[3]; target += sum(z[:, 2]) + x[{1, 3}][2] + {{1, 2}, {3, 4}}[2, 1] }"))
 	for _, glob := range []string{"testdata/errors/*.msc", "../examples/*.msc", "../examples/posteriordb/*/model.msc", "../cmd/mscppl/testdata/errors/*.msc"} {
 		paths, _ := filepath.Glob(glob)
 		for _, p := range paths {

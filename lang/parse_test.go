@@ -84,6 +84,10 @@ func TestFormatExprRoundTrip(t *testing.T) {
 		{"f(x)[2]", "f(x)[2]"},
 		{`"a\"b"`, `"a\"b"`},
 		{"(((a)))", "(((a)))"},
+		{"{1,2.5}", "{1, 2.5}"},
+		{"{ {a, b}, {c, d} }[2, 1]", "{{a, b}, {c, d}}[2, 1]"},
+		{"x[{1, 3}]", "x[{1, 3}]"},
+		{"f({du_dt, dv_dt})", "f({du_dt, dv_dt})"},
 	}
 	for _, c := range cases {
 		e := rhs(t, c.in)
@@ -231,6 +235,30 @@ func TestConstructs(t *testing.T) {
 			ty := f.Blocks[0].Items[0].Decl.Type
 			require.Equal(t, "1", FormatExpr(ty.Lower()))
 			require.Equal(t, "2", FormatExpr(ty.Upper()))
+		}},
+		{"array types", "data { y: array[N, 2] real<lower=0>; g: array[N] int }\nlatent { p: array[K] simplex[K]; x: array[N] vector<lower=0>[D] }\nmodel { }", func(t *testing.T, f *File) {
+			want := []string{"array[N, 2] real<lower=0>", "array[N] int", "array[K] simplex[K]", "array[N] vector<lower=0>[D]"}
+			var got []string
+			for _, b := range f.Blocks[:2] {
+				for _, it := range b.Items {
+					got = append(got, it.Decl.Type.String())
+				}
+			}
+			require.Equal(t, want, got)
+			require.Equal(t, 2, f.Blocks[0].Items[0].Decl.Type.ArrayDims())
+			require.Equal(t, 1, f.Blocks[1].Items[1].Decl.Type.ArrayDims())
+			require.Equal(t, 0, (&Type{Base: "real"}).ArrayDims())
+		}},
+		{"unsized array parameters and result", "functions { f(z: array[] real, m: array[,] real, v: array[] vector, k: int) -> array[] real { return {z[1], m[1, 2]} } }\nmodel { }", func(t *testing.T, f *File) {
+			fd := f.Blocks[0].Items[0].Func
+			dims := []int{}
+			for _, p := range fd.Params {
+				dims = append(dims, p.ArrayDims())
+			}
+			require.Equal(t, []int{1, 2, 1, 0}, dims)
+			require.Equal(t, "array[] real", fd.Result.String())
+			require.Equal(t, 1, fd.Result.ArrayDims())
+			require.Equal(t, "{z[1], m[1, 2]}", FormatExpr(fd.Body[0].Return))
 		}},
 		{"stan order bounds on vector", "latent { w: vector<lower=0>[D] }\nmodel { w ~ normal(0, 1) }", func(t *testing.T, f *File) {
 			ty := f.Blocks[0].Items[0].Decl.Type

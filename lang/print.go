@@ -99,6 +99,10 @@ func (p *Primary) write(b *strings.Builder) {
 		b.WriteByte('(')
 		p.Paren.write(b)
 		b.WriteByte(')')
+	case p.Array != nil:
+		b.WriteByte('{')
+		writeList(b, p.Array)
+		b.WriteByte('}')
 	}
 }
 
@@ -134,6 +138,15 @@ func (c *Call) String() string {
 // String renders a type in source form, as in vector<lower=0>[N].
 func (t *Type) String() string {
 	var b strings.Builder
+	if t.IsArray {
+		b.WriteString("array[")
+		if len(t.Array) > 0 {
+			writeList(&b, t.Array)
+		} else {
+			b.WriteString(strings.Repeat(",", len(t.Unsized)))
+		}
+		b.WriteString("] ")
+	}
 	b.WriteString(t.Base)
 	if bs := t.AllBounds(); len(bs) > 0 {
 		b.WriteByte('<')

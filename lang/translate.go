@@ -178,7 +178,8 @@ func (s *scanned) translate(err error, f *File) *Error {
 		return s.errTok(i, hintLoop, "unexpected %s; expected \"..\" in the loop range", t)
 	case strings.HasPrefix(expect, `(("~" Call)`):
 		return s.missingTilde(i, w)
-	case strings.HasPrefix(expect, "Type"):
+	case strings.HasPrefix(expect, "Type"), strings.HasPrefix(expect, `("int" | "real"`):
+		// (the second: the base type after an optional array[...])
 		return s.badType(i)
 	case expect == "Call":
 		return s.errTok(i, "the right of \"~\" is a distribution, as in y ~ normal(0, 1)", "unexpected %s; expected a distribution after \"~\"", t)
@@ -417,9 +418,9 @@ func (s *scanned) missingTilde(i int, w where) *Error {
 }
 
 func (s *scanned) badType(i int) *Error {
-	hint := "the types are int, real, vector[n] and matrix[m, n]"
+	hint := "the types are int, real, vector[n], matrix[m, n] and arrays of them (array[n] real)"
 	if s.isIdent(i) {
-		if sug := Suggest(s.text(i), TypeNames); sug != "" {
+		if sug := Suggest(s.text(i), append(TypeNames[:len(TypeNames):len(TypeNames)], "array")); sug != "" {
 			hint = fmt.Sprintf("did you mean %q?", sug)
 		}
 		return s.errTok(i, hint, "unknown type %q", s.text(i))

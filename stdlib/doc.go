@@ -38,5 +38,6 @@
 // # Vector transforms (LookupVecBijection)
 //
 // The transforms of constrained vector types (simplex, ordered,
-// positive_ordered, cholesky_factor_corr) are the map vecBijections.
+// positive_ordered, cholesky_factor_corr) are the map vecBijections;
+// StackVec makes an array of one of them (array[N] simplex[K]).
 package stdlib

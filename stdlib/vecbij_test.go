@@ -37,6 +37,20 @@ func eachVB(t *testing.T, f func(t *testing.T, b VecBijection)) {
 	}
 }
 
+// eachVBStacked is eachVB and arrays of transforms (array[N] simplex[K],
+// StackVec), for the tests that do not look at the transform's name.
+func eachVBStacked(t *testing.T, f func(t *testing.T, b VecBijection)) {
+	eachVB(t, f)
+	for _, c := range []struct {
+		name string
+		k, n int
+	}{{"simplex", 3, 2}, {"simplex", 2, 3}, {"simplex", 4, 2}} {
+		mk, _ := LookupVecBijection(c.name)
+		b := StackVec(mk(c.k), c.n)
+		t.Run("array["+itoa(c.n)+"] "+b.Name()+"["+itoa(c.k)+"]", func(t *testing.T) { f(t, b) })
+	}
+}
+
 func itoa(k int) string {
 	if k < 10 {
 		return string(rune('0' + k))
@@ -48,6 +62,14 @@ func itoa(k int) string {
 // first K-1 of a simplex, the strictly lower triangle (row by row) of a
 // Cholesky factor, all of an ordered vector.
 func freeCoords(b VecBijection, x []float64) []float64 {
+	if s, ok := b.(Stacked); ok {
+		var f []float64
+		xl := s.B.XLen()
+		for i := 0; i < s.N; i++ {
+			f = append(f, freeCoords(s.B, x[i*xl:(i+1)*xl])...)
+		}
+		return f
+	}
 	switch b.Name() {
 	case "simplex":
 		return append([]float64(nil), x[:b.UDim()]...)
@@ -192,7 +214,7 @@ func orderedUnresolvable(b VecBijection, u, x []float64) bool {
 // most a third of them); simplex and cholesky_factor_corr hold 1e-10
 // absolutely, even at |u| = 20.
 func TestVecBijectionRoundTripU(t *testing.T) {
-	eachVB(t, func(t *testing.T, b VecBijection) {
+	eachVBStacked(t, func(t *testing.T, b VecBijection) {
 		rng := rand.New(rand.NewPCG(11, uint64(b.K())))
 		us := testUs(b, rng)
 		skipped := 0
@@ -341,7 +363,7 @@ func fdU(rng *rand.Rand, rep int) float64 {
 // log J against log |det| of the central-difference Jacobian of u -> the
 // free coordinates of x.
 func TestVecBijectionLogJacobian(t *testing.T) {
-	eachVB(t, func(t *testing.T, b VecBijection) {
+	eachVBStacked(t, func(t *testing.T, b VecBijection) {
 		d := b.UDim()
 		if d == 0 {
 			_, lj := constrain(b, nil)
@@ -383,7 +405,7 @@ func TestVecBijectionLogJacobian(t *testing.T) {
 // nil din, and neither Forward nor Backward may allocate. The same op on an
 // autodiff graph (batch of 2) gives the same gradient.
 func TestVecBijectionOpBackward(t *testing.T) {
-	eachVB(t, func(t *testing.T, b VecBijection) {
+	eachVBStacked(t, func(t *testing.T, b VecBijection) {
 		d, n := b.UDim(), b.XLen()+1
 		op := b.Op()
 		rng := rand.New(rand.NewPCG(15, uint64(b.K())))
