@@ -20,6 +20,8 @@ func FuzzCheck(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	f.Add([]byte(hmmHead + "  target += normal_lpdf(y | mu[1], 1)\n}\n" + hmmViterbi))
+	f.Add([]byte("latent { z: vector[3] }\nmodel { z ~ normal(0, 1) }\nderived {\n  y: int[3]; b: int[3, 2]; s: real = 0\n  { k: int = 1; for t in 1..3 { if z[t] > s { k = t; b[t, 2] = k }\n y[t] = k; s = s + normal_rng(z[y[t]], 1) } }\n}"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		file, err := lang.Parse("f.msc", src)
 		if err != nil {

@@ -161,6 +161,7 @@ func Compile(m *Model, opt CompileOptions) (*Compiled, error) {
 	}
 	cp.leaves()
 	cp.block(m.Body)
+	cp.block(m.Derived)
 	cp.derived()
 	if err := cp.errs.Err(); err != nil {
 		cp.errs.Sort()
@@ -479,6 +480,15 @@ func (cp *compiler) depsOf(e Expr, dst []int) []int {
 			walk(e.B)
 			return
 		case *Index:
+			for _, ie := range e.Idx {
+				if cp.perDraw(ie) >= 0 { // any element may be the one read
+					walk(e.X)
+					for _, ie := range e.Idx {
+						walk(ie)
+					}
+					return
+				}
+			}
 			if r, ok := e.X.(*Ref); ok && r.Var.Kind == LatentVar && !r.Var.Special() {
 				for _, p := range cp.lhsPositions(e) {
 					add(p)
@@ -666,6 +676,11 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 				idx[k] = int(v) - 1
 			}
 			return g.Custom(idx, len(idx), x)
+		}
+		for i, ie := range e.Idx {
+			if n := cp.perDraw(ie); n >= 0 {
+				return cp.dynIndex(e, i, n)
+			}
 		}
 		idx := make([]int, len(e.Idx))
 		for i, ie := range e.Idx {

@@ -574,6 +574,9 @@ func (r *resolver) stmts(ss []*lang.Stmt) []Stmt {
 
 func (r *resolver) stmt(s *lang.Stmt) Stmt {
 	p := r.at(s.Pos)
+	if r.derivedStmt(s, p) {
+		return nil
+	}
 	switch {
 	case s.Return != nil:
 		r.errorf(p, "return belongs at the end of a function in the functions block")
