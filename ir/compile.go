@@ -131,6 +131,7 @@ type compiler struct {
 	depMark  []int // scratch for depsOf, by latent position
 	depStamp int
 	lazy     []lazyElem // elements made on first use (matfill.go)
+	calls    []string   // the user function calls being compiled, outermost first
 }
 
 type compileError struct{ err *lang.Error }
@@ -225,6 +226,9 @@ func (cp *compiler) fail(pos lang.Pos, format string, args ...any) {
 	e := lang.Errorf(pos, format, args...)
 	if len(cp.loopCtx) > 0 {
 		e.Msg += " (at " + strings.Join(cp.loopCtx, ", ") + ")"
+	}
+	if len(cp.calls) > 0 { // the call of the model or derived block
+		e.Msg += "; in the call " + cp.calls[0]
 	}
 	panic(compileError{e})
 }
@@ -764,6 +768,8 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 		n := e.T.Len()
 		return g.Custom(stdlib.NewSelect(n), n, c, a, b)
 	case *Inline:
+		cp.calls = append(cp.calls, fmt.Sprintf("%s at %d:%d", e.Call, e.P.Line, e.P.Col))
+		defer func() { cp.calls = cp.calls[:len(cp.calls)-1] }()
 		cp.block(e.Stmts)
 		return cp.expr(e.Result)
 	case *Builtin:

@@ -284,3 +284,24 @@ derived {
 		}
 	}
 }
+
+// TestFunctionErrorsOnce: an error in a user function's body is reported
+// once, at its place in the function, with the call that triggered it,
+// however many calls inline the function and whatever follows from it.
+func TestFunctionErrorsOnce(t *testing.T) {
+	head := "latent { z: vector[3] }\nmodel {\n z ~ normal(0, 1)\n"
+	for _, c := range []struct{ fn, calls, want string }{
+		{"f(v: vector) -> real { d: real = v[4]\n return d }", " target += f(z)\n target += f(2 * z)\n for k in 1..3 { target += f(k * z) }\n",
+			"m.msc:1:48: index 4 is out of range: v has 3 elements (indices start at 1); in the call f(z) at 6:12"},
+		{"f(x: real) -> real { d: real = x + nope\n return d }", " target += f(z[1]) + f(z[2])\n",
+			`m.msc:1:48: unknown name "nope"; in the call f(z[1]) at 6:12 (declare it in the data, param or latent block)`},
+		{"g(v: vector) -> real { return v[4] }\n f(v: vector) -> real { s: real = g(v)\n return s }", " target += f(z)\n target += f(z)\n",
+			"m.msc:1:45: index 4 is out of range: v has 3 elements (indices start at 1); in the call f(z) at 7:12"},
+		{"f(v: vector, k: int) -> real { return v[k] }", " target += f(z, 2) + f(z, 4) + f(z, 5)\n",
+			"m.msc:1:53: index 4 is out of range: v has 3 elements (indices start at 1); in the call f(z, 4) at 5:22"},
+	} {
+		src := "functions { " + c.fn + " }\n" + head + c.calls + "}\n"
+		msg := buildErr(t, src, "")
+		require.Equal(t, c.want, msg, src)
+	}
+}

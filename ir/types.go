@@ -266,6 +266,7 @@ type NaryCall struct {
 type Inline struct {
 	exprBase
 	Name   string
+	Call   string // the call as written, for messages
 	Stmts  []Stmt
 	Result Expr
 }
