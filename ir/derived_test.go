@@ -305,3 +305,33 @@ func TestFunctionErrorsOnce(t *testing.T) {
 		require.Equal(t, c.want, msg, src)
 	}
 }
+
+// TestDerivedUsesLatents: a derived quantity of data and params is exact (the
+// summaries report its value); one assigned from the latents, from a
+// random draw, or under an if on the latents, is not.
+func TestDerivedUsesLatents(t *testing.T) {
+	c := compile(t, `param { a: real = 1.5 }
+latent { z: vector[2] }
+model { z ~ normal(a, 1) }
+derived {
+  two = 2 * 3
+  pa = exp(a)
+  twice = 2 * z[1]
+  k: int = 1
+  if z[1] > 0 {
+    k = 2
+  }
+  n: int = 1
+  for i in 1..2 {
+    n = n + i
+  }
+  r = normal_rng(0, 1)
+  m = n + 1
+  s = m + k
+}
+`, "")
+	names := c.Model.LatentNames()
+	for name, want := range map[string]bool{"z[1]": true, "two": false, "twice": true, "k": true, "n": false, "r": true, "m": false, "s": true, "pa": false} {
+		require.Equal(t, want, c.Model.DerivedUsesLatents(slices.Index(names, name)), name)
+	}
+}

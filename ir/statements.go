@@ -2,6 +2,7 @@ package ir
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mscppl/mscppl/lang"
@@ -428,15 +429,10 @@ func (r *resolver) derived(b *lang.Block) {
 		ss = append(ss, it.Stmt)
 	}
 	r.m.Derived = r.stmts(ss)
+	markUnknowns(r.m.Derived, r.m.Vars[first:])
 	top := r.scopes[len(r.scopes)-1]
 	for _, v := range r.m.Vars[first:] {
-		if v.Kind != LocalVar {
-			continue
-		}
-		// the values of derived locals vary from draw to draw (their
-		// assignments may sit under an if on the latents)
-		v.DataOnly = false
-		if top[v.Name] != v {
+		if v.Kind != LocalVar || top[v.Name] != v {
 			continue
 		}
 		t := v.Type
@@ -448,6 +444,51 @@ func (r *resolver) derived(b *lang.Block) {
 		q.Offset, q.XOffset = r.m.LatentDim, r.m.XDim
 		r.m.XDim += t.Len()
 		r.m.Latents = append(r.m.Latents, q)
+	}
+}
+
+// markUnknowns sets DataOnly on the locals vs of the derived block's
+// statements ss: a local is marked unless a value assigned to it depends on
+// latents, random draws or such locals (usesLatents), or it is assigned
+// under an if whose condition does (a fixed point, as assignments may come
+// in any order). Params are fixed once fitted, so a derived local of
+// params and data is exact (Model.DerivedUsesLatents).
+func markUnknowns(ss []Stmt, vs []*Var) {
+	for _, v := range vs {
+		if v.Kind == LocalVar {
+			v.DataOnly = true
+		}
+	}
+	changed := true
+	unknown := func(v *Var) {
+		if v.DataOnly {
+			v.DataOnly, changed = false, true
+		}
+	}
+	var walk func(ss []Stmt, under bool)
+	walk = func(ss []Stmt, under bool) {
+		for _, s := range ss {
+			switch s := s.(type) {
+			case *Assign:
+				if under || usesLatents(s.X) || slices.ContainsFunc(s.Idx, usesLatents) {
+					unknown(s.Local)
+				}
+			case *LocalDecl:
+				if under || s.Init != nil && usesLatents(s.Init) {
+					unknown(s.Local)
+				}
+			case *If:
+				u := under || usesLatents(s.Cond)
+				walk(s.Then, u)
+				walk(s.Else, u)
+			case *For:
+				walk(s.Body, under)
+			}
+		}
+	}
+	for changed {
+		changed = false
+		walk(ss, false)
 	}
 }
 
