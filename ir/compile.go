@@ -132,6 +132,8 @@ type compiler struct {
 	depStamp int
 	lazy     []lazyElem // elements made on first use (matfill.go)
 	calls    []string   // the user function calls being compiled, outermost first
+	// inDerived is set while the derived block's statements compile
+	inDerived bool
 }
 
 type compileError struct{ err *lang.Error }
@@ -162,6 +164,7 @@ func Compile(m *Model, opt CompileOptions) (*Compiled, error) {
 	}
 	cp.leaves()
 	cp.block(m.Body)
+	cp.inDerived = true
 	cp.block(m.Derived)
 	cp.derived()
 	if err := cp.errs.Err(); err != nil {

@@ -13,9 +13,9 @@ import (
 // hmmViterbi is Stan's generated quantities of posteriordb's hmm_example
 // (the Viterbi path), written in derived { }: int arrays filled by
 // back-pointers, an if on the latents choosing the best predecessor and
-// indexes known only per draw (back_ptr[t + 1, z_star[t + 1]]). Stan leaves
-// back_ptr[t, k] and z_star[N] unset until the first comparison succeeds;
-// here they start at 1.
+// indexes known only per draw (back_ptr[t + 1, z_star[t + 1]]), line by
+// line as in posteriordb's model.stan: back_ptr[t, k] and z_star[N] are set
+// only when a comparison succeeds (NaN until then, as in Stan).
 const hmmViterbi = `derived {
   z_star: int[N]
   log_p_z_star: real
@@ -28,7 +28,6 @@ const hmmViterbi = `derived {
     for t in 2..N {
       for k in 1..K {
         best_logp[t, k] = negative_infinity()
-        back_ptr[t, k] = 1
         for j in 1..K {
           logp: real = best_logp[t - 1, j] + log(j == 1 ? theta1[k] : theta2[k]) + normal_lpdf(y[t] | mu[k], 1)
           if logp > best_logp[t, k] {
@@ -39,7 +38,6 @@ const hmmViterbi = `derived {
       }
     }
     log_p_z_star = max(best_logp[N])
-    z_star[N] = 1
     for k in 1..K {
       if best_logp[N, k] == log_p_z_star {
         z_star[N] = k
@@ -107,6 +105,18 @@ func TestDerivedViterbi(t *testing.T) {
   target += log_sum_exp(gamma[N])
 }
 ` + hmmViterbi
+	for _, form := range []struct{ name, src string }{
+		{"as in Stan", src},
+		{"with back_ptr and z_star[N] set first", strings.Replace(strings.Replace(src, "negative_infinity()\n", "negative_infinity()\n        back_ptr[t, k] = 1\n", 1), "max(best_logp[N])\n", "max(best_logp[N])\n    z_star[N] = 1\n", 1)},
+	} {
+		t.Run(form.name, func(t *testing.T) {
+			require.NotEqual(t, form.name == "as in Stan", strings.Contains(form.src, "z_star[N] = 1"))
+			viterbiCheck(t, form.src)
+		})
+	}
+}
+
+func viterbiCheck(t *testing.T, src string) {
 	vec, unrolled := compileBoth(t, src, hmmExampleData)
 	m := vec.Model
 	names := m.LatentNames()
@@ -334,4 +344,32 @@ derived {
 	for name, want := range map[string]bool{"z[1]": true, "two": false, "twice": true, "k": true, "n": false, "r": true, "m": false, "s": true, "pa": false} {
 		require.Equal(t, want, c.Model.DerivedUsesLatents(slices.Index(names, name)), name)
 	}
+}
+
+// TestDerivedUnsetIsNaN: in derived { }, a scalar or an element set in one
+// branch of an if on the latents only is NaN where the other is taken.
+func TestDerivedUnsetIsNaN(t *testing.T) {
+	c := compile(t, `latent { z: real }
+model { z ~ normal(0, 1) }
+derived {
+  a: real
+  v: vector[2]
+  v[2] = 5
+  if z > 0 {
+    a = z
+    v[1] = 2 * z
+  }
+}
+`, "")
+	names := c.Model.LatentNames()
+	x := make([]float64, c.Model.XDim)
+	c.Constrain([]float64{0.5}, x)
+	require.Equal(t, []float64{0.5, 0.5, 1, 5}, []float64{x[0], x[slices.Index(names, "a")], x[slices.Index(names, "v[1]")], x[slices.Index(names, "v[2]")]})
+	c.Constrain([]float64{-0.5}, x)
+	require.True(t, math.IsNaN(x[slices.Index(names, "a")]))
+	require.True(t, math.IsNaN(x[slices.Index(names, "v[1]")]))
+	require.Equal(t, 5.0, x[slices.Index(names, "v[2]")])
+	// in the model block it is an error to use it
+	msg := buildErr(t, "latent { z: real }\nmodel {\n z ~ normal(0, 1)\n a: real\n if z > 0 { a = z }\n target += a\n}\n", "")
+	require.Contains(t, msg, "used before it is defined")
 }
