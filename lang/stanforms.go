@@ -27,15 +27,19 @@ var stanTypes = map[string]string{
 func (s *scanned) stanForm() *Error {
 	depth := 0 // brackets ( [ open
 	braces := 0
+	block := "" // the block the token is in
 	for i := 0; i < len(s.toks) && !s.isEOF(i); i++ {
 		start := braces > 0 && depth == 0 && (i == 0 || s.isPunct(i-1, "{") || s.isPunct(i-1, "}") || s.isPunct(i-1, ";") || s.tok(i-1).line != s.tok(i).line)
 		if start && s.isIdent(i) {
-			if e := s.stanItem(i); e != nil {
+			if e := s.stanItem(i, block); e != nil {
 				return e
 			}
 		}
 		switch {
 		case s.isPunct(i, "{"):
+			if braces == 0 {
+				block = s.text(i - 1)
+			}
 			braces++
 		case s.isPunct(i, "}"):
 			braces--
@@ -76,8 +80,9 @@ func (s *scanned) source(from, to int) string {
 	return strings.Join(strings.Fields(string(s.src[s.tok(from).off:s.tok(to).end])), " ")
 }
 
-// stanItem reports a Stan declaration or loop starting at token i.
-func (s *scanned) stanItem(i int) *Error {
+// stanItem reports a Stan declaration or loop starting at token i, in the
+// block of that name (the bounds of a local declaration are left out).
+func (s *scanned) stanItem(i int, block string) *Error {
 	if s.text(i) == "for" && s.isPunct(i+1, "(") {
 		return s.stanFor(i)
 	}
@@ -137,6 +142,9 @@ func (s *scanned) stanItem(i int) *Error {
 		stan += init
 	}
 	hint := "a declaration is name: type, as in x: vector<lower=0>[N]"
+	if bounds != "" && (block == "model" || block == "derived" || block == "functions") {
+		bounds, hint = "", "local variables take no bounds (Stan's bounds on a local are checks)"
+	}
 	if base == "" {
 		return s.errTok(i, hint, "Stan's %s is not supported yet (in %q)", s.text(j), stan)
 	}

@@ -19,6 +19,8 @@ func TestStanForms(t *testing.T) {
 		{"model { { matrix[2, 2] M; } }", `write M: matrix[2, 2]`},
 		{"model { if x > 0 { int k; } }", `write k: int`},
 		{"model { x ~ normal(0, 1) }\nderived { simplex[3] s; }", `write s: simplex[3]`},
+		{"model { x ~ normal(0, 1) }\nderived {\n array[N] int<lower=1, upper=K> z_star;\n}", `3:2: "array[N] int<lower=1, upper=K> z_star" is Stan's form of a declaration; write z_star: int[N]`},
+		{"model {\n vector<lower=0>[3] v = rep_vector(1, 3);\n}", `write v: vector[3] = rep_vector(1, 3)`},
 		{"model { for (i in 2:(N - 1)) { } }", `"for (i in 2:(N - 1))" is Stan's form of a loop; write for i in 2..(N - 1) { ... }`},
 		{"latent { corr_matrix[3] R; }\nmodel { }", `Stan's corr_matrix is not supported yet`},
 		{"latent { array[2] vector[3] v; }\nmodel { }", `arrays of vector are not supported yet`},
