@@ -23,6 +23,8 @@ func FuzzCheck(f *testing.F) {
 	// arrays (issue 23)
 	f.Add([]byte("functions { f(z: array[] real, th: array[] real) -> array[] real { return {th[1] * z[1], th[2] * z[2]} } }\ndata { N: int = 3 }\nlatent { theta: array[4] real<lower=0>; p: array[2] simplex[3]; m: array[N, 2] real }\nmodel { theta[{1, 3}] ~ normal(1, 0.5); theta[{2, 4}] ~ normal(0, 1); p[1] ~ dirichlet(rep_vector(1, 3)); for k in 1..2 { m[:, k] ~ normal(theta[k], 1) }\n w: array[2] real = f(m[1], theta); target += sum(w) + p[2][3] + size(m) + dims(m)[2] + sum(rep_array(1.0, 2, 2)) }"))
 	f.Add([]byte("latent { x: array[2] vector[3] }\nmodel { z: array[2, 3] real; for i in 1..2 { for j in 1..3 { z[i, j] = x[i, j] } }; x[1] ~ normal(z[2], 1); x[2] ~ normal(to_array_1d(z)[1:3], 1); target += sum(to_matrix(z)) + sum(log(exp(to_vector({1.0, 2.0})))) }"))
+	f.Add([]byte(hmmHead + "  target += normal_lpdf(y | mu[1], 1)\n}\n" + hmmViterbi))
+	f.Add([]byte("latent { z: vector[3] }\nmodel { z ~ normal(0, 1) }\nderived {\n  y: int[3]; b: int[3, 2]; s: real = 0\n  { k: int = 1; for t in 1..3 { if z[t] > s { k = t; b[t, 2] = k }\n y[t] = k; s = s + normal_rng(z[y[t]], 1) } }\n}"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		file, err := lang.Parse("f.msc", src)
 		if err != nil {

@@ -131,6 +131,9 @@ type compiler struct {
 	depMark  []int // scratch for depsOf, by latent position
 	depStamp int
 	lazy     []lazyElem // elements made on first use (matfill.go)
+	calls    []string   // the user function calls being compiled, outermost first
+	// inDerived is set while the derived block's statements compile
+	inDerived bool
 }
 
 type compileError struct{ err *lang.Error }
@@ -161,6 +164,8 @@ func Compile(m *Model, opt CompileOptions) (*Compiled, error) {
 	}
 	cp.leaves()
 	cp.block(m.Body)
+	cp.inDerived = true
+	cp.block(m.Derived)
 	cp.derived()
 	if err := cp.errs.Err(); err != nil {
 		cp.errs.Sort()
@@ -224,6 +229,9 @@ func (cp *compiler) fail(pos lang.Pos, format string, args ...any) {
 	e := lang.Errorf(pos, format, args...)
 	if len(cp.loopCtx) > 0 {
 		e.Msg += " (at " + strings.Join(cp.loopCtx, ", ") + ")"
+	}
+	if len(cp.calls) > 0 { // the call of the model or derived block
+		e.Msg += "; in the call " + cp.calls[0]
 	}
 	panic(compileError{e})
 }
@@ -479,6 +487,15 @@ func (cp *compiler) depsOf(e Expr, dst []int) []int {
 			walk(e.B)
 			return
 		case *Index:
+			for _, ie := range e.Idx {
+				if cp.perDraw(ie) >= 0 { // any element may be the one read
+					walk(e.X)
+					for _, ie := range e.Idx {
+						walk(ie)
+					}
+					return
+				}
+			}
 			if r, ok := e.X.(*Ref); ok && r.Var.Kind == LatentVar && !r.Var.Special() {
 				for _, p := range cp.lhsPositions(e) {
 					add(p)
@@ -679,6 +696,11 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 			}
 			return g.Custom(idx, len(idx), x)
 		}
+		for i, ie := range e.Idx {
+			if n := cp.perDraw(ie); n >= 0 {
+				return cp.dynIndex(e, i, n)
+			}
+		}
 		idx := make([]int, len(e.Idx))
 		for i, ie := range e.Idx {
 			idx[i] = cp.intExpr(ie)
@@ -761,6 +783,8 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 		n := e.T.Len()
 		return g.Custom(stdlib.NewSelect(n), n, c, a, b)
 	case *Inline:
+		cp.calls = append(cp.calls, fmt.Sprintf("%s at %d:%d", e.Call, e.P.Line, e.P.Col))
+		defer func() { cp.calls = cp.calls[:len(cp.calls)-1] }()
 		cp.block(e.Stmts)
 		return cp.expr(e.Result)
 	case *Builtin:

@@ -179,6 +179,12 @@ func (cp *compiler) derived() {
 		}
 		func() {
 			defer cp.recoverError()
+			if r, ok := v.Derived.(*Ref); ok && r.Var.Kind == LocalVar && cp.env[r.Var.ID] < 0 && cp.elems[r.Var.ID] == nil {
+				if len(cp.errs) > 0 { // its assignment failed, and was reported
+					panic(compileError{})
+				}
+				cp.fail(v.Pos, "derived quantity %s is declared but never assigned", v.Name)
+			}
 			n := cp.expr(v.Derived)
 			if v.Type.Scalar() && cp.g.Len(n) != 1 {
 				n = cp.g.Index(n, 0)
@@ -208,6 +214,9 @@ func usesLatents(e Expr) bool {
 			if r.Var.Derived == nil || usesLatents(r.Var.Derived) {
 				found = true
 			}
+		}
+		if r, ok := x.(*Ref); ok && r.Var.Kind == LocalVar && !r.Var.DataOnly {
+			found = true // a local of the derived block's statements
 		}
 		switch x.(type) {
 		case *Inline, *Rng:

@@ -1,6 +1,11 @@
 package ir
 
-import "github.com/mscppl/mscppl/lang"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mscppl/mscppl/lang"
+)
 
 // maxInlineDepth bounds nested calls of user functions (recursion is not
 // supported: every call is inlined).
@@ -69,6 +74,8 @@ func (r *resolver) inline(c *lang.Call, fd *lang.FuncDef) Expr {
 		r.scopes, r.global, r.assigned = savedScopes, savedGlobal, savedAssigned
 		r.depth--
 	}()
+	nerr, nrep := len(r.errs), r.repeats
+	defer func() { r.callErrors(nerr, nrep, c, pos) }()
 	var stmts []Stmt
 	for i, prm := range fd.Params {
 		pt := args[i].Type()
@@ -96,7 +103,40 @@ func (r *resolver) inline(c *lang.Call, fd *lang.FuncDef) Expr {
 	if fd.Result.Base == "real" {
 		t.IntElems = false
 	}
-	return &Inline{exprBase: exprBase{pos, t}, Name: fd.Name, Stmts: append(stmts, body...), Result: result}
+	if len(r.errs) > nerr || r.repeats > nrep {
+		return nil
+	}
+	return &Inline{exprBase: exprBase{pos, t}, Name: fd.Name, Call: c.String(), Stmts: append(stmts, body...), Result: result}
+}
+
+// callErrors words the errors the body of a function gave when inlined at
+// the call c (the errors from nerr on): the first is kept, at its line in
+// the function, with the call of the model or derived block that triggered
+// it (the outermost of nested calls); the ones after it follow
+// from it (a declaration that failed is a name unknown below) and are
+// dropped; and an error another call of the function has reported at the
+// same place is not repeated (r.repeats counts the calls whose errors were
+// dropped as repeats, so that the calls around them fail quietly too).
+func (r *resolver) callErrors(nerr, nrep int, c *lang.Call, pos lang.Pos) {
+	if r.repeats > nrep && len(r.errs) > nerr { // they follow from the repeat
+		r.errs = r.errs[:nerr]
+		r.repeats++
+	}
+	if len(r.errs) <= nerr {
+		return
+	}
+	e := r.errs[nerr]
+	r.errs = r.errs[:nerr+1]
+	for _, old := range r.errs[:nerr] {
+		if old.Pos == e.Pos && strings.HasPrefix(old.Msg, e.Msg+"; in the call ") {
+			r.errs = r.errs[:nerr]
+			r.repeats++
+			return
+		}
+	}
+	if r.depth == 1 { // the call of the model or derived block
+		e.Msg += fmt.Sprintf("; in the call %s at %d:%d", c.String(), pos.Line, pos.Col)
+	}
 }
 
 // baseAccepts reports whether a value of type t may stand for a parameter

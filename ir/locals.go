@@ -1,6 +1,8 @@
 package ir
 
 import (
+	"math"
+
 	"github.com/mscppl/mscppl/autodiff"
 	"github.com/mscppl/mscppl/lang"
 	"github.com/mscppl/mscppl/stdlib"
@@ -188,8 +190,22 @@ func (cp *compiler) piecewise(s *If, c autodiff.Node) {
 	}
 	envT, elT, depT := branch(s.Then, true)
 	envE, elE, depE := branch(s.Else, false)
-	sel := func(a, b autodiff.Node) autodiff.Node {
+	var nan autodiff.Node = -1
+	sel := func(a, b autodiff.Node, unset bool) autodiff.Node {
 		a, b = cp.elemNode(a), cp.elemNode(b)
+		if unset && cp.inDerived && (a < 0) != (b < 0) {
+			// in the derived block, a scalar set in one branch only is NaN
+			// where the other is taken, as Stan's generated quantities
+			// start (a back-pointer set when a comparison succeeds)
+			if nan < 0 {
+				nan = g.Const([]float64{math.NaN()})
+			}
+			if a < 0 {
+				a = nan
+			} else {
+				b = nan
+			}
+		}
 		if a == b || a < 0 || b < 0 {
 			if a != b {
 				return -1 // set in one branch only: not usable after the if
@@ -199,12 +215,13 @@ func (cp *compiler) piecewise(s *If, c autodiff.Node) {
 		return g.Custom(stdlib.NewSelect(g.Len(a)), g.Len(a), c, a, b)
 	}
 	for id := range cp.env {
-		cp.env[id] = sel(envT[id], envE[id])
+		v := cp.m.Vars[id]
+		cp.env[id] = sel(envT[id], envE[id], v.Kind == LocalVar && v.Type.Scalar() && env0[id] < 0)
 		switch {
 		case elT[id] != nil && elE[id] != nil:
 			el := make([]autodiff.Node, len(elT[id]))
 			for k := range el {
-				el[k] = sel(elT[id][k], elE[id][k])
+				el[k] = sel(elT[id][k], elE[id][k], true)
 			}
 			cp.elems[id] = el
 		default:

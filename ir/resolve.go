@@ -50,6 +50,9 @@ type resolver struct {
 	// funcs are the user functions by name; depth counts nested inlining
 	funcs map[string]*lang.FuncDef
 	depth int
+	// repeats counts the inlined calls whose errors repeated another
+	// call's and were dropped (functions.go)
+	repeats int
 	// inDerived is set while the derived block is resolved (NAME_rng is
 	// allowed there only)
 	inDerived bool
@@ -585,6 +588,9 @@ func (r *resolver) stmts(ss []*lang.Stmt) []Stmt {
 
 func (r *resolver) stmt(s *lang.Stmt) Stmt {
 	p := r.at(s.Pos)
+	if r.derivedStmt(s, p) {
+		return nil
+	}
 	switch {
 	case s.Return != nil:
 		r.errorf(p, "return belongs at the end of a function in the functions block")

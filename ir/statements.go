@@ -2,6 +2,7 @@ package ir
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mscppl/mscppl/lang"
@@ -25,8 +26,8 @@ func (r *resolver) localDecl(d *lang.Decl) Stmt {
 	}
 	base := d.Type.Base
 	want := map[string]int{"int": 0, "real": 0, "vector": 1, "matrix": 2}[base]
-	if base == "int" && len(d.Type.Dims) == 1 {
-		want = 1 // an integer array int[n]
+	if base == "int" && len(d.Type.Dims) > 0 {
+		want = min(len(d.Type.Dims), 2) // an integer array int[n] or int[n, k]
 	}
 	if len(d.Type.Dims) != want {
 		r.errorf(tp, "%s takes %d size%s here, got %d", base, want, plural1(want), len(d.Type.Dims))
@@ -40,6 +41,14 @@ func (r *resolver) localDecl(d *lang.Decl) Stmt {
 			return nil
 		}
 		t = vecType(n)
+		t.IntElems = true
+	case base == "int" && want == 2:
+		rows, ok1 := r.sizeExpr(d.Type.Dims[0])
+		cols, ok2 := r.sizeExpr(d.Type.Dims[1])
+		if !ok1 || !ok2 {
+			return nil
+		}
+		t = matType(rows, cols)
 		t.IntElems = true
 	case base == "int":
 		t = tInt
@@ -389,46 +398,112 @@ func (r *resolver) cdfCall(c *lang.Call) (Expr, bool) {
 	return x, true
 }
 
-// derived resolves the derived block: name = expr, computed on each
-// posterior draw and reported like latents (Stan's generated quantities).
-// A derived quantity is a latent of no unconstrained dimension whose value
-// the graph computes from the others.
+// derived resolves the derived block, Stan's generated quantities: its
+// statements (definitions name = expr, local declarations, loops, if,
+// element assignments, scopes) run on each posterior draw after the
+// model, and every name the block declares or defines at its top level
+// is reported like a latent: a derived quantity is a latent of no
+// unconstrained dimension whose value is the local's at the end of the
+// block. Names declared inside loops and scopes are not reported.
 func (r *resolver) derived(b *lang.Block) {
 	r.scopes = append(r.scopes, map[string]*Var{})
 	r.inDerived = true
 	defer func() { r.scopes, r.inDerived = r.scopes[:len(r.scopes)-1], false }()
+	first := len(r.m.Vars)
+	var ss []*lang.Stmt
 	for _, it := range b.Items {
 		p := r.at(it.Pos)
-		var sm *lang.Simple
-		if it.Stmt != nil {
-			sm = it.Stmt.Simple
-		}
-		name, ok := "", false
-		if sm != nil && sm.Assign != nil {
-			name, ok = plainName(sm.LHS)
-		}
-		if !ok {
-			r.errorf(p, "the derived block holds definitions name = expression, computed on each posterior draw")
+		if it.Decl != nil {
+			ss = append(ss, &lang.Stmt{Pos: it.Pos, EndPos: it.EndPos, Decl: it.Decl})
 			continue
 		}
-		if old := r.lookupQuiet(name); old != nil {
-			r.errorf(p, "%s is already declared as %s at %d:%d; pick another name", name, old.Kind, old.Pos.Line, old.Pos.Col)
+		if it.Func != nil {
+			r.errorf(p, "functions are defined in the functions block")
 			continue
 		}
-		x := r.expr(sm.Assign)
-		if x == nil {
-			continue
+		if sm := it.Stmt.Simple; sm != nil && sm.Assign != nil {
+			if name, ok := plainName(sm.LHS); ok {
+				if old := r.lookupQuiet(name); old != nil && old.Kind != LocalVar {
+					r.errorf(p, "%s is already declared as %s at %d:%d; pick another name", name, old.Kind, old.Pos.Line, old.Pos.Col)
+					continue
+				}
+			}
 		}
-		v := r.newVar(name, r.at(sm.LHS.Pos), LatentVar, x.Type())
-		if x.Type().Kind == Int {
-			v.Type = tReal
-		}
-		v.Derived = x
-		v.Offset, v.XOffset = r.m.LatentDim, r.m.XDim
-		r.m.XDim += v.Type.Len()
-		r.m.Latents = append(r.m.Latents, v)
-		r.scopes[len(r.scopes)-1][name] = v
+		ss = append(ss, it.Stmt)
 	}
+	r.m.Derived = r.stmts(ss)
+	markUnknowns(r.m.Derived, r.m.Vars[first:])
+	top := r.scopes[len(r.scopes)-1]
+	for _, v := range r.m.Vars[first:] {
+		if v.Kind != LocalVar || top[v.Name] != v {
+			continue
+		}
+		t := v.Type
+		if t.Kind == Int {
+			t = tReal
+		}
+		q := r.newVar(v.Name, v.Pos, LatentVar, t)
+		q.Derived = &Ref{exprBase: exprBase{v.Pos, v.Type}, Var: v}
+		q.Offset, q.XOffset = r.m.LatentDim, r.m.XDim
+		r.m.XDim += t.Len()
+		r.m.Latents = append(r.m.Latents, q)
+	}
+}
+
+// markUnknowns sets DataOnly on the locals vs of the derived block's
+// statements ss: a local is marked unless a value assigned to it depends on
+// latents, random draws or such locals (usesLatents), or it is assigned
+// under an if whose condition does (a fixed point, as assignments may come
+// in any order). Params are fixed once fitted, so a derived local of
+// params and data is exact (Model.DerivedUsesLatents).
+func markUnknowns(ss []Stmt, vs []*Var) {
+	for _, v := range vs {
+		if v.Kind == LocalVar {
+			v.DataOnly = true
+		}
+	}
+	changed := true
+	unknown := func(v *Var) {
+		if v.DataOnly {
+			v.DataOnly, changed = false, true
+		}
+	}
+	var walk func(ss []Stmt, under bool)
+	walk = func(ss []Stmt, under bool) {
+		for _, s := range ss {
+			switch s := s.(type) {
+			case *Assign:
+				if under || usesLatents(s.X) || slices.ContainsFunc(s.Idx, usesLatents) {
+					unknown(s.Local)
+				}
+			case *LocalDecl:
+				if under || s.Init != nil && usesLatents(s.Init) {
+					unknown(s.Local)
+				}
+			case *If:
+				u := under || usesLatents(s.Cond)
+				walk(s.Then, u)
+				walk(s.Else, u)
+			case *For:
+				walk(s.Body, under)
+			}
+		}
+	}
+	for changed {
+		changed = false
+		walk(ss, false)
+	}
+}
+
+// derivedStmt rejects the statements of the model that have no place in
+// the derived block (~ and target +=), reporting whether s is one.
+func (r *resolver) derivedStmt(s *lang.Stmt, p lang.Pos) bool {
+	if !r.inDerived || s.Target == nil && (s.Simple == nil || s.Simple.Tilde == nil) {
+		return false
+	}
+	e := r.errorf(p, "the derived block computes quantities on each posterior draw: it holds definitions, declarations, loops and if, not ~ or target +=")
+	e.Hint = "draw from a distribution with NAME_rng, as in y_new = normal_rng(mu, sigma)"
+	return true
 }
 
 // vecTilde resolves y ~ a multivariate distribution: a term of the log

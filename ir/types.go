@@ -22,7 +22,7 @@ type Type struct {
 	Kind       Kind
 	Rows, Cols int // Vector: Rows = length; Matrix: Rows x Cols
 	// IntElems marks a Vector of integers: int[N] data, whose elements
-	// index other vectors.
+	// index other vectors; or a local Matrix of integers, int[N, K].
 	IntElems bool
 	// Array is the number of array dimensions of a Stan-style array
 	// (arrays.go), which shares the layout of a vector or matrix:
@@ -61,6 +61,9 @@ func (t Type) String() string {
 			return fmt.Sprintf("int[%d]", t.Rows)
 		}
 		return fmt.Sprintf("vector[%d]", t.Rows)
+	}
+	if t.IntElems {
+		return fmt.Sprintf("int[%d, %d]", t.Rows, t.Cols)
 	}
 	return fmt.Sprintf("matrix[%d, %d]", t.Rows, t.Cols)
 }
@@ -273,6 +276,7 @@ type NaryCall struct {
 type Inline struct {
 	exprBase
 	Name   string
+	Call   string // the call as written, for messages
 	Stmts  []Stmt
 	Result Expr
 }
@@ -351,12 +355,15 @@ type SettingValue struct {
 
 // Model is a resolved, type-checked model bound to its data.
 type Model struct {
-	File     string
-	Vars     []*Var // all variables, indexed by ID
-	Data     []*Var
-	Params   []*Var
-	Latents  []*Var
-	Body     []Stmt
+	File    string
+	Vars    []*Var // all variables, indexed by ID
+	Data    []*Var
+	Params  []*Var
+	Latents []*Var
+	Body    []Stmt
+	// Derived are the statements of the derived block, run after Body;
+	// the derived quantities (latents with Derived set) are their values.
+	Derived  []Stmt
 	Settings Settings
 	// LatentDim and ParamDim are the lengths of the unconstrained vectors;
 	// XDim is the length of the constrained latent vector.

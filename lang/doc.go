@@ -59,7 +59,8 @@
 //   - Item: which items a block accepts is checked by package ir: FuncDef
 //     in functions; Decl in data, param and latent (data also takes
 //     definitions name = Expr, computed once from the data); Decl (a local
-//     declaration) and Stmt in model; definitions name = Expr in derived;
+//     declaration) and Stmt in model and in derived (without ~ and
+//     target +=);
 //     and settings name = literal (a number, possibly signed, a string or
 //     a name) in infer.
 //   - FuncDef: a function's body ends with return Expr.
@@ -143,4 +144,9 @@
 //     whose value is a literal. They also run on the complete part of a
 //     partial tree, so that the first error in the file is the one
 //     reported.
+//   - Stan's forms, found on the tokens (stanforms.go): a declaration
+//     written type-first (vector<lower=0>[N] lam;, array[N] int y;, real
+//     x = 2;) at the start of an item, and for (i in 1:N), are reported
+//     with the same declaration or loop in the language's form (write lam:
+//     vector<lower=0>[N]), unless an error comes before them.
 package lang

@@ -89,16 +89,24 @@ func Parse(filename string, src []byte) (*File, error) {
 			return nil, ErrorList{s.errAt(s.toks[deep].off, "", "the expression is nested more than %d deep", MaxNesting)}
 		}
 	}
+	stan := s.stanForm() // a Stan declaration or loop, worded as such
 	if err != nil {
 		e := s.translate(err, f)
 		// the complete part of the tree may hold an earlier error
 		if e0 := s.checkTree(f, true); e0 != nil && e0.Pos.Offset < e.Pos.Offset {
 			e = e0
 		}
+		if stan != nil && stan.Pos.Offset <= e.Pos.Offset {
+			e = stan
+		}
 		return nil, ErrorList{e}
 	}
 	f.Name = filename
-	if e := s.checkTree(f, false); e != nil {
+	e = s.checkTree(f, false)
+	if stan != nil && (e == nil || stan.Pos.Offset <= e.Pos.Offset) {
+		e = stan
+	}
+	if e != nil {
 		return nil, ErrorList{e}
 	}
 	return f, nil

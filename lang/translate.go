@@ -567,7 +567,7 @@ func (s *scanned) bounds(o int) *Error {
 var stanBlocks = map[string]string{
 	"transformed data":       "Stan's transformed data are definitions name = expression inside data { }",
 	"transformed parameters": "Stan's transformed parameters are local definitions in model { } or, to report them, derived { name = expression }",
-	"generated quantities":   "Stan's generated quantities are derived { name = expression }, computed on each posterior draw",
+	"generated quantities":   "Stan's generated quantities are derived { ... }, computed on each posterior draw (definitions, declarations, loops, if, NAME_rng)",
 }
 
 // unsupported names a Stan construct the language does not have, when the
