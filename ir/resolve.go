@@ -53,6 +53,9 @@ type resolver struct {
 	// inDerived is set while the derived block is resolved (NAME_rng is
 	// allowed there only)
 	inDerived bool
+	// inData is set while the data block's statements are resolved (no ~
+	// or target += there)
+	inData bool
 }
 
 func (r *resolver) at(p lexer.Position) lang.Pos {
@@ -180,6 +183,10 @@ func plainName(e *lang.Expr) (string, bool) {
 // ---- declarations -----------------------------------------------------------
 
 func (r *resolver) decls(b *lang.Block, kind VarKind) {
+	if kind == DataVar {
+		r.dataBlock(b)
+		return
+	}
 	for _, it := range b.Items {
 		if it.Stmt != nil && kind == DataVar {
 			r.transformedData(it.Stmt)
@@ -565,7 +572,10 @@ func (r *resolver) stmts(ss []*lang.Stmt) []Stmt {
 			r.scopes = r.scopes[:len(r.scopes)-1]
 			continue
 		}
-		if st := r.stmt(s); st != nil {
+		st := r.stmt(s)
+		if l, ok := st.(*stmtList); ok {
+			out = append(out, l.list...)
+		} else if st != nil {
 			out = append(out, st)
 		}
 	}
@@ -575,6 +585,10 @@ func (r *resolver) stmts(ss []*lang.Stmt) []Stmt {
 func (r *resolver) stmt(s *lang.Stmt) Stmt {
 	p := r.at(s.Pos)
 	switch {
+	case r.inData && (s.Target != nil || s.Simple != nil && s.Simple.Tilde != nil):
+		e := r.errorf(p, "the data block computes data once, before inference; ~ and target += belong in the model block")
+		e.Hint = "move this statement to the model block"
+		return nil
 	case s.Return != nil:
 		r.errorf(p, "return belongs at the end of a function in the functions block")
 		return nil
@@ -613,7 +627,7 @@ func (r *resolver) stmt(s *lang.Stmt) Stmt {
 		return &For{stmtBase: stmtBase{p}, Var: v, Lo: lo, Hi: hi, Body: body}
 	}
 	sm := s.Simple
-	if sm.Assign != nil {
+	if sm.Assign != nil || sm.Compound != "" {
 		name, ok := plainName(sm.LHS)
 		if !ok {
 			return r.elementAssign(sm, p)
@@ -627,6 +641,10 @@ func (r *resolver) stmt(s *lang.Stmt) Stmt {
 			default:
 				r.errorf(r.at(sm.LHS.Pos), "cannot assign to %s %s", v.Kind, name)
 			}
+			return nil
+		}
+		if sm.Compound != "" {
+			r.rhs(sm) // reports the unknown name
 			return nil
 		}
 		x := r.expr(sm.Assign)

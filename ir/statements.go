@@ -93,7 +93,7 @@ func (r *resolver) assignable(t Type, x Expr, name string) bool {
 // reassign resolves name = expr for an existing local: statements run in
 // order, so later uses see the new value.
 func (r *resolver) reassign(v *Var, sm *lang.Simple, p lang.Pos) Stmt {
-	x := r.expr(sm.Assign)
+	x := r.rhs(sm)
 	if x == nil || !r.assignable(v.Type, x, v.Name) {
 		return nil
 	}
@@ -132,13 +132,15 @@ func (r *resolver) elementAssign(sm *lang.Simple, p lang.Pos) Stmt {
 	if lhs == nil {
 		return nil
 	}
-	ix, ok := lhs.(*Index)
-	if !ok {
-		r.errorf(lp, "assign a range element by element in a loop; the left of = takes single indices, as in v[t] = x")
+	x := r.rhs(sm)
+	if x == nil {
 		return nil
 	}
-	x := r.expr(sm.Assign)
-	if x == nil {
+	ix, ok := lhs.(*Index)
+	if sl, isSlice := lhs.(*Slice); isSlice {
+		return r.sliceAssign(v, sl, x, p)
+	} else if !ok {
+		r.errorf(lp, "the left of = takes indices or ranges, as in v[t] = x or M[:, j] = v")
 		return nil
 	}
 	if !sameShape(lhs.Type(), x.Type()) {

@@ -47,7 +47,7 @@
 //	For = "for" <ident> "in" Expr ".." Expr "{" Stmt* "}" .
 //	If = "if" Expr "{" Stmt* "}" ("else" (If | ("{" Stmt* "}")))? .
 //	Scope = "{" Stmt* "}" .
-//	Simple = Expr (("~" Call) | ("=" Expr)) .
+//	Simple = Expr (("~" Call) | ("=" Expr) | (("+=" | "-=" | "*=" | "/=") Expr)) .
 //
 // Notes on the productions, for rules the listing does not show:
 //
