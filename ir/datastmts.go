@@ -1,7 +1,10 @@
 package ir
 
 import (
+	"fmt"
+
 	"github.com/mscppl/mscppl/lang"
+	"github.com/mscppl/mscppl/stdlib"
 )
 
 // This file holds the statements of the data block (Stan's transformed
@@ -211,4 +214,79 @@ func (r *resolver) sliceAssign(v *Var, sl *Slice, x Expr, p lang.Pos) Stmt {
 type stmtList struct {
 	stmtBase
 	list []Stmt
+}
+
+// exprTilde is e ~ dist(args) for an expression e of latents (a local, a
+// transform): the term dist_lpdf(e | args) of the log density, as Stan's.
+func exprTilde(lhs Expr, fam *stdlib.Family, args []Expr, cp, p lang.Pos, text string) Stmt {
+	name := fam.Name + "_lpdf"
+	if fam.Discrete {
+		name = fam.Name + "_lpmf"
+	}
+	d := &Density{exprBase: exprBase{cp, tReal}, Name: name, Dist: fam, Args: append([]Expr{lhs}, args...)}
+	return &Target{stmtBase: stmtBase{p}, X: d, Text: text}
+}
+
+// jacobianNote notes, as Stan warns, a ~ whose left side is a non-linear
+// transform of a latent: the density is then that of the transform, and
+// without the log-Jacobian it is not the density of the latent.
+func (r *resolver) jacobianNote(lhs Expr) {
+	if linearIn(lhs) {
+		return
+	}
+	p := lhs.Pos()
+	r.m.Notes = append(r.m.Notes, fmt.Sprintf("%s:%d:%d: the left of ~ (%s) is a non-linear transform of a latent; "+
+		"its density is not the latent's unless the log absolute Jacobian is added with target +=", p.File, p.Line, p.Col, FormatExpr(lhs)))
+}
+
+// linearIn reports whether e is an affine function of the latents, params
+// and locals it refers to (sums, differences, products and quotients by
+// data, indexes and slices), as Stan's check of the left of ~ is.
+func linearIn(e Expr) bool {
+	if !dependsOnUnknowns(e) {
+		return true
+	}
+	switch e := e.(type) {
+	case *Ref:
+		return true
+	case *Index:
+		return linearIn(e.X)
+	case *Slice:
+		return linearIn(e.X)
+	case *Unary:
+		return linearIn(e.X)
+	case *Binary:
+		switch e.Op {
+		case OpAdd, OpSub:
+			return linearIn(e.X) && linearIn(e.Y)
+		case OpMul, OpEMul:
+			return !dependsOnUnknowns(e.X) && linearIn(e.Y) || !dependsOnUnknowns(e.Y) && linearIn(e.X)
+		case OpDiv, OpEDiv:
+			return !dependsOnUnknowns(e.Y) && linearIn(e.X)
+		}
+	}
+	return false
+}
+
+// markSizeUse records where the local ints of a size or bound x are first
+// used as one.
+func markSizeUse(x Expr, p lang.Pos) {
+	walkExpr(x, func(e Expr) {
+		if ref, ok := e.(*Ref); ok && ref.Var.Kind == LocalVar && ref.Var.Known != nil && ref.Var.SizeUse == nil {
+			ref.Var.SizeUse = &p
+		}
+	})
+}
+
+// changeKnown is called before v is assigned again: a local int used as a
+// size cannot change (the size would be wrong in a loop), and one not used
+// as a size yet is no longer known.
+func (r *resolver) changeKnown(v *Var, p lang.Pos) bool {
+	if v.SizeUse != nil {
+		e := r.errorf(p, "%s is used as a size or an index known before inference at %d:%d, so it cannot be assigned again", v.Name, v.SizeUse.Line, v.SizeUse.Col)
+		e.Hint = "declare another int for the new value"
+		return false
+	}
+	v.Known = nil
+	return true
 }

@@ -360,6 +360,7 @@ func (r *resolver) constant(e *lang.Expr) (float64, bool) {
 		r.errorf(r.at(e.Pos), "expected a number, got %s", x.Type())
 		return 0, false
 	}
+	markSizeUse(x, r.at(e.Pos))
 	return v, true
 }
 
@@ -370,6 +371,9 @@ func foldConst(e Expr) (float64, bool) {
 	case *Ref:
 		if (e.Var.Kind == SizeVar || e.Var.Kind == DataVar) && e.Var.Type.Scalar() && len(e.Var.Value) == 1 {
 			return e.Var.Value[0], true
+		}
+		if e.Var.Kind == LocalVar && len(e.Var.Known) == 1 {
+			return e.Var.Known[0], true
 		}
 	case *Unary:
 		x, ok := foldConst(e.X)
@@ -703,9 +707,13 @@ func (r *resolver) tilde(sm *lang.Simple, p lang.Pos) Stmt {
 		return nil
 	}
 	root := rootVar(lhs)
+	general := false // an expression of latents: a term of the log density
 	if (root == nil || root.Kind == LocalVar) && !dependsOnUnknowns(lhs) {
 		root = nil // an expression of data alone, observed
-	} else if root == nil || (root.Kind != DataVar && root.Kind != LatentVar) {
+	} else if root == nil || root.Kind == LocalVar {
+		general = true
+		r.jacobianNote(lhs)
+	} else if root.Kind != DataVar && root.Kind != LatentVar {
 		what := "an expression"
 		if root != nil {
 			what = fmt.Sprintf("%s %s", root.Kind, root.Name)
@@ -731,10 +739,13 @@ func (r *resolver) tilde(sm *lang.Simple, p lang.Pos) Stmt {
 			return nil
 		}
 	}
+	text := FormatExpr(lhs) + " ~ " + call.String()
+	if general {
+		return exprTilde(lhs, fam, args, r.at(call.Pos), p, text)
+	}
 	if root == nil {
 		root = &Var{Name: FormatExpr(lhs), Kind: DataVar}
 	}
-	text := FormatExpr(lhs) + " ~ " + call.String()
 	return &Tilde{stmtBase: stmtBase{p}, LHS: lhs, Dist: fam, Args: args, Root: root, Text: text}
 }
 

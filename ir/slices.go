@@ -80,6 +80,8 @@ func (r *resolver) slice(x Expr, ix *lang.Index) Expr {
 			case !ok:
 				out.Dyn[d] = ie // checked when compiled
 				v = 1
+			default:
+				markSizeUse(ie, ie.Pos())
 			}
 			lo, hi = int(v), int(v)
 		} else {
@@ -134,6 +136,7 @@ func (r *resolver) sliceBound(e *lang.Expr) (int, bool) {
 		r.errorf(x.Pos(), "a range bound must be an integer known before inference")
 		return 0, false
 	}
+	markSizeUse(x, x.Pos())
 	return int(v), true
 }
 

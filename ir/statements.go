@@ -69,6 +69,9 @@ func (r *resolver) localDecl(d *lang.Decl) Stmt {
 	}
 	v := r.newVar(d.Name, p, LocalVar, t)
 	v.DataOnly = init == nil || !dependsOnUnknowns(init)
+	if x, ok := foldConst(init); ok && init != nil && t.Kind == Int {
+		v.Known = []float64{x} // a size until it is assigned again
+	}
 	r.scopes[len(r.scopes)-1][d.Name] = v
 	return &LocalDecl{stmtBase: stmtBase{p}, Local: v, Init: init}
 }
@@ -93,6 +96,9 @@ func (r *resolver) assignable(t Type, x Expr, name string) bool {
 // reassign resolves name = expr for an existing local: statements run in
 // order, so later uses see the new value.
 func (r *resolver) reassign(v *Var, sm *lang.Simple, p lang.Pos) Stmt {
+	if !r.changeKnown(v, p) {
+		return nil
+	}
 	x := r.rhs(sm)
 	if x == nil || !r.assignable(v.Type, x, v.Name) {
 		return nil

@@ -240,6 +240,7 @@ func (r *resolver) callFunction(c *lang.Call, f *Function) Expr {
 			r.errorf(x.Pos(), "argument %d of %s must be an integer known before inference", nv+i+1, c.Name)
 			return nil
 		}
+		markSizeUse(x, x.Pos())
 		k.ints[i] = int(v)
 	}
 	return def.check(k)
