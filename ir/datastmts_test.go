@@ -145,7 +145,7 @@ func TestDataStatementErrors(t *testing.T) {
 		{"latent { m: real }\nmodel {\n m ~ normal(0, 1)\n k: int = 2\n v: vector[k] = m\n k += 1\n}",
 			"m.msc:6:2: k is used as a size or an index known before inference at 5:12, so it cannot be assigned again"},
 		{"latent { m: real }\nmodel {\n m ~ normal(0, 1)\n k: int = 2\n k += 1\n v: vector[k] = m\n}", "must be a constant"},
-		{"latent { m: real }\nmodel { m ~ normal(0, 1); M: matrix[2, 3]; M[:, 1] = [1, 2, 3]' }", "M[...] is vector[2], and the value is vector[3]"},
+		{"latent { m: real }\nmodel { m ~ normal(0, 1); M: matrix[2, 3]; M[:, 1] = rep_vector(1, 3) }", "M[...] is vector[2], and the value is vector[3]"},
 		{"latent { a: matrix[2, 2] }\nmodel { for j in 1..3 { a[:, j] ~ normal(0, 1) } }", "index 3 is out of range: a has 2 columns"},
 		{"param { p: real = 0 }\nlatent { m: real }\nmodel { m ~ normal(0, 1); p ~ normal(0, 1) }", "must be a latent or data variable"},
 	} {
