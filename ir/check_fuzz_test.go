@@ -20,6 +20,9 @@ func FuzzCheck(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	// statements in data, compound assignment, ~ on expressions, local int
+	// sizes, loop-indexed slices and slice assignment
+	f.Add([]byte("data { N: int = 3\n v: vector[N]\n for n in 1..N { v[n] = n; v[n] += 1; { w: real = 1; v[n] *= w } }\n M: matrix[N, 2]\n M[:, 1] = v; M[:, 2] = 1; M[1, :] = M[2]; M[1:2, 1] /= 2\n}\nlatent { a: matrix[2, 3]; s: real<lower=0> }\nmodel { k: int = rows(v); u: vector[k] = v - s; u ~ normal(0, 1); log(s) ~ normal(0, 1)\n for j in 1..3 { a[:, j] ~ normal(0, 1); col(a, j) ~ normal(0, 1) }\n for i in 1..2 { row(a, i) ~ normal(0, 1); a[i, :] ~ normal(0, 1) } }"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		file, err := lang.Parse("f.msc", src)
 		if err != nil {

@@ -22,6 +22,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("model { v: vector[3]; for t in 1..3 { if t > 1 && !(t == 2) || t <= 0 { v[t] = t .* 2 ./ 1 } else if t != 3 { v[t] = 0 } else { v[t] = 1 } }\n target += normal_lpdf(v | 0, 1) }\nderived { w = v[1] >= 0 }"))
 	f.Add([]byte("model { for t in 1..T { z[t] ~ normal(t > 1 ? z[t - 1] : 0, t == 1 ? 2 : 1) }\n target += a > 0 ? 1 : a < 0 ? -1 : x[c ? 1 : 2] }"))
 	f.Add([]byte("model { { s: real = 1; target += s } for k in 1..2 { u: real = k; { v: real = u; target += v } } }"))
+	f.Add([]byte("data { N: int\n v: vector[N]\n for n in 1..N { v[n] = n; v[n] += 1; { w: real = 1 } }\n M: matrix[N, 2]\n M[:, 1] = v; M[1, :] -= 2 }\nmodel { k: int = rows(v); u: vector[k] = v; u *= 2; u /= 3; u ~ normal(0, 1) }"))
 	for _, glob := range []string{"testdata/errors/*.msc", "../examples/*.msc", "../examples/posteriordb/*/model.msc", "../cmd/mscppl/testdata/errors/*.msc"} {
 		paths, _ := filepath.Glob(glob)
 		for _, p := range paths {
