@@ -86,7 +86,12 @@ func (r *resolver) dataLocal(d *lang.Decl) {
 	if len(d.Type.AllBounds()) > 0 {
 		e := r.errorf(r.at(d.Type.Pos), "%s is computed in the data block; bounds on computed data are not supported yet", d.Name)
 		e.Hint = "remove the bounds, or read " + d.Name + " from the data file"
-		return
+		// declared without them, so that its uses are not reported too
+		t := *d.Type
+		t.Bounds, t.After = nil, nil
+		dd := *d
+		dd.Type = &t
+		d = &dd
 	}
 	if old, ok := r.global[d.Name]; ok {
 		r.errorf(p, "%s is already declared as %s at %d:%d", d.Name, old.Kind, old.Pos.Line, old.Pos.Col)
