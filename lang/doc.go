@@ -56,8 +56,9 @@
 //     most once, and model is required.
 //   - Item: which items a block accepts is checked by package ir: FuncDef
 //     in functions; Decl in data, param and latent (data also takes
-//     definitions name = Expr, computed once from the data); Decl (a local
-//     declaration) and Stmt in model; definitions name = Expr in derived;
+//     statements, computed once from the data: Stan's transformed data);
+//     Decl (a local declaration) and Stmt in model; definitions
+//     name = Expr in derived;
 //     and settings name = literal (a number, possibly signed, a string or
 //     a name) in infer.
 //   - FuncDef: a function's body ends with return Expr.
