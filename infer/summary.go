@@ -150,6 +150,7 @@ func (f *Fitted) summarize(o Options, elapsed time.Duration) *Summary {
 		Diagnostics: Diagnostics{ChangeRate: res.ChangeRate, ChangeRateLast: res.ChangeRateLast, MeanESS: res.MeanESS, AllInfIters: res.Degenerate,
 			RhatMax: nan, ChainSpreadMax: nan, Khat: nan, KhatQ: nan, ESSBulkMin: nan, StoppedByRule: res.StoppedByRule},
 	}
+	sum.Notes = append(sum.Notes, m.Notes...) // remarks on the model itself
 	if alias := aliasOf(o.Method, o.Proposal); alias != "" {
 		sum.Method = alias
 	}

@@ -25,6 +25,9 @@ func FuzzCheck(f *testing.F) {
 	f.Add([]byte("latent { x: array[2] vector[3] }\nmodel { z: array[2, 3] real; for i in 1..2 { for j in 1..3 { z[i, j] = x[i, j] } }; x[1] ~ normal(z[2], 1); x[2] ~ normal(to_array_1d(z)[1:3], 1); target += sum(to_matrix(z)) + sum(log(exp(to_vector({1.0, 2.0})))) }"))
 	f.Add([]byte(hmmHead + "  target += normal_lpdf(y | mu[1], 1)\n}\n" + hmmViterbi))
 	f.Add([]byte("latent { z: vector[3] }\nmodel { z ~ normal(0, 1) }\nderived {\n  y: int[3]; b: int[3, 2]; s: real = 0\n  { k: int = 1; for t in 1..3 { if z[t] > s { k = t; b[t, 2] = k }\n y[t] = k; s = s + normal_rng(z[y[t]], 1) } }\n}"))
+	// statements in data, compound assignment, ~ on expressions, local int
+	// sizes, loop-indexed slices and slice assignment
+	f.Add([]byte("data { N: int = 3\n v: vector[N]\n for n in 1..N { v[n] = n; v[n] += 1; { w: real = 1; v[n] *= w } }\n M: matrix[N, 2]\n M[:, 1] = v; M[:, 2] = 1; M[1, :] = M[2]; M[1:2, 1] /= 2\n}\nlatent { a: matrix[2, 3]; s: real<lower=0> }\nmodel { k: int = rows(v); u: vector[k] = v - s; u ~ normal(0, 1); log(s) ~ normal(0, 1)\n for j in 1..3 { a[:, j] ~ normal(0, 1); col(a, j) ~ normal(0, 1) }\n for i in 1..2 { row(a, i) ~ normal(0, 1); a[i, :] ~ normal(0, 1) } }"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		file, err := lang.Parse("f.msc", src)
 		if err != nil {

@@ -261,7 +261,13 @@ func children(e Expr) []Expr {
 	case *Rng:
 		return e.Args
 	case *Slice:
-		return []Expr{e.X}
+		out := []Expr{e.X}
+		for _, d := range e.Dyn {
+			if d != nil {
+				out = append(out, d)
+			}
+		}
+		return out
 	case *Inline:
 		return []Expr{e.Result}
 	}

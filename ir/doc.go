@@ -12,7 +12,13 @@
 //   - constraints turned into bijections to unconstrained space with their
 //     log-Jacobians (package stdlib), the bounds of real variables and the
 //     vector transforms simplex, ordered, positive_ordered and
-//     cholesky_factor_corr (and arrays of the first three).
+//     cholesky_factor_corr (and arrays of the first three);
+//   - the data block's statements (datastmts.go) made into statements run
+//     before the model's, a data variable they assign being computed
+//     there rather than read; compound assignments x op= e made into
+//     x = x op e; slice assignments (M[:, j] = v) into a loop over the
+//     elements; and a ~ on an expression of latents into a term of the log
+//     density, with a note (Model.Notes) when the expression is not linear.
 //
 // Compile lowers the checked model to a static autodiff graph (package
 // autodiff) that evaluates the log joint log p(z, x; theta) over

@@ -108,8 +108,6 @@ func TestBindJSONErrors(t *testing.T) {
 			`m.msc:1:29: from selects CSV columns, but the data file %s is JSON (with a JSON file, data X binds to the field "X"; remove the from clause)`},
 		{"standardized", "data { y: vector[N] standardized }\n", `{"y": [1]}`,
 			`m.msc:1:8: standardized applies to CSV columns, but the data file %s is JSON (standardize the values in the file, or in the model)`},
-		{"vector with a value", "data { y: vector[2] = 3 }\n", `{"y": [1, 2]}`,
-			`m.msc:1:23: vector, matrix and int array data come from the data file, not from a value`},
 		{"int index out of range", "data { g: int[N] }\nlatent { a: vector[2] }\nmodel { a ~ normal(0, 1)\n for n in 1..N { a[g[n]] ~ normal(0, 1) } }\n", `{"g": [1, 3]}`,
 			`m.msc:4:20: index 3 is out of range: a has 2 elements (indices start at 1) (at n = 2)`},
 	}

@@ -59,6 +59,9 @@ type resolver struct {
 	// arrayType is the array type as written while the declaration of
 	// its representation is resolved (arrays.go), for messages
 	arrayType *lang.Type
+	// inData is set while the data block's statements are resolved (no ~
+	// or target += there)
+	inData bool
 }
 
 func (r *resolver) at(p lexer.Position) lang.Pos {
@@ -186,6 +189,10 @@ func plainName(e *lang.Expr) (string, bool) {
 // ---- declarations -----------------------------------------------------------
 
 func (r *resolver) decls(b *lang.Block, kind VarKind) {
+	if kind == DataVar {
+		r.dataBlock(b)
+		return
+	}
 	for _, it := range b.Items {
 		if it.Stmt != nil && kind == DataVar {
 			r.transformedData(it.Stmt)
@@ -363,6 +370,7 @@ func (r *resolver) constant(e *lang.Expr) (float64, bool) {
 		r.errorf(r.at(e.Pos), "expected a number, got %s", x.Type())
 		return 0, false
 	}
+	markSizeUse(x, r.at(e.Pos))
 	return v, true
 }
 
@@ -373,6 +381,9 @@ func foldConst(e Expr) (float64, bool) {
 	case *Ref:
 		if (e.Var.Kind == SizeVar || e.Var.Kind == DataVar) && e.Var.Type.Scalar() && len(e.Var.Value) == 1 {
 			return e.Var.Value[0], true
+		}
+		if e.Var.Kind == LocalVar && len(e.Var.Known) == 1 {
+			return e.Var.Known[0], true
 		}
 	case *Unary:
 		x, ok := foldConst(e.X)
@@ -579,7 +590,10 @@ func (r *resolver) stmts(ss []*lang.Stmt) []Stmt {
 			r.scopes = r.scopes[:len(r.scopes)-1]
 			continue
 		}
-		if st := r.stmt(s); st != nil {
+		st := r.stmt(s)
+		if l, ok := st.(*stmtList); ok {
+			out = append(out, l.list...)
+		} else if st != nil {
 			out = append(out, st)
 		}
 	}
@@ -592,6 +606,10 @@ func (r *resolver) stmt(s *lang.Stmt) Stmt {
 		return nil
 	}
 	switch {
+	case r.inData && (s.Target != nil || s.Simple != nil && s.Simple.Tilde != nil):
+		e := r.errorf(p, "the data block computes data once, before inference; ~ and target += belong in the model block")
+		e.Hint = "move this statement to the model block"
+		return nil
 	case s.Return != nil:
 		r.errorf(p, "return belongs at the end of a function in the functions block")
 		return nil
@@ -630,7 +648,7 @@ func (r *resolver) stmt(s *lang.Stmt) Stmt {
 		return &For{stmtBase: stmtBase{p}, Var: v, Lo: lo, Hi: hi, Body: body}
 	}
 	sm := s.Simple
-	if sm.Assign != nil {
+	if sm.Assign != nil || sm.Compound != "" {
 		name, ok := plainName(sm.LHS)
 		if !ok {
 			return r.elementAssign(sm, p)
@@ -644,6 +662,10 @@ func (r *resolver) stmt(s *lang.Stmt) Stmt {
 			default:
 				r.errorf(r.at(sm.LHS.Pos), "cannot assign to %s %s", v.Kind, name)
 			}
+			return nil
+		}
+		if sm.Compound != "" {
+			r.rhs(sm) // reports the unknown name
 			return nil
 		}
 		x := r.expr(sm.Assign)
@@ -702,9 +724,13 @@ func (r *resolver) tilde(sm *lang.Simple, p lang.Pos) Stmt {
 		return nil
 	}
 	root := rootVar(lhs)
+	general := false // an expression of latents: a term of the log density
 	if (root == nil || root.Kind == LocalVar) && !dependsOnUnknowns(lhs) {
 		root = nil // an expression of data alone, observed
-	} else if root == nil || (root.Kind != DataVar && root.Kind != LatentVar) {
+	} else if root == nil || root.Kind == LocalVar {
+		general = true
+		r.jacobianNote(lhs)
+	} else if root.Kind != DataVar && root.Kind != LatentVar {
 		what := "an expression"
 		if root != nil {
 			what = fmt.Sprintf("%s %s", root.Kind, root.Name)
@@ -730,10 +756,13 @@ func (r *resolver) tilde(sm *lang.Simple, p lang.Pos) Stmt {
 			return nil
 		}
 	}
+	text := FormatExpr(lhs) + " ~ " + call.String()
+	if general {
+		return exprTilde(lhs, fam, args, r.at(call.Pos), p, text)
+	}
 	if root == nil {
 		root = &Var{Name: FormatExpr(lhs), Kind: DataVar}
 	}
-	text := FormatExpr(lhs) + " ~ " + call.String()
 	return &Tilde{stmtBase: stmtBase{p}, LHS: lhs, Dist: fam, Args: args, Root: root, Text: text}
 }
 

@@ -40,6 +40,18 @@ type Slice struct {
 	X      Expr
 	Lo, Hi [2]int
 	Keep   [2]bool
+	// Dyn, where not nil, is the single index of a dimension that is not
+	// kept, known when the model is compiled but not before (a loop
+	// variable: alpha[k, :], X[:, j]); Lo and Hi are then 1.
+	Dyn [2]Expr
+}
+
+// index is the single index of dimension d (not kept).
+func (e *Slice) index(d int) Expr {
+	if e.Dyn[d] != nil {
+		return e.Dyn[d]
+	}
+	return &Num{exprBase: exprBase{e.Pos(), tInt}, V: float64(e.Lo[d])}
 }
 
 // slice resolves an index with at least one range slot.
@@ -53,11 +65,25 @@ func (r *resolver) slice(x Expr, ix *lang.Index) Expr {
 	for d, sl := range ix.Slots {
 		lo, hi := 1, size[d]
 		if !sl.Colon {
-			v, ok := r.sliceBound(sl.Lo)
-			if !ok {
+			ie := r.expr(sl.Lo)
+			if ie == nil {
 				return nil
 			}
-			lo, hi = v, v
+			v, ok := foldConst(ie)
+			switch {
+			case ie.Type().Kind != Int:
+				r.errorf(ie.Pos(), "an index must be an integer, got %s", ie.Type())
+				return nil
+			case !ok && dependsOnUnknowns(ie):
+				r.errorf(ie.Pos(), "the index of a row or column must be known before inference (data, sizes and loop variables)")
+				return nil
+			case !ok:
+				out.Dyn[d] = ie // checked when compiled
+				v = 1
+			default:
+				markSizeUse(ie, ie.Pos())
+			}
+			lo, hi = int(v), int(v)
 		} else {
 			out.Keep[d] = true
 			if sl.Lo != nil {
@@ -110,6 +136,7 @@ func (r *resolver) sliceBound(e *lang.Expr) (int, bool) {
 		r.errorf(x.Pos(), "a range bound must be an integer known before inference")
 		return 0, false
 	}
+	markSizeUse(x, x.Pos())
 	return int(v), true
 }
 
@@ -120,9 +147,21 @@ func (cp *compiler) slice(e *Slice) autodiff.Node {
 	if e.X.Type().Kind == Vector {
 		return g.Slice(x, e.Lo[0]-1, e.Hi[0])
 	}
+	lo, hi := e.Lo, e.Hi
+	t := e.X.Type()
+	for d, ie := range e.Dyn {
+		if ie == nil {
+			continue
+		}
+		v := cp.intExpr(ie)
+		if size := [2]int{t.Rows, t.Cols}[d]; v < 1 || v > size {
+			cp.fail(ie.Pos(), "index %d is out of range: %s has %d %s (indices start at 1)", v, FormatExpr(e.X), size, plural(t, d))
+		}
+		lo[d], hi[d] = v, v
+	}
 	var el []autodiff.Node
-	for i := e.Lo[0]; i <= e.Hi[0]; i++ {
-		for j := e.Lo[1]; j <= e.Hi[1]; j++ {
+	for i := lo[0]; i <= hi[0]; i++ {
+		for j := lo[1]; j <= hi[1]; j++ {
 			el = append(el, g.Index2(x, i-1, j-1))
 		}
 	}
@@ -131,4 +170,22 @@ func (cp *compiler) slice(e *Slice) autodiff.Node {
 		return g.Reshape(n, e.T.Rows, e.T.Cols)
 	}
 	return n
+}
+
+// dynColRow resolves col(M, j) or row(M, i) whose index is known when the
+// model is compiled (a loop variable) as the slice M[:, j] or M[i, :].
+func (r *resolver) dynColRow(m, idx Expr, col bool, pos lang.Pos) Expr {
+	t := m.Type()
+	if t.Kind != Matrix {
+		r.errorf(pos, "%s takes a matrix and an index, got %s", map[bool]string{true: "col", false: "row"}[col], t)
+		return nil
+	}
+	out := &Slice{exprBase: exprBase{pos, vecType(t.Rows)}, X: m, Lo: [2]int{1, 1}, Hi: [2]int{t.Rows, t.Cols}}
+	if col {
+		out.Keep[0], out.Dyn[1], out.Hi[1] = true, idx, 1
+	} else {
+		out.T = vecType(t.Cols)
+		out.Keep[1], out.Dyn[0], out.Hi[0] = true, idx, 1
+	}
+	return out
 }

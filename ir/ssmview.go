@@ -292,7 +292,7 @@ func element(e Expr, k int) (Expr, bool) {
 			}
 			return &Index{exprBase: exprBase{e.Pos(), et}, X: e.X, Idx: []Expr{num(e.Lo[0] + k)}}, true
 		case xt.Kind == Matrix && e.Keep[0] && !e.Keep[1]:
-			return &Index{exprBase: exprBase{e.Pos(), et}, X: e.X, Idx: []Expr{num(e.Lo[0] + k), num(e.Lo[1])}}, true
+			return &Index{exprBase: exprBase{e.Pos(), et}, X: e.X, Idx: []Expr{num(e.Lo[0] + k), e.index(1)}}, true
 		}
 		return nil, false
 	case *Builtin: // col(M, j): element k is M[k + 1, j]

@@ -81,6 +81,9 @@ func (r *resolver) localDecl(d *lang.Decl) Stmt {
 	}
 	v := r.newVar(d.Name, p, LocalVar, t)
 	v.DataOnly = init == nil || !dependsOnUnknowns(init)
+	if x, ok := foldConst(init); ok && init != nil && t.Kind == Int {
+		v.Known = []float64{x} // a size until it is assigned again
+	}
 	r.scopes[len(r.scopes)-1][d.Name] = v
 	return &LocalDecl{stmtBase: stmtBase{p}, Local: v, Init: init}
 }
@@ -105,7 +108,10 @@ func (r *resolver) assignable(t Type, x Expr, name string) bool {
 // reassign resolves name = expr for an existing local: statements run in
 // order, so later uses see the new value.
 func (r *resolver) reassign(v *Var, sm *lang.Simple, p lang.Pos) Stmt {
-	x := r.expr(sm.Assign)
+	if !r.changeKnown(v, p) {
+		return nil
+	}
+	x := r.rhs(sm)
 	if x == nil || !r.assignable(v.Type, x, v.Name) {
 		return nil
 	}
@@ -144,13 +150,15 @@ func (r *resolver) elementAssign(sm *lang.Simple, p lang.Pos) Stmt {
 	if lhs == nil {
 		return nil
 	}
-	ix, ok := lhs.(*Index)
-	if !ok {
-		r.errorf(lp, "assign a range element by element in a loop; the left of = takes single indices, as in v[t] = x")
+	x := r.rhs(sm)
+	if x == nil {
 		return nil
 	}
-	x := r.expr(sm.Assign)
-	if x == nil {
+	ix, ok := lhs.(*Index)
+	if sl, isSlice := lhs.(*Slice); isSlice {
+		return r.sliceAssign(v, sl, x, p)
+	} else if !ok {
+		r.errorf(lp, "the left of = takes indices or ranges, as in v[t] = x or M[:, j] = v")
 		return nil
 	}
 	if !sameShape(lhs.Type(), x.Type()) {

@@ -70,7 +70,7 @@ func TestStatementErrors(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{"latent { m: vector[2] }\nmodel { m ~ normal(0, 1); if m > 0 { target += 1 } }", "must be a scalar"},
 		{"latent { m: real }\nmodel { m ~ normal(0, 1); v: vector[2]; v = m }", "assign it a value of that shape"},
-		{"latent { m: real }\nmodel { m ~ normal(0, 1); m + 1 ~ normal(0, 1) }", "must be a latent or data variable"},
+		{"param { p: real = 0 }\nlatent { m: real }\nmodel { m ~ normal(0, 1); p ~ normal(0, 1) }", "must be a latent or data variable"},
 		{"latent { m: real }\nmodel { m ~ normal(0, 1); target += normal_lpdf(m | 0) }", "takes 2 parameters"},
 		{"latent { m: real }\nmodel { m ~ normal(0, 1); target += exp(m | 1) }", "only a log density"},
 	} {

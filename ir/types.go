@@ -118,6 +118,11 @@ type Var struct {
 	Source string
 	// DataOnly marks a local computed from data alone (transformed data).
 	DataOnly bool
+	// Known is the value of a local int known before inference (k: int =
+	// rows(x)), which can then be a size; nil once it is assigned again.
+	// SizeUse is where it was first used as a size or bound, if it was.
+	Known   []float64
+	SizeUse *lang.Pos
 	// XOffset is the offset of a latent in the constrained latent vector
 	// (Compiled.Constrain's output); it differs from Offset when an earlier
 	// latent has a vector constraint.
@@ -368,4 +373,7 @@ type Model struct {
 	// LatentDim and ParamDim are the lengths of the unconstrained vectors;
 	// XDim is the length of the constrained latent vector.
 	LatentDim, ParamDim, XDim int
+	// Notes are remarks on the model that are not errors, each
+	// "file:line:col: text" (a ~ on a non-linear transform of a latent).
+	Notes []string
 }

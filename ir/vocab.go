@@ -233,10 +233,14 @@ func (r *resolver) callFunction(c *lang.Call, f *Function) Expr {
 			return nil
 		}
 		v, ok := foldConst(x)
+		if !ok && x.Type().Kind == Int && !dependsOnUnknowns(x) && (def.Name == "col" || def.Name == "row") {
+			return r.dynColRow(k.args[0], x, def.Name == "col", pos) // col(X, j) in a loop over j
+		}
 		if !ok || x.Type().Kind != Int {
 			r.errorf(x.Pos(), "argument %d of %s must be an integer known before inference", nv+i+1, c.Name)
 			return nil
 		}
+		markSizeUse(x, x.Pos())
 		k.ints[i] = int(v)
 	}
 	return def.check(k)

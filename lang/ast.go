@@ -214,13 +214,17 @@ type For struct {
 	Body   []*Stmt `parser:"@@* \"}\""`
 }
 
-// Simple is lhs ~ dist(args) (Tilde non-nil) or lhs = expr (Assign non-nil).
+// Simple is lhs ~ dist(args) (Tilde non-nil), lhs = expr (Assign
+// non-nil) or a compound assignment lhs += expr (Compound is the operator
+// "+=", "-=", "*=" or "/=", and Value the expression).
 type Simple struct {
-	Pos    lexer.Position
-	EndPos lexer.Position
-	LHS    *Expr `parser:"@@"`
-	Tilde  *Call `parser:"(  \"~\" @@"`
-	Assign *Expr `parser:" | \"=\" @@ )"`
+	Pos      lexer.Position
+	EndPos   lexer.Position
+	LHS      *Expr  `parser:"@@"`
+	Tilde    *Call  `parser:"(  \"~\" @@"`
+	Assign   *Expr  `parser:" | \"=\" @@"`
+	Compound string `parser:" | @(\"+=\" | \"-=\" | \"*=\" | \"/=\")"`
+	Value    *Expr  `parser:"   @@ )"`
 }
 
 // Expr is a chain of terms joined by binary operators of the lowest

@@ -147,7 +147,7 @@ func (s *scanned) checkSetting(it *Item) *Error {
 		}
 		return s.errAt(it.Pos.Offset, hintSetting, "the infer block holds settings such as samples = 10")
 	}
-	if sim.Tilde != nil {
+	if sim.Assign == nil {
 		i := s.index(sim.LHS.EndPos.Offset)
 		return s.errTok(i, hintSetting, "unexpected %s; expected \"=\" after the setting %q", s.desc(i), key)
 	}

@@ -49,7 +49,7 @@
 //	For = "for" <ident> "in" Expr ".." Expr "{" Stmt* "}" .
 //	If = "if" Expr "{" Stmt* "}" ("else" (If | ("{" Stmt* "}")))? .
 //	Scope = "{" Stmt* "}" .
-//	Simple = Expr (("~" Call) | ("=" Expr)) .
+//	Simple = Expr (("~" Call) | ("=" Expr) | (("+=" | "-=" | "*=" | "/=") Expr)) .
 //
 // Notes on the productions, for rules the listing does not show:
 //
@@ -58,9 +58,9 @@
 //     most once, and model is required.
 //   - Item: which items a block accepts is checked by package ir: FuncDef
 //     in functions; Decl in data, param and latent (data also takes
-//     definitions name = Expr, computed once from the data); Decl (a local
-//     declaration) and Stmt in model and in derived (without ~ and
-//     target +=);
+//     statements, computed once from the data: Stan's transformed data);
+//     Decl (a local declaration) and Stmt in model and in derived (without
+//     ~ and target +=);
 //     and settings name = literal (a number, possibly signed, a string or
 //     a name) in infer.
 //   - FuncDef: a function's body ends with return Expr.

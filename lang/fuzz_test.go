@@ -26,6 +26,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("functions { f(t: real, z: array[] real, m: array[,] real, v: array[] vector) -> array[] real { return {z[1], t} } }\ndata { N: int; ts: array[N] real; y: array[N, 2] real<lower=0>; g: array[N] int<lower=1> }\nlatent { theta: array[4] real<lower=0>; p: array[2] simplex[3] }\nmodel { theta[{1, 3}] ~ normal(1, 0.5); for k in 1..2 { y[:, k] ~ normal(theta[k], 1) } }"))
 	f.Add([]byte("model { z: array[2, 3] real; z[1] = {1.0, 2, 3}; w: array[2] vector[3]; target += sum(z[:, 2]) + x[{1, 3}][2] + {{1, 2}, {3, 4}}[2, 1] }"))
 	f.Add([]byte("latent { z: vector[3] }\nmodel { z ~ normal(0, 1) }\nderived {\n  y: int[3]; b: int[3, 2]; s: real = 0\n  { k: int = 1; for t in 1..3 { if z[t] > s { k = t; b[t, 2] = k }\n y[t] = k; s = s + normal_rng(z[y[t]], 1) } }\n}"))
+	f.Add([]byte("data { N: int\n v: vector[N]\n for n in 1..N { v[n] = n; v[n] += 1; { w: real = 1 } }\n M: matrix[N, 2]\n M[:, 1] = v; M[1, :] -= 2 }\nmodel { k: int = rows(v); u: vector[k] = v; u *= 2; u /= 3; u ~ normal(0, 1) }"))
 	for _, glob := range []string{"testdata/errors/*.msc", "../examples/*.msc", "../examples/posteriordb/*/model.msc", "../cmd/mscppl/testdata/errors/*.msc"} {
 		paths, _ := filepath.Glob(glob)
 		for _, p := range paths {

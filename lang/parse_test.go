@@ -305,6 +305,27 @@ func TestConstructs(t *testing.T) {
 		{"crlf line ends", "model {\r\n  a = 1\r\n  b = 2\r\n}\r\n", func(t *testing.T, f *File) {
 			require.Len(t, f.Blocks[0].Items, 2)
 		}},
+		{"compound assignment", "model { a += 1; b[i] -= x * 2\n M[:, j] *= 3; c /= -d }", func(t *testing.T, f *File) {
+			items := f.Blocks[0].Items
+			require.Len(t, items, 4)
+			for i, op := range []string{"+=", "-=", "*=", "/="} {
+				require.Equal(t, op, items[i].Stmt.Simple.Compound)
+				require.Nil(t, items[i].Stmt.Simple.Assign)
+			}
+			require.Equal(t, "x * 2", FormatExpr(items[1].Stmt.Simple.Value))
+			require.Equal(t, "M[:, j]", FormatExpr(items[2].Stmt.Simple.LHS))
+			require.Equal(t, "-d", FormatExpr(items[3].Stmt.Simple.Value))
+		}},
+		{"target += is not a compound assignment", "model { target += 1 }", func(t *testing.T, f *File) {
+			require.NotNil(t, f.Blocks[0].Items[0].Stmt.Target)
+		}},
+		{"statements in the data block", "data {\n N: int\n v: vector[N]\n for n in 1..N { v[n] = n; { w: real = 1 } }\n if N > 1 { v[1] = 0 }\n}\nmodel { }", func(t *testing.T, f *File) {
+			items := f.Blocks[0].Items
+			require.Len(t, items, 4)
+			require.NotNil(t, items[2].Stmt.For)
+			require.NotNil(t, items[2].Stmt.For.Body[1].Scope)
+			require.NotNil(t, items[3].Stmt.If)
+		}},
 		{"negative setting", "model { }\ninfer { lr = -1e-3\n kernel = cis }", func(t *testing.T, f *File) {
 			n, ok := f.Blocks[1].Items[0].Stmt.Simple.Assign.NumberLit()
 			require.True(t, ok)

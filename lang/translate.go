@@ -159,6 +159,9 @@ func (s *scanned) translate(err error, f *File) *Error {
 		return e
 	}
 	t, prev := s.desc(i), i-1
+	if prev >= 0 && s.text(prev) == "target" && isOneOf(s.text(i), []string{"=", "-=", "*=", "/="}) {
+		return s.errTok(i, "add a log density term with target += expr (subtract with target += -expr)", "unexpected %s after \"target\": the log density is changed only by target +=", t)
+	}
 	switch {
 	case strings.HasPrefix(expect, `"{" Item*`):
 		if s.isIdent(prev) && !isOneOf(s.text(prev), BlockKinds) {

@@ -92,6 +92,7 @@ func TestCLIGoldens(t *testing.T) {
 		{"check_ssm", []string{"check", dir + "ssm.msc", dir + "ssm.csv"}, 0},
 		{"check_ssm_attempt", []string{"check", dir + "ssm_attempt.msc", dir + "ssm.csv"}, 0},
 		{"check_ssm_two_latents", []string{"check", dir + "ssm_two_latents.msc", dir + "ssm.csv"}, 0},
+		{"check_jacobian_note", []string{"check", dir + "jacobian_note.msc"}, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, stdout, stderr := mscppl(c.args...)

@@ -222,6 +222,9 @@ func fig(f infer.Figure) string {
 // that looks like an attempt at one). table may be nil.
 func Layout(w io.Writer, model string, m *ir.Model, comp *ir.Compiled, table *dataset.Table) {
 	fmt.Fprintf(w, "model %s: ok\n", model)
+	for _, note := range m.Notes {
+		fmt.Fprintf(w, "note: %s\n", note)
+	}
 	if table != nil {
 		fmt.Fprintf(w, "data %s: %d rows, %d columns\n", table.File, table.Rows, len(table.Header))
 	}
