@@ -104,6 +104,8 @@ type Compiled struct {
 	// the model's facts (facts.go), found on first use
 	facts     Facts
 	factsOnce sync.Once
+	// the ODE calls' ops (ode.go), for their failure notes
+	odes []*odeOp
 }
 
 type compiler struct {
@@ -751,6 +753,8 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 	case *Inline:
 		cp.block(e.Stmts)
 		return cp.expr(e.Result)
+	case *ODECall:
+		return cp.ode(e)
 	case *Builtin:
 		return cp.builtin(e)
 	case *Rng:

@@ -255,6 +255,8 @@ func children(e Expr) []Expr {
 		return []Expr{e.X}
 	case *Inline:
 		return []Expr{e.Result}
+	case *ODECall:
+		return append([]Expr{e.Y0, e.T0, e.TS}, e.Args...)
 	}
 	return nil
 }
