@@ -133,6 +133,9 @@ type compiler struct {
 	depMark  []int // scratch for depsOf, by latent position
 	depStamp int
 	lazy     []lazyElem // elements made on first use (matfill.go)
+	// inDerived: the derived quantities are being compiled (an ODE call
+	// there adds no term for its failures)
+	inDerived bool
 }
 
 type compileError struct{ err *lang.Error }

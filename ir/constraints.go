@@ -173,6 +173,8 @@ func (cp *compiler) specialLeaf(v *Var) {
 // derived computes the derived quantities after the model body. They add
 // nothing to the log joint.
 func (cp *compiler) derived() {
+	cp.inDerived = true
+	defer func() { cp.inDerived = false }()
 	for _, v := range cp.m.Latents {
 		if v.Derived == nil {
 			continue

@@ -17,8 +17,8 @@ import (
 // own, which the solver (package stdlib/ode) evaluates for f and, by
 // reverse sweeps, its Jacobians. The call is one node of the model's
 // tape: its value the states at ts, its backward pass the forward
-// sensitivities. A failed solve gives NaN states (a log density of -Inf
-// for that draw), counted per call (Compiled.SolverNotes).
+// sensitivities. A failed solve adds a term of -Inf to the log density of
+// that draw and is counted per call (SolverNotes).
 
 // odeForm is the argument layout of one of the ODE functions.
 type odeForm struct {
@@ -280,8 +280,16 @@ func (cp *compiler) ode(e *ODECall) autodiff.Node {
 	}
 	op.solver = ode.NewSolver(ode.System{K: K, P: P, F: op.rhs.f, Jac: op.rhs.jac}, method)
 	cp.c.odes = append(cp.c.odes, op)
-	n := g.Custom(op, N*K, ins...)
-	return g.Reshape(n, N, K)
+	n := g.Custom(op, N*K+1, ins...)
+	if !cp.inDerived {
+		// the solve's own term: 0, or -Inf when it failed
+		deps := cp.depsOf(e.Y0, nil)
+		for _, a := range e.Args {
+			deps = cp.depsOf(a, deps)
+		}
+		cp.addTerm(factor{node: g.Index(n, N*K), pos: e.Pos(), text: FormatExpr(e) + " (a failed solve)", deps: deps})
+	}
+	return g.Reshape(g.Slice(n, 0, N*K), N, K)
 }
 
 // odeRHS evaluates f on its tape: batch element b holds (t, y, p, w) with
@@ -337,7 +345,9 @@ func (r *odeRHS) jac(t float64, y, p, dydt, jy, jp, ft []float64) {
 type odeParam struct{ in, off, n int }
 
 // odeOp is the tape op of an ODE call: in = [y0, t0, ts, extra
-// arguments...] -> the N x K states, row by row.
+// arguments...] -> the N x K states, row by row, then a term that is 0,
+// or -Inf when the solve failed (then the states are y0 at every time,
+// finite values that keep the log density -Inf rather than NaN).
 type odeOp struct {
 	name     string
 	pos      lang.Pos
@@ -361,14 +371,17 @@ func (o *odeOp) gather(in [][]float64) {
 	}
 }
 
-// Forward solves for the states; a failure gives NaN states.
+// Forward solves for the states.
 func (o *odeOp) Forward(out []float64, in [][]float64) {
 	o.gather(in)
-	if err := o.solver.Solve(in[0], o.p, in[1][0], in[2], o.opt, out, nil); err != nil {
+	nk := o.n * o.k
+	out[nk] = 0
+	if err := o.solver.Solve(in[0], o.p, in[1][0], in[2], o.opt, out[:nk], nil); err != nil {
 		o.failed(err)
-		for i := range out {
-			out[i] = math.NaN()
+		for n := 0; n < o.n; n++ {
+			copy(out[n*o.k:(n+1)*o.k], in[0])
 		}
+		out[nk] = math.Inf(-1)
 	}
 }
 
@@ -378,14 +391,23 @@ func (o *odeOp) failed(err error) {
 	}
 }
 
-// Backward solves again with sensitivities and sends the adjoints of the
+// Backward solves again with sensitivities (under the same error control,
+// so it takes more steps than Forward's) and sends the adjoints of the
 // states to y0 and the parameters.
 func (o *odeOp) Backward(out, dout []float64, in [][]float64, din [][]float64) {
-	if len(out) > 0 && math.IsNaN(out[0]) {
+	if out[o.n*o.k] != 0 {
 		return // a failed solve: its log density is -Inf, no gradient
 	}
 	o.gather(in)
 	if err := o.solver.Solve(in[0], o.p, in[1][0], in[2], o.opt, o.ys, o.sens); err != nil {
+		// the solve with sensitivities failed where the one without did
+		// not: the gradient is NaN, not silently 0
+		o.failed(err)
+		for _, d := range din {
+			for i := range d {
+				d[i] = math.NaN()
+			}
+		}
 		return
 	}
 	K, M := o.k, o.k+len(o.p)
