@@ -23,7 +23,11 @@
 // hmm_forward node (hmmloop.go), and the others are unrolled, one copy of
 // the body per value of the loop variable. Calls of user
 // functions are inlined; an if whose condition depends on latents or
-// params is compiled as a piecewise density. Vector operations stay
+// params is compiled as a piecewise density. An ODE solver's call
+// (ode_rk45, ode_bdf, ...; ode.go) is one node: its right-hand side, a
+// user function, is compiled into a small tape of its own that the
+// solver of package stdlib/ode evaluates, with the Jacobians by reverse
+// sweeps, and the node's backward pass uses the forward sensitivities. Vector operations stay
 // vector operations.
 //
 // While compiling, Compile records which unconstrained latent positions

@@ -3,6 +3,7 @@ package ir
 import (
 	"fmt"
 	"math"
+	"sort"
 	"sync/atomic"
 
 	"github.com/mscppl/mscppl/autodiff"
@@ -98,6 +99,14 @@ func (r *resolver) odeCall(c *lang.Call, pos lang.Pos, form odeForm) Expr {
 	if !ok || fd == nil {
 		e := r.errorf(r.at(c.Args[0].Pos), "the first argument of %s must name a function of the functions block", c.Name)
 		e.Hint = "f(t: real, y: vector, ...) -> vector, passed by its name: " + c.Name + "(f, " + usage[3:] + ")"
+		names := make([]string, 0, len(r.funcs))
+		for n := range r.funcs {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		if s := lang.Suggest(name, names); ok && s != "" {
+			e.Hint = fmt.Sprintf("did you mean %q?", s)
+		}
 		return nil
 	}
 	args := make([]Expr, n)

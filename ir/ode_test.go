@@ -138,3 +138,21 @@ func TestODEErrors(t *testing.T) {
 		require.Contains(t, msg, c.want, c.expr)
 	}
 }
+
+// TestODEAllocatesNothing: evaluating an ODE model's log joint and its
+// gradient allocates nothing (the solver and f's tape keep their buffers).
+func TestODEAllocatesNothing(t *testing.T) {
+	src := "functions {\n decay(t: real, y: vector, k: real) -> vector {\n  return -k * y\n }\n}\n" +
+		"data {\n ts: vector[N]\n y: vector[N]\n}\nlatent {\n k: real<lower=0>\n y0: vector[1]\n}\nmodel {\n" +
+		" z: matrix[N, 1] = ode_bdf(decay, y0, 0, ts, k)\n y ~ normal(z[:, 1], 0.2)\n}\n"
+	c := compile(t, src, decayCSV)
+	u, g := []float64{0.1, 2}, make([]float64, 2)
+	var o [1]float64
+	c.LogJoint(u, o[:])
+	c.GradLogJoint(u, g)
+	n := testing.AllocsPerRun(5, func() {
+		c.LogJoint(u, o[:])
+		c.GradLogJoint(u, g)
+	})
+	require.Zero(t, n)
+}
