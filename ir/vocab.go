@@ -259,7 +259,7 @@ func fnCall(name string, pos lang.Pos, t Type, args ...Expr) *Call {
 // distributions that the language does not have yet, so that they are
 // named as unsupported rather than unknown (a name of the registries is
 // never looked up here).
-var unsupported = []string{"ode_adams", "ode_ckrk", "ode_adjoint", "algebra_solver", "solve_", "map_rect", "reduce_sum", "dae",
+var unsupported = []string{"ode_adams", "ode_ckrk", "ode_adjoint", "integrate_ode_adams", "algebra_solver", "solve_", "map_rect", "reduce_sum", "dae",
 	"hmm_", "wishart", "inv_wishart", "ordered_probit", "gaussian_dlm", "von_mises", "neg_binomial",
 	"hypergeometric", "multinomial", "skew_double", "pareto_type_2", "exp_mod_normal", "wiener", "loglogistic",
 	"discrete_range", "matrix_exp", "eigen", "svd", "qr_", "inverse", "mdivide", "append_col", "append_array",
