@@ -156,3 +156,21 @@ func TestODEAllocatesNothing(t *testing.T) {
 	})
 	require.Zero(t, n)
 }
+
+// TestODESensitivityFailure: when the solve with sensitivities needs more
+// steps than allowed but the solve of the states alone does not (decay at
+// k = 1 to t = 10 takes 23 steps alone and 25 with sensitivities), the
+// log joint is finite and the gradient NaN, not silently 0.
+func TestODESensitivityFailure(t *testing.T) {
+	src := "functions {\n decay(t: real, y: vector, k: real) -> vector {\n  return -k * y\n }\n}\n" +
+		"data {\n ts: vector[N]\n}\nlatent {\n k: real\n}\nmodel {\n" +
+		" z: matrix[N, 1] = ode_rk45_tol(decay, rep_vector(1, 1), 0, ts, 1e-6, 1e-6, 23, k)\n target += -sum(z)\n}\n"
+	c := compile(t, src, "ts\n10\n")
+	var o [1]float64
+	c.LogJoint([]float64{1}, o[:])
+	require.InDelta(t, -math.Exp(-10), o[0], 1e-6)
+	g := make([]float64, 1)
+	c.GradLogJoint([]float64{1}, g)
+	require.True(t, math.IsNaN(g[0]), "gradient %g", g[0])
+	require.Len(t, c.SolverNotes(), 1)
+}
