@@ -328,6 +328,7 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 			return nil, err
 		}
 		f.Summary = f.summarize(o, time.Since(start))
+		f.Summary.Notes = append(f.Summary.Notes, ir.SolverNotes(m.Comp)...)
 		return f, nil
 	}
 	ko := o.kernelOptions()
@@ -405,6 +406,7 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 		return nil, err
 	}
 	f.Summary = f.summarize(o, time.Since(start))
+	f.Summary.Notes = append(f.Summary.Notes, ir.SolverNotes(append([]*ir.Compiled{m.Comp}, f.comps...)...)...)
 	switch {
 	case warm.started:
 		f.Summary.Init = "laplace"

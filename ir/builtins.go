@@ -150,6 +150,14 @@ var functionTable = []*Function{
 	matFn("cholesky_decompose", "A", "the lower Cholesky factor of a symmetric positive definite matrix", 1, checkCholesky),
 	matFn("hmm_marginal", "log_omega, Gamma, rho", "the log marginal likelihood of a hidden Markov model (Stan's): log_omega[k, n] state k's log density of observation n, Gamma[i, j] = P(next j | now i), rho the initial distribution", 3, checkHMMMarginal),
 
+	// ---- ODE solvers (ode.go): f a user function f(t, y, ...) -> vector passed by name
+	odeEntry("ode_rk45", "f, y0, t0, ts, ...", "the states at times ts of dy/dt = f(t, y, ...), y(t0) = y0, by the Dormand-Prince 5(4) method (a matrix[N, K]: row n the state at ts[n])", odeForm{}),
+	odeEntry("ode_bdf", "f, y0, t0, ts, ...", "ode_rk45 by a stiff solver (the Rosenbrock 2(3) pair of MATLAB's ode23s, with the exact Jacobian)", odeForm{stiff: true}),
+	odeEntry("ode_rk45_tol", "f, y0, t0, ts, rtol, atol, max_steps, ...", "ode_rk45 with tolerances and a maximum number of steps (defaults 1e-6, 1e-6, 1e6)", odeForm{tol: true}),
+	odeEntry("ode_bdf_tol", "f, y0, t0, ts, rtol, atol, max_steps, ...", "ode_bdf with tolerances and a maximum number of steps", odeForm{stiff: true, tol: true}),
+	odeEntry("integrate_ode_rk45", "f, y0, t0, ts, theta, x_r, x_i[, rtol, atol, max_steps]", "Stan's older ode_rk45: f(t, y, theta, x_r, x_i)", odeForm{old: true}),
+	odeEntry("integrate_ode_bdf", "f, y0, t0, ts, theta, x_r, x_i[, rtol, atol, max_steps]", "Stan's older ode_bdf: f(t, y, theta, x_r, x_i)", odeForm{old: true, stiff: true}),
+
 	// ---- sizes, known before inference
 	vecFn("rows", "x", "the number of rows", 1, 0, checkSize, nil),
 	vecFn("cols", "x", "the number of columns (1 for a vector)", 1, 0, checkSize, nil),

@@ -104,6 +104,8 @@ type Compiled struct {
 	// the model's facts (facts.go), found on first use
 	facts     Facts
 	factsOnce sync.Once
+	// the ODE calls' ops (ode.go), for their failure notes
+	odes []*odeOp
 }
 
 type compiler struct {
@@ -132,7 +134,8 @@ type compiler struct {
 	depStamp int
 	lazy     []lazyElem // elements made on first use (matfill.go)
 	calls    []string   // the user function calls being compiled, outermost first
-	// inDerived is set while the derived block's statements compile
+	// inDerived is set while the derived block's statements compile (an
+	// ODE call there adds no term for its failures)
 	inDerived bool
 }
 
@@ -787,6 +790,8 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 		defer func() { cp.calls = cp.calls[:len(cp.calls)-1] }()
 		cp.block(e.Stmts)
 		return cp.expr(e.Result)
+	case *ODECall:
+		return cp.ode(e)
 	case *Builtin:
 		return cp.builtin(e)
 	case *Rng:

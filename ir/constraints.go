@@ -173,6 +173,8 @@ func (cp *compiler) specialLeaf(v *Var) {
 // derived computes the derived quantities after the model body. They add
 // nothing to the log joint.
 func (cp *compiler) derived() {
+	cp.inDerived = true
+	defer func() { cp.inDerived = false }()
 	for _, v := range cp.m.Latents {
 		if v.Derived == nil {
 			continue
@@ -270,6 +272,8 @@ func children(e Expr) []Expr {
 		return out
 	case *Inline:
 		return []Expr{e.Result}
+	case *ODECall:
+		return append([]Expr{e.Y0, e.T0, e.TS}, e.Args...)
 	}
 	return nil
 }

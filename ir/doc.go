@@ -34,7 +34,11 @@
 // vector operations. The derived block's statements run after the
 // model's, on the same graph; an index known only per draw (an int local
 // set under such an if, as a Viterbi back-pointer) is a chain of selects
-// over its possible values (dynindex.go).
+// over its possible values (dynindex.go). An ODE solver's call
+// (ode_rk45, ode_bdf, ...; ode.go) is one node: its right-hand side, a
+// user function, is compiled into a small tape of its own that the
+// solver of package stdlib/ode evaluates, with the Jacobians by reverse
+// sweeps, and the node's backward pass uses the forward sensitivities.
 //
 // While compiling, Compile records which unconstrained latent positions
 // each term of the log joint depends on and which ones it draws; that is

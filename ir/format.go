@@ -70,6 +70,8 @@ func formatExpr(b *strings.Builder, e Expr, outer int) {
 		formatExpr(b, e.B, -3)
 	case *Inline:
 		b.WriteString(e.Name + "(...)")
+	case *ODECall:
+		b.WriteString(e.Name + "(" + e.Fn + ", ...)")
 	case *MatCall:
 		if e.Name == "transpose" {
 			formatExpr(b, e.Args[0], 5)

@@ -48,6 +48,10 @@ type Function struct {
 	check func(k *site) Expr
 	// lower puts a Call or Builtin of this entry on the tape.
 	lower func(cp *compiler, x lowering) autodiff.Node
+	// raw, for a function whose arguments are not all expressions (an
+	// ODE solver's first argument names a user function), resolves the
+	// whole call itself (arity is then its least number of arguments).
+	raw func(r *resolver, c *lang.Call, pos lang.Pos) Expr
 	// elementwise: a Call of it applies to each element of its one
 	// argument (vectorised loops batch it).
 	elementwise bool
@@ -213,6 +217,9 @@ func (r *resolver) callFunction(c *lang.Call, f *Function) Expr {
 		r.errorf(pos, barMessage, c.Name)
 		return nil
 	}
+	if def.raw != nil {
+		return def.raw(r, c, pos)
+	}
 	if !slices.Contains(def.arity, len(c.Args)) {
 		n, s := arityText(def.arity)
 		r.errorf(pos, "%s takes %s argument%s, got %d", c.Name, n, s, len(c.Args))
@@ -256,7 +263,7 @@ func fnCall(name string, pos lang.Pos, t Type, args ...Expr) *Call {
 // distributions that the language does not have yet, so that they are
 // named as unsupported rather than unknown (a name of the registries is
 // never looked up here).
-var unsupported = []string{"ode_", "integrate_", "algebra_solver", "solve_", "map_rect", "reduce_sum", "dae",
+var unsupported = []string{"ode_adams", "ode_ckrk", "ode_adjoint", "integrate_ode_adams", "algebra_solver", "solve_", "map_rect", "reduce_sum", "dae",
 	"hmm_", "wishart", "inv_wishart", "ordered_probit", "gaussian_dlm", "von_mises", "neg_binomial",
 	"hypergeometric", "multinomial", "skew_double", "pareto_type_2", "exp_mod_normal", "wiener", "loglogistic",
 	"discrete_range", "matrix_exp", "eigen", "svd", "qr_", "inverse", "mdivide", "append_col", "append_array",

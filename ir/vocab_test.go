@@ -62,6 +62,9 @@ func TestEveryFunctionResolvesAndLowers(t *testing.T) {
 		if f.Alias != "" {
 			def = functions[f.Alias]
 		}
+		if def.raw != nil {
+			continue // an ODE solver takes a user function: ode_test.go
+		}
 		for _, n := range def.arity {
 			resolved, finite := "", false
 			for _, args := range argCombos(n) {

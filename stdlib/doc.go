@@ -40,4 +40,11 @@
 // The transforms of constrained vector types (simplex, ordered,
 // positive_ordered, cholesky_factor_corr) are the map vecBijections;
 // StackVec makes an array of one of them (array[N] simplex[K]).
+//
+// # ODE solvers (package stdlib/ode)
+//
+// The subpackage ode holds the solvers of the language's ode_rk45 and
+// ode_bdf (Dormand-Prince 5(4); the Rosenbrock 2(3) pair of ode23s for
+// stiff systems) with forward sensitivities, on a right-hand side given
+// as Go functions; package ir puts them behind one tape node.
 package stdlib

@@ -1,0 +1,176 @@
+package ir
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// decayCSV: five observation times and values.
+const decayCSV = "ts,y\n0.5,2.1\n1,1.6\n2,0.9\n4,0.35\n6,0.12\n"
+
+// TestODELogJointClosedForm: exponential decay y' = -k y solved by each
+// form of the call gives the log joint of its closed form y0 exp(-k t).
+func TestODELogJointClosedForm(t *testing.T) {
+	head := "functions {\n decay(t: real, y: vector, k: real) -> vector {\n  return -k * y\n }\n" +
+		" decay_old(t: real, y: vector, theta: vector, x_r: vector, x_i: vector) -> vector {\n  return -theta[1] * x_r[1] * y\n }\n}\n" +
+		"data {\n ts: vector[N]\n y: vector[N]\n one = rep_vector(1, 1)\n}\nlatent {\n k: real<lower=0>\n y0: vector[1]\n}\nmodel {\n"
+	calls := []string{
+		"ode_rk45(decay, y0, 0, ts, k)",
+		"ode_bdf(decay, y0, 0, ts, k)",
+		"ode_rk45_tol(decay, y0, 0, ts, 1e-10, 1e-10, 100000, k)",
+		"ode_bdf_tol(decay, y0, 0, ts, 1e-10, 1e-10, 100000, k)",
+		"integrate_ode_rk45(decay_old, y0, 0.0, ts, rep_vector(k, 1), one, one)",
+		"integrate_ode_bdf(decay_old, y0, 0.0, ts, rep_vector(k, 1), one, one, 1e-10, 1e-10, 100000)",
+	}
+	ts := []float64{0.5, 1, 2, 4, 6}
+	ys := []float64{2.1, 1.6, 0.9, 0.35, 0.12}
+	for _, call := range calls {
+		src := head + " z: matrix[N, 1] = " + call + "\n y ~ normal(z[:, 1], 0.2)\n}\n"
+		c := compile(t, src, decayCSV)
+		for _, u := range [][]float64{{math.Log(0.5), 2.5}, {math.Log(1.2), 3}} {
+			k, y0 := math.Exp(u[0]), u[1]
+			want := u[0] // the log-Jacobian of k = exp(u)
+			for n, tt := range ts {
+				want += logNormal(ys[n], y0*math.Exp(-k*tt), 0.2)
+			}
+			var got [1]float64
+			c.LogJoint(u, got[:])
+			tol := 1e-3
+			if strings.Contains(call, "bdf(") {
+				tol = 0.05 // order 2 at the default tolerances
+			}
+			require.InDelta(t, want, got[0], tol, call)
+		}
+	}
+}
+
+// TestODEGradient: the gradient of a Lotka-Volterra log joint through the
+// ODE node (latent initial state and parameters) against central
+// differences of the log joint, for both solvers.
+func TestODEGradient(t *testing.T) {
+	for _, solver := range []string{"ode_rk45_tol", "ode_bdf_tol"} {
+		src := `functions {
+  dz_dt(t: real, z: vector, theta: vector, scale: real) -> vector {
+    u: real = z[1]
+    v: real = z[2]
+    return scale * append_row((theta[1] - theta[2] * v) * u, (-theta[3] + theta[4] * u) * v)
+  }
+}
+data {
+  ts: vector[N]
+  y: vector[N]
+}
+latent {
+  theta: vector[4]
+  z0: vector[2]
+}
+model {
+  theta ~ normal(0, 1)
+  z0 ~ normal(0, 1)
+  z: matrix[N, 2] = ` + solver + `(dz_dt, exp(z0), 0, ts, 1e-10, 1e-10, 1000000, theta, 1.5)
+  y ~ normal(z[:, 1] + z[:, 2], 0.5)
+}
+`
+		c := compile(t, src, "ts,y\n0.5,2\n1,2.5\n1.5,1.9\n3,2.2\n")
+		u := []float64{0.5, 0.3, 0.6, 0.2, 0.1, -0.2}
+		g := make([]float64, len(u))
+		c.GradLogJoint(u, g)
+		f := func() float64 {
+			var o [1]float64
+			c.LogJoint(u, o[:])
+			return o[0]
+		}
+		for i := range u {
+			old := u[i]
+			u[i] = old + 1e-5
+			fp := f()
+			u[i] = old - 1e-5
+			fm := f()
+			u[i] = old
+			fd := (fp - fm) / 2e-5
+			require.InDelta(t, fd, g[i], 1e-4*(1+math.Abs(fd)), "%s: d/du[%d]", solver, i)
+		}
+	}
+}
+
+// TestODEFailure: a solve that fails (y' = y^2 blows up before the last
+// time) gives a log density of -Inf (not NaN) for that draw and a note with the
+// call's position; a draw where it does not fail is finite.
+func TestODEFailure(t *testing.T) {
+	src := "functions {\n sq(t: real, y: vector, a: real) -> vector {\n  return a * y .* y\n }\n}\n" +
+		"data {\n ts: vector[N]\n}\nlatent {\n a: real\n}\nmodel {\n a ~ normal(0, 1)\n z: matrix[N, 1] = ode_rk45(sq, rep_vector(1, 1), 0, ts, a)\n target += -sum(z)\n}\n"
+	c := compile(t, src, "ts\n0.5\n2\n")
+	var o [2]float64
+	c.LogJoint([]float64{-1, 2}, o[:]) // a = 2: blows up at t = 0.5
+	require.False(t, math.IsInf(o[0], 0) || math.IsNaN(o[0]), "a = -1: %g", o[0])
+	require.True(t, math.IsInf(o[1], -1), "a = 2: %g", o[1])
+	require.NoError(t, c.Diagnose([]float64{2}), "a failed solve is -Inf, not a NaN to diagnose")
+	g := make([]float64, 1)
+	c.GradLogJoint([]float64{2}, g)
+	notes := c.SolverNotes()
+	require.Len(t, notes, 1)
+	require.Contains(t, notes[0], "m.msc:14:20: ode_rk45 failed on 3 evaluations")
+}
+
+// TestODEErrors: misuse is reported at its position.
+func TestODEErrors(t *testing.T) {
+	head := "functions {\n f(t: real, y: vector, k: real) -> vector {\n  return -k * y\n }\n g(t: real, y: vector) -> real {\n  return 1\n }\n}\n" +
+		"data {\n ts: vector[N]\n}\nlatent {\n k: real\n y0: vector[2]\n}\nmodel {\n"
+	for _, c := range []struct{ expr, want string }{
+		{"ode_rk45(h, y0, 0, ts, k)", "the first argument of ode_rk45 must name a function of the functions block"},
+		{"ode_rk45(k, y0, 0, ts, k)", "must name a function"},
+		{"ode_rk45(f, y0, 0, ts)", "ode_rk45 passes 2 arguments to f (t, y and 0 more), which takes 3"},
+		{"ode_rk45(f, y0, 0, ts, y0)", "parameter 3 of f (k) must take argument, vector[2]"},
+		{"ode_rk45(g, y0, 0, ts)", "as the right-hand side of ode_rk45 it must return the derivative of the state, a vector[2]"},
+		{"ode_rk45(f, k, 0, ts, k)", "the initial state y0 of ode_rk45 must be a vector, got real"},
+		{"ode_rk45(f, y0, 0, k, k)", "the output times ts of ode_rk45 must be a vector"},
+		{"ode_rk45(f, y0, k, ts, k)", "the times t0 and ts of ode_rk45 must be known before inference"},
+		{"ode_rk45_tol(f, y0, 0, ts, k, 1e-6, 100, k)", "the relative tolerance of ode_rk45_tol must be a positive number known before inference"},
+		{"ode_rk45_tol(f, y0, 0, ts, 1e-6, 1e-6, 1.5, k)", "the maximum number of steps of ode_rk45_tol must be a positive integer"},
+		{"ode_rk45(f, y0)", "ode_rk45 takes (f, y0, t0, ts, ...), got 2 arguments"},
+		{"integrate_ode_rk45(f, y0, 0, ts, k)", "integrate_ode_rk45 takes (f, y0, t0, ts, theta, x_r, x_i[, rtol, atol, max_steps])"},
+		{"ode_adams(f, y0, 0, ts, k)", "ode_adams is not supported yet"},
+	} {
+		msg := buildErr(t, head+" z: matrix[N, 2] = "+c.expr+"\n target += sum(z)\n}\n", "ts\n1\n2\n")
+		require.Contains(t, msg, c.want, c.expr)
+	}
+}
+
+// TestODEAllocatesNothing: evaluating an ODE model's log joint and its
+// gradient allocates nothing (the solver and f's tape keep their buffers).
+func TestODEAllocatesNothing(t *testing.T) {
+	src := "functions {\n decay(t: real, y: vector, k: real) -> vector {\n  return -k * y\n }\n}\n" +
+		"data {\n ts: vector[N]\n y: vector[N]\n}\nlatent {\n k: real<lower=0>\n y0: vector[1]\n}\nmodel {\n" +
+		" z: matrix[N, 1] = ode_bdf(decay, y0, 0, ts, k)\n y ~ normal(z[:, 1], 0.2)\n}\n"
+	c := compile(t, src, decayCSV)
+	u, g := []float64{0.1, 2}, make([]float64, 2)
+	var o [1]float64
+	c.LogJoint(u, o[:])
+	c.GradLogJoint(u, g)
+	n := testing.AllocsPerRun(5, func() {
+		c.LogJoint(u, o[:])
+		c.GradLogJoint(u, g)
+	})
+	require.Zero(t, n)
+}
+
+// TestODESensitivityFailure: when the solve with sensitivities needs more
+// steps than allowed but the solve of the states alone does not (decay at
+// k = 1 to t = 10 takes 23 steps alone and 25 with sensitivities), the
+// log joint is finite and the gradient NaN, not silently 0.
+func TestODESensitivityFailure(t *testing.T) {
+	src := "functions {\n decay(t: real, y: vector, k: real) -> vector {\n  return -k * y\n }\n}\n" +
+		"data {\n ts: vector[N]\n}\nlatent {\n k: real\n}\nmodel {\n" +
+		" z: matrix[N, 1] = ode_rk45_tol(decay, rep_vector(1, 1), 0, ts, 1e-6, 1e-6, 23, k)\n target += -sum(z)\n}\n"
+	c := compile(t, src, "ts\n10\n")
+	var o [1]float64
+	c.LogJoint([]float64{1}, o[:])
+	require.InDelta(t, -math.Exp(-10), o[0], 1e-6)
+	g := make([]float64, 1)
+	c.GradLogJoint([]float64{1}, g)
+	require.True(t, math.IsNaN(g[0]), "gradient %g", g[0])
+	require.Len(t, c.SolverNotes(), 1)
+}

@@ -1,0 +1,561 @@
+// Package ode solves initial value problems dy/dt = f(t, y, p) with
+// forward sensitivities d y(t) / d (y0, p), for the language's ode_rk45
+// and ode_bdf calls (package ir puts a Solver behind one tape node).
+//
+// Two methods, both with adaptive steps and error control on the
+// weighted RMS norm of the local error estimate (component i scaled by
+// atol + rtol max(|y_i|, |y_i'|)), steps clamped to land on each output
+// time:
+//
+//   - RK45: Dormand and Prince's explicit 5(4) pair with FSAL and local
+//     extrapolation (Hairer, Norsett and Wanner's DOPRI5 step control and
+//     starting step), for non-stiff problems.
+//   - Stiff: the modified Rosenbrock 2(3) pair of Shampine and Reichelt
+//     (MATLAB's ode23s): L-stable, one LU factorisation of W = I - h d J
+//     per step, J the exact Jacobian df/dy from System.Jac. The language's
+//     ode_bdf uses it (Stan's ode_bdf is CVODES' variable-order BDF; this
+//     is a different stiff method with the same role and tolerances).
+//
+// Sensitivities are the augmented system of size K + K (K + P): S = d y /
+// d (y0, p) obeys dS/dt = J_y S + [0 | J_p], S(t0) = [I | 0], and is
+// integrated with y under the same error control. For the stiff method
+// the W matrix of the augmented system is block diagonal with J_y in
+// every block (the second derivatives that couple S to y are left out):
+// the ode23s formula is a W-method, of order 2 for any W, and the blocks
+// keep the stiff eigenvalues of the augmented system, which are J_y's.
+//
+// Failures (a step size that underflows, more than MaxSteps steps, times
+// out of order) are error values; nothing panics. A Solver allocates its
+// buffers once and allocates nothing per solve.
+package ode
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// System is a right-hand side with K states and P parameters.
+type System struct {
+	K, P int
+	// F writes dydt = f(t, y, p).
+	F func(t float64, y, p, dydt []float64)
+	// Jac writes dydt = f(t, y, p) and its derivatives: jy[i*K+l] = df_i /
+	// dy_l, jp[i*P+j] = df_i / dp_j and ft[i] = df_i / dt.
+	Jac func(t float64, y, p, dydt, jy, jp, ft []float64)
+}
+
+// Method is an integration method.
+type Method int
+
+const (
+	// RK45 is the Dormand-Prince 5(4) pair.
+	RK45 Method = iota
+	// Stiff is the Rosenbrock 2(3) pair of ode23s.
+	Stiff
+)
+
+// Options are the tolerances; zero values take Stan's defaults.
+type Options struct {
+	RelTol, AbsTol float64
+	MaxSteps       int
+}
+
+// Stan's defaults.
+const (
+	DefaultRelTol   = 1e-6
+	DefaultAbsTol   = 1e-6
+	DefaultMaxSteps = 1000000
+)
+
+// Errors of a solve (wrapped with the time where it stopped).
+var (
+	ErrMaxSteps = errors.New("more steps than the maximum")
+	ErrStepSize = errors.New("the step size underflowed (the problem may be stiff or its solution may blow up)")
+	ErrTimes    = errors.New("the output times must be finite, after t0 and in increasing order")
+	ErrSingular = errors.New("the iteration matrix is singular")
+)
+
+// Solver integrates one System with one Method; it is not safe for
+// concurrent use.
+type Solver struct {
+	sys    System
+	method Method
+	m      int // K + P
+	// Steps counts the steps (accepted and rejected) of the last solve.
+	Steps int
+
+	p    []float64
+	sens bool
+	n    int // size of the state integrated: K, or K + K*M with sensitivities
+
+	z, z1, e []float64
+	k        [7][]float64
+	jy, jp   []float64 // Jacobians at the last rhs call
+	ft       []float64
+	jy0, ft0 []float64 // at the start of a Rosenbrock step
+	lu       []float64
+	piv      []int
+	col      []float64
+	tmp      []float64
+}
+
+// NewSolver makes a solver for sys (K >= 1, P >= 0).
+func NewSolver(sys System, method Method) *Solver {
+	K, P := sys.K, sys.P
+	m := K + P
+	full := K + K*m
+	s := &Solver{sys: sys, method: method, m: m,
+		z: make([]float64, full), z1: make([]float64, full), e: make([]float64, full),
+		jy: make([]float64, K*K), jp: make([]float64, K*P), ft: make([]float64, K),
+		jy0: make([]float64, K*K), ft0: make([]float64, K),
+		lu: make([]float64, K*K), piv: make([]int, K), col: make([]float64, K), tmp: make([]float64, full)}
+	for i := range s.k {
+		s.k[i] = make([]float64, full)
+	}
+	return s
+}
+
+// Solve integrates from y0 at t0 with parameters p and writes the states
+// at the times ts into out (out[n*K+i] = y_i(ts[n])). When sens is not
+// nil it also writes the sensitivities: sens[n*K*M + i*M + j] = d y_i(ts[n])
+// / d theta_j, theta = (y0, p), M = K + P.
+func (s *Solver) Solve(y0, p []float64, t0 float64, ts []float64, opt Options, out, sens []float64) error {
+	K, M := s.sys.K, s.m
+	if opt.RelTol <= 0 {
+		opt.RelTol = DefaultRelTol
+	}
+	if opt.AbsTol <= 0 {
+		opt.AbsTol = DefaultAbsTol
+	}
+	if opt.MaxSteps <= 0 {
+		opt.MaxSteps = DefaultMaxSteps
+	}
+	s.Steps = 0
+	prev := t0
+	if math.IsNaN(t0) || math.IsInf(t0, 0) {
+		return ErrTimes
+	}
+	for i, t := range ts {
+		if math.IsNaN(t) || math.IsInf(t, 0) || t < prev || (i == 0 && t == t0) {
+			return ErrTimes
+		}
+		prev = t
+	}
+	s.p = p
+	s.sens = sens != nil
+	s.n = K
+	if s.sens {
+		s.n = K + K*M
+	}
+	z := s.z[:s.n]
+	copy(z, y0[:K])
+	if s.sens {
+		S := z[K:]
+		clear(S)
+		for i := 0; i < K; i++ {
+			S[i*M+i] = 1
+		}
+	}
+	for i := range z {
+		if math.IsNaN(z[i]) || math.IsInf(z[i], 0) {
+			return fmt.Errorf("the initial state is not finite")
+		}
+	}
+	var err error
+	if s.method == Stiff {
+		err = s.rosenbrock(t0, ts, opt, out, sens)
+	} else {
+		err = s.dopri(t0, ts, opt, out, sens)
+	}
+	return err
+}
+
+// rhs evaluates the (augmented) right-hand side; with sensitivities or
+// when jac is true it also leaves the Jacobians in jy, jp and ft.
+func (s *Solver) rhs(t float64, z, dz []float64, jac bool) {
+	K, P, M := s.sys.K, s.sys.P, s.m
+	if !s.sens && !jac {
+		s.sys.F(t, z[:K], s.p, dz[:K])
+		return
+	}
+	s.sys.Jac(t, z[:K], s.p, dz[:K], s.jy, s.jp, s.ft)
+	if !s.sens {
+		return
+	}
+	S, dS := z[K:s.n], dz[K:s.n]
+	for i := 0; i < K; i++ {
+		row := dS[i*M : (i+1)*M]
+		clear(row)
+		for l := 0; l < K; l++ {
+			a := s.jy[i*K+l]
+			if a == 0 {
+				continue
+			}
+			srow := S[l*M : (l+1)*M]
+			for j, x := range srow {
+				row[j] += a * x
+			}
+		}
+		for j := 0; j < P; j++ {
+			row[K+j] += s.jp[i*P+j]
+		}
+	}
+}
+
+// errNorm is the weighted RMS norm of e (+Inf when not finite).
+func errNorm(e, y0, y1 []float64, opt Options) float64 {
+	sum := 0.0
+	for i, x := range e {
+		sc := opt.AbsTol + opt.RelTol*math.Max(math.Abs(y0[i]), math.Abs(y1[i]))
+		r := x / sc
+		sum += r * r
+	}
+	v := math.Sqrt(sum / float64(len(e)))
+	if math.IsNaN(v) {
+		return math.Inf(1)
+	}
+	return v
+}
+
+// wnorm is the weighted RMS norm of x with the scale of y.
+func wnorm(x, y []float64, opt Options) float64 {
+	sum := 0.0
+	for i, v := range x {
+		r := v / (opt.AbsTol + opt.RelTol*math.Abs(y[i]))
+		sum += r * r
+	}
+	return math.Sqrt(sum / float64(len(x)))
+}
+
+// initialStep is Hairer's starting step for a method of the given order:
+// f0 is f at (t0, z), and k, tmp are scratch.
+func (s *Solver) initialStep(t0, tEnd float64, z, f0 []float64, order int, opt Options, jac bool) float64 {
+	d0, d1 := wnorm(z, z, opt), wnorm(f0, z, opt)
+	h0 := 1e-6
+	if d0 >= 1e-5 && d1 >= 1e-5 {
+		h0 = 0.01 * d0 / d1
+	}
+	h0 = math.Min(h0, tEnd-t0)
+	y1, f1 := s.tmp[:s.n], s.e[:s.n]
+	for i := range y1 {
+		y1[i] = z[i] + h0*f0[i]
+	}
+	s.rhs(t0+h0, y1, f1, jac)
+	for i := range f1 {
+		f1[i] -= f0[i]
+	}
+	d2 := wnorm(f1, z, opt) / h0
+	var h1 float64
+	if m := math.Max(d1, d2); m <= 1e-15 || math.IsNaN(m) || math.IsInf(m, 0) {
+		h1 = math.Max(1e-6, h0*1e-3)
+	} else {
+		h1 = math.Pow(0.01/m, 1/float64(order+1))
+	}
+	return math.Min(100*h0, h1)
+}
+
+// tooSmall reports whether h is too small a step at t.
+func tooSmall(h, t float64) bool {
+	return !(h > 16*math.Abs(t)*0x1p-52) || h < 1e-300
+}
+
+// store copies the state (and sensitivities) into output slot n.
+func (s *Solver) store(n int, z, out, sens []float64) {
+	K, M := s.sys.K, s.m
+	copy(out[n*K:(n+1)*K], z[:K])
+	if sens != nil {
+		copy(sens[n*K*M:(n+1)*K*M], z[K:s.n])
+	}
+}
+
+// Dormand-Prince 5(4) coefficients.
+const (
+	c2, c3, c4, c5 = 1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9
+	a21            = 1.0 / 5
+	a31, a32       = 3.0 / 40, 9.0 / 40
+	a41, a42, a43  = 44.0 / 45, -56.0 / 15, 32.0 / 9
+	a51, a52, a53  = 19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561
+	a54            = -212.0 / 729
+	a61, a62, a63  = 9017.0 / 3168, -355.0 / 33, 46732.0 / 5247
+	a64, a65       = 49.0 / 176, -5103.0 / 18656
+	a71, a73, a74  = 35.0 / 384, 500.0 / 1113, 125.0 / 192
+	a75, a76       = -2187.0 / 6784, 11.0 / 84
+	e1, e3, e4     = 71.0 / 57600, -71.0 / 16695, 71.0 / 1920
+	e5, e6, e7     = -17253.0 / 339200, 22.0 / 525, -1.0 / 40
+)
+
+// dopri integrates with the Dormand-Prince pair.
+func (s *Solver) dopri(t0 float64, ts []float64, opt Options, out, sens []float64) error {
+	n := s.n
+	z, z1, y := s.z[:n], s.z1[:n], s.tmp[:n]
+	k1, k2, k3, k4, k5, k6, k7 := s.k[0][:n], s.k[1][:n], s.k[2][:n], s.k[3][:n], s.k[4][:n], s.k[5][:n], s.k[6][:n]
+	t := t0
+	s.rhs(t, z, k1, false)
+	h := s.initialStep(t0, ts[len(ts)-1], z, k1, 4, opt, false)
+	for idx, tout := range ts {
+		rejected := false
+		for t < tout {
+			if s.Steps >= opt.MaxSteps {
+				return fmt.Errorf("at t = %g: %w (%d)", t, ErrMaxSteps, opt.MaxSteps)
+			}
+			s.Steps++
+			hs, last := h, false
+			if t+hs >= tout || tout-(t+hs) < 1e-10*hs {
+				hs, last = tout-t, true
+			}
+			for i := range y {
+				y[i] = z[i] + hs*a21*k1[i]
+			}
+			s.rhs(t+c2*hs, y, k2, false)
+			for i := range y {
+				y[i] = z[i] + hs*(a31*k1[i]+a32*k2[i])
+			}
+			s.rhs(t+c3*hs, y, k3, false)
+			for i := range y {
+				y[i] = z[i] + hs*(a41*k1[i]+a42*k2[i]+a43*k3[i])
+			}
+			s.rhs(t+c4*hs, y, k4, false)
+			for i := range y {
+				y[i] = z[i] + hs*(a51*k1[i]+a52*k2[i]+a53*k3[i]+a54*k4[i])
+			}
+			s.rhs(t+c5*hs, y, k5, false)
+			for i := range y {
+				y[i] = z[i] + hs*(a61*k1[i]+a62*k2[i]+a63*k3[i]+a64*k4[i]+a65*k5[i])
+			}
+			s.rhs(t+hs, y, k6, false)
+			for i := range z1 {
+				z1[i] = z[i] + hs*(a71*k1[i]+a73*k3[i]+a74*k4[i]+a75*k5[i]+a76*k6[i])
+			}
+			s.rhs(t+hs, z1, k7, false)
+			e := s.e[:n]
+			for i := range e {
+				e[i] = hs * (e1*k1[i] + e3*k3[i] + e4*k4[i] + e5*k5[i] + e6*k6[i] + e7*k7[i])
+			}
+			en := errNorm(e, z, z1, opt)
+			if en <= 1 {
+				if last {
+					t = tout
+				} else {
+					t += hs
+				}
+				copy(z, z1)
+				copy(k1, k7)
+				f := 5.0
+				if en > 0 {
+					f = math.Min(5, math.Max(0.2, 0.9*math.Pow(en, -0.2)))
+				}
+				if rejected {
+					f = math.Min(f, 1)
+				}
+				rejected = false
+				hn := hs * f
+				if last && hs < h {
+					hn = math.Max(hn, h)
+				}
+				h = hn
+				continue
+			}
+			rejected = true
+			f := 0.2
+			if !math.IsInf(en, 1) {
+				f = math.Max(0.2, 0.9*math.Pow(en, -0.2))
+			}
+			h = hs * f
+			if tooSmall(h, t) {
+				return fmt.Errorf("at t = %g: %w", t, ErrStepSize)
+			}
+		}
+		s.store(idx, z, out, sens)
+	}
+	return nil
+}
+
+// ode23s constants.
+var (
+	rosD   = 1 / (2 + math.Sqrt2)
+	rosE32 = 6 + math.Sqrt2
+)
+
+// rosenbrock integrates with the ode23s pair.
+func (s *Solver) rosenbrock(t0 float64, ts []float64, opt Options, out, sens []float64) error {
+	n, K := s.n, s.sys.K
+	z, z1, y := s.z[:n], s.z1[:n], s.tmp[:n]
+	f0, k1, f1, k2, f2, k3 := s.k[0][:n], s.k[1][:n], s.k[2][:n], s.k[3][:n], s.k[4][:n], s.k[5][:n]
+	t := t0
+	s.rhs(t, z, f0, true)
+	copy(s.jy0, s.jy)
+	copy(s.ft0, s.ft)
+	h := s.initialStep(t0, ts[len(ts)-1], z, f0, 2, opt, true)
+	for idx, tout := range ts {
+		rejected := false
+		for t < tout {
+			if s.Steps >= opt.MaxSteps {
+				return fmt.Errorf("at t = %g: %w (%d)", t, ErrMaxSteps, opt.MaxSteps)
+			}
+			s.Steps++
+			hs, last := h, false
+			if t+hs >= tout || tout-(t+hs) < 1e-10*hs {
+				hs, last = tout-t, true
+			}
+			hd := hs * rosD
+			// W = I - h d J
+			for i := range s.lu {
+				s.lu[i] = -hd * s.jy0[i]
+			}
+			for i := 0; i < K; i++ {
+				s.lu[i*K+i]++
+			}
+			en := math.Inf(1)
+			if luFactor(s.lu, s.piv, K) {
+				// k1 = W^-1 (F0 + h d T)
+				for i := range k1 {
+					k1[i] = f0[i]
+				}
+				for i := 0; i < K; i++ {
+					k1[i] += hd * s.ft0[i]
+				}
+				s.wsolve(k1)
+				for i := range y {
+					y[i] = z[i] + 0.5*hs*k1[i]
+				}
+				s.rhs(t+0.5*hs, y, f1, true)
+				// k2 = W^-1 (F1 - k1) + k1
+				for i := range k2 {
+					k2[i] = f1[i] - k1[i]
+				}
+				s.wsolve(k2)
+				for i := range k2 {
+					k2[i] += k1[i]
+				}
+				for i := range z1 {
+					z1[i] = z[i] + hs*k2[i]
+				}
+				s.rhs(t+hs, z1, f2, true)
+				// k3 = W^-1 (F2 - e32 (k2 - F1) - 2 (k1 - F0) + h d T)
+				for i := range k3 {
+					k3[i] = f2[i] - rosE32*(k2[i]-f1[i]) - 2*(k1[i]-f0[i])
+				}
+				for i := 0; i < K; i++ {
+					k3[i] += hd * s.ft0[i]
+				}
+				s.wsolve(k3)
+				e := s.e[:n]
+				for i := range e {
+					e[i] = hs / 6 * (k1[i] - 2*k2[i] + k3[i])
+				}
+				en = errNorm(e, z, z1, opt)
+			}
+			if en <= 1 {
+				if last {
+					t = tout
+				} else {
+					t += hs
+				}
+				copy(z, z1)
+				copy(f0, f2)
+				copy(s.jy0, s.jy) // rhs at (t, z1) left its Jacobians
+				copy(s.ft0, s.ft)
+				f := 5.0
+				if en > 0 {
+					f = math.Min(5, math.Max(0.2, 0.8*math.Pow(en, -1.0/3)))
+				}
+				if rejected {
+					f = math.Min(f, 1)
+				}
+				rejected = false
+				hn := hs * f
+				if last && hs < h {
+					hn = math.Max(hn, h)
+				}
+				h = hn
+				continue
+			}
+			rejected = true
+			f := 0.2
+			if !math.IsInf(en, 1) {
+				f = math.Max(0.2, 0.8*math.Pow(en, -1.0/3))
+			}
+			h = hs * f
+			if tooSmall(h, t) {
+				return fmt.Errorf("at t = %g: %w", t, ErrStepSize)
+			}
+		}
+		s.store(idx, z, out, sens)
+	}
+	return nil
+}
+
+// wsolve solves W x = b in place for the y block and for each column of
+// the sensitivity block (stored row-major K x M after the K states).
+func (s *Solver) wsolve(b []float64) {
+	K, M := s.sys.K, s.m
+	luSolve(s.lu, s.piv, K, b[:K])
+	if !s.sens {
+		return
+	}
+	S := b[K:s.n]
+	for j := 0; j < M; j++ {
+		for i := 0; i < K; i++ {
+			s.col[i] = S[i*M+j]
+		}
+		luSolve(s.lu, s.piv, K, s.col)
+		for i := 0; i < K; i++ {
+			S[i*M+j] = s.col[i]
+		}
+	}
+}
+
+// luFactor factors the K x K row-major a in place with partial pivoting;
+// false when it is singular or not finite.
+func luFactor(a []float64, piv []int, K int) bool {
+	for c := 0; c < K; c++ {
+		p, best := c, math.Abs(a[c*K+c])
+		for r := c + 1; r < K; r++ {
+			if v := math.Abs(a[r*K+c]); v > best {
+				p, best = r, v
+			}
+		}
+		if !(best > 0) || math.IsInf(best, 0) {
+			return false
+		}
+		piv[c] = p
+		if p != c {
+			for j := 0; j < K; j++ {
+				a[c*K+j], a[p*K+j] = a[p*K+j], a[c*K+j]
+			}
+		}
+		d := a[c*K+c]
+		for r := c + 1; r < K; r++ {
+			l := a[r*K+c] / d
+			a[r*K+c] = l
+			if l == 0 {
+				continue
+			}
+			for j := c + 1; j < K; j++ {
+				a[r*K+j] -= l * a[c*K+j]
+			}
+		}
+	}
+	return true
+}
+
+// luSolve solves (LU) x = b in place.
+func luSolve(a []float64, piv []int, K int, b []float64) {
+	for c := 0; c < K; c++ {
+		if p := piv[c]; p != c {
+			b[c], b[p] = b[p], b[c]
+		}
+	}
+	for r := 1; r < K; r++ {
+		for c := 0; c < r; c++ {
+			b[r] -= a[r*K+c] * b[c]
+		}
+	}
+	for r := K - 1; r >= 0; r-- {
+		for c := r + 1; c < K; c++ {
+			b[r] -= a[r*K+c] * b[c]
+		}
+		b[r] /= a[r*K+r]
+	}
+}

@@ -1,0 +1,339 @@
+package ode
+
+import (
+	"errors"
+	"math"
+	"testing"
+)
+
+// linear makes the system y' = A(p) y (+ nothing) from a function giving
+// A and its derivatives in p.
+func linear(K, P int, a func(p, A []float64), dA func(p []float64, j int, D []float64)) System {
+	A := make([]float64, K*K)
+	D := make([]float64, K*K)
+	f := func(t float64, y, p, dy []float64) {
+		a(p, A)
+		for i := 0; i < K; i++ {
+			dy[i] = 0
+			for l := 0; l < K; l++ {
+				dy[i] += A[i*K+l] * y[l]
+			}
+		}
+	}
+	return System{K: K, P: P, F: f, Jac: func(t float64, y, p, dy, jy, jp, ft []float64) {
+		f(t, y, p, dy)
+		copy(jy, A)
+		for j := 0; j < P; j++ {
+			dA(p, j, D)
+			for i := 0; i < K; i++ {
+				s := 0.0
+				for l := 0; l < K; l++ {
+					s += D[i*K+l] * y[l]
+				}
+				jp[i*P+j] = s
+			}
+		}
+		clear(ft)
+	}}
+}
+
+// decay is y' = -theta y.
+func decay() System {
+	return linear(1, 1, func(p, A []float64) { A[0] = -p[0] }, func(p []float64, j int, D []float64) { D[0] = -1 })
+}
+
+// chain is y1' = -k1 y1, y2' = k1 y1 - k2 y2.
+func chain() System {
+	return linear(2, 2, func(p, A []float64) {
+		A[0], A[1], A[2], A[3] = -p[0], 0, p[0], -p[1]
+	}, func(p []float64, j int, D []float64) {
+		clear(D)
+		if j == 0 {
+			D[0], D[2] = -1, 1
+		} else {
+			D[3] = -1
+		}
+	})
+}
+
+// chainExact is the closed form of chain and its sensitivities
+// (theta = y10, y20, k1, k2).
+func chainExact(y0, p []float64, t float64) (y [2]float64, s [2][4]float64) {
+	k1, k2 := p[0], p[1]
+	E1, E2 := math.Exp(-k1*t), math.Exp(-k2*t)
+	d := k2 - k1
+	y[0] = y0[0] * E1
+	y[1] = y0[1]*E2 + y0[0]*k1/d*(E1-E2)
+	s[0] = [4]float64{E1, 0, -t * y0[0] * E1, 0}
+	s[1] = [4]float64{k1 / d * (E1 - E2), E2,
+		y0[0] * (k2/(d*d)*(E1-E2) - t*k1*E1/d),
+		-y0[1]*t*E2 + y0[0]*k1*(-(E1-E2)/(d*d)+t*E2/d)}
+	return
+}
+
+func lotka() System {
+	f := func(t float64, y, p, dy []float64) {
+		u, v := y[0], y[1]
+		dy[0] = (p[0] - p[1]*v) * u
+		dy[1] = (-p[2] + p[3]*u) * v
+	}
+	return System{K: 2, P: 4, F: f, Jac: func(t float64, y, p, dy, jy, jp, ft []float64) {
+		f(t, y, p, dy)
+		u, v := y[0], y[1]
+		jy[0], jy[1] = p[0]-p[1]*v, -p[1]*u
+		jy[2], jy[3] = p[3]*v, -p[2]+p[3]*u
+		jp[0], jp[1], jp[2], jp[3] = u, -v*u, 0, 0
+		jp[4], jp[5], jp[6], jp[7] = 0, 0, -v, u*v
+		clear(ft)
+	}}
+}
+
+// rk4 is a fixed-step classical Runge-Kutta reference.
+func rk4(sys System, y0, p []float64, t0 float64, ts []float64, h float64) []float64 {
+	K := sys.K
+	y := append([]float64(nil), y0...)
+	k1, k2, k3, k4, tmp := make([]float64, K), make([]float64, K), make([]float64, K), make([]float64, K), make([]float64, K)
+	var out []float64
+	t := t0
+	for _, tout := range ts {
+		for t < tout-1e-12 {
+			hs := math.Min(h, tout-t)
+			sys.F(t, y, p, k1)
+			for i := range y {
+				tmp[i] = y[i] + hs/2*k1[i]
+			}
+			sys.F(t+hs/2, tmp, p, k2)
+			for i := range y {
+				tmp[i] = y[i] + hs/2*k2[i]
+			}
+			sys.F(t+hs/2, tmp, p, k3)
+			for i := range y {
+				tmp[i] = y[i] + hs*k3[i]
+			}
+			sys.F(t+hs, tmp, p, k4)
+			for i := range y {
+				y[i] += hs / 6 * (k1[i] + 2*k2[i] + 2*k3[i] + k4[i])
+			}
+			t += hs
+		}
+		out = append(out, y...)
+	}
+	return out
+}
+
+func close(a, b, rel, abs float64) bool { return math.Abs(a-b) <= abs+rel*math.Abs(b) }
+
+var methods = []struct {
+	name string
+	m    Method
+}{{"rk45", RK45}, {"stiff", Stiff}}
+
+// accuracy: each method at the default tolerances, with the relative
+// error its local error control gives (the stiff method is of order 2,
+// so its global error is larger), and the stiff one at tight tolerances.
+var accuracy = []struct {
+	name string
+	m    Method
+	opt  Options
+	rel  float64
+}{{"rk45", RK45, Options{}, 1e-5}, {"stiff", Stiff, Options{}, 3e-3},
+	{"stiff tight", Stiff, Options{RelTol: 1e-10, AbsTol: 1e-10}, 1e-6}}
+
+func TestDecayExact(t *testing.T) {
+	ts := []float64{0.5, 1, 2, 5, 10}
+	y0, p := []float64{3}, []float64{0.7}
+	for _, m := range accuracy {
+		s := NewSolver(decay(), m.m)
+		out, sens := make([]float64, len(ts)), make([]float64, 2*len(ts))
+		if err := s.Solve(y0, p, 0, ts, m.opt, out, sens); err != nil {
+			t.Fatal(m.name, err)
+		}
+		for n, tt := range ts {
+			E := math.Exp(-p[0] * tt)
+			if !close(out[n], y0[0]*E, m.rel, 1e-6) {
+				t.Errorf("%s: y(%g) = %g, want %g", m.name, tt, out[n], y0[0]*E)
+			}
+			if !close(sens[2*n], E, m.rel, 1e-6) || !close(sens[2*n+1], -tt*y0[0]*E, m.rel, 1e-6) {
+				t.Errorf("%s: sens(%g) = %v, want %g %g", m.name, tt, sens[2*n:2*n+2], E, -tt*y0[0]*E)
+			}
+		}
+	}
+}
+
+func TestLinearChainExact(t *testing.T) {
+	ts := []float64{0.1, 1, 1, 3, 8}
+	y0, p := []float64{2, 0.5}, []float64{1.3, 0.4}
+	for _, m := range accuracy {
+		s := NewSolver(chain(), m.m)
+		out, sens := make([]float64, 2*len(ts)), make([]float64, 8*len(ts))
+		if err := s.Solve(y0, p, 0, ts, m.opt, out, sens); err != nil {
+			t.Fatal(m.name, err)
+		}
+		for n, tt := range ts {
+			y, sv := chainExact(y0, p, tt)
+			for i := 0; i < 2; i++ {
+				if !close(out[2*n+i], y[i], m.rel, 1e-5) {
+					t.Errorf("%s: y%d(%g) = %g, want %g", m.name, i+1, tt, out[2*n+i], y[i])
+				}
+				for j := 0; j < 4; j++ {
+					if got := sens[8*n+4*i+j]; !close(got, sv[i][j], 10*m.rel, 1e-5) {
+						t.Errorf("%s: dy%d(%g)/dtheta%d = %g, want %g", m.name, i+1, tt, j+1, got, sv[i][j])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestStiff: y1' = -y1, y2' = -1e4 (y2 - y1) (eigenvalues -1 and -1e4);
+// the stiff method takes far fewer steps than rk45, both accurate.
+func TestStiff(t *testing.T) {
+	sys := linear(2, 0, func(p, A []float64) { A[0], A[1], A[2], A[3] = -1, 0, 1e4, -1e4 }, nil)
+	ts := []float64{0.01, 1, 5, 10}
+	steps := map[Method]int{}
+	for _, m := range methods {
+		s := NewSolver(sys, m.m)
+		out := make([]float64, 2*len(ts))
+		if err := s.Solve([]float64{1, 0}, nil, 0, ts, Options{}, out, nil); err != nil {
+			t.Fatal(m.name, err)
+		}
+		for n, tt := range ts {
+			c := 1e4 / (1e4 - 1)
+			want := [2]float64{math.Exp(-tt), c * (math.Exp(-tt) - math.Exp(-1e4*tt))}
+			for i := 0; i < 2; i++ {
+				if !close(out[2*n+i], want[i], 3e-3, 1e-6) {
+					t.Errorf("%s: y%d(%g) = %g, want %g", m.name, i+1, tt, out[2*n+i], want[i])
+				}
+			}
+		}
+		steps[m.m] = s.Steps
+	}
+	t.Logf("steps: rk45 %d, stiff %d", steps[RK45], steps[Stiff])
+	if steps[Stiff] > 1000 || steps[RK45] < 10*steps[Stiff] {
+		t.Errorf("steps: rk45 %d, stiff %d; want stiff < 1000 and rk45 > 10 times more", steps[RK45], steps[Stiff])
+	}
+}
+
+// TestRobertson is the classic stiff chemical kinetics problem, against
+// Hairer and Wanner's reference values at t = 40.
+func TestRobertson(t *testing.T) {
+	f := func(t float64, y, p, dy []float64) {
+		dy[0] = -0.04*y[0] + 1e4*y[1]*y[2]
+		dy[2] = 3e7 * y[1] * y[1]
+		dy[1] = -dy[0] - dy[2]
+	}
+	sys := System{K: 3, F: f, Jac: func(t float64, y, p, dy, jy, jp, ft []float64) {
+		f(t, y, p, dy)
+		jy[0], jy[1], jy[2] = -0.04, 1e4*y[2], 1e4*y[1]
+		jy[6], jy[7], jy[8] = 0, 6e7*y[1], 0
+		jy[3], jy[4], jy[5] = -jy[0]-jy[6], -jy[1]-jy[7], -jy[2]-jy[8]
+		clear(ft)
+	}}
+	s := NewSolver(sys, Stiff)
+	out := make([]float64, 3)
+	if err := s.Solve([]float64{1, 0, 0}, nil, 0, []float64{40}, Options{RelTol: 1e-8, AbsTol: 1e-12}, out, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{0.7158270687, 9.185534764e-6, 0.2841637457}
+	for i := range want {
+		if !close(out[i], want[i], 1e-5, 0) {
+			t.Errorf("y%d(40) = %.10g, want %.10g", i+1, out[i], want[i])
+		}
+	}
+	t.Logf("Robertson: %d steps", s.Steps)
+	if s.Steps > 5000 {
+		t.Errorf("%d steps", s.Steps)
+	}
+}
+
+// TestLotkaVolterra: states against a fixed-step RK4 with h = 1e-4, and
+// sensitivities against central differences of tight solves.
+func TestLotkaVolterra(t *testing.T) {
+	ts := []float64{1, 2, 5, 10, 20}
+	y0, p := []float64{30, 4}, []float64{0.55, 0.028, 0.8, 0.024}
+	ref := rk4(lotka(), y0, p, 0, ts, 1e-4)
+	for _, m := range methods {
+		s := NewSolver(lotka(), m.m)
+		out, sens := make([]float64, 2*len(ts)), make([]float64, 12*len(ts))
+		if err := s.Solve(y0, p, 0, ts, Options{}, out, sens); err != nil {
+			t.Fatal(m.name, err)
+		}
+		for i := range ref {
+			if !close(out[i], ref[i], 1e-4, 1e-4) {
+				t.Errorf("%s: state %d = %.8g, reference %.8g", m.name, i, out[i], ref[i])
+			}
+		}
+		// finite differences of tight solves
+		tight := Options{RelTol: 1e-11, AbsTol: 1e-11}
+		theta := append(append([]float64(nil), y0...), p...)
+		up, dn := make([]float64, 2*len(ts)), make([]float64, 2*len(ts))
+		for j := range theta {
+			h := 1e-5 * math.Max(1, math.Abs(theta[j]))
+			th := append([]float64(nil), theta...)
+			th[j] += h
+			if err := s.Solve(th[:2], th[2:], 0, ts, tight, up, nil); err != nil {
+				t.Fatal(err)
+			}
+			th[j] -= 2 * h
+			if err := s.Solve(th[:2], th[2:], 0, ts, tight, dn, nil); err != nil {
+				t.Fatal(err)
+			}
+			for n := range ts {
+				for i := 0; i < 2; i++ {
+					fd := (up[2*n+i] - dn[2*n+i]) / (2 * h)
+					got := sens[12*n+6*i+j]
+					if !close(got, fd, 2e-3, 1e-3) {
+						t.Errorf("%s: dy%d(%g)/dtheta%d = %g, finite differences %g", m.name, i+1, ts[n], j+1, got, fd)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestFailures(t *testing.T) {
+	// y' = y^2 from 1 blows up at t = 1
+	blow := System{K: 1, F: func(t float64, y, p, dy []float64) { dy[0] = y[0] * y[0] },
+		Jac: func(t float64, y, p, dy, jy, jp, ft []float64) {
+			dy[0], jy[0], ft[0] = y[0]*y[0], 2*y[0], 0
+		}}
+	for _, m := range methods {
+		s := NewSolver(blow, m.m)
+		out := make([]float64, 1)
+		err := s.Solve([]float64{1}, nil, 0, []float64{2}, Options{MaxSteps: 100000}, out, nil)
+		if !errors.Is(err, ErrStepSize) && !errors.Is(err, ErrMaxSteps) {
+			t.Errorf("%s blow-up: err %v", m.name, err)
+		}
+		s = NewSolver(lotka(), m.m)
+		out = make([]float64, 2)
+		err = s.Solve([]float64{30, 4}, []float64{0.55, 0.028, 0.8, 0.024}, 0, []float64{100}, Options{MaxSteps: 10}, out, nil)
+		if !errors.Is(err, ErrMaxSteps) {
+			t.Errorf("%s max steps: err %v", m.name, err)
+		}
+		for _, ts := range [][]float64{{0}, {2, 1}, {math.NaN()}, {-1}} {
+			if err := s.Solve([]float64{30, 4}, []float64{0.55, 0.028, 0.8, 0.024}, 0, ts, Options{}, make([]float64, 2*len(ts)), nil); !errors.Is(err, ErrTimes) {
+				t.Errorf("%s ts %v: err %v", m.name, ts, err)
+			}
+		}
+		if err := s.Solve([]float64{math.NaN(), 4}, []float64{0.55, 0.028, 0.8, 0.024}, 0, []float64{1}, Options{}, make([]float64, 2), nil); err == nil {
+			t.Errorf("%s: NaN initial state: no error", m.name)
+		}
+		// a NaN parameter makes every step fail, not panic
+		err = s.Solve([]float64{30, 4}, []float64{math.NaN(), 0.028, 0.8, 0.024}, 0, []float64{1}, Options{}, make([]float64, 2), nil)
+		if err == nil {
+			t.Errorf("%s: NaN parameter: no error", m.name)
+		}
+	}
+}
+
+func TestNoAllocs(t *testing.T) {
+	ts := []float64{1, 2, 5}
+	y0, p := []float64{30, 4}, []float64{0.55, 0.028, 0.8, 0.024}
+	for _, m := range methods {
+		s := NewSolver(lotka(), m.m)
+		out, sens := make([]float64, 6), make([]float64, 36)
+		if n := testing.AllocsPerRun(3, func() { _ = s.Solve(y0, p, 0, ts, Options{}, out, sens) }); n != 0 {
+			t.Errorf("%s: %v allocations per solve", m.name, n)
+		}
+	}
+}
