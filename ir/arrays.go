@@ -377,7 +377,7 @@ func checkRepArray(k *site) Expr {
 	sizes := make([]int, len(k.args)-1)
 	for i, a := range k.args[1:] {
 		n, ok := foldConst(a)
-		if !ok || a.Type().Kind != Int || n < 1 {
+		if !ok || a.Type().Kind != Int || n < 0 {
 			return k.badf("takes a scalar and sizes known before inference (rep_array(x, N) or rep_array(x, N, M))")
 		}
 		sizes[i] = int(n)

@@ -42,9 +42,17 @@ func odeEntry(name, params, doc string, form odeForm) *Function {
 }
 
 // odeType is the type of the result of an ODE call with n output times
-// and k states: until the language has arrays, a matrix[N, K] whose row
-// n is the state at ts[n] (the one place to change for array[N] vector[K]).
-func odeType(n, k int) Type { return matType(n, k) }
+// and k states, stored as a matrix[N, K] whose row n is the state at
+// ts[n]: Stan's array[N] vector[K] for ode_*, array[N, K] real for the
+// older integrate_ode_*.
+func odeType(n, k int, old bool) Type {
+	t := matType(n, k)
+	t.Array = 1 // ode_*: array[N] vector[K], one state per row
+	if old {
+		t.Array = 2 // integrate_ode_*: array[N, K] real
+	}
+	return t
+}
 
 // ODECall is a call of an ODE solver.
 type ODECall struct {
@@ -128,7 +136,7 @@ func (r *resolver) odeCall(c *lang.Call, pos lang.Pos, form odeForm) Expr {
 		r.errorf(ts.Pos(), "the output times ts of %s must be a vector, got %s", c.Name, ts.Type())
 		return nil
 	}
-	x := &ODECall{exprBase: exprBase{pos, odeType(ts.Type().Rows, y0.Type().Rows)}, Name: c.Name, Fn: name, Stiff: form.stiff, Y0: y0, T0: t0, TS: ts}
+	x := &ODECall{exprBase: exprBase{pos, odeType(ts.Type().Rows, y0.Type().Rows, form.old)}, Name: c.Name, Fn: name, Stiff: form.stiff, Y0: y0, T0: t0, TS: ts}
 	var tols []Expr
 	switch {
 	case form.old:
@@ -145,7 +153,8 @@ func (r *resolver) odeCall(c *lang.Call, pos lang.Pos, form odeForm) Expr {
 		var v [3]float64
 		for i, e := range tols {
 			f, ok := foldConst(e)
-			if !ok || !e.Type().Scalar() || !(f > 0) || math.IsInf(f, 0) || i == 2 && (e.Type().Kind != Int || f > math.MaxInt32) {
+			// (Stan's older integrate_ode_* take the steps as a real: 5e2)
+			if !ok || !e.Type().Scalar() || !(f > 0) || math.IsInf(f, 0) || i == 2 && (f != math.Trunc(f) || f > math.MaxInt32 || e.Type().Kind != Int && !form.old) {
 				r.errorf(e.Pos(), "%s of %s must be a positive %s known before inference, got %s", what[i], c.Name, map[bool]string{true: "integer", false: "number"}[i == 2], FormatExpr(e))
 				return nil
 			}
@@ -169,11 +178,14 @@ func (r *resolver) odeRHS(x *ODECall, fd *lang.FuncDef) bool {
 		return false
 	}
 	types := []Type{tReal, vecType(K)}
+	if len(fd.Params) > 1 && fd.Params[1].ArrayDims() == 1 {
+		types[1].Array = 1 // the state as Stan's older forms pass it: array[] real
+	}
 	for _, a := range x.Args {
 		types = append(types, a.Type())
 	}
 	for i, prm := range fd.Params {
-		if !baseAccepts(prm.Base, types[i]) || i == 0 && prm.Base != "real" {
+		if !paramAccepts(prm.ArrayDims(), prm.Base, types[i]) || i == 0 && prm.Base != "real" {
 			what := "argument"
 			switch i {
 			case 0:
