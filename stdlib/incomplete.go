@@ -42,8 +42,8 @@ func (x dual2) inv() dual2 {
 	r := 1 / x.v
 	return dual2{r, -x.a * r * r, -x.b * r * r}
 }
-func (x dual2) div(y dual2) dual2 { return x.mul(y.inv()) }
-func (x dual2) addc(c float64) dual2 { return dual2{x.v + c, x.a, x.b} }
+func (x dual2) div(y dual2) dual2     { return x.mul(y.inv()) }
+func (x dual2) addc(c float64) dual2  { return dual2{x.v + c, x.a, x.b} }
 func (x dual2) scale(c float64) dual2 { return dual2{x.v * c, x.a * c, x.b * c} }
 
 // guard keeps a Lentz denominator off zero.
@@ -56,9 +56,9 @@ func (x dual2) guard() dual2 {
 
 // incGamma holds log P(a, x), log Q(a, x) and their derivatives.
 type incGamma struct {
-	lp, lq       float64 // log P, log Q
-	lpA, lpX     float64 // d log P / da, d log P / dx
-	lqA, lqX     float64 // d log Q / da, d log Q / dx
+	lp, lq   float64 // log P, log Q
+	lpA, lpX float64 // d log P / da, d log P / dx
+	lqA, lqX float64 // d log Q / da, d log Q / dx
 }
 
 // logIncGamma is the regularized incomplete gamma function pair for a > 0:
