@@ -17,6 +17,7 @@ type cdfSpec struct {
 	lcdf, lccdf  func(a, d []float64) float64
 	validParams  func(a []float64) bool
 	belowSupport func(a []float64) bool // y below the support: lcdf -Inf, lccdf 0
+	aboveSupport func(a []float64) bool // y at or above the support's top: lcdf 0, lccdf -Inf
 }
 
 // logOneMinusExpNeg is log(1 - exp(-t)) for t > 0 and its derivative in t,
@@ -158,8 +159,8 @@ func scale(d []float64, c float64) {
 }
 
 // cdfFunc makes NAME_lcdf or NAME_lccdf of a spec: NaN for NaN input, -Inf
-// (lcdf) or 0 (lccdf) below the support, -Inf with zero derivatives for
-// parameters outside their domain.
+// (lcdf) or 0 (lccdf) below the support, 0 (lcdf) or -Inf (lccdf) above
+// it, -Inf with zero derivatives for parameters outside their domain.
 func cdfFunc(s cdfSpec, complement bool) *NaryFunc {
 	name, f := s.name+"_lcdf", s.lcdf
 	if complement {
@@ -183,11 +184,17 @@ func cdfFunc(s cdfSpec, complement bool) *NaryFunc {
 			}
 			return negInf
 		}
+		if s.aboveSupport != nil && s.aboveSupport(a) {
+			if complement {
+				return negInf
+			}
+			return 0
+		}
 		return f(a, d)
 	}
 	return &NaryFunc{Name: name, Arity: s.arity,
 		Eval: func(a []float64) float64 {
-			var buf [4]float64
+			var buf [MaxNaryArity]float64
 			return grad(a, buf[:len(a)])
 		},
 		Grad: grad}
