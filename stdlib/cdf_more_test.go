@@ -183,6 +183,9 @@ func TestMoreCDFTails(t *testing.T) {
 		{"half_normal_lcdf", []float64{1e-10, 1}, math.Log(1e-10 * math.Sqrt(2/math.Pi)), []int{0, 1}},
 		{"frechet_lcdf", []float64{1e-3, 2, 1}, -1e6, []int{0, 1, 2}},
 		{"poisson_lcdf", []float64{0, 800}, -800, []int{1}},
+		// log P(Y <= 60) for rate 2 is -P(Y > 60), about -1e-62
+		{"poisson_lcdf", []float64{60, 2}, -pmfSum(61, 200, func(k float64) float64 { lk, _ := math.Lgamma(k + 1); return k*math.Ln2 - 2 - lk }), []int{1}},
+		{"poisson_lccdf", []float64{60, 2}, math.Log(pmfSum(61, 200, func(k float64) float64 { lk, _ := math.Lgamma(k + 1); return k*math.Ln2 - 2 - lk })), []int{1}},
 		{"poisson_lccdf", []float64{0, 1e-10}, math.Log(-math.Expm1(-1e-10)), []int{1}},
 		{"binomial_lcdf", []float64{0, 1000, 0.9}, 1000 * math.Log1p(-0.9), []int{2}},
 		{"binomial_lccdf", []float64{199, 200, 0.01}, 200 * math.Log(0.01), []int{2}},
@@ -192,7 +195,8 @@ func TestMoreCDFTails(t *testing.T) {
 	for _, c := range cases {
 		f, ok := lookupNary(c.fn)
 		require.True(t, ok, c.fn)
-		relClose(t, c.want, f.Eval(c.a), 1e-12, "%s%v", c.fn, c.a)
+		// relative accuracy, even for values near 0 (log cdf where cdf ~ 1)
+		require.InDeltaf(t, c.want, f.Eval(c.a), 1e-12*math.Abs(c.want), "%s%v", c.fn, c.a)
 		fdArgs(t, f, append([]float64(nil), c.a...), c.grad, 1e-5)
 	}
 }
