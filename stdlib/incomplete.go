@@ -75,9 +75,9 @@ func logIncGamma(a, x float64) incGamma {
 		return g
 	}
 	lx := math.Log(x)
-	lga, _ := math.Lgamma(a)
-	// log of the density x^(a-1) e^-x / Gamma(a)
-	ld := (a-1)*lx - x - lga
+	// pre = log(x^a e^-x / Gamma(a)) and ld = log of the density
+	pre := gammaPrefix(a, x, lx)
+	ld := pre - lx
 	if x < a+1 {
 		// P = x^a e^-x / Gamma(a+1) * sum_n x^n / ((a+1)...(a+n))
 		t, s := dual2{v: 1}, dual2{v: 1}
@@ -90,7 +90,7 @@ func logIncGamma(a, x float64) incGamma {
 				break
 			}
 		}
-		g.lp = a*lx - x - lga - math.Log(a) + math.Log(s.v)
+		g.lp = pre - math.Log(a) + math.Log(s.v)
 		g.lpA = lx - Digamma(a+1) + s.a/s.v
 		g.lpX = math.Exp(ld - g.lp)
 		g.lq = Log1mExp(g.lp)
@@ -116,7 +116,7 @@ func logIncGamma(a, x float64) incGamma {
 			break
 		}
 	}
-	g.lq = a*lx - x - lga + math.Log(h.v)
+	g.lq = pre + math.Log(h.v)
 	g.lqA = lx - Digamma(a) + h.a/h.v
 	g.lqX = -math.Exp(ld - g.lq)
 	g.lp = Log1mExp(g.lq)
@@ -192,11 +192,16 @@ func betaCF(a, b, x, y float64) (float64, [3]float64) {
 			break
 		}
 	}
+	// log x and log y, each from the smaller of x and y (log1p) so that
+	// a log x stays accurate for x near 1 and a large
 	lx, ly := math.Log(x), math.Log(y)
-	lga, _ := math.Lgamma(a)
-	lgb, _ := math.Lgamma(b)
-	lgab, _ := math.Lgamma(a + b)
-	lbeta := lga + lgb - lgab
+	if x > 0.5 {
+		lx = math.Log1p(-y)
+	}
+	if y > 0.5 {
+		ly = math.Log1p(-x)
+	}
+	lbeta := lbetaStirling(a, b)
 	li := a*lx + b*ly - lbeta - math.Log(a) + math.Log(h.v)
 	dab := Digamma(a + b)
 	return li, [3]float64{
@@ -204,4 +209,64 @@ func betaCF(a, b, x, y float64) (float64, [3]float64) {
 		ly - Digamma(b) + dab + h.b/h.v,
 		math.Exp((a-1)*lx + (b-1)*ly - lbeta - li),
 	}
+}
+
+// stirlingErr is lgamma(x) - ((x - 1/2) log x - x + log(2 pi)/2), the
+// error of Stirling's formula, for x >= 10 (its asymptotic series, to
+// x^-13: below 1e-17 there).
+func stirlingErr(x float64) float64 {
+	r := 1 / x
+	r2 := r * r
+	return r * (1.0/12 - r2*(1.0/360-r2*(1.0/1260-r2*(1.0/1680-r2*(1.0/1188-r2*(691.0/360360-r2/156))))))
+}
+
+const lnSqrt2PiInc = 0.91893853320467274178 // log(2 pi)/2
+
+// lbetaStirling is log B(a, b) for a, b > 0 without the cancellation of
+// lgamma(a) + lgamma(b) - lgamma(a + b) when a or b is large (Stirling's
+// formula with its error term, as Stan's lbeta).
+func lbetaStirling(a, b float64) float64 {
+	x, y := math.Min(a, b), math.Max(a, b)
+	if y < 10 {
+		lx, _ := math.Lgamma(x)
+		ly, _ := math.Lgamma(y)
+		lxy, _ := math.Lgamma(x + y)
+		return lx + ly - lxy
+	}
+	corr := stirlingErr(y) - stirlingErr(x+y)
+	if x < 10 {
+		lx, _ := math.Lgamma(x)
+		return lx + corr - (y-0.5)*math.Log1p(x/y) - x*math.Log(x+y) + x
+	}
+	return lnSqrt2PiInc - 0.5*math.Log(y) + stirlingErr(x) + corr +
+		(x-0.5)*math.Log(x/(x+y)) + y*math.Log1p(-x/(x+y))
+}
+
+// gammaPrefix is log(x^a e^-x / Gamma(a)) given lx = log x, written for
+// a >= 10 as a (log1p(t) - t) + log(a)/2 - log(2 pi)/2 - stirlingErr(a)
+// with t = (x - a)/a, which keeps its accuracy for large a with x near a.
+func gammaPrefix(a, x, lx float64) float64 {
+	if a < 10 {
+		lga, _ := math.Lgamma(a)
+		return a*lx - x - lga
+	}
+	return a*log1pmx((x-a)/a) + 0.5*math.Log(a) - lnSqrt2PiInc - stirlingErr(a)
+}
+
+// log1pmx is log(1 + t) - t, by its series for small |t|.
+func log1pmx(t float64) float64 {
+	if math.Abs(t) > 0.25 {
+		return math.Log1p(t) - t
+	}
+	// -t^2/2 + t^3/3 - t^4/4 + ...
+	sum, p := 0.0, -t // p = (-t)^k
+	for k := 2; k < 200; k++ {
+		p *= -t
+		term := -p / float64(k) // -(-t)^k / k
+		sum += term
+		if math.Abs(term) <= 1e-17*math.Abs(sum) {
+			break
+		}
+	}
+	return sum
 }

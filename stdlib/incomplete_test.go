@@ -67,3 +67,49 @@ func TestLogIncBeta(t *testing.T) {
 		relClose(t, 2.5*math.Log(x), logIncBeta(1, 2.5, 1-x, x).lc, 1e-13, "log(1 - I_(1-%g)(1, 2.5))", x)
 	}
 }
+
+// TestIncLargeShapes: large shapes, where lgamma differences lose digits,
+// against mpmath (50-digit gammainc and betainc, derivatives by mpmath.diff;
+// the script is in the comment below): values to 1e-12 relative, the
+// derivatives in the shapes to 1e-8.
+//
+//	from mpmath import mp, gammainc, betainc, log, diff, inf
+//	mp.dps = 40
+//	lP = lambda a, x: log(gammainc(a, 0, x, regularized=True))   # and lQ: (a, x, inf)
+//	lI = lambda a, b, x: log(betainc(a, b, 0, x, regularized=True)) # and lC: (a, b, x, 1)
+//	print(lP(a, x), lQ(a, x), diff(lambda s: lP(s, x), a), diff(lambda s: lQ(s, x), a))
+func TestIncLargeShapes(t *testing.T) {
+	// a, x, log P, log Q, dlogP/da, dlogQ/da
+	gammas := [][6]float64{
+		{100000.0, 100300.0, -0.18797392788625588, -1.7639671462025727, -0.00097018221558462115, 0.0046913568343061819},
+		{100000.0, 99700.0, -1.7636542597494873, -0.18803864566445524, -0.0046955204330870027, 0.00097140999563143539},
+		{300000.0, 300900.0, -0.051589055631040553, -2.9901293664953367, -0.00019905641808823961, 0.0037598284238541922},
+		{5000.0, 4800.0, -6.1644876381888418, -0.0021050094593880547, -0.044929447015559215, 9.4676523501788004e-5},
+		{20000.0, 21000.0, -1.7148666085768689e-12, -27.091685817591936, -8.5360833656361959e-14, 0.049776952463450144},
+		{20.0, 3.0, -23.210444234617719, -8.3144235885373471e-11, -1.929660349864562, 1.6044013531446128e-10},
+	}
+	for _, c := range gammas {
+		g := logIncGamma(c[0], c[1])
+		require.InEpsilonf(t, c[2], g.lp, 1e-12, "log P%v", c[:2])
+		require.InEpsilonf(t, c[3], g.lq, 1e-12, "log Q%v", c[:2])
+		require.InEpsilonf(t, c[4], g.lpA, 1e-8, "dlogP/da%v", c[:2])
+		require.InEpsilonf(t, c[5], g.lqA, 1e-8, "dlogQ/da%v", c[:2])
+	}
+	// a, b, y = 1 - x, log I_x(a, b), log(1 - I), dlogI/da, dlogI/db
+	betas := [][7]float64{
+		{3000.0, 3000.0, 0.48999999999999999, -0.062574332517615132, -2.8025241324255472, -0.0016348412545770799, 0.001667869648212},
+		{1000000.0, 0.5, 9.9999999999999995e-7, -1.8496058398045236, -0.17114325366701572, -1.3194843573125305e-6, 2.4783162901738399},
+		{3000.0, 20.0, 0.01, -3.9236961700914847, -0.019965892552026575, -0.0041503994253588138, 0.50637250481780384},
+		{400.0, 600.0, 0.62, -2.3247663093875947, -0.10292603451826387, -0.069758047502921127, 0.044587746813699739},
+		{200000.0, 2000.0, 0.0099000000000000008, -0.69542211578262632, -0.69087740892293067, -0.00017792244825580831, 0.017794611399927755},
+		{200000.0, 2000.0, 0.0101, -1.6994254533667126, -0.20185736133381273, -0.00032464912677254129, 0.032142368904652055},
+		{50000.0, 0.5, 2.0000000000000002e-5, -1.8496121074865049, -0.17114208374127024, -2.6389915222825787e-5, 2.4783069816420203},
+	}
+	for _, c := range betas {
+		r := logIncBeta(c[0], c[1], 1-c[2], c[2])
+		require.InEpsilonf(t, c[3], r.li, 1e-12, "log I%v", c[:3])
+		require.InEpsilonf(t, c[4], r.lc, 1e-12, "log(1 - I)%v", c[:3])
+		require.InEpsilonf(t, c[5], r.di[0], 1e-8, "dlogI/da%v", c[:3])
+		require.InEpsilonf(t, c[6], r.di[1], 1e-8, "dlogI/db%v", c[:3])
+	}
+}
