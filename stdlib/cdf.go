@@ -197,5 +197,5 @@ func cdfFunc(s cdfSpec, complement bool) *NaryFunc {
 			var buf [MaxNaryArity]float64
 			return grad(a, buf[:len(a)])
 		},
-		Grad: grad}
+		Grad: grad, GradForward: true}
 }

@@ -348,5 +348,5 @@ func expCDF(name string, lcdf *NaryFunc) *NaryFunc {
 				}
 			}
 			return p
-		}}
+		}, GradForward: true}
 }

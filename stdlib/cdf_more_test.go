@@ -222,3 +222,30 @@ func TestMoreCDFEdges(t *testing.T) {
 	require.Equal(t, 0.0, get("poisson_lcdf").Eval([]float64{0, 0}))
 	require.True(t, math.IsInf(get("poisson_lccdf").Eval([]float64{0, 0}), -1))
 }
+
+// TestMoreCDFsAllocateNothing: every NAME_lcdf, NAME_lccdf and NAME_cdf,
+// as a NaryOp on the tape, allocates nothing forward and backward.
+func TestMoreCDFsAllocateNothing(t *testing.T) {
+	for _, name := range FamilyNames() {
+		fam := families[name]
+		if fam.LogCDF == nil {
+			continue
+		}
+		for _, f := range []*NaryFunc{fam.LogCDF, fam.LogCCDF, fam.CDF} {
+			in := make([][]float64, f.Arity)
+			din := make([][]float64, f.Arity)
+			for i := range in {
+				in[i] = []float64{0.5 + float64(i)}
+				din[i] = []float64{0}
+			}
+			in[0][0] = 0.3
+			op := NewNaryOp(f)
+			out, dout := []float64{0}, []float64{1}
+			allocs := testing.AllocsPerRun(20, func() {
+				op.Forward(out, in)
+				op.Backward(out, dout, in, din)
+			})
+			require.Zerof(t, allocs, "%s allocates", f.Name)
+		}
+	}
+}
