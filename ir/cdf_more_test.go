@@ -20,6 +20,7 @@ model {
   target += student_t_cdf(z | 3, 0, 1) + gamma_lccdf(2.5 | exp(z[1]), 1.5)
   target += poisson_lcdf(y | exp(z[2])) + sum(beta_cdf(rep_vector(0.3, 3), 2, exp(z)))
   target += neg_binomial_2_lccdf(3 | exp(z[3]), 2) + binomial_cdf(y[2] | 6, inv_logit(z[1]))
+  target += skew_normal_lcdf(z | 0.2, 1.5, 1)
 }
 `, "y\n1\n4\n")
 	// Student's t with 3 degrees of freedom has a closed-form CDF (gonum's
@@ -36,6 +37,8 @@ model {
 			v += math.Log(t3((x - 0.5) / 2))
 			prod *= t3(x)
 			v += distuv.Beta{Alpha: 2, Beta: math.Exp(x)}.CDF(0.3)
+			// the skew normal of shape 1 has CDF Phi(z)^2
+			v += 2 * math.Log(distuv.UnitNormal.CDF((x-0.2)/1.5))
 		}
 		v += prod + math.Log(mathext.GammaIncRegComp(math.Exp(z[0]), 1.5*2.5))
 		for _, k := range []float64{1, 4} {

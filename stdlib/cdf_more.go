@@ -14,14 +14,17 @@ import "math"
 // y is an integer (a real y counts as its floor) and their derivative in y
 // is 0.
 //
-// skew_normal has no CDF yet: it needs Owen's T function (and its
-// derivative in the shape) to full accuracy in the tails.
+// skew_normal's, through Owen's T function, is in cdf_skew.go.
 
 var moreCDFSpecs = []cdfSpec{
 	{name: "student_t", arity: 4,
 		validParams: func(a []float64) bool { return a[1] > 0 && a[3] > 0 && finite(a[1], a[2], a[3]) },
 		lcdf:        func(a, d []float64) float64 { return studentCDF(a, d, false) },
 		lccdf:       func(a, d []float64) float64 { return studentCDF(a, d, true) }},
+	{name: "skew_normal", arity: 4,
+		validParams: func(a []float64) bool { return a[2] > 0 && finite(a[1], a[2], a[3]) },
+		lcdf:        func(a, d []float64) float64 { return skewNormalCDF(a, d, false) },
+		lccdf:       func(a, d []float64) float64 { return skewNormalCDF(a, d, true) }},
 	{name: "gamma", arity: 3,
 		validParams:  func(a []float64) bool { return a[1] > 0 && a[2] > 0 && finite(a[1], a[2]) },
 		belowSupport: func(a []float64) bool { return a[0] <= 0 },
