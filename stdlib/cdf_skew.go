@@ -15,13 +15,12 @@ import "math"
 // (the second is T(z, inf) - T(z, alpha), with T(z, inf) = Phi(-|z|)/2, in
 // Craig's form), and 1 - F(z; alpha) = F(-z; -alpha): each of log F and
 // log(1 - F) is computed directly while below log(1/2), else as
-// log(1 - exp(the other)). The integrals are
-// Gauss-Legendre rules (skewGLN nodes) in log space, on the range where the
-// integrand exceeds e^-40 of its largest value; their integrands are
-// smooth there. The derivatives are closed forms: dF/dz is the density and
+// log(1 - exp(the other)). The integrals are composite Gauss-Legendre rules
+// (skewGLN nodes a panel, logCotIntegral) in log space, on the range where
+// the integrand exceeds e^-40 of its largest value. The derivatives are closed forms: dF/dz is the density and
 // dF/dalpha = -exp(-(1 + alpha^2) z^2 / 2) / (pi (1 + alpha^2)).
 
-const skewGLN = 48
+const skewGLN = 20
 
 var skewGLX, skewGLW = gaussLegendre(skewGLN)
 
@@ -56,39 +55,57 @@ func gaussLegendre(n int) ([]float64, []float64) {
 	return x, w
 }
 
-// logOwenT is log T(h, a) for a >= 0: T = exp(-h^2/2)/(2 pi) times
-// int_0^atan(a) exp(-h^2 tan^2(t) / 2) dt.
+// logOwenT is log T(h, a) for a >= 0: with t = pi/2 - theta,
+// T = exp(-h^2/2)/(2 pi) int_(atan(1/a))^(pi/2) exp(-h^2 cot^2(t) / 2) dt.
 func logOwenT(h, a float64) float64 {
 	if a == 0 {
 		return negInf
 	}
 	h2 := h * h
-	hi := math.Atan(a)
-	if h2 > 0 {
-		hi = math.Min(hi, math.Atan(math.Sqrt(80/h2)))
-	}
-	s := 0.0
-	for i, x := range skewGLX {
-		t := math.Tan(0.5 * hi * (x + 1))
-		s += skewGLW[i] * math.Exp(-0.5*h2*t*t)
-	}
-	return -0.5*h2 - math.Log(2*math.Pi) + math.Log(0.5*hi*s)
+	return -0.5*h2 - math.Log(2*math.Pi) + logCotIntegral(h2, 0, math.Atan(1/a), math.Pi/2)
 }
 
 // logCraigJ is log J(z, a) for a > 0: exp(-z^2 (1 + a^2)/2) times
-// int_lo^atan(1/a) exp(-z^2 (cot^2(t) - a^2) / 2) dt.
+// int_0^atan(1/a) exp(-z^2 (cot^2(t) - a^2) / 2) dt.
 func logCraigJ(z, a float64) float64 {
 	z2 := z * z
-	hi, lo := math.Atan(1/a), 0.0
-	if z2 > 0 {
-		lo = math.Atan(1 / math.Sqrt(a*a+80/z2))
+	return -0.5*z2*(1+a*a) + logCotIntegral(z2, a, 0, math.Atan(1/a))
+}
+
+// logCotIntegral is log int_lo^hi exp(-k (cot^2(t) - c^2) / 2) dt for
+// k >= 0 and cot(hi) >= c >= 0, an increasing integrand whose largest
+// value, at hi, is at most 1. Below the point where it is e^-40 (cot(t)^2
+// = c^2 + 80/k) it is left out; from there to hi, Gauss-Legendre panels
+// whose lengths grow fourfold away from 0, where exp(-k cot^2(t)/2) has
+// its essential singularity, so that each panel is as long as its distance
+// to it (a fixed rule on the whole range loses digits for small k).
+func logCotIntegral(k, c, lo, hi float64) float64 {
+	if k > 0 {
+		lo = math.Max(lo, math.Atan(1/math.Sqrt(c*c+80/k)))
 	}
+	if lo == 0 || k == 0 {
+		return math.Log(hi - lo) // the integrand is 1
+	}
+	// below hi * 1e-17 the integrand adds less than 1e-17 of the integral
+	lo = math.Max(lo, hi*1e-17)
 	s := 0.0
-	for i, x := range skewGLX {
-		c := 1 / math.Tan(lo+0.5*(hi-lo)*(x+1))
-		s += skewGLW[i] * math.Exp(-0.5*z2*(c-a)*(c+a))
+	for a := lo; a < hi; a *= 4 {
+		b := math.Min(4*a, hi)
+		if b > hi/(1+1e-12) {
+			b = hi
+		}
+		m, r := 0.5*(a+b), 0.5*(b-a)
+		p := 0.0
+		for i, x := range skewGLX {
+			ct := 1 / math.Tan(m+r*x)
+			p += skewGLW[i] * math.Exp(-0.5*k*(ct-c)*(ct+c))
+		}
+		s += r * p
+		if b == hi {
+			break
+		}
 	}
-	return -0.5*z2*(1+a*a) + math.Log(0.5*(hi-lo)*s)
+	return math.Log(s)
 }
 
 // logSkewF is log F(z; alpha), the standard skew normal's CDF.
