@@ -244,13 +244,20 @@ func lbetaStirling(a, b float64) float64 {
 
 // gammaPrefix is log(x^a e^-x / Gamma(a)) given lx = log x, written for
 // a >= 10 as a (log1p(t) - t) + log(a)/2 - log(2 pi)/2 - stirlingErr(a)
-// with t = (x - a)/a, which keeps its accuracy for large a with x near a.
+// with t = (x - a)/a, which keeps its accuracy for large a with x near a
+// (for x far from a, a log(x/a) + a - x in place of a (log1p(t) - t)).
 func gammaPrefix(a, x, lx float64) float64 {
 	if a < 10 {
 		lga, _ := math.Lgamma(a)
 		return a*lx - x - lga
 	}
-	return a*log1pmx((x-a)/a) + 0.5*math.Log(a) - lnSqrt2PiInc - stirlingErr(a)
+	var m float64 // a log(x/a) + a - x
+	if t := (x - a) / a; math.Abs(t) < 0.5 {
+		m = a * log1pmx(t)
+	} else {
+		m = a*(lx-math.Log(a)) + a - x // t's rounding would spoil log1p(t) near -1
+	}
+	return m + 0.5*math.Log(a) - lnSqrt2PiInc - stirlingErr(a)
 }
 
 // log1pmx is log(1 + t) - t, by its series for small |t|.

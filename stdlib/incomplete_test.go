@@ -35,6 +35,12 @@ func TestLogIncGamma(t *testing.T) {
 		relClose(t, math.Log(math.Erf(math.Sqrt(x))), logIncGamma(0.5, x).lp, 1e-13, "log P(1/2, %g)", x)
 		relClose(t, math.Log(-math.Expm1(-x)), logIncGamma(1, x).lp, 1e-13, "log P(1, %g)", x)
 	}
+	// a large shape with x far below it: P = x^a e^-x / Gamma(a+1) (1 + x/(a+1) + ...)
+	for _, a := range []float64{30, 3000} {
+		x := 1e-8
+		lg, _ := math.Lgamma(a + 1)
+		relClose(t, a*math.Log(x)-x-lg+math.Log1p(x/(a+1)*(1+x/(a+2))), logIncGamma(a, x).lp, 1e-14, "log P(%g, %g)", a, x)
+	}
 	require.True(t, math.IsInf(logIncGamma(2, 0).lp, -1))
 }
 
