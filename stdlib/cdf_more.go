@@ -229,7 +229,9 @@ var moreCDFSpecs = []cdfSpec{
 		lcdf:         func(a, d []float64) float64 { return negBinomial2CDF(a, d, false) },
 		lccdf:        func(a, d []float64) float64 { return negBinomial2CDF(a, d, true) }},
 	{name: "beta_binomial", arity: 4,
-		validParams:  func(a []float64) bool { return a[1] >= 0 && isInt(a[1]) && a[2] > 0 && a[3] > 0 && finite(a[2], a[3]) },
+		validParams: func(a []float64) bool {
+			return a[1] >= 0 && a[1] <= betaBinomialMaxN && isInt(a[1]) && a[2] > 0 && a[3] > 0 && finite(a[2], a[3])
+		},
 		belowSupport: func(a []float64) bool { return a[0] < 0 },
 		aboveSupport: func(a []float64) bool { return a[0] >= a[1] },
 		lcdf:         func(a, d []float64) float64 { return betaBinomialCDF(a, d, false) },
@@ -298,6 +300,10 @@ func negBinomial2CDF(a, d []float64, complement bool) float64 {
 	d[2] = dv[0] + dv[2]*mu/(s*s)
 	return v
 }
+
+// betaBinomialMaxN is the largest N of beta_binomial's CDF, a sum of up
+// to N terms; a larger N counts as outside the parameter's domain (-Inf).
+const betaBinomialMaxN = 1e7
 
 // betaBinomialCDF is beta_binomial_lcdf (complement: _lccdf) of (n, N,
 // alpha, beta): the log of the sum of the mass function over 0..n

@@ -249,3 +249,46 @@ func TestMoreCDFsAllocateNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestCDFsOddInputs: every NAME_lcdf, NAME_lccdf and NAME_cdf on every
+// combination of odd arguments (0, negative, huge, tiny, infinite) gives
+// no NaN, value or derivative (NaN comes out only when NaN goes in), and
+// lcdf and lccdf at most 0.
+func TestCDFsOddInputs(t *testing.T) {
+	odd := []float64{0, -1, 0.5, 1, 3, 1e-300, 1e15, 1e300, math.Inf(1), math.Inf(-1)}
+	for _, name := range FamilyNames() {
+		fam := families[name]
+		if fam.LogCDF == nil {
+			continue
+		}
+		for _, f := range []*NaryFunc{fam.LogCDF, fam.LogCCDF, fam.CDF} {
+			a, d := make([]float64, f.Arity), make([]float64, f.Arity)
+			var rec func(i int)
+			rec = func(i int) {
+				if i == len(a) {
+					v := f.Grad(a, d)
+					top := 0.0
+					if f == fam.CDF {
+						top = 1
+					}
+					if math.IsNaN(v) || v > top {
+						t.Errorf("%s%v = %g", f.Name, a, v)
+					}
+					if !math.IsInf(v, 0) {
+						for j := range d {
+							if math.IsNaN(d[j]) {
+								t.Errorf("%s%v d/dx%d = %g", f.Name, a, j, d[j])
+							}
+						}
+					}
+					return
+				}
+				for _, x := range odd {
+					a[i] = x
+					rec(i + 1)
+				}
+			}
+			rec(0)
+		}
+	}
+}
