@@ -348,29 +348,55 @@ func dependsOnUnknowns(e Expr) bool {
 	return found
 }
 
-// cdfCall resolves NAME_lcdf and NAME_lccdf of a distribution that has
-// them, reporting whether name is one: with a bar, NAME_lcdf(y | params)
-// sums over a vector y (as Stan's); without, it applies elementwise like
-// any scalar function of several arguments.
+// cdfCall resolves NAME_cdf, NAME_lcdf and NAME_lccdf of a distribution
+// that has them, reporting whether name is one: with a bar,
+// NAME_lcdf(y | params) sums over a vector y and NAME_cdf(y | params)
+// multiplies (as Stan's); without, they apply elementwise like any scalar
+// function of several arguments. A distribution without a CDF is named as
+// such.
 func (r *resolver) cdfCall(c *lang.Call) (Expr, bool) {
-	name, upper := strings.CutSuffix(c.Name, "_lccdf")
-	if !upper {
-		var ok bool
-		if name, ok = strings.CutSuffix(c.Name, "_lcdf"); !ok {
-			return nil, false
-		}
-	}
-	fam, ok := stdlib.Lookup(name)
+	name, kind, ok := cdfName(c.Name)
 	if !ok {
 		return nil, false
 	}
-	f := fam.LogCDF
-	if upper {
-		f = fam.LogCCDF
-	}
-	if f == nil {
+	fam, known := stdlib.Lookup(name)
+	if !known && !unsupportedStan(name) {
 		return nil, false
 	}
+	f := map[string]*stdlib.NaryFunc{}
+	if known {
+		f = map[string]*stdlib.NaryFunc{"_lcdf": fam.LogCDF, "_lccdf": fam.LogCCDF, "_cdf": fam.LogCDF}
+	}
+	if f[kind] == nil {
+		e := r.errorf(r.at(c.Pos), "%s has no CDF in mscppl", name)
+		if !known {
+			e.Msg += ": the distribution is not supported yet"
+		}
+		e.Hint = "the families with NAME_cdf, NAME_lcdf and NAME_lccdf are " + strings.Join(CDFFamilies(), ", ")
+		return nil, true
+	}
+	x, ok := r.cdfApply(c, f[kind])
+	if x != nil && kind == "_cdf" {
+		// NAME_cdf is exp(NAME_lcdf): the product over a vector y
+		x = fnCall("exp", x.Pos(), x.Type(), x)
+	}
+	return x, ok
+}
+
+// cdfName splits NAME_cdf, NAME_lcdf and NAME_lccdf into the family's name
+// and the suffix.
+func cdfName(s string) (string, string, bool) {
+	for _, suf := range []string{"_lccdf", "_lcdf", "_cdf"} {
+		if name, ok := strings.CutSuffix(s, suf); ok && name != "" {
+			return name, suf, true
+		}
+	}
+	return "", "", false
+}
+
+// cdfApply is the call of a log CDF f with the arguments of c, summed over
+// a vector y when c has a bar (or f takes y alone).
+func (r *resolver) cdfApply(c *lang.Call, f *stdlib.NaryFunc) (Expr, bool) {
 	pos := r.at(c.Pos)
 	in := c.Args
 	if c.Bar {

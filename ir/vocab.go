@@ -20,8 +20,8 @@ import (
 //     builtins.go, one per function (name, arity, check, lowering, doc);
 //   - the distributions, scalar and multivariate: stdlib's registry of
 //     Family entries (stdlib.Lookup, stdlib.FamilyNames). A distribution
-//     also gives the functions NAME_lpdf (NAME_lpmf), NAME_lcdf and
-//     NAME_lccdf when it has them, and NAME_rng (DerivedNames).
+//     also gives the functions NAME_lpdf (NAME_lpmf), NAME_cdf, NAME_lcdf
+//     and NAME_lccdf when it has them, and NAME_rng (DerivedNames).
 
 // Function is a built-in function of the language: one entry of the
 // vocabulary. Its gradient is that of the tape operations it lowers to,
@@ -159,8 +159,8 @@ func FunctionNames() []string {
 func DistributionNames() []string { return stdlib.FamilyNames() }
 
 // DerivedNames are the functions that come with the distributions:
-// NAME_lpdf (NAME_lpmf for discrete ones), NAME_lcdf and NAME_lccdf where
-// the distribution has them, and NAME_rng for scalar ones, sorted.
+// NAME_lpdf (NAME_lpmf for discrete ones), NAME_cdf, NAME_lcdf and
+// NAME_lccdf where the distribution has them, and NAME_rng for scalar ones, sorted.
 func DerivedNames() []string {
 	var out []string
 	for _, n := range stdlib.FamilyNames() {
@@ -168,6 +168,9 @@ func DerivedNames() []string {
 		out = append(out, f.DensityName())
 		if f.LogCDF != nil {
 			out = append(out, n+"_lcdf")
+		}
+		if f.CDF != nil {
+			out = append(out, n+"_cdf")
 		}
 		if f.LogCCDF != nil {
 			out = append(out, n+"_lccdf")
@@ -177,6 +180,18 @@ func DerivedNames() []string {
 		}
 	}
 	sort.Strings(out)
+	return out
+}
+
+// CDFFamilies are the distributions with NAME_cdf, NAME_lcdf and
+// NAME_lccdf, sorted.
+func CDFFamilies() []string {
+	var out []string
+	for _, n := range stdlib.FamilyNames() {
+		if f, _ := stdlib.Lookup(n); f.LogCDF != nil {
+			out = append(out, n)
+		}
+	}
 	return out
 }
 

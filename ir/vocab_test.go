@@ -230,7 +230,7 @@ func TestEveryOpHasAnEntry(t *testing.T) {
 // TestEveryDistributionResolves: every distribution of the registry works
 // after ~ and as NAME_lpdf / NAME_lpmf, with arguments of the shapes it
 // declares; scalar ones also as NAME_rng in derived, and NAME_lcdf /
-// NAME_lccdf where they have them.
+// NAME_lccdf / NAME_cdf where they have them.
 func TestEveryDistributionResolves(t *testing.T) {
 	names := DistributionNames()
 	require.Greater(t, len(names), 35)
@@ -282,7 +282,7 @@ func TestEveryDistributionResolves(t *testing.T) {
 		require.False(t, math.IsInf(lp[0], 0) || math.IsNaN(lp[0]), "%s = %g", density, lp[0])
 		if fam.Scalar() {
 			compile(t, "latent { z: real }\nmodel { z ~ normal(0, 1) }\nderived { d = "+n+"_rng("+strings.Join(params, ", ")+") }\n", "")
-			for _, f := range []*stdlib.NaryFunc{fam.LogCDF, fam.LogCCDF} {
+			for _, f := range []*stdlib.NaryFunc{fam.LogCDF, fam.LogCCDF, fam.CDF} {
 				if f != nil {
 					name := strings.TrimPrefix(strings.TrimPrefix(f.Name, n), "_")
 					call := n + "_" + name + "(" + y + ")"

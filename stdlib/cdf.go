@@ -17,6 +17,7 @@ type cdfSpec struct {
 	lcdf, lccdf  func(a, d []float64) float64
 	validParams  func(a []float64) bool
 	belowSupport func(a []float64) bool // y below the support: lcdf -Inf, lccdf 0
+	aboveSupport func(a []float64) bool // y at or above the support's top: lcdf 0, lccdf -Inf
 }
 
 // logOneMinusExpNeg is log(1 - exp(-t)) for t > 0 and its derivative in t,
@@ -158,8 +159,12 @@ func scale(d []float64, c float64) {
 }
 
 // cdfFunc makes NAME_lcdf or NAME_lccdf of a spec: NaN for NaN input, -Inf
-// (lcdf) or 0 (lccdf) below the support, -Inf with zero derivatives for
-// parameters outside their domain.
+// (lcdf) or 0 (lccdf) below the support (and at y = -Inf), 0 (lcdf) or
+// -Inf (lccdf) above it (and at y = +Inf), -Inf with zero derivatives for
+// parameters outside their domain. It never returns NaN for other input:
+// a value that overflows (shapes near 1e300) is -Inf with zero
+// derivatives, a derivative that is 0 * Inf where the CDF saturates is 0,
+// and a log CDF above 0 by rounding is 0.
 func cdfFunc(s cdfSpec, complement bool) *NaryFunc {
 	name, f := s.name+"_lcdf", s.lcdf
 	if complement {
@@ -183,12 +188,37 @@ func cdfFunc(s cdfSpec, complement bool) *NaryFunc {
 			}
 			return negInf
 		}
-		return f(a, d)
+		if s.aboveSupport != nil && s.aboveSupport(a) || math.IsInf(a[0], 1) {
+			if complement {
+				return negInf
+			}
+			return 0
+		}
+		if math.IsInf(a[0], -1) {
+			if complement {
+				return 0
+			}
+			return negInf
+		}
+		v := f(a, d)
+		switch {
+		case math.IsNaN(v): // arguments so large that the formulas overflow
+			clear(d)
+			return negInf
+		case v > 0: // rounding
+			v = 0
+		}
+		for i := range d {
+			if math.IsNaN(d[i]) { // 0 * Inf where the CDF saturates
+				d[i] = 0
+			}
+		}
+		return v
 	}
 	return &NaryFunc{Name: name, Arity: s.arity,
 		Eval: func(a []float64) float64 {
-			var buf [4]float64
+			var buf [MaxNaryArity]float64
 			return grad(a, buf[:len(a)])
 		},
-		Grad: grad}
+		Grad: grad, GradForward: true}
 }

@@ -57,8 +57,10 @@ type Family struct {
 	// (NaryFunc.Slice): the bits of LogPdf, faster.
 	LogPdfSlice func(out []float64, in [][]float64, buf []float64) bool
 	// LogCDF and LogCCDF, when not nil, are NAME_lcdf and NAME_lccdf as
-	// functions of (y, params...). register fills them in from cdfSpecs.
-	LogCDF, LogCCDF *NaryFunc
+	// functions of (y, params...), and CDF is NAME_cdf, exp(LogCDF).
+	// register fills them in from cdfSpecs (cdf.go) and moreCDFSpecs
+	// (cdf_more.go).
+	LogCDF, LogCCDF, CDF *NaryFunc
 
 	// Vec, for a multivariate distribution (multi_normal, dirichlet,
 	// categorical, ...), gives the shapes it takes and its log density op;
@@ -132,6 +134,14 @@ func register(f *Family) {
 		if s.name == f.Name && f.LogCDF == nil {
 			f.LogCDF, f.LogCCDF = cdfFunc(s, false), cdfFunc(s, true)
 		}
+	}
+	for _, s := range moreCDFSpecs {
+		if s.name == f.Name && f.LogCDF == nil {
+			f.LogCDF, f.LogCCDF = cdfFunc(s, false), cdfFunc(s, true)
+		}
+	}
+	if f.LogCDF != nil && f.CDF == nil {
+		f.CDF = expCDF(f.Name+"_cdf", f.LogCDF)
 	}
 }
 

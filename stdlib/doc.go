@@ -21,7 +21,9 @@
 // and either its scalar log density, gradient and sampler, or (Vec) the
 // shapes it takes and its log density op. The entry also carries what the
 // language derives from it: NAME_lpdf / NAME_lpmf (LogDensity,
-// LogDensityFunc) and NAME_lcdf / NAME_lccdf (LogCDF, LogCCDF; cdf.go).
+// LogDensityFunc) and NAME_lcdf / NAME_lccdf / NAME_cdf (LogCDF, LogCCDF,
+// CDF; cdf.go, cdf_more.go, with the incomplete gamma and beta functions
+// of incomplete.go).
 // The parameterisations are Stan's. Package ir, the REPL's completion and
 // the README test read this registry.
 //

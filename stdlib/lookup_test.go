@@ -4,7 +4,7 @@ import "strings"
 
 // lookupNary finds a scalar function of several arguments by its name in
 // the language: an op of NaryFuncs, or a distribution's NAME_lpdf
-// (NAME_lpmf), NAME_lcdf or NAME_lccdf.
+// (NAME_lpmf), NAME_lcdf, NAME_lccdf or NAME_cdf.
 func lookupNary(name string) (*NaryFunc, bool) {
 	if f := FindNary(name); f != nil {
 		return f, true
@@ -17,6 +17,9 @@ func lookupNary(name string) (*NaryFunc, bool) {
 	}
 	if fam, ok := families[strings.TrimSuffix(name, "_lccdf")]; ok && fam.LogCCDF != nil {
 		return fam.LogCCDF, true
+	}
+	if fam, ok := families[strings.TrimSuffix(name, "_cdf")]; ok && fam.CDF != nil {
+		return fam.CDF, true
 	}
 	return nil, false
 }

@@ -31,6 +31,10 @@ type NaryFunc struct {
 	// scratch (naryBlock elements). It reports false, having written
 	// nothing, for the inputs it does not take (NaryOp then loops).
 	Slice func(out []float64, in [][]float64, buf []float64) bool
+	// GradForward says that Eval is Grad with a scratch of its own (the
+	// log CDFs): NaryOp's Forward then calls Grad with the op's scratch,
+	// which allocates nothing.
+	GradForward bool
 }
 
 // naryBlock is the length of the scratch of NaryFunc.Slice.
@@ -68,7 +72,11 @@ func (o *NaryOp) Forward(out []float64, in [][]float64) {
 		for j := 0; j < k; j++ {
 			o.x[j] = bc(in[j], i)
 		}
-		out[i] = o.F.Eval(o.x[:k])
+		if o.F.GradForward {
+			out[i] = o.F.Grad(o.x[:k], o.dx[:k])
+		} else {
+			out[i] = o.F.Eval(o.x[:k])
+		}
 	}
 }
 

@@ -1,0 +1,361 @@
+package stdlib
+
+import "math"
+
+// The CDFs of the families whose CDF is not closed form (student_t, gamma,
+// inv_gamma, beta, chi_square, inv_chi_square, scaled_inv_chi_square and
+// the discrete binomial, poisson and neg_binomial_2, through the
+// regularized incomplete gamma and beta functions of incomplete.go),
+// beta_binomial (a sum of its mass function), and of the rest of the
+// closed-form ones (double_exponential, frechet, uniform, half_normal,
+// bernoulli). Each lccdf is computed directly, never as 1 - cdf, so it
+// keeps its relative accuracy where the CDF rounds to 1. NAME_cdf of every
+// family with NAME_lcdf is exp(NAME_lcdf) (expCDF). The discrete families'
+// y is an integer (a real y counts as its floor) and their derivative in y
+// is 0.
+//
+// skew_normal's, through Owen's T function, is in cdf_skew.go.
+
+var moreCDFSpecs = []cdfSpec{
+	{name: "student_t", arity: 4,
+		validParams: func(a []float64) bool { return a[1] > 0 && a[3] > 0 && finite(a[1], a[2], a[3]) },
+		lcdf:        func(a, d []float64) float64 { return studentCDF(a, d, false) },
+		lccdf:       func(a, d []float64) float64 { return studentCDF(a, d, true) }},
+	{name: "skew_normal", arity: 4,
+		validParams: func(a []float64) bool { return a[2] > 0 && finite(a[1], a[2], a[3]) },
+		lcdf:        func(a, d []float64) float64 { return skewNormalCDF(a, d, false) },
+		lccdf:       func(a, d []float64) float64 { return skewNormalCDF(a, d, true) }},
+	{name: "gamma", arity: 3,
+		validParams:  func(a []float64) bool { return a[1] > 0 && a[2] > 0 && finite(a[1], a[2]) },
+		belowSupport: func(a []float64) bool { return a[0] <= 0 },
+		aboveSupport: func(a []float64) bool { return math.IsInf(a[0], 1) },
+		lcdf: func(a, d []float64) float64 {
+			g := logIncGamma(a[1], a[2]*a[0])
+			d[0], d[1], d[2] = g.lpX*a[2], g.lpA, g.lpX*a[0]
+			return g.lp
+		},
+		lccdf: func(a, d []float64) float64 {
+			g := logIncGamma(a[1], a[2]*a[0])
+			d[0], d[1], d[2] = g.lqX*a[2], g.lqA, g.lqX*a[0]
+			return g.lq
+		}},
+	{name: "inv_gamma", arity: 3,
+		validParams:  func(a []float64) bool { return a[1] > 0 && a[2] > 0 && finite(a[1], a[2]) },
+		belowSupport: func(a []float64) bool { return a[0] <= 0 },
+		aboveSupport: func(a []float64) bool { return math.IsInf(a[0], 1) },
+		lcdf: func(a, d []float64) float64 {
+			x := a[2] / a[0]
+			g := logIncGamma(a[1], x)
+			d[0], d[1], d[2] = -g.lqX*x/a[0], g.lqA, g.lqX/a[0]
+			return g.lq
+		},
+		lccdf: func(a, d []float64) float64 {
+			x := a[2] / a[0]
+			g := logIncGamma(a[1], x)
+			d[0], d[1], d[2] = -g.lpX*x/a[0], g.lpA, g.lpX/a[0]
+			return g.lp
+		}},
+	{name: "chi_square", arity: 2,
+		validParams:  func(a []float64) bool { return a[1] > 0 && finite(a[1]) },
+		belowSupport: func(a []float64) bool { return a[0] <= 0 },
+		aboveSupport: func(a []float64) bool { return math.IsInf(a[0], 1) },
+		lcdf: func(a, d []float64) float64 {
+			g := logIncGamma(a[1]/2, a[0]/2)
+			d[0], d[1] = g.lpX/2, g.lpA/2
+			return g.lp
+		},
+		lccdf: func(a, d []float64) float64 {
+			g := logIncGamma(a[1]/2, a[0]/2)
+			d[0], d[1] = g.lqX/2, g.lqA/2
+			return g.lq
+		}},
+	{name: "inv_chi_square", arity: 2,
+		validParams:  func(a []float64) bool { return a[1] > 0 && finite(a[1]) },
+		belowSupport: func(a []float64) bool { return a[0] <= 0 },
+		aboveSupport: func(a []float64) bool { return math.IsInf(a[0], 1) },
+		lcdf: func(a, d []float64) float64 {
+			x := 0.5 / a[0]
+			g := logIncGamma(a[1]/2, x)
+			d[0], d[1] = -g.lqX*x/a[0], g.lqA/2
+			return g.lq
+		},
+		lccdf: func(a, d []float64) float64 {
+			x := 0.5 / a[0]
+			g := logIncGamma(a[1]/2, x)
+			d[0], d[1] = -g.lpX*x/a[0], g.lpA/2
+			return g.lp
+		}},
+	{name: "scaled_inv_chi_square", arity: 3,
+		validParams:  func(a []float64) bool { return a[1] > 0 && a[2] > 0 && finite(a[1], a[2]) },
+		belowSupport: func(a []float64) bool { return a[0] <= 0 },
+		aboveSupport: func(a []float64) bool { return math.IsInf(a[0], 1) },
+		lcdf: func(a, d []float64) float64 {
+			x := a[1] * a[2] * a[2] / (2 * a[0])
+			g := logIncGamma(a[1]/2, x)
+			d[0], d[1], d[2] = -g.lqX*x/a[0], g.lqA/2+g.lqX*x/a[1], 2*g.lqX*x/a[2]
+			return g.lq
+		},
+		lccdf: func(a, d []float64) float64 {
+			x := a[1] * a[2] * a[2] / (2 * a[0])
+			g := logIncGamma(a[1]/2, x)
+			d[0], d[1], d[2] = -g.lpX*x/a[0], g.lpA/2+g.lpX*x/a[1], 2*g.lpX*x/a[2]
+			return g.lp
+		}},
+	{name: "beta", arity: 3,
+		validParams:  func(a []float64) bool { return a[1] > 0 && a[2] > 0 && finite(a[1], a[2]) },
+		belowSupport: func(a []float64) bool { return a[0] <= 0 },
+		aboveSupport: func(a []float64) bool { return a[0] >= 1 },
+		lcdf: func(a, d []float64) float64 {
+			r := logIncBeta(a[1], a[2], a[0], 1-a[0])
+			d[0], d[1], d[2] = r.di[2], r.di[0], r.di[1]
+			return r.li
+		},
+		lccdf: func(a, d []float64) float64 {
+			r := logIncBeta(a[1], a[2], a[0], 1-a[0])
+			d[0], d[1], d[2] = r.dc[2], r.dc[0], r.dc[1]
+			return r.lc
+		}},
+	{name: "double_exponential", arity: 3,
+		validParams: func(a []float64) bool { return a[2] > 0 && finite(a[1], a[2]) },
+		lcdf: func(a, d []float64) float64 {
+			z := (a[0] - a[1]) / a[2]
+			if z < 0 {
+				zDerivs(d, 1, 1/a[2], a[2], z)
+				return z - math.Ln2
+			}
+			e := math.Exp(-z)
+			zDerivs(d, e/(2-e), 1/a[2], a[2], z)
+			return math.Log1p(-e / 2)
+		},
+		lccdf: func(a, d []float64) float64 {
+			z := (a[0] - a[1]) / a[2]
+			if z > 0 {
+				zDerivs(d, -1, 1/a[2], a[2], z)
+				return -z - math.Ln2
+			}
+			e := math.Exp(z)
+			zDerivs(d, -e/(2-e), 1/a[2], a[2], z)
+			return math.Log1p(-e / 2)
+		}},
+	{name: "frechet", arity: 3,
+		validParams:  func(a []float64) bool { return a[1] > 0 && a[2] > 0 && finite(a[1], a[2]) },
+		belowSupport: func(a []float64) bool { return a[0] <= 0 },
+		lcdf: func(a, d []float64) float64 {
+			t := frechetT(a, d)
+			scale(d, -1)
+			return -t
+		},
+		lccdf: func(a, d []float64) float64 {
+			v, dv := logOneMinusExpNeg(frechetT(a, d))
+			scale(d, dv)
+			return v
+		}},
+	{name: "uniform", arity: 3,
+		validParams:  func(a []float64) bool { return a[1] < a[2] && finite(a[1], a[2]) },
+		belowSupport: func(a []float64) bool { return a[0] <= a[1] },
+		aboveSupport: func(a []float64) bool { return a[0] >= a[2] },
+		lcdf: func(a, d []float64) float64 {
+			u, w := a[0]-a[1], a[2]-a[1]
+			d[0], d[1], d[2] = 1/u, 1/w-1/u, -1/w
+			return math.Log(u / w)
+		},
+		lccdf: func(a, d []float64) float64 {
+			u, w := a[2]-a[0], a[2]-a[1]
+			d[0], d[1], d[2] = -1/u, 1/w, 1/u-1/w
+			return math.Log(u / w)
+		}},
+	{name: "half_normal", arity: 2,
+		validParams:  func(a []float64) bool { return a[1] > 0 && finite(a[1]) },
+		belowSupport: func(a []float64) bool { return a[0] <= 0 },
+		lcdf: func(a, d []float64) float64 {
+			z := a[0] / a[1]
+			var v float64
+			if z < 1 {
+				v = math.Log(math.Erf(z / math.Sqrt2))
+			} else {
+				v = Log1mExp(math.Ln2 + LogPhi(-z))
+			}
+			fz := math.Exp(math.Ln2 - 0.5*z*z - lnSqrt2Pi - v)
+			d[0], d[1] = fz/a[1], -fz*z/a[1]
+			return v
+		},
+		lccdf: func(a, d []float64) float64 {
+			z := a[0] / a[1]
+			fz := -InvMills(-z)
+			d[0], d[1] = fz/a[1], -fz*z/a[1]
+			return math.Ln2 + LogPhi(-z)
+		}},
+	// discrete families: a[0] is the count n
+	{name: "bernoulli", arity: 2,
+		validParams:  func(a []float64) bool { return a[1] >= 0 && a[1] <= 1 },
+		belowSupport: func(a []float64) bool { return a[0] < 0 },
+		aboveSupport: func(a []float64) bool { return a[0] >= 1 },
+		lcdf:         func(a, d []float64) float64 { d[1] = -1 / (1 - a[1]); return math.Log1p(-a[1]) },
+		lccdf:        func(a, d []float64) float64 { d[1] = 1 / a[1]; return math.Log(a[1]) }},
+	{name: "binomial", arity: 3,
+		validParams:  func(a []float64) bool { return a[1] >= 0 && isInt(a[1]) && a[2] >= 0 && a[2] <= 1 },
+		belowSupport: func(a []float64) bool { return a[0] < 0 },
+		aboveSupport: func(a []float64) bool { return a[0] >= a[1] },
+		lcdf: func(a, d []float64) float64 {
+			n := math.Floor(a[0])
+			r := logIncBeta(a[1]-n, n+1, 1-a[2], a[2])
+			d[2] = -r.di[2]
+			return r.li
+		},
+		lccdf: func(a, d []float64) float64 {
+			n := math.Floor(a[0])
+			r := logIncBeta(a[1]-n, n+1, 1-a[2], a[2])
+			d[2] = -r.dc[2]
+			return r.lc
+		}},
+	{name: "poisson", arity: 2,
+		validParams:  func(a []float64) bool { return a[1] >= 0 && finite(a[1]) },
+		belowSupport: func(a []float64) bool { return a[0] < 0 },
+		aboveSupport: func(a []float64) bool { return math.IsInf(a[0], 1) },
+		lcdf: func(a, d []float64) float64 {
+			g := logIncGamma(math.Floor(a[0])+1, a[1])
+			d[1] = g.lqX
+			return g.lq
+		},
+		lccdf: func(a, d []float64) float64 {
+			g := logIncGamma(math.Floor(a[0])+1, a[1])
+			d[1] = g.lpX
+			return g.lp
+		}},
+	{name: "neg_binomial_2", arity: 3,
+		validParams:  func(a []float64) bool { return a[1] > 0 && a[2] > 0 && finite(a[1], a[2]) },
+		belowSupport: func(a []float64) bool { return a[0] < 0 },
+		aboveSupport: func(a []float64) bool { return math.IsInf(a[0], 1) },
+		lcdf:         func(a, d []float64) float64 { return negBinomial2CDF(a, d, false) },
+		lccdf:        func(a, d []float64) float64 { return negBinomial2CDF(a, d, true) }},
+	{name: "beta_binomial", arity: 4,
+		validParams: func(a []float64) bool {
+			return a[1] >= 0 && a[1] <= betaBinomialMaxN && isInt(a[1]) && a[2] > 0 && a[3] > 0 && finite(a[2], a[3])
+		},
+		belowSupport: func(a []float64) bool { return a[0] < 0 },
+		aboveSupport: func(a []float64) bool { return a[0] >= a[1] },
+		lcdf:         func(a, d []float64) float64 { return betaBinomialCDF(a, d, false) },
+		lccdf:        func(a, d []float64) float64 { return betaBinomialCDF(a, d, true) }},
+}
+
+// studentCDF is student_t_lcdf (complement: _lccdf) of (y, nu, mu, sigma):
+// with z = (y - mu)/sigma, F(-|z|) = I_x(nu/2, 1/2)/2 for x = nu/(nu + z^2)
+// is the smaller tail, computed directly; the other is log(1 - F(-|z|)).
+// The derivative in z is the density over the CDF.
+func studentCDF(a, d []float64, complement bool) float64 {
+	nu, s := a[1], a[3]
+	z := (a[0] - a[2]) / s
+	if math.IsInf(z, 0) {
+		if (z > 0) == complement {
+			return negInf
+		}
+		return 0
+	}
+	z2 := z * z
+	x, y := nu/(nu+z2), z2/(nu+z2)
+	if z2 > 1e300 {
+		x, y = nu/z2, 1
+	}
+	r := logIncBeta(nu/2, 0.5, x, y)
+	g := r.li - math.Ln2
+	dg := 0.5*r.di[0] + r.di[2]*x*y/nu
+	v, dnu := g, dg
+	if (z > 0) != complement {
+		v = Log1mExp(g)
+		dnu = -math.Exp(g-v) * dg
+	}
+	lg1, _ := math.Lgamma((nu + 1) / 2)
+	lg2, _ := math.Lgamma(nu / 2)
+	lpdf := lg1 - lg2 - 0.5*math.Log(nu*math.Pi) - (nu+1)/2*math.Log1p(z2/nu)
+	dz := math.Exp(lpdf - v)
+	if complement {
+		dz = -dz
+	}
+	d[0], d[1], d[2], d[3] = dz/s, dnu, -dz/s, -dz*z/s
+	return v
+}
+
+// frechetT is t = (y/sigma)^-alpha for (y, alpha, sigma), the frechet CDF
+// being exp(-t), with its partial derivatives in d.
+func frechetT(a, d []float64) float64 {
+	y, al, s := a[0], a[1], a[2]
+	l := math.Log(y / s)
+	t := math.Exp(-al * l)
+	d[0], d[1], d[2] = -al*t/y, -t*l, al*t/s
+	return t
+}
+
+// negBinomial2CDF is neg_binomial_2_lcdf (complement: _lccdf) of (n, mu,
+// phi): P(Y <= n) = I_p(phi, n + 1) with p = phi/(mu + phi).
+func negBinomial2CDF(a, d []float64, complement bool) float64 {
+	mu, phi := a[1], a[2]
+	n := math.Floor(a[0])
+	s := mu + phi
+	r := logIncBeta(phi, n+1, phi/s, mu/s)
+	v, dv := r.li, r.di
+	if complement {
+		v, dv = r.lc, r.dc
+	}
+	d[1] = -dv[2] * phi / (s * s)
+	d[2] = dv[0] + dv[2]*mu/(s*s)
+	return v
+}
+
+// betaBinomialMaxN is the largest N of beta_binomial's CDF, a sum of up
+// to N terms; a larger N counts as outside the parameter's domain (-Inf).
+const betaBinomialMaxN = 1e7
+
+// betaBinomialCDF is beta_binomial_lcdf (complement: _lccdf) of (n, N,
+// alpha, beta): the log of the sum of the mass function over 0..n
+// (n+1..N), summed in log space with the derivatives of each term.
+func betaBinomialCDF(a, d []float64, complement bool) float64 {
+	n, N := math.Floor(a[0]), a[1]
+	lo, hi := 0.0, n
+	if complement {
+		lo, hi = n+1, N
+	}
+	m, s := negInf, 0.0
+	var g, dp [3]float64
+	for k := lo; k <= hi; k++ {
+		lp, _ := betaBinomialGrad(k, a[1:4], dp[:])
+		if math.IsInf(lp, -1) {
+			continue
+		}
+		if lp > m {
+			c := math.Exp(m - lp)
+			s = s*c + 1
+			for j := range g {
+				g[j] = g[j]*c + dp[j]
+			}
+			m = lp
+			continue
+		}
+		w := math.Exp(lp - m)
+		s += w
+		for j := range g {
+			g[j] += w * dp[j]
+		}
+	}
+	if s == 0 {
+		return negInf
+	}
+	d[2], d[3] = g[1]/s, g[2]/s
+	return m + math.Log(s)
+}
+
+// expCDF is NAME_cdf, exp of the family's NAME_lcdf, with its derivatives.
+func expCDF(name string, lcdf *NaryFunc) *NaryFunc {
+	return &NaryFunc{Name: name, Arity: lcdf.Arity,
+		Eval: func(a []float64) float64 { return math.Exp(lcdf.Eval(a)) },
+		Grad: func(a, d []float64) float64 {
+			p := math.Exp(lcdf.Grad(a, d))
+			for i := range d {
+				if p == 0 {
+					d[i] = 0
+				} else {
+					d[i] *= p
+				}
+			}
+			return p
+		}, GradForward: true}
+}
