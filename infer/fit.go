@@ -410,6 +410,9 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	switch {
 	case warm.started:
 		f.Summary.Init = "laplace"
+		if warm.dominant > 1 {
+			f.Summary.Notes = append(f.Summary.Notes, fmt.Sprintf("the chains' searches found %d modes; the others hold less than 1/%g of the best one's Laplace mass, so every chain started at the best", warm.dominant, comparableMass))
+		}
 	case warm.tried:
 		f.Summary.Init = "zero"
 		f.Summary.Notes = append(f.Summary.Notes, "q started at N(0, I), not at a Laplace approximation: "+warm.reason)

@@ -44,7 +44,10 @@ const (
 type warmStart struct {
 	tried, started bool
 	reason         string // why the chains start at N(0, I) (when tried and not started)
-	modes          []mode
+	// dominant is the number of distinct modes the searches found when
+	// the chains all start at the one that dominates them (0 otherwise)
+	dominant int
+	modes    []mode
 	// peak is the highest log joint the searches evaluated, where (x nil
 	// when none was finite): a mode's, or where a search climbed without
 	// finding one
@@ -142,11 +145,31 @@ func startAtLaplace(seed uint64, chains []msc.Chain) warmStart {
 		}
 	}
 	d := len(modes[0])
-	for i := 1; i < len(modes); i++ {
+	for i := 1; i < len(modes) && w.reason == ""; i++ {
 		for j := 0; j < d; j++ {
 			if math.Abs(modes[i][j]-modes[0][j]) > 0.05*math.Sqrt(covs[0][j*d+j]) {
 				w.reason = fmt.Sprintf("the chains' random starting points led to different modes (chains 1 and %d)", i+1)
-				return w
+				break
+			}
+		}
+	}
+	if w.reason != "" {
+		// one mode holding all but a negligible share of the Laplace mass
+		// of the modes found (the others are not comparable, and the
+		// modes check weighs them no more): every chain starts there, as
+		// NUTS's chains would all end there (posteriordb's Lotka-Volterra:
+		// a chain's search from a random start ends at a mode of an ODE
+		// fit that does not oscillate)
+		cm := comparableModes(w.modes)
+		if len(cm) != 1 {
+			return w
+		}
+		w.reason, w.dominant = "", len(w.modes)
+		for i := range modes {
+			modes[i] = cm[0].x
+			covs[i] = make([]float64, len(cm[0].cov))
+			for j, v := range cm[0].cov {
+				covs[i][j] = v * warmWiden * warmWiden
 			}
 		}
 	}
