@@ -2,8 +2,10 @@ package infer
 
 import (
 	"context"
+	"github.com/mscppl/mscppl/internal/exact"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -50,17 +52,19 @@ func TestLaplaceConjugate(t *testing.T) {
 
 // TestLaplaceFallback: where there is no usable mode the chains start at
 // N(0, I) and the summary says why. Neal's funnel has no finite mode (the
-// density grows without bound as v falls); on the two-component mixture
-// of posteriordb, chains started at different points find different modes
-// (one of them has the components collapsed).
+// density grows without bound as v falls); with y ~ normal(theta^2, 0.5)
+// (internal/exact's bimodal case) the chains' searches find the two equal
+// modes theta = +5 and -5, neither dominating.
 func TestLaplaceFallback(t *testing.T) {
+	bimodal := filepath.Join(t.TempDir(), "bimodal.msc")
+	require.NoError(t, os.WriteFile(bimodal, []byte(exact.BimodalModel), 0o644))
 	for _, c := range []struct {
 		model, data string
 		seed        uint64
 		reason      string
 	}{
 		{"../examples/funnel.msc", "", 1, "no finite mode"},
-		{"../examples/posteriordb/low_dim_gauss_mix-low_dim_gauss_mix/model.msc", "../examples/posteriordb/low_dim_gauss_mix-low_dim_gauss_mix/data.json", 2, "different modes"},
+		{bimodal, "", 1, "different modes"},
 	} {
 		m, err := Load(c.model, c.data)
 		require.NoError(t, err)
@@ -76,6 +80,28 @@ func TestLaplaceFallback(t *testing.T) {
 			require.Equal(t, 0.0, mean[j], "q keeps its default start")
 			require.Equal(t, 1.0, sd[j])
 		}
+	}
+}
+
+// TestDominantMode: on posteriordb's two-component mixture at seed 2 one
+// chain's search ends at a mode with the components collapsed, whose
+// Laplace mass is negligible beside the best mode's: every chain starts at
+// the best mode (before, all four started at N(0, I)).
+func TestDominantMode(t *testing.T) {
+	dir := "../examples/posteriordb/low_dim_gauss_mix-low_dim_gauss_mix/"
+	m, err := Load(dir+"model.msc", dir+"data.json")
+	require.NoError(t, err)
+	chains := chainsFor(t, m, 4)
+	w := startAtLaplace(2, chains)
+	require.True(t, w.started, w.reason)
+	require.GreaterOrEqual(t, w.dominant, 2, "the searches found more than one mode")
+	best := comparableModes(w.modes)
+	require.Len(t, best, 1)
+	for _, ch := range chains {
+		q := ch.Q.(msc.Sampler)
+		mean, sd := make([]float64, q.Dim()), make([]float64, q.Dim())
+		q.Moments(mean, sd)
+		require.InDeltaSlice(t, best[0].x, mean, 1e-9, "every chain starts at the best mode")
 	}
 }
 
