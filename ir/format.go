@@ -85,6 +85,17 @@ func formatExpr(b *strings.Builder, e Expr, outer int) {
 			b.WriteByte('\'')
 			return
 		}
+		if e.Def == arrayLit && e.Name == "{...}" {
+			b.WriteByte('{')
+			for i, a := range e.Args {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				formatExpr(b, a, 0)
+			}
+			b.WriteByte('}')
+			return
+		}
 		b.WriteString(e.Name + "(...)")
 	case *Rng:
 		b.WriteString(e.Dist.Name + "_rng(...)")
