@@ -110,7 +110,8 @@
 // ("unexpected "}"; expected an expression", "missing ")" before "}"",
 // "unknown block "modle"", ...) and often a hint. Empty files, binary or
 // non-UTF-8 input, brackets nested more than MaxNesting deep and chains of
-// more than MaxNesting signs or powers are errors too, never panics or
+// more than MaxNesting signs, negations, powers or conditionals are errors
+// too, never panics or
 // stack overflows. ErrorList.Format prints errors with the source line and
 // a caret; Suggest finds "did you mean" candidates.
 //
@@ -124,8 +125,8 @@
 // goes wrong. Around it, and without restating the grammar:
 //
 //   - Pre-checks on the bytes and tokens: UTF-8 and NUL bytes, brackets
-//     nested more than MaxNesting deep, chains of more than MaxNesting signs
-//     and powers, characters no token starts with (with hints for ' and a
+//     nested more than MaxNesting deep, chains of more than MaxNesting signs,
+//     negations, powers and conditionals, characters no token starts with (with hints for ' and a
 //     lone .), unterminated strings and comments, bad escapes and files
 //     without tokens. For files over a megabyte, unbalanced brackets are
 //     reported from the tokens alone, since participle takes seconds per

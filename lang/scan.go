@@ -129,7 +129,8 @@ func (s *scanned) lexError(off int) *Error {
 }
 
 // chains returns the index of the token that makes a chain of more than
-// MaxNesting signs and carets, or -1. It counts
+// MaxNesting signs, negations, carets and conditionals (the operators the
+// parser nests: !!!x, a ? b : c ? d : ..., a^b^c), or -1. It counts
 // through brackets (-(-(-x)) is a chain of three) and restarting after a
 // binary operator or separator at the same bracket level.
 func (s *scanned) chains() int {
@@ -137,7 +138,7 @@ func (s *scanned) chains() int {
 	var base []int // chain at each open bracket
 	for i := range s.toks {
 		switch v := s.text(i); {
-		case v == "^" || (v == "-" || v == "+") && !s.endsOperand(i-1):
+		case v == "^" || v == "!" || v == "?" || (v == "-" || v == "+") && !s.endsOperand(i-1):
 			chain++
 			if chain > MaxNesting {
 				return i
@@ -149,6 +150,7 @@ func (s *scanned) chains() int {
 				chain, base = base[k-1], base[:k-1]
 			}
 		case s.toks[i].typ == typIdent || s.toks[i].typ == typNumber || s.toks[i].typ == typString:
+		case v == ":": // the else branch of c ? a : b nests in the conditional
 		default:
 			chain = 0
 			if k := len(base); k > 0 {
