@@ -2,6 +2,7 @@ package ir
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mscppl/mscppl/lang"
@@ -29,6 +30,12 @@ func (r *resolver) functions(b *lang.Block) {
 			r.errorf(p, "%s is a built-in name; pick another name for the function", fd.Name)
 			continue
 		}
+		if dup := duplicateParam(fd); dup != nil {
+			first := fd.Params[slices.IndexFunc(fd.Params, func(q *lang.Param) bool { return q.Name == dup.Name })]
+			fp := r.at(first.Pos)
+			r.errorf(r.at(dup.Pos), "function %s has two parameters named %s (the first at %d:%d)", fd.Name, dup.Name, fp.Line, fp.Col)
+			continue
+		}
 		n := len(fd.Body)
 		if n == 0 || fd.Body[n-1].Return == nil {
 			r.errorf(p, "function %s must end with return expr", fd.Name)
@@ -36,6 +43,19 @@ func (r *resolver) functions(b *lang.Block) {
 		}
 		r.funcs[fd.Name] = fd
 	}
+}
+
+// duplicateParam is the first parameter of fd whose name an earlier one
+// has (nil when the names are distinct).
+func duplicateParam(fd *lang.FuncDef) *lang.Param {
+	seen := map[string]bool{}
+	for _, p := range fd.Params {
+		if seen[p.Name] {
+			return p
+		}
+		seen[p.Name] = true
+	}
+	return nil
 }
 
 // inline resolves a call of a user function: its parameters become
