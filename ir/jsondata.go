@@ -28,11 +28,20 @@ func elemType(t Type) Type {
 	return tReal
 }
 
-// checkInts reports the first non-integer value of int array data.
+// maxExactInt is the largest integer a float64 holds exactly (2^53): int
+// data beyond it would be rounded, and a size or bound made from it wrong.
+const maxExactInt = 1 << 53
+
+// checkInts reports the first non-integer value of int array data, or one
+// beyond plus or minus maxExactInt.
 func (r *resolver) checkInts(v *Var, p lang.Pos) bool {
 	for i, x := range v.Value {
 		if x != math.Trunc(x) || math.IsInf(x, 0) {
 			r.errorf(p, "int data %s has a non-integer value %g at element %d (%s)", v.Name, x, i+1, v.Source)
+			return false
+		}
+		if math.Abs(x) > maxExactInt {
+			r.errorf(p, "int data %s has the value %g at element %d (%s), beyond the integers a float64 holds exactly (plus or minus 2^53 = %d)", v.Name, x, i+1, v.Source, int64(maxExactInt))
 			return false
 		}
 	}
@@ -109,10 +118,14 @@ func (r *resolver) jsonDecl(d *lang.Decl, p lang.Pos, bij stdlib.Bijection) {
 		}
 		t = matType(f.Dims[0], f.Dims[1])
 	}
-	if base == "int" && !f.Integer {
+	if base == "int" {
 		for i, x := range f.Values {
 			if x != math.Trunc(x) {
 				r.errorf(f.ElemPos(i), "int data %s has a non-integer value %g%s", d.Name, x, atElem(f, i))
+				return
+			}
+			if math.Abs(x) > maxExactInt {
+				r.errorf(f.ElemPos(i), "int data %s has the value %g%s, beyond the integers a float64 holds exactly (plus or minus 2^53 = %d)", d.Name, x, atElem(f, i), int64(maxExactInt))
 				return
 			}
 		}
