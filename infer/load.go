@@ -63,6 +63,7 @@ func LoadSource(name string, src []byte, dataPath string, opt ...LoadOptions) (*
 }
 
 func (m *Model) load(src []byte, opt ...LoadOptions) error {
+	src = lang.Normalize(src)
 	m.Sources[m.Path] = src
 	f, err := lang.Parse(m.Path, src)
 	if err != nil {
@@ -140,7 +141,7 @@ func NeedsDataFile(path string) bool {
 	if err != nil {
 		return false
 	}
-	f, err := lang.Parse(path, src)
+	f, err := lang.Parse(path, lang.Normalize(src))
 	return err == nil && NeedsData(f)
 }
 

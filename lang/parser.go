@@ -45,6 +45,20 @@ const largeFile = 1 << 20
 // cannot exhaust the parser's stack.
 const MaxNesting = 200
 
+// Normalize returns a model file's text as the parser reads it: without a
+// UTF-8 byte-order mark, and with the line breaks of a file that uses
+// carriage returns alone (classic Mac OS) made newlines, so that line
+// numbers count lines as an editor shows them. The CSV and JSON readers
+// do the same with their files. Callers that print errors with the source
+// keep the normalized text.
+func Normalize(src []byte) []byte {
+	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
+	if bytes.IndexByte(src, '\r') >= 0 && bytes.IndexByte(src, '\n') < 0 {
+		src = bytes.ReplaceAll(src, []byte{'\r'}, []byte{'\n'})
+	}
+	return src
+}
+
 // ToPos converts a participle position.
 func ToPos(p lexer.Position) Pos {
 	return Pos{File: p.Filename, Offset: p.Offset, Line: p.Line, Col: p.Column}
