@@ -1083,6 +1083,10 @@ func (r *resolver) primary(p *lang.Primary) Expr {
 		t := tReal
 		if !strings.ContainsAny(*p.Number, ".eE") {
 			t = tInt
+			if v > maxExactInt {
+				r.errorf(pos, "the integer %s is beyond the integers a float64 holds exactly (2^53 = %d); write it as a real (%se0) if a rounded value will do", *p.Number, int64(maxExactInt), *p.Number)
+				return nil
+			}
 		}
 		return &Num{exprBase: exprBase{pos, t}, V: v}
 	case p.String != nil:
