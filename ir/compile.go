@@ -15,6 +15,15 @@ import (
 // DefaultMaxNodes bounds the size of the unrolled graph.
 const DefaultMaxNodes = 5_000_000
 
+// loopProbe is the number of iterations of an unrolled loop after which
+// its size is projected, and loopProbeFactor how far over the node limit
+// the projection must be to refuse the loop then (its first iterations
+// may cost more than the rest).
+const (
+	loopProbe       = 64
+	loopProbeFactor = 4
+)
+
 // CompileOptions tune Compile.
 type CompileOptions struct {
 	// MaxNodes rejects models whose unrolled graph would be larger (0: DefaultMaxNodes).
@@ -375,9 +384,12 @@ func (cp *compiler) stmt(s Stmt) {
 			if len(cp.errs) > nerr {
 				return // one report per loop is enough
 			}
-			if cp.g.NumNodes() > cp.max {
-				done := t - lo + 1
-				projected := before + (cp.g.NumNodes()-before)/done*(hi-lo+1)
+			// over the limit, or (after loopProbe iterations) projected far
+			// over it: a loop of 10^9 iterations is refused at once, not
+			// after it has filled the memory up to the limit
+			done := t - lo + 1
+			projected := before + int(float64(cp.g.NumNodes()-before)/float64(done)*float64(hi-lo+1))
+			if cp.g.NumNodes() > cp.max || done == loopProbe && projected > loopProbeFactor*cp.max {
 				cp.fail(s.Pos(), "the loop over %s in %d..%d would unroll to about %d graph nodes, more than the limit of %d; reduce the loop sizes or raise --max-nodes", s.Var.Name, lo, hi, projected, cp.max)
 			}
 		}
