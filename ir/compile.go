@@ -15,6 +15,10 @@ import (
 // DefaultMaxNodes bounds the size of the unrolled graph.
 const DefaultMaxNodes = 5_000_000
 
+// maxElements bounds the elements of one value the graph computes
+// (rep_matrix(1, N, N) with N = 10^6 is refused before it is allocated).
+const maxElements = 1 << 28
+
 // loopProbe is the number of iterations of an unrolled loop after which
 // its size is projected, and loopProbeFactor how far over the node limit
 // the projection must be to refuse the loop then (its first iterations
@@ -150,10 +154,31 @@ type compiler struct {
 
 type compileError struct{ err *lang.Error }
 
+// checkLatentSizes refuses, before anything is allocated for them, latents
+// and params whose values together exceed limit elements: a latent
+// vector[N] with N = 10^10 from the data is an error at its declaration,
+// not an exhausted memory.
+func checkLatentSizes(m *Model, limit int) error {
+	total := 0
+	for _, v := range m.Vars {
+		if v.Kind != LatentVar && v.Kind != ParamVar {
+			continue
+		}
+		total += v.Type.Len()
+		if total > limit || m.LatentDim+m.ParamDim > limit && total >= m.LatentDim+m.ParamDim {
+			return lang.ErrorList{lang.Errorf(v.Pos, "%s has %d elements, which bring the latents and params to %d, more than the limit of %d (2 GiB of float64); reduce the sizes", v.Name, v.Type.Len(), max(total, m.LatentDim+m.ParamDim), limit)}
+		}
+	}
+	return nil
+}
+
 // Compile lowers a checked model to a graph.
 func Compile(m *Model, opt CompileOptions) (*Compiled, error) {
 	if opt.MaxNodes <= 0 {
 		opt.MaxNodes = DefaultMaxNodes
+	}
+	if err := checkLatentSizes(m, maxElements); err != nil {
+		return nil, err
 	}
 	g := autodiff.New()
 	c := &Compiled{Model: m, g: g, varNode: make([]autodiff.Node, len(m.Vars))}
@@ -666,6 +691,9 @@ func (cp *compiler) constExpr(e Expr) float64 {
 
 func (cp *compiler) expr(e Expr) autodiff.Node {
 	g := cp.g
+	if n := e.Type().Len(); n > maxElements {
+		cp.fail(e.Pos(), "this value has %d elements, more than the limit of %d (2 GiB of float64) on one value; reduce the sizes", n, maxElements)
+	}
 	switch e := e.(type) {
 	case *Num:
 		return cp.num(e.V)
