@@ -31,7 +31,7 @@ func TestREPLOverPipe(t *testing.T) {
 	code := run([]string{"repl"}, strings.NewReader(script), &out, &errb)
 	require.Equal(t, 0, code, errb.String())
 	o := out.String()
-	require.Contains(t, o, "it reads data: bind a CSV file with :data")
+	require.Contains(t, o, "it reads data: bind a data file (CSV or CmdStan JSON) with :data")
 	require.Contains(t, o, "loaded ../../examples/normal_mean.msc: 1 latent dimensions")
 	require.Contains(t, o, "MSC, cis kernel")
 	require.Equal(t, 2, strings.Count(o, "mean      sd      5%     95%"), o)

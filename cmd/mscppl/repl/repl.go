@@ -79,7 +79,7 @@ var help = fmt.Sprintf(`commands:
   :load FILE.msc      load a model, or type one block by block (data { ... }, latent { ... }, model { ... }):
                       the blocks are collected and the model is loaded once its model block is typed;
                       a block typed again replaces the earlier one
-  :data FILE.csv      bind a data file
+  :data FILE          bind a data file (CSV or CmdStan JSON)
   :show               print the model typed so far, with its line numbers (or the loaded file)
   :clear              drop the typed model
   :check              check the model and print its layout
@@ -306,7 +306,7 @@ func (r *state) reload() bool {
 		return false
 	}
 	if r.dataPath == "" && r.needsData() {
-		fmt.Fprintf(r.stdout, "loaded %s; it reads data: bind a CSV file with :data FILE.csv\n", r.modelPath)
+		fmt.Fprintf(r.stdout, "loaded %s; it reads data: bind a data file (CSV or CmdStan JSON) with :data FILE\n", r.modelPath)
 		r.m = nil
 		return false
 	}
