@@ -121,8 +121,12 @@ type Summary struct {
 	Converged      bool     `json:"converged"`
 	Verdict        string   `json:"verdict"`
 	Warnings       []string `json:"warnings"`
-	Notes          []string `json:"notes,omitempty"` // what the reader should know, not failures
+	Notes          []string `json:"notes"` // what the reader should know, not failures
 	ElapsedSeconds float64  `json:"elapsed_seconds"`
+
+	// unconstrainedOrder orders the maps keyed by unconstrained names
+	// (rhat, the chains' q) in summary.json
+	unconstrainedOrder []string
 }
 
 // summarize reports the latents in their own (constrained) space: from
@@ -156,6 +160,7 @@ func (f *Fitted) summarize(o Options, elapsed time.Duration) *Summary {
 	}
 	names := m.LatentNames()
 	sum.LatentOrder = names
+	sum.unconstrainedOrder = m.UnconstrainedNames()
 	if res.Rhat != nil {
 		dg := &sum.Diagnostics
 		dg.RhatMax, dg.ChainSpreadMax, dg.RhatOf = Figure(res.RhatMax), Figure(res.SpreadMax), res.RhatOf
@@ -298,7 +303,7 @@ func (im *importance) qMarginals(m *ir.Model) map[string]Moments {
 	for j, n := range m.LatentNames() {
 		qm := ms[j]
 		if k := m.IdentityIndex(j); k >= 0 {
-			qm.Mean, qm.SD, qm.MCSE = im.qMean[k], im.qSD[k], Figure(math.NaN())
+			qm.Mean, qm.SD, qm.MCSE = im.qMean[k], im.qSD[k], 0 // q's exact moments
 		}
 		out[n] = qm
 	}

@@ -181,7 +181,7 @@ func (e *env) load(modelPath, dataPath string, maxNodes int) (*infer.Model, erro
 
 type checkCmd struct {
 	Model    string `arg:"" help:"The .msc model file."`
-	Data     string `arg:"" optional:"" help:"The CSV data file (optional)."`
+	Data     string `arg:"" optional:"" help:"The data file, CSV or CmdStan JSON (optional)."`
 	MaxNodes int    `name:"max-nodes" help:"Reject models whose unrolled graph has more nodes than this (default ${max_nodes})."`
 }
 
@@ -196,7 +196,7 @@ func (c *checkCmd) Run(e *env) error {
 
 type runCmd struct {
 	Model string `arg:"" help:"The .msc model file."`
-	Data  string `arg:"" optional:"" help:"The CSV data file (needed when the model has a data block bound to columns)."`
+	Data  string `arg:"" optional:"" help:"The data file, CSV or CmdStan JSON (needed when the model has a data block bound to columns)."`
 
 	Method     string  `help:"Inference method. ${methods}." placeholder:"${method_names}"`
 	Seed       uint64  `help:"Random seed; the same seed gives the same result (default: the infer block's seed, else ${seed})."`

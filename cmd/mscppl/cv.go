@@ -27,7 +27,7 @@ func (c *fitFlags) options() infer.Options {
 
 type cvCmd struct {
 	Model string `arg:"" help:"The .msc model file."`
-	Data  string `arg:"" help:"The CSV data file."`
+	Data  string `arg:"" help:"The data file, CSV or CmdStan JSON."`
 
 	Splits       int     `default:"${cv_splits}" help:"Number of random train/test splits."`
 	TestFraction float64 `default:"${cv_test_fraction}" help:"Fraction of the rows in each test set, in (0, 1)."`

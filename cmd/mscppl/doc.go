@@ -9,7 +9,7 @@
 // (the commands' other settings) or ir (the graph's size limit), from where
 // --help prints it; the methods, kernels and families --help lists come from
 // their registries. The REPL is the library cmd/mscppl/repl, to which this
-// package passes how :run's flags are parsed; what both print lives in
+// package passes how :run's and :plot's flags are parsed; what both print lives in
 // cmd/mscppl/internal/show.
 //
 // User errors (bad models, bad data, bad flags) print a positioned message

@@ -56,3 +56,15 @@ func TestItersHelp(t *testing.T) {
 		return 1
 	}))
 }
+
+// TestHelpDataFormats: every command that reads a data file says that it
+// reads CSV or CmdStan JSON (both work), never just "CSV".
+func TestHelpDataFormats(t *testing.T) {
+	for _, cmd := range []string{"run", "check", "cv", "sweep", "evidence", "repl"} {
+		code, out, _ := mscppl(cmd, "--help")
+		require.Equal(t, 0, code)
+		out = strings.Join(strings.Fields(out), " ")
+		require.Contains(t, out, "CSV or CmdStan JSON", "mscppl %s --help", cmd)
+		require.NotContains(t, out, "The CSV data file", "mscppl %s --help", cmd)
+	}
+}

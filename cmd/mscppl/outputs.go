@@ -34,7 +34,7 @@ func writeOutputs(dir string, f *infer.Fitted) error {
 
 type evidenceCmd struct {
 	Model string `arg:"" help:"The .msc model file."`
-	Data  string `arg:"" optional:"" help:"The CSV data file."`
+	Data  string `arg:"" optional:"" help:"The data file, CSV or CmdStan JSON."`
 
 	Params    string `required:"" help:"The variational.json written by mscppl run --out DIR (params and proposal)." placeholder:"FILE.json"`
 	Particles int    `default:"${evidence_particles}" help:"Particles (state-space models) or importance samples per estimate."`

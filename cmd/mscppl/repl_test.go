@@ -31,7 +31,7 @@ func TestREPLOverPipe(t *testing.T) {
 	code := run([]string{"repl"}, strings.NewReader(script), &out, &errb)
 	require.Equal(t, 0, code, errb.String())
 	o := out.String()
-	require.Contains(t, o, "it reads data: bind a CSV file with :data")
+	require.Contains(t, o, "it reads data: bind a data file (CSV or CmdStan JSON) with :data")
 	require.Contains(t, o, "loaded ../../examples/normal_mean.msc: 1 latent dimensions")
 	require.Contains(t, o, "MSC, cis kernel")
 	require.Equal(t, 2, strings.Count(o, "mean      sd      5%     95%"), o)
@@ -60,6 +60,11 @@ var elapsed = regexp.MustCompile(`, [0-9.]+s\n`)
 // models block by block, make mistakes that must be reported at once and
 // in the user's own text, and evaluate probabilities and posterior means.
 func TestREPLGoldens(t *testing.T) {
+	t.Setenv("EDITOR", "") // :edit retypes a line at the prompt
+	t.Setenv("VISUAL", "")
+	// :plot writes into testdata/repl/out, which is removed afterwards
+	require.NoError(t, os.MkdirAll("testdata/repl/out", 0o755))
+	t.Cleanup(func() { os.RemoveAll("testdata/repl/out") })
 	scripts, err := filepath.Glob("testdata/repl/*.in")
 	require.NoError(t, err)
 	require.NotEmpty(t, scripts)

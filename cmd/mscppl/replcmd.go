@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 
 	"github.com/alecthomas/kong"
 
@@ -11,7 +12,7 @@ import (
 
 type replCmd struct {
 	Model string `arg:"" optional:"" help:"A .msc model to load."`
-	Data  string `arg:"" optional:"" help:"A CSV data file to bind."`
+	Data  string `arg:"" optional:"" help:"A data file to bind, CSV or CmdStan JSON."`
 	Echo  bool   `help:"When the input is not a terminal, print each line read after its prompt (a transcript of the session)."`
 }
 
@@ -27,10 +28,10 @@ func (c *replCmd) Run(e *env) error {
 		Fit: func(ctx context.Context, m *infer.Model, args []string, outDir string) (*infer.Fitted, error) {
 			return replFit(e, ctx, m, args, outDir)
 		},
-		Plot: func(kind, runDir, out string, m *infer.Model) error {
-			_, err := (&plotCmd{Kind: kind, Dir: runDir, OutArg: out, Max: plotMax, model: m}).write(e) // the REPL prints "wrote FILE"
-			return err
+		Plot: func(args []string, runDir string, m *infer.Model) (string, error) {
+			return replPlot(e, args, runDir, m)
 		},
+		Editor: editor(),
 	})
 }
 
@@ -55,4 +56,35 @@ func replFit(e *env, ctx context.Context, m *infer.Model, args []string, outDir 
 		return nil, err
 	}
 	return out.fit, nil
+}
+
+// replPlot parses :plot's arguments exactly as mscppl plot's (the run
+// directory inserted after the kind) and draws the run; the file is
+// KIND.svg in the working directory unless one is given.
+func replPlot(e *env, args []string, runDir string, m *infer.Model) (string, error) {
+	var cli struct {
+		Plot plotCmd `cmd:""`
+	}
+	parser, err := kong.New(&cli, kong.Name(":plot"), helpVars(), kong.Writers(e.stdout, e.stderr), kong.Exit(func(int) {}))
+	if err != nil {
+		return "", err
+	}
+	if _, err := parser.Parse(append([]string{"plot", args[0], runDir}, args[1:]...)); err != nil {
+		return "", userErrorf("the flags are those of mscppl plot --help, for example :plot marginals --max 4 m4.png", "%v", err)
+	}
+	c := cli.Plot
+	if c.OutArg == "" && c.Out == "" {
+		c.OutArg = c.Kind + ".svg"
+	}
+	c.model = m
+	return c.write(e) // the REPL prints "wrote FILE"
+}
+
+// editor is the command :edit runs on a block: $VISUAL, else $EDITOR
+// (empty: :edit retypes one line at the prompt).
+func editor() string {
+	if v := os.Getenv("VISUAL"); v != "" {
+		return v
+	}
+	return os.Getenv("EDITOR")
 }

@@ -20,7 +20,7 @@ import (
 
 type sweepCmd struct {
 	Model string `arg:"" help:"The .msc model file."`
-	Data  string `arg:"" optional:"" help:"The CSV data file."`
+	Data  string `arg:"" optional:"" help:"The data file, CSV or CmdStan JSON."`
 
 	SampleSizes string  `name:"samples" default:"${sweep_samples}" help:"Comma-separated numbers of samples S to try."`
 	Inits       int     `default:"${sweep_inits}" help:"Random initialisations per S and method (the mean of q starts at N(0, I) draws)."`

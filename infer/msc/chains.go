@@ -115,8 +115,37 @@ func RunChains(ctx context.Context, specs []Chain, s Settings, res *Result) erro
 
 func roundUp(n, m int) int { return (n + m - 1) / m * m }
 
-// advanceAll advances every chain to iteration to, in parallel.
+// advanceRound is how far ahead of the slowest chain advanceAll lets any
+// chain run when the chains outnumber the cores.
+const advanceRound = 256
+
+// advanceAll advances every chain to iteration to, in parallel. When the
+// chains outnumber the cores, it advances them in rounds of advanceRound
+// iterations, so that the chains stay within a round of each other: a
+// cancelled run then stops every chain near the same iteration, rather
+// than the chains that were waiting for a core at their first (the
+// results do not depend on the rounds: each chain has its own stream).
 func advanceAll(ctx context.Context, chains []*chain, to int) error {
+	if len(chains) <= runtime.GOMAXPROCS(0) {
+		return advanceTo(ctx, chains, to)
+	}
+	for {
+		lo := chains[0].it
+		for _, c := range chains {
+			lo = min(lo, c.it)
+		}
+		if lo >= to || slices.ContainsFunc(chains, func(c *chain) bool { return c.stopped }) {
+			return nil
+		}
+		if err := advanceTo(ctx, chains, min(to, lo+advanceRound)); err != nil {
+			return err
+		}
+	}
+}
+
+// advanceTo advances every chain to iteration to, on up to GOMAXPROCS
+// goroutines at once.
+func advanceTo(ctx context.Context, chains []*chain, to int) error {
 	errs := make([]error, len(chains))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup

@@ -2,6 +2,7 @@ package msc
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -156,4 +157,42 @@ func BenchmarkChainIteration(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	require.NoError(b, c.advance(context.Background(), c.it+b.N))
+}
+
+// TestRunChainsInterruptIteration: chains that outnumber the cores and are
+// cancelled part-way (from chain 1's trace, at iteration 700) all stop near
+// that iteration, with --fixed as without, and the result says so: the
+// chains waiting for a core must not be left at their first iteration
+// (the run used to report "interrupted at iteration 63" under --fixed).
+func TestRunChainsInterruptIteration(t *testing.T) {
+	prev := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(prev)
+	g := gauss{m: []float64{1, -2}, prec: []float64{1 / 0.36, 0, 0, 4}}
+	for _, fixed := range []bool{true, false} {
+		ctx, cancel := context.WithCancel(context.Background())
+		s := Settings{Iters: 100000, Fixed: fixed, TraceEvery: 100, Trace: func(e *TraceEntry) {
+			if e.Iter >= 700 {
+				cancel()
+			}
+		}}
+		chains := make([]Chain, 4)
+		for i := range chains {
+			q := NewFullRank(g.Dim())
+			p := prob(g)
+			chains[i] = Chain{Rand: rand.New(rand.NewPCG(7, uint64(i))), Problem: p, Q: q, Kernel: NewCIS(p, q, 10)}
+		}
+		var res Result
+		require.NoError(t, RunChains(ctx, chains, s, &res))
+		cancel()
+		require.True(t, res.Stopped, "fixed=%v", fixed)
+		// chain 1 stops at 703 (the context is read every 64 iterations);
+		// the others within a round of it
+		require.GreaterOrEqual(t, res.Iterations, 700-advanceRound-64, "fixed=%v", fixed)
+		require.LessOrEqual(t, res.Iterations, 703, "fixed=%v", fixed)
+		for i, r := range res.Chains {
+			require.GreaterOrEqual(t, r.Iterations, res.Iterations, "fixed=%v chain %d", fixed, i+1)
+			require.LessOrEqual(t, r.Iterations, 703, "fixed=%v chain %d", fixed, i+1)
+		}
+		require.Contains(t, res.Reported, fmt.Sprintf("stopped early at iteration %d of at most 100000", res.Iterations))
+	}
 }

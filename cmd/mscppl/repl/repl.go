@@ -43,14 +43,25 @@ type Options struct {
 	// (summary.json, variational.json, draws.csv, trace.csv) go into
 	// outDir. ctx ends when the user presses Ctrl-C.
 	Fit func(ctx context.Context, m *infer.Model, args []string, outDir string) (*infer.Fitted, error)
-	// Plot draws the run written into runDir as kind (trace or marginals)
-	// into the file out; m is the run's model (its latents' constraints
-	// label the curves and bound the priors). Nil: :plot is unavailable.
-	Plot func(kind, runDir, out string, m *infer.Model) error
+	// Plot draws the run written into runDir: args are what follows
+	// :plot, the arguments and flags of mscppl plot without its DIR (the
+	// kind, then the file, KIND.svg by default, and flags such as --max);
+	// m is the run's model (its latents' constraints label the curves and
+	// bound the priors). It returns the file written. Nil: :plot is
+	// unavailable.
+	Plot func(args []string, runDir string, m *infer.Model) (string, error)
 	// Echo prints each line read from an input that is not a terminal
 	// after the prompt it would have had, so that the output reads as a
 	// transcript of the session.
 	Echo bool
+	// Editor is the command :edit BLOCK runs on a file holding the block
+	// (as a shell command, followed by the file name): $VISUAL or
+	// $EDITOR. Empty: :edit shows the block's lines numbered and the user
+	// retypes one of them.
+	Editor string
+	// Width is the width rows are cut to (:sample); 0: the terminal's,
+	// or 80 when the output is not a terminal.
+	Width int
 	// Sources collects the text of the files read, for error messages; nil
 	// for a map of the session's own.
 	Sources map[string][]byte
@@ -71,16 +82,49 @@ type state struct {
 	defaults       map[string]string // :set values, passed to :run as flags
 	names          []string          // for completion: the model's names
 	typed          typed             // the model typed at the prompt
+	awaitingData   bool              // the model loaded and waits for :data
+	edit           *lineEdit         // a line being retyped after :edit (no editor)
 }
 
-var commands = []string{":load", ":data", ":show", ":clear", ":check", ":run", ":summary", ":sample", ":eval", ":plot", ":set", ":save", ":help", ":quit"}
+// saved is what a failed :load or :data puts back.
+type saved struct {
+	modelPath, dataPath string
+	m                   *infer.Model
+	names               []string
+	typed               typed
+	awaitingData        bool
+}
+
+func (r *state) save() saved {
+	t := r.typed
+	t.chunks = slices.Clone(t.chunks)
+	return saved{r.modelPath, r.dataPath, r.m, r.names, t, r.awaitingData}
+}
+
+// restore puts back the session as it was before a failed :load or :data
+// and says so (what names what was being replaced).
+func (r *state) restore(s saved, what string) {
+	r.modelPath, r.dataPath, r.m, r.names, r.typed, r.awaitingData = s.modelPath, s.dataPath, s.m, s.names, s.typed, s.awaitingData
+	switch {
+	case r.modelPath == "" && r.typed.empty():
+		fmt.Fprintf(r.stdout, "%s was not changed: nothing is loaded\n", what)
+	case r.modelPath == "" || r.modelPath == replName:
+		fmt.Fprintf(r.stdout, "%s was not changed: the typed model is kept (:show prints it)\n", what)
+	default:
+		fmt.Fprintf(r.stdout, "%s was not changed: %s is still loaded\n", what, r.modelPath)
+	}
+}
+
+var commands = []string{":load", ":data", ":show", ":edit", ":clear", ":check", ":run", ":summary", ":sample", ":eval", ":plot", ":set", ":save", ":help", ":quit"}
 
 var help = fmt.Sprintf(`commands:
   :load FILE.msc      load a model, or type one block by block (data { ... }, latent { ... }, model { ... }):
                       the blocks are collected and the model is loaded once its model block is typed;
                       a block typed again replaces the earlier one
-  :data FILE.csv      bind a data file
+  :data FILE          bind a data file (CSV or CmdStan JSON)
   :show               print the model typed so far, with its line numbers (or the loaded file)
+  :edit BLOCK         edit a typed block (model, latent, ...) in $EDITOR, or without one retype
+                      one of its lines by number
   :clear              drop the typed model
   :check              check the model and print its layout
   :run [flags]        fit q (the flags of mscppl run, e.g. --samples 2 --iters 5000)
@@ -88,8 +132,10 @@ var help = fmt.Sprintf(`commands:
   :sample N           draw N samples from q (constrained space)
   :eval EXPR          evaluate an expression of latents, params and data under %d draws of q;
                       a comparison (tau > 5, a < b && b < c, !(x > 0)) prints its posterior probability,
-                      mean(x) of a scalar its posterior mean, each with its Monte Carlo standard error
-  :plot trace|marginals [FILE] draw the last run (.svg or .png; default KIND.svg)
+                      mean(x) of a scalar its posterior mean, each with its Monte Carlo standard error;
+                      after a run, an expression typed alone (mu, tau > 5) is evaluated as :eval
+  :plot KIND [FILE] [flags] draw the last run as mscppl plot KIND DIR does, with its flags
+                      (:plot marginals --max 4 m4.png; .svg or .png; default KIND.svg)
   :set KEY VALUE      set a default flag for :run (seed, samples, iters, method, family, optimizer, lr)
   :save DIR           copy the last run's outputs (summary.json, variational.json, draws.csv, trace.csv) to DIR
   :help               this help
@@ -147,6 +193,9 @@ func (r *state) loopPipe() error {
 
 // prompt is "...> " while a block is being typed, "msc> " otherwise.
 func (r *state) prompt() string {
+	if r.edit != nil {
+		return r.edit.prompt()
+	}
 	if r.typed.open != nil {
 		return "...> "
 	}
@@ -193,7 +242,8 @@ func (r *state) loopTerminal() error {
 	for {
 		text, err := ln.Prompt(r.prompt())
 		if err == liner.ErrPromptAborted {
-			r.typed.open = nil // Ctrl-C drops the block being typed
+			r.typed.open = nil // Ctrl-C drops the block being typed, or the line being retyped
+			r.edit = nil
 			continue
 		}
 		if err == io.EOF {
@@ -288,7 +338,12 @@ func (r *state) line(text string) (quit bool) {
 	}
 	trim := strings.TrimSpace(text)
 	if strings.HasPrefix(trim, ":") {
+		r.edit = nil // a command ends a :edit
 		return r.command(trim)
+	}
+	if r.edit != nil {
+		r.editLine(text)
+		return false
 	}
 	r.modelLine(text)
 	return false
@@ -305,8 +360,10 @@ func (r *state) reload() bool {
 		r.fail(infer.Errorf("use :load FILE.msc or type a model", "no model loaded"))
 		return false
 	}
+	r.awaitingData = false
 	if r.dataPath == "" && r.needsData() {
-		fmt.Fprintf(r.stdout, "loaded %s; it reads data: bind a CSV file with :data FILE.csv\n", r.modelPath)
+		r.awaitingData = true
+		fmt.Fprintf(r.stdout, "loaded %s; it reads data: bind a data file (CSV or CmdStan JSON) with :data FILE\n", r.modelPath)
 		r.m = nil
 		return false
 	}
@@ -343,11 +400,16 @@ func (r *state) command(cmd string) bool {
 			r.fail(infer.Errorf("", ":load needs a file name"))
 			break
 		}
+		saved := r.save()
 		r.modelPath = arg
 		r.typed.clear()
-		r.reload()
+		if !r.reload() && r.m == nil && !r.awaitingData {
+			r.restore(saved, "the model")
+		}
 	case ":show":
 		r.showTyped(w)
+	case ":edit":
+		r.editBlock(arg)
 	case ":clear":
 		if r.typed.empty() {
 			fmt.Fprintln(w, "nothing typed")
@@ -363,9 +425,14 @@ func (r *state) command(cmd string) bool {
 			r.fail(infer.Errorf("", ":data needs a file name"))
 			break
 		}
+		saved := r.save()
 		r.dataPath = arg
 		if r.modelPath != "" {
-			r.reload()
+			// a data file that cannot be read, or one that breaks a model
+			// that loaded, leaves the session as it was
+			if _, err := os.Stat(arg); !r.reload() && (err != nil || saved.m != nil) {
+				r.restore(saved, "the data")
+			}
 		} else {
 			fmt.Fprintf(w, "data file %s: it is read when the model is loaded\n", arg)
 		}
@@ -400,24 +467,21 @@ func (r *state) command(cmd string) bool {
 	case ":eval":
 		r.eval(arg)
 	case ":plot":
-		if len(fields) < 2 || len(fields) > 3 || r.last == nil {
-			r.fail(infer.Errorf("run a model first, then :plot trace (or :plot trace FILE.svg)", "usage: :plot trace|marginals [FILE]"))
+		if len(fields) < 2 {
+			r.fail(infer.Errorf("for example :plot marginals, :plot trace FILE.png, :plot marginals --max 4 m4.png",
+				"usage: :plot KIND [FILE] [flags of mscppl plot]"))
 			break
 		}
-		kind := fields[1]
-		out := kind + ".svg" // as mscppl plot KIND DIR [OUT], the file is optional
-		if len(fields) == 3 {
-			out = fields[2]
-		}
-		if kind != "trace" && kind != "marginals" {
-			r.fail(infer.Errorf("", "plot trace or plot marginals, not %q", kind))
+		if r.last == nil {
+			r.fail(infer.Errorf("use :run first, then :plot "+fields[1], "no result to draw yet"))
 			break
 		}
 		if r.opts.Plot == nil {
 			r.fail(infer.Errorf("", ":plot is not available in this session"))
 			break
 		}
-		if err := r.opts.Plot(kind, filepath.Join(r.dir, "run"), out, r.last.Model); err != nil {
+		out, err := r.opts.Plot(fields[1:], filepath.Join(r.dir, "run"), r.last.Model)
+		if err != nil {
 			r.fail(err)
 			break
 		}
@@ -572,17 +636,64 @@ func (r *state) sample(arg string) {
 	}
 	comp := r.last.Model.Comp
 	names := comp.Model.LatentNames()
-	tw := tabwriter.NewWriter(r.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, strings.Join(names, "\t")+"\t")
+	rows := [][]string{names}
 	x := make([]float64, comp.Dim())
 	for _, z := range zs {
 		comp.Constrain(z, x)
-		for _, v := range x {
-			fmt.Fprintf(tw, "%s\t", show.Num(v))
+		row := make([]string, len(x))
+		for j, v := range x {
+			row[j] = show.Num(v)
 		}
-		fmt.Fprintln(tw)
+		rows = append(rows, row)
 	}
-	tw.Flush()
+	printCut(r.stdout, rows, r.width())
+}
+
+// width is the width rows are cut to: Options.Width, else the terminal's,
+// else 80.
+func (r *state) width() int {
+	if r.opts.Width > 0 {
+		return r.opts.Width
+	}
+	if f, ok := r.stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	return 80
+}
+
+// printCut prints rows of right-aligned columns (two spaces before each),
+// keeping only the columns that fit in width; a last line says how many
+// were left out.
+func printCut(w io.Writer, rows [][]string, width int) {
+	if len(rows) == 0 {
+		return
+	}
+	ncol := len(rows[0])
+	widths := make([]int, ncol)
+	for _, row := range rows {
+		for j, c := range row {
+			widths[j] = max(widths[j], len(c))
+		}
+	}
+	keep, used := 0, 0
+	for keep < ncol && used+2+widths[keep] <= width {
+		used += 2 + widths[keep]
+		keep++
+	}
+	keep = max(keep, 1) // at least one column, however narrow the terminal
+	for _, row := range rows {
+		var sb strings.Builder
+		for j := range keep {
+			fmt.Fprintf(&sb, "  %*s", widths[j], row[j])
+		}
+		fmt.Fprintln(w, sb.String())
+	}
+	if keep < ncol {
+		fmt.Fprintf(w, "(%d of %d columns fit in %d: %s to %s are left out; :eval NAME summarises one)\n",
+			keep, ncol, width, rows[0][keep], rows[0][ncol-1])
+	}
 }
 
 // evalName names the text of :eval in error messages.

@@ -135,6 +135,9 @@ func (r *state) modelLine(text string) {
 		}
 		b := lang.BalanceOf([]byte(text))
 		if b.Tokens > 0 && (len(b.Words) == 0 || !isOneOf(b.Words[0], lang.BlockKinds)) {
+			if r.bareEval(text) {
+				return
+			}
 			word, col := leadingWord(text)
 			r.strayLine(text, word, col)
 			return
@@ -174,7 +177,10 @@ func (r *state) strayLine(text, word string, col int) {
 			"each block starting with its name, as in latent { mu: real } or model { ... }",
 	}
 	if word != "" {
-		if s := lang.Suggest(word, lang.BlockKinds); s != "" {
+		if isOneOf(word, r.names) && r.last == nil {
+			e.Msg = "this line is neither a command nor the start of a block, and there is no fit to evaluate it under"
+			e.Hint = fmt.Sprintf("%s is a name of the model: :run first, then type %s (or :eval %s) to evaluate it", word, strings.TrimSpace(text), strings.TrimSpace(text))
+		} else if s := lang.Suggest(word, lang.BlockKinds); s != "" {
 			e.Hint = fmt.Sprintf("did you mean %q?", s)
 		} else if isOneOf(":"+word, commands) {
 			e.Hint = fmt.Sprintf("commands start with ':', as in :%s", word)
@@ -250,4 +256,22 @@ func (r *state) showTyped(w io.Writer) {
 	case name == replName && !t.has("model"):
 		fmt.Fprintln(w, "(no model block yet: it is loaded once its model block is typed, or with :check)")
 	}
+}
+
+// bareEval evaluates a line typed outside a block as :eval when there is a
+// fit and the line is an expression of it; it reports whether it did.
+func (r *state) bareEval(text string) bool {
+	if r.last == nil {
+		return false
+	}
+	expr := strings.TrimSpace(text)
+	src := []byte(expr)
+	if kind, inner := evalShape(src); kind == evalMean {
+		src = inner // mean(x) of a scalar x, as :eval reads it
+	}
+	if _, err := r.last.Model.Comp.CompileExpr(evalName, src); err != nil {
+		return false
+	}
+	r.eval(expr)
+	return true
 }
