@@ -191,6 +191,12 @@ func (o Options) resolve(m *ir.Model) (Options, []string, error) {
 			if sv.IsStr {
 				return lang.Errorf(sv.Pos, "setting %s takes a number", key)
 			}
+			// 0 would mean "the default" on the command line, and a
+			// learning rate of 0 a q that never moves: a setting written
+			// in the infer block must be a usable value
+			if !(sv.Num > 0) || math.IsInf(sv.Num, 0) {
+				return lang.Errorf(sv.Pos, "setting %s must be positive, got %g", key, sv.Num)
+			}
 			*v = sv.Num
 		}
 		return nil
@@ -200,8 +206,12 @@ func (o Options) resolve(m *ir.Model) (Options, []string, error) {
 		if err := num(&f, key); err != nil {
 			return err
 		}
-		if f != math.Trunc(f) || f < 0 {
-			return Errorf("", "%s must be a positive integer, got %g", key, f)
+		if f != math.Trunc(f) || f < 0 || f > math.MaxInt32 {
+			pos := lang.Pos{}
+			if sv, ok := set[key]; ok {
+				pos = sv.Pos
+			}
+			return lang.Errorf(pos, "setting %s must be a positive integer, got %g", key, f)
 		}
 		*v = int(f)
 		return nil

@@ -104,3 +104,22 @@ func TestPredictProbit(t *testing.T) {
 	require.NoError(t, err)
 	require.Less(t, ev.SE, 0.5)
 }
+
+// TestInferBlockSettings: a setting written in the infer block must be a
+// usable value, reported at its position: lr = 0 (a q that never moved,
+// with a converged verdict) and samples = 2.5 are errors.
+func TestInferBlockSettings(t *testing.T) {
+	for _, c := range []struct{ setting, want string }{
+		{"lr = 0", "m.msc:3:14: setting lr must be positive, got 0"},
+		{"param_lr = -1", "m.msc:3:20: setting param_lr must be positive, got -1"},
+		{"samples = 2.5", "m.msc:3:19: setting samples must be a positive integer, got 2.5"},
+		{"iters = 0", "m.msc:3:17: setting iters must be positive, got 0"},
+	} {
+		src := "latent { a: real }\nmodel { a ~ normal(0, 1) }\ninfer { " + c.setting + " }\n"
+		m, err := LoadSource("m.msc", []byte(src), "")
+		require.NoError(t, err)
+		_, err = Fit(context.Background(), m, Options{})
+		require.Error(t, err, c.setting)
+		require.Contains(t, err.Error(), c.want)
+	}
+}
