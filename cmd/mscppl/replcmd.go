@@ -28,7 +28,11 @@ func (c *replCmd) Run(e *env) error {
 			return replFit(e, ctx, m, args, outDir)
 		},
 		Plot: func(kind, runDir, out string, m *infer.Model) error {
-			_, err := (&plotCmd{Kind: kind, Dir: runDir, OutArg: out, Max: plotMax, model: m}).write(e) // the REPL prints "wrote FILE"
+			var args []string
+			if out != "" {
+				args = []string{out}
+			}
+			_, err := (&plotCmd{Kind: kind, Dir: runDir, Args: args, Max: plotMax, model: m}).write(e) // the REPL prints "wrote FILE"
 			return err
 		},
 	})

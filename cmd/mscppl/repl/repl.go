@@ -43,7 +43,7 @@ type Options struct {
 	// (summary.json, variational.json, draws.csv, trace.csv) go into
 	// outDir. ctx ends when the user presses Ctrl-C.
 	Fit func(ctx context.Context, m *infer.Model, args []string, outDir string) (*infer.Fitted, error)
-	// Plot draws the run written into runDir as kind (trace or marginals)
+	// Plot draws the run written into runDir as kind (trace, rank, marginals or q)
 	// into the file out; m is the run's model (its latents' constraints
 	// label the curves and bound the priors). Nil: :plot is unavailable.
 	Plot func(kind, runDir, out string, m *infer.Model) error
@@ -89,7 +89,7 @@ var help = fmt.Sprintf(`commands:
   :eval EXPR          evaluate an expression of latents, params and data under %d draws of q;
                       a comparison (tau > 5, a < b && b < c, !(x > 0)) prints its posterior probability,
                       mean(x) of a scalar its posterior mean, each with its Monte Carlo standard error
-  :plot trace|marginals [FILE] draw the last run (.svg or .png; default KIND.svg)
+  :plot KIND [FILE]            draw the last run: trace, rank, marginals or q (.svg or .png; default KIND.svg)
   :set KEY VALUE      set a default flag for :run (seed, samples, iters, method, family, optimizer, lr)
   :save DIR           copy the last run's outputs (summary.json, variational.json, draws.csv, trace.csv) to DIR
   :help               this help
@@ -401,7 +401,7 @@ func (r *state) command(cmd string) bool {
 		r.eval(arg)
 	case ":plot":
 		if len(fields) < 2 || len(fields) > 3 || r.last == nil {
-			r.fail(infer.Errorf("run a model first, then :plot trace (or :plot trace FILE.svg)", "usage: :plot trace|marginals [FILE]"))
+			r.fail(infer.Errorf("run a model first, then :plot trace (or :plot trace FILE.svg)", "usage: :plot trace|rank|marginals|q [FILE]"))
 			break
 		}
 		kind := fields[1]
@@ -409,8 +409,8 @@ func (r *state) command(cmd string) bool {
 		if len(fields) == 3 {
 			out = fields[2]
 		}
-		if kind != "trace" && kind != "marginals" {
-			r.fail(infer.Errorf("", "plot trace or plot marginals, not %q", kind))
+		if !slices.Contains([]string{"trace", "rank", "marginals", "q"}, kind) {
+			r.fail(infer.Errorf("mscppl plot pairs DIR mu tau draws pairs", "plot trace, rank, marginals or q, not %q", kind))
 			break
 		}
 		if r.opts.Plot == nil {
