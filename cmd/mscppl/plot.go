@@ -176,6 +176,17 @@ func (c *plotCmd) panels(e *env, dir string) ([]panel, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	for _, p := range panels {
+		// round ticks (1, 2 or 5 times a power of ten) on every linear axis
+		if p.Plot == nil {
+			continue
+		}
+		for _, a := range []*plot.Axis{&p.X, &p.Y} {
+			if _, ok := a.Tick.Marker.(plot.DefaultTicks); ok {
+				a.Tick.Marker = roundTicks{}
+			}
+		}
+	}
 	if sum != nil && !sum.Converged {
 		for _, p := range panels {
 			if p.Plot != nil && p.Title.Text != "" {
@@ -492,6 +503,7 @@ func (c *plotCmd) marginalPlots(e *env, dir string, sum *infer.Summary, m *infer
 		if vals, shares, ok := discreteValues(cols[j]); ok {
 			// a count or an indicator: the share of the draws at each value
 			addBars(&p, vals, shares, colors[j], label)
+			p.Legend.Add(label, p.data[0].(plot.Thumbnailer))
 			p.Y.Label.Text = "share of draws"
 			yFromZero(p.Plot, maxY(p.curves[0].xy), 1)
 			panels = append(panels, p)

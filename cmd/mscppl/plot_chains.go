@@ -126,23 +126,34 @@ func (c *plotCmd) rankPlots(dir string) ([]panel, []string, error) {
 		p.Title.Text = name
 		p.X.Label.Text = "rank (all chains)"
 		p.Y.Label.Text = "chain"
-		var ticks []plot.Tick
+		// each chain's counts; one scale for the panel, the uniform count
+		// 0.4 of a row high unless a bin would reach the next row
+		counts := make([][]float64, len(chains))
+		scale := math.Inf(1)
 		start := 0
 		for k, ch := range chains {
 			m := len(ch[j])
 			bins := rankBins(m)
-			counts := rankCounts(r[start:start+m], n, bins)
+			counts[k] = rankCounts(r[start:start+m], n, bins)
 			start += m
-			expected := float64(m) / float64(bins)
+			scale = math.Min(scale, 0.4*float64(bins)/float64(m))
+			for _, cnt := range counts[k] {
+				scale = math.Min(scale, 0.9/cnt)
+			}
+		}
+		var ticks []plot.Tick
+		for k := range chains {
+			bins := len(counts[k])
+			expected := float64(len(chains[k][j])) / float64(bins)
 			base := float64(k)
 			// the histogram as a stepped area from the chain's baseline,
-			// the uniform count at base + 0.4
+			// the uniform count dashed
 			ring := plotter.XYs{{X: 0.5, Y: base}}
 			var xy plotter.XYs
-			for b, cnt := range counts {
+			for b, cnt := range counts[k] {
 				lo := 0.5 + float64(n)*float64(b)/float64(bins)
 				hi := 0.5 + float64(n)*float64(b+1)/float64(bins)
-				h := base + 0.4*cnt/expected
+				h := base + scale*cnt
 				ring = append(ring, plotter.XY{X: lo, Y: h}, plotter.XY{X: hi, Y: h})
 				xy = append(xy, plotter.XY{X: (lo + hi) / 2, Y: cnt})
 			}
@@ -154,7 +165,7 @@ func (c *plotCmd) rankPlots(dir string) ([]panel, []string, error) {
 			poly.Color = colors[k]
 			poly.LineStyle.Color = colors[k]
 			p.Add(poly)
-			u, err := plotter.NewLine(plotter.XYs{{X: 0.5, Y: base + 0.4}, {X: float64(n) + 0.5, Y: base + 0.4}})
+			u, err := plotter.NewLine(plotter.XYs{{X: 0.5, Y: base + scale*expected}, {X: float64(n) + 0.5, Y: base + scale*expected}})
 			if err != nil {
 				return nil, nil, err
 			}
@@ -293,7 +304,6 @@ func addBars(p *panel, vals, shares []float64, col interface {
 	}
 	h.Width = w
 	p.Add(h)
-	p.Legend.Add(label, h)
 	p.curves = append(p.curves, curve{label, xy})
 	p.X.Tick.Marker = roundTicks{}
 	if len(vals) <= 10 {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -166,12 +167,33 @@ func roundFromZero(t *testing.T, p panel) {
 	}
 	require.GreaterOrEqual(t, len(vals), 3, "%s: ticks %v", p.Title.Text, vals)
 	require.Equal(t, 0.0, vals[0], "%s: the first tick is 0", p.Title.Text)
+	roundSteps(t, p.Title.Text, vals)
+}
+
+// roundSteps checks tick values: equally spaced by 1, 2 or 5 times a power
+// of ten, each a multiple of the step (never 0.5, 2.5, 4.5).
+func roundSteps(t *testing.T, what string, vals []float64) {
+	t.Helper()
+	require.GreaterOrEqual(t, len(vals), 2, "%s: ticks %v", what, vals)
 	step := vals[1] - vals[0]
 	m := step / math.Pow(10, math.Floor(math.Log10(step)+1e-9))
-	require.True(t, math.Abs(m-1) < 1e-6 || math.Abs(m-2) < 1e-6 || math.Abs(m-5) < 1e-6, "%s: step %g", p.Title.Text, step)
+	require.True(t, math.Abs(m-1) < 1e-6 || math.Abs(m-2) < 1e-6 || math.Abs(m-5) < 1e-6, "%s: step %g", what, step)
 	for i, v := range vals {
-		require.InDelta(t, float64(i)*step, v, 1e-9*step, "%s: ticks %v", p.Title.Text, vals)
+		require.InDelta(t, vals[0]+float64(i)*step, v, 1e-9*step, "%s: ticks %v", what, vals)
+		k := v / step
+		require.InDelta(t, math.Round(k), k, 1e-6, "%s: %g is not a multiple of %g", what, v, step)
 	}
+}
+
+// labelled are the values of an axis's labelled ticks.
+func labelled(a plot.Axis) []float64 {
+	var out []float64
+	for _, tk := range a.Tick.Marker.Ticks(a.Min, a.Max) {
+		if tk.Label != "" {
+			out = append(out, tk.Value)
+		}
+	}
+	return out
 }
 
 // TestRoundTicks: labels at multiples of a round step, never 0.5, 2.5, 4.5.
@@ -327,6 +349,16 @@ func TestRankPlots(t *testing.T) {
 	}
 	require.Equal(t, 0.0, low, "no low ranks in the shifted chain")
 	require.InDelta(t, 400, shifted[15].Y+shifted[16].Y+shifted[17].Y+shifted[18].Y+shifted[19].Y, 10)
+	// every row stays below the next chain's baseline
+	for k, d := range panels[1].data {
+		if poly, ok := d.(*plotter.Polygon); ok {
+			for _, ring := range poly.XYs {
+				for _, pt := range ring {
+					require.Less(t, pt.Y, float64(k/2)+0.95, "chain %d's bars reach the next row", k/2+1)
+				}
+			}
+		}
+	}
 }
 
 // writeDraws writes a draws.csv by hand.
@@ -421,6 +453,9 @@ func TestMarginalsStyle(t *testing.T) {
 		require.Equal(t, jsonName(head[j]), p.Title.Text)
 		require.NotContains(t, p.Title.Text+p.X.Label.Text, ".")
 		roundFromZero(t, p)
+		if j < 4 { // the bars are labelled at their values
+			roundSteps(t, p.Title.Text+" x", labelled(p.X))
+		}
 		legendClear(t, p)
 		for col := range lineColors(p) {
 			require.Empty(t, seen[col], "%s has the colour of %s", p.Title.Text, seen[col])

@@ -168,6 +168,7 @@ func TestQPlots(t *testing.T) {
 			require.Equal(t, c.want, labels(p), "max %d", c.max)
 			require.Equal(t, len(c.want), len(lineColors(p)), "max %d: a colour per curve, none repeated", c.max)
 			require.Empty(t, legendEntries(p), "no legend over the curves")
+			roundSteps(t, p.Title.Text+" y", labelled(p.Y))
 		}
 		require.NotEmpty(t, legendEntries(panels[2]), "the legend's own panel")
 		if c.note == "" {
