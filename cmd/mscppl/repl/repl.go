@@ -89,7 +89,7 @@ var help = fmt.Sprintf(`commands:
   :eval EXPR          evaluate an expression of latents, params and data under %d draws of q;
                       a comparison (tau > 5, a < b && b < c, !(x > 0)) prints its posterior probability,
                       mean(x) of a scalar its posterior mean, each with its Monte Carlo standard error
-  :plot KIND [FILE]            draw the last run: trace, rank, marginals or q (.svg or .png; default KIND.svg)
+  :plot KIND [FILE]   draw the last run: trace, rank, marginals or q (.svg or .png; default KIND.svg)
   :set KEY VALUE      set a default flag for :run (seed, samples, iters, method, family, optimizer, lr)
   :save DIR           copy the last run's outputs (summary.json, variational.json, draws.csv, trace.csv) to DIR
   :help               this help
@@ -401,7 +401,7 @@ func (r *state) command(cmd string) bool {
 		r.eval(arg)
 	case ":plot":
 		if len(fields) < 2 || len(fields) > 3 || r.last == nil {
-			r.fail(infer.Errorf("run a model first, then :plot trace (or :plot trace FILE.svg)", "usage: :plot trace|rank|marginals|q [FILE]"))
+			r.fail(infer.Errorf("run a model first, then :plot marginals (or :plot marginals FILE.svg)", "usage: :plot trace|rank|marginals|q [FILE]"))
 			break
 		}
 		kind := fields[1]
