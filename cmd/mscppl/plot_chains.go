@@ -32,11 +32,18 @@ func (c *plotCmd) chainPlots(dir string) ([]string, [][][]float64, []int, []stri
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	cols := chainColumns(names)
+	var cols []int
+	var notes []string
+	for _, j := range chainColumns(names) {
+		if finiteColumn(chains, j) {
+			cols = append(cols, j)
+		} else {
+			notes = append(notes, fmt.Sprintf("%s has NaN or infinite samples, so it is not drawn", jsonName(names[j])))
+		}
+	}
 	if len(cols) == 0 {
 		return nil, nil, nil, nil, userErrorf("it is written by mscppl run --out DIR", "%s has no latent columns", filepath.Join(dir, "output_1.csv"))
 	}
-	var notes []string
 	if len(cols) > c.Max {
 		notes = append(notes, fmt.Sprintf("drew %d of %d components; use --max %d to draw them all", c.Max, len(cols), len(cols)))
 		cols = cols[:c.Max]
@@ -92,6 +99,18 @@ func (c *plotCmd) tracePlots(dir string) ([]panel, []string, error) {
 		panels = append(panels, dens, tr)
 	}
 	return panels, notes, nil
+}
+
+// finiteColumn reports whether column j of every chain is finite.
+func finiteColumn(chains [][][]float64, j int) bool {
+	for _, ch := range chains {
+		for _, v := range ch[j] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func curvesXY(cs []curve) []plotter.XYs {
@@ -211,6 +230,9 @@ func (c *plotCmd) pairsPlots(dir string, want []string) ([]panel, []string, erro
 		j, ok := index[w]
 		if !ok {
 			return nil, nil, userErrorf("the components are "+strings.Join(all, ", "), "no component %s in %s", w, filepath.Join(dir, "draws.csv"))
+		}
+		if !finiteColumn([][][]float64{cols}, j) {
+			return nil, nil, userErrorf("pairs draws finite quantities", "%s has NaN or infinite draws", w)
 		}
 		sel[i] = j
 	}

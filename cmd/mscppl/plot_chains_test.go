@@ -306,6 +306,17 @@ func TestTraceChainPlots(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, panels, 4)
 	require.Equal(t, []string{"drew 2 of 3 components; use --max 3 to draw them all"}, notes)
+
+	// a quantity with a NaN sample (a derived value set in one branch) is
+	// left out with a note, in trace and rank alike
+	chains[1][3][7] = math.NaN()
+	writeChains(t, dir, head, chains)
+	for _, kind := range []string{"trace", "rank"} {
+		panels, notes, err = (&plotCmd{Kind: kind, Max: 8}).panels(e, dir)
+		require.NoError(t, err, kind)
+		require.Equal(t, []string{"a[1] has NaN or infinite samples, so it is not drawn"}, notes, kind)
+		require.Equal(t, "a[2]", panels[len(panels)-1].Title.Text, kind)
+	}
 }
 
 // TestRankPlots: a panel per component, a row per chain; each chain's
@@ -433,6 +444,11 @@ func TestPairsPlots(t *testing.T) {
 	require.Equal(t, "share of draws", panels[8].Y.Label.Text)
 	require.Equal(t, plotter.XYs{{X: 0, Y: 0.7}, {X: 1, Y: 0.3}}, panels[8].curves[0].xy)
 	require.Equal(t, "density", panels[0].Y.Label.Text)
+
+	cols[0][5] = math.Inf(1)
+	writeDraws(t, dir, head, cols)
+	_, _, err = (&plotCmd{Kind: "pairs", Args: []string{"mu", "tau"}}).panels(e, dir)
+	require.ErrorContains(t, err, "mu has NaN or infinite draws")
 }
 
 // TestMarginalsStyle: the complaints of issue 24 about the marginals, each
