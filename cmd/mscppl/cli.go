@@ -41,7 +41,7 @@ type cli struct {
 	Run      runCmd      `cmd:"" aliases:"fit" help:"Fit a variational approximation q to the posterior of MODEL given DATA."`
 	Sweep    sweepCmd    `cmd:"" help:"Fit from many random initialisations for several S and report the spread of the fitted means (the paper's Figure 2)."`
 	Repl     replCmd     `cmd:"" help:"Explore models interactively: load, run, evaluate expressions under q, sample, plot."`
-	Plot     plotCmd     `cmd:"" help:"Draw the trace or the marginals of a run written with --out DIR (SVG, or PNG by extension)."`
+	Plot     plotCmd     `cmd:"" help:"Draw a run written with --out DIR: trace, rank, pairs, marginals or q (SVG, or PNG by extension)."`
 	Evidence evidenceCmd `cmd:"" help:"Estimate log p(x; theta) with a particle filter (state-space models) or importance sampling with q."`
 	Cv       cvCmd       `cmd:"" name:"cv" help:"Cross-validate methods on random train/test splits of DATA (test error for binary outcomes, held-out log predictive density otherwise)."`
 	Check    checkCmd    `cmd:"" help:"Parse and check MODEL (binding DATA when given) and print its layout."`

@@ -19,7 +19,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -31,13 +30,36 @@ import (
 const plotMax = 8
 
 type plotCmd struct {
-	Kind   string `arg:"" enum:"trace,marginals" help:"What to draw: trace (q's means and sds per iteration, in q's unconstrained space) or marginals (the density of each latent in its own space from DIR/draws.csv, the prior dashed)."`
-	Dir    string `arg:"" help:"The output directory of mscppl run --out DIR (or a file in it, such as DIR/draws.csv)."`
-	OutArg string `arg:"" optional:"" name:"out" help:"The picture to write: .svg (default DIR/KIND.svg) or .png."`
-	Out    string `short:"o" name:"out" help:"The picture to write, as the optional third argument." placeholder:"FILE"`
-	Max    int    `default:"${plot_max}" help:"Largest number of latent components drawn."`
+	Kind string   `arg:"" enum:"trace,rank,pairs,marginals,q" help:"What to draw: trace (each chain's samples against the draw, with each chain's density beside them, from DIR/output_N.csv), rank (each chain's rank histogram), pairs (the named components against each other, from DIR/draws.csv), marginals (the density of each latent in its own space from DIR/draws.csv, the prior dashed), or q (q's means and sds per iteration, in q's unconstrained space, from DIR/trace.csv)."`
+	Dir  string   `arg:"" help:"The output directory of mscppl run --out DIR (or a file in it, such as DIR/draws.csv)."`
+	Args []string `arg:"" optional:"" name:"names-and-out" help:"For pairs, the components to draw (two or more: mu tau a[1]); then the picture to write: .svg (default DIR/KIND.svg) or .png."`
+	Out  string   `short:"o" name:"out" help:"The picture to write, as the optional last argument." placeholder:"FILE"`
+	Max  int      `default:"${plot_max}" help:"Largest number of latent components drawn."`
 
 	model *infer.Model // the run's model when the caller has it (the REPL); else loaded from summary.json
+	cols  int          // the columns of the grid of panels (0: at most two)
+}
+
+// split parts the positional arguments into pairs' components and the
+// picture: the last argument is the picture when the kind takes no names,
+// or when it has a file extension (a component such as a.1 has none).
+func (c *plotCmd) split() (names []string, out string, err error) {
+	args := c.Args
+	if c.Kind == "pairs" {
+		if n := len(args); n > 0 {
+			if ext := filepath.Ext(args[n-1]); ext != "" && strings.Trim(ext, ".0123456789") != "" {
+				return args[:n-1], args[n-1], nil
+			}
+		}
+		return args, "", nil
+	}
+	switch len(args) {
+	case 0:
+		return nil, "", nil
+	case 1:
+		return nil, args[0], nil
+	}
+	return nil, "", userErrorf("mscppl plot KIND DIR [OUT]; only pairs takes names", "too many arguments: %s", strings.Join(args, " "))
 }
 
 func (c *plotCmd) Run(e *env) error {
@@ -53,12 +75,16 @@ func (c *plotCmd) Run(e *env) error {
 // the reader should know (components left out, a model that cannot be
 // loaded) goes to stderr as notes. Nothing is written on an error.
 func (c *plotCmd) write(e *env) (string, error) {
+	_, outArg, err := c.split()
+	if err != nil {
+		return "", err
+	}
 	out := c.Out
 	switch {
-	case c.OutArg != "" && c.Out != "" && c.OutArg != c.Out:
-		return "", userErrorf("give the file once: mscppl plot KIND DIR [OUT]", "two output files: %s and %s", c.OutArg, c.Out)
-	case c.OutArg != "":
-		out = c.OutArg
+	case outArg != "" && c.Out != "" && outArg != c.Out:
+		return "", userErrorf("give the file once: mscppl plot KIND DIR [OUT]", "two output files: %s and %s", outArg, c.Out)
+	case outArg != "":
+		out = outArg
 	}
 	if c.Max < 1 {
 		return "", userErrorf("", "--max must be at least 1")
@@ -91,7 +117,7 @@ func (c *plotCmd) write(e *env) (string, error) {
 	for i, p := range panels {
 		plots[i] = p.Plot
 	}
-	if err := savePlots(out, plots, ext); err != nil {
+	if err := savePlots(out, plots, c.cols, ext); err != nil {
 		return "", userErrorf("", "cannot write %s: %v", out, err)
 	}
 	return out, nil
@@ -110,21 +136,92 @@ func runDir(arg string) (string, error) {
 	return filepath.Dir(arg), nil
 }
 
-// panels builds the pictures of the run in dir.
+// panels builds the pictures of the run in dir; a nil Plot is an empty
+// cell of the grid. A run that did not converge says so in every title.
 func (c *plotCmd) panels(e *env, dir string) ([]panel, []string, error) {
-	sum, m, notes := loadRun(e, dir, c.model)
-	if c.Kind == "trace" {
-		p, n, err := c.tracePlots(dir, m)
-		return p, append(notes, n...), err
+	var (
+		panels []panel
+		notes  []string
+		err    error
+		sum    *infer.Summary
+	)
+	switch c.Kind {
+	case "q", "marginals":
+		var m *infer.Model
+		sum, m, notes = loadRun(e, dir, c.model)
+		var more []string
+		if c.Kind == "q" {
+			panels, more, err = c.qPlots(dir, m)
+		} else {
+			panels, more, err = c.marginalPlots(e, dir, sum, m)
+		}
+		notes = append(notes, more...)
+	default:
+		sum = readRunSummary(dir)
+		switch c.Kind {
+		case "trace":
+			panels, notes, err = c.tracePlots(dir)
+		case "rank":
+			panels, notes, err = c.rankPlots(dir)
+		case "pairs":
+			names, _, serr := c.split()
+			if serr != nil {
+				return nil, nil, serr
+			}
+			panels, notes, err = c.pairsPlots(dir, names)
+		default:
+			return nil, nil, userErrorf("the kinds are trace, rank, pairs, marginals and q", "no plot kind %q", c.Kind)
+		}
 	}
-	p, n, err := c.marginalPlots(e, dir, sum, m)
-	return p, append(notes, n...), err
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, p := range panels {
+		// round ticks (1, 2 or 5 times a power of ten) on every linear axis
+		if p.Plot == nil {
+			continue
+		}
+		for _, a := range []*plot.Axis{&p.X, &p.Y} {
+			if _, ok := a.Tick.Marker.(plot.DefaultTicks); ok {
+				a.Tick.Marker = roundTicks{}
+			}
+		}
+	}
+	if sum != nil && !sum.Converged {
+		for _, p := range panels {
+			if p.Plot != nil && p.Title.Text != "" {
+				p.Title.Text += " (NOT converged)"
+			}
+		}
+	}
+	return panels, notes, nil
 }
 
-// panel is one picture with the curves in its legend, kept for the tests.
+// readRunSummary is the run's summary.json, nil when it cannot be read.
+func readRunSummary(dir string) *infer.Summary {
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		return nil
+	}
+	var sum infer.Summary
+	if json.Unmarshal(b, &sum) != nil {
+		return nil
+	}
+	return &sum
+}
+
+// panel is one picture with its curves and what it draws, kept for the
+// tests (gonum/plot keeps its plotters to itself).
 type panel struct {
 	*plot.Plot
 	curves []curve
+	data   []plot.Plotter
+}
+
+// Add draws ps on the panel and keeps them.
+func (p *panel) Add(ps ...plot.Plotter) {
+	p.Plot.Add(ps...)
+	p.data = append(p.data, ps...)
 }
 
 type curve struct {
@@ -153,11 +250,14 @@ func loadRun(e *env, dir string, have *infer.Model) (*infer.Summary, *infer.Mode
 	return &sum, m, nil
 }
 
-// savePlots stacks the plots in a grid of at most two columns.
-func savePlots(path string, plots []*plot.Plot, ext string) error {
-	cols := 1
-	if len(plots) > 2 {
-		cols = 2
+// savePlots lays the plots out in a grid of cols columns (0: at most two);
+// a nil plot leaves its cell empty.
+func savePlots(path string, plots []*plot.Plot, cols int, ext string) error {
+	if cols <= 0 {
+		cols = 1
+		if len(plots) > 2 {
+			cols = 2
+		}
 	}
 	rows := (len(plots) + cols - 1) / cols
 	w, h := 5*vg.Inch*vg.Length(cols), 3*vg.Inch*vg.Length(rows)
@@ -275,11 +375,11 @@ func shifted(n string, a float64) string {
 	return fmt.Sprintf("%s - %g", n, a)
 }
 
-// tracePlots draws q's means and sds against the iteration, log-scaled, as
+// qPlots draws q's means and sds against the iteration, log-scaled, as
 // in the paper's Figure 1. They live in q's unconstrained space; each curve
 // is labelled with its transform of the latent (log(tau)) when the model can
 // be loaded.
-func (c *plotCmd) tracePlots(dir string, m *infer.Model) ([]panel, []string, error) {
+func (c *plotCmd) qPlots(dir string, m *infer.Model) ([]panel, []string, error) {
 	head, cols, err := readCSV(filepath.Join(dir, "trace.csv"), "trace")
 	if err != nil {
 		return nil, nil, err
@@ -290,15 +390,15 @@ func (c *plotCmd) tracePlots(dir string, m *infer.Model) ([]panel, []string, err
 	}
 	iters := cols[0]
 	total := 0
+	// the legend has a panel of its own, beside the curves, covering none
+	legend := plot.NewLegend()
+	legend.Top, legend.Left = true, true
 	mk := func(prefix, title string) (panel, error) {
 		p := panel{Plot: plot.New()}
 		p.Title.Text = title
 		p.X.Label.Text = "iteration"
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-		p.Legend.Top = true
-		p.Legend.Left = true
-		var lines []any
 		total = 0
 		for j, h := range head {
 			if !strings.HasPrefix(h, prefix) {
@@ -317,17 +417,26 @@ func (c *plotCmd) tracePlots(dir string, m *infer.Model) ([]panel, []string, err
 			if l, ok := labels[name]; ok {
 				name = l
 			}
-			lines = append(lines, name, xy)
 			p.curves = append(p.curves, curve{name, xy})
 		}
 		if total == 0 {
 			return p, userErrorf("it is written by mscppl run --out DIR", "trace.csv has no %s columns", prefix)
 		}
-		if err := plotutil.AddLines(p.Plot, lines...); err != nil {
-			return p, err
+		colors := distinctColors(len(p.curves))
+		for i, cv := range p.curves {
+			l, err := plotter.NewLine(cv.xy)
+			if err != nil {
+				return p, err
+			}
+			l.Color = colors[i]
+			p.Add(l)
+			if prefix == "mean_" {
+				legend.Add(cv.label, l) // the same colours in both panels
+			}
 		}
 		return p, nil
 	}
+
 	pm, err := mk("mean_", "mean of q (unconstrained space)")
 	if err != nil {
 		return nil, nil, err
@@ -343,7 +452,12 @@ func (c *plotCmd) tracePlots(dir string, m *infer.Model) ([]panel, []string, err
 	if m != nil && m.IR.LatentDim > total {
 		notes = append(notes, fmt.Sprintf("trace.csv holds the first %d of the %d components of q", total, m.IR.LatentDim))
 	}
-	return []panel{pm, ps}, notes, nil
+	lp := panel{Plot: plot.New()}
+	lp.HideAxes()
+	lp.Title.Text = "components of q"
+	lp.Legend = legend
+	c.cols = 2
+	return []panel{pm, ps, lp}, notes, nil
 }
 
 // marginalPlots draws the density of each latent component in its own
@@ -377,20 +491,30 @@ func (c *plotCmd) marginalPlots(e *env, dir string, sum *infer.Summary, m *infer
 			label = "q"
 		}
 	}
+	// one colour per component, none repeated; the prior dashed grey
+	colors := distinctColors(len(ms.Components))
 	var panels []panel
 	for j, mg := range ms.Components {
-		name := head[j]
+		name := names[j] // a[1], as the summary names it
 		p := panel{Plot: plot.New()}
 		p.Title.Text = name
 		p.X.Label.Text = name
 		p.Y.Label.Text = "density"
-		p.Legend.Top = true
+		if vals, shares, ok := discreteValues(cols[j]); ok {
+			// a count or an indicator: the share of the draws at each value
+			addBars(&p, vals, shares, colors[j], label)
+			p.Legend.Add(label, p.data[0].(plot.Thumbnailer))
+			p.Y.Label.Text = "share of draws"
+			yFromZero(p.Plot, maxY(p.curves[0].xy), 1)
+			panels = append(panels, p)
+			continue
+		}
 		q := xys(mg.Posterior)
 		lq, err := plotter.NewLine(q)
 		if err != nil {
 			return nil, nil, err
 		}
-		lq.Color = color.RGBA{R: 200, A: 255}
+		lq.Color = colors[j]
 		lq.Width = vg.Points(1.5)
 		p.Add(lq)
 		p.Legend.Add(label, lq)
@@ -410,6 +534,7 @@ func (c *plotCmd) marginalPlots(e *env, dir string, sum *infer.Summary, m *infer
 		if mg.Constraint != "" {
 			p.X.Label.Text = name + " " + mg.Constraint
 		}
+		yFromZero(p.Plot, maxY(curvesXY(p.curves)...), len(p.curves))
 		panels = append(panels, p)
 	}
 	if len(head) > c.Max {

@@ -18,8 +18,8 @@ import (
 )
 
 // boundsNames are the 13 components of testdata/plot/bounds.msc, as
-// draws.csv names them.
-var boundsNames = []string{"mu", "tau", "p", "b", "neg", "v.1", "v.2", "v.3", "v.4", "v.5", "v.6", "v.7", "v.8"}
+// the summary names them (draws.csv says v.1).
+var boundsNames = []string{"mu", "tau", "p", "b", "neg", "v[1]", "v[2]", "v[3]", "v[4]", "v[5]", "v[6]", "v[7]", "v[8]"}
 
 // boundsSupport is each component's support.
 var boundsSupport = map[string][2]float64{
@@ -61,20 +61,27 @@ func TestPlotCommandLine(t *testing.T) {
 		out    string // the picture written, or "" for an error
 		stderr string // a part of stderr
 	}{
-		{"positional output", []string{"trace", dir, dir + "/t.png"}, dir + "/t.png", "note: drew 8 of 13 components; use --max 13 to draw them all"},
+		{"positional output", []string{"q", dir, dir + "/t.png"}, dir + "/t.png", "note: drew 8 of 13 components; use --max 13 to draw them all"},
 		{"default output", []string{"marginals", dir}, dir + "/marginals.svg", "note: drew 8 of 13 components; use --max 13 to draw them all"},
-		{"-o alias", []string{"trace", dir, "-o", dir + "/t.svg", "--max", "13"}, dir + "/t.svg", ""},
-		{"both spellings agree", []string{"trace", dir, dir + "/u.svg", "--out", dir + "/u.svg", "--max", "20"}, dir + "/u.svg", ""},
+		{"-o alias", []string{"q", dir, "-o", dir + "/t.svg", "--max", "13"}, dir + "/t.svg", ""},
+		{"both spellings agree", []string{"q", dir, dir + "/u.svg", "--out", dir + "/u.svg", "--max", "20"}, dir + "/u.svg", ""},
 		{"a file of the run", []string{"marginals", dir + "/draws.csv", dir + "/m.svg", "--max", "13"}, dir + "/m.svg", ""},
-		{"the file's directory", []string{"trace", dir + "/summary.json", "--max", "13"}, dir + "/trace.svg", ""},
-		{"two outputs", []string{"trace", dir, dir + "/a.svg", "-o", dir + "/b.svg"}, "", "two output files"},
-		{"bad extension", []string{"trace", dir, dir + "/t.txt"}, "", "cannot draw " + dir + "/t.txt\nhint: use a .svg or .png file name"},
-		{"no such directory", []string{"trace", dir + "/nowhere"}, "", "cannot read the run directory " + dir + "/nowhere: no such directory\nhint: give the directory written by mscppl run --out DIR"},
+		{"the file's directory", []string{"q", dir + "/summary.json", "--max", "13"}, dir + "/q.svg", ""},
+		{"pairs", []string{"pairs", dir, "mu", "tau", "v[2]", dir + "/p.svg"}, dir + "/p.svg", ""},
+		{"pairs in Stan's names, default output", []string{"pairs", dir, "mu", "v.1"}, dir + "/pairs.svg", ""},
+		{"pairs of one", []string{"pairs", dir, "mu", dir + "/p1.svg"}, "", "pairs needs two or more components, got 1"},
+		{"pairs of an unknown name", []string{"pairs", dir, "mu", "sigma"}, "", "no component sigma in " + dir + "/draws.csv\nhint: the components are mu, tau, p, b, neg, v[1]"},
+		{"names for another kind", []string{"marginals", dir, "mu", dir + "/m2.svg"}, "", "too many arguments: mu " + dir + "/m2.svg"},
+		{"no chain files", []string{"trace", dir, dir + "/c.svg"}, "", "cannot read the chain file " + dir + "/output_1.csv: no such file"},
+		{"no chain files for rank", []string{"rank", dir}, "", "cannot read the chain file " + dir + "/output_1.csv: no such file"},
+		{"two outputs", []string{"q", dir, dir + "/a.svg", "-o", dir + "/b.svg"}, "", "two output files"},
+		{"bad extension", []string{"q", dir, dir + "/t.txt"}, "", "cannot draw " + dir + "/t.txt\nhint: use a .svg or .png file name"},
+		{"no such directory", []string{"q", dir + "/nowhere"}, "", "cannot read the run directory " + dir + "/nowhere: no such directory\nhint: give the directory written by mscppl run --out DIR"},
 		{"not a run directory", []string{"marginals", empty, dir + "/e.svg"}, "", "cannot read the draws file " + empty + "/draws.csv: no such file\nhint: give the directory written by mscppl run --out DIR"},
-		{"no trace", []string{"trace", empty, dir + "/e.svg"}, "", "cannot read the trace file " + empty + "/trace.csv: no such file"},
-		{"--max 0", []string{"trace", dir, dir + "/z.svg", "--max", "0"}, "", "--max must be at least 1"},
-		{"missing output directory", []string{"trace", dir, dir + "/no/t.svg"}, "", "no directory " + dir + "/no"},
-		{"output is a directory", []string{"trace", dir, empty + ".svg"}, "", "it is a directory"},
+		{"no trace", []string{"q", empty, dir + "/e.svg"}, "", "cannot read the trace file " + empty + "/trace.csv: no such file"},
+		{"--max 0", []string{"q", dir, dir + "/z.svg", "--max", "0"}, "", "--max must be at least 1"},
+		{"missing output directory", []string{"q", dir, dir + "/no/t.svg"}, "", "no directory " + dir + "/no"},
+		{"output is a directory", []string{"q", dir, empty + ".svg"}, "", "it is a directory"},
 		{"unknown kind", []string{"histogram", dir}, "", "must be one of"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -132,10 +139,11 @@ func TestULabel(t *testing.T) {
 	require.Equal(t, "x (unconstrained)", uLabel(&ir.Var{Name: "x", LowerX: &ir.Num{}}, "x"), "bounds that are expressions")
 }
 
-// TestTracePlots: two panels (q's means and sds), in q's unconstrained
-// space, each curve named as the bijection makes it; at most --max curves,
-// with a note when some are left out.
-func TestTracePlots(t *testing.T) {
+// TestQPlots: two panels (q's means and sds), in q's unconstrained
+// space, each curve named as the bijection makes it, in colours no two
+// alike, and the legend in a third panel of its own (it covers no curve);
+// at most --max curves, with a note when some are left out.
+func TestQPlots(t *testing.T) {
 	dir := fitBounds(t)
 	e, _ := testEnv()
 	all := []string{"mu", "log(tau)", "logit(p)", "logit((b - 2)/3)", "log(-neg)", "v[1]", "v[2]", "v[3]", "v[4]", "v[5]", "v[6]", "v[7]", "v[8]"}
@@ -149,21 +157,32 @@ func TestTracePlots(t *testing.T) {
 		{8, all[:8], "drew 8 of 13 components; use --max 13 to draw them all"},
 		{1, all[:1], "drew 1 of 13 components; use --max 13 to draw them all"},
 	} {
-		panels, notes, err := (&plotCmd{Kind: "trace", Max: c.max}).panels(e, dir)
+		panels, notes, err := (&plotCmd{Kind: "q", Max: c.max}).panels(e, dir)
 		require.NoError(t, err)
-		require.Len(t, panels, 2)
-		require.Equal(t, "mean of q (unconstrained space)", panels[0].Title.Text)
-		require.Equal(t, "sd of q (unconstrained space)", panels[1].Title.Text)
-		for _, p := range panels {
+		require.Len(t, panels, 3)
+		// a run of 300 iterations has not converged, and says so
+		require.Equal(t, "mean of q (unconstrained space)", verdictless(panels[0].Title.Text))
+		require.Equal(t, "sd of q (unconstrained space)", verdictless(panels[1].Title.Text))
+		for _, p := range panels[:2] {
 			require.Equal(t, "iteration", p.X.Label.Text)
 			require.Equal(t, c.want, labels(p), "max %d", c.max)
+			require.Equal(t, len(c.want), len(lineColors(p)), "max %d: a colour per curve, none repeated", c.max)
+			require.Empty(t, legendEntries(p), "no legend over the curves")
+			roundSteps(t, p.Title.Text+" y", labelled(p.Y))
 		}
+		require.NotEmpty(t, legendEntries(panels[2]), "the legend's own panel")
 		if c.note == "" {
 			require.Empty(t, notes)
 		} else {
 			require.Equal(t, []string{c.note}, notes)
 		}
 	}
+}
+
+// verdictless is a title without the verdict of a run that did not
+// converge.
+func verdictless(title string) string {
+	return strings.TrimSuffix(title, " (NOT converged)")
 }
 
 func readSummary(t *testing.T, dir string) map[string]any {
@@ -212,7 +231,7 @@ func TestMarginalPlots(t *testing.T) {
 		}
 		for j, p := range panels {
 			name := boundsNames[j]
-			require.Equal(t, name, p.Title.Text)
+			require.Equal(t, name, verdictless(p.Title.Text))
 			require.Equal(t, []string{post, "prior"}, labels(p), name)
 			sup, bounded := boundsSupport[name]
 			if bounded {
@@ -279,7 +298,7 @@ func TestREPLPlot(t *testing.T) {
 	script := strings.Join([]string{
 		":load testdata/plot/bounds.msc",
 		":run --iters 300 --draws 1000",
-		":plot trace " + dir + "/t.svg",
+		":plot q " + dir + "/t.svg",
 		":plot marginals " + dir + "/m.png",
 		":quit",
 	}, "\n") + "\n"
@@ -304,15 +323,15 @@ func TestREPLPlotTypedModel(t *testing.T) {
 		"latent {", "  mu: real", "  s: real<lower=0>", "}",
 		"model {", "  mu ~ normal(0, 1)", "  s ~ normal(0, 1)", "}",
 		":run --iters 300 --draws 1000",
-		":plot trace",
+		":plot q",
 		":plot marginals m.svg",
 		":quit",
 	}, "\n") + "\n"
 	var out, errb bytes.Buffer
 	code := run([]string{"repl"}, strings.NewReader(script), &out, &errb)
 	require.Equal(t, 0, code, errb.String())
-	require.Contains(t, out.String(), "wrote trace.svg\n")
+	require.Contains(t, out.String(), "wrote q.svg\n")
 	require.Contains(t, out.String(), "wrote m.svg\n")
-	require.FileExists(t, filepath.Join(dir, "trace.svg"))
+	require.FileExists(t, filepath.Join(dir, "q.svg"))
 	require.NotContains(t, errb.String(), "constraints are unknown")
 }

@@ -73,8 +73,8 @@ func replPlot(e *env, args []string, runDir string, m *infer.Model) (string, err
 		return "", userErrorf("the flags are those of mscppl plot --help, for example :plot marginals --max 4 m4.png", "%v", err)
 	}
 	c := cli.Plot
-	if c.OutArg == "" && c.Out == "" {
-		c.OutArg = c.Kind + ".svg"
+	if _, outArg, err := c.split(); err == nil && outArg == "" && c.Out == "" {
+		c.Out = c.Kind + ".svg" // in the working directory, not the run's
 	}
 	c.model = m
 	return c.write(e) // the REPL prints "wrote FILE"

@@ -134,7 +134,7 @@ var help = fmt.Sprintf(`commands:
                       a comparison (tau > 5, a < b && b < c, !(x > 0)) prints its posterior probability,
                       mean(x) of a scalar its posterior mean, each with its Monte Carlo standard error;
                       after a run, an expression typed alone (mu, tau > 5) is evaluated as :eval
-  :plot KIND [FILE] [flags] draw the last run as mscppl plot KIND DIR does, with its flags
+  :plot KIND [ARGS] [flags] draw the last run as mscppl plot KIND DIR does (trace, rank, pairs, marginals, q)
                       (:plot marginals --max 4 m4.png; .svg or .png; default KIND.svg)
   :set KEY VALUE      set a default flag for :run (seed, samples, iters, method, family, optimizer, lr)
   :save DIR           copy the last run's outputs (summary.json, variational.json, draws.csv, trace.csv) to DIR
