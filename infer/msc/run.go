@@ -317,7 +317,7 @@ type Result struct {
 	// (q's mean iterates for a kernel without one) over the averaging
 	// window, rows of Dim (RunChains; nil when fewer than 4 per chain).
 	ChainDraws [][]float64
-	// ChainDrawIters are the iterations (from 0) of ChainDraws' rows (of
+	// ChainDrawIters are the iterations (from 1) of ChainDraws' rows (of
 	// chain 0's; every chain records the same ones when the chains ran
 	// the same iterations).
 	ChainDrawIters []int

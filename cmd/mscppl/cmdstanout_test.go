@@ -1,0 +1,165 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mscppl/mscppl/infer/cmdstan"
+	"github.com/mscppl/mscppl/infer/diag"
+	"github.com/stretchr/testify/require"
+)
+
+// stanModel has an unconstrained scalar, a positive scalar, a vector and a
+// derived quantity: lp__ is known in closed form up to a constant.
+const stanModel = `latent {
+  mu: real
+  s: real<lower=0>
+  a: vector[2]
+}
+model {
+  mu ~ normal(1, 2)
+  s ~ exponential(1)
+  a ~ normal(0, 1)
+}
+derived { m2 = mu * 2 }
+`
+
+// readStan reads a CmdStan CSV of dir with the parser that reads the
+// fixture of package cmdstan.
+func readStan(t *testing.T, path string) *cmdstan.File {
+	t.Helper()
+	r, err := os.Open(path)
+	require.NoError(t, err)
+	defer r.Close()
+	f, err := cmdstan.Read(r)
+	require.NoError(t, err, path)
+	return f
+}
+
+type stanSummary struct {
+	Draws       int `json:"draws"`
+	Diagnostics struct {
+		Rhat       map[string]float64 `json:"rhat"`
+		ESSBulkMin float64            `json:"ess_bulk_min"`
+	} `json:"diagnostics"`
+	Latent map[string]struct {
+		Mean float64 `json:"mean"`
+	} `json:"latent"`
+	Chains []any `json:"chains"`
+}
+
+func readStanSummary(t *testing.T, dir string) stanSummary {
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	require.NoError(t, err)
+	var s stanSummary
+	require.NoError(t, json.Unmarshal(b, &s))
+	return s
+}
+
+// chainColumns gathers column name of the chains' files as R-hat takes it.
+func chainColumns(files []*cmdstan.File, name string) [][]float64 {
+	var out [][]float64
+	for _, f := range files {
+		out = append(out, f.Column(name))
+	}
+	return out
+}
+
+// TestStanFiles: a run's output_N.csv have CmdStan's layout (the fixture's
+// configuration keys, lp__ first, Stan's column names), lp__ is the log
+// joint on the unconstrained scale with the Jacobian (closed form up to a
+// constant), R-hat from the files is summary.json's; psis_draws.csv's
+// weights are the smoothed normalised exp(log_weight) and give the
+// summary's means; draws.csv has --draws rows.
+func TestStanFiles(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.msc")
+	require.NoError(t, os.WriteFile(model, []byte(stanModel), 0o644))
+	out := filepath.Join(dir, "out")
+	code, _, stderr := mscppl("run", model, "--iters", "600", "--fixed", "--draws", "700", "--seed", "2", "--out", out)
+	require.Equal(t, 0, code, stderr)
+	sum := readStanSummary(t, out)
+
+	var files []*cmdstan.File
+	for c := 1; ; c++ {
+		p := filepath.Join(out, fmt.Sprintf("output_%d.csv", c))
+		if _, err := os.Stat(p); err != nil {
+			break
+		}
+		files = append(files, readStan(t, p))
+	}
+	require.Len(t, files, len(sum.Chains))
+	for c, f := range files {
+		require.Equal(t, []string{"lp__", "mu", "s", "a.1", "a.2", "m2"}, f.Columns)
+		for key, want := range map[string]string{
+			"stan_version_major": "2", "model": "m", "method": "sample", "id": fmt.Sprint(c + 1),
+			"num_samples": fmt.Sprint(len(f.Rows)), "save_warmup": "false", "seed": "2",
+		} {
+			got, ok := f.Value(key)
+			require.True(t, ok, key)
+			require.Equal(t, want, got, key)
+		}
+		require.GreaterOrEqual(t, len(f.Rows), 4)
+		require.LessOrEqual(t, len(f.Rows), 1000)
+		require.Equal(t, len(files[0].Rows), len(f.Rows))
+		// lp__ = log N(mu; 1, 2) + log Exp(s; 1) + log s + log N(a; 0, I) + const
+		var c0 float64
+		for i, r := range f.Rows {
+			mu, s, a1, a2, m2 := r[1], r[2], r[3], r[4], r[5]
+			require.Greater(t, s, 0.0)
+			require.InDelta(t, 2*mu, m2, 1e-12)
+			exact := -(mu-1)*(mu-1)/8 - s + math.Log(s) - (a1*a1+a2*a2)/2
+			if i == 0 {
+				c0 = r[0] - exact
+			}
+			require.InDelta(t, c0, r[0]-exact, 1e-9, "row %d", i+1)
+		}
+	}
+	// R-hat of the unconstrained components from the files
+	for _, n := range []string{"mu", "a[1]", "a[2]"} {
+		want, ok := sum.Diagnostics.Rhat[n]
+		require.True(t, ok, n)
+		require.InDelta(t, want, diag.Rhat(chainColumns(files, cmdstan.Name(n))), 1e-12, n)
+	}
+
+	pf := readStan(t, filepath.Join(out, "psis_draws.csv"))
+	require.Equal(t, []string{"log_weight", "weight", "mu", "s", "a.1", "a.2", "m2"}, pf.Columns)
+	require.Len(t, pf.Rows, sum.Draws)
+	lw, w := pf.Column("log_weight"), pf.Column("weight")
+	total := 0.0
+	for _, v := range w {
+		total += v
+	}
+	require.InDelta(t, 1, total, 1e-9)
+	// below the smoothed tail the weights are exp(log_weight), normalised:
+	// log(weight) - log_weight is the same for the lower half of the draws
+	var order []int
+	for i := range lw {
+		if w[i] > 0 {
+			order = append(order, i)
+		}
+	}
+	require.Greater(t, len(order), len(lw)/2)
+	slices.SortFunc(order, func(i, j int) int { return int(math.Copysign(1, lw[i]-lw[j])) })
+	ref := math.Log(w[order[0]]) - lw[order[0]]
+	for _, i := range order[:len(order)/2] {
+		require.InDelta(t, ref, math.Log(w[i])-lw[i], 1e-9)
+	}
+	for _, n := range []string{"mu", "s", "m2"} {
+		x, mean := pf.Column(n), 0.0
+		for i := range x {
+			mean += w[i] * x[i]
+		}
+		require.InDelta(t, sum.Latent[n].Mean, mean, 1e-9, n)
+	}
+
+	b, err := os.ReadFile(filepath.Join(out, "draws.csv"))
+	require.NoError(t, err)
+	require.Len(t, strings.Split(strings.TrimSpace(string(b)), "\n"), 1+700, "draws.csv: a header and --draws rows")
+}
