@@ -161,5 +161,5 @@ func TestStanFiles(t *testing.T) {
 
 	b, err := os.ReadFile(filepath.Join(out, "draws.csv"))
 	require.NoError(t, err)
-	require.Len(t, strings.Split(strings.TrimSpace(string(b)), "\n"), 1+700, "draws.csv: a header and --draws rows")
+	require.Equal(t, 1+700, len(strings.Split(strings.TrimSpace(string(b)), "\n")), "draws.csv: a header and --draws rows")
 }
