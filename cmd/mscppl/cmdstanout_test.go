@@ -163,3 +163,29 @@ func TestStanFiles(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1+700, len(strings.Split(strings.TrimSpace(string(b)), "\n")), "draws.csv: a header and --draws rows")
 }
+
+// TestStanFilesStateSpace: a CSMC run writes its retained trajectories the
+// same way, and R-hat and the bulk ESS computed from the files are the
+// figures of summary.json (ess_bulk_min is their smallest ESS).
+func TestStanFilesStateSpace(t *testing.T) {
+	const T = 15
+	dir, _ := lgssmData(t, T)
+	out := filepath.Join(dir, "out")
+	code, _, stderr := mscppl("run", filepath.Join(dir, "lgssm.msc"), filepath.Join(dir, "x.csv"), "--iters", "400", "--fixed", "--seed", "4", "--out", out)
+	require.Equal(t, 0, code, stderr)
+	sum := readStanSummary(t, out)
+	var files []*cmdstan.File
+	for c := range sum.Chains {
+		files = append(files, readStan(t, filepath.Join(out, fmt.Sprintf("output_%d.csv", c+1))))
+	}
+	require.NotEmpty(t, files)
+	require.NoFileExists(t, filepath.Join(out, fmt.Sprintf("output_%d.csv", len(files)+1)))
+	ess := math.Inf(1)
+	for i := 1; i <= T; i++ {
+		col := chainColumns(files, fmt.Sprintf("z.%d", i))
+		require.InDelta(t, sum.Diagnostics.Rhat[fmt.Sprintf("z[%d]", i)], diag.Rhat(col), 1e-12, "z[%d]", i)
+		ess = math.Min(ess, diag.ESSBulk(col))
+	}
+	require.InDelta(t, sum.Diagnostics.ESSBulkMin, ess, 1e-9*ess)
+	require.NoFileExists(t, filepath.Join(out, "psis_draws.csv"), "a state-space run has no PSIS draws")
+}
