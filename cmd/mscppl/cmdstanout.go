@@ -29,9 +29,10 @@ func chainFiles(f *infer.Fitted) []*cmdstan.File {
 		return nil
 	}
 	model := strings.TrimSuffix(filepath.Base(f.Model.Path), ".msc")
+	order := cmdstan.Order(cs.Names) // matrices column-major, as CmdStan
 	cols := []string{"lp__"}
-	for _, n := range cs.Names {
-		cols = append(cols, cmdstan.Name(n))
+	for _, k := range order {
+		cols = append(cols, cmdstan.Name(cs.Names[k]))
 	}
 	var out []*cmdstan.File
 	for c, rows := range cs.Draws {
@@ -71,7 +72,15 @@ func chainFiles(f *infer.Fitted) []*cmdstan.File {
 			fmt.Sprintf("  file = output_%d.csv", c+1),
 			"  sig_figs = 17",
 		}
-		out = append(out, &cmdstan.File{Config: cfg, Columns: cols, Rows: rows})
+		stan := make([][]float64, len(rows))
+		for r, row := range rows {
+			stan[r] = make([]float64, 1+len(order))
+			stan[r][0] = row[0]
+			for j, k := range order {
+				stan[r][1+j] = row[1+k]
+			}
+		}
+		out = append(out, &cmdstan.File{Config: cfg, Columns: cols, Rows: stan})
 	}
 	return out
 }
@@ -84,13 +93,17 @@ func psisFile(f *infer.Fitted) *cmdstan.File {
 	if w == nil {
 		return nil
 	}
+	order := cmdstan.Order(w.Names)
 	cols := []string{"log_weight", "weight"}
-	for _, n := range w.Names {
-		cols = append(cols, cmdstan.Name(n))
+	for _, k := range order {
+		cols = append(cols, cmdstan.Name(w.Names[k]))
 	}
 	rows := make([][]float64, len(w.Rows))
 	for i, x := range w.Rows {
-		rows[i] = append([]float64{w.LogWeight[i], w.Weight[i]}, x...)
+		rows[i] = append(make([]float64, 0, 2+len(order)), w.LogWeight[i], w.Weight[i])
+		for _, k := range order {
+			rows[i] = append(rows[i], x[k])
+		}
 	}
 	cfg := []string{
 		fmt.Sprintf("mscppl: %d draws of the proposal behind the summaries, %s,", len(rows), w.Proposal),

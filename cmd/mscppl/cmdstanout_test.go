@@ -189,3 +189,24 @@ func TestStanFilesStateSpace(t *testing.T) {
 	require.InDelta(t, sum.Diagnostics.ESSBulkMin, ess, 1e-9*ess)
 	require.NoFileExists(t, filepath.Join(out, "psis_draws.csv"), "a state-space run has no PSIS draws")
 }
+
+// TestStanFilesMatrix: a matrix's columns are in CmdStan's column-major
+// order with their values: a Cholesky factor of a correlation matrix has
+// L[1,1] = 1, L[1,2] = 0 and L[2,1]^2 + L[2,2]^2 = 1.
+func TestStanFilesMatrix(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := mscppl("run", "testdata/outputs/names.msc", "testdata/outputs/names.csv", "--iters", "200", "--draws", "500", "--out", out)
+	require.Equal(t, 0, code, stderr)
+	for _, name := range []string{"output_1.csv", "psis_draws.csv"} {
+		f := readStan(t, filepath.Join(out, name))
+		require.Equal(t, []string{"z", "b.1", "b.2", "L.1.1", "L.2.1", "L.1.2", "L.2.2", "w.1", "w.2"}, f.Columns[len(f.Columns)-9:], name)
+		l11, l21, l12, l22 := f.Column("L.1.1"), f.Column("L.2.1"), f.Column("L.1.2"), f.Column("L.2.2")
+		b1, w1 := f.Column("b.1"), f.Column("w.1")
+		for i := range l11 {
+			require.Equal(t, 1.0, l11[i])
+			require.Equal(t, 0.0, l12[i])
+			require.InDelta(t, 1, l21[i]*l21[i]+l22[i]*l22[i], 1e-12)
+			require.InDelta(t, 2*b1[i], w1[i], 1e-12)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -154,4 +155,59 @@ func (f *File) Bytes() []byte {
 // column name a.3, L.2.1 (a scalar's name is its own).
 func Name(s string) string {
 	return strings.NewReplacer("[", ".", "]", "", ",", ".", " ", "").Replace(s)
+}
+
+// Order returns the order in which CmdStan writes the given component
+// names (a[1], L[2,1], ...): each variable's components stay together
+// where they are, a multi-index variable's in column-major order (L[1,1],
+// L[2,1], L[1,2], L[2,2]), as readers such as cmdstanpy reshape them.
+// out[k] is the index in names of the k-th column.
+func Order(names []string) []int {
+	out := make([]int, len(names))
+	for i := range out {
+		out[i] = i
+	}
+	base := func(s string) string { b, _, _ := strings.Cut(s, "["); return b }
+	for lo := 0; lo < len(names); {
+		hi := lo + 1
+		for hi < len(names) && base(names[hi]) == base(names[lo]) {
+			hi++
+		}
+		run := out[lo:hi]
+		idx := make(map[int][]int, len(run))
+		for _, k := range run {
+			idx[k] = indices(names[k])
+		}
+		slices.SortStableFunc(run, func(a, b int) int {
+			x, y := idx[a], idx[b]
+			if len(x) != len(y) {
+				return 0
+			}
+			for j := len(x) - 1; j >= 0; j-- {
+				if x[j] != y[j] {
+					return x[j] - y[j]
+				}
+			}
+			return 0
+		})
+		lo = hi
+	}
+	return out
+}
+
+// indices parses the indices of a[3] or L[2,1] (none for a scalar).
+func indices(s string) []int {
+	_, in, ok := strings.Cut(strings.TrimSuffix(s, "]"), "[")
+	if !ok {
+		return nil
+	}
+	var out []int
+	for _, p := range strings.Split(in, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil {
+			return nil
+		}
+		out = append(out, n)
+	}
+	return out
 }

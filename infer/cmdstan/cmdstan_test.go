@@ -81,3 +81,13 @@ func TestName(t *testing.T) {
 		require.Equal(t, want, Name(in))
 	}
 }
+
+// TestOrder: matrices column-major, everything else where it was.
+func TestOrder(t *testing.T) {
+	names := []string{"z", "L[1,1]", "L[1,2]", "L[2,1]", "L[2,2]", "a[1]", "a[2]", "a[10]", "w"}
+	var got []string
+	for _, k := range Order(names) {
+		got = append(got, Name(names[k]))
+	}
+	require.Equal(t, []string{"z", "L.1.1", "L.2.1", "L.1.2", "L.2.2", "a.1", "a.2", "a.10", "w"}, got)
+}
