@@ -52,12 +52,14 @@ func chainFiles(f *infer.Fitted) []*cmdstan.File {
 			"mscppl: there is no NUTS, so no step size, tree depth, divergences or adaptation.",
 			"method = sample (Default)",
 			"  sample",
-			fmt.Sprintf("    num_samples = %d", len(rows)),
+			// num_samples counts iterations before thinning: readers expect
+			// ceil(num_samples / thin) rows (cmdstanpy's check_sampler_csv)
+			fmt.Sprintf("    num_samples = %d", last-first+1),
 			fmt.Sprintf("    num_warmup = %d", max(first-1, 0)),
-			"    save_warmup = false",
+			"    save_warmup = 0", // a number: ArviZ's from_cmdstan takes int() of it
 			fmt.Sprintf("    thin = %d", cs.Thin),
 			"    adapt",
-			"      engaged = false",
+			"      engaged = 0",
 			"    algorithm = mscppl",
 			"      mscppl",
 			"        kernel = " + cs.Kernel,

@@ -99,11 +99,24 @@ func TestStanFiles(t *testing.T) {
 		require.Equal(t, []string{"lp__", "mu", "s", "a.1", "a.2", "m2"}, f.Columns)
 		for key, want := range map[string]string{
 			"stan_version_major": "2", "model": "m", "method": "sample", "id": fmt.Sprint(c + 1),
-			"num_samples": fmt.Sprint(len(f.Rows)), "save_warmup": "false", "seed": "2",
+			"save_warmup": "0", "seed": "2", "thin": "1",
 		} {
 			got, ok := f.Value(key)
 			require.True(t, ok, key)
 			require.Equal(t, want, got, key)
+		}
+		// what cmdstanpy's from_csv checks: ceil(num_samples / thin) rows,
+		// and the same layout keys in every chain's file
+		ns, _ := f.Value("num_samples")
+		th, _ := f.Value("thin")
+		var n, k int
+		_, err := fmt.Sscan(ns+" "+th, &n, &k)
+		require.NoError(t, err)
+		require.Equal(t, (n+k-1)/k, len(f.Rows))
+		for _, key := range []string{"stan_version_major", "stan_version_minor", "model", "num_samples", "num_warmup", "save_warmup", "thin"} {
+			a, _ := f.Value(key)
+			b, _ := files[0].Value(key)
+			require.Equal(t, b, a, key)
 		}
 		require.GreaterOrEqual(t, len(f.Rows), 4)
 		require.LessOrEqual(t, len(f.Rows), 1000)
