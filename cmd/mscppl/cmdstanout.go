@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -116,9 +117,22 @@ func psisFile(f *infer.Fitted) *cmdstan.File {
 }
 
 // writeStanFiles writes output_N.csv and psis_draws.csv into dir (those
-// the run has).
+// the run has) and removes those an earlier run into dir left that this
+// run does not write (more chains, or a method without them), so that
+// output_*.csv are always one run's chains.
 func writeStanFiles(dir string, f *infer.Fitted) error {
-	for c, cf := range chainFiles(f) {
+	chains := chainFiles(f)
+	old, _ := filepath.Glob(filepath.Join(dir, "output_*.csv"))
+	for _, p := range old {
+		var n int
+		if _, err := fmt.Sscanf(filepath.Base(p), "output_%d.csv", &n); err == nil && fmt.Sprintf("output_%d.csv", n) == filepath.Base(p) && n > len(chains) {
+			os.Remove(p)
+		}
+	}
+	if psisFile(f) == nil {
+		os.Remove(filepath.Join(dir, "psis_draws.csv"))
+	}
+	for c, cf := range chains {
 		name := fmt.Sprintf("output_%d.csv", c+1)
 		if err := show.WriteFileAtomic(filepath.Join(dir, name), cf.Bytes()); err != nil {
 			return fmt.Errorf("writing %s: %w", name, err)

@@ -184,6 +184,11 @@ func TestStanFilesStateSpace(t *testing.T) {
 	const T = 15
 	dir, _ := lgssmData(t, T)
 	out := filepath.Join(dir, "out")
+	// files an earlier run into the directory left go
+	require.NoError(t, os.MkdirAll(out, 0o755))
+	for _, name := range []string{"output_9.csv", "psis_draws.csv", "output_notes.csv"} {
+		require.NoError(t, os.WriteFile(filepath.Join(out, name), []byte("stale\n"), 0o644))
+	}
 	code, _, stderr := mscppl("run", filepath.Join(dir, "lgssm.msc"), filepath.Join(dir, "x.csv"), "--iters", "400", "--fixed", "--seed", "4", "--out", out)
 	require.Equal(t, 0, code, stderr)
 	sum := readStanSummary(t, out)
@@ -201,6 +206,8 @@ func TestStanFilesStateSpace(t *testing.T) {
 	}
 	require.InDelta(t, sum.Diagnostics.ESSBulkMin, ess, 1e-9*ess)
 	require.NoFileExists(t, filepath.Join(out, "psis_draws.csv"), "a state-space run has no PSIS draws")
+	require.NoFileExists(t, filepath.Join(out, "output_9.csv"))
+	require.FileExists(t, filepath.Join(out, "output_notes.csv"), "not a chain's file")
 }
 
 // TestStanFilesMatrix: a matrix's columns are in CmdStan's column-major
