@@ -111,7 +111,8 @@ func psisFile(f *infer.Fitted) *cmdstan.File {
 	cfg := []string{
 		fmt.Sprintf("mscppl: %d draws of the proposal behind the summaries, %s,", len(rows), w.Proposal),
 		"mscppl: with their raw log importance ratios log p(z, x) - log proposal(z) (log_weight) and their Pareto-smoothed",
-		"mscppl: normalised weights (weight, summing to 1); the weighted draws give the summaries of summary.json.",
+		"mscppl: normalised weights (weight, summing to 1); when summary.json's summary_source is psis, the weighted",
+		"mscppl: draws give its summaries.",
 	}
 	return &cmdstan.File{Config: cfg, Columns: cols, Rows: rows}
 }
