@@ -1,7 +1,9 @@
 // Command mscppl is the command-line front end of the mscppl probabilistic
 // programming language: check, run, cv, sweep, evidence, plot, repl and
 // version (see mscppl --help). It parses flags, prints, writes the output
-// files of --out (summary.json, variational.json, draws.csv, trace.csv),
+// files of --out (summary.json, variational.json, output_N.csv in
+// CmdStan's layout through package infer/cmdstan, psis_draws.csv,
+// draws.csv, trace.csv),
 // draws the pictures of plot with gonum/plot, and sets exit codes; loading,
 // fitting, evidence, cross-validation, sweeps, the marginal densities the
 // plots draw and the summaries of :eval are library functions of package

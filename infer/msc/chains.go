@@ -328,17 +328,42 @@ func (e *evaluator) rhats(n int) {
 	wg.Wait()
 }
 
-// windowDraws returns a function giving the chains' recorded draws of
-// component j in the averaging window after n iterations (the same slices
-// on every call), or nil when there are fewer than 4 per chain.
-func (e *evaluator) windowDraws(n int) func(j int) [][]float64 {
+// MaxChainDraws bounds the records per chain behind R-hat, the bulk ESS,
+// the chains' quantiles and Result.ChainDraws: a window holding more
+// (only when more than half of the run is averaged) is thinned by a
+// stride that keeps its last record, so that every figure and the
+// written samples (mscppl's output_N.csv) come from the same draws.
+const MaxChainDraws = 1000
+
+// windowSpan gives, for the averaging window after n iterations, each
+// chain's index of the first record, the number m of records each chain
+// contributes (the same for all), and the stride between the records
+// used; m is 0 when there are fewer than 4 per chain.
+func (e *evaluator) windowSpan(n int) (starts []int, m, stride int) {
 	from := e.s.windowStart(n)
-	d, C := e.chains[0].l.d, len(e.chains)
-	m, starts := math.MaxInt, make([]int, C)
+	m, starts = math.MaxInt, make([]int, len(e.chains))
 	for i, c := range e.chains {
 		starts[i] = c.buf.since(from)
 		m = min(m, len(c.buf.iters)-starts[i])
 	}
+	if m < 4 {
+		return nil, 0, 1
+	}
+	stride = (m + MaxChainDraws - 1) / MaxChainDraws
+	// the records kept: starts[i] + (m-1) - stride*k for k < kept
+	kept := (m-1)/stride + 1
+	for i := range starts {
+		starts[i] += (m - 1) - stride*(kept-1)
+	}
+	return starts, kept, stride
+}
+
+// windowDraws returns a function giving the chains' recorded draws of
+// component j in the averaging window after n iterations (the same slices
+// on every call), or nil when there are fewer than 4 per chain.
+func (e *evaluator) windowDraws(n int) func(j int) [][]float64 {
+	d, C := e.chains[0].l.d, len(e.chains)
+	starts, m, stride := e.windowSpan(n)
 	if m < 4 {
 		return nil
 	}
@@ -349,7 +374,7 @@ func (e *evaluator) windowDraws(n int) func(j int) [][]float64 {
 	return func(j int) [][]float64 {
 		for i, c := range e.chains {
 			for r := range m {
-				draws[i][r] = c.buf.z[(starts[i]+r)*d+j]
+				draws[i][r] = c.buf.z[(starts[i]+r*stride)*d+j]
 			}
 		}
 		return draws
@@ -357,24 +382,28 @@ func (e *evaluator) windowDraws(n int) func(j int) [][]float64 {
 }
 
 // windowRows returns each chain's recorded draws in the averaging window
-// after n iterations, as rows (the same number per chain), or nil when
-// there are fewer than 4 per chain.
-func (e *evaluator) windowRows(n int) [][]float64 {
-	from := e.s.windowStart(n)
+// after n iterations (the records windowDraws gives), rows of Dim, and
+// the iterations of chain 0's records; nil when there are fewer than 4
+// per chain.
+func (e *evaluator) windowRows(n int) ([][]float64, []int) {
 	d := e.chains[0].l.d
-	m, starts := math.MaxInt, make([]int, len(e.chains))
-	for i, c := range e.chains {
-		starts[i] = c.buf.since(from)
-		m = min(m, len(c.buf.iters)-starts[i])
-	}
+	starts, m, stride := e.windowSpan(n)
 	if m < 4 {
-		return nil
+		return nil, nil
 	}
 	out := make([][]float64, len(e.chains))
 	for i, c := range e.chains {
-		out[i] = slices.Clone(c.buf.z[starts[i]*d : (starts[i]+m)*d])
+		out[i] = make([]float64, 0, m*d)
+		for r := range m {
+			k := starts[i] + r*stride
+			out[i] = append(out[i], c.buf.z[k*d:(k+1)*d]...)
+		}
 	}
-	return out
+	iters := make([]int, m)
+	for r := range iters {
+		iters[r] = e.chains[0].buf.iters[starts[0]+r*stride]
+	}
+	return out, iters
 }
 
 // essBulkMin is the smallest bulk ESS over the components of the draws
@@ -454,7 +483,7 @@ func (e *evaluator) combine(res *Result) {
 	res.Iterations, res.Averaged = n, res.Chains[0].Averaged
 	res.Rhat, res.Spread, res.RhatMax, res.SpreadMax = e.rhat, e.spread, e.rhatMax, e.spreadMax
 	res.ESSBulkMin = e.essBulkMin(n)
-	res.ChainDraws = e.windowRows(n)
+	res.ChainDraws, res.ChainDrawIters = e.windowRows(n)
 
 	if column := e.windowDraws(n); column != nil {
 		res.ChainQuantiles, res.ChainMCSE = make([][3]float64, d), make([]float64, d)

@@ -317,7 +317,11 @@ type Result struct {
 	// (q's mean iterates for a kernel without one) over the averaging
 	// window, rows of Dim (RunChains; nil when fewer than 4 per chain).
 	ChainDraws [][]float64
-	Elapsed    time.Duration
+	// ChainDrawIters are the iterations (from 1) of ChainDraws' rows (of
+	// chain 0's; every chain records the same ones when the chains ran
+	// the same iterations).
+	ChainDrawIters []int
+	Elapsed        time.Duration
 	// Converged is the run loop's verdict: not stopped early, the optimiser
 	// not frozen, and for RunChains R-hat and the chains' agreement within
 	// their thresholds.
