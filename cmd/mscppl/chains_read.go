@@ -1,15 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/mscppl/mscppl/infer"
+	"github.com/mscppl/mscppl/infer/cmdstan"
 )
 
 // readChains reads the chains' retained samples of the run in dir, the
@@ -17,9 +16,6 @@ import (
 // lines starting with #, a header (lp__ first, then Stan's names such as
 // a.1 and L.2.1), then one numeric row per draw. It returns the header and
 // chains[chain][column][draw]. Every file must have the same header.
-//
-// It is the plots' own small reader, kept behind this one function so
-// that the package that writes these files can replace it.
 func readChains(dir string) (names []string, chains [][][]float64, err error) {
 	for k := 1; ; k++ {
 		path := filepath.Join(dir, fmt.Sprintf("output_%d.csv", k))
@@ -42,8 +38,9 @@ func readChains(dir string) (names []string, chains [][][]float64, err error) {
 	}
 }
 
-// readStanCSV reads one CmdStan CSV file: # lines skipped, a header, rows
-// of numbers; the error wraps os.ErrNotExist when there is no file.
+// readStanCSV reads one CmdStan CSV file with infer/cmdstan's reader (the
+// one that also reads CmdStan's own files) as columns; the error wraps
+// os.ErrNotExist when there is no file.
 func readStanCSV(path string) ([]string, [][]float64, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -53,39 +50,19 @@ func readStanCSV(path string) ([]string, [][]float64, error) {
 		return nil, nil, infer.FileError(path, "chain", err)
 	}
 	defer f.Close()
-	var head []string
-	var cols [][]float64
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<16), 1<<26)
-	line := 0
-	for sc.Scan() {
-		line++
-		s := strings.TrimSpace(sc.Text())
-		if s == "" || strings.HasPrefix(s, "#") {
-			continue
-		}
-		fields := strings.Split(s, ",")
-		if head == nil {
-			head = fields
-			cols = make([][]float64, len(head))
-			continue
-		}
-		if len(fields) != len(head) {
-			return nil, nil, userErrorf("it is written by mscppl run --out DIR", "%s:%d: %d values for %d columns", path, line, len(fields), len(head))
-		}
-		for j, v := range fields {
-			x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if err != nil {
-				return nil, nil, userErrorf("it is written by mscppl run --out DIR", "%s:%d: bad number %q", path, line, v)
-			}
-			cols[j] = append(cols[j], x)
-		}
+	cf, err := cmdstan.Read(f)
+	if err != nil {
+		return nil, nil, userErrorf("it is written by mscppl run --out DIR", "%s: %v", path, err)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, nil, infer.FileError(path, "chain", err)
-	}
-	if head == nil || len(cols) == 0 || len(cols[0]) == 0 {
+	if len(cf.Rows) == 0 {
 		return nil, nil, userErrorf("it is written by mscppl run --out DIR", "%s has no draws", path)
 	}
-	return head, cols, nil
+	cols := make([][]float64, len(cf.Columns))
+	for j := range cols {
+		cols[j] = make([]float64, len(cf.Rows))
+		for i, row := range cf.Rows {
+			cols[j][i] = row[j]
+		}
+	}
+	return cf.Columns, cols, nil
 }

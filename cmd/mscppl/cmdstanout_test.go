@@ -62,8 +62,8 @@ func readStanSummary(t *testing.T, dir string) stanSummary {
 	return s
 }
 
-// chainColumns gathers column name of the chains' files as R-hat takes it.
-func chainColumns(files []*cmdstan.File, name string) [][]float64 {
+// fileColumns gathers column name of the chains' files as R-hat takes it.
+func fileColumns(files []*cmdstan.File, name string) [][]float64 {
 	var out [][]float64
 	for _, f := range files {
 		out = append(out, f.Column(name))
@@ -138,7 +138,7 @@ func TestStanFiles(t *testing.T) {
 	for _, n := range []string{"mu", "a[1]", "a[2]"} {
 		want, ok := sum.Diagnostics.Rhat[n]
 		require.True(t, ok, n)
-		require.InDelta(t, want, diag.Rhat(chainColumns(files, cmdstan.Name(n))), 1e-12, n)
+		require.InDelta(t, want, diag.Rhat(fileColumns(files, cmdstan.Name(n))), 1e-12, n)
 	}
 
 	pf := readStan(t, filepath.Join(out, "psis_draws.csv"))
@@ -200,7 +200,7 @@ func TestStanFilesStateSpace(t *testing.T) {
 	require.NoFileExists(t, filepath.Join(out, fmt.Sprintf("output_%d.csv", len(files)+1)))
 	ess := math.Inf(1)
 	for i := 1; i <= T; i++ {
-		col := chainColumns(files, fmt.Sprintf("z.%d", i))
+		col := fileColumns(files, fmt.Sprintf("z.%d", i))
 		require.InDelta(t, sum.Diagnostics.Rhat[fmt.Sprintf("z[%d]", i)], diag.Rhat(col), 1e-12, "z[%d]", i)
 		ess = math.Min(ess, diag.ESSBulk(col))
 	}

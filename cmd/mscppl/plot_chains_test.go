@@ -75,9 +75,10 @@ func TestReadChains(t *testing.T) {
 	for _, c := range []struct {
 		name, file, want string
 	}{
-		{"no header", "# only comments\n", "has no draws"},
-		{"ragged row", "lp__,mu\n1,2\n3\n", ":3: 1 values for 2 columns"},
-		{"bad number", "lp__,mu\n1,x\n", `:2: bad number "x"`},
+		{"no header", "# only comments\n", "no header line"},
+		{"no draws", "lp__,mu\n", "has no draws"},
+		{"ragged row", "lp__,mu\n1,2\n3\n", "line 3: 1 values for the 2 columns"},
+		{"bad number", "lp__,mu\n1,x\n", `line 2, column mu: "x" is not a number`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			d := t.TempDir()
