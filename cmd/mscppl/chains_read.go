@@ -58,11 +58,8 @@ func readStanCSV(path string) ([]string, [][]float64, error) {
 		return nil, nil, userErrorf("it is written by mscppl run --out DIR", "%s has no draws", path)
 	}
 	cols := make([][]float64, len(cf.Columns))
-	for j := range cols {
-		cols[j] = make([]float64, len(cf.Rows))
-		for i, row := range cf.Rows {
-			cols[j][i] = row[j]
-		}
+	for j, name := range cf.Columns {
+		cols[j] = cf.Column(name)
 	}
 	return cf.Columns, cols, nil
 }
