@@ -11,6 +11,8 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/mscppl/mscppl/cmd/mscppl/internal/show"
@@ -118,15 +120,34 @@ func runContext(parent context.Context, args []string, e *env) (code int) {
 		return exitUsage
 	}
 	e.cmd = strings.TrimPrefix(commandPath(kctx), "mscppl ")
-	ctx, stop := signal.NotifyContext(parent, os.Interrupt)
-	defer stop()
+	// SIGINT and SIGTERM stop a run the same way: it reports its result so
+	// far and writes its outputs, then exits with 128 + the signal's number
+	// (130, 143), as shells report a process a signal ended
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	var got atomic.Value
+	go func() {
+		select {
+		case s := <-sigs:
+			got.Store(s)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	e.ctx = ctx
-	if err := kctx.Run(e); err != nil {
+	err = kctx.Run(e)
+	if err != nil {
 		show.Report(stderr, err, e.sources)
 		if errors.As(err, new(usageError)) {
 			return exitUsage
 		}
 		return exitInput
+	}
+	if s, ok := got.Load().(syscall.Signal); ok && e.cmd != "repl" {
+		return 128 + int(s)
 	}
 	return 0
 }

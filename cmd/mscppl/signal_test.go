@@ -17,10 +17,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestInterruptLeavesCompleteFiles sends SIGINT to a running
-// `mscppl run --out DIR` half-way: the run stops, reports its result so
-// far as not converged, and DIR holds complete files (or none), never a
-// truncated one.
+// TestInterruptLeavesCompleteFiles sends SIGINT, then SIGTERM, to a
+// running `mscppl run --out DIR` half-way: the run stops, reports its
+// result so far as not converged, exits with 130 (SIGINT) or 143
+// (SIGTERM), and DIR holds complete files (or none), never a truncated
+// one.
 func TestInterruptLeavesCompleteFiles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -29,14 +30,25 @@ func TestInterruptLeavesCompleteFiles(t *testing.T) {
 	build := exec.Command("go", "build", "-o", bin, ".")
 	build.Stderr = os.Stderr
 	require.NoError(t, build.Run())
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
+		t.Run(c.sig.String(), func(t *testing.T) { interruptRun(t, bin, c.sig, c.code) })
+	}
+}
+
+func interruptRun(t *testing.T, bin string, sig syscall.Signal, code int) {
 	out := filepath.Join(t.TempDir(), "out")
 	cmd := exec.Command(bin, "run", "../../examples/probit_pima.msc", "../../examples/data/pima.csv", "--iters", "10000000", "--fixed", "--out", out, "--json")
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	require.NoError(t, cmd.Start())
 	time.Sleep(1500 * time.Millisecond)
-	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-	require.NoError(t, cmd.Wait())
+	require.NoError(t, cmd.Process.Signal(sig))
+	var exit *exec.ExitError
+	require.ErrorAs(t, cmd.Wait(), &exit)
+	require.Equal(t, code, exit.ExitCode(), stderr.String())
 	var sum infer.Summary
 	require.NoError(t, json.Unmarshal([]byte(stdout.String()), &sum))
 	require.False(t, sum.Converged)
