@@ -123,20 +123,33 @@ func runContext(parent context.Context, args []string, e *env) (code int) {
 	// SIGINT and SIGTERM stop a run the same way: it reports its result so
 	// far and writes its outputs, then exits with 128 + the signal's number
 	// (130, 143), as shells report a process a signal ended
+	// (the commands that stop on their context: the others, such as
+	// plot, end at the first signal as any program; a second signal ends
+	// any command at once)
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
 	var got atomic.Value
-	go func() {
-		select {
-		case s := <-sigs:
-			got.Store(s)
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	if stoppable[e.cmd] {
+		sigs := make(chan os.Signal, 2)
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(sigs)
+		go func() {
+			select {
+			case s := <-sigs:
+				got.Store(s)
+				cancel()
+			case <-ctx.Done():
+				return
+			}
+			if e.cmd == "repl" { // Ctrl-C stops a :run; the session goes on
+				for range sigs {
+				}
+			}
+			if s, ok := (<-sigs).(syscall.Signal); ok {
+				os.Exit(128 + int(s))
+			}
+		}()
+	}
 	e.ctx = ctx
 	err = kctx.Run(e)
 	if err != nil {
@@ -151,6 +164,10 @@ func runContext(parent context.Context, args []string, e *env) (code int) {
 	}
 	return 0
 }
+
+// stoppable are the commands that stop on their context when a signal
+// comes, reporting what they have (the REPL stops its own :run).
+var stoppable = map[string]bool{"run": true, "cv": true, "sweep": true, "evidence": true, "repl": true}
 
 // commandPath is "mscppl" followed by the (sub)commands the command line
 // selected in c (which may be nil).

@@ -522,3 +522,15 @@ func TestVerdictInTitle(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundTicksHugeRange: an axis from -1e308 to 1e308, whose span
+// overflows, gets its two ends as ticks, at once (issue 25: the loop over
+// round steps of 1 never ended and plot never returned); a finite 1e300
+// span steps as any other.
+func TestRoundTicksHugeRange(t *testing.T) {
+	ticks := roundTicks{}.Ticks(-1e308, 1e308)
+	require.Len(t, ticks, 2)
+	require.Equal(t, -1e308, ticks[0].Value)
+	require.Equal(t, 1e308, ticks[1].Value)
+	require.LessOrEqual(t, len(roundTicks{}.Ticks(0, 1e300)), 12)
+}

@@ -75,6 +75,17 @@ type roundTicks struct{}
 
 func (roundTicks) Ticks(min, max float64) []plot.Tick {
 	step := niceStep(max-min, 5)
+	if span := max - min; math.IsInf(span, 0) || math.IsNaN(span) || !(step > 0) || span/step > 100 {
+		// a range too wide to step through (values near +-1e308 overflow
+		// the span): its two ends only, never a loop that does not end
+		var out []plot.Tick
+		for _, v := range []float64{min, max} {
+			if !math.IsInf(v, 0) && !math.IsNaN(v) {
+				out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 3, 64)})
+			}
+		}
+		return out
+	}
 	digits := 0
 	if step < 1 {
 		digits = int(math.Ceil(-math.Log10(step) - 1e-9))
