@@ -341,27 +341,12 @@ func (s *Solver) dopri(t0 float64, ts []float64, opt Options, out, sens []float6
 				}
 				copy(z, z1)
 				copy(k1, k7)
-				f := 5.0
-				if en > 0 {
-					f = math.Min(5, math.Max(0.2, 0.9*math.Pow(en, -0.2)))
-				}
-				if rejected {
-					f = math.Min(f, 1)
-				}
+				h = acceptedStep(hs, h, en, 0.9, 0.2, rejected, last)
 				rejected = false
-				hn := hs * f
-				if last && hs < h {
-					hn = math.Max(hn, h)
-				}
-				h = hn
 				continue
 			}
 			rejected = true
-			f := 0.2
-			if !math.IsInf(en, 1) {
-				f = math.Max(0.2, 0.9*math.Pow(en, -0.2))
-			}
-			h = hs * f
+			h = rejectedStep(hs, en, 0.9, 0.2)
 			if tooSmall(h, t) {
 				return fmt.Errorf("at t = %g: %w", t, ErrStepSize)
 			}
@@ -456,27 +441,12 @@ func (s *Solver) rosenbrock(t0 float64, ts []float64, opt Options, out, sens []f
 				copy(f0, f2)
 				copy(s.jy0, s.jy) // rhs at (t, z1) left its Jacobians
 				copy(s.ft0, s.ft)
-				f := 5.0
-				if en > 0 {
-					f = math.Min(5, math.Max(0.2, 0.8*math.Pow(en, -1.0/3)))
-				}
-				if rejected {
-					f = math.Min(f, 1)
-				}
+				h = acceptedStep(hs, h, en, 0.8, 1.0/3, rejected, last)
 				rejected = false
-				hn := hs * f
-				if last && hs < h {
-					hn = math.Max(hn, h)
-				}
-				h = hn
 				continue
 			}
 			rejected = true
-			f := 0.2
-			if !math.IsInf(en, 1) {
-				f = math.Max(0.2, 0.8*math.Pow(en, -1.0/3))
-			}
-			h = hs * f
+			h = rejectedStep(hs, en, 0.8, 1.0/3)
 			if tooSmall(h, t) {
 				return fmt.Errorf("at t = %g: %w", t, ErrStepSize)
 			}
@@ -558,4 +528,34 @@ func luSolve(a []float64, piv []int, K int, b []float64) {
 		}
 		b[r] /= a[r*K+r]
 	}
+}
+
+// acceptedStep is the next step after an accepted step hs of error norm en
+// (the controller shared by both solvers): hs times safety*en^(-expo),
+// within [0.2, 5] (at most 1 right after a rejection); after the last step
+// to an output time that had to be shortened, no less than the step h it
+// was shortened from.
+func acceptedStep(hs, h, en, safety, expo float64, rejected, last bool) float64 {
+	f := 5.0
+	if en > 0 {
+		f = math.Min(5, math.Max(0.2, safety*math.Pow(en, -expo)))
+	}
+	if rejected {
+		f = math.Min(f, 1)
+	}
+	hn := hs * f
+	if last && hs < h {
+		hn = math.Max(hn, h)
+	}
+	return hn
+}
+
+// rejectedStep is the step to retry after a rejected step hs of error norm
+// en: hs times safety*en^(-expo), at least a fifth of hs.
+func rejectedStep(hs, en, safety, expo float64) float64 {
+	f := 0.2
+	if !math.IsInf(en, 1) {
+		f = math.Max(0.2, safety*math.Pow(en, -expo))
+	}
+	return hs * f
 }
