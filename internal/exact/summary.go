@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -157,4 +158,24 @@ func quantileOf(cdf func(float64) float64, p, center, scale float64) float64 {
 		hi += w
 	}
 	return bisect(func(x float64) float64 { return cdf(x) - p }, lo, hi, 1e-12*scale)
+}
+
+// RepoRoot is the nearest directory at or above the working directory with
+// a go.mod (the working directory itself when there is none), for the
+// tools that read the repository's files.
+func RepoRoot() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	for d := wd; ; {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return wd
+		}
+		d = parent
+	}
 }

@@ -24,12 +24,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
+	"github.com/mscppl/mscppl/internal/exact"
 	"math"
 	"os"
 	"os/exec"
@@ -76,7 +75,7 @@ func main() {
 }
 
 func run() error {
-	root := repoRoot()
+	root := exact.RepoRoot()
 	bin := flag.String("bin", "mscppl", "the mscppl binary (a path, or a name looked up on PATH)")
 	pdb := flag.String("pdb", filepath.Join(root, "..", "shared", "posteriordb"), "posteriordb directory (one subdirectory per posterior, each with reference.csv)")
 	args := flag.String("args", "", "extra flags passed to every run, space-separated (e.g. \"--iters 20000 --seed 2\")")
@@ -281,65 +280,19 @@ func firstFile(paths ...string) string {
 	return paths[len(paths)-1]
 }
 
-// readRef reads a reference.csv: a header with name, mean and sd (other
-// columns ignored) and one row per scalar parameter.
+// readRef reads a reference.csv (name, mean and sd; other columns
+// ignored) with internal/exact's reader, one entry per scalar parameter.
 func readRef(path string) (map[string]ref, error) {
-	f, err := os.Open(path)
+	rows, err := exact.ReadSummaries(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	cr := csv.NewReader(f)
-	head, err := cr.Read()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	col := map[string]int{}
-	for i, h := range head {
-		col[strings.TrimSpace(h)] = i
-	}
-	for _, h := range []string{"name", "mean", "sd"} {
-		if _, ok := col[h]; !ok {
-			return nil, fmt.Errorf("%s: no %q column", path, h)
-		}
-	}
 	refs := map[string]ref{}
-	for line := 2; ; line++ {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
+	for line, r := range rows {
+		if !(r.SD > 0) {
+			return nil, fmt.Errorf("%s:%d: sd %g is not positive", path, line+2, r.SD)
 		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", path, err)
-		}
-		m, err1 := strconv.ParseFloat(rec[col["mean"]], 64)
-		s, err2 := strconv.ParseFloat(rec[col["sd"]], 64)
-		if err := errors.Join(err1, err2); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", path, line, err)
-		}
-		if !(s > 0) {
-			return nil, fmt.Errorf("%s:%d: sd %g is not positive", path, line, s)
-		}
-		refs[rec[col["name"]]] = ref{m, s}
+		refs[r.Name] = ref{r.Mean, r.SD}
 	}
 	return refs, nil
-}
-
-// repoRoot is the nearest directory at or above the working directory with
-// a go.mod (the working directory itself when there is none).
-func repoRoot() string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "."
-	}
-	for d := wd; ; {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return wd
-		}
-		d = parent
-	}
 }

@@ -43,7 +43,7 @@ func main() {
 func run() error {
 	bin := flag.String("bin", "", "the mscppl binary (a path)")
 	name := flag.String("case", "", "a case of internal/exact, read from -dir")
-	dir := flag.String("dir", filepath.Join(repoRoot(), "internal", "exact", "testdata"), "the cases' directory")
+	dir := flag.String("dir", filepath.Join(exact.RepoRoot(), "internal", "exact", "testdata"), "the cases' directory")
 	model := flag.String("model", "", "the model file (without -case)")
 	data := flag.String("data", "", "the data file (without -case; none when empty)")
 	exactFile := flag.String("exact", "", "the exact answer, name,mean,sd[,q05,q50,q95] (without -case)")
@@ -97,23 +97,4 @@ func run() error {
 	}
 	fmt.Printf("%s run %s %s --json --quiet --seed SEED %s; exact %s\n", *bin, cfg.Model, cfg.Data, *flags, ex)
 	return exact.WriteTable(os.Stdout, exact.Score(cfg), cfg.Probs)
-}
-
-// repoRoot is the nearest directory at or above the working directory with
-// a go.mod (the working directory itself when there is none).
-func repoRoot() string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "."
-	}
-	for d := wd; ; {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return wd
-		}
-		d = parent
-	}
 }
