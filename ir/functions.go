@@ -86,14 +86,8 @@ func (r *resolver) inline(c *lang.Call, fd *lang.FuncDef) Expr {
 		}
 	}
 	// the body sees its parameters only
-	savedScopes, savedGlobal, savedAssigned := r.scopes, r.global, r.assigned
-	scope := map[string]*Var{}
-	r.scopes, r.global, r.assigned = []map[string]*Var{scope}, map[string]*Var{}, map[string]lang.Pos{}
-	r.depth++
-	defer func() {
-		r.scopes, r.global, r.assigned = savedScopes, savedGlobal, savedAssigned
-		r.depth--
-	}()
+	scope, leave := r.enterFunction()
+	defer leave()
 	nerr, nrep := len(r.errs), r.repeats
 	defer func() { r.callErrors(nerr, nrep, c, pos) }()
 	var stmts []Stmt
@@ -173,4 +167,18 @@ func baseAccepts(base string, t Type) bool {
 		return t.Kind == Matrix
 	}
 	return false
+}
+
+// enterFunction starts the resolution of a user function's body: a scope
+// that sees only what is declared in it (its parameters, bound by the
+// caller), one level deeper; leave restores the caller's scopes.
+func (r *resolver) enterFunction() (scope map[string]*Var, leave func()) {
+	savedScopes, savedGlobal, savedAssigned := r.scopes, r.global, r.assigned
+	scope = map[string]*Var{}
+	r.scopes, r.global, r.assigned = []map[string]*Var{scope}, map[string]*Var{}, map[string]lang.Pos{}
+	r.depth++
+	return scope, func() {
+		r.scopes, r.global, r.assigned = savedScopes, savedGlobal, savedAssigned
+		r.depth--
+	}
 }

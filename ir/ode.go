@@ -201,14 +201,8 @@ func (r *resolver) odeRHS(x *ODECall, fd *lang.FuncDef) bool {
 		r.errorf(x.Pos(), "calls of %s nest more than %d deep; recursive functions are not supported", fd.Name, maxInlineDepth)
 		return false
 	}
-	savedScopes, savedGlobal, savedAssigned := r.scopes, r.global, r.assigned
-	scope := map[string]*Var{}
-	r.scopes, r.global, r.assigned = []map[string]*Var{scope}, map[string]*Var{}, map[string]lang.Pos{}
-	r.depth++
-	defer func() {
-		r.scopes, r.global, r.assigned = savedScopes, savedGlobal, savedAssigned
-		r.depth--
-	}()
+	scope, leave := r.enterFunction()
+	defer leave()
 	vars := make([]*Var, len(fd.Params))
 	for i, prm := range fd.Params {
 		vars[i] = r.newVar(prm.Name, r.at(prm.Pos), LocalVar, types[i])
