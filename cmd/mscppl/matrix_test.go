@@ -27,6 +27,7 @@ var matrixData = map[string]string{
 	"funnel.msc":                      "",
 	"half_normal.msc":                 "",
 	"logistic.msc":                    "data/pima.csv",
+	"logistic_large.msc":              "data/logistic_sim_500.json",
 	"negbin.msc":                      "data/negbin.csv",
 	"normal_mean.msc":                 "data/normal_mean.csv",
 	"probit.msc":                      "data/ionosphere.csv",
