@@ -338,6 +338,9 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 			return nil, err
 		}
 		f.Summary = f.summarize(o, time.Since(start))
+		if err := f.rngError(); err != nil {
+			return nil, err
+		}
 		f.Summary.Notes = append(f.Summary.Notes, ir.SolverNotes(m.Comp)...)
 		return f, nil
 	}
@@ -416,6 +419,9 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 		return nil, err
 	}
 	f.Summary = f.summarize(o, time.Since(start))
+	if err := f.rngError(); err != nil {
+		return nil, err
+	}
 	f.Summary.Notes = append(f.Summary.Notes, ir.SolverNotes(append([]*ir.Compiled{m.Comp}, f.comps...)...)...)
 	switch {
 	case warm.started:
@@ -601,6 +607,18 @@ func (f *Fitted) check(o Options) error {
 	logZ, se, err := msc.LogEvidence(rng, f.problem, f.Q, 10*f.Settings.Samples, 4)
 	if err == nil {
 		f.evidence = &EvidenceResult{LogEvidence: logZ + comp.ConstLogDensity(), SE: se}
+	}
+	return nil
+}
+
+// rngError is the first NAME_rng call of the derived quantities that was
+// given an argument outside its domain on a draw computed so far, on any
+// chain's compiled model (nil when none was).
+func (f *Fitted) rngError() error {
+	for _, c := range append([]*ir.Compiled{f.Model.Comp}, f.comps...) {
+		if err := c.RNGError(); err != nil {
+			return err
+		}
 	}
 	return nil
 }

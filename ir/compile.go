@@ -114,6 +114,8 @@ type Compiled struct {
 	specialOrder []autodiff.Node
 	// the random ops of NAME_rng calls in derived quantities
 	rngs []*stdlib.RandOp
+	// where each of rngs is drawn (the call, its position and loops)
+	rngAt []rngSite
 	// the model's facts (facts.go), found on first use
 	facts     Facts
 	factsOnce sync.Once
@@ -435,8 +437,8 @@ func (cp *compiler) tilde(s *Tilde) {
 		if g.IsConst(n) {
 			spec := s.Dist.Params[i]
 			for _, x := range g.Value(n, 0) {
-				if !inDomain(spec.Domain, x) {
-					cp.fail(a.Pos(), "%s: argument %d (%s) must be %s, got %g", s.Dist.Name, i+1, spec.Name, domainText(spec.Domain), x)
+				if !spec.Admits(x) {
+					cp.fail(a.Pos(), "%s: argument %d (%s) must be %s, got %g", s.Dist.Name, i+1, spec.Name, spec.Want(), x)
 				}
 			}
 		}
@@ -444,12 +446,12 @@ func (cp *compiler) tilde(s *Tilde) {
 	}
 	if g.IsConst(lhs) {
 		for k, x := range g.Value(lhs, 0) {
-			if !inDomain(s.Dist.Support, x) {
+			if !s.Dist.InSupport(x) {
 				where := ""
 				if s.Root != nil && s.Root.Source != "" && !s.LHS.Type().Scalar() {
 					where = fmt.Sprintf(" (element %d of %s, %s)", k+1, s.Root.Name, s.Root.Source)
 				}
-				cp.fail(s.LHS.Pos(), "%s needs values that are %s, got %g%s", s.Dist.Name, domainText(s.Dist.Support), x, where)
+				cp.fail(s.LHS.Pos(), "%s needs values that are %s, got %g%s", s.Dist.Name, s.Dist.SupportText(), x, where)
 			}
 		}
 	}
@@ -896,41 +898,6 @@ func plural(t Type, i int) string {
 		return "columns"
 	}
 	return "elements"
-}
-
-func inDomain(d stdlib.Domain, x float64) bool {
-	if math.IsNaN(x) {
-		return false
-	}
-	switch d {
-	case stdlib.Positive:
-		return x > 0
-	case stdlib.NonNegative:
-		return x >= 0
-	case stdlib.Unit:
-		return x > 0 && x < 1
-	case stdlib.Binary:
-		return x == 0 || x == 1
-	case stdlib.NonNegInt:
-		return x >= 0 && x == math.Trunc(x)
-	}
-	return !math.IsInf(x, 0)
-}
-
-func domainText(d stdlib.Domain) string {
-	switch d {
-	case stdlib.Positive:
-		return "positive"
-	case stdlib.NonNegative:
-		return "non-negative"
-	case stdlib.Unit:
-		return "strictly between 0 and 1"
-	case stdlib.Binary:
-		return "0 or 1"
-	case stdlib.NonNegInt:
-		return "non-negative integers"
-	}
-	return "finite"
 }
 
 // ---- the compiled target -------------------------------------------------

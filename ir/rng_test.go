@@ -1,0 +1,68 @@
+package ir
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mscppl/mscppl/stdlib"
+	"github.com/stretchr/testify/require"
+)
+
+// TestRNGArgumentsValidated: every NAME_rng of the registry, given an
+// argument outside its parameter's domain (the rule y ~ NAME(...) applies),
+// is an error at that argument's position: at compile time for a constant,
+// at the draw (RNGError) for one that depends on a latent; with valid
+// arguments the same draw reports nothing. A NaN argument is refused too.
+func TestRNGArgumentsValidated(t *testing.T) {
+	good := map[stdlib.Domain]string{stdlib.RealLine: "0.3", stdlib.Positive: "1.7", stdlib.NonNegative: "1.2",
+		stdlib.Unit: "0.35", stdlib.Binary: "1", stdlib.NonNegInt: "3"}
+	bad := map[stdlib.Domain][]string{stdlib.Positive: {"-1", "0"}, stdlib.NonNegative: {"-0.5"},
+		stdlib.Unit: {"1.5", "-0.1"}, stdlib.Binary: {"2"}, stdlib.NonNegInt: {"2.5", "-1"}, stdlib.RealLine: {"not_a_number()"}}
+	checked := 0
+	for _, n := range stdlib.FamilyNames() {
+		f, _ := stdlib.Lookup(n)
+		if !f.Scalar() || len(f.Params) == 0 {
+			continue
+		}
+		args := make([]string, len(f.Params))
+		for i, p := range f.Params {
+			args[i] = good[p.Domain]
+		}
+		if n == "uniform" {
+			args = []string{"0", "2"}
+		}
+		src := func(a []string) string {
+			return "latent { z: real }\nmodel { z ~ normal(0, 1) }\nderived {\n  w = " + n + "_rng(" + strings.Join(a, ", ") + ")\n}\n"
+		}
+		c := compile(t, src(withArg(args, 0, "z * 0 + "+args[0])), "")
+		x := make([]float64, c.Model.XDim)
+		c.Constrain([]float64{0.2}, x)
+		require.NoError(t, c.RNGError(), n)
+		for i, p := range f.Params {
+			for _, b := range bad[p.Domain] {
+				// the column of argument i in "  w = NAME_rng(a1, a2, ...)"
+				col := 3 + len("w = "+n+"_rng(") + len(strings.Join(args[:i], ", "))
+				if i > 0 {
+					col += len(", ")
+				}
+				where := fmt.Sprintf("m.msc:4:%d: %s_rng: argument %d (%s) must be", col, n, i+1, p.Name)
+				require.Contains(t, buildErr(t, src(withArg(args, i, b)), ""), where, "%s with %s = %s", n, p.Name, b)
+				c := compile(t, src(withArg(args, i, "z * 0 + "+b)), "")
+				c.Constrain([]float64{0.2}, x)
+				err := c.RNGError()
+				require.Error(t, err, "%s with %s = z * 0 + %s", n, p.Name, b)
+				require.Contains(t, err.Error(), where, n)
+				require.Contains(t, err.Error(), "at a posterior draw", n)
+				checked++
+			}
+		}
+	}
+	require.Greater(t, checked, 30)
+}
+
+func withArg(args []string, i int, a string) []string {
+	out := append([]string(nil), args...)
+	out[i] = a
+	return out
+}
