@@ -321,6 +321,9 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	if m.IR.LatentDim == 0 {
 		return nil, noLatents(m)
 	}
+	if err := m.Comp.ImproperError(); err != nil {
+		return nil, err
+	}
 	o, warns, err := opt.resolve(m.IR)
 	if err != nil {
 		return nil, err
