@@ -449,7 +449,7 @@ func checkSegment(k *site) Expr {
 }
 
 func checkRepMatrix(k *site) Expr {
-	if !k.t(0).Scalar() || k.ints[0] < 1 || k.ints[1] < 1 {
+	if !k.t(0).Scalar() || k.ints[0] < 0 || k.ints[1] < 0 {
 		return k.bad("a scalar and two sizes")
 	}
 	return k.builtin(matType(k.ints[0], k.ints[1]))
@@ -602,7 +602,7 @@ func checkDiagMatrix(k *site) Expr {
 
 func checkRepVector(k *site) Expr {
 	n, ok := foldConst(k.args[1])
-	if !ok || k.t(1).Kind != Int || n < 1 || !k.t(0).Scalar() {
+	if !ok || k.t(1).Kind != Int || n < 0 || !k.t(0).Scalar() {
 		return k.badf("takes a scalar and a size known before inference (rep_vector(x, N))")
 	}
 	return matCall(k, vecType(int(n)), stdlib.NewRepVector(int(n)), k.args[0])

@@ -401,6 +401,9 @@ func (cp *compiler) stmt(s Stmt) {
 		cp.target(s)
 	case *For:
 		lo, hi := cp.intExpr(s.Lo), cp.intExpr(s.Hi)
+		if hi == lo-1 { // runs zero times, as in Stan (1..N with N = 0)
+			return
+		}
 		if hi < lo {
 			cp.fail(s.Pos(), "loop %s in %d..%d is empty: the upper bound is below the lower bound", s.Var.Name, lo, hi)
 		}
@@ -433,13 +436,33 @@ func (cp *compiler) stmt(s Stmt) {
 	}
 }
 
+// hasEmpty reports whether one of the nodes is an empty vector or matrix.
+func hasEmpty(g *autodiff.Graph, nodes []autodiff.Node) bool {
+	for _, n := range nodes {
+		if g.Len(n) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func (cp *compiler) tilde(s *Tilde) {
 	g := cp.g
 	lhs := cp.expr(s.LHS)
+	if g.Len(lhs) == 0 { // y ~ NAME(...) over an empty y adds 0, as in Stan
+		return
+	}
+	nodes := make([]autodiff.Node, len(s.Args))
+	for i, a := range s.Args {
+		nodes[i] = cp.expr(a)
+	}
+	if s.Dist.Scalar() && hasEmpty(g, nodes) {
+		return
+	}
 	args := make([]autodiff.Node, 0, len(s.Args)+1)
 	args = append(args, lhs)
 	for i, a := range s.Args {
-		n := cp.expr(a)
+		n := nodes[i]
 		if g.IsConst(n) {
 			spec := s.Dist.Params[i]
 			for _, x := range g.Value(n, 0) {
@@ -870,6 +893,9 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 		args := make([]autodiff.Node, len(e.Args))
 		for i, a := range e.Args {
 			args[i] = cp.expr(a)
+		}
+		if hasEmpty(cp.g, args) { // NAME_lpdf over an empty vector is 0, as in Stan
+			return cp.num(0)
 		}
 		if cp.vec != nil {
 			if n := cp.vecLen(args); n > 1 { // inside a vectorised loop: elementwise

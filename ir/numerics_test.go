@@ -118,3 +118,40 @@ func TestNumericalTroubleMessages(t *testing.T) {
 	require.True(t, ok)
 	require.Empty(t, overflow, "a value outside the support is no overflow")
 }
+
+// TestZeroLength: sizes of 0 work as in Stan: an empty data vector, an
+// empty latent vector, a matrix[0, K] (JSON []), array[0], rep_vector(x, 0),
+// a loop 1..N with N = 0 (it runs zero times) add nothing to the log joint;
+// indexing an empty vector is a positioned error.
+func TestZeroLength(t *testing.T) {
+	const src = `data { N: int
+  K: int
+  y: vector[N]
+  X: matrix[N, K]
+  g: array[N] int }
+latent { mu: real
+  z: vector[N]
+  M: matrix[N, K] }
+model { mu ~ normal(0, 1)
+  z ~ normal(0, 1)
+  y ~ normal(mu, 1)
+  to_vector(M) ~ normal(0, 1)
+  target += sum(y) + sum(z) + sum(rep_vector(1, 0)) + sum(X * rep_vector(1, K))
+  for i in 1..N { y[i] ~ normal(mu + z[i], 1) }
+  target += normal_lpdf(y | mu, 1)
+}
+`
+	c := compileJSON(t, src, `{"N": 0, "K": 2, "y": [], "X": [], "g": []}`)
+	require.Equal(t, 1, c.Dim())
+	out := make([]float64, 1)
+	c.LogJoint([]float64{0.7}, out)
+	require.InDelta(t, logNormal(0.7, 0, 1), out[0], 1e-12)
+
+	_, err := buildJSON(t, "data { N: int\n  y: vector[N] }\nlatent { mu: real }\nmodel { mu ~ normal(0, 1)\n  y[1] ~ normal(mu, 1) }\n", `{"N": 0, "y": []}`)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "m.msc:5:5: index 1 is out of range: y has 0 elements")
+	require.Contains(t, buildErr(t, "latent { z: vector[3] }\nmodel { z ~ normal(0, 1)\n for i in 3..1 { z[i] ~ normal(0, 1) } }\n", ""), "never runs")
+	c = compile(t, "latent { z: vector[3] }\nmodel { z ~ normal(0, 1)\n for i in 2..1 { z[i] ~ normal(5, 1) } }\n", "")
+	c.LogJoint([]float64{0, 0, 0}, out)
+	require.InDelta(t, 3*logNormal(0, 0, 1), out[0], 1e-12)
+}
