@@ -226,7 +226,16 @@ func (o Options) resolve(m *ir.Model) (Options, []string, error) {
 		}
 	}
 	if o.Seed == 0 {
-		if sv, ok := set["seed"]; ok && !sv.IsStr {
+		if sv, ok := set["seed"]; ok {
+			if sv.IsStr || sv.Num != math.Trunc(sv.Num) || sv.Num < 0 || sv.Num > 1<<53 {
+				got := sv.Str
+				if !sv.IsStr {
+					got = fmt.Sprint(sv.Num)
+				}
+				e := lang.Errorf(sv.Pos, "setting seed must be a non-negative integer (at most 2^53), got %s", got)
+				e.Hint = "for example seed = 42"
+				return o, nil, lang.ErrorList{e}
+			}
 			o.Seed = uint64(sv.Num)
 		} else {
 			o.Seed = Defaults.Seed
@@ -234,16 +243,16 @@ func (o Options) resolve(m *ir.Model) (Options, []string, error) {
 	}
 	meth, ok := lookupMethod(o.Method)
 	if !ok {
-		return o, nil, Errorf("the methods are "+joinAnd(Methods()), "unknown method %q", o.Method)
+		return o, nil, settingError(m, "method", o.Method, "the methods are "+joinAnd(Methods()), "unknown method %q", o.Method)
 	}
 	if meth.base != "" {
 		o.Method, o.Proposal = meth.base, meth.proposal
 	}
 	if o.Init != "laplace" && o.Init != "zero" {
-		return o, nil, Errorf("", "unknown init %q (use laplace or zero)", o.Init)
+		return o, nil, settingError(m, "init", o.Init, "", "unknown init %q (use laplace or zero)", o.Init)
 	}
 	if o.Proposal != "q" && o.Proposal != "prior" {
-		return o, nil, Errorf("", "unknown proposal %q (use q or prior)", o.Proposal)
+		return o, nil, settingError(m, "proposal", o.Proposal, "", "unknown proposal %q (use q or prior)", o.Proposal)
 	}
 	if o.Samples < 0 || o.Iters < 0 || o.LR < 0 || o.ParamLR < 0 || o.AverageLast < 0 || o.Chains < 0 || o.Draws < 0 {
 		return o, nil, Errorf("", "--samples, --iters, --chains, --draws, --lr, --param-lr and --average-last must be positive")
@@ -354,18 +363,21 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 		}
 	}
 	kernel, err := kernelFor(o, f.problem)
+	if _, known := msc.LookupKernel(o.Kernel); err != nil && !known && o.Kernel != "" && o.Kernel != "auto" {
+		return nil, settingError(m.IR, "kernel", o.Kernel, "", "%v", err)
+	}
 	if err != nil {
 		return nil, err
 	}
 	f.kernel = kernel
 	s := msc.Settings{Samples: o.Samples, Iters: o.Iters, Fixed: o.Fixed, Chains: o.Chains, LR: o.LR, ParamLR: o.ParamLR, RetainedOnly: o.Retained, Trace: o.Trace}
 	if s.Optimizer, err = msc.ParseOptimizer(o.Optimizer); err != nil {
-		return nil, Errorf("", "%v", err)
+		return nil, settingError(m.IR, "optimizer", o.Optimizer, "", "%v", err)
 	}
 	var family *msc.FamilySpec
 	if !kernel.StateSpace {
 		if family, _ = msc.LookupFamily(o.Family); family == nil || family.New == nil {
-			return nil, Errorf("", "unknown family %q (the families are %s)", o.Family, joinAnd(msc.FamilyNames()))
+			return nil, settingError(m.IR, "family", o.Family, "", "unknown family %q (the families are %s)", o.Family, joinAnd(msc.FamilyNames()))
 		}
 	}
 	d := m.IR.LatentDim
@@ -624,6 +636,18 @@ func (f *Fitted) rngError() error {
 		}
 	}
 	return nil
+}
+
+// settingError is the error for a bad value of the setting key: at the
+// value in the model's infer block when it came from there, else (a flag)
+// without a position.
+func settingError(m *ir.Model, key, value, hint, format string, args ...any) error {
+	if sv, ok := m.Settings[key]; ok && sv.IsStr && sv.Str == value {
+		e := lang.Errorf(sv.Pos, "setting "+key+": "+format, args...)
+		e.Hint = hint
+		return lang.ErrorList{e}
+	}
+	return Errorf(hint, format, args...)
 }
 
 // noLatents is the error for a model without latent variables, placed at

@@ -1240,7 +1240,7 @@ func (r *resolver) binary(op BinOp, x, y Expr, p lang.Pos) Expr {
 // ---- settings ---------------------------------------------------------------
 
 // SettingKeys are the keys of the infer block.
-var SettingKeys = []string{"method", "family", "samples", "iters", "optimizer", "lr", "proposal", "kernel", "seed", "param_lr"}
+var SettingKeys = []string{"method", "family", "samples", "iters", "optimizer", "lr", "proposal", "kernel", "seed", "param_lr", "init"}
 
 func (r *resolver) settings(b *lang.Block) {
 	for _, it := range b.Items {

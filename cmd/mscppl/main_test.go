@@ -98,6 +98,8 @@ func TestCLIGoldens(t *testing.T) {
 		{"run_improper", []string{"run", dir + "numeric_flat.msc", "--iters", "200", "--quiet"}, 1},
 		{"run_empty_bounds", []string{"run", dir + "numeric_bound.msc", "--iters", "200", "--quiet"}, 1},
 		{"run_overflow", []string{"run", dir + "numeric_big.msc", dir + "numeric_big.json", "--iters", "200", "--quiet"}, 1},
+		{"run_infer_method", []string{"run", dir + "infer_method.msc", "--quiet"}, 1},
+		{"run_infer_seed", []string{"run", dir + "infer_seed.msc", "--quiet"}, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, stdout, stderr := mscppl(c.args...)
