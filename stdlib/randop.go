@@ -35,17 +35,30 @@ func (o *RandOp) Seed(seed, stream uint64) { o.rng = rand.New(rand.NewPCG(seed, 
 // Name is the function's name.
 func (o *RandOp) Name() string { return o.F.Name + "_rng" }
 
-// Forward draws the values.
+// Forward draws the values. A scalar argument is checked once, a vector
+// one element by element.
 func (o *RandOp) Forward(out []float64, in [][]float64) {
+	for j := range o.p {
+		if x := in[j+1]; len(x) == 1 {
+			o.p[j] = x[0]
+			if !o.F.Params[j].Admits(x[0]) {
+				o.fail(j, x[0], out)
+				return
+			}
+		}
+	}
 	for i := range out {
 		ok := true
 		for j := range o.p {
-			x := pick(in[j+1], i)
-			o.p[j] = x
-			if !o.F.Params[j].Admits(x) {
-				ok = false
-				if o.bad == 0 {
-					o.bad, o.badX = j+1, x
+			if x := in[j+1]; len(x) != 1 {
+				v := x[i]
+				o.p[j] = v
+				// x - x is 0 for a finite x: the whole check of RealLine, inline
+				if v-v != 0 || o.F.Params[j].Domain != RealLine && !o.F.Params[j].Admits(v) {
+					ok = false
+					if o.bad == 0 {
+						o.bad, o.badX = j+1, v
+					}
 				}
 			}
 		}
@@ -54,6 +67,17 @@ func (o *RandOp) Forward(out []float64, in [][]float64) {
 			continue
 		}
 		out[i] = o.F.Rand(o.rng, o.p)
+	}
+}
+
+// fail records argument j's value x as out of its domain and makes every
+// draw NaN.
+func (o *RandOp) fail(j int, x float64, out []float64) {
+	if o.bad == 0 {
+		o.bad, o.badX = j+1, x
+	}
+	for i := range out {
+		out[i] = math.NaN()
 	}
 }
 
