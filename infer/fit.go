@@ -226,7 +226,16 @@ func (o Options) resolve(m *ir.Model) (Options, []string, error) {
 		}
 	}
 	if o.Seed == 0 {
-		if sv, ok := set["seed"]; ok && !sv.IsStr {
+		if sv, ok := set["seed"]; ok {
+			if sv.IsStr || sv.Num != math.Trunc(sv.Num) || sv.Num < 0 || sv.Num > 1<<53 {
+				got := sv.Str
+				if !sv.IsStr {
+					got = fmt.Sprint(sv.Num)
+				}
+				e := lang.Errorf(sv.Pos, "setting seed must be a non-negative integer (at most 2^53), got %s", got)
+				e.Hint = "for example seed = 42"
+				return o, nil, lang.ErrorList{e}
+			}
 			o.Seed = uint64(sv.Num)
 		} else {
 			o.Seed = Defaults.Seed
@@ -234,16 +243,16 @@ func (o Options) resolve(m *ir.Model) (Options, []string, error) {
 	}
 	meth, ok := lookupMethod(o.Method)
 	if !ok {
-		return o, nil, Errorf("the methods are "+joinAnd(Methods()), "unknown method %q", o.Method)
+		return o, nil, settingError(m, "method", o.Method, "the methods are "+joinAnd(Methods()), "unknown method %q", o.Method)
 	}
 	if meth.base != "" {
 		o.Method, o.Proposal = meth.base, meth.proposal
 	}
 	if o.Init != "laplace" && o.Init != "zero" {
-		return o, nil, Errorf("", "unknown init %q (use laplace or zero)", o.Init)
+		return o, nil, settingError(m, "init", o.Init, "", "unknown init %q (use laplace or zero)", o.Init)
 	}
 	if o.Proposal != "q" && o.Proposal != "prior" {
-		return o, nil, Errorf("", "unknown proposal %q (use q or prior)", o.Proposal)
+		return o, nil, settingError(m, "proposal", o.Proposal, "", "unknown proposal %q (use q or prior)", o.Proposal)
 	}
 	if o.Samples < 0 || o.Iters < 0 || o.LR < 0 || o.ParamLR < 0 || o.AverageLast < 0 || o.Chains < 0 || o.Draws < 0 {
 		return o, nil, Errorf("", "--samples, --iters, --chains, --draws, --lr, --param-lr and --average-last must be positive")
@@ -321,6 +330,9 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	if m.IR.LatentDim == 0 {
 		return nil, noLatents(m)
 	}
+	if err := m.Comp.ImproperError(); err != nil {
+		return nil, err
+	}
 	o, warns, err := opt.resolve(m.IR)
 	if err != nil {
 		return nil, err
@@ -338,6 +350,9 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 			return nil, err
 		}
 		f.Summary = f.summarize(o, time.Since(start))
+		if err := f.rngError(); err != nil {
+			return nil, err
+		}
 		f.Summary.Notes = append(f.Summary.Notes, ir.SolverNotes(m.Comp)...)
 		return f, nil
 	}
@@ -348,18 +363,21 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 		}
 	}
 	kernel, err := kernelFor(o, f.problem)
+	if _, known := msc.LookupKernel(o.Kernel); err != nil && !known && o.Kernel != "" && o.Kernel != "auto" {
+		return nil, settingError(m.IR, "kernel", o.Kernel, "", "%v", err)
+	}
 	if err != nil {
 		return nil, err
 	}
 	f.kernel = kernel
 	s := msc.Settings{Samples: o.Samples, Iters: o.Iters, Fixed: o.Fixed, Chains: o.Chains, LR: o.LR, ParamLR: o.ParamLR, RetainedOnly: o.Retained, Trace: o.Trace}
 	if s.Optimizer, err = msc.ParseOptimizer(o.Optimizer); err != nil {
-		return nil, Errorf("", "%v", err)
+		return nil, settingError(m.IR, "optimizer", o.Optimizer, "", "%v", err)
 	}
 	var family *msc.FamilySpec
 	if !kernel.StateSpace {
 		if family, _ = msc.LookupFamily(o.Family); family == nil || family.New == nil {
-			return nil, Errorf("", "unknown family %q (the families are %s)", o.Family, joinAnd(msc.FamilyNames()))
+			return nil, settingError(m.IR, "family", o.Family, "", "unknown family %q (the families are %s)", o.Family, joinAnd(msc.FamilyNames()))
 		}
 	}
 	d := m.IR.LatentDim
@@ -416,6 +434,9 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 		return nil, err
 	}
 	f.Summary = f.summarize(o, time.Since(start))
+	if err := f.rngError(); err != nil {
+		return nil, err
+	}
 	f.Summary.Notes = append(f.Summary.Notes, ir.SolverNotes(append([]*ir.Compiled{m.Comp}, f.comps...)...)...)
 	switch {
 	case warm.started:
@@ -603,6 +624,30 @@ func (f *Fitted) check(o Options) error {
 		f.evidence = &EvidenceResult{LogEvidence: logZ + comp.ConstLogDensity(), SE: se}
 	}
 	return nil
+}
+
+// rngError is the first NAME_rng call of the derived quantities that was
+// given an argument outside its domain on a draw computed so far, on any
+// chain's compiled model (nil when none was).
+func (f *Fitted) rngError() error {
+	for _, c := range append([]*ir.Compiled{f.Model.Comp}, f.comps...) {
+		if err := c.RNGError(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// settingError is the error for a bad value of the setting key: at the
+// value in the model's infer block when it came from there, else (a flag)
+// without a position.
+func settingError(m *ir.Model, key, value, hint, format string, args ...any) error {
+	if sv, ok := m.Settings[key]; ok && sv.IsStr && sv.Str == value {
+		e := lang.Errorf(sv.Pos, "setting "+key+": "+format, args...)
+		e.Hint = hint
+		return lang.ErrorList{e}
+	}
+	return Errorf(hint, format, args...)
 }
 
 // noLatents is the error for a model without latent variables, placed at

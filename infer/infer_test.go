@@ -107,13 +107,26 @@ func TestPredictProbit(t *testing.T) {
 
 // TestInferBlockSettings: a setting written in the infer block must be a
 // usable value, reported at its position: lr = 0 (a q that never moved,
-// with a converged verdict) and samples = 2.5 are errors.
+// with a converged verdict) and samples = 2.5 are errors, and so is every
+// unknown name (method, init, proposal, kernel, family, optimizer) and a
+// seed that is no non-negative integer.
 func TestInferBlockSettings(t *testing.T) {
 	for _, c := range []struct{ setting, want string }{
 		{"lr = 0", "m.msc:3:14: setting lr must be positive, got 0"},
 		{"param_lr = -1", "m.msc:3:20: setting param_lr must be positive, got -1"},
 		{"samples = 2.5", "m.msc:3:19: setting samples must be a positive integer, got 2.5"},
 		{"iters = 0", "m.msc:3:17: setting iters must be positive, got 0"},
+		{"samples = x", "m.msc:3:19: setting samples takes a number"},
+		{"method = x", "m.msc:3:18: setting method: unknown method \"x\""},
+		{"init = x", "m.msc:3:16: setting init: unknown init \"x\""},
+		{"proposal = x", "m.msc:3:20: setting proposal: unknown proposal \"x\""},
+		{"kernel = x", "m.msc:3:18: setting kernel: unknown kernel \"x\""},
+		{"family = x", "m.msc:3:18: setting family: unknown family \"x\""},
+		{"optimizer = x", "m.msc:3:21: setting optimizer: unknown optimizer \"x\""},
+		{"method = 3", "m.msc:3:18: setting method takes a name"},
+		{"seed = x", "m.msc:3:16: setting seed must be a non-negative integer (at most 2^53), got x"},
+		{"seed = -3", "m.msc:3:16: setting seed must be a non-negative integer (at most 2^53), got -3"},
+		{"seed = 1.5", "m.msc:3:16: setting seed must be a non-negative integer (at most 2^53), got 1.5"},
 	} {
 		src := "latent { a: real }\nmodel { a ~ normal(0, 1) }\ninfer { " + c.setting + " }\n"
 		m, err := LoadSource("m.msc", []byte(src), "")

@@ -408,6 +408,9 @@ func (f *Fitted) draws(n int, seed uint64, constrained bool) ([][]float64, error
 			out[i] = append([]float64(nil), u...)
 		}
 	}
+	if err := f.rngError(); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 

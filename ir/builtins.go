@@ -449,7 +449,7 @@ func checkSegment(k *site) Expr {
 }
 
 func checkRepMatrix(k *site) Expr {
-	if !k.t(0).Scalar() || k.ints[0] < 1 || k.ints[1] < 1 {
+	if !k.t(0).Scalar() || k.ints[0] < 0 || k.ints[1] < 0 {
 		return k.bad("a scalar and two sizes")
 	}
 	return k.builtin(matType(k.ints[0], k.ints[1]))
@@ -602,7 +602,7 @@ func checkDiagMatrix(k *site) Expr {
 
 func checkRepVector(k *site) Expr {
 	n, ok := foldConst(k.args[1])
-	if !ok || k.t(1).Kind != Int || n < 1 || !k.t(0).Scalar() {
+	if !ok || k.t(1).Kind != Int || n < 0 || !k.t(0).Scalar() {
 		return k.badf("takes a scalar and a size known before inference (rep_vector(x, N))")
 	}
 	return matCall(k, vecType(int(n)), stdlib.NewRepVector(int(n)), k.args[0])
@@ -681,12 +681,49 @@ func (r *resolver) rngCall(c *lang.Call) (Expr, bool) {
 // rng lowers an Rng to a random op anchored on the latent input.
 func (cp *compiler) rng(e *Rng) autodiff.Node {
 	in := []autodiff.Node{cp.g.Index(cp.c.latent, 0)}
-	for _, a := range e.Args {
-		in = append(in, cp.expr(a))
+	for i, a := range e.Args {
+		n := cp.expr(a)
+		if cp.g.IsConst(n) { // as for y ~ NAME(...): a constant argument is checked at once
+			spec := e.Dist.Params[i]
+			for _, x := range cp.g.Value(n, 0) {
+				if !spec.Admits(x) {
+					cp.fail(a.Pos(), "%s_rng: argument %d (%s) must be %s, got %g", e.Dist.Name, i+1, spec.Name, spec.Want(), x)
+				}
+			}
+		}
+		in = append(in, n)
 	}
 	op := stdlib.NewRandOp(e.Dist, e.T.Len())
 	cp.c.rngs = append(cp.c.rngs, op)
+	cp.c.rngAt = append(cp.c.rngAt, rngSite{e, strings.Join(cp.loopCtx, ", ")})
 	return cp.g.Custom(op, e.T.Len(), in...)
+}
+
+// rngSite is where a NAME_rng op draws: its call and the loops around it.
+type rngSite struct {
+	call  *Rng
+	loops string
+}
+
+// RNGError reports the first NAME_rng call that was given an argument
+// outside its parameter's domain (a negative sd, a probability above 1) at
+// some draw, at the argument's position; nil when every draw so far was
+// valid. The draw itself is NaN.
+func (c *Compiled) RNGError() error {
+	for i, op := range c.rngs {
+		j, x, bad := op.Bad()
+		if !bad {
+			continue
+		}
+		site := c.rngAt[i]
+		e := lang.Errorf(site.call.Args[j].Pos(), "%s_rng: argument %d (%s) must be %s, got %g at a posterior draw", site.call.Dist.Name, j+1, site.call.Dist.Params[j].Name, site.call.Dist.Params[j].Want(), x)
+		if site.loops != "" {
+			e.Msg += " (at " + site.loops + ")"
+		}
+		e.Hint = "the arguments of a NAME_rng call must be in the domains of the distribution's parameters, as for ~; bound the latent (real<lower=0>) or transform it (exp, inv_logit)"
+		return lang.ErrorList{e}
+	}
+	return nil
 }
 
 // SeedRNG seeds the draws of the derived quantities' NAME_rng calls.

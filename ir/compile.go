@@ -114,6 +114,13 @@ type Compiled struct {
 	specialOrder []autodiff.Node
 	// the random ops of NAME_rng calls in derived quantities
 	rngs []*stdlib.RandOp
+	// where each of rngs is drawn (the call, its position and loops)
+	rngAt []rngSite
+	// the latents with no prior statement whose declared space is
+	// unbounded (ImproperError)
+	unpriored []*Var
+	// the latents with both bounds expressions, and their nodes (Diagnose)
+	bounded []boundedLatent
 	// the model's facts (facts.go), found on first use
 	facts     Facts
 	factsOnce sync.Once
@@ -230,6 +237,7 @@ func Compile(m *Model, opt CompileOptions) (*Compiled, error) {
 	c.jointOrder = g.Ancestors(c.logJoint)
 	c.priorOrder = g.Ancestors(c.logPrior)
 	c.priorErr = cp.priorCheck()
+	c.unpriored = cp.unpriored()
 	c.detect()
 	if !c.structure.StateSpace && !opt.noView {
 		c.detectView(opt)
@@ -393,6 +401,9 @@ func (cp *compiler) stmt(s Stmt) {
 		cp.target(s)
 	case *For:
 		lo, hi := cp.intExpr(s.Lo), cp.intExpr(s.Hi)
+		if hi == lo-1 { // runs zero times, as in Stan (1..N with N = 0)
+			return
+		}
 		if hi < lo {
 			cp.fail(s.Pos(), "loop %s in %d..%d is empty: the upper bound is below the lower bound", s.Var.Name, lo, hi)
 		}
@@ -425,18 +436,38 @@ func (cp *compiler) stmt(s Stmt) {
 	}
 }
 
+// hasEmpty reports whether one of the nodes is an empty vector or matrix.
+func hasEmpty(g *autodiff.Graph, nodes []autodiff.Node) bool {
+	for _, n := range nodes {
+		if g.Len(n) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func (cp *compiler) tilde(s *Tilde) {
 	g := cp.g
 	lhs := cp.expr(s.LHS)
+	if g.Len(lhs) == 0 { // y ~ NAME(...) over an empty y adds 0, as in Stan
+		return
+	}
+	nodes := make([]autodiff.Node, len(s.Args))
+	for i, a := range s.Args {
+		nodes[i] = cp.expr(a)
+	}
+	if s.Dist.Scalar() && hasEmpty(g, nodes) {
+		return
+	}
 	args := make([]autodiff.Node, 0, len(s.Args)+1)
 	args = append(args, lhs)
 	for i, a := range s.Args {
-		n := cp.expr(a)
+		n := nodes[i]
 		if g.IsConst(n) {
 			spec := s.Dist.Params[i]
 			for _, x := range g.Value(n, 0) {
-				if !inDomain(spec.Domain, x) {
-					cp.fail(a.Pos(), "%s: argument %d (%s) must be %s, got %g", s.Dist.Name, i+1, spec.Name, domainText(spec.Domain), x)
+				if !spec.Admits(x) {
+					cp.fail(a.Pos(), "%s: argument %d (%s) must be %s, got %g", s.Dist.Name, i+1, spec.Name, spec.Want(), x)
 				}
 			}
 		}
@@ -444,12 +475,12 @@ func (cp *compiler) tilde(s *Tilde) {
 	}
 	if g.IsConst(lhs) {
 		for k, x := range g.Value(lhs, 0) {
-			if !inDomain(s.Dist.Support, x) {
+			if !s.Dist.InSupport(x) {
 				where := ""
 				if s.Root != nil && s.Root.Source != "" && !s.LHS.Type().Scalar() {
 					where = fmt.Sprintf(" (element %d of %s, %s)", k+1, s.Root.Name, s.Root.Source)
 				}
-				cp.fail(s.LHS.Pos(), "%s needs values that are %s, got %g%s", s.Dist.Name, domainText(s.Dist.Support), x, where)
+				cp.fail(s.LHS.Pos(), "%s needs values that are %s, got %g%s", s.Dist.Name, s.Dist.SupportText(), x, where)
 			}
 		}
 	}
@@ -863,6 +894,9 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 		for i, a := range e.Args {
 			args[i] = cp.expr(a)
 		}
+		if hasEmpty(cp.g, args) { // NAME_lpdf over an empty vector is 0, as in Stan
+			return cp.num(0)
+		}
 		if cp.vec != nil {
 			if n := cp.vecLen(args); n > 1 { // inside a vectorised loop: elementwise
 				f, _ := stdlib.LogDensityFunc(e.Name)
@@ -896,41 +930,6 @@ func plural(t Type, i int) string {
 		return "columns"
 	}
 	return "elements"
-}
-
-func inDomain(d stdlib.Domain, x float64) bool {
-	if math.IsNaN(x) {
-		return false
-	}
-	switch d {
-	case stdlib.Positive:
-		return x > 0
-	case stdlib.NonNegative:
-		return x >= 0
-	case stdlib.Unit:
-		return x > 0 && x < 1
-	case stdlib.Binary:
-		return x == 0 || x == 1
-	case stdlib.NonNegInt:
-		return x >= 0 && x == math.Trunc(x)
-	}
-	return !math.IsInf(x, 0)
-}
-
-func domainText(d stdlib.Domain) string {
-	switch d {
-	case stdlib.Positive:
-		return "positive"
-	case stdlib.NonNegative:
-		return "non-negative"
-	case stdlib.Unit:
-		return "strictly between 0 and 1"
-	case stdlib.Binary:
-		return "0 or 1"
-	case stdlib.NonNegInt:
-		return "non-negative integers"
-	}
-	return "finite"
 }
 
 // ---- the compiled target -------------------------------------------------
@@ -979,6 +978,82 @@ func (c *Compiled) LogPrior(z []float64, out []float64) {
 	for b := range out {
 		out[b] = c.g.Value(c.logPrior, b)[0]
 	}
+}
+
+// unpriored lists the latents none of whose elements is on the left of a
+// ~ and whose declared space is unbounded (no vector constraint, not
+// both bounds): a flat improper prior, proper only if the likelihood
+// bounds them.
+func (cp *compiler) unpriored() []*Var {
+	var out []*Var
+	for _, v := range cp.m.Latents {
+		if v.Special() || v.Bij.HasLower && v.Bij.HasUpper || v.UDim() == 0 {
+			continue
+		}
+		none := true
+		for i := 0; i < v.UDim(); i++ {
+			none = none && cp.covered[v.Offset+i] == 0
+		}
+		if none {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// flatShifts are the values given to a latent without a prior, around two
+// base points, to see whether the model's terms depend on it at all.
+var flatShifts = [...]float64{-4, -1, 0.5, 1.5, 6}
+
+// ImproperError reports a latent that has no prior statement, an unbounded
+// space, and on which no term of the model depends (its terms are the
+// same, bit for bit, whatever its value at two base points): the posterior
+// is then flat along it, and improper. nil when there is none (a latent
+// without a prior that the likelihood bounds is not reported).
+func (c *Compiled) ImproperError() error {
+	d, rows := c.Dim(), 2*len(flatShifts)
+	if len(c.unpriored) == 0 {
+		return nil
+	}
+	z := make([]float64, rows*d)
+	for _, v := range c.unpriored {
+		for r := range rows {
+			row := z[r*d : (r+1)*d]
+			for i := range row {
+				row[i] = 0
+				if r >= len(flatShifts) { // the second base point
+					row[i] = 0.3 + 0.1*float64(i%7)
+				}
+			}
+			for i := 0; i < v.UDim(); i++ {
+				row[v.Offset+i] = flatShifts[r%len(flatShifts)] + 0.01*float64(i)
+			}
+		}
+		c.Reserve(rows)
+		c.load(z, rows)
+		c.g.ForwardNodes(c.jointOrder, rows)
+		if c.termsFlat(rows) {
+			e := lang.Errorf(v.Pos, "the posterior looks improper: %s has no prior and the likelihood does not bound it (no term of the model changes with %s, so the posterior is flat along it)", v.Name, v.Name)
+			e.Hint = fmt.Sprintf("give %s a prior (%s ~ normal(0, 10)), use it in the model, or remove it", v.Name, v.Name)
+			return lang.ErrorList{e}
+		}
+	}
+	return nil
+}
+
+// termsFlat reports whether every term of the model is finite and has one
+// value over the rows of each base point.
+func (c *Compiled) termsFlat(rows int) bool {
+	half := rows / 2
+	for _, f := range c.factors {
+		for r := range rows {
+			v, first := c.g.Value(f.node, r)[0], c.g.Value(f.node, r/half*half)[0]
+			if math.IsNaN(v) || math.IsInf(v, 0) || v != first {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // PriorError says why the prior cannot be used as a proposal (nil if it can).
@@ -1089,16 +1164,46 @@ func (c *Compiled) GradParams(z []float64, grad []float64) float64 {
 
 // ZeroDensity evaluates one row z and, when its log joint is -Inf, returns
 // the position and text of the first statement whose log density is -Inf.
-func (c *Compiled) ZeroDensity(z []float64) (pos lang.Pos, text string, ok bool) {
+// When that statement is a ~ whose values and arguments are all in their
+// domains, the -Inf is no zero density but an overflow, and overflow says
+// so (naming the largest magnitude among them); else it is "".
+func (c *Compiled) ZeroDensity(z []float64) (pos lang.Pos, text, overflow string, ok bool) {
 	c.Reserve(1)
 	c.load(z, 1)
 	c.g.ForwardNodes(c.jointOrder, 1)
 	for _, f := range c.factors {
 		if v := c.g.Value(f.node, 0)[0]; math.IsInf(v, -1) {
-			return f.pos, f.text, true
+			return f.pos, f.text, c.overflowed(f), true
 		}
 	}
-	return pos, "", false
+	return pos, "", "", false
+}
+
+// overflowAt is the magnitude from which a ~ term's -Inf is put down to
+// overflow: the square of a number above about 1.3e154 is +Inf in float64.
+const overflowAt = 1e150
+
+// overflowed explains the -Inf of a ~ term (at row 0) as an overflow when
+// its values and arguments are all in their domains and one of them is
+// huge; "" otherwise.
+func (c *Compiled) overflowed(f factor) string {
+	if f.tilde == nil || f.tilde.family.Params == nil && f.tilde.family.Vec != nil {
+		return ""
+	}
+	big := 0.0
+	for j, a := range f.tilde.args {
+		for _, x := range c.g.Value(a, 0) {
+			valid := j == 0 && f.tilde.family.InSupport(x) || j > 0 && f.tilde.family.Params[j-1].Admits(x)
+			if !valid || math.IsInf(x, 0) {
+				return ""
+			}
+			big = max(big, math.Abs(x))
+		}
+	}
+	if big < overflowAt {
+		return ""
+	}
+	return fmt.Sprintf("its values and arguments are all in their domains, so a term overflowed: they reach %g in magnitude, and squares or exponentials of such numbers exceed the largest float64 (1.8e308)", big)
 }
 
 // Diagnose evaluates one row z and explains a non-finite log joint by naming
@@ -1137,17 +1242,45 @@ func (c *Compiled) Diagnose(z []float64) error {
 			}
 		}
 		e := lang.Errorf(f.pos, "the log density of `%s` is %s%s", f.text, what, detail)
+		e.Hint = "check for log or sqrt of a negative number, or exp overflow"
+		if what == "+Inf" {
+			e = lang.Errorf(f.pos, "`%s` added +Inf to the target (the log joint)%s", f.text, detail)
+			e.Hint = "a log density is +Inf only at a pole (a point mass, an sd of 0, a density unbounded at the edge of its support); " +
+				"the target must be finite wherever the posterior has mass: correct this term"
+		}
 		if f.loops != "" {
 			e.Msg += " (at " + f.loops + ")"
 		}
-		e.Hint = "check for log or sqrt of a negative number, or exp overflow"
 		return lang.ErrorList{e}
 	}
 	v := c.g.Value(c.logJoint, 0)[0]
-	if math.IsNaN(v) {
-		return lang.ErrorList{lang.Errorf(lang.Pos{File: c.Model.File}, "the log joint is NaN (from a log-Jacobian term)")}
+	if !math.IsNaN(v) {
+		return nil
 	}
-	return nil
+	for _, b := range c.bounded {
+		lo, hi := c.g.Value(b.lo, 0), c.g.Value(b.hi, 0)
+		for i := range max(len(lo), len(hi)) {
+			l, h := lo[min(i, len(lo)-1)], hi[min(i, len(hi)-1)]
+			if l < h {
+				continue
+			}
+			what := b.v.Name
+			if !b.v.Type.Scalar() {
+				what = fmt.Sprintf("%s[%d]", b.v.Name, i+1)
+			}
+			e := lang.Errorf(b.v.Pos, "the bounds of %s are empty at this point: the lower bound %g is not below the upper bound %g (lower >= upper)", what, l, h)
+			e.Hint = "the bounds of a latent must leave room for it at every value of the variables they depend on; make the upper bound exceed the lower one (as in upper = a + 1 for lower = a)"
+			return lang.ErrorList{e}
+		}
+	}
+	return lang.ErrorList{lang.Errorf(lang.Pos{File: c.Model.File}, "the log joint is NaN (from a log-Jacobian term)")}
+}
+
+// boundedLatent is a latent with a lower and an upper bound expression, and
+// their nodes.
+type boundedLatent struct {
+	v      *Var
+	lo, hi autodiff.Node
 }
 
 // Constrain maps one unconstrained row u to the constrained latent values x

@@ -81,6 +81,22 @@ func (r *resolver) jsonDecl(d *lang.Decl, p lang.Pos, bij stdlib.Bijection) {
 		declared = r.arrayType.String()
 	}
 	wantDims := len(d.Type.Dims)
+	if wantDims == 2 && len(f.Dims) == 1 && f.Dims[0] == 0 && r.arrayType == nil {
+		// a matrix with no rows, written [] (as CmdStan writes it)
+		if !r.jsonBindSize(d.Type.Dims[0], 0, f, "rows") {
+			return
+		}
+		cols, ok := r.sizeExpr(d.Type.Dims[1])
+		if !ok {
+			return
+		}
+		v := r.newVar(d.Name, p, DataVar, matType(0, cols))
+		v.Source = fmt.Sprintf("field %q of %s (no rows)", d.Name, file)
+		r.checkBounds(v, bij, p)
+		r.m.Data = append(r.m.Data, v)
+		r.declare(v)
+		return
+	}
 	if len(f.Dims) != wantDims {
 		e := r.errorf(p, "data %s is %s, but field %q of %s is %s", d.Name, article(declared), d.Name, file, f.Shape())
 		e.Hint = fmt.Sprintf("the field is at %s", f.Pos)
@@ -101,9 +117,6 @@ func (r *resolver) jsonDecl(d *lang.Decl, p lang.Pos, bij stdlib.Bijection) {
 			t = tInt
 		}
 		source = fmt.Sprintf("= %g, %s", f.Values[0], source)
-	case len(f.Values) == 0:
-		r.errorf(f.Pos, "field %q of %s is empty; data %s needs at least one value", d.Name, file, d.Name)
-		return
 	case wantDims == 1:
 		if !r.jsonBindSize(d.Type.Dims[0], f.Dims[0], f, "values") {
 			return

@@ -98,8 +98,6 @@ func TestBindJSONErrors(t *testing.T) {
 			`m.msc:1:8: data g is an int array, but field "g" of %s is a number (the field is at %s:1:2)`},
 		{"NaN", "data { y: vector[N] }\n", `{"y": [1, "NaN"]}`,
 			`%s:1:11: data y[2] is NaN; mscppl needs finite data`},
-		{"empty array", "data { y: vector[N] }\n", `{"y": []}`,
-			`%s:1:2: field "y" of %s is empty; data y needs at least one value`},
 		{"bounds", "data { s: real<lower=0> }\n", `{"s": -1}`,
 			`m.msc:1:8: data s violates its constraint <lower=0>: element 1 is -1`},
 		{"from", "data { y: vector[N] from \"x\" }\n", `{"y": [1]}`,

@@ -347,8 +347,8 @@ func (r *resolver) sizeExpr(e *lang.Expr) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	if x != math.Trunc(x) || x < 1 {
-		r.errorf(r.at(e.Pos), "a size must be a positive integer, got %g", x)
+	if x != math.Trunc(x) || x < 0 { // 0 is an empty vector, as in Stan
+		r.errorf(r.at(e.Pos), "a size must be a non-negative integer, got %g", x)
 		return 0, false
 	}
 	return int(x), true
@@ -632,7 +632,9 @@ func (r *resolver) stmt(s *lang.Stmt) Stmt {
 			}
 		}
 		if lv, lok := foldConst(lo); lok {
-			if hv, hok := foldConst(hi); hok && hv < lv {
+			// lo..lo-1 runs zero times, as in Stan (1..N with N = 0); a
+			// range reversed by more is taken for a mistake
+			if hv, hok := foldConst(hi); hok && hv < lv-1 {
 				r.errorf(p, "loop %s in %g..%g never runs: the upper bound is below the lower bound", f.Var, lv, hv)
 				return nil
 			}
@@ -1238,7 +1240,7 @@ func (r *resolver) binary(op BinOp, x, y Expr, p lang.Pos) Expr {
 // ---- settings ---------------------------------------------------------------
 
 // SettingKeys are the keys of the infer block.
-var SettingKeys = []string{"method", "family", "samples", "iters", "optimizer", "lr", "proposal", "kernel", "seed", "param_lr"}
+var SettingKeys = []string{"method", "family", "samples", "iters", "optimizer", "lr", "proposal", "kernel", "seed", "param_lr", "init"}
 
 func (r *resolver) settings(b *lang.Block) {
 	for _, it := range b.Items {

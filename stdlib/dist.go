@@ -26,6 +26,62 @@ type ParamSpec struct {
 	Domain Domain
 }
 
+// Admits reports whether x is in the parameter's domain: the one rule that
+// both y ~ NAME(...) (for constant arguments) and NAME_rng (at each draw)
+// apply. A probability (Unit) may be 0 or 1, as the log densities allow.
+func (p ParamSpec) Admits(x float64) bool { return p.Domain.contains(x, true) }
+
+// Want says in words what Admits accepts ("positive", "between 0 and 1").
+func (p ParamSpec) Want() string { return p.Domain.text(true) }
+
+// InSupport reports whether x is in the family's support (a beta's value
+// strictly between 0 and 1).
+func (f *Family) InSupport(x float64) bool { return f.Support.contains(x, false) }
+
+// SupportText says in words what InSupport accepts.
+func (f *Family) SupportText() string { return f.Support.text(false) }
+
+func (d Domain) contains(x float64, closedUnit bool) bool {
+	if math.IsNaN(x) {
+		return false
+	}
+	switch d {
+	case Positive:
+		return x > 0
+	case NonNegative:
+		return x >= 0
+	case Unit:
+		if closedUnit {
+			return x >= 0 && x <= 1
+		}
+		return x > 0 && x < 1
+	case Binary:
+		return x == 0 || x == 1
+	case NonNegInt:
+		return x >= 0 && x == math.Trunc(x)
+	}
+	return !math.IsInf(x, 0)
+}
+
+func (d Domain) text(closedUnit bool) string {
+	switch d {
+	case Positive:
+		return "positive"
+	case NonNegative:
+		return "non-negative"
+	case Unit:
+		if closedUnit {
+			return "between 0 and 1"
+		}
+		return "strictly between 0 and 1"
+	case Binary:
+		return "0 or 1"
+	case NonNegInt:
+		return "non-negative integers"
+	}
+	return "finite"
+}
+
 // Family is a distribution of the language: one entry of the registry of
 // distributions, scalar or multivariate. Everything the language offers
 // of it comes from this entry: y ~ NAME(params), NAME_lpdf (NAME_lpmf for

@@ -93,6 +93,13 @@ func TestCLIGoldens(t *testing.T) {
 		{"check_ssm_attempt", []string{"check", dir + "ssm_attempt.msc", dir + "ssm.csv"}, 0},
 		{"check_ssm_two_latents", []string{"check", dir + "ssm_two_latents.msc", dir + "ssm.csv"}, 0},
 		{"check_jacobian_note", []string{"check", dir + "jacobian_note.msc"}, 0},
+		{"run_rng_draw", []string{"run", dir + "rng_draw.msc", "--iters", "200", "--quiet"}, 1},
+		{"run_inf_target", []string{"run", dir + "numeric_inf.msc", "--iters", "200", "--quiet"}, 1},
+		{"run_improper", []string{"run", dir + "numeric_flat.msc", "--iters", "200", "--quiet"}, 1},
+		{"run_empty_bounds", []string{"run", dir + "numeric_bound.msc", "--iters", "200", "--quiet"}, 1},
+		{"run_overflow", []string{"run", dir + "numeric_big.msc", dir + "numeric_big.json", "--iters", "200", "--quiet"}, 1},
+		{"run_infer_method", []string{"run", dir + "infer_method.msc", "--quiet"}, 1},
+		{"run_infer_seed", []string{"run", dir + "infer_seed.msc", "--quiet"}, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, stdout, stderr := mscppl(c.args...)

@@ -119,7 +119,7 @@ func (k *CIS) Init(rng *rand.Rand) error {
 			k.q.Sample(rng, k.cond, k.eps[:k.d])
 		}
 		k.t.LogJoint(k.cond, lp[:])
-		if math.IsNaN(lp[0]) {
+		if math.IsNaN(lp[0]) || math.IsInf(lp[0], 1) {
 			return k.p.NaNError(k.cond)
 		}
 	}
@@ -152,8 +152,8 @@ func (k *CIS) Retained() []float64 { return k.cond }
 // retained sample) and their normalised weights.
 func (k *CIS) Weighted() (z, w []float64) { return k.z, k.w }
 
-// ErrNaN marks a NaN log density.
-var ErrNaN = errors.New("the model's log density is NaN at a proposed point")
+// ErrNaN marks a NaN (or +Inf) log density.
+var ErrNaN = errors.New("the model's log density is NaN or +Inf at a proposed point")
 
 // Step runs one CIS step.
 func (k *CIS) Step(rng *rand.Rand) (StepInfo, error) {
@@ -177,7 +177,7 @@ func (k *CIS) Step(rng *rand.Rand) (StepInfo, error) {
 		k.lq[0] = k.q.LogQ(k.cond)
 	}
 	for b := 0; b < S; b++ {
-		if math.IsNaN(k.lp[b]) {
+		if math.IsNaN(k.lp[b]) || math.IsInf(k.lp[b], 1) {
 			return StepInfo{}, k.p.NaNError(k.z[b*d : (b+1)*d])
 		}
 		k.lw[b] = k.lp[b] - k.lq[b]

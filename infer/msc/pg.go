@@ -403,7 +403,7 @@ func (k *PG) centred(rng *rand.Rand) (int, float64, error) {
 // draws a row; with every weight zero it keeps row 0.
 func (k *PG) draw(rng *rand.Rand, z, lp, lq, extra, lw, w []float64) (int, float64, error) {
 	for b := range lp {
-		if math.IsNaN(lp[b]) {
+		if math.IsNaN(lp[b]) || math.IsInf(lp[b], 1) {
 			return 0, 0, k.p.NaNError(z[b*k.d : (b+1)*k.d])
 		}
 		lw[b] = lp[b] - lq[b]
