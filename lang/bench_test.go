@@ -52,3 +52,28 @@ func BenchmarkScan256K(b *testing.B) {
 		}
 	}
 }
+
+// bigModel is a model of n lines of `z ~ normal(0, 1)` (issue 25's shape),
+// about 19 bytes a line.
+func bigModel(n int) []byte {
+	var sb strings.Builder
+	sb.WriteString("latent { z: real }\nmodel {\n")
+	for range n {
+		sb.WriteString("  z ~ normal(0, 1)\n")
+	}
+	sb.WriteString("}\n")
+	return []byte(sb.String())
+}
+
+// BenchmarkParse1M: a 1 MB model of 55,000 statements, just under
+// MaxSource.
+func BenchmarkParse1M(b *testing.B) {
+	src := bigModel(55000)
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse("b.msc", src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -111,7 +111,8 @@
 // "unknown block "modle"", ...) and often a hint. Empty files, binary or
 // non-UTF-8 input, brackets nested more than MaxNesting deep and chains of
 // more than MaxNesting signs, negations, powers or conditionals are errors
-// too, never panics or stack overflows. ErrorList.Format prints errors
+// too, never panics or stack overflows; a file larger than MaxSource is
+// refused before it is lexed. ErrorList.Format prints errors
 // with the source line and a caret; Suggest finds "did you mean"
 // candidates.
 //

@@ -439,32 +439,34 @@ func TestParseErrorIsErrorList(t *testing.T) {
 	}
 }
 
-// Large inputs: a 2 MB model with many statements and one very long
-// expression parses; a 10 MB file with an unclosed bracket at its end is
-// rejected by the bracket check alone, with the error's position.
+// Large inputs: a model just under MaxSource with many statements and one
+// very long expression parses; a file over 1 MB with an unclosed bracket at
+// its end is rejected by the bracket check alone, with the error's
+// position; a 10 MB file is refused at once, at the line where it crosses
+// MaxSource.
 func TestLargeInput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("large input")
 	}
 	var b strings.Builder
 	b.WriteString("model {\n")
-	for b.Len() < 1<<20 {
+	for b.Len() < MaxSource/2 {
 		fmt.Fprintf(&b, "  y%d ~ normal(mu + x[%d] * beta, sqrt(s2)) // comment\n", b.Len(), b.Len()%100+1)
 	}
 	b.WriteString("  e = 1")
-	for b.Len() < 2<<20 {
+	for b.Len() < MaxSource-16 {
 		b.WriteString(" + a * b")
 	}
 	b.WriteString("\n}\n")
 	start := time.Now()
 	f, err := Parse("big.msc", []byte(b.String()))
 	require.NoError(t, err)
-	require.Greater(t, len(f.Blocks[0].Items), 10000)
-	t.Logf("2 MB parsed in %v", time.Since(start))
+	require.Greater(t, len(f.Blocks[0].Items), 8000)
+	t.Logf("1 MB parsed in %v", time.Since(start))
 
 	b.Reset()
 	b.WriteString("model {\n")
-	for b.Len() < 10<<20 {
+	for b.Len() < MaxSource-100 {
 		b.WriteString("  y ~ normal(mu + x[1] * beta, sqrt(s2)) /* comment */\n")
 	}
 	b.WriteString("  y ~ normal(0, 1\n}\n")
@@ -476,7 +478,24 @@ func TestLargeInput(t *testing.T) {
 	checkPositions(t, src, list)
 	require.Equal(t, bytes.Count(src, []byte{'\n'}), list[0].Pos.Line)
 	require.Equal(t, `missing ")" before "}"`, list[0].Msg)
-	t.Logf("10 MB rejected in %v", time.Since(start))
+	t.Logf("1 MB with an unclosed bracket rejected in %v", time.Since(start))
+
+	b.Reset()
+	b.WriteString("latent { z: real }\nmodel {\n")
+	for b.Len() < 10<<20 {
+		b.WriteString("  z ~ normal(0, 1)\n")
+	}
+	b.WriteString("}\n")
+	src = []byte(b.String())
+	start = time.Now()
+	_, err = Parse("huge.msc", src)
+	elapsed := time.Since(start)
+	require.Error(t, err)
+	list = err.(ErrorList)
+	checkPositions(t, src, list)
+	require.Equal(t, 1+bytes.Count(src[:MaxSource], []byte{'\n'}), list[0].Pos.Line)
+	require.Equal(t, "the model file is 10.0 MB, more than the 1 MB a model file may have", list[0].Msg)
+	require.Less(t, elapsed, time.Second, "refused at once")
 }
 
 func ExampleParse() {

@@ -159,3 +159,14 @@ func TestZScaleTies(t *testing.T) {
 		}
 	}
 }
+
+// TestESSShortChains: chains of 8 draws split into halves of 4, too short
+// for the autocorrelation loop to run (max_t = 0, found by FuzzPipeline:
+// it sliced rho[1:0] and panicked). As in posterior's R code, tau is then
+// -1 + 2 rho[0] + rho[0] = 2, so the ESS is 4 halves x 4 draws / 2 = 8,
+// whatever the draws.
+func TestESSShortChains(t *testing.T) {
+	chains := [][]float64{{1, -1, 2, -2, 1, -1, 3, -1}, {0.5, -0.5, 1, 0, -1, 2, 0, 1}}
+	require.Equal(t, 8.0, ESSBulk(chains))
+	require.Equal(t, 8.0, ESSTail(chains))
+}
