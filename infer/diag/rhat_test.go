@@ -159,3 +159,18 @@ func TestZScaleTies(t *testing.T) {
 		}
 	}
 }
+
+// TestESSShortChains: split chains shorter than 6 draws leave Geyer's sum
+// with no pair of lags (max_t = 0 in posterior's ess_bulk), so tau is
+// -1 + 2 rho_0 + rho_0 = 2 and the ESS half the draws; this panicked
+// (rho[1:0]) on a run of 20 iterations, whose window gives 8 records.
+func TestESSShortChains(t *testing.T) {
+	for _, n := range []int{8, 9, 10, 11} {
+		a, b := make([]float64, n), make([]float64, n)
+		for i := range a {
+			a[i], b[i] = float64(i*i%7), float64((3*i+1)%5)
+		}
+		m := 4 * (n / 2) // two chains split in halves, the middle of an odd chain dropped
+		require.InDelta(t, float64(m)/2, ESSBulk([][]float64{a, b}), 1e-12, "n = %d", n)
+	}
+}
