@@ -35,10 +35,11 @@ func (c *plotCmd) chainPlots(dir string) ([]string, [][][]float64, []int, []stri
 	var cols []int
 	var notes []string
 	for _, j := range chainColumns(names) {
-		if finiteColumn(chains, j) {
+		if c, r, v := firstNonFinite(chains, j); c < 0 {
 			cols = append(cols, j)
 		} else {
-			notes = append(notes, fmt.Sprintf("%s has NaN or infinite samples, so it is not drawn", jsonName(names[j])))
+			notes = append(notes, fmt.Sprintf("%s has NaN or infinite samples (the first: %g in draw %d of %s), so it is not drawn",
+				jsonName(names[j]), v, r+1, filepath.Join(dir, fmt.Sprintf("output_%d.csv", c+1))))
 		}
 	}
 	if len(cols) == 0 {
@@ -101,16 +102,17 @@ func (c *plotCmd) tracePlots(dir string) ([]panel, []string, error) {
 	return panels, notes, nil
 }
 
-// finiteColumn reports whether column j of every chain is finite.
-func finiteColumn(chains [][][]float64, j int) bool {
-	for _, ch := range chains {
-		for _, v := range ch[j] {
+// firstNonFinite finds the first NaN or infinite value of column j: its
+// chain, draw and value, or a chain of -1 when there is none.
+func firstNonFinite(chains [][][]float64, j int) (chain, draw int, v float64) {
+	for c, ch := range chains {
+		for r, v := range ch[j] {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return false
+				return c, r, v
 			}
 		}
 	}
-	return true
+	return -1, -1, 0
 }
 
 func curvesXY(cs []curve) []plotter.XYs {
@@ -215,7 +217,7 @@ func (c *plotCmd) pairsPlots(dir string, want []string) ([]panel, []string, erro
 	if len(want) < 2 {
 		return nil, nil, userErrorf("name them after the directory: mscppl plot pairs DIR mu tau [OUT]", "pairs needs two or more components, got %d", len(want))
 	}
-	head, cols, err := readCSV(filepath.Join(dir, "draws.csv"), "draws")
+	head, cols, err := readCSV(filepath.Join(dir, "draws.csv"), "draws", everyColumn)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -230,9 +232,6 @@ func (c *plotCmd) pairsPlots(dir string, want []string) ([]panel, []string, erro
 		j, ok := index[w]
 		if !ok {
 			return nil, nil, userErrorf("the components are "+strings.Join(all, ", "), "no component %s in %s", w, filepath.Join(dir, "draws.csv"))
-		}
-		if !finiteColumn([][][]float64{cols}, j) {
-			return nil, nil, userErrorf("pairs draws finite quantities", "%s has NaN or infinite draws", w)
 		}
 		sel[i] = j
 	}
