@@ -35,9 +35,14 @@ func (c *plotCmd) chainPlots(dir string) ([]string, [][][]float64, []int, []stri
 	var cols []int
 	var notes []string
 	for _, j := range chainColumns(names) {
-		if c, r, v := firstNonFinite(chains, j); c < 0 {
+		c, r, v := firstNonFinite(chains, j)
+		lo, hi := columnRange(chains, j)
+		switch {
+		case c < 0 && !math.IsInf(hi-lo, 0):
 			cols = append(cols, j)
-		} else {
+		case c < 0: // a density's bandwidth and the axis overflow
+			notes = append(notes, fmt.Sprintf("%s spans from %g to %g, a range beyond the largest float, so it is not drawn", jsonName(names[j]), lo, hi))
+		default:
 			notes = append(notes, fmt.Sprintf("%s has NaN or infinite samples (the first: %g in draw %d of %s), so it is not drawn",
 				jsonName(names[j]), v, r+1, filepath.Join(dir, fmt.Sprintf("output_%d.csv", c+1))))
 		}
@@ -100,6 +105,17 @@ func (c *plotCmd) tracePlots(dir string) ([]panel, []string, error) {
 		panels = append(panels, dens, tr)
 	}
 	return panels, notes, nil
+}
+
+// columnRange is the least and the greatest value of column j.
+func columnRange(chains [][][]float64, j int) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, ch := range chains {
+		for _, v := range ch[j] {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	return lo, hi
 }
 
 // firstNonFinite finds the first NaN or infinite value of column j: its

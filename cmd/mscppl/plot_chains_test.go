@@ -318,6 +318,17 @@ func TestTraceChainPlots(t *testing.T) {
 		require.Equal(t, []string{"a[1] has NaN or infinite samples (the first: NaN in draw 8 of " + filepath.Join(dir, "output_2.csv") + "), so it is not drawn"}, notes, kind)
 		require.Equal(t, "a[2]", panels[len(panels)-1].Title.Text, kind)
 	}
+
+	// finite values whose span overflows (1e308 and -1e308) are left out
+	// too: the density's bandwidth and the axis would be infinite (trace
+	// failed with "plotter: NaN data point")
+	chains[0][4][0], chains[1][4][1] = 1e308, -1e308
+	writeChains(t, dir, head, chains)
+	for _, kind := range []string{"trace", "rank"} {
+		_, notes, err = (&plotCmd{Kind: kind, Max: 8}).panels(e, dir)
+		require.NoError(t, err, kind)
+		require.Contains(t, notes, "a[2] spans from -1e+308 to 1e+308, a range beyond the largest float, so it is not drawn", kind)
+	}
 }
 
 // TestRankPlots: a panel per component, a row per chain; each chain's
