@@ -277,6 +277,7 @@ func TestCatalogue(t *testing.T) {
 				}
 				r := runCase(t, self, bin, work, c)
 				out, why := classify(c, r)
+				t.Logf("exit %d in %v, peak %d MB: %s", r.code, r.wall.Round(time.Millisecond), r.maxRSSMB, out)
 				mu.Lock()
 				counts[out] = append(counts[out], name)
 				mu.Unlock()
