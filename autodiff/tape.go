@@ -393,6 +393,19 @@ func (g *Graph) Alloc(maxBatch int) {
 
 func (g *Graph) maxBatchOld() int { return g.allocBatch }
 
+// RowFloats is the number of float64 values each row of a batch adds to
+// the values Alloc reserves (the adjoints take as many again): what a
+// caller checks before asking for a batch of n rows.
+func (g *Graph) RowFloats() int {
+	n := 0
+	for i := range g.recs {
+		if r := &g.recs[i]; r.flags&flagVar != 0 && r.flags&flagBatched != 0 {
+			n += int(r.n)
+		}
+	}
+	return n
+}
+
 // Value is node n's value for batch element b (b is ignored for nodes that
 // do not depend on an Input). Write Inputs and Params through it.
 func (g *Graph) Value(n Node, b int) []float64 { return g.val(n, b) }

@@ -12,7 +12,9 @@
 // Fit builds the engine's view of the compiled model (an msc.Problem per
 // chain, with the model's capabilities and its state-space structure),
 // resolves the options against the model's infer block and the defaults,
-// chooses the method (Methods: the methods of msc's registered kernels, EP
+// checks the sizes it will allocate against the machine's memory before
+// anything is allocated (sizes.go: --samples, --draws, --chains), chooses
+// the method (Methods: the methods of msc's registered kernels, EP
 // and msc-prior, registered here) and its kernel (msc.ChooseKernel: CSMC for
 // a state-space model under MSC, CIS otherwise, or the named one), the
 // family (or the kernel's state-space proposal), warm-starts q where the

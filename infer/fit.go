@@ -207,11 +207,11 @@ func (o Options) resolve(m *ir.Model) (Options, []string, error) {
 			return err
 		}
 		if f != math.Trunc(f) || f < 0 || f > math.MaxInt32 {
-			pos := lang.Pos{}
-			if sv, ok := set[key]; ok {
-				pos = sv.Pos
+			sv, ok := set[key]
+			if !ok { // a flag: an integer, at least 0 (the flags check their minimum)
+				return Errorf("", "--%s %d is more than the limit of %d", key, *v, math.MaxInt32)
 			}
-			return lang.Errorf(pos, "setting %s must be a positive integer, got %g", key, f)
+			return lang.Errorf(sv.Pos, "setting %s must be a positive integer, got %g", key, f)
 		}
 		*v = int(f)
 		return nil
@@ -337,6 +337,10 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	if err != nil {
 		return nil, err
 	}
+	lim := machineLimits()
+	if err := checkSizes(m, lim, 0, o.Chains, o.Draws); err != nil {
+		return nil, err
+	}
 	meth, _ := lookupMethod(o.Method)
 	f := &Fitted{Model: m, Method: o.Method, problem: newProblem(m.Comp, 0, nil)}
 	if meth.solve != nil {
@@ -383,6 +387,9 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	d := m.IR.LatentDim
 	if s, err = msc.Fill(s, d, kernel, family); err != nil {
 		return nil, Errorf("", "%v", err)
+	}
+	if err := checkSizes(m, lim, s.Samples, s.Chains, 0); err != nil {
+		return nil, err
 	}
 	if o.AverageLast > 0 {
 		s.AverageFraction = math.Min(1, float64(o.AverageLast)/float64(s.Iters))

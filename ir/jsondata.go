@@ -33,14 +33,15 @@ func elemType(t Type) Type {
 const maxExactInt = 1 << 53
 
 // checkInts reports the first non-integer value of int array data, or one
-// beyond plus or minus maxExactInt.
+// of plus or minus maxExactInt or beyond (2^53 itself is refused with them:
+// 2^53 + 1 in the file was read as 2^53).
 func (r *resolver) checkInts(v *Var, p lang.Pos) bool {
 	for i, x := range v.Value {
 		if x != math.Trunc(x) || math.IsInf(x, 0) {
 			r.errorf(p, "int data %s has a non-integer value %g at element %d (%s)", v.Name, x, i+1, v.Source)
 			return false
 		}
-		if math.Abs(x) > maxExactInt {
+		if math.Abs(x) >= maxExactInt { // (2^53 + 1 reads as 2^53: the text is gone)
 			r.errorf(p, "int data %s has the value %g at element %d (%s), beyond the integers a float64 holds exactly (plus or minus 2^53 = %d)", v.Name, x, i+1, v.Source, int64(maxExactInt))
 			return false
 		}
@@ -137,7 +138,7 @@ func (r *resolver) jsonDecl(d *lang.Decl, p lang.Pos, bij stdlib.Bijection) {
 				r.errorf(f.ElemPos(i), "int data %s has a non-integer value %g%s", d.Name, x, atElem(f, i))
 				return
 			}
-			if math.Abs(x) > maxExactInt {
+			if math.Abs(x) >= maxExactInt { // (2^53 + 1 reads as 2^53: the text is gone)
 				r.errorf(f.ElemPos(i), "int data %s has the value %g%s, beyond the integers a float64 holds exactly (plus or minus 2^53 = %d)", d.Name, x, atElem(f, i), int64(maxExactInt))
 				return
 			}

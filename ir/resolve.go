@@ -1085,7 +1085,8 @@ func (r *resolver) primary(p *lang.Primary) Expr {
 		t := tReal
 		if !strings.ContainsAny(*p.Number, ".eE") {
 			t = tInt
-			if v > maxExactInt {
+			// (parsed exactly: 2^53 + 1 rounds to 2^53 as a float64)
+			if n, err := strconv.ParseUint(*p.Number, 10, 64); err != nil || n > maxExactInt {
 				r.errorf(pos, "the integer %s is beyond the integers a float64 holds exactly (2^53 = %d); write it as a real (%se0) if a rounded value will do", *p.Number, int64(maxExactInt), *p.Number)
 				return nil
 			}

@@ -18,8 +18,15 @@ const maxShownLine = 200
 // printed as '?'; a line longer than 200 bytes is shown as a window around
 // the column. Errors whose file is not in sources, or whose position is
 // unknown, get only the first line (and the hint).
+//
+// At most MaxShownErrors are printed, then a line counting the others
+// (a file of a million bad cells gives a page, not a million).
 func (l ErrorList) Format(w io.Writer, sources map[string][]byte) {
-	for _, e := range l {
+	for i, e := range l {
+		if i == MaxShownErrors {
+			fmt.Fprintf(w, "... and %d more errors\n", len(l)-i)
+			break
+		}
 		fmt.Fprintf(w, "%s: %s\n", e.Pos, e.Msg)
 		if src, ok := sources[e.Pos.File]; ok && e.Pos.IsValid() {
 			if line, ok := sourceLine(src, e.Pos.Line); ok {
@@ -32,6 +39,9 @@ func (l ErrorList) Format(w io.Writer, sources map[string][]byte) {
 		}
 	}
 }
+
+// MaxShownErrors is the most errors ErrorList.Format prints.
+const MaxShownErrors = 20
 
 // caretLines returns the line as shown and the padding that puts a caret
 // under byte column col (1-based).

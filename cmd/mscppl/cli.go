@@ -120,6 +120,10 @@ func runContext(parent context.Context, args []string, e *env) (code int) {
 		return exitUsage
 	}
 	e.cmd = strings.TrimPrefix(commandPath(kctx), "mscppl ")
+	if err := checkFlagValues(kctx); err != nil {
+		show.Report(stderr, err, e.sources)
+		return exitUsage
+	}
 	// SIGINT and SIGTERM stop a run the same way: it reports its result so
 	// far and writes its outputs, then exits with 128 + the signal's number
 	// (130, 143), as shells report a process a signal ended

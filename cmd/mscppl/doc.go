@@ -14,6 +14,8 @@
 // package passes how :run's and :plot's flags are parsed; what both print lives in
 // cmd/mscppl/internal/show.
 //
-// User errors (bad models, bad data, bad flags) print a positioned message
-// with the source line and a caret, and exit with status 1.
+// User errors (bad models, bad data, sizes beyond the limits) print a
+// positioned message with the source line and a caret, and exit with
+// status 1; a command line that cannot be used, including a flag value no
+// run can use (checkFlagValues: --samples 0, --lr 0), exits with status 2.
 package main

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	"github.com/mscppl/mscppl/cmd/mscppl/internal/show"
 	"github.com/mscppl/mscppl/infer"
 	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/lang"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -297,7 +299,21 @@ func savePlots(path string, plots []*plot.Plot, cols int, ext string) error {
 	return show.WriteFileAtomic(path, buf.Bytes())
 }
 
-func readCSV(path, what string) ([]string, [][]float64, error) {
+// qColumn says which columns of trace.csv plot q draws (the iteration, q's
+// means and sds; not the ESS or the change rate, NaN early in a run).
+func qColumn(c string) bool {
+	return c == "iteration" || strings.HasPrefix(c, "mean_") || strings.HasPrefix(c, "sd_")
+}
+
+func everyColumn(string) bool { return true }
+
+// readCSV reads draws.csv or trace.csv as columns. Every problem is an
+// error at its place (file:line:col, the row and the column): a row of
+// the wrong length, a cell that is not a number, and a NaN or infinite
+// value in a column checked says (a run writes finite draws and q's
+// moments, so such a cell means the file was edited or damaged; the plot
+// is not drawn without those rows, as it would be silently).
+func readCSV(path, what string, checked func(column string) bool) ([]string, [][]float64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -306,21 +322,59 @@ func readCSV(path, what string) ([]string, [][]float64, error) {
 		return nil, nil, infer.FileError(path, what, err)
 	}
 	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(recs) < 2 {
-		return nil, nil, userErrorf("it is written by mscppl run --out DIR", "%s is not a %s file", path, what)
+	const hint = "it is written by mscppl run --out DIR; run it again"
+	r := csv.NewReader(f)
+	head, err := r.Read()
+	if err != nil {
+		return nil, nil, csvError(path, what, err, hint)
 	}
-	cols := make([][]float64, len(recs[0]))
-	for _, r := range recs[1:] {
-		for j := range cols {
-			v, err := strconv.ParseFloat(r[j], 64)
-			if err != nil {
-				return nil, nil, userErrorf("", "%s: bad number %q", path, r[j])
+	cols := make([][]float64, len(head))
+	for row := 1; ; row++ {
+		rec, err := r.Read()
+		if err == io.EOF {
+			if row == 1 {
+				return nil, nil, userErrorf(hint, "%s is not a %s file: it has no rows", path, what)
+			}
+			return head, cols, nil
+		}
+		if errors.Is(err, csv.ErrFieldCount) {
+			line, _ := r.FieldPos(0)
+			e := lang.Errorf(lang.Pos{File: path, Line: line, Col: 1}, "row %d has %d cells; the header has %d columns", row, len(rec), len(head))
+			e.Hint = hint
+			return nil, nil, e
+		}
+		if err != nil {
+			return nil, nil, csvError(path, what, err, hint)
+		}
+		for j, cell := range rec {
+			v, err := strconv.ParseFloat(cell, 64)
+			bad := ""
+			switch {
+			case err != nil:
+				bad = fmt.Sprintf("%q is not a number", cell)
+			case (math.IsNaN(v) || math.IsInf(v, 0)) && checked(head[j]):
+				bad = fmt.Sprintf("the value is %s", cell)
+			}
+			if bad != "" {
+				line, col := r.FieldPos(j)
+				e := lang.Errorf(lang.Pos{File: path, Line: line, Col: col}, "row %d, column %q: %s", row, head[j], bad)
+				e.Hint = hint
+				return nil, nil, e
 			}
 			cols[j] = append(cols[j], v)
 		}
 	}
-	return recs[0], cols, nil
+}
+
+// csvError positions an error of encoding/csv in path.
+func csvError(path, what string, err error, hint string) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		e := lang.Errorf(lang.Pos{File: path, Line: pe.Line, Col: pe.Column}, "%v", pe.Err)
+		e.Hint = hint
+		return e
+	}
+	return userErrorf(hint, "%s is not a %s file: %v", path, what, err)
 }
 
 // uLabels names the components of q's unconstrained space as the
@@ -380,7 +434,7 @@ func shifted(n string, a float64) string {
 // is labelled with its transform of the latent (log(tau)) when the model can
 // be loaded.
 func (c *plotCmd) qPlots(dir string, m *infer.Model) ([]panel, []string, error) {
-	head, cols, err := readCSV(filepath.Join(dir, "trace.csv"), "trace")
+	head, cols, err := readCSV(filepath.Join(dir, "trace.csv"), "trace", qColumn)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -465,7 +519,7 @@ func (c *plotCmd) qPlots(dir string, m *infer.Model) ([]panel, []string, error) 
 // summaries are PSIS estimates, draws of q otherwise), with the prior
 // dashed, as infer.EstimateMarginals estimates them.
 func (c *plotCmd) marginalPlots(e *env, dir string, sum *infer.Summary, m *infer.Model) ([]panel, []string, error) {
-	head, cols, err := readCSV(filepath.Join(dir, "draws.csv"), "draws")
+	head, cols, err := readCSV(filepath.Join(dir, "draws.csv"), "draws", everyColumn)
 	if err != nil {
 		return nil, nil, err
 	}

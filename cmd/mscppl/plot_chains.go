@@ -35,10 +35,16 @@ func (c *plotCmd) chainPlots(dir string) ([]string, [][][]float64, []int, []stri
 	var cols []int
 	var notes []string
 	for _, j := range chainColumns(names) {
-		if finiteColumn(chains, j) {
+		c, r, v := firstNonFinite(chains, j)
+		lo, hi := columnRange(chains, j)
+		switch {
+		case c < 0 && !math.IsInf(hi-lo, 0):
 			cols = append(cols, j)
-		} else {
-			notes = append(notes, fmt.Sprintf("%s has NaN or infinite samples, so it is not drawn", jsonName(names[j])))
+		case c < 0: // a density's bandwidth and the axis overflow
+			notes = append(notes, fmt.Sprintf("%s spans from %g to %g, a range beyond the largest float, so it is not drawn", jsonName(names[j]), lo, hi))
+		default:
+			notes = append(notes, fmt.Sprintf("%s has NaN or infinite samples (the first: %g in draw %d of %s), so it is not drawn",
+				jsonName(names[j]), v, r+1, filepath.Join(dir, fmt.Sprintf("output_%d.csv", c+1))))
 		}
 	}
 	if len(cols) == 0 {
@@ -101,16 +107,28 @@ func (c *plotCmd) tracePlots(dir string) ([]panel, []string, error) {
 	return panels, notes, nil
 }
 
-// finiteColumn reports whether column j of every chain is finite.
-func finiteColumn(chains [][][]float64, j int) bool {
+// columnRange is the least and the greatest value of column j.
+func columnRange(chains [][][]float64, j int) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, ch := range chains {
 		for _, v := range ch[j] {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	return lo, hi
+}
+
+// firstNonFinite finds the first NaN or infinite value of column j: its
+// chain, draw and value, or a chain of -1 when there is none.
+func firstNonFinite(chains [][][]float64, j int) (chain, draw int, v float64) {
+	for c, ch := range chains {
+		for r, v := range ch[j] {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return false
+				return c, r, v
 			}
 		}
 	}
-	return true
+	return -1, -1, 0
 }
 
 func curvesXY(cs []curve) []plotter.XYs {
@@ -215,7 +233,7 @@ func (c *plotCmd) pairsPlots(dir string, want []string) ([]panel, []string, erro
 	if len(want) < 2 {
 		return nil, nil, userErrorf("name them after the directory: mscppl plot pairs DIR mu tau [OUT]", "pairs needs two or more components, got %d", len(want))
 	}
-	head, cols, err := readCSV(filepath.Join(dir, "draws.csv"), "draws")
+	head, cols, err := readCSV(filepath.Join(dir, "draws.csv"), "draws", everyColumn)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -230,9 +248,6 @@ func (c *plotCmd) pairsPlots(dir string, want []string) ([]panel, []string, erro
 		j, ok := index[w]
 		if !ok {
 			return nil, nil, userErrorf("the components are "+strings.Join(all, ", "), "no component %s in %s", w, filepath.Join(dir, "draws.csv"))
-		}
-		if !finiteColumn([][][]float64{cols}, j) {
-			return nil, nil, userErrorf("pairs draws finite quantities", "%s has NaN or infinite draws", w)
 		}
 		sel[i] = j
 	}

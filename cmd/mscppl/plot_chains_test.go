@@ -315,8 +315,19 @@ func TestTraceChainPlots(t *testing.T) {
 	for _, kind := range []string{"trace", "rank"} {
 		panels, notes, err = (&plotCmd{Kind: kind, Max: 8}).panels(e, dir)
 		require.NoError(t, err, kind)
-		require.Equal(t, []string{"a[1] has NaN or infinite samples, so it is not drawn"}, notes, kind)
+		require.Equal(t, []string{"a[1] has NaN or infinite samples (the first: NaN in draw 8 of " + filepath.Join(dir, "output_2.csv") + "), so it is not drawn"}, notes, kind)
 		require.Equal(t, "a[2]", panels[len(panels)-1].Title.Text, kind)
+	}
+
+	// finite values whose span overflows (1e308 and -1e308) are left out
+	// too: the density's bandwidth and the axis would be infinite (trace
+	// failed with "plotter: NaN data point")
+	chains[0][4][0], chains[1][4][1] = 1e308, -1e308
+	writeChains(t, dir, head, chains)
+	for _, kind := range []string{"trace", "rank"} {
+		_, notes, err = (&plotCmd{Kind: kind, Max: 8}).panels(e, dir)
+		require.NoError(t, err, kind)
+		require.Contains(t, notes, "a[2] spans from -1e+308 to 1e+308, a range beyond the largest float, so it is not drawn", kind)
 	}
 }
 
@@ -449,7 +460,10 @@ func TestPairsPlots(t *testing.T) {
 	cols[0][5] = math.Inf(1)
 	writeDraws(t, dir, head, cols)
 	_, _, err = (&plotCmd{Kind: "pairs", Args: []string{"mu", "tau"}}).panels(e, dir)
-	require.ErrorContains(t, err, "mu has NaN or infinite draws")
+	// draws.csv is written finite: a NaN or infinite cell is an error at its place
+	require.ErrorContains(t, err, filepath.Join(dir, "draws.csv")+`:7:1: row 6, column "mu": the value is +Inf`)
+	_, _, err = (&plotCmd{Kind: "marginals", Max: 8}).panels(e, dir)
+	require.ErrorContains(t, err, filepath.Join(dir, "draws.csv")+`:7:1: row 6, column "mu": the value is +Inf`)
 }
 
 // TestMarginalsStyle: the complaints of issue 24 about the marginals, each

@@ -44,8 +44,12 @@ func replFit(e *env, ctx context.Context, m *infer.Model, args []string, outDir 
 	if err != nil {
 		return nil, err
 	}
-	if _, err := parser.Parse(append([]string{"run"}, args...)); err != nil {
+	kctx, err := parser.Parse(append([]string{"run"}, args...))
+	if err != nil {
 		return nil, userErrorf("the flags are those of mscppl run --help", "%v", err)
+	}
+	if err := checkFlagValues(kctx); err != nil {
+		return nil, err
 	}
 	rc := cli.Run
 	rc.Out = outDir

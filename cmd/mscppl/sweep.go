@@ -38,7 +38,7 @@ func parseInts(s, flag string) ([]int, error) {
 	for _, f := range strings.Split(s, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || v < 2 {
-			return nil, userErrorf("", "%s takes numbers of samples of at least 2, such as 2,5,10,50; got %q", flag, f)
+			return nil, usageError{userErrorf("", "%s takes numbers of samples of at least 2, such as 2,5,10,50; got %q", flag, f)}
 		}
 		out = append(out, v)
 	}

@@ -231,7 +231,7 @@ func essOf(chains [][]float64) float64 {
 	}
 	// R's sum(rho_hat_t[1:max_t]) with max_t = 0 sums rho_hat_t[1].
 	sum := rho[0]
-	for _, r := range rho[1:max(1, maxT)] {
+	for _, r := range rho[1:max(maxT, 1)] { // (maxT is 0 for chains shorter than 6)
 		sum += r
 	}
 	s := float64(m * n)

@@ -160,13 +160,17 @@ func TestZScaleTies(t *testing.T) {
 	}
 }
 
-// TestESSShortChains: chains of 8 draws split into halves of 4, too short
-// for the autocorrelation loop to run (max_t = 0, found by FuzzPipeline:
-// it sliced rho[1:0] and panicked). As in posterior's R code, tau is then
-// -1 + 2 rho[0] + rho[0] = 2, so the ESS is 4 halves x 4 draws / 2 = 8,
-// whatever the draws.
+// TestESSShortChains: split chains shorter than 6 draws leave Geyer's sum
+// with no pair of lags (max_t = 0 in posterior's ess_bulk), so tau is
+// -1 + 2 rho_0 + rho_0 = 2 and the ESS half the draws; this panicked
+// (rho[1:0]) on a run of 20 iterations, whose window gives 8 records.
 func TestESSShortChains(t *testing.T) {
-	chains := [][]float64{{1, -1, 2, -2, 1, -1, 3, -1}, {0.5, -0.5, 1, 0, -1, 2, 0, 1}}
-	require.Equal(t, 8.0, ESSBulk(chains))
-	require.Equal(t, 8.0, ESSTail(chains))
+	for _, n := range []int{8, 9, 10, 11} {
+		a, b := make([]float64, n), make([]float64, n)
+		for i := range a {
+			a[i], b[i] = float64(i*i%7), float64((3*i+1)%5)
+		}
+		m := 4 * (n / 2) // two chains split in halves, the middle of an odd chain dropped
+		require.InDelta(t, float64(m)/2, ESSBulk([][]float64{a, b}), 1e-12, "n = %d", n)
+	}
 }
