@@ -316,6 +316,16 @@ func (c *runCmd) execute(e *env, m *infer.Model) (*outcome, error) {
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(c.MaxSeconds*float64(time.Second)))
 		defer cancel()
 	}
+	// the output folder is checked (its set's temporary folder made)
+	// before the fit, so that one that cannot be written fails at once
+	var set *outSet
+	if c.Out != "" {
+		var err error
+		if set, err = beginOutSet(c.Out); err != nil {
+			return nil, err
+		}
+		defer set.abort() // nothing left to remove once committed
+	}
 	bar := newProgress(e, c.Quiet)
 	defer bar.finish()
 	tr := newTracer(m)
@@ -329,22 +339,30 @@ func (c *runCmd) execute(e *env, m *infer.Model) (*outcome, error) {
 		return nil, err
 	}
 	bar.finish()
-	if c.Out != "" {
-		if err := writeOutputs(c.Out, f); err != nil {
+	if set != nil {
+		if err := c.writeSet(set, tr, f); err != nil {
 			return nil, err
 		}
-		draws := c.Draws // the setting, not the draws k-hat's extension took
-		if draws <= 0 {
-			draws = infer.DefaultDraws
-		}
-		if err := writeTables(c.Out, tr, f, draws, f.Summary.Seed); err != nil {
-			return nil, err
-		}
-		if err := writeStanFiles(c.Out, f); err != nil {
+		if err := set.commit(f.Summary.Seed); err != nil {
 			return nil, err
 		}
 	}
 	return &outcome{fit: f, sum: f.Summary, tr: tr}, nil
+}
+
+// writeSet writes the files of a run into its output set.
+func (c *runCmd) writeSet(set *outSet, tr *tracer, f *infer.Fitted) error {
+	if err := writeOutputs(set, f); err != nil {
+		return err
+	}
+	draws := c.Draws // the setting, not the draws k-hat's extension took
+	if draws <= 0 {
+		draws = infer.DefaultDraws
+	}
+	if err := writeTables(set, tr, f, draws, f.Summary.Seed); err != nil {
+		return err
+	}
+	return writeStanFiles(set, f)
 }
 
 // helpVars are the defaults of packages msc, infer and ir, printed by
