@@ -107,8 +107,17 @@ func beginOutSet(dir string) (*outSet, error) {
 	if err != nil {
 		return nil, fail(err)
 	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		os.Remove(tmp)
+	// the set's folder takes a file (the first write of the output layer)
+	probe := filepath.Join(tmp, ".mscppl-probe")
+	err = os.Chmod(tmp, 0o755)
+	if err == nil {
+		err = writeSynced(probe, []byte{'\n'})
+	}
+	if err == nil {
+		err = os.Remove(probe)
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
 		return nil, fail(err)
 	}
 	return &outSet{dir: dir, tmp: tmp}, nil
