@@ -245,7 +245,7 @@ type runCmd struct {
 	Retained   bool    `help:"Use only the retained sample in the gradient instead of all S samples (Rao-Blackwellised, the default)."`
 	JSON       bool    `name:"json" help:"Print the machine-readable summary on stdout."`
 	All        bool    `help:"Print every element of every latent (by default a vector of more than ${long_vector} elements shows its first and last ${vector_ends} and those a warning names)."`
-	Out        string  `help:"Write summary.json, variational.json, output_N.csv (each chain's retained samples, CmdStan's layout), psis_draws.csv (weighted draws), draws.csv (their equal-weight resample) and trace.csv into this directory (each atomically)." placeholder:"DIR"`
+	Out        string  `help:"Write summary.json, variational.json, output_N.csv (each chain's retained samples, CmdStan's layout), psis_draws.csv (weighted draws), draws.csv (their equal-weight resample) and trace.csv into this folder, as one set with manifest.json: a failure, a signal or a kill leaves DIR holding the previous run's files or the new ones, whole; other files in DIR are kept." placeholder:"DIR"`
 	Draws      int     `help:"Draws of q behind the PSIS check and the summaries, and the rows of DIR/draws.csv with --out (default ${draws})."`
 	Quiet      bool    `help:"No progress bar (it is shown only when stderr is a terminal)."`
 	MaxSeconds float64 `name:"max-seconds" help:"Stop after this many seconds and report the result so far, marked as not converged (0: no limit)."`
