@@ -36,6 +36,11 @@ const manifestName = "manifest.json"
 // inject write failures (outset_test.go); nothing else sets it.
 var outWrite = (*os.File).Write
 
+// exchangeFolders is exchange (outset_linux.go). Tests replace it with one
+// returning errNoExchange to run the two-rename swap of other systems
+// (outset_test.go); nothing else sets it.
+var exchangeFolders = exchange
+
 // outSet is one run's set of output files, being written.
 type outSet struct {
 	dir, tmp string
@@ -194,7 +199,7 @@ func (s *outSet) swap() error {
 	if _, err := os.Lstat(s.dir); errors.Is(err, os.ErrNotExist) {
 		return os.Rename(s.tmp, s.dir)
 	}
-	if err := exchange(s.tmp, s.dir); err == nil {
+	if err := exchangeFolders(s.tmp, s.dir); err == nil {
 		keepUserEntries(s.tmp, s.dir) // s.tmp now holds the previous set
 		os.RemoveAll(s.tmp)
 		return nil

@@ -229,3 +229,31 @@ func TestOutSetNotAFolder(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "x", string(b))
 }
+
+// TestOutSetTwoRenames runs the swap of systems without an atomic
+// exchange (DIR aside, the new folder in): the new set replaces the
+// previous one whole with the user's files; and a crash between the two
+// renames (DIR missing, the previous set aside under the name of a
+// process that no longer runs) is undone by the next run's recovery,
+// which puts the previous set back whole.
+func TestOutSetTwoRenames(t *testing.T) {
+	exchangeFolders = func(a, b string) error { return errNoExchange }
+	t.Cleanup(func() { exchangeFolders = exchange })
+	dir, prev := previousRun(t)
+	code, _, stderr := mscppl(append(outArgs, "--out", dir, "--seed", "2")...)
+	require.Equal(t, 0, code, stderr)
+	m := readSet(t, dir)
+	require.Equal(t, uint64(2), m.Seed)
+	userFilesKept(t, dir)
+	noTempFolders(t, dir)
+
+	dir, prev = previousRun(t)
+	dead := exec.Command("true")
+	require.NoError(t, dead.Run())
+	aside := filepath.Join(filepath.Dir(dir), fmt.Sprintf("%sold-%d-789", tmpPrefix("out"), dead.Process.Pid))
+	require.NoError(t, os.Rename(dir, aside))
+	recoverOutSets(dir)
+	require.Equal(t, prev.SetID, readSet(t, dir).SetID)
+	userFilesKept(t, dir)
+	noTempFolders(t, dir)
+}
