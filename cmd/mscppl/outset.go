@@ -233,7 +233,7 @@ func (s *outSet) swap() error {
 func keepUserEntries(from, to string) {
 	entries, _ := os.ReadDir(from)
 	for _, e := range entries {
-		if ownedOutput(e.Name()) || strings.HasPrefix(e.Name(), ".mscppl-probe-") {
+		if ownedOutput(e.Name()) || strings.HasPrefix(e.Name(), ".mscppl-probe") {
 			continue
 		}
 		if _, err := os.Lstat(filepath.Join(to, e.Name())); errors.Is(err, os.ErrNotExist) {

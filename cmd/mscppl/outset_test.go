@@ -200,6 +200,7 @@ func TestOutSetRecovers(t *testing.T) {
 	require.NoError(t, os.Mkdir(stale, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(stale, "draws.csv"), []byte("x\n1\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(stale, "more-notes.txt"), []byte("kept"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(stale, ".mscppl-probe"), []byte("\n"), 0o644)) // killed at the check
 	running := filepath.Join(filepath.Dir(dir), fmt.Sprintf("%s%d-456", tmpPrefix("out"), os.Getpid()))
 	require.NoError(t, os.Mkdir(running, 0o755))
 	code, _, stderr := mscppl(append(outArgs, "--out", dir, "--seed", "2")...)
