@@ -55,9 +55,9 @@ func TestOutSetSignals(t *testing.T) {
 			exited := make(chan error, 1)
 			go func() { exited <- cmd.Wait() }()
 			// half the points at a random time from the start of the
-			// process into the fit, half when the j-th file of the new set
-			// is in its temporary folder (the writing; the files are
-			// written after the fit, whose end the time cannot target)
+			// process into the fit, half when the temporary folder holds j
+			// entries (the writing; the files are written after the fit,
+			// whose end the time cannot target)
 			var what string
 			if trial%2 == 0 {
 				delay := time.Duration(rng.Float64() * float64(700*time.Millisecond))
@@ -68,7 +68,9 @@ func TestOutSetSignals(t *testing.T) {
 					exited <- err
 				}
 			} else {
-				j := 1 + rng.IntN(10)
+				// (the set has 10 files; past 10 the folder holds the
+				// previous set and the user's entries, after the swap)
+				j := 1 + rng.IntN(12)
 				what = sig.String() + " at the file " + strconv.Itoa(j) + " of the set"
 				waitFiles(filepath.Dir(dir), tmpPrefix("out"), j, exited)
 			}
