@@ -87,6 +87,13 @@ func beginOutSet(dir string) (*outSet, error) {
 	fail := func(err error) error {
 		return userErrorf("--out takes a folder that can be written, new or holding an earlier run's files", "cannot write the output folder %s: %v", dir, err)
 	}
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		// the set takes the place of the folder the link names; the link
+		// stays
+		if target, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = target
+		}
+	}
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return nil, userErrorf("--out takes a folder, new or holding an earlier run's files", "cannot write the output folder %s: it is a file, not a folder", dir)
 	}

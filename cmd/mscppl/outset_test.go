@@ -258,3 +258,21 @@ func TestOutSetTwoRenames(t *testing.T) {
 	userFilesKept(t, dir)
 	noTempFolders(t, dir)
 }
+
+// TestOutSetSymlink: when DIR is a link to a folder, the set takes the
+// place of that folder and the link stays a link.
+func TestOutSetSymlink(t *testing.T) {
+	target, prev := previousRun(t)
+	link := filepath.Join(t.TempDir(), "link")
+	require.NoError(t, os.Symlink(target, link))
+	code, _, stderr := mscppl(append(outArgs, "--out", link, "--seed", "2")...)
+	require.Equal(t, 0, code, stderr)
+	fi, err := os.Lstat(link)
+	require.NoError(t, err)
+	require.NotZero(t, fi.Mode()&os.ModeSymlink, "the link was replaced by a folder")
+	m := readSet(t, target)
+	require.NotEqual(t, prev.SetID, m.SetID)
+	require.Equal(t, uint64(2), m.Seed)
+	userFilesKept(t, target)
+	noTempFolders(t, target)
+}
