@@ -203,8 +203,12 @@ func (s *outSet) commit(seed uint64) error {
 // swap puts the temporary folder in dir's place and moves the user's
 // entries of the old dir into it.
 func (s *outSet) swap() error {
-	if _, err := os.Lstat(s.dir); errors.Is(err, os.ErrNotExist) {
+	fi, err := os.Lstat(s.dir)
+	if errors.Is(err, os.ErrNotExist) {
 		return os.Rename(s.tmp, s.dir)
+	}
+	if err == nil && !fi.IsDir() { // made in the meantime: never swapped away
+		return fmt.Errorf("%s is no longer a folder", s.dir)
 	}
 	if err := exchangeFolders(s.tmp, s.dir); err == nil {
 		keepUserEntries(s.tmp, s.dir) // s.tmp now holds the previous set
@@ -214,7 +218,8 @@ func (s *outSet) swap() error {
 		return err
 	}
 	parent, base := filepath.Dir(s.dir), filepath.Base(s.dir)
-	old, err := os.MkdirTemp(parent, tmpPrefix(base)+"old-"+strconv.Itoa(os.Getpid())+"-")
+	var old string
+	old, err = os.MkdirTemp(parent, tmpPrefix(base)+"old-"+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return err
 	}
