@@ -249,7 +249,7 @@ type runCmd struct {
 	Retained   bool    `help:"Use only the retained sample in the gradient instead of all S samples (Rao-Blackwellised, the default)."`
 	JSON       bool    `name:"json" help:"Print the machine-readable summary on stdout."`
 	All        bool    `help:"Print every element of every latent (by default a vector of more than ${long_vector} elements shows its first and last ${vector_ends} and those a warning names)."`
-	Out        string  `help:"Write summary.json, variational.json, output_N.csv (each chain's retained samples, CmdStan's layout), psis_draws.csv (weighted draws), draws.csv (their equal-weight resample) and trace.csv into this directory (each atomically)." placeholder:"DIR"`
+	Out        string  `help:"Write summary.json, variational.json, output_N.csv (each chain's retained samples, CmdStan's layout), psis_draws.csv (weighted draws), draws.csv (their equal-weight resample) and trace.csv into this folder, as one set with manifest.json: a failure, a signal or a kill leaves DIR holding the previous run's files or the new ones, whole; other files in DIR are kept." placeholder:"DIR"`
 	Draws      int     `help:"Draws of q behind the PSIS check and the summaries, and the rows of DIR/draws.csv with --out (default ${draws})."`
 	Quiet      bool    `help:"No progress bar (it is shown only when stderr is a terminal)."`
 	MaxSeconds float64 `name:"max-seconds" help:"Stop after this many seconds and report the result so far, marked as not converged (0: no limit)."`
@@ -320,6 +320,16 @@ func (c *runCmd) execute(e *env, m *infer.Model) (*outcome, error) {
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(c.MaxSeconds*float64(time.Second)))
 		defer cancel()
 	}
+	// the output folder is checked (its set's temporary folder made)
+	// before the fit, so that one that cannot be written fails at once
+	var set *outSet
+	if c.Out != "" {
+		var err error
+		if set, err = beginOutSet(c.Out); err != nil {
+			return nil, err
+		}
+		defer set.abort() // nothing left to remove once committed
+	}
 	bar := newProgress(e, c.Quiet)
 	defer bar.finish()
 	tr := newTracer(m)
@@ -333,22 +343,30 @@ func (c *runCmd) execute(e *env, m *infer.Model) (*outcome, error) {
 		return nil, err
 	}
 	bar.finish()
-	if c.Out != "" {
-		if err := writeOutputs(c.Out, f); err != nil {
+	if set != nil {
+		if err := c.writeSet(set, tr, f); err != nil {
 			return nil, err
 		}
-		draws := c.Draws // the setting, not the draws k-hat's extension took
-		if draws <= 0 {
-			draws = infer.DefaultDraws
-		}
-		if err := writeTables(c.Out, tr, f, draws, f.Summary.Seed); err != nil {
-			return nil, err
-		}
-		if err := writeStanFiles(c.Out, f); err != nil {
+		if err := set.commit(f.Summary.Seed); err != nil {
 			return nil, err
 		}
 	}
 	return &outcome{fit: f, sum: f.Summary, tr: tr}, nil
+}
+
+// writeSet writes the files of a run into its output set.
+func (c *runCmd) writeSet(set *outSet, tr *tracer, f *infer.Fitted) error {
+	if err := writeOutputs(set, f); err != nil {
+		return err
+	}
+	draws := c.Draws // the setting, not the draws k-hat's extension took
+	if draws <= 0 {
+		draws = infer.DefaultDraws
+	}
+	if err := writeTables(set, tr, f, draws, f.Summary.Seed); err != nil {
+		return err
+	}
+	return writeStanFiles(set, f)
 }
 
 // helpVars are the defaults of packages msc, infer and ir, printed by

@@ -2,11 +2,9 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/mscppl/mscppl/cmd/mscppl/internal/show"
 	"github.com/mscppl/mscppl/infer"
 	"github.com/mscppl/mscppl/infer/cmdstan"
 )
@@ -117,32 +115,16 @@ func psisFile(f *infer.Fitted) *cmdstan.File {
 	return &cmdstan.File{Config: cfg, Columns: cols, Rows: rows}
 }
 
-// writeStanFiles writes output_N.csv and psis_draws.csv into dir (those
-// the run has) and removes those an earlier run into dir left that this
-// run does not write (more chains, or a method without them), so that
-// output_*.csv are always one run's chains.
-func writeStanFiles(dir string, f *infer.Fitted) error {
-	chains := chainFiles(f)
-	old, _ := filepath.Glob(filepath.Join(dir, "output_*.csv"))
-	for _, p := range old {
-		var n int
-		if _, err := fmt.Sscanf(filepath.Base(p), "output_%d.csv", &n); err == nil && fmt.Sprintf("output_%d.csv", n) == filepath.Base(p) && n > len(chains) {
-			os.Remove(p)
-		}
-	}
-	if psisFile(f) == nil {
-		os.Remove(filepath.Join(dir, "psis_draws.csv"))
-	}
-	for c, cf := range chains {
-		name := fmt.Sprintf("output_%d.csv", c+1)
-		if err := show.WriteFileAtomic(filepath.Join(dir, name), cf.Bytes()); err != nil {
-			return fmt.Errorf("writing %s: %w", name, err)
+// writeStanFiles adds output_N.csv and psis_draws.csv to the set (those
+// the run has).
+func writeStanFiles(set *outSet, f *infer.Fitted) error {
+	for c, cf := range chainFiles(f) {
+		if err := set.write(fmt.Sprintf("output_%d.csv", c+1), cf.Bytes()); err != nil {
+			return err
 		}
 	}
 	if pf := psisFile(f); pf != nil {
-		if err := show.WriteFileAtomic(filepath.Join(dir, "psis_draws.csv"), pf.Bytes()); err != nil {
-			return fmt.Errorf("writing psis_draws.csv: %w", err)
-		}
+		return set.write("psis_draws.csv", pf.Bytes())
 	}
 	return nil
 }

@@ -3,7 +3,8 @@
 // version (see mscppl --help). It parses flags, prints, writes the output
 // files of --out (summary.json, variational.json, output_N.csv in
 // CmdStan's layout through package infer/cmdstan, psis_draws.csv,
-// draws.csv, trace.csv),
+// draws.csv, trace.csv, manifest.json) as one set that takes DIR's place
+// whole (outset.go),
 // draws the pictures of plot with gonum/plot, and sets exit codes; loading,
 // fitting, evidence, cross-validation, sweeps, the marginal densities the
 // plots draw and the summaries of :eval are library functions of package

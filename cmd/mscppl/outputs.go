@@ -3,29 +3,25 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 
-	"github.com/mscppl/mscppl/cmd/mscppl/internal/show"
 	"github.com/mscppl/mscppl/infer"
 )
 
-// writeOutputs writes summary.json and variational.json into dir, each
-// atomically.
-func writeOutputs(dir string, f *infer.Fitted) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return userErrorf("", "cannot create the output directory %s: %v", dir, err)
-	}
+// writeOutputs adds summary.json and variational.json to the set.
+func writeOutputs(set *outSet, f *infer.Fitted) error {
 	v, err := f.Variational()
 	if err != nil {
 		return err
 	}
-	for name, x := range map[string]any{"summary.json": f.Summary, "variational.json": v} {
-		b, err := json.MarshalIndent(x, "", "  ")
+	for _, x := range []struct {
+		name string
+		v    any
+	}{{"summary.json", f.Summary}, {"variational.json", v}} {
+		b, err := json.MarshalIndent(x.v, "", "  ")
 		if err != nil {
 			return err
 		}
-		if err := show.WriteFileAtomic(filepath.Join(dir, name), append(b, '\n')); err != nil {
+		if err := set.write(x.name, append(b, '\n')); err != nil {
 			return err
 		}
 	}

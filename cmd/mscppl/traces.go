@@ -2,12 +2,9 @@ package main
 
 import (
 	"bytes"
-	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 
-	"github.com/mscppl/mscppl/cmd/mscppl/internal/show"
 	"github.com/mscppl/mscppl/infer"
 	"github.com/mscppl/mscppl/infer/msc"
 )
@@ -107,11 +104,11 @@ func drawsCSV(names []string, rows [][]float64) []byte {
 	return b.Bytes()
 }
 
-// writeTables writes trace.csv and draws.csv into dir (draws.csv only when
-// q can be sampled).
-func writeTables(dir string, tr *tracer, f *infer.Fitted, draws int, seed uint64) error {
+// writeTables adds trace.csv and draws.csv to the set (draws.csv only
+// when q can be sampled).
+func writeTables(set *outSet, tr *tracer, f *infer.Fitted, draws int, seed uint64) error {
 	if tr != nil && len(tr.rows) > 0 {
-		if err := show.WriteFileAtomic(filepath.Join(dir, "trace.csv"), tr.csv()); err != nil {
+		if err := set.write("trace.csv", tr.csv()); err != nil {
 			return err
 		}
 	}
@@ -122,10 +119,7 @@ func writeTables(dir string, tr *tracer, f *infer.Fitted, draws int, seed uint64
 	if err != nil {
 		return nil // a state-space run: no draws of q
 	}
-	if err := show.WriteFileAtomic(filepath.Join(dir, "draws.csv"), drawsCSV(f.Model.IR.LatentNames(), rows)); err != nil {
-		return fmt.Errorf("writing draws.csv: %w", err)
-	}
-	return nil
+	return set.write("draws.csv", drawsCSV(f.Model.IR.LatentNames(), rows))
 }
 
 // jsonName turns a column name such as w.3 or M.1.2 back into the
