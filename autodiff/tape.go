@@ -393,6 +393,19 @@ func (g *Graph) Alloc(maxBatch int) {
 
 func (g *Graph) maxBatchOld() int { return g.allocBatch }
 
+// BatchLen is the number of values that each batch element adds to the
+// value arena (as many again to the adjoint arena): the lengths of the
+// nodes that depend on an Input.
+func (g *Graph) BatchLen() int {
+	n := 0
+	for i := range g.recs {
+		if r := &g.recs[i]; r.flags&flagVar != 0 && r.flags&flagBatched != 0 {
+			n += int(r.n)
+		}
+	}
+	return n
+}
+
 // Value is node n's value for batch element b (b is ignored for nodes that
 // do not depend on an Input). Write Inputs and Params through it.
 func (g *Graph) Value(n Node, b int) []float64 { return g.val(n, b) }
