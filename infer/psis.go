@@ -149,16 +149,7 @@ func (im *importance) draw(rng *rand.Rand, comps []*ir.Compiled, q proposal, n i
 				eval(comp, done+lo, done+min(b, lo+batch))
 			}
 		} else {
-			// batches of batch rows, batch k on model k mod W
-			var wg sync.WaitGroup
-			for w := range W {
-				wg.Go(func() {
-					for lo := w * batch; lo < b; lo += W * batch {
-						eval(comps[w], done+lo, done+min(b, lo+batch))
-					}
-				})
-			}
-			wg.Wait()
+			evalParallel(comps[:W], batch, eval, done, done+b)
 		}
 		for i := done; i < done+b; i++ {
 			row := us[i*d : (i+1)*d]
@@ -178,6 +169,22 @@ func (im *importance) draw(rng *rand.Rand, comps []*ir.Compiled, q proposal, n i
 		}
 	}
 	im.draws = len(im.lr)
+}
+
+// evalParallel calls eval on the rows from to to of one chunk in batches of
+// batch rows, batch k on model k mod len(comps), one goroutine per model
+// (a few allocations per chunk, none per draw).
+func evalParallel(comps []*ir.Compiled, batch int, eval func(c *ir.Compiled, lo, hi int), from, to int) {
+	W := len(comps)
+	var wg sync.WaitGroup
+	for w := range W {
+		wg.Go(func() {
+			for lo := from + w*batch; lo < to; lo += W * batch {
+				eval(comps[w], lo, min(to, lo+batch))
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // smooth computes the PSIS weights of all draws so far, k-hat and the
