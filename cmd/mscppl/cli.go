@@ -272,6 +272,7 @@ func (c *runCmd) Run(e *env) error {
 	if c.MaxNodes < 0 || c.MaxSeconds < 0 {
 		return userErrorf("", "--max-nodes and --max-seconds must be positive")
 	}
+	start := time.Now()
 	m, err := e.load(c.Model, c.Data, c.MaxNodes)
 	if err != nil {
 		return err
@@ -288,9 +289,12 @@ func (c *runCmd) Run(e *env) error {
 	}
 	if c.All {
 		show.SummaryAll(e.stdout, out.sum)
-		return nil
+	} else {
+		show.Summary(e.stdout, out.sum)
 	}
-	show.Summary(e.stdout, out.sum)
+	if time.Since(start) > timingAfter {
+		show.Timing(e.stdout, out.sum)
+	}
 	return nil
 }
 
@@ -330,8 +334,10 @@ func (c *runCmd) execute(e *env, m *infer.Model) (*outcome, error) {
 	}
 	bar.finish()
 	if c.Out != "" {
-		if err := writeOutputs(c.Out, f); err != nil {
-			return nil, err
+		// summary.json last, with the time the other files took
+		start := time.Now()
+		if err := os.MkdirAll(c.Out, 0o755); err != nil {
+			return nil, userErrorf("", "cannot create the output directory %s: %v", c.Out, err)
 		}
 		draws := c.Draws // the setting, not the draws k-hat's extension took
 		if draws <= 0 {
@@ -343,9 +349,23 @@ func (c *runCmd) execute(e *env, m *infer.Model) (*outcome, error) {
 		if err := writeStanFiles(c.Out, f); err != nil {
 			return nil, err
 		}
+		if f.Summary.Timing != nil {
+			f.Summary.Timing.Write = time.Since(start).Seconds()
+		}
+		if err := writeOutputs(c.Out, f); err != nil {
+			return nil, err
+		}
+		if f.Summary.Timing != nil { // summary.json included, for the printed line
+			f.Summary.Timing.Write = time.Since(start).Seconds()
+		}
 	}
 	return &outcome{fit: f, sum: f.Summary, tr: tr}, nil
 }
+
+// timingAfter is the run time (reading to writing) above which run prints
+// where the time went (show.Timing): a short run's line would only be noise,
+// and the tests' runs are short, so their outputs stay deterministic.
+const timingAfter = 5 * time.Second
 
 // helpVars are the defaults of packages msc, infer and ir, printed by
 // --help and taken by the flags that have one.

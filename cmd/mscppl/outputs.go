@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/mscppl/mscppl/cmd/mscppl/internal/show"
@@ -13,9 +12,6 @@ import (
 // writeOutputs writes summary.json and variational.json into dir, each
 // atomically.
 func writeOutputs(dir string, f *infer.Fitted) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return userErrorf("", "cannot create the output directory %s: %v", dir, err)
-	}
 	v, err := f.Variational()
 	if err != nil {
 		return err
