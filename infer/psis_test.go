@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -9,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/mscppl/mscppl/ir"
@@ -167,5 +169,37 @@ func TestDrawBitwise(t *testing.T) {
 		if i > 0 && ref.u[i][0] == ref.u[i-1][0] {
 			t.Fatalf("draws %d and %d are the same row", i-1, i)
 		}
+	}
+}
+
+// TestFitTiming: a fit records the wall time of each of its phases, each
+// positive (the reading and compiling from Load), and the phases of Fit
+// add up to no more than its wall time.
+func TestFitTiming(t *testing.T) {
+	model, data := logisticData(t, t.TempDir(), 2000, 3)
+	m, err := Load(model, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	f, err := Fit(context.Background(), m, Options{Seed: 1, Iters: 100, Fixed: true})
+	wall := time.Since(start).Seconds()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := f.Summary.Timing
+	if tm == nil {
+		t.Fatal("no Timing")
+	}
+	for name, v := range map[string]float64{"read": tm.Read, "compile": tm.Compile, "warm start": tm.WarmStart, "iterations": tm.Iterations, "PSIS": tm.PSIS} {
+		if !(v > 0) {
+			t.Errorf("%s took %v s", name, v)
+		}
+	}
+	if tm.Write != 0 {
+		t.Errorf("Fit wrote nothing, yet write took %v s", tm.Write)
+	}
+	if sum := tm.Compile - m.compileTime.Seconds() + tm.WarmStart + tm.Iterations + tm.PSIS; sum > wall {
+		t.Errorf("the phases of Fit add up to %v s, more than its %v s", sum, wall)
 	}
 }
