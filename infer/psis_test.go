@@ -87,6 +87,41 @@ func BenchmarkPSISDraw(b *testing.B) {
 	im.draw(rng, comps, q, b.N)
 }
 
+// BenchmarkLogisticCISStep: one step of the CIS kernel (S = 10 samples of
+// q, their log joints as one batch) on the model and data of
+// BenchmarkPSISDraw: the yardstick of a draw's cost (one op is one step).
+func BenchmarkLogisticCISStep(b *testing.B) {
+	model, data := logisticData(b, b.TempDir(), 100000, 10)
+	m, err := Load(model, data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := m.Comp.Dim()
+	q := msc.NewFullRank(d)
+	for i := range d {
+		q.Mu[i] = 0.1
+		q.L[i*d+i] = 0.01
+	}
+	k := msc.NewCIS(newProblem(m.Comp, 0, nil), q, 10)
+	z0 := append([]float64(nil), q.Mu...)
+	var lp [1]float64
+	m.Comp.LogJoint(z0, lp[:])
+	k.SetConditional(z0, lp[0])
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 5 { // warm up
+		if _, err := k.Step(rng); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := k.Step(rng); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // psisComps loads a small logistic regression twice (two compiled models,
 // as two chains have) and returns them with a proposal near its posterior.
 func psisComps(t *testing.T, n int) ([]*ir.Compiled, *msc.FullRank) {
