@@ -44,9 +44,11 @@ func drawsOf(rng *rand.Rand, comp *ir.Compiled, q msc.Sampler, M int) *importanc
 		qMean: make([]float64, d), qSD: make([]float64, d)}
 	q.Moments(im.qMean, im.qSD)
 	z, eps := make([]float64, d), make([]float64, d)
+	xd := comp.Model.XDim
+	xs := make([]float64, M*xd) // the rows, allocated at once
 	for i := range im.x {
 		q.Sample(rng, z, eps)
-		im.x[i] = make([]float64, comp.Model.XDim)
+		im.x[i] = xs[i*xd : (i+1)*xd : (i+1)*xd]
 		comp.Constrain(z, im.x[i])
 		im.uniform[i] = 1 / float64(M)
 	}
