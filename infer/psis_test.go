@@ -238,3 +238,21 @@ func TestFitTiming(t *testing.T) {
 		t.Errorf("the phases of Fit add up to %v s, more than its %v s", sum, wall)
 	}
 }
+
+// BenchmarkLogisticGradient: one gradient of the log joint (batch 1, as
+// the warm start's searches take it) on BenchmarkPSISDraw's model, after
+// the model was reserved for batches of 10 (the CIS kernel's samples) and
+// of drawBatchFor (the PSIS draws).
+func BenchmarkLogisticGradient(b *testing.B) {
+	model, data := logisticData(b, b.TempDir(), 100000, 10)
+	m, err := Load(model, data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m.Comp.Reserve(drawBatchFor(m.Comp))
+	z, grad := make([]float64, m.Comp.Dim()), make([]float64, m.Comp.Dim())
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Comp.GradLogJoint(z, grad)
+	}
+}
