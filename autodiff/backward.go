@@ -13,7 +13,7 @@ import (
 // batch. Forward (or ForwardNodes over out's ancestors) must have run.
 func (g *Graph) Backward(out Node, batch int) {
 	g.ready(batch)
-	clear(g.adj)
+	g.clearAdjoints(batch)
 	ro := &g.recs[out]
 	if ro.flags&flagVar == 0 {
 		return
@@ -50,6 +50,25 @@ func (g *Graph) Backward(out Node, batch int) {
 				g.backNode(n, b)
 			}
 		}
+	}
+}
+
+// clearAdjoints zeroes the adjoints of batch elements 0..batch-1 of every
+// node, not the whole arena: after Alloc for a larger batch (the CIS
+// kernel's samples, the PSIS draws), a gradient of one row cleared the
+// arena of all of them (48 MB for 20 draws over 100000 rows, the most of
+// the time of one gradient).
+func (g *Graph) clearAdjoints(batch int) {
+	for i := range g.recs {
+		r := &g.recs[i]
+		if r.flags&flagVar == 0 {
+			continue
+		}
+		n := int(r.n)
+		if r.flags&flagBatched != 0 {
+			n *= batch
+		}
+		clear(g.adj[r.off : int(r.off)+n])
 	}
 }
 

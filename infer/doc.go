@@ -27,7 +27,13 @@
 // by the PSIS moments and pools its draws with heavy-tailed ones
 // (tails.go, coordt.go), and compares the result with a second, heavier
 // proposal's; each check that fails makes the verdict NOT converged with a
-// warning that names the cause and a remedy chosen from the model's facts. CrossValidate and Sweep
+// warning that names the cause and a remedy chosen from the model's facts.
+// The PSIS draws are evaluated in batches on the chains' compiled models,
+// one per core, into arrays allocated once per call (psis.go); the batch
+// size depends on the model alone, so the draws are the same bits on any
+// number of cores. Summary.Timing records the wall time of each phase
+// (Load's reading and compiling, the warm start, the iterations, the PSIS
+// step). CrossValidate and Sweep
 // are the experiments of the paper's Table 1 and Figure 2 as library
 // functions. The defaults of the commands that are not settings of one fit
 // (cv, sweep, evidence, the draws behind derived displays) are Defaults;

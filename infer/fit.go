@@ -347,13 +347,20 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 		if o.Kernel != "" && o.Kernel != "auto" {
 			return nil, Errorf("the kernels are those of MSC; the baselines have none", "--kernel %s cannot be used with --method %s", o.Kernel, o.Method)
 		}
+		tm := m.timing()
+		tm.Compile += time.Since(start).Seconds()
+		solve := time.Now()
 		if err := meth.solve(f); err != nil {
 			return nil, err
 		}
+		check := time.Now()
+		tm.Iterations = check.Sub(solve).Seconds()
 		if err := f.check(o); err != nil {
 			return nil, err
 		}
 		f.Summary = f.summarize(o, time.Since(start))
+		tm.PSIS = time.Since(check).Seconds()
+		f.Summary.Timing = tm
 		if err := f.rngError(); err != nil {
 			return nil, err
 		}
@@ -427,20 +434,29 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 		chains[i] = msc.Chain{Rand: rngi, Problem: p, Q: q, Kernel: k}
 		f.comps = append(f.comps, mi.Comp)
 	}
+	tm := m.timing()
+	tm.Compile += time.Since(start).Seconds() // the chains' copies
+	warmT := time.Now()
 	var warm warmStart
 	if kernel.WarmStart && !ko.ProposePrior && o.InitMean == nil && o.Init == "laplace" {
 		warm = startAtLaplace(o.Seed, chains)
 		f.modes, f.peak = warm.modes, warm.peak
 	}
+	runT := time.Now()
+	tm.WarmStart = runT.Sub(warmT).Seconds()
 	var res msc.Result
 	if err := msc.RunChains(ctx, chains, s, &res); err != nil {
 		return nil, err
 	}
+	checkT := time.Now()
+	tm.Iterations = checkT.Sub(runT).Seconds()
 	f.Settings, f.Result, f.Q = res.Settings, &res, res.Q
 	if err := f.check(o); err != nil {
 		return nil, err
 	}
 	f.Summary = f.summarize(o, time.Since(start))
+	tm.PSIS = time.Since(checkT).Seconds()
+	f.Summary.Timing = tm
 	if err := f.rngError(); err != nil {
 		return nil, err
 	}
@@ -464,6 +480,11 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 		f.Summary.Warnings = append(f.Summary.Warnings, fmt.Sprintf("the %s transition is not Gaussian, so the proposal is a per-step Gaussian N(a_t + b_t z[t-1], s_t^2) instead of the twisted one", m.Comp.Structure().Transition))
 	}
 	return f, nil
+}
+
+// timing starts a run's Timing with the reading and compiling of m.
+func (m *Model) timing() *Timing {
+	return &Timing{Read: m.readTime.Seconds(), Compile: m.compileTime.Seconds()}
 }
 
 // newQ builds the family of one chain: the state-space proposal for a

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/ir/dataset"
@@ -37,6 +38,10 @@ type Model struct {
 	JSON    *dataset.JSONData // the data file when it is JSON (*.json)
 	IR      *ir.Model
 	Comp    *ir.Compiled
+
+	// readTime and compileTime: the wall time of reading the files (the
+	// data parsed) and of binding and compiling, for Summary.Timing
+	readTime, compileTime time.Duration
 }
 
 // LoadOptions tune Load.
@@ -63,6 +68,7 @@ func LoadSource(name string, src []byte, dataPath string, opt ...LoadOptions) (*
 }
 
 func (m *Model) load(src []byte, opt ...LoadOptions) error {
+	start := time.Now()
 	src = lang.Normalize(src)
 	m.Sources[m.Path] = src
 	f, err := lang.Parse(m.Path, src)
@@ -84,6 +90,8 @@ func (m *Model) load(src []byte, opt ...LoadOptions) error {
 			return err
 		}
 	}
+	read := time.Now()
+	m.readTime = read.Sub(start)
 	if m.IR, err = m.build(f, m.Table); err != nil {
 		return err
 	}
@@ -92,6 +100,7 @@ func (m *Model) load(src []byte, opt ...LoadOptions) error {
 		o.MaxNodes = opt[0].MaxNodes
 	}
 	m.Comp, err = ir.Compile(m.IR, o)
+	m.compileTime = time.Since(read)
 	return err
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/mscppl/mscppl/infer/diag"
@@ -43,9 +44,11 @@ func drawsOf(rng *rand.Rand, comp *ir.Compiled, q msc.Sampler, M int) *importanc
 		qMean: make([]float64, d), qSD: make([]float64, d)}
 	q.Moments(im.qMean, im.qSD)
 	z, eps := make([]float64, d), make([]float64, d)
+	xd := comp.Model.XDim
+	xs := make([]float64, M*xd) // the rows, allocated at once
 	for i := range im.x {
 		q.Sample(rng, z, eps)
-		im.x[i] = make([]float64, comp.Model.XDim)
+		im.x[i] = xs[i*xd : (i+1)*xd : (i+1)*xd]
 		comp.Constrain(z, im.x[i])
 		im.uniform[i] = 1 / float64(M)
 	}
@@ -86,51 +89,79 @@ func allZero(lr []float64) bool {
 	return true
 }
 
-// drawChunk is the number of draws sampled at a time; drawBatch of them
-// go to one compiled model at a time. Both are fixed, so the random stream
-// and the values do not depend on the number of cores.
-const drawChunk, drawBatch = 400, 100
+// drawChunk is the number of draws sampled at a time; at most
+// maxDrawBatch of them go to one compiled model at a time (fewer when the
+// model's batched values are large: drawBatchFor). Both depend on the
+// model alone, so the random stream and the values do not depend on the
+// number of cores.
+const drawChunk, maxDrawBatch = 400, 100
+
+// drawBatchBytes bounds the value and adjoint arenas that a batch of draws
+// takes on each compiled model (a log joint over 100000 rows has about
+// 1.6 MB per draw and node): 100 draws of a 100000 x 10 logistic
+// regression took 320 MB on each of the models.
+const drawBatchBytes = 64 << 20
+
+// drawBatchFor is the number of draws evaluated together on c: as many as
+// fit drawBatchBytes (16 bytes per batched value, its adjoint included),
+// between 4 (a batch of 4 shares each load of the data in the
+// matrix-vector kernels) and maxDrawBatch.
+func drawBatchFor(c *ir.Compiled) int {
+	per := 16 * max(1, c.Graph().RowFloats())
+	return max(4, min(maxDrawBatch, drawBatchBytes/per))
+}
 
 // draw adds n draws of q with their log ratios. The draws are sampled in
 // order from rng; their log joints and constrained values are computed in
 // parallel on the compiled models comps (copies of one model, one per
 // core used: the chains' own), each row's value the same on any of them.
+// The rows of the n draws live in two flat arrays allocated once per call:
+// nothing is allocated per draw.
 func (im *importance) draw(rng *rand.Rand, comps []*ir.Compiled, q proposal, n int) {
+	if n <= 0 {
+		return
+	}
 	comp := comps[0]
 	d, xd := comp.Dim(), comp.Model.XDim
 	W := max(1, min(len(comps), runtime.GOMAXPROCS(0)))
 	if comp.UsesRNG() {
 		W = 1 // derived _rng quantities: one random stream, consumed in order
 	}
+	batch := drawBatchFor(comp)
 	for _, c := range comps[:W] {
-		c.Reserve(drawBatch)
+		c.Reserve(batch)
 	}
-	z, eps := make([]float64, drawChunk*d), make([]float64, drawChunk*d)
-	lp, xs := make([]float64, drawChunk), make([]float64, drawChunk*xd)
+	base := len(im.lr)
+	us, xs := make([]float64, n*d), make([]float64, n*xd)
+	im.lr, im.lp = slices.Grow(im.lr, n)[:base+n], slices.Grow(im.lp, n)[:base+n]
+	im.u, im.x = slices.Grow(im.u, n), slices.Grow(im.x, n)
+	for i := 0; i < n; i++ {
+		im.u = append(im.u, us[i*d:(i+1)*d:(i+1)*d])
+		im.x = append(im.x, xs[i*xd:(i+1)*xd:(i+1)*xd])
+	}
+	eps := make([]float64, min(n, drawChunk)*d)
+	// eval computes the log joints and constrained values of rows lo..hi-1
+	// (of this call's) on c
+	eval := func(c *ir.Compiled, lo, hi int) {
+		c.LogJoint(us[lo*d:hi*d], im.lp[base+lo:base+hi])
+		for i := lo; i < hi; i++ {
+			c.Constrain(us[i*d:(i+1)*d], xs[i*xd:(i+1)*xd])
+		}
+	}
 	for done := 0; done < n; done += drawChunk {
 		b := min(drawChunk, n-done)
-		q.Sample(rng, z[:b*d], eps[:b*d])
-		// batches of drawBatch rows, batch k on model k mod W
-		var wg sync.WaitGroup
-		for w := range W {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				c := comps[w]
-				for lo := w * drawBatch; lo < b; lo += W * drawBatch {
-					hi := min(b, lo+drawBatch)
-					c.LogJoint(z[lo*d:hi*d], lp[lo:hi])
-					for i := lo; i < hi; i++ {
-						c.Constrain(z[i*d:(i+1)*d], xs[i*xd:(i+1)*xd])
-					}
-				}
-			}()
+		q.Sample(rng, us[done*d:(done+b)*d], eps[:b*d])
+		if W == 1 {
+			for lo := 0; lo < b; lo += batch {
+				eval(comp, done+lo, done+min(b, lo+batch))
+			}
+		} else {
+			evalParallel(comps[:W], batch, eval, done, done+b)
 		}
-		wg.Wait()
-		for i := 0; i < b; i++ {
-			row := z[i*d : (i+1)*d]
-			v := lp[i] - q.LogQNoise(row, eps[i*d:(i+1)*d])
-			lj := lp[i]
+		for i := done; i < done+b; i++ {
+			row := us[i*d : (i+1)*d]
+			lj := im.lp[base+i]
+			v := lj - q.LogQNoise(row, eps[(i-done)*d:(i-done+1)*d])
 			if math.IsNaN(v) || math.IsInf(v, 1) {
 				lj = math.Inf(-1)
 				if im.nonFinite == 0 {
@@ -141,13 +172,26 @@ func (im *importance) draw(rng *rand.Rand, comps []*ir.Compiled, q proposal, n i
 				im.nonFinite++
 				v = math.Inf(-1)
 			}
-			im.lr = append(im.lr, v)
-			im.lp = append(im.lp, lj)
-			im.x = append(im.x, append([]float64(nil), xs[i*xd:(i+1)*xd]...))
-			im.u = append(im.u, append([]float64(nil), row...))
+			im.lr[base+i], im.lp[base+i] = v, lj
 		}
 	}
 	im.draws = len(im.lr)
+}
+
+// evalParallel calls eval on the rows from to to of one chunk in batches of
+// batch rows, batch k on model k mod len(comps), one goroutine per model
+// (a few allocations per chunk, none per draw).
+func evalParallel(comps []*ir.Compiled, batch int, eval func(c *ir.Compiled, lo, hi int), from, to int) {
+	W := len(comps)
+	var wg sync.WaitGroup
+	for w := range W {
+		wg.Go(func() {
+			for lo := from + w*batch; lo < to; lo += W * batch {
+				eval(comps[w], lo, min(to, lo+batch))
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // smooth computes the PSIS weights of all draws so far, k-hat and the

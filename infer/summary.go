@@ -123,10 +123,28 @@ type Summary struct {
 	Warnings       []string `json:"warnings"`
 	Notes          []string `json:"notes"` // what the reader should know, not failures
 	ElapsedSeconds float64  `json:"elapsed_seconds"`
+	// Timing is the wall time of each phase of the run; nil for a summary
+	// not made by Fit.
+	Timing *Timing `json:"timing,omitempty"`
 
 	// unconstrainedOrder orders the maps keyed by unconstrained names
 	// (rhat, the chains' q) in summary.json
 	unconstrainedOrder []string
+}
+
+// Timing is where a run's wall time went, in seconds: reading the model
+// and data files, binding and compiling them (the chains' copies
+// included), the warm start (the chains' mode searches and curvatures),
+// the iterations, the PSIS check with the summaries, and writing the
+// outputs (set by the caller that writes them: in summary.json, the
+// writing of the other files of --out).
+type Timing struct {
+	Read       float64 `json:"read"`
+	Compile    float64 `json:"compile"`
+	WarmStart  float64 `json:"warm_start"`
+	Iterations float64 `json:"iterations"`
+	PSIS       float64 `json:"psis"`
+	Write      float64 `json:"write"`
 }
 
 // summarize reports the latents in their own (constrained) space: from

@@ -276,6 +276,7 @@ func (c *runCmd) Run(e *env) error {
 	if c.MaxNodes < 0 || c.MaxSeconds < 0 {
 		return userErrorf("", "--max-nodes and --max-seconds must be positive")
 	}
+	start := time.Now()
 	m, err := e.load(c.Model, c.Data, c.MaxNodes)
 	if err != nil {
 		return err
@@ -292,9 +293,12 @@ func (c *runCmd) Run(e *env) error {
 	}
 	if c.All {
 		show.SummaryAll(e.stdout, out.sum)
-		return nil
+	} else {
+		show.Summary(e.stdout, out.sum)
 	}
-	show.Summary(e.stdout, out.sum)
+	if time.Since(start) > timingAfter {
+		show.Timing(e.stdout, out.sum)
+	}
 	return nil
 }
 
@@ -344,21 +348,23 @@ func (c *runCmd) execute(e *env, m *infer.Model) (*outcome, error) {
 	}
 	bar.finish()
 	if set != nil {
-		if err := c.writeSet(set, tr, f); err != nil {
+		start := time.Now()
+		if err := c.writeSet(set, tr, f, start); err != nil {
 			return nil, err
 		}
 		if err := set.commit(f.Summary.Seed); err != nil {
 			return nil, err
 		}
+		if f.Summary.Timing != nil { // the whole set, for the printed line
+			f.Summary.Timing.Write = time.Since(start).Seconds()
+		}
 	}
 	return &outcome{fit: f, sum: f.Summary, tr: tr}, nil
 }
 
-// writeSet writes the files of a run into its output set.
-func (c *runCmd) writeSet(set *outSet, tr *tracer, f *infer.Fitted) error {
-	if err := writeOutputs(set, f); err != nil {
-		return err
-	}
+// writeSet writes the files of a run into its output set, summary.json
+// last with the time the others took since start.
+func (c *runCmd) writeSet(set *outSet, tr *tracer, f *infer.Fitted, start time.Time) error {
 	draws := c.Draws // the setting, not the draws k-hat's extension took
 	if draws <= 0 {
 		draws = infer.DefaultDraws
@@ -366,8 +372,19 @@ func (c *runCmd) writeSet(set *outSet, tr *tracer, f *infer.Fitted) error {
 	if err := writeTables(set, tr, f, draws, f.Summary.Seed); err != nil {
 		return err
 	}
-	return writeStanFiles(set, f)
+	if err := writeStanFiles(set, f); err != nil {
+		return err
+	}
+	if f.Summary.Timing != nil {
+		f.Summary.Timing.Write = time.Since(start).Seconds()
+	}
+	return writeOutputs(set, f)
 }
+
+// timingAfter is the run time (reading to writing) above which run prints
+// where the time went (show.Timing): a short run's line would only be noise,
+// and the tests' runs are short, so their outputs stay deterministic.
+const timingAfter = 5 * time.Second
 
 // helpVars are the defaults of packages msc, infer and ir, printed by
 // --help and taken by the flags that have one.

@@ -216,7 +216,7 @@ func TestVersionAndHelp(t *testing.T) {
 }
 
 // jsonOut runs mscppl with GOMAXPROCS procs and returns its JSON output
-// parsed, without the timings (elapsed_seconds, seconds), which are the
+// parsed, without the timings (elapsed_seconds, timing, seconds), which are the
 // only fields allowed to differ between runs.
 func jsonOut(t *testing.T, procs int, args ...string) map[string]any {
 	t.Helper()
@@ -231,6 +231,7 @@ func jsonOut(t *testing.T, procs int, args ...string) map[string]any {
 		switch v := v.(type) {
 		case map[string]any:
 			delete(v, "elapsed_seconds")
+			delete(v, "timing")
 			delete(v, "seconds")
 			for _, x := range v {
 				strip(x)

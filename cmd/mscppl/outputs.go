@@ -7,7 +7,8 @@ import (
 	"github.com/mscppl/mscppl/infer"
 )
 
-// writeOutputs adds summary.json and variational.json to the set.
+// writeOutputs adds variational.json and summary.json to the set, the
+// summary last (its timing holds the time the other files took).
 func writeOutputs(set *outSet, f *infer.Fitted) error {
 	v, err := f.Variational()
 	if err != nil {
@@ -16,7 +17,7 @@ func writeOutputs(set *outSet, f *infer.Fitted) error {
 	for _, x := range []struct {
 		name string
 		v    any
-	}{{"summary.json", f.Summary}, {"variational.json", v}} {
+	}{{"variational.json", v}, {"summary.json", f.Summary}} {
 		b, err := json.MarshalIndent(x.v, "", "  ")
 		if err != nil {
 			return err

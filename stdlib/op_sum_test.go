@@ -1,0 +1,82 @@
+package stdlib
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// blockSum is the summed probit or logit density as SumLogDensity defined
+// it before its sums overlapped the next block: blocks of 256, the slice
+// function, then the block's sum, in order.
+func blockSum(logit bool, x, eta []float64) float64 {
+	n := max(len(x), len(eta))
+	sign := 1.0
+	if logit {
+		sign = -1
+	}
+	s := 0.0
+	for lo := 0; lo < n; lo += 256 {
+		b := make([]float64, min(n, lo+256)-lo)
+		for k := range b {
+			b[k] = sign * (2*bc(x, lo+k) - 1) * bc(eta, lo+k)
+		}
+		if logit {
+			Log1pExpSlice(b, b)
+			for _, v := range b {
+				s -= v
+			}
+		} else {
+			LogPhiSlice(b, b)
+			for _, v := range b {
+				s += v
+			}
+		}
+	}
+	return s
+}
+
+// TestSumLogDensityBinaryOrder: the probit and logit sums are the same bits
+// as a block's sum after the block (the order of the additions is kept),
+// at lengths around the block size and with a broadcast outcome or
+// predictor.
+func TestSumLogDensityBinaryOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, name := range []string{"bernoulli_probit", "bernoulli_logit"} {
+		f, _ := Lookup(name)
+		op := NewSumLogDensity(f)
+		for _, n := range []int{1, 2, 255, 256, 257, 511, 512, 513, 1000, 100003} {
+			x, eta := make([]float64, n), make([]float64, n)
+			for i := range x {
+				x[i], eta[i] = float64(rng.IntN(2)), 3*rng.NormFloat64()
+			}
+			for _, in := range [][][]float64{{x, eta}, {x[:1], eta}, {x, eta[:1]}} {
+				var out [1]float64
+				op.Forward(out[:], in)
+				want := blockSum(name == "bernoulli_logit", in[0], in[1])
+				if math.Float64bits(out[0]) != math.Float64bits(want) {
+					t.Fatalf("%s, n = %d, lengths %d and %d: %v, want %v", name, n, len(in[0]), len(in[1]), out[0], want)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkSumLogDensityLogit100k: the logit likelihood of 100000 rows, a
+// PSIS draw's (or a CIS sample's) term of a large logistic regression.
+func BenchmarkSumLogDensityLogit100k(b *testing.B) {
+	f, _ := Lookup("bernoulli_logit")
+	op := NewSumLogDensity(f)
+	x, eta := make([]float64, 100000), make([]float64, 100000)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range x {
+		x[i] = float64(rng.IntN(2))
+		eta[i] = 2 * rng.NormFloat64()
+	}
+	in := [][]float64{x, eta}
+	var out [1]float64
+	b.ReportAllocs()
+	for b.Loop() {
+		op.Forward(out[:], in)
+	}
+}
