@@ -1011,16 +1011,16 @@ func (r *resolver) postfix(p *lang.Postfix) Expr {
 			x = col
 			continue
 		}
+		for _, sl := range ix.Slots {
+			if sl.Lo == nil && !sl.Colon { // m[ ] or m[:, ]: not a range either
+				r.errorf(r.at(sl.Pos), "an empty index")
+				return nil
+			}
+		}
 		if ix.Slots[0].Colon || len(ix.Slots) > 1 && ix.Slots[1].Colon {
 			x = r.slice(x, ix)
 			arraySliced(x, t)
 			continue
-		}
-		for _, sl := range ix.Slots {
-			if sl.Lo == nil {
-				r.errorf(ip, "an empty index")
-				return nil
-			}
 		}
 		idx := make([]Expr, len(ix.Slots))
 		for i, a := range ix.Args() {
