@@ -101,3 +101,14 @@ func TestWarmStartPasses(t *testing.T) {
 		require.Equal(t, chains[0].Q.(msc.Sampler).LogQ(w.modes[0].x), ch.Q.(msc.Sampler).LogQ(w.modes[0].x), "every chain starts at the mode chain 1 found")
 	}
 }
+
+func TestTapeCostDebug(t *testing.T) {
+	for _, n := range []int{100, 100000} {
+		m, err := Load("../examples/logistic_large.msc", logisticData(t, n, 10))
+		require.NoError(t, err)
+		t.Logf("n %d cost %g", n, tapeCost(m.Comp))
+	}
+	m, err := Load("../examples/normal_mean.msc", "../examples/data/normal_mean.csv")
+	require.NoError(t, err)
+	t.Logf("normal_mean cost %g", tapeCost(m.Comp))
+}
