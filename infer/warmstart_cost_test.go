@@ -102,13 +102,33 @@ func TestWarmStartPasses(t *testing.T) {
 	}
 }
 
-func TestTapeCostDebug(t *testing.T) {
-	for _, n := range []int{100, 100000} {
-		m, err := Load("../examples/logistic_large.msc", logisticData(t, n, 10))
-		require.NoError(t, err)
-		t.Logf("n %d cost %g", n, tapeCost(m.Comp))
-	}
+// TestTapeCost: the cost of a row of the log joint is its tape's length,
+// which grows with the data: the 30000-row logistic regression's chains
+// (S = 10, 4 chains) compute enough per iteration for the dense checks,
+// normal_mean's do not.
+func TestTapeCost(t *testing.T) {
+	small, err := Load("../examples/logistic_large.msc", logisticData(t, 100, 10))
+	require.NoError(t, err)
+	large, err := Load("../examples/logistic_large.msc", logisticData(t, 30000, 10))
+	require.NoError(t, err)
+	cs, cl := tapeCost(small.Comp), tapeCost(large.Comp)
+	// each row adds its linear predictor and its Bernoulli term
+	require.Equal(t, 2.0*(30000-100), cl-cs, "the cost grows with the rows")
+	require.GreaterOrEqual(t, 40*cl, msc.Defaults.DenseCost)
 	m, err := Load("../examples/normal_mean.msc", "../examples/data/normal_mean.csv")
 	require.NoError(t, err)
-	t.Logf("normal_mean cost %g", tapeCost(m.Comp))
+	require.Less(t, 40*tapeCost(m.Comp), msc.Defaults.DenseCost)
+}
+
+// BenchmarkWarmStart: the warm start (16 mode searches and a curvature) of
+// a 20000-row logistic regression, 4 chains.
+func BenchmarkWarmStart(b *testing.B) {
+	m, err := Load("../examples/logistic_large.msc", logisticData(b, 20000, 10))
+	require.NoError(b, err)
+	chains := chainsFor(b, m, 4)
+	b.ResetTimer()
+	for b.Loop() {
+		w := startAtLaplace(1, chains)
+		require.True(b, w.started)
+	}
 }
