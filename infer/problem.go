@@ -3,6 +3,7 @@ package infer
 import (
 	"fmt"
 
+	"github.com/mscppl/mscppl/autodiff"
 	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/mscppl/mscppl/ir"
 )
@@ -45,7 +46,7 @@ func (s staticView) Given() (msc.GeneralStateSpace, msc.StateSpace) {
 func newProblem(c *ir.Compiled, ways int, clone func() (*ir.Compiled, error)) *msc.Problem {
 	p := &msc.Problem{
 		Dim: c.Dim(), Names: c.Model.UnconstrainedNames(), ParamNames: unconstrainedParamNames(c.Model),
-		Target: c, Grad: c, Diagnoser: c, Facts: facts(c),
+		Target: c, Grad: c, Diagnoser: c, Facts: facts(c), Cost: tapeCost(c),
 	}
 	if c.NumParams() > 0 {
 		p.Params = c
@@ -131,4 +132,21 @@ func facts(c *ir.Compiled) msc.Facts {
 		out.Exchangeable = append(out.Exchangeable, msc.Exchangeable{Latents: x.Latents, Reflected: x.Reflected, K: x.K, Order: x.Order, Declare: x.Declare})
 	}
 	return out
+}
+
+// tapeCost is the number of scalars one row of c's log joint computes: the
+// lengths of its tape's nodes that depend on the latents (a matrix-vector
+// product counts its rows, not its rows times columns).
+func tapeCost(c *ir.Compiled) float64 {
+	g := c.Graph()
+	if g == nil {
+		return 0
+	}
+	n := 0
+	for i := range g.NumNodes() {
+		if !g.IsConst(autodiff.Node(i)) {
+			n += g.Len(autodiff.Node(i))
+		}
+	}
+	return float64(n)
 }

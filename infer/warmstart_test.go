@@ -106,7 +106,7 @@ func TestDominantMode(t *testing.T) {
 }
 
 // chainsFor builds C chains' problems and default families, as Fit does.
-func chainsFor(t *testing.T, m *Model, C int) []msc.Chain {
+func chainsFor(t testing.TB, m *Model, C int) []msc.Chain {
 	chains := make([]msc.Chain, C)
 	for i := range C {
 		mi, err := m.Clone()

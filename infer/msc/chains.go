@@ -30,7 +30,9 @@ type Chain struct {
 //
 // Unless s.Fixed, s.Iters is a cap: the chains advance in blocks and stop
 // at the first check (from Defaults.FirstCheck on, then every 500 iterations or an eighth of
-// the run so far) at which the chains agree (the largest rank-normalised
+// the run so far; every Defaults.CheckStep iterations, with two successive
+// passes needed, when an iteration computes at least Defaults.DenseCost
+// scalars) at which the chains agree (the largest rank-normalised
 // split R-hat over the averaging window at most Defaults.RhatMax, and the
 // chains' averaged means within Defaults.AgreeSD posterior sds of each
 // other) and the combined average is stable (its mean moved less than
@@ -81,6 +83,21 @@ func RunChains(ctx context.Context, specs []Chain, s Settings, res *Result) erro
 		halfway = s.Iters / 2
 		next = halfway
 	}
+	// dense: the iterations are costly, so the rule is checked every
+	// CheckStep iterations from FirstCheck on; its figures are evaluated
+	// from FirstCheck/2 on, so that each check judges the stability
+	// against the evaluation FirstCheck/2 iterations before (as the sparse
+	// schedule does), and the run stops when the rule passes at two
+	// successive checks (the windows of checks CheckStep apart overlap, so
+	// their figures are close; two passes keep a dip of the noise below
+	// the thresholds, which the more frequent checks meet more often, from
+	// stopping the run)
+	dense := halfway == 0 && !s.Fixed && float64(s.Samples*C)*specs[0].Problem.Cost >= Defaults.DenseCost
+	passed := false // dense: the rule passed at the previous check
+	if dense {
+		ev.lag = Defaults.FirstCheck / 2
+		next = min(next, Defaults.FirstCheck/2)
+	}
 	for {
 		if err := advanceAll(ctx, chains, next); err != nil {
 			return err
@@ -98,6 +115,22 @@ func RunChains(ctx context.Context, specs []Chain, s Settings, res *Result) erro
 		if n == halfway { // not a check: the run goes on to its cap
 			ev.evaluate(n, false)
 			next = s.Iters
+			continue
+		}
+		if dense {
+			pass := ev.evaluate(n, false) && (ev.stable || ev.chainSummaries)
+			if n >= Defaults.FirstCheck {
+				res.Checks++
+				if pass && passed {
+					res.StoppedByRule = true
+					break
+				}
+				passed = pass
+			}
+			next = min(s.Iters, roundUp(n+1, Defaults.CheckStep))
+			if fixAt > n {
+				next = min(next, fixAt)
+			}
 			continue
 		}
 		res.Checks++
@@ -180,11 +213,15 @@ type evaluator struct {
 	mean, sd           []float64 // the combined average's moments
 	prevMean, prevSD   []float64
 	stable             bool
-	chainMeans         [][]float64
-	chainThetas        [][]float64 // each chain's averaged params
-	learnedThetas      [][]float64 // each chain's own params when they were fixed
-	q                  Family      // the combined q
-	theta              []float64
+	// lag: the stability is judged against the last evaluation at least
+	// lag iterations before (0: the previous one), kept in snaps
+	lag           int
+	snaps         []snapshot
+	chainMeans    [][]float64
+	chainThetas   [][]float64 // each chain's averaged params
+	learnedThetas [][]float64 // each chain's own params when they were fixed
+	q             Family      // the combined q
+	theta         []float64
 	// chainSummaries: q cannot be sampled (a state-space proposal), so the
 	// run reports the chains' own averages of their retained samples. Their
 	// spread is then Monte Carlo error, which the bulk ESS measures: the
@@ -203,6 +240,12 @@ type evaluation struct {
 	spread float64
 }
 
+// snapshot is the combined average's moments at an evaluation.
+type snapshot struct {
+	n        int
+	mean, sd []float64
+}
+
 // evaluate computes R-hat, the chains' spread and the combined moments
 // after n iterations, and reports whether R-hat and the agreement pass.
 // Unless final, R-hat is computed only when the agreement and the
@@ -212,6 +255,14 @@ func (e *evaluator) evaluate(n int, final bool) bool {
 	d, C := c0.l.d, len(e.chains)
 	from := e.s.windowStart(n)
 	e.prevMean, e.prevSD = e.mean, e.sd
+	if e.lag > 0 {
+		e.prevMean, e.prevSD = nil, nil
+		for _, sn := range e.snaps {
+			if sn.n <= n-e.lag {
+				e.prevMean, e.prevSD = sn.mean, sn.sd
+			}
+		}
+	}
 	e.mean, e.sd = make([]float64, d), make([]float64, d)
 	// the combined q: the average of the chains' averaged statistics
 	sum := make([]float64, len(c0.l.stats))
@@ -275,6 +326,9 @@ func (e *evaluator) evaluate(n int, final bool) bool {
 			e.spread[j] = 0
 		}
 		e.spreadMax = nanMax(e.spreadMax, e.spread[j])
+	}
+	if e.lag > 0 {
+		e.snaps = append(e.snaps, snapshot{n, e.mean, e.sd})
 	}
 	e.stable = e.prevMean != nil
 	for j := range e.prevMean {

@@ -45,6 +45,9 @@
 // score (natural gradient, Robbins-Monro or Adam), moves the params along
 // the Fisher-identity gradient at the retained sample (Algorithm 3), and
 // averages the iterates. RunChains runs the chains in parallel and stops
-// when they agree (R-hat and the spread of their averaged means). Defaults
+// when they agree (R-hat and the spread of their averaged means), checked
+// every Defaults.CheckStep iterations instead of every 500 or more when an
+// iteration is costly (Problem.Cost, the scalars a row of the log joint
+// computes: a large data set). Defaults
 // holds the engine's defaults in one place.
 package msc

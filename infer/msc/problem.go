@@ -61,6 +61,10 @@ type Problem struct {
 	// centred hierarchy, exchangeable components), for the remedies the
 	// warnings name.
 	Facts Facts
+	// Cost is the number of scalars one row of the log joint computes (its
+	// tape's length), a deterministic measure of a pass over the data for
+	// the stopping rule's schedule (0: unknown, taken as cheap).
+	Cost float64
 }
 
 // Capability is a set of things a Problem can do, as bits.
