@@ -32,9 +32,9 @@ func (c countingGrad) LogJoint(z, out []float64) {
 	c.GradTarget.LogJoint(z, out)
 }
 
-// logisticData writes examples/logistic_large.msc's data (n rows, k
+// largeLogisticJSON writes examples/logistic_large.msc's data (n rows, k
 // predictors) as CmdStan JSON, simulated as examples/tools/biglogistic does.
-func logisticData(t testing.TB, n, k int) string {
+func largeLogisticJSON(t testing.TB, n, k int) string {
 	path := filepath.Join(t.TempDir(), "logistic.json")
 	f, err := os.Create(path)
 	require.NoError(t, err)
@@ -86,7 +86,7 @@ func logisticData(t testing.TB, n, k int) string {
 // and shared chain 1's mode (the searches ran on until L-BFGS's line
 // searches failed, about 160 each at 100000 rows).
 func TestWarmStartPasses(t *testing.T) {
-	m, err := Load("../examples/logistic_large.msc", logisticData(t, 20000, 10))
+	m, err := Load("../examples/logistic_large.msc", largeLogisticJSON(t, 20000, 10))
 	require.NoError(t, err)
 	chains := chainsFor(t, m, 4)
 	var grads, rows atomic.Int64
@@ -107,9 +107,9 @@ func TestWarmStartPasses(t *testing.T) {
 // (S = 10, 4 chains) compute enough per iteration for the dense checks,
 // normal_mean's do not.
 func TestTapeCost(t *testing.T) {
-	small, err := Load("../examples/logistic_large.msc", logisticData(t, 100, 10))
+	small, err := Load("../examples/logistic_large.msc", largeLogisticJSON(t, 100, 10))
 	require.NoError(t, err)
-	large, err := Load("../examples/logistic_large.msc", logisticData(t, 30000, 10))
+	large, err := Load("../examples/logistic_large.msc", largeLogisticJSON(t, 30000, 10))
 	require.NoError(t, err)
 	cs, cl := tapeCost(small.Comp), tapeCost(large.Comp)
 	// each row adds its linear predictor and its Bernoulli term
@@ -123,7 +123,7 @@ func TestTapeCost(t *testing.T) {
 // BenchmarkWarmStart: the warm start (16 mode searches and a curvature) of
 // a 20000-row logistic regression, 4 chains.
 func BenchmarkWarmStart(b *testing.B) {
-	m, err := Load("../examples/logistic_large.msc", logisticData(b, 20000, 10))
+	m, err := Load("../examples/logistic_large.msc", largeLogisticJSON(b, 20000, 10))
 	require.NoError(b, err)
 	chains := chainsFor(b, m, 4)
 	b.ResetTimer()
