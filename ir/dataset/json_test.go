@@ -125,6 +125,7 @@ func FuzzReadJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := ParseJSON("f.json", data)
+		requireScanAgrees(t, data)
 		if err == nil {
 			require.Len(t, d.Fields, len(d.Names))
 			for _, name := range d.Names {
@@ -134,10 +135,18 @@ func FuzzReadJSON(f *testing.F) {
 					n *= k
 				}
 				require.Len(t, fl.Values, n)
-				require.Len(t, fl.offs, n)
-				for i := range fl.Values {
+				prev := -1
+				for i, x := range fl.Values {
 					p := fl.ElemPos(i)
 					require.True(t, p.Line >= 1 && p.Col >= 1)
+					// ElemPos points at value i: after value i-1, at a
+					// number or string that reads as x.
+					require.Greater(t, p.Offset, prev)
+					prev = p.Offset
+					s := jsonScanner{data: data, i: p.Offset}
+					y, ok := s.leaf()
+					require.True(t, ok, "value %d of %s at %v", i, name, p)
+					require.Equal(t, math.Float64bits(x), math.Float64bits(y), "value %d of %s at %v", i, name, p)
 				}
 			}
 			return
@@ -154,4 +163,34 @@ func FuzzReadJSON(f *testing.F) {
 			require.True(t, e.Pos.Offset >= 0 && e.Pos.Offset <= len(data), "%v", e)
 		}
 	})
+}
+
+// requireScanAgrees checks that the scanner of ParseJSON accepts the files
+// that the token-by-token parser accepts, and reads the same fields from
+// them: values (bit for bit), shapes, integer flags and positions.
+func requireScanAgrees(t *testing.T, data []byte) {
+	t.Helper()
+	ref, refErr := parseJSONTree("f.json", data)
+	d := &JSONData{File: "f.json", Fields: map[string]*JSONField{}}
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		d.bom = 3
+	}
+	d.data = data[d.bom:]
+	ok := scanJSON(d)
+	require.Equal(t, refErr == nil, ok, "the tree parser says %v, the scanner %v on %q", refErr, ok, data)
+	if !ok {
+		return
+	}
+	require.Equal(t, ref.Names, d.Names)
+	for _, name := range ref.Names {
+		a, b := ref.Fields[name], d.Fields[name]
+		require.Equal(t, a.Dims, b.Dims, name)
+		require.Equal(t, a.Integer, b.Integer, name)
+		require.Equal(t, a.Pos, b.Pos, name)
+		require.Equal(t, a.val, b.val, name)
+		require.Equal(t, len(a.Values), len(b.Values), name)
+		for i := range a.Values {
+			require.Equal(t, math.Float64bits(a.Values[i]), math.Float64bits(b.Values[i]), "%s value %d", name, i)
+		}
+	}
 }

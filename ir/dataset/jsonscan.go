@@ -1,0 +1,457 @@
+package dataset
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strconv"
+
+	"github.com/mscppl/mscppl/lang"
+)
+
+// scanJSON reads d.data, a JSON data file, into d's fields in one pass over
+// the bytes and reports whether the file is valid. It builds no tree: each
+// number is parsed where it stands and appended to its field's Values (the
+// rows of a matrix one after the other), and it keeps no position but each
+// field's. It stops at the first problem of any kind, without a message:
+// ParseJSON then parses the file again with parseJSONTree, which reports
+// all the problems. On a file parseJSONTree accepts, scanJSON gives the
+// same fields (the differential FuzzReadJSON checks this).
+func scanJSON(d *JSONData) bool {
+	s := jsonScanner{d: d, data: d.data, line: 1}
+	return s.file()
+}
+
+type jsonScanner struct {
+	d    *JSONData
+	data []byte
+	i    int // the next byte to read
+	// at is an offset already converted to a position: line is its line
+	// and lineStart the offset where that line starts. Field names come
+	// in order, so their positions take one pass over the file in all.
+	at, line, lineStart int
+}
+
+func (s *jsonScanner) ws() {
+	for s.i < len(s.data) {
+		switch s.data[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+			continue
+		}
+		return
+	}
+}
+
+// eat consumes c if it is the next byte.
+func (s *jsonScanner) eat(c byte) bool {
+	if s.i < len(s.data) && s.data[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+func (s *jsonScanner) peek() byte {
+	if s.i < len(s.data) {
+		return s.data[s.i]
+	}
+	return 0
+}
+
+// pos is the position of off, which is not before the last offset asked.
+func (s *jsonScanner) pos(off int) lang.Pos {
+	seg := s.data[s.at:off]
+	if n := bytes.Count(seg, []byte{'\n'}); n > 0 {
+		s.line += n
+		s.lineStart = s.at + bytes.LastIndexByte(seg, '\n') + 1
+	}
+	s.at = off
+	return lang.Pos{File: s.d.File, Offset: s.d.bom + off, Line: s.line, Col: off - s.lineStart + 1}
+}
+
+func (s *jsonScanner) file() bool {
+	d := s.d
+	s.ws()
+	if !s.eat('{') {
+		return false
+	}
+	s.ws()
+	if !s.eat('}') {
+		for {
+			s.ws()
+			koff := s.i
+			name, ok := s.str()
+			if !ok {
+				return false
+			}
+			s.ws()
+			if !s.eat(':') {
+				return false
+			}
+			s.ws()
+			if _, dup := d.Fields[name]; dup {
+				return false
+			}
+			f := &JSONField{Name: name, d: d, val: s.i}
+			if !s.value(f) {
+				return false
+			}
+			f.Pos = s.pos(koff)
+			d.Names = append(d.Names, name)
+			d.Fields[name] = f
+			s.ws()
+			if s.eat(',') {
+				continue
+			}
+			if s.eat('}') {
+				break
+			}
+			return false
+		}
+	}
+	// After the object, parseJSONTree skips commas and colons with the
+	// white space.
+	for ; s.i < len(s.data); s.i++ {
+		switch s.data[s.i] {
+		case ' ', '\t', '\n', '\r', ',', ':':
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// value reads a field's value: a number, an array of numbers or an array
+// of rows of numbers.
+func (s *jsonScanner) value(f *JSONField) bool {
+	if s.peek() != '[' {
+		x, ok := s.leaf()
+		if ok {
+			f.Values = []float64{x}
+			f.Integer = isInteger(x)
+		}
+		return ok
+	}
+	s.i++
+	s.ws()
+	if s.eat(']') {
+		f.Dims, f.Integer = []int{0}, true
+		return true
+	}
+	integer := true
+	if s.peek() != '[' {
+		n := 0
+		for {
+			x, ok := s.leaf()
+			if !ok {
+				return false
+			}
+			f.Values = append(f.Values, x)
+			integer = integer && isInteger(x)
+			n++
+			s.ws()
+			if s.eat(']') {
+				break
+			}
+			if !s.eat(',') {
+				return false
+			}
+			s.ws()
+		}
+		f.Dims, f.Integer = []int{n}, integer
+		return true
+	}
+	rows, cols := 0, -1
+	for {
+		if !s.eat('[') {
+			return false
+		}
+		n := 0
+		s.ws()
+		if !s.eat(']') {
+			for {
+				x, ok := s.leaf()
+				if !ok {
+					return false
+				}
+				f.Values = append(f.Values, x)
+				integer = integer && isInteger(x)
+				n++
+				s.ws()
+				if s.eat(']') {
+					break
+				}
+				if !s.eat(',') {
+					return false
+				}
+				s.ws()
+			}
+		}
+		if cols < 0 {
+			cols = n
+		} else if n != cols {
+			return false
+		}
+		rows++
+		s.ws()
+		if s.eat(']') {
+			break
+		}
+		if !s.eat(',') {
+			return false
+		}
+		s.ws()
+	}
+	f.Dims, f.Integer = []int{rows, cols}, integer
+	return true
+}
+
+func isInteger(x float64) bool { return x == math.Trunc(x) && !math.IsInf(x, 0) }
+
+// leaf reads a number, or one of the strings that stand for NaN and the
+// infinities.
+func (s *jsonScanner) leaf() (float64, bool) {
+	if s.peek() == '"' {
+		raw, simple, ok := s.quoted()
+		if !ok {
+			return 0, false
+		}
+		if simple {
+			return special(raw[1 : len(raw)-1])
+		}
+		var str string
+		if json.Unmarshal(raw, &str) != nil {
+			return 0, false
+		}
+		return special([]byte(str))
+	}
+	start := s.i
+	end, ok := numberEnd(s.data, start)
+	if !ok {
+		return 0, false
+	}
+	s.i = end
+	return parseNumber(s.data[start:end])
+}
+
+// special is the value of the strings that stand for NaN and the
+// infinities.
+func special(b []byte) (float64, bool) {
+	switch string(b) {
+	case "NaN":
+		return math.NaN(), true
+	case "Inf", "+Inf", "Infinity":
+		return math.Inf(1), true
+	case "-Inf", "-Infinity":
+		return math.Inf(-1), true
+	}
+	return 0, false
+}
+
+// str reads a string (an object's key).
+func (s *jsonScanner) str() (string, bool) {
+	if s.peek() != '"' {
+		return "", false
+	}
+	raw, simple, ok := s.quoted()
+	if !ok {
+		return "", false
+	}
+	if simple {
+		return string(raw[1 : len(raw)-1]), true
+	}
+	var str string
+	if json.Unmarshal(raw, &str) != nil {
+		return "", false
+	}
+	return str, true
+}
+
+// quoted reads a string literal and returns it with its quotes; simple
+// reports that it holds only printable ASCII without escapes, so that its
+// bytes are its value (otherwise encoding/json decodes it, with its escapes
+// and its replacement of invalid UTF-8).
+func (s *jsonScanner) quoted() (raw []byte, simple, ok bool) {
+	simple = true
+	for i := s.i + 1; i < len(s.data); i++ {
+		switch c := s.data[i]; {
+		case c == '"':
+			raw = s.data[s.i : i+1]
+			s.i = i + 1
+			return raw, simple, true
+		case c == '\\':
+			simple = false
+			i++ // the escaped byte; encoding/json checks the escape
+		case c < 0x20:
+			return nil, false, false
+		case c >= 0x80:
+			simple = false
+		}
+	}
+	return nil, false, false
+}
+
+// numberEnd returns the end of the JSON number at data[i:], which must be
+// followed by white space, a comma, a bracket or a brace (or the end).
+func numberEnd(data []byte, i int) (int, bool) {
+	digits := func() int {
+		j := i
+		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+			i++
+		}
+		return i - j
+	}
+	if i < len(data) && data[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(data) && data[i] == '0':
+		i++
+	case digits() == 0:
+		return 0, false
+	}
+	if i < len(data) && data[i] == '.' {
+		i++
+		if digits() == 0 {
+			return 0, false
+		}
+	}
+	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+		i++
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return 0, false
+		}
+	}
+	if i < len(data) {
+		switch data[i] {
+		case ' ', '\t', '\n', '\r', ',', ']', '}':
+		default:
+			return 0, false
+		}
+	}
+	return i, true
+}
+
+// parseNumber parses a JSON number as strconv.ParseFloat does, refusing
+// what is out of range (overflow and underflow).
+func parseNumber(b []byte) (float64, bool) {
+	if x, ok := fastFloat(b); ok {
+		return x, true
+	}
+	x, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || math.IsInf(x, 0) {
+		return 0, false
+	}
+	return x, true
+}
+
+// pow10 holds the powers of ten a float64 holds exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// fastFloat parses a valid JSON number whose significant digits make an
+// integer m <= 2^53 and whose decimal exponent e has |e| <= 22: then m and
+// 10^|e| are exact float64s and one multiplication or division rounds
+// m * 10^e correctly (Clinger's fast path, as strconv's), so the result is
+// strconv.ParseFloat's. Other numbers report false.
+func fastFloat(b []byte) (float64, bool) {
+	i, neg := 0, false
+	if b[0] == '-' {
+		neg, i = true, 1
+	}
+	var m uint64
+	nd, exp := 0, 0 // significant digits read; the decimal exponent
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		if m == 0 && b[i] == '0' {
+			continue
+		}
+		if nd++; nd > 16 {
+			return 0, false
+		}
+		m = m*10 + uint64(b[i]-'0')
+	}
+	if i < len(b) && b[i] == '.' {
+		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+			exp--
+			if m == 0 && b[i] == '0' {
+				continue
+			}
+			if nd++; nd > 16 {
+				return 0, false
+			}
+			m = m*10 + uint64(b[i]-'0')
+		}
+	}
+	if i < len(b) { // the exponent
+		i++
+		eneg := false
+		switch b[i] {
+		case '-':
+			eneg = true
+			i++
+		case '+':
+			i++
+		}
+		if len(b)-i > 3 {
+			return 0, false
+		}
+		e := 0
+		for ; i < len(b); i++ {
+			e = e*10 + int(b[i]-'0')
+		}
+		if eneg {
+			e = -e
+		}
+		exp += e
+	}
+	x := float64(m)
+	switch {
+	case m == 0:
+	case m > 1<<53:
+		return 0, false
+	case exp >= 0 && exp <= 22:
+		x *= pow10[exp]
+	case exp < 0 && exp >= -22:
+		x /= pow10[-exp]
+	default:
+		return 0, false
+	}
+	if neg {
+		x = -x
+	}
+	return x, true
+}
+
+// leafOffset is the offset of value i (0-based, row-major) of the value
+// that starts at data[off:], a number or an array of numbers or rows that
+// ParseJSON accepted.
+func leafOffset(data []byte, off, i int) int {
+	k := 0
+	for off < len(data) {
+		switch data[off] {
+		case ' ', '\t', '\n', '\r', ',', '[', ']':
+			off++
+			continue
+		}
+		if k == i {
+			return off
+		}
+		k++
+		if data[off] == '"' {
+			for off++; off < len(data) && data[off] != '"'; off++ {
+				if data[off] == '\\' {
+					off++
+				}
+			}
+			off++
+			continue
+		}
+		end, _ := numberEnd(data, off)
+		off = max(end, off+1)
+	}
+	return off
+}
