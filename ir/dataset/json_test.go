@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -120,6 +123,10 @@ func FuzzReadJSON(f *testing.F) {
 	for _, s := range []string{
 		`{"N": 3, "y": [1, 2, 3], "X": [[1, 2], [3, 4]]}`, `{"a": ["NaN", "Inf"]}`, "\xef\xbb\xbf{\"a\":1}",
 		`{"J": 8, "y": [28, 8, -3, 7, -1, 1, 18, 12], "sigma": [15, 10, 16, 11, 9, 11, 10, 18]}`,
+		`{"x": [1e22, 1e23, -0.0, 9007199254740993, 1.5E-3, 1e-400, 4.9e-324, 123456789012345678901234567890]}`,
+		`{"\u0061": 1, "b\n": ["\u004eaN", "-Infinity", "+Inf"], "\u00e9": 2}`,
+		"{\"a\": [[], []], \"b\": [[1], [2]]}\r\n,:", `{}`, `{"X": [[1, 2], [3, "Inf"]], "a": 01}`,
+		"{\"X\":\r[[1 ,2 ] ,\n\t[3,4]\n]\n}", `{"a": [1, 2,]}`, `{"a": 1,}`, `{"a": "\x"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -192,5 +199,63 @@ func requireScanAgrees(t *testing.T, data []byte) {
 		for i := range a.Values {
 			require.Equal(t, math.Float64bits(a.Values[i]), math.Float64bits(b.Values[i]), "%s value %d", name, i)
 		}
+	}
+}
+
+// TestNumberMatchesStrconv: the scanner's number parser gives
+// strconv.ParseFloat's value bit for bit, and refuses exactly what
+// ParseFloat cannot parse or rounds to an infinity or (underflow) reports
+// out of range.
+func TestNumberMatchesStrconv(t *testing.T) {
+	cases := []string{"0", "-0", "0.0", "-0.0e5", "0e400", "1", "-1", "10", "100e-2", "0.1", "0.3", "-0.57761193",
+		"9007199254740991", "9007199254740992", "9007199254740993", "18014398509481985", "1e22", "1e23", "-1e-22", "1e-23",
+		"123456789012345678901234567890", "1.000000000000000000001", "0.000000000000000000000000000001",
+		"4.9e-324", "5e-324", "2e-324", "1e-400", "1.7976931348623157e308", "1.8e308", "1e400",
+		"12345678901234567e-5", "1234567890123456e-22", "1234567890123456e22", "0.00012345678901234567",
+		"1E+2", "1e+0002", "1e-00000000000000000000400"}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 200000 {
+		var b []byte
+		if r.IntN(4) == 0 {
+			b = append(b, '-')
+		}
+		nint := 1 + r.IntN(20)
+		b = append(b, byte('1'+r.IntN(9)))
+		for range nint - 1 {
+			b = append(b, byte('0'+r.IntN(10)))
+		}
+		if r.IntN(10) == 0 {
+			b = []byte(strings.TrimLeft(string(b), "-123456789"))
+			b = append([]byte("0"), b...)
+			b = b[:1]
+		}
+		if r.IntN(2) == 0 {
+			b = append(b, '.')
+			for range 1 + r.IntN(20) {
+				b = append(b, byte('0'+r.IntN(10)))
+			}
+		}
+		if r.IntN(2) == 0 {
+			b = append(b, "eE"[r.IntN(2)])
+			b = append(b, []string{"", "+", "-"}[r.IntN(3)]...)
+			b = strconv.AppendInt(b, int64(r.IntN([]int{30, 400}[r.IntN(2)])), 10)
+		}
+		cases = append(cases, string(b))
+	}
+	for _, c := range cases {
+		for _, end := range []string{"", ",", "]", " "} {
+			s := jsonScanner{data: []byte(c + end)}
+			got, ok := s.number()
+			want, err := strconv.ParseFloat(c, 64)
+			wantOK := err == nil && !math.IsInf(want, 0)
+			if ok != wantOK || ok && (math.Float64bits(want) != math.Float64bits(got) || s.i != len(c)) {
+				t.Fatalf("%q: got %v (%v, end %d), strconv.ParseFloat gives %v (%v)", c, got, ok, s.i, want, err)
+			}
+		}
+	}
+	for _, bad := range []string{"", "-", "01", "1.", ".5", "+1", "1e", "1e+", "1x", "--1", "1.2.3", "0x10", "1_0", "Infinity"} {
+		s := jsonScanner{data: []byte(bad)}
+		_, ok := s.number()
+		require.False(t, ok, bad)
 	}
 }

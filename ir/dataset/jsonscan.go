@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/mscppl/mscppl/lang"
@@ -147,6 +148,9 @@ func (s *jsonScanner) value(f *JSONField) bool {
 			if !ok {
 				return false
 			}
+			if len(f.Values) == cap(f.Values) {
+				f.Values = s.grow(f.Values, f.val)
+			}
 			f.Values = append(f.Values, x)
 			integer = integer && isInteger(x)
 			n++
@@ -174,6 +178,9 @@ func (s *jsonScanner) value(f *JSONField) bool {
 				x, ok := s.leaf()
 				if !ok {
 					return false
+				}
+				if len(f.Values) == cap(f.Values) {
+					f.Values = s.grow(f.Values, f.val)
 				}
 				f.Values = append(f.Values, x)
 				integer = integer && isInteger(x)
@@ -207,6 +214,18 @@ func (s *jsonScanner) value(f *JSONField) bool {
 	return true
 }
 
+// grow makes room for more values in vals, the values of a field whose
+// value starts at data[start:]: it projects the number of values from those
+// read so far and the bytes they took, to the end of the file (the largest
+// field of a file is mostly the rest of it), between 1.25 and 8 times
+// len(vals). A large array is then allocated a few times, not the dozens
+// of times (and bytes) of append's growth.
+func (s *jsonScanner) grow(vals []float64, start int) []float64 {
+	n := len(vals)
+	proj := n + int(float64(n)*float64(len(s.data)-s.i)/float64(max(1, s.i-start))) + n/64
+	return slices.Grow(vals, min(max(proj, n+n/4), 8*n)-n+64)
+}
+
 func isInteger(x float64) bool { return x == math.Trunc(x) && !math.IsInf(x, 0) }
 
 // leaf reads a number, or one of the strings that stand for NaN and the
@@ -226,13 +245,7 @@ func (s *jsonScanner) leaf() (float64, bool) {
 		}
 		return special([]byte(str))
 	}
-	start := s.i
-	end, ok := numberEnd(s.data, start)
-	if !ok {
-		return 0, false
-	}
-	s.i = end
-	return parseNumber(s.data[start:end])
+	return s.number()
 }
 
 // special is the value of the strings that stand for NaN and the
@@ -292,39 +305,78 @@ func (s *jsonScanner) quoted() (raw []byte, simple, ok bool) {
 	return nil, false, false
 }
 
-// numberEnd returns the end of the JSON number at data[i:], which must be
-// followed by white space, a comma, a bracket or a brace (or the end).
-func numberEnd(data []byte, i int) (int, bool) {
-	digits := func() int {
-		j := i
-		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
-			i++
-		}
-		return i - j
-	}
-	if i < len(data) && data[i] == '-' {
+// number reads the JSON number at s.data[s.i:], which must end at white
+// space, a comma, a bracket or a brace (or the end of the file), and
+// parses it as strconv.ParseFloat does, refusing what is out of range
+// (overflow and underflow). Its one pass over the digits validates the
+// number and accumulates its significant digits m and decimal exponent e:
+// when m <= 2^53 and |e| <= 22, m and 10^|e| are exact float64s and one
+// multiplication or division rounds m * 10^e correctly (Clinger's fast
+// path, as strconv's), so the result is strconv.ParseFloat's. Other
+// numbers go to strconv.ParseFloat.
+func (s *jsonScanner) number() (float64, bool) {
+	data := s.data
+	i := s.i
+	neg := i < len(data) && data[i] == '-'
+	if neg {
 		i++
 	}
+	var m uint64
+	nd, exp := 0, 0 // significant digits read; the decimal exponent
+	fast := true
 	switch {
 	case i < len(data) && data[i] == '0':
 		i++
-	case digits() == 0:
+	case i < len(data) && data[i] >= '1' && data[i] <= '9':
+		for ; i < len(data) && data[i] >= '0' && data[i] <= '9'; i++ {
+			if nd < 16 {
+				m = m*10 + uint64(data[i]-'0')
+				nd++
+			} else {
+				fast = false
+			}
+		}
+	default:
 		return 0, false
 	}
 	if i < len(data) && data[i] == '.' {
 		i++
-		if digits() == 0 {
+		j := i
+		for ; i < len(data) && data[i] >= '0' && data[i] <= '9'; i++ {
+			switch {
+			case m == 0 && data[i] == '0':
+				exp--
+			case nd < 16:
+				m = m*10 + uint64(data[i]-'0')
+				nd++
+				exp--
+			default:
+				fast = false
+			}
+		}
+		if i == j {
 			return 0, false
 		}
 	}
 	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
 		i++
+		eneg := i < len(data) && data[i] == '-'
 		if i < len(data) && (data[i] == '+' || data[i] == '-') {
 			i++
 		}
-		if digits() == 0 {
+		j, e := i, 0
+		for ; i < len(data) && data[i] >= '0' && data[i] <= '9'; i++ {
+			if e < 10000 {
+				e = e*10 + int(data[i]-'0')
+			}
+		}
+		if i == j {
 			return 0, false
 		}
+		if eneg {
+			e = -e
+		}
+		exp += e
 	}
 	if i < len(data) {
 		switch data[i] {
@@ -333,16 +385,23 @@ func numberEnd(data []byte, i int) (int, bool) {
 			return 0, false
 		}
 	}
-	return i, true
-}
-
-// parseNumber parses a JSON number as strconv.ParseFloat does, refusing
-// what is out of range (overflow and underflow).
-func parseNumber(b []byte) (float64, bool) {
-	if x, ok := fastFloat(b); ok {
+	start := s.i
+	s.i = i
+	if fast && m <= 1<<53 && exp >= -22 && exp <= 22 {
+		x := float64(m)
+		switch {
+		case m == 0:
+		case exp >= 0:
+			x *= pow10[exp]
+		default:
+			x /= pow10[-exp]
+		}
+		if neg {
+			x = -x
+		}
 		return x, true
 	}
-	x, err := strconv.ParseFloat(string(b), 64)
+	x, err := strconv.ParseFloat(string(data[start:i]), 64)
 	if err != nil || math.IsInf(x, 0) {
 		return 0, false
 	}
@@ -352,79 +411,6 @@ func parseNumber(b []byte) (float64, bool) {
 // pow10 holds the powers of ten a float64 holds exactly.
 var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
-
-// fastFloat parses a valid JSON number whose significant digits make an
-// integer m <= 2^53 and whose decimal exponent e has |e| <= 22: then m and
-// 10^|e| are exact float64s and one multiplication or division rounds
-// m * 10^e correctly (Clinger's fast path, as strconv's), so the result is
-// strconv.ParseFloat's. Other numbers report false.
-func fastFloat(b []byte) (float64, bool) {
-	i, neg := 0, false
-	if b[0] == '-' {
-		neg, i = true, 1
-	}
-	var m uint64
-	nd, exp := 0, 0 // significant digits read; the decimal exponent
-	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		if m == 0 && b[i] == '0' {
-			continue
-		}
-		if nd++; nd > 16 {
-			return 0, false
-		}
-		m = m*10 + uint64(b[i]-'0')
-	}
-	if i < len(b) && b[i] == '.' {
-		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-			exp--
-			if m == 0 && b[i] == '0' {
-				continue
-			}
-			if nd++; nd > 16 {
-				return 0, false
-			}
-			m = m*10 + uint64(b[i]-'0')
-		}
-	}
-	if i < len(b) { // the exponent
-		i++
-		eneg := false
-		switch b[i] {
-		case '-':
-			eneg = true
-			i++
-		case '+':
-			i++
-		}
-		if len(b)-i > 3 {
-			return 0, false
-		}
-		e := 0
-		for ; i < len(b); i++ {
-			e = e*10 + int(b[i]-'0')
-		}
-		if eneg {
-			e = -e
-		}
-		exp += e
-	}
-	x := float64(m)
-	switch {
-	case m == 0:
-	case m > 1<<53:
-		return 0, false
-	case exp >= 0 && exp <= 22:
-		x *= pow10[exp]
-	case exp < 0 && exp >= -22:
-		x /= pow10[-exp]
-	default:
-		return 0, false
-	}
-	if neg {
-		x = -x
-	}
-	return x, true
-}
 
 // leafOffset is the offset of value i (0-based, row-major) of the value
 // that starts at data[off:], a number or an array of numbers or rows that
@@ -450,8 +436,9 @@ func leafOffset(data []byte, off, i int) int {
 			off++
 			continue
 		}
-		end, _ := numberEnd(data, off)
-		off = max(end, off+1)
+		s := jsonScanner{data: data, i: off}
+		s.number()
+		off = max(s.i, off+1)
 	}
 	return off
 }
