@@ -80,7 +80,7 @@ func (m *Model) load(src []byte, opt ...LoadOptions) error {
 			if m.JSON, err = dataset.ParseJSON(m.DataPath, b); err != nil {
 				return err
 			}
-		} else if m.Table, err = dataset.Read(m.DataPath, strings.NewReader(string(b))); err != nil {
+		} else if m.Table, err = dataset.ReadBytes(m.DataPath, b); err != nil {
 			return err
 		}
 	}

@@ -42,6 +42,12 @@ func Read(filename string, r io.Reader) (*Table, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", filename, err)
 	}
+	return ReadBytes(filename, raw)
+}
+
+// ReadBytes is Read on a file's contents, which it does not copy or
+// change.
+func ReadBytes(filename string, raw []byte) (*Table, error) {
 	p := &parser{file: filename}
 	return p.parse(raw)
 }
@@ -175,6 +181,14 @@ func (p *parser) parse(raw []byte) (*Table, error) {
 	}
 
 	t := &Table{File: p.file, Header: header, cols: make([][]float64, len(header))}
+	// Room for a value per column on each line, as far as the bytes allow
+	// (a row of c numbers takes at least 2c bytes): no allocation is larger
+	// than about 4 times the file's size, whatever its lines claim.
+	rows := min(len(p.starts)-headerLine, len(data)/(2*len(header))+1)
+	for j := range t.cols {
+		t.cols[j] = make([]float64, 0, rows)
+	}
+	t.lines = make([]int, 0, rows)
 	row := 0 // 1-based number of the current data row
 	for {
 		rec, err := cr.Read()
@@ -334,6 +348,9 @@ var missingTokens = []string{"NA", "N/A", "#N/A", "NULL", "None", "?", "."}
 // hint for the user.
 func parseCell(cell string, row int) (v float64, msg, hint string) {
 	s := strings.TrimSpace(cell)
+	if f, end, ok := parseNumber(s, 0); ok && end == len(s) { // a plain decimal, as most cells are
+		return f, "", ""
+	}
 	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) &&
 		!strings.ContainsAny(s, "xX_") { // decimal numbers only: no hex, no digit separators
 		return f, "", ""

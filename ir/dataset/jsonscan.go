@@ -315,8 +315,17 @@ func (s *jsonScanner) quoted() (raw []byte, simple, ok bool) {
 // path, as strconv's), so the result is strconv.ParseFloat's. Other
 // numbers go to strconv.ParseFloat.
 func (s *jsonScanner) number() (float64, bool) {
-	data := s.data
-	i := s.i
+	x, end, ok := parseNumber(s.data, s.i)
+	if ok {
+		s.i = end
+	}
+	return x, ok
+}
+
+// parseNumber is jsonScanner.number on data[i:] (a file's bytes, or a CSV
+// cell), returning the end of the number.
+func parseNumber[T string | []byte](data T, i int) (x float64, end int, ok bool) {
+	start := i
 	neg := i < len(data) && data[i] == '-'
 	if neg {
 		i++
@@ -337,7 +346,7 @@ func (s *jsonScanner) number() (float64, bool) {
 			}
 		}
 	default:
-		return 0, false
+		return 0, 0, false
 	}
 	if i < len(data) && data[i] == '.' {
 		i++
@@ -355,7 +364,7 @@ func (s *jsonScanner) number() (float64, bool) {
 			}
 		}
 		if i == j {
-			return 0, false
+			return 0, 0, false
 		}
 	}
 	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
@@ -371,7 +380,7 @@ func (s *jsonScanner) number() (float64, bool) {
 			}
 		}
 		if i == j {
-			return 0, false
+			return 0, 0, false
 		}
 		if eneg {
 			e = -e
@@ -382,11 +391,9 @@ func (s *jsonScanner) number() (float64, bool) {
 		switch data[i] {
 		case ' ', '\t', '\n', '\r', ',', ']', '}':
 		default:
-			return 0, false
+			return 0, 0, false
 		}
 	}
-	start := s.i
-	s.i = i
 	if fast && m <= 1<<53 && exp >= -22 && exp <= 22 {
 		x := float64(m)
 		switch {
@@ -399,13 +406,13 @@ func (s *jsonScanner) number() (float64, bool) {
 		if neg {
 			x = -x
 		}
-		return x, true
+		return x, i, true
 	}
 	x, err := strconv.ParseFloat(string(data[start:i]), 64)
 	if err != nil || math.IsInf(x, 0) {
-		return 0, false
+		return 0, 0, false
 	}
-	return x, true
+	return x, i, true
 }
 
 // pow10 holds the powers of ten a float64 holds exactly.
