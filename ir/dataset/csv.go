@@ -184,7 +184,11 @@ func (p *parser) parse(raw []byte) (*Table, error) {
 	// Room for a value per column on each line, as far as the bytes allow
 	// (a row of c numbers takes at least 2c bytes): no allocation is larger
 	// than about 4 times the file's size, whatever its lines claim.
-	rows := min(len(p.starts)-headerLine, len(data)/(2*len(header))+1)
+	lines := len(p.starts)
+	if p.starts[lines-1] == len(data) { // the file ends with a line end
+		lines--
+	}
+	rows := max(0, min(lines-headerLine, len(data)/(2*len(header))+1))
 	for j := range t.cols {
 		t.cols[j] = make([]float64, 0, rows)
 	}

@@ -259,3 +259,30 @@ func TestNumberMatchesStrconv(t *testing.T) {
 		require.False(t, ok, bad)
 	}
 }
+
+// TestParseJSONCapacity: a large array's values are allocated close to
+// their number (projected from the bytes left), not with append's slack,
+// and a small array read before a large one is not given the large one's
+// room beyond 8 times its own.
+func TestParseJSONCapacity(t *testing.T) {
+	d, err := ParseJSON("d.json", logisticJSON(20000, 10))
+	require.NoError(t, err)
+	x, _ := d.Field("X")
+	require.Len(t, x.Values, 200000)
+	assert.LessOrEqual(t, cap(x.Values), 200000*21/20)
+
+	var b bytes.Buffer
+	b.WriteString(`{"y": [`)
+	for i := range 1000 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("1")
+	}
+	b.WriteString(`], "z": [` + strings.Repeat("0.123456789, ", 100000) + `1]}`)
+	d, err = ParseJSON("d.json", b.Bytes())
+	require.NoError(t, err)
+	y, _ := d.Field("y")
+	require.Len(t, y.Values, 1000)
+	assert.LessOrEqual(t, cap(y.Values), 8*1000+64)
+}
