@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -80,7 +81,7 @@ func (m *Model) load(src []byte, opt ...LoadOptions) error {
 			if m.JSON, err = dataset.ParseJSON(m.DataPath, b); err != nil {
 				return err
 			}
-		} else if m.Table, err = dataset.ReadBytes(m.DataPath, b); err != nil {
+		} else if m.Table, err = dataset.Read(m.DataPath, bytes.NewBuffer(b)); err != nil {
 			return err
 		}
 	}

@@ -36,18 +36,19 @@ type Table struct {
 // (the header is line 1, and a quoted field that spans lines counts all of
 // them) and the 1-based byte column of the offending field. A UTF-8 byte
 // order mark is skipped and does not count towards the column. Errors from
-// r itself are returned as they are, prefixed with filename.
+// r itself are returned as they are, prefixed with filename. The contents
+// of a *bytes.Buffer (any reader with a Bytes method) are read in place,
+// not copied, and not changed.
 func Read(filename string, r io.Reader) (*Table, error) {
-	raw, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filename, err)
+	var raw []byte
+	if b, ok := r.(interface{ Bytes() []byte }); ok {
+		raw = b.Bytes() // a *bytes.Buffer: its contents, not a copy (a large file is not held twice)
+	} else {
+		var err error
+		if raw, err = io.ReadAll(r); err != nil {
+			return nil, fmt.Errorf("%s: %w", filename, err)
+		}
 	}
-	return ReadBytes(filename, raw)
-}
-
-// ReadBytes is Read on a file's contents, which it does not copy or
-// change.
-func ReadBytes(filename string, raw []byte) (*Table, error) {
 	p := &parser{file: filename}
 	return p.parse(raw)
 }

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -411,4 +413,29 @@ func TestReadAllocationBounded(t *testing.T) {
 	tab, err = Read("d.csv", strings.NewReader("a,b\n1,2\n3,4\n5,6\n"))
 	require.NoError(t, err)
 	assert.Equal(t, 3, cap(tab.Col(0)))
+}
+
+// TestReadBufferInPlace: Read takes a *bytes.Buffer's contents in place
+// (infer.Load hands it the file it read): the same table as from another
+// reader, without a copy of the file, and the buffer left as it was.
+func TestReadBufferInPlace(t *testing.T) {
+	data := logisticCSV(2000, 10)
+	want, err := Read("d.csv", strings.NewReader(string(data)))
+	require.NoError(t, err)
+	buf := bytes.NewBuffer(data)
+	got, err := Read("d.csv", buf)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	assert.Equal(t, len(data), buf.Len())
+	bytesPerRead := func(r io.Reader) uint64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := Read("d.csv", r)
+		runtime.ReadMemStats(&after)
+		require.NoError(t, err)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	inPlace := bytesPerRead(bytes.NewBuffer(data))
+	copied := bytesPerRead(bytes.NewReader(data))
+	assert.Less(t, inPlace+uint64(len(data)), copied, "in place %d bytes, copied %d, file %d", inPlace, copied, len(data))
 }
