@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -285,4 +287,17 @@ func TestParseJSONCapacity(t *testing.T) {
 	y, _ := d.Field("y")
 	require.Len(t, y.Values, 1000)
 	assert.LessOrEqual(t, cap(y.Values), 8*1000+64)
+}
+
+// TestParseJSONExamples: on the JSON data of examples/posteriordb the
+// scanner reads what the token-by-token parser reads, value for value.
+func TestParseJSONExamples(t *testing.T) {
+	files, err := filepath.Glob("../../examples/posteriordb/*/data.json")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, path := range files {
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		requireScanAgrees(t, data)
+	}
 }
