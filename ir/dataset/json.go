@@ -99,18 +99,23 @@ func (d *JSONData) Missing(name string) *SelectError {
 // straight into each field's Values (a matrix's rows flattened as they
 // come) and records no per-value positions: ElemPos finds a value's
 // position again when a message needs it. The returned data keep raw.
-// A file the scanner rejects is parsed again, token by token, to report
-// all its problems with their positions.
+// A file the scanner rejects is parsed again, token by token, from the
+// field where the scanner stopped, to report all the problems with their
+// positions.
 func ParseJSON(filename string, raw []byte) (*JSONData, error) {
 	d := &JSONData{File: filename, Fields: map[string]*JSONField{}}
 	if bytes.HasPrefix(raw, []byte("\xef\xbb\xbf")) {
 		d.bom = 3
 	}
 	d.data = raw[d.bom:]
-	if scanJSON(d) {
+	from, ok := scanJSON(d)
+	if ok {
 		return d, nil
 	}
-	return parseJSONTree(filename, raw)
+	if from == 0 {
+		d.Names, d.Fields = nil, map[string]*JSONField{}
+	}
+	return d.tree(from)
 }
 
 // pos is the position of offset off (in the data after the BOM). Lines end

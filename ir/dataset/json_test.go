@@ -129,6 +129,7 @@ func FuzzReadJSON(f *testing.F) {
 		`{"\u0061": 1, "b\n": ["\u004eaN", "-Infinity", "+Inf"], "\u00e9": 2}`,
 		"{\"a\": [[], []], \"b\": [[1], [2]]}\r\n,:", `{}`, `{"X": [[1, 2], [3, "Inf"]], "a": 01}`,
 		"{\"X\":\r[[1 ,2 ] ,\n\t[3,4]\n]\n}", `{"a": [1, 2,]}`, `{"a": 1,}`, `{"a": "\x"}`,
+		`{"N": 1, "y": [1, A]}`, `{"N": 1, "y": ["NA", 2], "z": tru}`, `{"N": 1, "y": [[1], [2, 3]], "N": 2}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -161,6 +162,10 @@ func FuzzReadJSON(f *testing.F) {
 			return
 		}
 		require.Nil(t, d)
+		// Resumed at the field where the scanner stopped, the token parser
+		// gives the messages it gives on the whole file.
+		_, full := parseJSONTree("f.json", data)
+		require.Equal(t, full.Error(), err.Error())
 		var list lang.ErrorList
 		require.True(t, errors.As(err, &list), "%T %v", err, err)
 		require.NotEmpty(t, list)
@@ -185,7 +190,7 @@ func requireScanAgrees(t *testing.T, data []byte) {
 		d.bom = 3
 	}
 	d.data = data[d.bom:]
-	ok := scanJSON(d)
+	_, ok := scanJSON(d)
 	require.Equal(t, refErr == nil, ok, "the tree parser says %v, the scanner %v on %q", refErr, ok, data)
 	if !ok {
 		return

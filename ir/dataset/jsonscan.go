@@ -18,9 +18,15 @@ import (
 // ParseJSON then parses the file again with parseJSONTree, which reports
 // all the problems. On a file parseJSONTree accepts, scanJSON gives the
 // same fields (the differential FuzzReadJSON checks this).
-func scanJSON(d *JSONData) bool {
+//
+// When the problem is in a field's value (or the field is given twice),
+// from is the offset of the field's name and d holds the fields before
+// it, for the token parser to start there (JSONData.tree); otherwise from
+// is 0.
+func scanJSON(d *JSONData) (from int, ok bool) {
 	s := jsonScanner{d: d, data: d.data, line: 1}
-	return s.file()
+	ok = s.file()
+	return s.from, ok
 }
 
 type jsonScanner struct {
@@ -31,6 +37,7 @@ type jsonScanner struct {
 	// and lineStart the offset where that line starts. Field names come
 	// in order, so their positions take one pass over the file in all.
 	at, line, lineStart int
+	from                int // see scanJSON
 }
 
 func (s *jsonScanner) ws() {
@@ -92,10 +99,12 @@ func (s *jsonScanner) file() bool {
 			}
 			s.ws()
 			if _, dup := d.Fields[name]; dup {
+				s.from = koff
 				return false
 			}
 			f := &JSONField{Name: name, d: d, val: s.i}
 			if !s.value(f) {
+				s.from = koff
 				return false
 			}
 			f.Pos = s.pos(koff)

@@ -9,6 +9,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/mscppl/mscppl/lang"
 )
@@ -22,16 +23,36 @@ func parseJSONTree(filename string, raw []byte) (*JSONData, error) {
 	if bytes.HasPrefix(raw, []byte("\xef\xbb\xbf")) {
 		d.bom = 3
 	}
-	data := raw[d.bom:]
-	d.data = data
-	p := &jsonParser{d: d, data: data, dec: json.NewDecoder(bytes.NewReader(data)), starts: []int{0}}
-	for i, c := range data {
+	d.data = raw[d.bom:]
+	return d.tree(0)
+}
+
+// tree parses d.data token by token from offset from: 0 (then d has no
+// fields yet), or the offset of a field's name, after the fields before
+// it, which d holds (scanJSON read them and found a problem in that
+// field). The decoder then reads "{" and the rest of the file from there,
+// in the state it would be in after the fields before, and gives the same
+// messages, but for one: encoding/json places a syntax error inside a
+// value by the bytes of all the values and names it decoded before, so on
+// a syntax error the file is parsed again from its start.
+func (d *JSONData) tree(from int) (*JSONData, error) {
+	var r io.Reader = bytes.NewReader(d.data)
+	base := 0
+	if from > 0 {
+		r = io.MultiReader(strings.NewReader("{"), bytes.NewReader(d.data[from:]))
+		base = from - 1
+	}
+	p := &jsonParser{d: d, data: d.data, base: base, dec: json.NewDecoder(r), starts: []int{0}}
+	for i, c := range d.data {
 		if c == '\n' {
 			p.starts = append(p.starts, i+1)
 		}
 	}
 	p.dec.UseNumber()
-	p.parse()
+	if !p.parse() {
+		d.Names, d.Fields = nil, map[string]*JSONField{}
+		return d.tree(0)
+	}
 	if len(p.errs) > 0 {
 		return nil, p.errs
 	}
@@ -44,6 +65,7 @@ type jsonParser struct {
 	dec    *json.Decoder
 	errs   lang.ErrorList
 	starts []int // starts[i] is the offset of line i+1
+	base   int   // the offset in data of the decoder's offset 0 (> 0: resumed)
 }
 
 // pos is JSONData.pos with a table of line starts, for the many positions
@@ -54,8 +76,12 @@ func (p *jsonParser) pos(off int) lang.Pos {
 	return lang.Pos{File: p.d.File, Offset: p.d.bom + off, Line: line, Col: off - p.starts[line-1] + 1}
 }
 
-// errStop ends parsing after a syntax error or too many errors.
-var errStop = errors.New("stop")
+// errStop ends parsing after a syntax error or too many errors; errResync
+// ends a resumed parse at a syntax error.
+var (
+	errStop   = errors.New("stop")
+	errResync = errors.New("resync")
+)
 
 func (p *jsonParser) errorf(off int, format string, args ...any) *lang.Error {
 	e := p.errs.Addf(p.pos(off), format, args...)
@@ -67,7 +93,7 @@ func (p *jsonParser) errorf(off int, format string, args ...any) *lang.Error {
 
 // start returns the offset where the next token starts.
 func (p *jsonParser) start() int {
-	off := int(p.dec.InputOffset())
+	off := int(p.dec.InputOffset()) + p.base
 	for off < len(p.data) {
 		switch p.data[off] {
 		case ' ', '\t', '\n', '\r', ',', ':':
@@ -86,6 +112,8 @@ func (p *jsonParser) token() (json.Token, int) {
 	if err != nil {
 		var se *json.SyntaxError
 		switch {
+		case errors.As(err, &se) && p.base > 0:
+			panic(errResync)
 		case errors.As(err, &se):
 			p.errorf(min(int(se.Offset), len(p.data)), "invalid JSON: %s", se.Error())
 		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
@@ -98,12 +126,18 @@ func (p *jsonParser) token() (json.Token, int) {
 	return t, off
 }
 
-func (p *jsonParser) parse() {
+// parse reports false when a resumed parse met a syntax error.
+func (p *jsonParser) parse() (ok bool) {
 	defer func() {
-		if x := recover(); x != nil && x != errStop {
+		switch x := recover(); x {
+		case nil, errStop:
+		case errResync:
+			ok = false
+		default:
 			panic(x)
 		}
 	}()
+	ok = true
 	if len(bytes.TrimSpace(p.data)) == 0 {
 		p.errorf(0, "the file is empty; a JSON data file holds one object, as in {\"N\": 3, \"y\": [1, 2, 3]}")
 		return
@@ -133,6 +167,7 @@ func (p *jsonParser) parse() {
 	if off := p.start(); off < len(p.data) {
 		p.errorf(off, "extra text after the JSON object")
 	}
+	return ok
 }
 
 // node is a parsed value: a number or an array.
