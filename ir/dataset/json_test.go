@@ -306,3 +306,16 @@ func TestParseJSONExamples(t *testing.T) {
 		requireScanAgrees(t, data)
 	}
 }
+
+// parseJSONTree, the reference of the tests, parses a whole JSON data file
+// token by token into a tree of values and then shapes the fields, as
+// ParseJSON did before its scanner (and does for the files the scanner
+// rejects, from the field where it stopped).
+func parseJSONTree(filename string, raw []byte) (*JSONData, error) {
+	d := &JSONData{File: filename, Fields: map[string]*JSONField{}}
+	if bytes.HasPrefix(raw, []byte("\xef\xbb\xbf")) {
+		d.bom = 3
+	}
+	d.data = raw[d.bom:]
+	return d.tree(0)
+}

@@ -14,19 +14,6 @@ import (
 	"github.com/mscppl/mscppl/lang"
 )
 
-// parseJSONTree parses a JSON data file token by token into a tree of
-// values and then shapes the fields: it reports every problem (up to
-// maxErrors) with its position, in the order the scanner of ParseJSON
-// cannot, and is used for the files the scanner rejects.
-func parseJSONTree(filename string, raw []byte) (*JSONData, error) {
-	d := &JSONData{File: filename, Fields: map[string]*JSONField{}}
-	if bytes.HasPrefix(raw, []byte("\xef\xbb\xbf")) {
-		d.bom = 3
-	}
-	d.data = raw[d.bom:]
-	return d.tree(0)
-}
-
 // tree parses d.data token by token from offset from: 0 (then d has no
 // fields yet), or the offset of a field's name, after the fields before
 // it, which d holds (scanJSON read them and found a problem in that
