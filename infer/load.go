@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -86,7 +87,7 @@ func (m *Model) load(src []byte, opt ...LoadOptions) error {
 			if m.JSON, err = dataset.ParseJSON(m.DataPath, b); err != nil {
 				return err
 			}
-		} else if m.Table, err = dataset.Read(m.DataPath, strings.NewReader(string(b))); err != nil {
+		} else if m.Table, err = dataset.Read(m.DataPath, bytes.NewBuffer(b)); err != nil {
 			return err
 		}
 	}

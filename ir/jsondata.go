@@ -3,6 +3,7 @@ package ir
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/mscppl/mscppl/ir/dataset"
 	"github.com/mscppl/mscppl/lang"
@@ -152,7 +153,11 @@ func (r *resolver) jsonDecl(d *lang.Decl, p lang.Pos, bij stdlib.Bijection) {
 		return
 	}
 	v := r.newVar(d.Name, p, DataVar, t)
-	v.Value = append([]float64(nil), f.Values...)
+	// The field's values themselves, not a copy (a 10^6 x 10 matrix is 80
+	// MB): data values are not written after binding (standardized, the
+	// one transformation, is refused above), and Clip keeps an append to
+	// v.Value from writing into them.
+	v.Value = slices.Clip(f.Values)
 	v.Source = source
 	r.checkBounds(v, bij, p)
 	r.m.Data = append(r.m.Data, v)

@@ -149,3 +149,24 @@ func TestIntArrayCSV(t *testing.T) {
 	got = buildErr(t, "latent { g: int[3] }\nmodel { }\n", "")
 	require.Contains(t, got, "int is for data")
 }
+
+// TestBindJSONSharesValues: a data matrix is bound to its field's values,
+// not to a copy (a 10^6 x 10 matrix is 80 MB), and appending to the bound
+// values cannot write into the field's.
+func TestBindJSONSharesValues(t *testing.T) {
+	f, err := lang.Parse("m.msc", []byte("data { X: matrix[N, K] }\n"+jsonTail))
+	require.NoError(t, err)
+	d, err := dataset.ParseJSON("d.json", []byte(`{"X": [[1, 2], [3, 4], [5, 6]]}`))
+	require.NoError(t, err)
+	m, err := BuildJSON(f, d)
+	require.NoError(t, err)
+	fx, _ := d.Field("X")
+	for _, v := range m.Data {
+		if v.Name == "X" {
+			require.Same(t, &fx.Values[0], &v.Value[0])
+			require.Equal(t, len(v.Value), cap(v.Value))
+			return
+		}
+	}
+	t.Fatal("no data X")
+}

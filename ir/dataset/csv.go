@@ -36,11 +36,18 @@ type Table struct {
 // (the header is line 1, and a quoted field that spans lines counts all of
 // them) and the 1-based byte column of the offending field. A UTF-8 byte
 // order mark is skipped and does not count towards the column. Errors from
-// r itself are returned as they are, prefixed with filename.
+// r itself are returned as they are, prefixed with filename. The contents
+// of a *bytes.Buffer (any reader with a Bytes method) are read in place,
+// not copied, and not changed.
 func Read(filename string, r io.Reader) (*Table, error) {
-	raw, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filename, err)
+	var raw []byte
+	if b, ok := r.(interface{ Bytes() []byte }); ok {
+		raw = b.Bytes() // a *bytes.Buffer: its contents, not a copy (a large file is not held twice)
+	} else {
+		var err error
+		if raw, err = io.ReadAll(r); err != nil {
+			return nil, fmt.Errorf("%s: %w", filename, err)
+		}
 	}
 	p := &parser{file: filename}
 	return p.parse(raw)
@@ -175,6 +182,18 @@ func (p *parser) parse(raw []byte) (*Table, error) {
 	}
 
 	t := &Table{File: p.file, Header: header, cols: make([][]float64, len(header))}
+	// Room for a value per column on each line, as far as the bytes allow
+	// (a row of c numbers takes at least 2c bytes): no allocation is larger
+	// than about 4 times the file's size, whatever its lines claim.
+	lines := len(p.starts)
+	if p.starts[lines-1] == len(data) { // the file ends with a line end
+		lines--
+	}
+	rows := max(0, min(lines-headerLine, len(data)/(2*len(header))+1))
+	for j := range t.cols {
+		t.cols[j] = make([]float64, 0, rows)
+	}
+	t.lines = make([]int, 0, rows)
 	row := 0 // 1-based number of the current data row
 	for {
 		rec, err := cr.Read()
@@ -334,6 +353,9 @@ var missingTokens = []string{"NA", "N/A", "#N/A", "NULL", "None", "?", "."}
 // hint for the user.
 func parseCell(cell string, row int) (v float64, msg, hint string) {
 	s := strings.TrimSpace(cell)
+	if f, end, ok := parseNumber(s, 0); ok && end == len(s) { // a plain decimal, as most cells are
+		return f, "", ""
+	}
 	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) &&
 		!strings.ContainsAny(s, "xX_") { // decimal numbers only: no hex, no digit separators
 		return f, "", ""

@@ -3,9 +3,12 @@ package dataset
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -380,4 +383,59 @@ func checkRead(t *testing.T, data []byte) {
 		require.True(t, e.Pos.Offset >= 0 && e.Pos.Offset <= len(data), "%v: offset %d of %d", e, e.Pos.Offset, len(data))
 		require.NotEmpty(t, e.Msg)
 	}
+}
+
+// TestReadAllocationBounded: the columns are allocated from the line count
+// but never beyond what the file's bytes can hold (a row of c numbers
+// takes at least 2c bytes), so a wide header over many blank lines claims
+// little memory; a plain file gets exactly its rows.
+func TestReadAllocationBounded(t *testing.T) {
+	var b strings.Builder
+	for j := range 1000 {
+		if j > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, "c%d", j)
+	}
+	b.WriteString("\n")
+	b.WriteString(strings.Repeat("\n", 100000))
+	b.WriteString(strings.Repeat("1,", 999) + "1\n")
+	data := b.String()
+	tab, err := Read("d.csv", strings.NewReader(data))
+	require.NoError(t, err)
+	require.Equal(t, 1, tab.Rows)
+	total := 0
+	for j := range tab.Header {
+		total += cap(tab.Col(j))
+	}
+	assert.LessOrEqual(t, total, len(data)/2+len(tab.Header))
+
+	tab, err = Read("d.csv", strings.NewReader("a,b\n1,2\n3,4\n5,6\n"))
+	require.NoError(t, err)
+	assert.Equal(t, 3, cap(tab.Col(0)))
+}
+
+// TestReadBufferInPlace: Read takes a *bytes.Buffer's contents in place
+// (infer.Load hands it the file it read): the same table as from another
+// reader, without a copy of the file, and the buffer left as it was.
+func TestReadBufferInPlace(t *testing.T) {
+	data := logisticCSV(2000, 10)
+	want, err := Read("d.csv", strings.NewReader(string(data)))
+	require.NoError(t, err)
+	buf := bytes.NewBuffer(data)
+	got, err := Read("d.csv", buf)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	assert.Equal(t, len(data), buf.Len())
+	bytesPerRead := func(r io.Reader) uint64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := Read("d.csv", r)
+		runtime.ReadMemStats(&after)
+		require.NoError(t, err)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	inPlace := bytesPerRead(bytes.NewBuffer(data))
+	copied := bytesPerRead(bytes.NewReader(data))
+	assert.Less(t, inPlace+uint64(len(data)), copied, "in place %d bytes, copied %d, file %d", inPlace, copied, len(data))
 }

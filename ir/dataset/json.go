@@ -2,13 +2,8 @@ package dataset
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"math"
 	"sort"
-	"strconv"
 
 	"github.com/mscppl/mscppl/lang"
 )
@@ -21,8 +16,8 @@ type JSONData struct {
 	Names  []string
 	Fields map[string]*JSONField
 
-	bom    int
-	starts []int // starts[i] is the offset (after the BOM) of line i+1
+	bom  int
+	data []byte // the file after its BOM
 }
 
 // JSONField is one field of a JSON data file.
@@ -39,8 +34,8 @@ type JSONField struct {
 	// Pos is the position of the field's name in the file.
 	Pos lang.Pos
 
-	d    *JSONData
-	offs []int // offs[i] is the offset of value i
+	d   *JSONData
+	val int // the offset of the field's value in d.data
 }
 
 // Shape describes the field's shape for messages: "a number", "an array of
@@ -64,10 +59,10 @@ func plural(n int) string {
 
 // ElemPos is the position in the file of value i (0-based, row-major).
 func (f *JSONField) ElemPos(i int) lang.Pos {
-	if i < 0 || i >= len(f.offs) {
+	if i < 0 || i >= len(f.Values) {
 		return f.Pos
 	}
-	return f.d.pos(f.offs[i])
+	return f.d.pos(leafOffset(f.d.data, f.val, i))
 }
 
 // Field returns the field called name.
@@ -99,262 +94,35 @@ func (d *JSONData) Missing(name string) *SelectError {
 // and does not count). Nesting deeper than two levels, ragged rows,
 // strings other than "NaN", "Inf" and "-Inf", booleans, nulls and objects
 // as values are errors.
+//
+// A valid file is read in one pass by a scanner that writes the numbers
+// straight into each field's Values (a matrix's rows flattened as they
+// come) and records no per-value positions: ElemPos finds a value's
+// position again when a message needs it. The returned data keep raw.
+// A file the scanner rejects is parsed again, token by token, from the
+// field where the scanner stopped, to report all the problems with their
+// positions.
 func ParseJSON(filename string, raw []byte) (*JSONData, error) {
 	d := &JSONData{File: filename, Fields: map[string]*JSONField{}}
 	if bytes.HasPrefix(raw, []byte("\xef\xbb\xbf")) {
 		d.bom = 3
 	}
-	data := raw[d.bom:]
-	d.starts = []int{0}
-	for i, c := range data {
-		if c == '\n' {
-			d.starts = append(d.starts, i+1)
-		}
+	d.data = raw[d.bom:]
+	from, ok := scanJSON(d)
+	if ok {
+		return d, nil
 	}
-	p := &jsonParser{d: d, data: data, dec: json.NewDecoder(bytes.NewReader(data))}
-	p.dec.UseNumber()
-	p.parse()
-	if len(p.errs) > 0 {
-		return nil, p.errs
+	if from == 0 {
+		d.Names, d.Fields = nil, map[string]*JSONField{}
 	}
-	return d, nil
+	return d.tree(from)
 }
 
+// pos is the position of offset off (in the data after the BOM). Lines end
+// at '\n' only.
 func (d *JSONData) pos(off int) lang.Pos {
-	off = max(0, off)
-	line := sort.Search(len(d.starts), func(i int) bool { return d.starts[i] > off })
-	return lang.Pos{File: d.File, Offset: d.bom + off, Line: line, Col: off - d.starts[line-1] + 1}
-}
-
-type jsonParser struct {
-	d    *JSONData
-	data []byte
-	dec  *json.Decoder
-	errs lang.ErrorList
-}
-
-// errStop ends parsing after a syntax error or too many errors.
-var errStop = errors.New("stop")
-
-func (p *jsonParser) errorf(off int, format string, args ...any) *lang.Error {
-	e := p.errs.Addf(p.d.pos(off), format, args...)
-	if len(p.errs) >= maxErrors {
-		panic(errStop)
-	}
-	return e
-}
-
-// start returns the offset where the next token starts.
-func (p *jsonParser) start() int {
-	off := int(p.dec.InputOffset())
-	for off < len(p.data) {
-		switch p.data[off] {
-		case ' ', '\t', '\n', '\r', ',', ':':
-			off++
-			continue
-		}
-		break
-	}
-	return off
-}
-
-// token reads the next token and its offset; a syntax error stops parsing.
-func (p *jsonParser) token() (json.Token, int) {
-	off := p.start()
-	t, err := p.dec.Token()
-	if err != nil {
-		var se *json.SyntaxError
-		switch {
-		case errors.As(err, &se):
-			p.errorf(min(int(se.Offset), len(p.data)), "invalid JSON: %s", se.Error())
-		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-			p.errorf(len(p.data), "the JSON ends too early")
-		default:
-			p.errorf(off, "invalid JSON: %v", err)
-		}
-		panic(errStop)
-	}
-	return t, off
-}
-
-func (p *jsonParser) parse() {
-	defer func() {
-		if x := recover(); x != nil && x != errStop {
-			panic(x)
-		}
-	}()
-	if len(bytes.TrimSpace(p.data)) == 0 {
-		p.errorf(0, "the file is empty; a JSON data file holds one object, as in {\"N\": 3, \"y\": [1, 2, 3]}")
-		return
-	}
-	t, off := p.token()
-	if t != json.Delim('{') {
-		e := p.errorf(off, "a JSON data file must hold one object {...}, not %s", describe(t))
-		e.Hint = `as in {"N": 3, "y": [1, 2, 3]}`
-		return
-	}
-	for p.dec.More() {
-		kt, koff := p.token()
-		name, _ := kt.(string)
-		v := p.value(0)
-		if old, dup := p.d.Fields[name]; dup {
-			p.errorf(koff, "field %q is given twice (first at %d:%d)", name, old.Pos.Line, old.Pos.Col)
-			continue
-		}
-		f := &JSONField{Name: name, Pos: p.d.pos(koff), d: p.d}
-		if !p.shape(f, v) {
-			continue
-		}
-		p.d.Names = append(p.d.Names, name)
-		p.d.Fields[name] = f
-	}
-	p.token() // the closing brace
-	if off := p.start(); off < len(p.data) {
-		p.errorf(off, "extra text after the JSON object")
-	}
-}
-
-// node is a parsed value: a number or an array.
-type node struct {
-	off   int
-	num   float64
-	ok    bool // a valid number
-	array bool
-	elems []node
-}
-
-// value reads one value; depth counts enclosing arrays.
-func (p *jsonParser) value(depth int) node {
-	t, off := p.token()
-	n := node{off: off}
-	switch t := t.(type) {
-	case json.Number:
-		x, err := strconv.ParseFloat(string(t), 64)
-		if err != nil || math.IsInf(x, 0) {
-			p.errorf(off, "number %s is out of range", t)
-			return n
-		}
-		n.num, n.ok = x, true
-	case string:
-		switch t {
-		case "NaN":
-			n.num, n.ok = math.NaN(), true
-		case "Inf", "+Inf", "Infinity":
-			n.num, n.ok = math.Inf(1), true
-		case "-Inf", "-Infinity":
-			n.num, n.ok = math.Inf(-1), true
-		default:
-			p.errorf(off, "expected a number, got the string %q", t).Hint = `the only strings taken as numbers are "NaN", "Inf" and "-Inf"`
-		}
-	case json.Delim:
-		if t == '{' {
-			p.errorf(off, "expected a number or an array, got an object")
-			p.skip(1)
-			return n
-		}
-		if depth >= 2 {
-			p.errorf(off, "arrays are nested more than two levels deep; mscppl takes numbers, arrays and arrays of rows (matrices)")
-			p.skip(1)
-			return n
-		}
-		n.array = true
-		for p.dec.More() {
-			n.elems = append(n.elems, p.value(depth+1))
-		}
-		p.token() // ]
-	default:
-		p.errorf(off, "expected a number, got %s", describe(t))
-	}
-	return n
-}
-
-// skip consumes tokens until depth open delimiters are closed.
-func (p *jsonParser) skip(depth int) {
-	for depth > 0 {
-		t, _ := p.token()
-		switch t {
-		case json.Delim('{'), json.Delim('['):
-			depth++
-		case json.Delim('}'), json.Delim(']'):
-			depth--
-		}
-	}
-}
-
-func describe(t json.Token) string {
-	switch t := t.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return strconv.FormatBool(t)
-	case string:
-		return strconv.Quote(t)
-	case json.Number:
-		return "the number " + string(t)
-	case json.Delim:
-		switch t {
-		case '[':
-			return "an array"
-		case '{':
-			return "an object"
-		}
-		return string(t)
-	}
-	return fmt.Sprint(t)
-}
-
-// shape fills f from v, reporting ragged and too deep arrays.
-func (p *jsonParser) shape(f *JSONField, v node) bool {
-	bad := false
-	add := func(n node) {
-		if !n.ok {
-			bad = true
-		}
-		f.Values = append(f.Values, n.num)
-		f.offs = append(f.offs, n.off)
-	}
-	switch {
-	case !v.array:
-		add(v)
-	case len(v.elems) == 0 || !v.elems[0].array:
-		f.Dims = []int{len(v.elems)}
-		for i, e := range v.elems {
-			if e.array {
-				p.errorf(e.off, "field %q mixes numbers and arrays: element %d is an array, element 1 a number", f.Name, i+1)
-				return false
-			}
-			add(e)
-		}
-	default:
-		cols := len(v.elems[0].elems)
-		f.Dims = []int{len(v.elems), cols}
-		for i, row := range v.elems {
-			if !row.array {
-				p.errorf(row.off, "field %q mixes numbers and arrays: row %d is a number, row 1 an array", f.Name, i+1)
-				return false
-			}
-			if len(row.elems) != cols {
-				p.errorf(row.off, "field %q is ragged: row %d has %d value%s, row 1 has %d", f.Name, i+1, len(row.elems), plural(len(row.elems)), cols).Hint = "a matrix is an array of rows of equal length"
-				return false
-			}
-			for _, e := range row.elems {
-				if e.array {
-					p.errorf(e.off, "field %q is nested more than two levels deep; mscppl takes numbers, arrays and arrays of rows (matrices)", f.Name)
-					return false
-				}
-				add(e)
-			}
-		}
-	}
-	if bad {
-		return false
-	}
-	f.Integer = true
-	for _, x := range f.Values {
-		if x != math.Trunc(x) || math.IsInf(x, 0) {
-			f.Integer = false
-			break
-		}
-	}
-	return true
+	off = min(max(0, off), len(d.data))
+	line := bytes.Count(d.data[:off], []byte{'\n'}) + 1
+	col := off - (bytes.LastIndexByte(d.data[:off], '\n') + 1) + 1
+	return lang.Pos{File: d.File, Offset: d.bom + off, Line: line, Col: col}
 }

@@ -4,6 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -120,11 +125,17 @@ func FuzzReadJSON(f *testing.F) {
 	for _, s := range []string{
 		`{"N": 3, "y": [1, 2, 3], "X": [[1, 2], [3, 4]]}`, `{"a": ["NaN", "Inf"]}`, "\xef\xbb\xbf{\"a\":1}",
 		`{"J": 8, "y": [28, 8, -3, 7, -1, 1, 18, 12], "sigma": [15, 10, 16, 11, 9, 11, 10, 18]}`,
+		`{"x": [1e22, 1e23, -0.0, 9007199254740993, 1.5E-3, 1e-400, 4.9e-324, 123456789012345678901234567890]}`,
+		`{"\u0061": 1, "b\n": ["\u004eaN", "-Infinity", "+Inf"], "\u00e9": 2}`,
+		"{\"a\": [[], []], \"b\": [[1], [2]]}\r\n,:", `{}`, `{"X": [[1, 2], [3, "Inf"]], "a": 01}`,
+		"{\"X\":\r[[1 ,2 ] ,\n\t[3,4]\n]\n}", `{"a": [1, 2,]}`, `{"a": 1,}`, `{"a": "\x"}`,
+		`{"N": 1, "y": [1, A]}`, `{"N": 1, "y": ["NA", 2], "z": tru}`, `{"N": 1, "y": [[1], [2, 3]], "N": 2}`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := ParseJSON("f.json", data)
+		requireScanAgrees(t, data)
 		if err == nil {
 			require.Len(t, d.Fields, len(d.Names))
 			for _, name := range d.Names {
@@ -134,15 +145,27 @@ func FuzzReadJSON(f *testing.F) {
 					n *= k
 				}
 				require.Len(t, fl.Values, n)
-				require.Len(t, fl.offs, n)
-				for i := range fl.Values {
+				prev := -1
+				for i, x := range fl.Values {
 					p := fl.ElemPos(i)
 					require.True(t, p.Line >= 1 && p.Col >= 1)
+					// ElemPos points at value i: after value i-1, at a
+					// number or string that reads as x.
+					require.Greater(t, p.Offset, prev)
+					prev = p.Offset
+					s := jsonScanner{data: data, i: p.Offset}
+					y, ok := s.leaf()
+					require.True(t, ok, "value %d of %s at %v", i, name, p)
+					require.Equal(t, math.Float64bits(x), math.Float64bits(y), "value %d of %s at %v", i, name, p)
 				}
 			}
 			return
 		}
 		require.Nil(t, d)
+		// Resumed at the field where the scanner stopped, the token parser
+		// gives the messages it gives on the whole file.
+		_, full := parseJSONTree("f.json", data)
+		require.Equal(t, full.Error(), err.Error())
 		var list lang.ErrorList
 		require.True(t, errors.As(err, &list), "%T %v", err, err)
 		require.NotEmpty(t, list)
@@ -154,4 +177,145 @@ func FuzzReadJSON(f *testing.F) {
 			require.True(t, e.Pos.Offset >= 0 && e.Pos.Offset <= len(data), "%v", e)
 		}
 	})
+}
+
+// requireScanAgrees checks that the scanner of ParseJSON accepts the files
+// that the token-by-token parser accepts, and reads the same fields from
+// them: values (bit for bit), shapes, integer flags and positions.
+func requireScanAgrees(t *testing.T, data []byte) {
+	t.Helper()
+	ref, refErr := parseJSONTree("f.json", data)
+	d := &JSONData{File: "f.json", Fields: map[string]*JSONField{}}
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		d.bom = 3
+	}
+	d.data = data[d.bom:]
+	_, ok := scanJSON(d)
+	require.Equal(t, refErr == nil, ok, "the tree parser says %v, the scanner %v on %q", refErr, ok, data)
+	if !ok {
+		return
+	}
+	require.Equal(t, ref.Names, d.Names)
+	for _, name := range ref.Names {
+		a, b := ref.Fields[name], d.Fields[name]
+		require.Equal(t, a.Dims, b.Dims, name)
+		require.Equal(t, a.Integer, b.Integer, name)
+		require.Equal(t, a.Pos, b.Pos, name)
+		require.Equal(t, a.val, b.val, name)
+		require.Equal(t, len(a.Values), len(b.Values), name)
+		for i := range a.Values {
+			require.Equal(t, math.Float64bits(a.Values[i]), math.Float64bits(b.Values[i]), "%s value %d", name, i)
+		}
+	}
+}
+
+// TestNumberMatchesStrconv: the scanner's number parser gives
+// strconv.ParseFloat's value bit for bit, and refuses exactly what
+// ParseFloat cannot parse or rounds to an infinity or (underflow) reports
+// out of range.
+func TestNumberMatchesStrconv(t *testing.T) {
+	cases := []string{"0", "-0", "0.0", "-0.0e5", "0e400", "1", "-1", "10", "100e-2", "0.1", "0.3", "-0.57761193",
+		"9007199254740991", "9007199254740992", "9007199254740993", "18014398509481985", "1e22", "1e23", "-1e-22", "1e-23",
+		"123456789012345678901234567890", "1.000000000000000000001", "0.000000000000000000000000000001",
+		"4.9e-324", "5e-324", "2e-324", "1e-400", "1.7976931348623157e308", "1.8e308", "1e400",
+		"12345678901234567e-5", "1234567890123456e-22", "1234567890123456e22", "0.00012345678901234567",
+		"1E+2", "1e+0002", "1e-00000000000000000000400"}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 200000 {
+		var b []byte
+		if r.IntN(4) == 0 {
+			b = append(b, '-')
+		}
+		nint := 1 + r.IntN(20)
+		b = append(b, byte('1'+r.IntN(9)))
+		for range nint - 1 {
+			b = append(b, byte('0'+r.IntN(10)))
+		}
+		if r.IntN(10) == 0 {
+			b = []byte(strings.TrimLeft(string(b), "-123456789"))
+			b = append([]byte("0"), b...)
+			b = b[:1]
+		}
+		if r.IntN(2) == 0 {
+			b = append(b, '.')
+			for range 1 + r.IntN(20) {
+				b = append(b, byte('0'+r.IntN(10)))
+			}
+		}
+		if r.IntN(2) == 0 {
+			b = append(b, "eE"[r.IntN(2)])
+			b = append(b, []string{"", "+", "-"}[r.IntN(3)]...)
+			b = strconv.AppendInt(b, int64(r.IntN([]int{30, 400}[r.IntN(2)])), 10)
+		}
+		cases = append(cases, string(b))
+	}
+	for _, c := range cases {
+		for _, end := range []string{"", ",", "]", " "} {
+			s := jsonScanner{data: []byte(c + end)}
+			got, ok := s.number()
+			want, err := strconv.ParseFloat(c, 64)
+			wantOK := err == nil && !math.IsInf(want, 0)
+			if ok != wantOK || ok && (math.Float64bits(want) != math.Float64bits(got) || s.i != len(c)) {
+				t.Fatalf("%q: got %v (%v, end %d), strconv.ParseFloat gives %v (%v)", c, got, ok, s.i, want, err)
+			}
+		}
+	}
+	for _, bad := range []string{"", "-", "01", "1.", ".5", "+1", "1e", "1e+", "1x", "--1", "1.2.3", "0x10", "1_0", "Infinity"} {
+		s := jsonScanner{data: []byte(bad)}
+		_, ok := s.number()
+		require.False(t, ok, bad)
+	}
+}
+
+// TestParseJSONCapacity: a large array's values are allocated close to
+// their number (projected from the bytes left), not with append's slack,
+// and a small array read before a large one is not given the large one's
+// room beyond 8 times its own.
+func TestParseJSONCapacity(t *testing.T) {
+	d, err := ParseJSON("d.json", logisticJSON(20000, 10))
+	require.NoError(t, err)
+	x, _ := d.Field("X")
+	require.Len(t, x.Values, 200000)
+	assert.LessOrEqual(t, cap(x.Values), 200000*21/20)
+
+	var b bytes.Buffer
+	b.WriteString(`{"y": [`)
+	for i := range 1000 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("1")
+	}
+	b.WriteString(`], "z": [` + strings.Repeat("0.123456789, ", 100000) + `1]}`)
+	d, err = ParseJSON("d.json", b.Bytes())
+	require.NoError(t, err)
+	y, _ := d.Field("y")
+	require.Len(t, y.Values, 1000)
+	assert.LessOrEqual(t, cap(y.Values), 8*1000+64)
+}
+
+// TestParseJSONExamples: on the JSON data of examples/posteriordb the
+// scanner reads what the token-by-token parser reads, value for value.
+func TestParseJSONExamples(t *testing.T) {
+	files, err := filepath.Glob("../../examples/posteriordb/*/data.json")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, path := range files {
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		requireScanAgrees(t, data)
+	}
+}
+
+// parseJSONTree, the reference of the tests, parses a whole JSON data file
+// token by token into a tree of values and then shapes the fields, as
+// ParseJSON did before its scanner (and does for the files the scanner
+// rejects, from the field where it stopped).
+func parseJSONTree(filename string, raw []byte) (*JSONData, error) {
+	d := &JSONData{File: filename, Fields: map[string]*JSONField{}}
+	if bytes.HasPrefix(raw, []byte("\xef\xbb\xbf")) {
+		d.bom = 3
+	}
+	d.data = raw[d.bom:]
+	return d.tree(0)
 }
