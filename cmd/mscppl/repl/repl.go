@@ -136,11 +136,11 @@ var help = fmt.Sprintf(`commands:
                       after a run, an expression typed alone (mu, tau > 5) is evaluated as :eval
   :plot KIND [ARGS] [flags] draw the last run as mscppl plot KIND DIR does (trace, rank, pairs, marginals, q)
                       (:plot marginals --max 4 m4.png; .svg or .png; default KIND.svg)
-  :set KEY VALUE      set a default flag for :run (seed, samples, iters, method, family, optimizer, lr)
+  :set KEY VALUE      set a default flag for :run (%s)
   :save DIR           copy the last run's outputs (summary.json, variational.json, draws.csv, trace.csv) to DIR
   :help               this help
   :quit               leave (or Ctrl-D); Ctrl-C stops a running fit and keeps the partial result
-`, infer.Defaults.EvalDraws)
+`, infer.Defaults.EvalDraws, strings.Join(setKeys, ", "))
 
 // Run runs a session reading commands from in until :quit, the end of the
 // input or the end of ctx (checked between commands). Output goes to out,
@@ -492,13 +492,12 @@ func (r *state) command(cmd string) bool {
 			break
 		}
 		key := fields[1]
-		switch key {
-		case "seed", "samples", "iters", "method", "family", "optimizer", "lr", "kernel":
-			r.defaults[key] = fields[2]
-			fmt.Fprintf(w, "%s = %s\n", key, fields[2])
-		default:
-			r.fail(infer.Errorf("the keys are seed, samples, iters, method, family, optimizer, lr, kernel", "unknown setting %q", key))
+		if !slices.Contains(setKeys, key) {
+			r.fail(infer.Errorf("the keys are "+strings.Join(setKeys, ", "), "unknown setting %q", key))
+			break
 		}
+		r.defaults[key] = fields[2]
+		fmt.Fprintf(w, "%s = %s\n", key, fields[2])
 	case ":save":
 		if arg == "" || !r.needRun() {
 			if arg == "" {
@@ -578,7 +577,7 @@ func (r *state) run(flags []string) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		args = append(args, "--"+k, r.defaults[k])
+		args = append(args, "--"+strings.ReplaceAll(k, "_", "-"), r.defaults[k])
 	}
 	args = append(args, flags...)
 	m, err := r.load()
@@ -610,6 +609,11 @@ func summary(w io.Writer, s *infer.Summary, all bool) {
 func (r *state) draws(n int, seed uint64) ([][]float64, error) {
 	return r.last.UnconstrainedDraws(n, seed)
 }
+
+// setKeys are the settings :set takes, as the infer block spells them
+// (param_lr is run's --param-lr): the run flags a model's infer block can
+// also set.
+var setKeys = []string{"seed", "samples", "iters", "method", "family", "optimizer", "lr", "param_lr", "kernel", "init", "proposal"}
 
 func (r *state) seed() uint64 {
 	if v, ok := r.defaults["seed"]; ok {
