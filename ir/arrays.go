@@ -123,10 +123,10 @@ func (r *resolver) vecArrayLatent(d *lang.Decl, kind VarKind, mk func(K int) std
 	if v == nil || v.ID < first {
 		return
 	}
-	k := v.Type.Rows
+	k, ud := v.Type.Rows, v.VecBij.UDim() // one row's
 	v.VecBij = stdlib.StackVec(v.VecBij, n)
 	v.Type = matType(n, k)
-	r.m.LatentDim += v.VecBij.UDim() - v.VecBij.UDim()/n
+	r.m.LatentDim += (n - 1) * ud // n = 0 (as in Stan): no rows at all
 	r.m.XDim += (n - 1) * k
 }
 
