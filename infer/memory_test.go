@@ -10,11 +10,16 @@ import (
 // TestCloneSharesTheData: a chain's compiled copy of a model (Clone) reads
 // the data the model bound, not a copy of them. Before, each of the chains'
 // copies held X twice (the graph's constant store and its arena) and
-// adjoints for it: at 10^6 x 10 rows, 250 MB for each chain.
+// adjoints for it: at 10^6 x 10 rows, 250 MB for each chain. Nor does the
+// model keep the data file's text once the data are bound.
 func TestCloneSharesTheData(t *testing.T) {
 	const n, k = 50000, 10
-	m, err := Load("../examples/logistic_large.msc", largeLogisticJSON(t, n, k))
+	data := largeLogisticJSON(t, n, k)
+	m, err := Load("../examples/logistic_large.msc", data)
 	require.NoError(t, err)
+	_, kept := m.Sources[data]
+	require.False(t, kept, "the data file's text is kept after binding")
+	require.Contains(t, m.Sources, "../examples/logistic_large.msc")
 	dataBytes := uint64(8 * n * k)
 	var before, after runtime.MemStats
 	runtime.GC()
