@@ -399,7 +399,7 @@ func (g *Graph) Alloc(maxBatch int) {
 	// one copy of the constants: the arena's tail becomes the constant
 	// store (capped, so that a constant added later moves the store out)
 	nc := len(g.consts)
-	g.adj, g.adjBatch = nil, 0 // laid out by the first Backward: free them first
+	g.adj, g.adjBatch = nil, 0 // the old adjoints are not kept: free them first
 	g.vals = make([]float64, size+nc)
 	copy(g.vals[size:], g.consts)
 	g.consts = g.vals[size : size+nc : size+nc]
@@ -418,6 +418,7 @@ func (g *Graph) Alloc(maxBatch int) {
 		r := g.recs[k.n]
 		copy(g.vals[r.off:int(r.off)+min(len(k.v), maxBatch*int(r.n))], k.v)
 	}
+	g.adjFor(1) // the gradients of one row; Backward of more grows them
 }
 
 func (g *Graph) maxBatchOld() int { return g.allocBatch }
@@ -425,9 +426,9 @@ func (g *Graph) maxBatchOld() int { return g.allocBatch }
 // adjFor lays out the adjoint arena for gradients of up to batch rows
 // when it holds fewer, keeping the adjoints already there. The values are
 // laid out for the largest batch evaluated (the kernel's samples, the
-// PSIS draws), the adjoints for the largest batch differentiated (one row
-// for the gradients of the warm start and of the params): at 10^6 rows
-// that is 150 MB less for each chain.
+// PSIS draws), the adjoints for the largest batch differentiated (Alloc:
+// one row, for the gradients of the warm start and of the params): at
+// 10^6 rows that is 150 MB less for each chain.
 func (g *Graph) adjFor(batch int) {
 	if batch <= g.adjBatch {
 		return
