@@ -13,6 +13,7 @@ import (
 // batch. Forward (or ForwardNodes over out's ancestors) must have run.
 func (g *Graph) Backward(out Node, batch int) {
 	g.ready(batch)
+	g.adjFor(batch)
 	g.clearAdjoints(batch)
 	ro := &g.recs[out]
 	if ro.flags&flagVar == 0 {
@@ -68,7 +69,7 @@ func (g *Graph) clearAdjoints(batch int) {
 		if r.flags&flagBatched != 0 {
 			n *= batch
 		}
-		clear(g.adj[r.off : int(r.off)+n])
+		clear(g.adj[r.doff : int(r.doff)+n])
 	}
 }
 
@@ -194,8 +195,8 @@ func (g *Graph) matVecBatchBack(n Node, batch int) {
 	rm, rv := &g.recs[r.a], &g.recs[r.b]
 	rows, cols := int(rm.rows), int(rm.cols)
 	m := g.val(r.a, 0)
-	dv := g.adj[rv.off : int(rv.off)+batch*cols]
-	dy := g.adj[r.off : int(r.off)+batch*rows]
+	dv := g.adj[rv.doff : int(rv.doff)+batch*cols]
+	dy := g.adj[r.doff : int(r.doff)+batch*rows]
 	impl := blas64.Implementation()
 	for b := 0; b < batch; b++ {
 		dvb := dv[b*cols : (b+1)*cols]

@@ -15,8 +15,12 @@
 // CPUs that have it; each output is the same sequential sum of separately
 // rounded products on every machine, with or without the kernel).
 //
-// Forward and Backward allocate nothing: Alloc lays out the value and
-// adjoint arenas for a maximum batch size. Distribution log densities and
+// Forward and Backward allocate nothing: Alloc lays out the value arena
+// for a maximum batch size (the constants at its end, their one copy) and
+// the adjoint arena for one row (the gradients are of one row where the
+// values are of many); the first Backward of more rows grows it. A data
+// constant added by ConstView is the caller's slice, not a copy, so that
+// the compiled copies of a model share their data. Distribution log densities and
 // special functions come in as Op and Func values (package stdlib provides
 // them), called once per node and batch element, never per scalar.
 //

@@ -739,6 +739,7 @@ func (t *StepTemplate) InputGrad(s int) []float64 { return t.dinputs[s][:t.steps
 // depend on an Input: the part of the arena that a StepGradient over them
 // touches, instead of the whole arena.
 func (g *Graph) ClearAdjoints(order []Node) {
+	g.adjFor(1)
 	for _, n := range order {
 		r := &g.recs[n]
 		if r.flags&flagVar == 0 {
@@ -747,7 +748,7 @@ func (g *Graph) ClearAdjoints(order []Node) {
 		if r.flags&flagBatched != 0 {
 			panic("autodiff: ClearAdjoints of a batched node")
 		}
-		clear(g.adj[r.off : r.off+r.n])
+		clear(g.adj[r.doff : r.doff+r.n])
 	}
 }
 
@@ -872,6 +873,7 @@ func (g *Graph) NewStepGradient(tpls []*StepTemplate, shared []Node) *StepGradie
 // may have added seeds of its own (terms of params alone) before.
 func (sg *StepGradient) Backward() {
 	g := sg.g
+	g.adjFor(1)
 	e := sg.entries
 	apply := func(x *stepEntry) {
 		t := sg.tpls[x.tpl]

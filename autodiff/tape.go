@@ -41,6 +41,7 @@ const (
 const (
 	flagBatched = 1 << iota // depends on an Input
 	flagVar                 // depends on an Input or a Param (needs gradients)
+	flagView                // a constant whose value is views[ext], not in consts
 )
 
 // record is one node of the tape: flat, with integer indices.
@@ -54,9 +55,10 @@ type record struct {
 	rows, cols int32 // matrix shape (cols == 0 for vectors)
 	lo         int32 // Index/Slice offset
 	off        int32 // offset of the value in the arena (constants: in consts)
+	doff       int32 // offset of the adjoint in adj (non-constant nodes)
 	aoff       int32 // offset in the laid-out arena vals (constants included)
 	stride     int32 // n for batched nodes, 0 for shared ones
-	ext        int32 // index into funcs or ops
+	ext        int32 // index into funcs or ops (a view constant: into views)
 }
 
 // Graph is a static computation graph: the explicit tape of the model. It
@@ -67,11 +69,13 @@ type Graph struct {
 	funcs []Func
 	ops   []Op
 
-	consts     []float64 // values of constant nodes (off indexes here)
-	vals       []float64 // values of non-constant nodes
-	adj        []float64 // adjoints, same layout as vals
-	maxBatch   int       // 0 when the arenas must be laid out (again)
-	allocBatch int       // batch size of the current arenas
+	consts     []float64   // values of constant nodes (off indexes here)
+	views      [][]float64 // values of view constants (ConstView), not copied
+	vals       []float64   // values of non-constant nodes, then the constants
+	adj        []float64   // adjoints of the non-constant nodes, for adjBatch rows
+	adjBatch   int         // rows the adjoint arena holds (0: not laid out yet)
+	maxBatch   int         // 0 when the arenas must be laid out (again)
+	allocBatch int         // batch size of the current arenas
 
 	// scratch for custom ops
 	in, din [][]float64
@@ -91,6 +95,7 @@ func New() *Graph { return &Graph{} }
 func (g *Graph) NumNodes() int { return len(g.recs) }
 
 func (g *Graph) push(r record) Node {
+	r.flags &= flagBatched | flagVar // a node computed from a view is not one
 	if r.flags&flagBatched != 0 {
 		r.stride = r.n
 	}
@@ -142,6 +147,26 @@ func (g *Graph) Const(v []float64) Node {
 	g.recs = append(g.recs, record{op: opConst, n: int32(len(v)), off: int32(off)})
 	g.maxBatch = 0 // the arena holds a copy of the constants: lay it out again
 	return Node(len(g.recs) - 1)
+}
+
+// ConstView adds a constant vector that is v itself, not a copy: the
+// graph reads v and never writes it, and the caller must not change it
+// while the graph is in use. The compiled copies of a model share their
+// data (a 10^6 x 10 matrix is 80 MB) through it.
+func (g *Graph) ConstView(v []float64) Node {
+	g.views = append(g.views, v)
+	g.recs = append(g.recs, record{op: opConst, flags: flagView, n: int32(len(v)), ext: int32(len(g.views) - 1)})
+	return Node(len(g.recs) - 1)
+}
+
+// ConstMatrixView is ConstView for a row-major rows x cols matrix.
+func (g *Graph) ConstMatrixView(rows, cols int, v []float64) Node {
+	if len(v) != rows*cols {
+		panic(fmt.Sprintf("autodiff: ConstMatrixView %dx%d with %d values", rows, cols, len(v)))
+	}
+	n := g.ConstView(v)
+	g.recs[n].rows, g.recs[n].cols = int32(rows), int32(cols)
+	return n
 }
 
 // ConstMatrix adds a constant row-major rows x cols matrix (copied).
@@ -371,9 +396,13 @@ func (g *Graph) Alloc(maxBatch int) {
 			r.aoff = r.off
 		}
 	}
-	g.vals = make([]float64, size+len(g.consts))
+	// one copy of the constants: the arena's tail becomes the constant
+	// store (capped, so that a constant added later moves the store out)
+	nc := len(g.consts)
+	g.adj, g.adjBatch = nil, 0 // the old adjoints are not kept: free them first
+	g.vals = make([]float64, size+nc)
 	copy(g.vals[size:], g.consts)
-	g.adj = make([]float64, size+len(g.consts))
+	g.consts = g.vals[size : size+nc : size+nc]
 	g.maxBatch = maxBatch
 	g.allocBatch = maxBatch
 	nT := 0
@@ -389,9 +418,49 @@ func (g *Graph) Alloc(maxBatch int) {
 		r := g.recs[k.n]
 		copy(g.vals[r.off:int(r.off)+min(len(k.v), maxBatch*int(r.n))], k.v)
 	}
+	g.adjFor(1) // the gradients of one row; Backward of more grows them
 }
 
 func (g *Graph) maxBatchOld() int { return g.allocBatch }
+
+// adjFor lays out the adjoint arena for gradients of up to batch rows
+// when it holds fewer, keeping the adjoints already there. The values are
+// laid out for the largest batch evaluated (the kernel's samples, the
+// PSIS draws), the adjoints for the largest batch differentiated (Alloc:
+// one row, for the gradients of the warm start and of the params): at
+// 10^6 rows that is 150 MB less for each chain.
+func (g *Graph) adjFor(batch int) {
+	if batch <= g.adjBatch {
+		return
+	}
+	old, oldBatch := g.adj, g.adjBatch
+	rows := func(r *record, batch int) int { // the rows of r's adjoint
+		if r.flags&flagBatched != 0 {
+			return batch
+		}
+		return 1
+	}
+	size := 0
+	for i := range g.recs {
+		if r := &g.recs[i]; r.flags&flagVar != 0 {
+			size += int(r.n) * rows(r, batch)
+		}
+	}
+	adj := make([]float64, size)
+	off := 0
+	for i := range g.recs {
+		r := &g.recs[i]
+		if r.flags&flagVar == 0 {
+			continue
+		}
+		if old != nil {
+			copy(adj[off:off+int(r.n)*rows(r, oldBatch)], old[r.doff:])
+		}
+		r.doff = int32(off)
+		off += int(r.n) * rows(r, batch)
+	}
+	g.adj, g.adjBatch = adj, batch
+}
 
 // RowFloats is the number of float64 values each row of a batch adds to
 // the values Alloc reserves (the adjoints take as many again): what a
@@ -417,7 +486,8 @@ func (g *Graph) Grad(n Node, b int) []float64 {
 	if r.flags&flagVar == 0 {
 		return nil
 	}
-	o := int(r.off)
+	g.adjFor(b + 1)
+	o := int(r.doff)
 	if r.flags&flagBatched != 0 {
 		o += b * int(r.n)
 	}
@@ -426,6 +496,9 @@ func (g *Graph) Grad(n Node, b int) []float64 {
 
 func (g *Graph) val(n Node, b int) []float64 {
 	r := &g.recs[n]
+	if r.flags&flagView != 0 {
+		return g.views[r.ext]
+	}
 	if g.maxBatch != 0 {
 		o := int(r.aoff) + b*int(r.stride)
 		return g.vals[o : o+int(r.n)]
@@ -445,7 +518,7 @@ func (g *Graph) adjOf(n Node, b int) []float64 {
 	if r.flags&flagVar == 0 {
 		return nil
 	}
-	o := int(r.off)
+	o := int(r.doff)
 	if r.flags&flagBatched != 0 {
 		o += b * int(r.n)
 	}

@@ -410,6 +410,12 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 				return nil, err
 			}
 		}
+		if !kernel.StateSpace { // CIS reserves its samples on the model:
+			// that batch first, so that the model's checks (newProblem)
+			// evaluate in it instead of leaving a smaller arena behind (at
+			// 10^6 rows, 61 MB for each chain)
+			mi.Comp.Reserve(s.Samples)
+		}
 		rngi := NewRand(o.Seed, streamRun+uint64(i))
 		if i == 0 && rng != nil {
 			rngi = rng

@@ -32,7 +32,8 @@ func Errorf(hint, format string, args ...any) error {
 type Model struct {
 	Path, DataPath string
 	// Sources holds the text of the model and data files by name, for
-	// printing errors with their source line.
+	// printing errors with their source line. A successful Load drops the
+	// data file's (as large as the data again): read it again if needed.
 	Sources map[string][]byte
 	File    *lang.File
 	Table   *dataset.Table    // nil without a CSV data file
@@ -102,6 +103,14 @@ func (m *Model) load(src []byte, opt ...LoadOptions) error {
 	}
 	m.Comp, err = ir.Compile(m.IR, o)
 	m.compileTime = time.Since(read)
+	if err == nil && m.DataPath != "" {
+		// the data are bound: their file's text (as large as the data
+		// again) is read again if a message needs its lines
+		delete(m.Sources, m.DataPath)
+		if m.JSON != nil {
+			m.JSON.DropText()
+		}
+	}
 	return err
 }
 

@@ -58,8 +58,8 @@ func memTotal() int64 {
 
 // checkSizes refuses, before anything is allocated, the sizes of a fit
 // that could not be held: S samples per step in each of C chains (each
-// row of a batch takes the graph's RowFloats values and as many adjoints,
-// in the chain's model and in the copy a split target evaluates), M draws
+// row of a batch takes the graph's RowFloats values, in the chain's model
+// and in the copy a split target evaluates; the adjoints are of one row), M draws
 // of q behind the PSIS check (each a row of the latents in both spaces
 // with its weights), and the number of chains itself. The
 // message names the flag, the size, what it needs and the limit.
@@ -70,9 +70,10 @@ func checkSizes(m *Model, lim sizeLimits, samples, chains, draws int) error {
 	}
 	d := int64(m.IR.LatentDim)
 	row := int64(m.Comp.Graph().RowFloats())
-	// per sample of one chain: values and adjoints in two copies of the
-	// graph, and the sample, its draw and its weights in q's space
-	perSample := 8 * (4*row + 4*d + 4)
+	// per sample of one chain: values in two copies of the graph (the
+	// adjoints are of one row), and the sample, its draw and its weights
+	// in q's space
+	perSample := 8 * (2*row + 4*d + 4)
 	chains = max(chains, 1)
 	if need := float64(samples) * float64(chains) * float64(perSample); need > float64(lim.budget) || float64(samples)*float64(row) > math.MaxInt32 {
 		most := min(lim.budget/(int64(chains)*perSample), math.MaxInt32/max(row, 1))

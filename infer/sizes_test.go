@@ -32,7 +32,7 @@ func TestSizesCheckedBeforeAllocating(t *testing.T) {
 	lim := sizeLimits{budget: 1 << 30, why: "a test budget"}
 	row := int64(m.Comp.Graph().RowFloats())
 	d := int64(m.IR.LatentDim)
-	perSample := 8 * (4*row + 4*d + 4)
+	perSample := 8 * (2*row + 4*d + 4)
 	most := int(lim.budget / (4 * perSample))
 	require.NoError(t, checkSizes(m, lim, most, 4, 0))
 	require.ErrorContains(t, checkSizes(m, lim, most+1, 4, 0), "a test budget")

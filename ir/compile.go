@@ -293,12 +293,12 @@ func (cp *compiler) num(v float64) autodiff.Node {
 // leaves creates the data, param and latent nodes.
 func (cp *compiler) leaves() {
 	m, g, c := cp.m, cp.g, cp.c
-	for _, v := range m.Data {
+	for _, v := range m.Data { // data are not written after binding: views, shared by the model's compiled copies
 		switch v.Type.Kind {
 		case Matrix:
-			cp.env[v.ID] = g.ConstMatrix(v.Type.Rows, v.Type.Cols, v.Value)
+			cp.env[v.ID] = g.ConstMatrixView(v.Type.Rows, v.Type.Cols, v.Value)
 		default:
-			cp.env[v.ID] = g.Const(v.Value)
+			cp.env[v.ID] = g.ConstView(v.Value)
 		}
 	}
 	for _, v := range m.Vars {

@@ -3,6 +3,7 @@ package dataset
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"sort"
 
 	"github.com/mscppl/mscppl/lang"
@@ -16,9 +17,15 @@ type JSONData struct {
 	Names  []string
 	Fields map[string]*JSONField
 
-	bom  int
-	data []byte // the file after its BOM
+	bom     int
+	data    []byte // the file after its BOM
+	dropped bool   // DropText freed data: ElemPos reads the file again
 }
+
+// DropText frees the file's text, which d keeps for the positions of values
+// in messages, once the data are bound (the text of a 10^6 x 10 matrix is
+// 130 MB): ElemPos then reads the file File again.
+func (d *JSONData) DropText() { d.data, d.dropped = nil, true }
 
 // JSONField is one field of a JSON data file.
 type JSONField struct {
@@ -62,6 +69,13 @@ func (f *JSONField) ElemPos(i int) lang.Pos {
 	if i < 0 || i >= len(f.Values) {
 		return f.Pos
 	}
+	if f.d.dropped {
+		raw, err := os.ReadFile(f.d.File)
+		if err != nil || len(raw) < f.d.bom {
+			return f.Pos
+		}
+		f.d.data, f.d.dropped = raw[f.d.bom:], false
+	}
 	return f.d.pos(leafOffset(f.d.data, f.val, i))
 }
 
@@ -98,7 +112,8 @@ func (d *JSONData) Missing(name string) *SelectError {
 // A valid file is read in one pass by a scanner that writes the numbers
 // straight into each field's Values (a matrix's rows flattened as they
 // come) and records no per-value positions: ElemPos finds a value's
-// position again when a message needs it. The returned data keep raw.
+// position again when a message needs it. The returned data keep raw
+// (until DropText).
 // A file the scanner rejects is parsed again, token by token, from the
 // field where the scanner stopped, to report all the problems with their
 // positions.

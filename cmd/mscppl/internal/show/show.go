@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -37,9 +38,9 @@ func Report(w io.Writer, err error, sources map[string][]byte) {
 	var ue *infer.UserError
 	switch {
 	case errors.As(err, &list):
-		list.Format(w, sources)
+		list.Format(w, withFiles(sources, list))
 	case errors.As(err, &one):
-		lang.ErrorList{one}.Format(w, sources)
+		lang.ErrorList{one}.Format(w, withFiles(sources, lang.ErrorList{one}))
 	case errors.As(err, &ue):
 		fmt.Fprintf(w, "mscppl: %s\n", ue.Msg)
 		if ue.Hint != "" {
@@ -59,6 +60,31 @@ func Summary(w io.Writer, s *infer.Summary) { summary(w, s, false) }
 
 // SummaryAll is Summary with every element of every latent.
 func SummaryAll(w io.Writer, s *infer.Summary) { summary(w, s, true) }
+
+// withFiles is sources with the files of the errors it lacks read again:
+// infer.Load drops a data file's text once the data are bound.
+func withFiles(sources map[string][]byte, l lang.ErrorList) map[string][]byte {
+	var more map[string][]byte
+	for _, e := range l[:min(len(l), lang.MaxShownErrors)] {
+		f := e.Pos.File
+		if _, ok := sources[f]; ok || !e.Pos.IsValid() || more[f] != nil {
+			continue
+		}
+		if b, err := os.ReadFile(f); err == nil {
+			if more == nil {
+				more = maps.Clone(sources)
+				if more == nil {
+					more = map[string][]byte{}
+				}
+			}
+			more[f] = b
+		}
+	}
+	if more == nil {
+		return sources
+	}
+	return more
+}
 
 // LongVector and Ends: a latent with more than LongVector elements is
 // shown by its first and last Ends (and those a warning names).
