@@ -96,18 +96,19 @@ func allZero(lr []float64) bool {
 // number of cores.
 const drawChunk, maxDrawBatch = 400, 100
 
-// drawBatchBytes bounds the value and adjoint arenas that a batch of draws
-// takes on each compiled model (a log joint over 100000 rows has about
-// 1.6 MB per draw and node): 100 draws of a 100000 x 10 logistic
-// regression took 320 MB on each of the models.
-const drawBatchBytes = 64 << 20
+// drawBatchBytes bounds the value arena that a batch of draws takes on
+// each compiled model (a log joint over 100000 rows has about 0.8 MB per
+// draw and node; the adjoints are laid out for the one row a gradient
+// takes, not the batch): 100 draws of a 100000 x 10 logistic regression
+// took 320 MB on each of the models with their adjoints.
+const drawBatchBytes = 32 << 20
 
 // drawBatchFor is the number of draws evaluated together on c: as many as
-// fit drawBatchBytes (16 bytes per batched value, its adjoint included),
+// fit drawBatchBytes (8 bytes per batched value),
 // between 4 (a batch of 4 shares each load of the data in the
 // matrix-vector kernels) and maxDrawBatch.
 func drawBatchFor(c *ir.Compiled) int {
-	per := 16 * max(1, c.Graph().RowFloats())
+	per := 8 * max(1, c.Graph().RowFloats())
 	return max(4, min(maxDrawBatch, drawBatchBytes/per))
 }
 
