@@ -534,6 +534,9 @@ func swappable(v *Var) int {
 	if v.Kind != LatentVar || v.Derived != nil || v.Type.Kind != Vector || v.LowerX != nil || v.UpperX != nil {
 		return 0
 	}
+	if v.Type.Rows < 2 { // nothing to swap (simplex[1], vector[0])
+		return 0
+	}
 	if b := v.VecBij; b != nil {
 		if b.XLen() != b.K() {
 			return 0
