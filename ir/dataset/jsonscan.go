@@ -151,26 +151,9 @@ func (s *jsonScanner) value(f *JSONField) bool {
 	}
 	integer := true
 	if s.peek() != '[' {
-		n := 0
-		for {
-			x, ok := s.leaf()
-			if !ok {
-				return false
-			}
-			if len(f.Values) == cap(f.Values) {
-				f.Values = s.grow(f.Values, f.val)
-			}
-			f.Values = append(f.Values, x)
-			integer = integer && isInteger(x)
-			n++
-			s.ws()
-			if s.eat(']') {
-				break
-			}
-			if !s.eat(',') {
-				return false
-			}
-			s.ws()
+		n, ok := s.numbers(f, &integer)
+		if !ok {
+			return false
 		}
 		f.Dims, f.Integer = []int{n}, integer
 		return true
@@ -183,25 +166,9 @@ func (s *jsonScanner) value(f *JSONField) bool {
 		n := 0
 		s.ws()
 		if !s.eat(']') {
-			for {
-				x, ok := s.leaf()
-				if !ok {
-					return false
-				}
-				if len(f.Values) == cap(f.Values) {
-					f.Values = s.grow(f.Values, f.val)
-				}
-				f.Values = append(f.Values, x)
-				integer = integer && isInteger(x)
-				n++
-				s.ws()
-				if s.eat(']') {
-					break
-				}
-				if !s.eat(',') {
-					return false
-				}
-				s.ws()
+			var ok bool
+			if n, ok = s.numbers(f, &integer); !ok {
+				return false
 			}
 		}
 		if cols < 0 {
@@ -221,6 +188,34 @@ func (s *jsonScanner) value(f *JSONField) bool {
 	}
 	f.Dims, f.Integer = []int{rows, cols}, integer
 	return true
+}
+
+// numbers reads the numbers of a non-empty array, from its first number
+// through its closing bracket, onto f.Values, and clears *integer at a
+// number that is not one. It returns how many it read and whether the
+// array was well formed.
+func (s *jsonScanner) numbers(f *JSONField, integer *bool) (int, bool) {
+	n := 0
+	for {
+		x, ok := s.leaf()
+		if !ok {
+			return n, false
+		}
+		if len(f.Values) == cap(f.Values) {
+			f.Values = s.grow(f.Values, f.val)
+		}
+		f.Values = append(f.Values, x)
+		*integer = *integer && isInteger(x)
+		n++
+		s.ws()
+		if s.eat(']') {
+			return n, true
+		}
+		if !s.eat(',') {
+			return n, false
+		}
+		s.ws()
+	}
 }
 
 // grow makes room for more values in vals, the values of a field whose
