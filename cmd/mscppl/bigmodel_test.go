@@ -29,10 +29,7 @@ func TestBigModelBoundedMemory(t *testing.T) {
 		t.Skip("prlimit not found")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "mscppl")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
+	bin := buildBinary(t, dir)
 	write := func(name string, lines int) string {
 		var b strings.Builder
 		b.WriteString("latent { z: real }\nmodel {\n")

@@ -210,12 +210,7 @@ func classify(c *catalogueCase, r result) (string, string) {
 func TestCatalogue(t *testing.T) {
 	bin := *catalogueBin
 	if bin == "" {
-		bin = filepath.Join(t.TempDir(), "mscppl")
-		build := exec.Command("go", "build", "-o", bin, ".")
-		build.Stderr = os.Stderr
-		if err := build.Run(); err != nil {
-			t.Fatalf("go build: %v", err)
-		}
+		bin = buildBinary(t, t.TempDir())
 	} else if abs, err := filepath.Abs(bin); err == nil {
 		bin = abs
 	}
@@ -342,29 +337,34 @@ func clip(s string, n int) string {
 	return s[:n] + "..."
 }
 
+// writeNested writes dir/file: prefix, count times open, middle, count
+// times close, suffix, each with the escapes \n (newline), \s (space) and
+// \e (nothing) replaced.
+func writeNested(dir, file, count, prefix, open, middle, closer, suffix string) error {
+	n, err := strconv.Atoi(count)
+	if err != nil {
+		return err
+	}
+	un := strings.NewReplacer(`\n`, "\n", `\s`, " ", `\e`, "")
+	var b strings.Builder
+	b.WriteString(un.Replace(prefix))
+	b.WriteString(strings.Repeat(un.Replace(open), n))
+	b.WriteString(un.Replace(middle))
+	b.WriteString(strings.Repeat(un.Replace(closer), n))
+	b.WriteString(un.Replace(suffix))
+	return os.WriteFile(filepath.Join(dir, file), []byte(b.String()), 0o644)
+}
+
 // generators write big inputs into a case's directory before the run;
 // each writes the file named first among its arguments.
 var generators = map[string]func(dir string, args []string) error{
 	// repeat FILE N PREFIX UNIT SUFFIX: PREFIX, N times UNIT, SUFFIX, with
-	// \n for a newline and \s for a space in each
+	// \n for a newline, \s for a space and \e for nothing in each
 	"repeat": func(dir string, args []string) error {
 		if len(args) != 5 {
 			return errors.New("want repeat FILE N PREFIX UNIT SUFFIX")
 		}
-		n, err := strconv.Atoi(args[1])
-		if err != nil {
-			return err
-		}
-		un := strings.NewReplacer(`\n`, "\n", `\s`, " ", `\e`, "")
-		var b strings.Builder
-		b.WriteString(un.Replace(args[2]))
-		unit := un.Replace(args[3])
-		b.Grow(n * len(unit))
-		for range n {
-			b.WriteString(unit)
-		}
-		b.WriteString(un.Replace(args[4]))
-		return os.WriteFile(filepath.Join(dir, args[0]), []byte(b.String()), 0o644)
+		return writeNested(dir, args[0], args[1], args[2], args[3], "", "", args[4])
 	},
 	// nest FILE N PREFIX OPEN MIDDLE CLOSE SUFFIX: PREFIX, N times OPEN,
 	// MIDDLE, N times CLOSE, SUFFIX (escapes as in repeat)
@@ -372,18 +372,7 @@ var generators = map[string]func(dir string, args []string) error{
 		if len(args) != 7 {
 			return errors.New("want nest FILE N PREFIX OPEN MIDDLE CLOSE SUFFIX")
 		}
-		n, err := strconv.Atoi(args[1])
-		if err != nil {
-			return err
-		}
-		un := strings.NewReplacer(`\n`, "\n", `\s`, " ", `\e`, "")
-		var b strings.Builder
-		b.WriteString(un.Replace(args[2]))
-		b.WriteString(strings.Repeat(un.Replace(args[3]), n))
-		b.WriteString(un.Replace(args[4]))
-		b.WriteString(strings.Repeat(un.Replace(args[5]), n))
-		b.WriteString(un.Replace(args[6]))
-		return os.WriteFile(filepath.Join(dir, args[0]), []byte(b.String()), 0o644)
+		return writeNested(dir, args[0], args[1], args[2], args[3], args[4], args[5], args[6])
 	},
 	// garbage FILE N: N pseudo-random bytes (a fixed sequence)
 	"garbage": func(dir string, args []string) error {

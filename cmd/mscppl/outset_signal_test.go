@@ -27,10 +27,7 @@ func TestOutSetSignals(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs it 36 times")
 	}
-	bin := filepath.Join(t.TempDir(), "mscppl")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
+	bin := buildBinary(t, t.TempDir())
 	args := func(dir string, seed string) []string {
 		return []string{"run", "../../examples/probit_pima.msc", "../../examples/data/pima.csv", "--iters", "1000", "--fixed", "--quiet", "--out", dir, "--seed", seed}
 	}

@@ -26,10 +26,7 @@ func TestInterruptLeavesCompleteFiles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "mscppl")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
+	bin := buildBinary(t, t.TempDir())
 	for _, c := range []struct {
 		sig  syscall.Signal
 		code int
@@ -123,4 +120,17 @@ func TestInterruptStartsFreshLine(t *testing.T) {
 			require.Contains(t, out.String(), "NOT converged")
 		})
 	}
+}
+
+// buildBinary builds mscppl into dir and returns its path: the tests that
+// run the binary as a user would (signals, memory limits, the catalogue).
+func buildBinary(t testing.TB, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "mscppl")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		t.Fatalf("go build: %v", err)
+	}
+	return bin
 }

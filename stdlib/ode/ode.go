@@ -285,6 +285,20 @@ const (
 	e5, e6, e7     = -17253.0 / 339200, 22.0 / 525, -1.0 / 40
 )
 
+// trial counts a step from t of size h towards tout and returns the size
+// to try, shortened to land on tout (last) when it would pass it or stop
+// just short; an error once opt.MaxSteps steps have been taken.
+func (s *Solver) trial(t, tout, h float64, opt Options) (hs float64, last bool, err error) {
+	if s.Steps >= opt.MaxSteps {
+		return 0, false, fmt.Errorf("at t = %g: %w (%d)", t, ErrMaxSteps, opt.MaxSteps)
+	}
+	s.Steps++
+	if t+h >= tout || tout-(t+h) < 1e-10*h {
+		return tout - t, true, nil
+	}
+	return h, false, nil
+}
+
 // dopri integrates with the Dormand-Prince pair.
 func (s *Solver) dopri(t0 float64, ts []float64, opt Options, out, sens []float64) error {
 	n := s.n
@@ -296,13 +310,9 @@ func (s *Solver) dopri(t0 float64, ts []float64, opt Options, out, sens []float6
 	for idx, tout := range ts {
 		rejected := false
 		for t < tout {
-			if s.Steps >= opt.MaxSteps {
-				return fmt.Errorf("at t = %g: %w (%d)", t, ErrMaxSteps, opt.MaxSteps)
-			}
-			s.Steps++
-			hs, last := h, false
-			if t+hs >= tout || tout-(t+hs) < 1e-10*hs {
-				hs, last = tout-t, true
+			hs, last, err := s.trial(t, tout, h, opt)
+			if err != nil {
+				return err
 			}
 			for i := range y {
 				y[i] = z[i] + hs*a21*k1[i]
@@ -375,13 +385,9 @@ func (s *Solver) rosenbrock(t0 float64, ts []float64, opt Options, out, sens []f
 	for idx, tout := range ts {
 		rejected := false
 		for t < tout {
-			if s.Steps >= opt.MaxSteps {
-				return fmt.Errorf("at t = %g: %w (%d)", t, ErrMaxSteps, opt.MaxSteps)
-			}
-			s.Steps++
-			hs, last := h, false
-			if t+hs >= tout || tout-(t+hs) < 1e-10*hs {
-				hs, last = tout-t, true
+			hs, last, err := s.trial(t, tout, h, opt)
+			if err != nil {
+				return err
 			}
 			hd := hs * rosD
 			// W = I - h d J
