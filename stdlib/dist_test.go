@@ -327,20 +327,7 @@ func TestBijections(t *testing.T) {
 }
 
 func BenchmarkSumLogDensityProbit351(b *testing.B) {
-	f, _ := Lookup("bernoulli_probit")
-	op := NewSumLogDensity(f)
-	x, eta := make([]float64, 351), make([]float64, 351)
-	rng := rand.New(rand.NewPCG(1, 2))
-	for i := range x {
-		x[i] = float64(rng.IntN(2))
-		eta[i] = 2 * rng.NormFloat64()
-	}
-	in := [][]float64{x, eta}
-	var out [1]float64
-	b.ReportAllocs()
-	for b.Loop() {
-		op.Forward(out[:], in)
-	}
+	benchSumLogDensity(b, "bernoulli_probit", 351)
 }
 
 // TestSumLogDensityBinaryOutsideSupport: an outcome of a Bernoulli

@@ -65,9 +65,15 @@ func TestSumLogDensityBinaryOrder(t *testing.T) {
 // BenchmarkSumLogDensityLogit100k: the logit likelihood of 100000 rows, a
 // PSIS draw's (or a CIS sample's) term of a large logistic regression.
 func BenchmarkSumLogDensityLogit100k(b *testing.B) {
-	f, _ := Lookup("bernoulli_logit")
+	benchSumLogDensity(b, "bernoulli_logit", 100000)
+}
+
+// benchSumLogDensity times the summed log density of family name over n
+// binary outcomes with linear predictors of sd 2 (a fixed seed).
+func benchSumLogDensity(b *testing.B, name string, n int) {
+	f, _ := Lookup(name)
 	op := NewSumLogDensity(f)
-	x, eta := make([]float64, 100000), make([]float64, 100000)
+	x, eta := make([]float64, n), make([]float64, n)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range x {
 		x[i] = float64(rng.IntN(2))
