@@ -264,6 +264,30 @@ func (tr transform) density(x []float64, neff, lo, hi float64) []Point {
 	})
 }
 
+// KDE is the Gaussian kernel density estimate of the draws xs with
+// Silverman's bandwidth, on n >= 2 points from the smallest draw to the
+// largest (so it stays on the draws' support; 3 bandwidths either side of
+// draws that are all equal). The trace plot's densities.
+func KDE(xs []float64, n int) []Point {
+	h := silverman(xs, float64(len(xs)))
+	lo, hi := slices.Min(xs), slices.Max(xs)
+	if hi == lo {
+		lo, hi = lo-3*h, hi+3*h
+	}
+	out := make([]Point, n)
+	norm := 1 / (float64(len(xs)) * h * math.Sqrt(2*math.Pi))
+	for i := range out {
+		x := lo + (hi-lo)*float64(i)/float64(n-1)
+		d := 0.0
+		for _, v := range xs {
+			z := (x - v) / h
+			d += math.Exp(-0.5 * z * z)
+		}
+		out[i] = Point{X: x, Density: d * norm}
+	}
+	return out
+}
+
 // silverman is Silverman's rule of thumb, 0.9 min(sd, IQR/1.34) n^(-1/5).
 func silverman(u []float64, n float64) float64 {
 	_, sd := MeanSD(u)

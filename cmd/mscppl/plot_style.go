@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/mscppl/mscppl/infer"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 )
@@ -137,58 +138,14 @@ func maxY(xys ...plotter.XYs) float64 {
 	return m
 }
 
-// kde is the Gaussian kernel density estimate of xs with Silverman's
-// bandwidth, on n points from the smallest draw to the largest (so it
-// stays on the draws' support).
+// kde is infer.KDE as plot points.
 func kde(xs []float64, n int) plotter.XYs {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	lo, hi := s[0], s[len(s)-1]
-	h := bandwidth(s)
-	if hi == lo {
-		lo, hi = lo-3*h, hi+3*h
-	}
-	out := make(plotter.XYs, n)
-	norm := 1 / (float64(len(s)) * h * math.Sqrt(2*math.Pi))
-	for i := range out {
-		x := lo + (hi-lo)*float64(i)/float64(n-1)
-		d := 0.0
-		for _, v := range s {
-			z := (x - v) / h
-			d += math.Exp(-0.5 * z * z)
-		}
-		out[i] = plotter.XY{X: x, Y: d * norm}
+	d := infer.KDE(xs, n)
+	out := make(plotter.XYs, len(d))
+	for i, p := range d {
+		out[i] = plotter.XY{X: p.X, Y: p.Density}
 	}
 	return out
-}
-
-// bandwidth is Silverman's rule, 0.9 min(sd, IQR/1.34) n^(-1/5), of the
-// sorted draws s.
-func bandwidth(s []float64) float64 {
-	n := float64(len(s))
-	mean := 0.0
-	for _, v := range s {
-		mean += v
-	}
-	mean /= n
-	ss := 0.0
-	for _, v := range s {
-		ss += (v - mean) * (v - mean)
-	}
-	spread := 0.0
-	if len(s) > 1 {
-		spread = math.Sqrt(ss / (n - 1))
-	}
-	if len(s) > 3 {
-		if iqr := (s[3*len(s)/4] - s[len(s)/4]) / 1.34; iqr > 0 && iqr < spread {
-			spread = iqr
-		}
-	}
-	h := 0.9 * spread * math.Pow(n, -0.2)
-	if !(h > 0) {
-		h = 1e-3 * math.Max(1, math.Abs(s[len(s)/2]))
-	}
-	return h
 }
 
 // discreteValues reports whether every draw is an integer with at most 30
