@@ -161,20 +161,25 @@ func (g *Graph) ConstView(v []float64) Node {
 
 // ConstMatrixView is ConstView for a row-major rows x cols matrix.
 func (g *Graph) ConstMatrixView(rows, cols int, v []float64) Node {
-	if len(v) != rows*cols {
-		panic(fmt.Sprintf("autodiff: ConstMatrixView %dx%d with %d values", rows, cols, len(v)))
-	}
-	n := g.ConstView(v)
-	g.recs[n].rows, g.recs[n].cols = int32(rows), int32(cols)
-	return n
+	checkShape("ConstMatrixView", rows, cols, v)
+	return g.asMatrix(g.ConstView(v), rows, cols)
 }
 
 // ConstMatrix adds a constant row-major rows x cols matrix (copied).
 func (g *Graph) ConstMatrix(rows, cols int, v []float64) Node {
+	checkShape("ConstMatrix", rows, cols, v)
+	return g.asMatrix(g.Const(v), rows, cols)
+}
+
+// checkShape panics unless v holds the rows x cols values of a matrix.
+func checkShape(what string, rows, cols int, v []float64) {
 	if len(v) != rows*cols {
-		panic(fmt.Sprintf("autodiff: ConstMatrix %dx%d with %d values", rows, cols, len(v)))
+		panic(fmt.Sprintf("autodiff: %s %dx%d with %d values", what, rows, cols, len(v)))
 	}
-	n := g.Const(v)
+}
+
+// asMatrix records node n as a rows x cols matrix.
+func (g *Graph) asMatrix(n Node, rows, cols int) Node {
 	g.recs[n].rows, g.recs[n].cols = int32(rows), int32(cols)
 	return n
 }
