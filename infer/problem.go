@@ -3,7 +3,6 @@ package infer
 import (
 	"fmt"
 
-	"github.com/mscppl/mscppl/autodiff"
 	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/mscppl/mscppl/ir"
 )
@@ -134,19 +133,13 @@ func facts(c *ir.Compiled) msc.Facts {
 	return out
 }
 
-// tapeCost is the number of scalars one row of c's log joint computes: the
-// lengths of its tape's nodes that depend on the latents (a matrix-vector
-// product counts its rows, not its rows times columns).
+// tapeCost is the number of scalars one row of c's log joint computes:
+// the values a row of a batch takes (autodiff.Graph.RowFloats, the lengths
+// of the tape's nodes that depend on the latents; a matrix-vector product
+// counts its rows, not its rows times columns).
 func tapeCost(c *ir.Compiled) float64 {
-	g := c.Graph()
-	if g == nil {
-		return 0
+	if g := c.Graph(); g != nil {
+		return float64(g.RowFloats())
 	}
-	n := 0
-	for i := range g.NumNodes() {
-		if !g.IsConst(autodiff.Node(i)) {
-			n += g.Len(autodiff.Node(i))
-		}
-	}
-	return float64(n)
+	return 0
 }
