@@ -38,10 +38,15 @@ func (f *Fitted) ChainSamples() *ChainSamples {
 	if len(cs.Iters) > 1 {
 		cs.Thin = cs.Iters[1] - cs.Iters[0]
 	}
-	for _, z := range res.ChainDraws {
+	for i, z := range res.ChainDraws {
 		rows := len(z) / d
-		lp := make([]float64, rows)
-		comp.LogJoint(z, lp)
+		var lp []float64
+		if res.ChainLogJoint != nil { // as the kernel computed it
+			lp = res.ChainLogJoint[i]
+		} else {
+			lp = make([]float64, rows)
+			comp.LogJoint(z, lp)
+		}
 		chain := make([][]float64, rows)
 		for r := range chain {
 			row := make([]float64, 1+xdim)

@@ -160,7 +160,33 @@ const (
 	streamRun     = 0x6d7363
 	streamSummary = 0x73756d
 	streamWarm    = 0x77726d // + chain: the warm start's initial points
+	// + iteration: the draws that confirm a stop on the corrected agreement
+	streamConfirm = 0x636f6e << 20
 )
+
+// confirmDraws is the number of draws of q whose k-hat confirms a stop on
+// the corrected agreement (confirmCorrection): a quarter of the summaries'
+// default, enough to tell a k-hat near 0 from one above khatGood.
+const confirmDraws = 1000
+
+// confirmCorrection is msc.Settings.Corrected: before a costly run stops on
+// the looser agreement that the PSIS step's correction allows, the k-hat
+// of confirmDraws draws of the chains' combined q must be at most khatGood
+// (the weights reliable, not only usable), on the chains' own models (idle
+// at a check), from a stream of the seed and the iteration.
+func (f *Fitted) confirmCorrection(seed uint64) func(msc.Family, int) (bool, string) {
+	return func(q msc.Family, n int) (bool, string) {
+		sq, ok := q.(msc.Sampler)
+		if !ok {
+			return false, ""
+		}
+		im, err := importanceSample(NewRand(seed, streamConfirm+uint64(n)), f.comps, sq, confirmDraws)
+		if err != nil {
+			return false, fmt.Sprintf("%d draws of q at iteration %d failed: %v", confirmDraws, n, err)
+		}
+		return im.khat <= khatGood, fmt.Sprintf("k-hat %.2f from %d draws of q at iteration %d", im.khat, confirmDraws, n)
+	}
+}
 
 // NewRand returns the seeded generator of a named stream.
 func NewRand(seed, stream uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, stream)) }
@@ -382,6 +408,9 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	}
 	f.kernel = kernel
 	s := msc.Settings{Samples: o.Samples, Iters: o.Iters, Fixed: o.Fixed, Chains: o.Chains, LR: o.LR, ParamLR: o.ParamLR, RetainedOnly: o.Retained, Trace: o.Trace}
+	if !o.SkipCheck { // the PSIS step will correct q's Monte Carlo error
+		s.Corrected = f.confirmCorrection(o.Seed)
+	}
 	if s.Optimizer, err = msc.ParseOptimizer(o.Optimizer); err != nil {
 		return nil, settingError(m.IR, "optimizer", o.Optimizer, "", "%v", err)
 	}

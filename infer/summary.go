@@ -222,6 +222,9 @@ func (f *Fitted) summarize(o Options, elapsed time.Duration) *Summary {
 		if im.khat <= KhatMax {
 			sum.SummarySource = "psis"
 			sum.Diagnostics.ESSBulkMin = Figure(im.ess)
+			if note := correctedNote(res, f.problem); note != "" {
+				sum.Notes = append(sum.Notes, note)
+			}
 			ms := im.allMarginals(im.w)
 			for j, n := range names {
 				sum.Latent[n] = ms[j]
@@ -571,4 +574,20 @@ func (f *Fitted) psisProposal() string {
 		return f.imp.proposal
 	}
 	return "q"
+}
+
+// correctedNote says why a costly run stopped on the looser agreement that
+// the PSIS correction allows, or why it did not ("" when the rule was not
+// in play).
+func correctedNote(res *msc.Result, p *msc.Problem) string {
+	if res.Confirmed == "" || p == nil {
+		return ""
+	}
+	costly := fmt.Sprintf("the iterations are costly (each evaluates the log joint, %.3g scalars, at %d samples on each of %d chains)", p.Cost, res.Settings.Samples, res.Settings.Chains)
+	if res.AgreeSD > msc.Defaults.AgreeSD {
+		return fmt.Sprintf("%s, so the chains were asked to agree within %g posterior sd instead of %g once draws of their q had reliable weights (%s): the PSIS weights correct what q's averaged means owe to Monte Carlo error; q's own moments (q_latent, variational.json) carry that error",
+			costly, res.AgreeSD, msc.Defaults.AgreeSD, res.Confirmed)
+	}
+	return fmt.Sprintf("%s, and the chains agreed within %g posterior sd, but draws of their q did not have weights reliable enough to stop there (%s), so the run went on to agree within %g",
+		costly, msc.Defaults.AgreeSDCorrected, res.Confirmed, res.AgreeSD)
 }

@@ -36,7 +36,10 @@ type Chain struct {
 // split R-hat over the averaging window at most Defaults.RhatMax, and the
 // chains' averaged means within Defaults.AgreeSD posterior sds of each
 // other) and the combined average is stable (its mean moved less than
-// AgreeSD sds and its sds less than 5% since the previous check).
+// AgreeSD sds and its sds less than 5% since the previous check). A
+// costly run whose summaries importance weights will correct
+// (s.Corrected) checks densely from Defaults.FirstCheckCorrected on, with
+// Defaults.AgreeSDCorrected in place of AgreeSD (res.AgreeSD).
 //
 // res gets the combined q (the average of the chains' averaged
 // statistics), the averaged params, the chains' own results in res.Chains,
@@ -69,34 +72,43 @@ func RunChains(ctx context.Context, specs []Chain, s Settings, res *Result) erro
 	ev := &evaluator{chains: chains, s: &s}
 	_, sampled := specs[0].Q.(Sampler)
 	ev.chainSummaries = specs[0].Kernel.Markov() && !sampled
+	// dense: the iterations are costly, so the rule is checked every
+	// CheckStep iterations from the first check on; its figures are
+	// evaluated from half of it on, so that each check judges the
+	// stability against the evaluation that many iterations before (as
+	// the sparse schedule does), and the run stops when the rule passes at
+	// two successive checks (the windows of checks CheckStep apart
+	// overlap, so their figures are close; two passes keep a dip of the
+	// noise below the thresholds, which the more frequent checks meet more
+	// often, from stopping the run). A dense run whose summaries
+	// importance weights correct (s.Corrected, q sampled) checks from
+	// FirstCheckCorrected on, against AgreeSDCorrected.
+	dense := !s.Fixed && float64(s.Samples*C)*specs[0].Problem.Cost >= Defaults.DenseCost
+	first := Defaults.FirstCheck
+	ev.agree = Defaults.AgreeSD
+	corrected := dense && s.Corrected != nil && sampled
+	if corrected {
+		first, ev.agree = Defaults.FirstCheckCorrected, Defaults.AgreeSDCorrected
+	}
 	next := s.Iters
 	fixAt := 0 // the iteration at which the params are fixed (0: never)
 	if !s.Fixed {
-		next = min(s.Iters, Defaults.FirstCheck)
+		next = min(s.Iters, first)
 		if chains[0].l.pt != nil && Defaults.ParamIters < s.Iters {
 			fixAt = Defaults.ParamIters
 			next = min(next, fixAt)
 		}
 	}
 	halfway := 0 // a run that makes no check is evaluated half-way, for the trend the warnings read
-	if (s.Fixed || s.Iters <= Defaults.FirstCheck) && s.Iters >= 2 {
+	if (s.Fixed || s.Iters <= first) && s.Iters >= 2 {
 		halfway = s.Iters / 2
 		next = halfway
 	}
-	// dense: the iterations are costly, so the rule is checked every
-	// CheckStep iterations from FirstCheck on; its figures are evaluated
-	// from FirstCheck/2 on, so that each check judges the stability
-	// against the evaluation FirstCheck/2 iterations before (as the sparse
-	// schedule does), and the run stops when the rule passes at two
-	// successive checks (the windows of checks CheckStep apart overlap, so
-	// their figures are close; two passes keep a dip of the noise below
-	// the thresholds, which the more frequent checks meet more often, from
-	// stopping the run)
-	dense := halfway == 0 && !s.Fixed && float64(s.Samples*C)*specs[0].Problem.Cost >= Defaults.DenseCost
+	dense = dense && halfway == 0
 	passed := false // dense: the rule passed at the previous check
 	if dense {
-		ev.lag = Defaults.FirstCheck / 2
-		next = min(next, Defaults.FirstCheck/2)
+		ev.lag = first / 2
+		next = min(next, first/2)
 	}
 	for {
 		if err := advanceAll(ctx, chains, next); err != nil {
@@ -109,7 +121,7 @@ func RunChains(ctx context.Context, specs []Chain, s Settings, res *Result) erro
 		if fixAt > 0 && n == fixAt {
 			ev.fixParams(n)
 			res.ParamsFixedAt = n
-			next = min(s.Iters, n+Defaults.FirstCheck)
+			next = min(s.Iters, n+first)
 			continue
 		}
 		if n == halfway { // not a check: the run goes on to its cap
@@ -119,8 +131,20 @@ func RunChains(ctx context.Context, specs []Chain, s Settings, res *Result) erro
 		}
 		if dense {
 			pass := ev.evaluate(n, false) && (ev.stable || ev.chainSummaries)
-			if n >= Defaults.FirstCheck {
+			if n >= first {
 				res.Checks++
+				if pass && passed && corrected {
+					// the looser agreement holds: the caller confirms that
+					// q is good enough for its weights, else the run goes
+					// on under the uncorrected rule (from its first check)
+					ok, why := s.Corrected(ev.q, n)
+					res.Confirmed = why
+					if !ok {
+						corrected, first, ev.agree = false, Defaults.FirstCheck, Defaults.AgreeSD
+						ev.lag = first / 2
+						pass = false
+					}
+				}
 				if pass && passed {
 					res.StoppedByRule = true
 					break
@@ -207,6 +231,7 @@ func advanceTo(ctx context.Context, chains []*chain, to int) error {
 type evaluator struct {
 	chains []*chain
 	s      *Settings
+	agree  float64 // the agreement threshold in posterior sds (Result.AgreeSD)
 
 	rhat, spread       []float64
 	rhatMax, spreadMax float64
@@ -332,7 +357,7 @@ func (e *evaluator) evaluate(n int, final bool) bool {
 	}
 	e.stable = e.prevMean != nil
 	for j := range e.prevMean {
-		if math.Abs(e.mean[j]-e.prevMean[j]) > Defaults.AgreeSD*e.sd[j] || math.Abs(e.sd[j]/e.prevSD[j]-1) > 0.05 {
+		if math.Abs(e.mean[j]-e.prevMean[j]) > e.agree*e.sd[j] || math.Abs(e.sd[j]/e.prevSD[j]-1) > 0.05 {
 			e.stable = false
 		}
 	}
@@ -343,7 +368,7 @@ func (e *evaluator) evaluate(n int, final bool) bool {
 	for j := range e.rhat {
 		e.rhat[j] = math.NaN()
 	}
-	if final || e.chainSummaries || e.spreadMax <= Defaults.AgreeSD && e.stable {
+	if final || e.chainSummaries || e.spreadMax <= e.agree && e.stable {
 		e.rhats(n)
 	}
 	e.rhatMax = 0
@@ -358,7 +383,7 @@ func (e *evaluator) evaluate(n int, final bool) bool {
 		}
 		return e.rhatMax <= Defaults.RhatMax && e.essMin >= Defaults.MinESS
 	}
-	return e.rhatMax <= Defaults.RhatMax && e.spreadMax <= Defaults.AgreeSD
+	return e.rhatMax <= Defaults.RhatMax && e.spreadMax <= e.agree
 }
 
 // rhats sets e.rhat from the chains' recorded draws over the window after
@@ -436,28 +461,34 @@ func (e *evaluator) windowDraws(n int) func(j int) [][]float64 {
 }
 
 // windowRows returns each chain's recorded draws in the averaging window
-// after n iterations (the records windowDraws gives), rows of Dim, and
-// the iterations of chain 0's records; nil when there are fewer than 4
-// per chain.
-func (e *evaluator) windowRows(n int) ([][]float64, []int) {
+// after n iterations (the records windowDraws gives), rows of Dim, their
+// log joints as recorded (nil when any is unknown), and the iterations of
+// chain 0's records; nil when there are fewer than 4 per chain.
+func (e *evaluator) windowRows(n int) (rows, lps [][]float64, iters []int) {
 	d := e.chains[0].l.d
 	starts, m, stride := e.windowSpan(n)
 	if m < 4 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	out := make([][]float64, len(e.chains))
+	rows, lps = make([][]float64, len(e.chains)), make([][]float64, len(e.chains))
+	known := true
 	for i, c := range e.chains {
-		out[i] = make([]float64, 0, m*d)
+		rows[i], lps[i] = make([]float64, 0, m*d), make([]float64, 0, m)
 		for r := range m {
 			k := starts[i] + r*stride
-			out[i] = append(out[i], c.buf.z[k*d:(k+1)*d]...)
+			rows[i] = append(rows[i], c.buf.z[k*d:(k+1)*d]...)
+			lps[i] = append(lps[i], c.buf.lp[k])
+			known = known && !math.IsNaN(c.buf.lp[k])
 		}
 	}
-	iters := make([]int, m)
+	if !known {
+		lps = nil
+	}
+	iters = make([]int, m)
 	for r := range iters {
 		iters[r] = e.chains[0].buf.iters[starts[0]+r*stride]
 	}
-	return out, iters
+	return rows, lps, iters
 }
 
 // essBulkMin is the smallest bulk ESS over the components of the draws
@@ -536,8 +567,12 @@ func (e *evaluator) combine(res *Result) {
 	}
 	res.Iterations, res.Averaged = n, res.Chains[0].Averaged
 	res.Rhat, res.Spread, res.RhatMax, res.SpreadMax = e.rhat, e.spread, e.rhatMax, e.spreadMax
+	res.AgreeSD = e.agree
 	res.ESSBulkMin = e.essBulkMin(n)
-	res.ChainDraws, res.ChainDrawIters = e.windowRows(n)
+	res.ChainDraws, res.ChainLogJoint, res.ChainDrawIters = e.windowRows(n)
+	if c0.l.pt != nil {
+		res.ChainLogJoint = nil // recorded at params other than the reported ones
+	}
 
 	if column := e.windowDraws(n); column != nil {
 		res.ChainQuantiles, res.ChainMCSE = make([][3]float64, d), make([]float64, d)
@@ -607,10 +642,10 @@ func (e *evaluator) combine(res *Result) {
 			"the smallest bulk ESS of the chains' recorded draws is %.0f (threshold %.0f): the summaries' Monte Carlo error is still large; likely cause: too few iterations or a slowly mixing kernel; remedy: more --iters (the cap was %d)%s",
 			e.essMin, Defaults.MinESS, e.s.Iters, cause))
 	}
-	if !e.chainSummaries && !(e.spreadMax <= Defaults.AgreeSD) {
+	if !e.chainSummaries && !(e.spreadMax <= e.agree) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
 			"the chains' averaged means differ by up to %.3g posterior sd (threshold %.2f) for %s: q has not settled; likely cause: %s; remedy: %s%s",
-			e.spreadMax, Defaults.AgreeSD, names(e.spread, Defaults.AgreeSD), agreeCause, agreeRemedy, cause))
+			e.spreadMax, e.agree, names(e.spread, e.agree), agreeCause, agreeRemedy, cause))
 	}
 	if !res.Stopped {
 		if u := e.unidentified(); u != nil {

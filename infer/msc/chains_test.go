@@ -45,7 +45,7 @@ func TestDrawBufThinning(t *testing.T) {
 		for _, buf := range []*drawBuf{a, b} {
 			if buf.wants(it) {
 				z[0] = float64(it)
-				buf.add(it, z)
+				buf.add(it, z, -float64(it))
 			}
 		}
 	}
@@ -55,6 +55,7 @@ func TestDrawBufThinning(t *testing.T) {
 	for i, it := range a.iters {
 		require.Zero(t, it%a.thin)
 		require.Equal(t, float64(it), a.z[i*3])
+		require.Equal(t, -float64(it), a.lp[i], "the log joint kept with its record")
 	}
 }
 

@@ -148,6 +148,16 @@ func (k *CIS) Refresh() {
 // Retained is the retained sample (a view).
 func (k *CIS) Retained() []float64 { return k.cond }
 
+// RetainedLogJoint is the retained sample's cached log joint.
+func (k *CIS) RetainedLogJoint() float64 { return k.condLP }
+
+// retainedLogJointer is a kernel that caches its retained sample's log
+// joint (CIS), which the record of the retained samples keeps
+// (Result.ChainLogJoint).
+type retainedLogJointer interface {
+	RetainedLogJoint() float64
+}
+
 // Weighted returns the S samples of the last step (row 0: the previous
 // retained sample) and their normalised weights.
 func (k *CIS) Weighted() (z, w []float64) { return k.z, k.w }

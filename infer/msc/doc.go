@@ -48,6 +48,8 @@
 // when they agree (R-hat and the spread of their averaged means), checked
 // every Defaults.CheckStep iterations instead of every 500 or more when an
 // iteration is costly (Problem.Cost, the scalars a row of the log joint
-// computes: a large data set). Defaults
+// computes: a large data set); such a run whose summaries the caller's
+// importance weights correct (Settings.Corrected) checks from iteration
+// 300 against a looser agreement (Defaults.AgreeSDCorrected). Defaults
 // holds the engine's defaults in one place.
 package msc

@@ -156,34 +156,36 @@ type drawBuf struct {
 	d, cap, thin int
 	iters        []int
 	z            []float64
+	lp           []float64 // each record's log joint as the kernel had it (NaN: unknown)
 }
 
 func newDrawBuf(d int) *drawBuf {
 	c := max(200, min(2000, drawBufFloats/max(d, 1)))
 	c -= c % 2
-	return &drawBuf{d: d, cap: c, thin: 1, iters: make([]int, 0, c), z: make([]float64, 0, c*d)}
+	return &drawBuf{d: d, cap: c, thin: 1, iters: make([]int, 0, c), z: make([]float64, 0, c*d), lp: make([]float64, 0, c)}
 }
 
 func (b *drawBuf) wants(it int) bool { return it%b.thin == 0 }
 
-func (b *drawBuf) add(it int, z []float64) {
+func (b *drawBuf) add(it int, z []float64, lp float64) {
 	if len(b.iters) == b.cap {
 		b.thin *= 2
 		k := 0
 		for i, t := range b.iters {
 			if t%b.thin == 0 {
-				b.iters[k] = t
+				b.iters[k], b.lp[k] = t, b.lp[i]
 				copy(b.z[k*b.d:(k+1)*b.d], b.z[i*b.d:(i+1)*b.d])
 				k++
 			}
 		}
-		b.iters, b.z = b.iters[:k], b.z[:k*b.d]
+		b.iters, b.z, b.lp = b.iters[:k], b.z[:k*b.d], b.lp[:k]
 		if it%b.thin != 0 {
 			return
 		}
 	}
 	b.iters = append(b.iters, it)
 	b.z = append(b.z, z...)
+	b.lp = append(b.lp, lp)
 }
 
 // since returns the index of the first record after iteration from.

@@ -28,12 +28,13 @@ func TestWindowSpan(t *testing.T) {
 				l := &loop{d: 1}
 				b := &drawBuf{d: 1, cap: 4000, thin: 1}
 				for it := range tc.iters {
-					b.add(it, []float64{float64(it)})
+					b.add(it, []float64{float64(it)}, -float64(it))
 				}
 				e.chains = append(e.chains, &chain{l: l, buf: b})
 			}
-			rows, iters := e.windowRows(tc.iters - 1)
+			rows, lps, iters := e.windowRows(tc.iters - 1)
 			require.Len(t, rows, 2)
+			require.Len(t, lps, 2)
 			require.Len(t, iters, tc.wantM)
 			require.LessOrEqual(t, len(iters), MaxChainDraws)
 			require.Equal(t, tc.iters-1, iters[len(iters)-1], "the last record is kept")
@@ -44,6 +45,7 @@ func TestWindowSpan(t *testing.T) {
 			for c := range rows {
 				for r, it := range iters {
 					require.Equal(t, float64(it), rows[c][r])
+					require.Equal(t, -float64(it), lps[c][r], "each row's log joint")
 					require.Equal(t, float64(it), col[c][r])
 				}
 			}
