@@ -43,9 +43,13 @@ func (f *Fitted) ChainSamples() *ChainSamples {
 		var lp []float64
 		if res.ChainLogJoint != nil { // as the kernel computed it
 			lp = res.ChainLogJoint[i]
-		} else {
+		} else { // in batches that bound the model's arena (drawBatchFor)
 			lp = make([]float64, rows)
-			comp.LogJoint(z, lp)
+			b := drawBatchFor(comp)
+			for lo := 0; lo < rows; lo += b {
+				hi := min(rows, lo+b)
+				comp.LogJoint(z[lo*d:hi*d], lp[lo:hi])
+			}
 		}
 		chain := make([][]float64, rows)
 		for r := range chain {

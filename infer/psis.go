@@ -104,12 +104,15 @@ const drawChunk, maxDrawBatch = 400, 100
 const drawBatchBytes = 32 << 20
 
 // drawBatchFor is the number of draws evaluated together on c: as many as
-// fit drawBatchBytes (8 bytes per batched value),
-// between 4 (a batch of 4 shares each load of the data in the
-// matrix-vector kernels) and maxDrawBatch.
+// fit drawBatchBytes (8 bytes per batched value), between 4 (a batch of 4
+// shares each load of the data in the matrix-vector kernels) and
+// maxDrawBatch, and at least the batch c already holds room for (a
+// chain's model, reserved for the kernel's S samples: 10 draws of a
+// 10^6-row regression load its data matrix once in the kernels, where 4
+// loaded it 2.5 times as often, for no memory more).
 func drawBatchFor(c *ir.Compiled) int {
 	per := 8 * max(1, c.Graph().RowFloats())
-	return max(4, min(maxDrawBatch, drawBatchBytes/per))
+	return max(4, min(maxDrawBatch, max(drawBatchBytes/per, c.Reserved())))
 }
 
 // draw adds n draws of q with their log ratios. The draws are sampled in

@@ -948,6 +948,10 @@ func (c *Compiled) Reserve(n int) {
 	}
 }
 
+// Reserved is the largest batch prepared so far (Reserve): a batch up to it
+// costs no memory more.
+func (c *Compiled) Reserved() int { return c.maxBatch }
+
 func (c *Compiled) load(z []float64, batch int) {
 	d := c.Model.LatentDim
 	if d == 0 {
