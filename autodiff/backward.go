@@ -42,7 +42,12 @@ func (g *Graph) Backward(out Node, batch int) {
 			}
 			continue
 		}
-		if r.op == opMatVec && batch > 1 && g.recs[r.a].flags&flagBatched == 0 {
+		if batch > 1 && g.productBatched(r) {
+			if r.op == opAffine {
+				for b := 0; b < batch; b++ {
+					g.affineOffsetBack(r, b)
+				}
+			}
 			g.matVecBatchBack(n, batch)
 			continue
 		}
@@ -142,7 +147,10 @@ func (g *Graph) backNode(n Node, b int) {
 		for i := range dx {
 			dx[i] += dy[0] * math.Exp(x[i]-y[0])
 		}
-	case opMatVec:
+	case opMatVec, opAffine:
+		if r.op == opAffine {
+			g.affineOffsetBack(r, b)
+		}
 		m, v := g.val(r.a, b), g.val(r.b, b)
 		rows, cols := int(g.recs[r.a].rows), int(g.recs[r.a].cols)
 		if dv := g.adjOf(r.b, b); dv != nil {
@@ -186,6 +194,21 @@ func (g *Graph) backNode(n Node, b int) {
 			din[i] = g.adjOf(a, b)
 		}
 		g.ops[r.ext].Backward(y, dy, in, din)
+	}
+}
+
+// affineOffsetBack carries the adjoint of batch element b of an Affine
+// node to its offset c: the sum of its nonzero elements, added in order
+// (the additions of Add's backward pass, so the same bits).
+func (g *Graph) affineOffsetBack(r *record, b int) {
+	dc := g.adjOf(g.affineOffset(r), b)
+	if dc == nil {
+		return
+	}
+	for _, d := range g.adj[int(r.doff)+b*int(r.n) : int(r.doff)+(b+1)*int(r.n)] {
+		if d != 0 {
+			dc[0] += d
+		}
 	}
 }
 

@@ -13,7 +13,10 @@
 // only on constants are folded when they are built. A shared matrix times a
 // batch of vectors is one matrix-matrix product (an AVX2 kernel on amd64
 // CPUs that have it; each output is the same sequential sum of separately
-// rounded products on every machine, with or without the kernel).
+// rounded products on every machine, with or without the kernel); an
+// Affine node, c + m v with a scalar c (a regression's linear predictor
+// alpha + X beta), adds c in that product, with the bits of Add(c,
+// MatVec(m, v)) and without the product's node and pass.
 //
 // Forward and Backward allocate nothing: Alloc lays out the value arena
 // for a maximum batch size (the constants at its end, their one copy) and

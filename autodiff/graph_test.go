@@ -81,6 +81,18 @@ var primitives = []struct {
 		_ = m
 		return g.Sum(g.Mul(g.Stack(g.Index(x, 0), g.Index(x, 1)), g.Stack(g.Index(p, 2), g.Index(p, 0))))
 	}},
+	{"affine-shared-offset", false, func(g *Graph, x, p Node) Node {
+		m := g.ConstMatrix(2, 3, []float64{1, -2, 0.5, 0.3, 0.7, -1.1})
+		return g.Dot(g.Affine(g.Index(p, 2), m, x), g.Slice(p, 0, 2))
+	}},
+	{"affine-batched-offset", false, func(g *Graph, x, p Node) Node {
+		m := g.ConstMatrix(2, 3, []float64{1, -2, 0.5, 0.3, 0.7, -1.1})
+		return g.Dot(g.Affine(g.Index(x, 1), m, p), g.Exp(g.Slice(x, 0, 2)))
+	}},
+	{"affine-var-matrix", false, func(g *Graph, x, p Node) Node {
+		m := g.Reshape(g.Stack(g.Index(x, 0), g.Index(p, 1), g.Index(x, 2), g.Index(p, 0), g.Index(x, 1), g.Index(p, 2)), 2, 3)
+		return g.Dot(g.Affine(g.Index(x, 2), m, g.Mul(x, p)), g.Slice(x, 1, 3))
+	}},
 	{"addn", false, func(g *Graph, x, p Node) Node { return g.Sum(g.AddN(x, p, g.Mul(x, p))) }},
 	{"index-slice-stack", false, func(g *Graph, x, p Node) Node {
 		return g.Dot(g.Stack(g.Index(x, 2), g.Index(p, 0), g.Index(x, 0)), g.Slice(x, 0, 3))
@@ -174,6 +186,82 @@ func TestMatVecBatchMatchesLoop(t *testing.T) {
 	}
 }
 
+// TestAffineMatchesAddMatVec: Affine(c, m, v) has the bits of
+// Add(c, MatVec(m, v)), and so has its gradient, for an offset that is
+// batched, shared or constant, in batches of 1 and more (the kernel's
+// lanes of 12, 8 and 4 and their remainders), with and without AVX2.
+func TestAffineMatchesAddMatVec(t *testing.T) {
+	defer func(u bool) { useAVX2 = u }(useAVX2)
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, sh := range [][2]int{{7, 3}, {351, 35}} {
+		rows, cols := sh[0], sh[1]
+		mv, _ := asmOperands(rng, rows, cols, 1, false)
+		w := make([]float64, rows)
+		for i := range w {
+			w[i] = rng.NormFloat64()
+			if i%5 == 0 {
+				w[i] = 0 // rows whose adjoint is 0
+			}
+		}
+		for _, offset := range []string{"batched", "shared", "const"} {
+			for _, batch := range []int{1, 3, 13} {
+				for _, avx := range []bool{false, true} {
+					if avx && !haveAVX2 {
+						continue
+					}
+					useAVX2 = avx
+					run := func(fused bool) (vals, grads []float64) {
+						g := New()
+						x, p := g.Input(cols+1), g.Param(2)
+						var c Node
+						switch offset {
+						case "batched":
+							c = g.Index(x, cols)
+						case "shared":
+							c = g.Index(p, 1)
+						default:
+							c = g.Const([]float64{-0.75})
+						}
+						m, v := g.ConstMatrix(rows, cols, mv), g.Slice(x, 0, cols)
+						var eta Node
+						if fused {
+							eta = g.Affine(c, m, v)
+						} else {
+							eta = g.Add(c, g.MatVec(m, v))
+						}
+						out := g.Dot(g.Mul(eta, g.Index(p, 0)), g.Const(w))
+						g.Alloc(batch)
+						r := rand.New(rand.NewPCG(23, uint64(batch)))
+						for b := 0; b < batch; b++ {
+							for j := range g.Value(x, b) {
+								g.Value(x, b)[j] = 3 * r.NormFloat64()
+							}
+						}
+						copy(g.Value(p, 0), []float64{1.5, 0.25})
+						g.Forward(batch)
+						g.Backward(out, batch)
+						for b := 0; b < batch; b++ {
+							vals = append(vals, g.Value(eta, b)...)
+							vals = append(vals, g.Value(out, b)...)
+							grads = append(grads, g.Grad(x, b)...)
+						}
+						return vals, append(grads, g.Grad(p, 0)...)
+					}
+					fv, fg := run(true)
+					uv, ug := run(false)
+					name := fmt.Sprintf("%dx%d/%s/batch %d/avx2 %v", rows, cols, offset, batch, avx)
+					for i := range uv {
+						require.Truef(t, sameBits(fv[i], uv[i]), "%s: value %d: fused %v, Add of MatVec %v", name, i, fv[i], uv[i])
+					}
+					for i := range ug {
+						require.Truef(t, sameBits(fg[i], ug[i]), "%s: gradient %d: fused %v, Add of MatVec %v", name, i, fg[i], ug[i])
+					}
+				}
+			}
+		}
+	}
+}
+
 // Batched reports whether the node depends on an Input.
 func (g *Graph) Batched(n Node) bool { return g.recs[n].flags&flagBatched != 0 }
 
@@ -220,7 +308,8 @@ func TestNoAllocations(t *testing.T) {
 		m[i] = float64(i%7) - 3
 	}
 	eta := g.MatVec(g.ConstMatrix(351, 34, m), x)
-	out := g.AddN(g.Custom(weightedSum{}, 1, eta, g.Const([]float64{0.1})), g.Sum(g.Map(square{}, x)))
+	aff := g.Affine(g.Index(x, 3), g.ConstMatrix(351, 34, m), x)
+	out := g.AddN(g.Custom(weightedSum{}, 1, eta, g.Const([]float64{0.1})), g.Sum(g.Map(square{}, x)), g.Sum(aff))
 	g.Alloc(10)
 	allocs := testing.AllocsPerRun(50, func() {
 		g.Forward(10)

@@ -10,10 +10,14 @@
 // the same sequential sum, bit for bit, as the pure-Go matMulT. The four
 // rows' accumulators for each group of 4 lanes are transposed in registers
 // so that each lane's 4 outputs y[lane*rows+i .. i+3] are one 32-byte store;
-// lanes at or past nb (the padding of vT) are not stored.
+// lanes at or past nb (the padding of vT) are not stored. Before the
+// transposition each accumulator becomes c[lane] + acc (ADD4: the offset of
+// Affine's intercept, -0 for a plain product), the last operation on each
+// output as in matMulT.
 //
 // Arguments: y points at y[b0*rows] (the first lane of the group), m at
-// m[0], vT at vT[0, b0] (row stride vstride elements), nblk = rows/4 blocks.
+// m[0], vT at vT[0, b0] (row stride vstride elements), nblk = rows/4 blocks,
+// c at the offset of lane b0 (readable for the 4, 8 or 12 lanes).
 //
 // Registers: DI y of the row block, SI m of the row block, DX vT, R8 cols,
 // R9 cols*8 (m's row stride), R10 vstride*8, R11 rows*8 (y's lane stride),
@@ -71,14 +75,22 @@
 	VXORPD c, c, c; \
 	VXORPD d, d, d
 
+// ADD4 adds the 4 lanes' offsets at off(R12) to four accumulators.
+#define ADD4(off, a, b, c, d) \
+	VMOVUPD off(R12), Y12; \
+	VADDPD a, Y12, a; \
+	VADDPD b, Y12, b; \
+	VADDPD c, Y12, c; \
+	VADDPD d, Y12, d
+
 // NEXTBLOCK moves y and m to the next block of 4 rows.
 #define NEXTBLOCK \
 	ADDQ $32, DI; \
 	LEAQ (SI)(R9*4), SI; \
 	DECQ CX
 
-// func matMulT4(y, m, vT *float64, rows, nblk, cols, vstride, nb int)
-TEXT ·matMulT4(SB), NOSPLIT, $0-64
+// func matMulT4(y, m, vT *float64, rows, nblk, cols, vstride, nb int, c *float64)
+TEXT ·matMulT4(SB), NOSPLIT, $0-72
 	MOVQ y+0(FP), DI
 	MOVQ m+8(FP), SI
 	MOVQ vT+16(FP), DX
@@ -118,6 +130,8 @@ loop1:
 	JNZ loop1
 
 store1:
+	MOVQ c+64(FP), R12
+	ADD4(0, Y0, Y1, Y2, Y3)
 	MOVQ DI, R12
 	XORQ AX, AX
 	STORE4(Y0, Y1, Y2, Y3, next1)
@@ -152,6 +166,9 @@ loop2:
 	JNZ loop2
 
 store2:
+	MOVQ c+64(FP), R12
+	ADD4(0, Y0, Y2, Y4, Y6)
+	ADD4(32, Y1, Y3, Y5, Y7)
 	MOVQ DI, R12
 	XORQ AX, AX
 	STORE4(Y0, Y2, Y4, Y6, next2)
@@ -192,6 +209,10 @@ loop3:
 	JNZ loop3
 
 store3:
+	MOVQ c+64(FP), R12
+	ADD4(0, Y0, Y3, Y6, Y9)
+	ADD4(32, Y1, Y4, Y7, Y10)
+	ADD4(64, Y2, Y5, Y8, Y11)
 	MOVQ DI, R12
 	XORQ AX, AX
 	STORE4(Y0, Y3, Y6, Y9, next3)

@@ -54,7 +54,8 @@ func sameBits(x, y float64) bool {
 
 // TestMatMulTAVX2 checks the AVX2 kernel against the pure-Go matMulT bit for
 // bit (NaNs only as NaNs), on every combination of row, column and batch
-// remainders.
+// remainders, without offsets, with a shared one and with one per batch
+// element (Affine's).
 func TestMatMulTAVX2(t *testing.T) {
 	if !haveAVX2 {
 		t.Skip("no AVX2 on this CPU: matMulT is pure Go")
@@ -64,24 +65,28 @@ func TestMatMulTAVX2(t *testing.T) {
 		for _, cols := range []int{1, 2, 3, 20, 35, 64} {
 			for _, batch := range []int{1, 2, 3, 4, 5, 9, 10, 11, 12, 13, 16, 25} {
 				for _, special := range []bool{false, true} {
-					name := fmt.Sprintf("%dx%dx%d/special=%v", rows, cols, batch, special)
 					m, v := asmOperands(rng, rows, cols, batch, special)
-					want := make([]float64, batch*rows)
-					matMulT(want, m, v, rows, cols, batch)
-					got := make([]float64, batch*rows+1)
-					got[batch*rows] = 42 // a canary past the end
-					vT := make([]float64, matMulTScratch(cols, batch))
-					for i := range vT {
-						vT[i] = math.NaN() // stale scratch must not matter
-					}
-					matMulTAVX2(got, m, v, vT, rows, cols, batch)
-					if got[batch*rows] != 42 {
-						t.Fatalf("%s: wrote past the end", name)
-					}
-					for k, w := range want {
-						if !sameBits(got[k], w) {
-							t.Fatalf("%s: y[%d] (batch %d, row %d) = %v (%#x), pure Go %v (%#x)",
-								name, k, k/rows, k%rows, got[k], math.Float64bits(got[k]), w, math.Float64bits(w))
+					// the offsets: none, one shared, one per batch element
+					_, c := asmOperands(rng, 0, 1, batch, special)
+					for _, c := range [][]float64{nil, c[:1], c} {
+						name := fmt.Sprintf("%dx%dx%d/special=%v/offsets=%d", rows, cols, batch, special, len(c))
+						want := make([]float64, batch*rows)
+						matMulT(want, m, v, c, rows, cols, batch)
+						got := make([]float64, batch*rows+1)
+						got[batch*rows] = 42 // a canary past the end
+						vT := make([]float64, matMulTScratch(cols, batch))
+						for i := range vT {
+							vT[i] = math.NaN() // stale scratch must not matter
+						}
+						matMulTAVX2(got, m, v, c, vT, rows, cols, batch)
+						if got[batch*rows] != 42 {
+							t.Fatalf("%s: wrote past the end", name)
+						}
+						for k, w := range want {
+							if !sameBits(got[k], w) {
+								t.Fatalf("%s: y[%d] (batch %d, row %d) = %v (%#x), pure Go %v (%#x)",
+									name, k, k/rows, k%rows, got[k], math.Float64bits(got[k]), w, math.Float64bits(w))
+							}
 						}
 					}
 				}

@@ -8,6 +8,6 @@ var (
 	useAVX2  = false
 )
 
-func matMulTAVX2(y, m, v, vT []float64, rows, cols, batch int) {
-	matMulT(y, m, v, rows, cols, batch)
+func matMulTAVX2(y, m, v, c, vT []float64, rows, cols, batch int) {
+	matMulT(y, m, v, c, rows, cols, batch)
 }

@@ -10,27 +10,39 @@ import (
 )
 
 // TestMatMulT checks the blocked kernel against the definition on shapes
-// that exercise every remainder (odd rows, batches not a multiple of 4).
+// that exercise every remainder (odd rows, batches not a multiple of 4),
+// without an offset, with a shared one and with one per batch element.
 func TestMatMulT(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 5))
 	for _, sh := range [][3]int{{1, 1, 1}, {2, 3, 4}, {7, 5, 9}, {8, 35, 10}, {351, 35, 10}, {3, 20, 3}} {
 		rows, cols, batch := sh[0], sh[1], sh[2]
-		m, v := make([]float64, rows*cols), make([]float64, batch*cols)
+		m, v, c := make([]float64, rows*cols), make([]float64, batch*cols), make([]float64, batch)
 		for i := range m {
 			m[i] = rng.NormFloat64()
 		}
 		for i := range v {
 			v[i] = rng.NormFloat64()
 		}
-		y := make([]float64, batch*rows)
-		matMulT(y, m, v, rows, cols, batch)
-		for b := 0; b < batch; b++ {
-			for i := 0; i < rows; i++ {
-				s := 0.0
-				for j := 0; j < cols; j++ {
-					s += m[i*cols+j] * v[b*cols+j]
+		for i := range c {
+			c[i] = 10 * rng.NormFloat64()
+		}
+		for _, c := range [][]float64{nil, c[:1], c} {
+			y := make([]float64, batch*rows)
+			matMulT(y, m, v, c, rows, cols, batch)
+			for b := 0; b < batch; b++ {
+				for i := 0; i < rows; i++ {
+					s := 0.0
+					switch len(c) {
+					case 1:
+						s = c[0]
+					case batch:
+						s = c[b]
+					}
+					for j := 0; j < cols; j++ {
+						s += m[i*cols+j] * v[b*cols+j]
+					}
+					require.InDeltaf(t, s, y[b*rows+i], 1e-12, "shape %v, %d offsets, row %d, batch %d", sh, len(c), i, b)
 				}
-				require.InDeltaf(t, s, y[b*rows+i], 1e-12, "shape %v, row %d, batch %d", sh, i, b)
 			}
 		}
 	}
@@ -65,7 +77,7 @@ func BenchmarkMatMulT(b *testing.B) {
 			vT := make([]float64, matMulTScratch(sh.cols, sh.batch))
 			b.ReportAllocs()
 			for b.Loop() {
-				mulMatT(y, m, v, vT, sh.rows, sh.cols, sh.batch)
+				mulMatT(y, m, v, nil, vT, sh.rows, sh.cols, sh.batch)
 			}
 		})
 	}
@@ -78,7 +90,7 @@ func BenchmarkMatMulTGo(b *testing.B) {
 			m, v, y := benchOperands(sh.rows, sh.cols, sh.batch)
 			b.ReportAllocs()
 			for b.Loop() {
-				matMulT(y, m, v, sh.rows, sh.cols, sh.batch)
+				matMulT(y, m, v, nil, sh.rows, sh.cols, sh.batch)
 			}
 		})
 	}

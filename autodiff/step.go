@@ -304,7 +304,7 @@ func sameImpl(a, b any) (same bool) {
 
 func opName(op opcode) string {
 	names := [...]string{"input", "param", "const", "add", "sub", "mul", "div", "pow", "neg", "exp", "log",
-		"sqrt", "log1p", "expm1", "map", "sum", "dot", "log_sum_exp", "matvec", "add_n", "index", "slice", "stack", "custom"}
+		"sqrt", "log1p", "expm1", "map", "sum", "dot", "log_sum_exp", "matvec", "add_n", "index", "slice", "stack", "custom", "affine"}
 	if int(op) < len(names) {
 		return names[op]
 	}

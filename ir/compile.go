@@ -821,6 +821,9 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 	case *Unary:
 		return g.Neg(cp.expr(e.X))
 	case *Binary:
+		if n, ok := cp.affine(e); ok {
+			return n
+		}
 		x, y := cp.expr(e.X), cp.expr(e.Y)
 		switch e.Op {
 		case OpAdd:
@@ -1410,6 +1413,35 @@ func (cp *compiler) known(c Expr) (func(*Cond) Expr, bool) {
 		return func(e *Cond) Expr { return e.A }, true
 	}
 	return func(e *Cond) Expr { return e.B }, true
+}
+
+// affine compiles a scalar plus a matrix times a vector, alpha + X * beta
+// or X * beta + alpha (a regression's linear predictor), as one Affine
+// node: the same bits as the sum of the product, without the product's
+// node (at 10^6 rows, 8 MB and one pass per batch element).
+func (cp *compiler) affine(e *Binary) (autodiff.Node, bool) {
+	if e.Op != OpAdd {
+		return 0, false
+	}
+	mv, ok := e.Y.(*Binary)
+	c := e.X
+	if !ok || !mv.MatVec {
+		mv, ok = e.X.(*Binary)
+		c = e.Y
+	}
+	if !ok || !mv.MatVec || mv.Op != OpMul || !c.Type().Scalar() {
+		return 0, false
+	}
+	// the operands in the order of the sum's (the nodes' order is Backward's)
+	var cn, m, v autodiff.Node
+	if c == e.X {
+		cn = cp.expr(c)
+		m, v = cp.expr(mv.X), cp.expr(mv.Y)
+	} else {
+		m, v = cp.expr(mv.X), cp.expr(mv.Y)
+		cn = cp.expr(c)
+	}
+	return cp.g.Affine(cn, m, v), true
 }
 
 // knownAtCompile reports whether constExpr can evaluate e without the

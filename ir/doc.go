@@ -31,7 +31,8 @@
 // the body per value of the loop variable. Calls of user
 // functions are inlined; an if whose condition depends on latents or
 // params is compiled as a piecewise density. Vector operations stay
-// vector operations. The derived block's statements run after the
+// vector operations; a scalar plus a matrix times a vector (alpha + X *
+// beta) is one Affine node. The derived block's statements run after the
 // model's, on the same graph; an index known only per draw (an int local
 // set under such an if, as a Viterbi back-pointer) is a chain of selects
 // over its possible values (dynindex.go). An ODE solver's call
