@@ -166,11 +166,14 @@ var Defaults = struct {
 	FirstCheck:          1000,
 	FirstCheckCorrected: 300,
 	AgreeSDCorrected:    0.1,
-	// A 100000-row logistic regression (Problem.Cost 2e5, 8e6 scalars an
-	// iteration, 11 ms of CPU) passed the rule at every check from 1200
-	// on, and stopped at the sparse schedule's 1500; the examples'
-	// iterations compute at most ~1e5 scalars and keep the sparse schedule.
-	DenseCost: 1e6,
+	// A 100000-row logistic regression (Problem.Cost 1e5 since alpha +
+	// X * beta is one node, 4e6 scalars an iteration, 11 ms of CPU) passed
+	// the rule at every check from 1200 on, and stopped at the sparse
+	// schedule's 1500; the examples' iterations compute at most ~1e5
+	// scalars and keep the sparse schedule. (The threshold was 1e6 when a
+	// regression's row counted its product and its sum apart: the same
+	// time an iteration.)
+	DenseCost: 5e5,
 	CheckStep: 100,
 	RhatMax:   1.01,
 	AgreeSD:   0.05,
