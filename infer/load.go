@@ -78,17 +78,24 @@ func (m *Model) load(src []byte, opt ...LoadOptions) error {
 		return err
 	}
 	m.File = f
-	if m.DataPath != "" {
+	switch {
+	case m.DataPath != "" && IsJSON(m.DataPath):
+		// streamed: the text is not kept (a message that quotes a line of
+		// it reads the file again)
+		if m.JSON, err = dataset.ReadJSONFile(m.DataPath); err != nil {
+			var lerr lang.ErrorList
+			if errors.As(err, &lerr) {
+				return err
+			}
+			return FileError(m.DataPath, "data", err)
+		}
+	case m.DataPath != "":
 		b, err := os.ReadFile(m.DataPath)
 		if err != nil {
 			return FileError(m.DataPath, "data", err)
 		}
 		m.Sources[m.DataPath] = b
-		if IsJSON(m.DataPath) {
-			if m.JSON, err = dataset.ParseJSON(m.DataPath, b); err != nil {
-				return err
-			}
-		} else if m.Table, err = dataset.Read(m.DataPath, bytes.NewBuffer(b)); err != nil {
+		if m.Table, err = dataset.Read(m.DataPath, bytes.NewBuffer(b)); err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 )
@@ -95,6 +96,27 @@ func BenchmarkReadJSON(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		d, err := ParseJSON("d.json", data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if f, _ := d.Field("X"); len(f.Values) != 100000 {
+			b.Fatal(f.Dims)
+		}
+	}
+}
+
+// BenchmarkReadJSONFile reads the same data streamed from a file
+// (ReadJSONFile, mscppl's way), through a window instead of the whole text.
+func BenchmarkReadJSONFile(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "d.json")
+	data := logisticJSON(10000, 10)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		d, err := ReadJSONFile(path)
 		if err != nil {
 			b.Fatal(err)
 		}

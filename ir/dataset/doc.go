@@ -1,5 +1,5 @@
 // Package dataset reads the data files that bind a model's data block,
-// CSV (Read) or JSON (ParseJSON), and selects columns from CSV tables.
+// CSV (Read) or JSON (ReadJSONFile, ParseJSON), and selects columns from CSV tables.
 //
 // A CSV data file is comma-separated UTF-8 text (a byte order mark and
 // CRLF line ends are accepted) whose first non-blank line names the
@@ -24,12 +24,15 @@
 // rows (a matrix), and the strings "NaN", "Inf" and "-Inf" stand for
 // those values. Its problems are reported as for CSV.
 //
-// Reading is one pass over the file's bytes, held once in memory: a JSON
-// file by a scanner that parses each number where it stands (exactly as
-// strconv.ParseFloat) into its field's Values, a matrix's rows flattened as
-// they come, with no tree of tokens and no per-value positions (ElemPos
-// finds one again for a message); a file it rejects is parsed again token
-// by token, for the messages. A CSV file's columns are allocated once from
-// its line count. Read takes a *bytes.Buffer's contents without a copy.
-// BenchmarkReadJSON and BenchmarkReadCSV measure the speed in MB/s.
+// Reading is one pass over the file's bytes: a JSON file by a scanner that
+// parses each number where it stands (exactly as strconv.ParseFloat) into
+// its field's Values, a matrix's rows flattened as they come, with no tree
+// of tokens and no per-value positions (ElemPos finds one again for a
+// message); a file it rejects is parsed again token by token, for the
+// messages. ReadJSONFile streams the file through a 64 KB window, so the
+// text is never held whole (ParseJSON scans text already in memory). A
+// CSV file is held once in memory and its columns are allocated once from
+// its line count; Read takes a *bytes.Buffer's contents without a copy.
+// BenchmarkReadJSON, BenchmarkReadJSONFile and BenchmarkReadCSV measure
+// the speed in MB/s.
 package dataset

@@ -133,6 +133,41 @@ func ParseJSON(filename string, raw []byte) (*JSONData, error) {
 	return d.tree(from)
 }
 
+// ReadJSONFile reads the JSON data file at path as ParseJSON reads its
+// text, in one streaming pass through a window of jsonWindow bytes: the
+// file's text is never held whole, so reading takes about the memory of
+// its numbers (a 10^6 x 10 matrix: 80 MB of values, where its text is 130
+// MB). The data keep no text (as after DropText). A file the scan rejects
+// is read whole and given to ParseJSON, which reports its problems. Errors
+// opening or reading the file are returned as the os package gives them.
+func ReadJSONFile(path string) (*JSONData, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	size := 0
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = int(st.Size())
+	}
+	d, ok, err := streamJSON(path, f, size, jsonWindow)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		return d, nil
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseJSON(path, raw)
+}
+
+// jsonWindow is the window of a JSON file that ReadJSONFile holds (it
+// grows for a longer token).
+const jsonWindow = 1 << 16
+
 // pos is the position of offset off (in the data after the BOM). Lines end
 // at '\n' only.
 func (d *JSONData) pos(off int) lang.Pos {

@@ -3,6 +3,8 @@ package dataset
 import (
 	"bytes"
 	"errors"
+	"io"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -10,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -136,6 +139,7 @@ func FuzzReadJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := ParseJSON("f.json", data)
 		requireScanAgrees(t, data)
+		requireStreamAgrees(t, data)
 		if err == nil {
 			require.Len(t, d.Fields, len(d.Names))
 			for _, name := range d.Names {
@@ -207,6 +211,85 @@ func requireScanAgrees(t *testing.T, data []byte) {
 			require.Equal(t, math.Float64bits(a.Values[i]), math.Float64bits(b.Values[i]), "%s value %d", name, i)
 		}
 	}
+}
+
+// requireStreamAgrees: the streaming scan (ReadJSONFile's), through
+// windows from 1 byte up and readers that return fewer bytes than asked or
+// the end of the file with the last bytes, accepts what the whole-text
+// scan accepts and gives the same fields, positions and offsets.
+func requireStreamAgrees(t *testing.T, data []byte) {
+	t.Helper()
+	ref := &JSONData{File: "f.json", Fields: map[string]*JSONField{}}
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		ref.bom = 3
+	}
+	ref.data = data[ref.bom:]
+	_, refOK := scanJSON(ref)
+	readers := map[string]func() io.Reader{
+		"whole":    func() io.Reader { return bytes.NewReader(data) },
+		"one byte": func() io.Reader { return iotest.OneByteReader(bytes.NewReader(data)) },
+		"half":     func() io.Reader { return iotest.HalfReader(bytes.NewReader(data)) },
+		"data+EOF": func() io.Reader { return iotest.DataErrReader(bytes.NewReader(data)) },
+	}
+	for _, window := range []int{1, 2, 3, 5, 16, 4096} {
+		for what, r := range readers {
+			d, ok, err := streamJSON("f.json", r(), len(data), window)
+			require.NoError(t, err)
+			require.Equal(t, refOK, ok, "window %d, %s reader, on %q", window, what, data)
+			if !ok {
+				continue
+			}
+			require.Equal(t, ref.bom, d.bom)
+			require.Equal(t, ref.Names, d.Names)
+			for _, name := range ref.Names {
+				a, b := ref.Fields[name], d.Fields[name]
+				require.Equal(t, a.Dims, b.Dims, name)
+				require.Equal(t, a.Integer, b.Integer, name)
+				require.Equal(t, a.Pos, b.Pos, name)
+				require.Equal(t, a.val, b.val, name)
+				require.Equal(t, len(a.Values), len(b.Values), name)
+				for i := range a.Values {
+					require.Equal(t, math.Float64bits(a.Values[i]), math.Float64bits(b.Values[i]), "%s value %d", name, i)
+				}
+			}
+		}
+	}
+}
+
+// TestReadJSONFile: a valid file reads as ParseJSON reads its text, with
+// no text kept (a value's position is found in the file again); a bad one
+// gets ParseJSON's positioned messages; a missing one the os error.
+func TestReadJSONFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	text := "\xef\xbb\xbf{\"N\": 3,\n \"y\": [1, 2.5, \"NaN\"],\n \"X\": [[1, 2], [3, 4]]}\n"
+	require.NoError(t, os.WriteFile(good, []byte(text), 0o644))
+	d, err := ReadJSONFile(good)
+	require.NoError(t, err)
+	ref, err := ParseJSON(good, []byte(text))
+	require.NoError(t, err)
+	require.Nil(t, d.data, "no text kept")
+	require.Equal(t, ref.Names, d.Names)
+	for _, name := range ref.Names {
+		require.Equal(t, ref.Fields[name].Pos, d.Fields[name].Pos)
+		require.Equal(t, ref.Fields[name].Dims, d.Fields[name].Dims)
+		for i := range ref.Fields[name].Values {
+			require.Equal(t, ref.Fields[name].ElemPos(i), d.Fields[name].ElemPos(i), "%s[%d]", name, i)
+		}
+	}
+	require.Equal(t, lang.Pos{File: good, Offset: 27, Line: 2, Col: 16}, d.Fields["y"].ElemPos(2))
+
+	bad := filepath.Join(dir, "bad.json")
+	btext := "{\"N\": 3,\n \"y\": [1, 2, x]}"
+	require.NoError(t, os.WriteFile(bad, []byte(btext), 0o644))
+	_, err = ReadJSONFile(bad)
+	_, want := ParseJSON(bad, []byte(btext))
+	require.Error(t, err)
+	require.Equal(t, want.Error(), err.Error())
+	require.Contains(t, err.Error(), "bad.json:2:")
+
+	_, err = ReadJSONFile(filepath.Join(dir, "missing.json"))
+	require.ErrorIs(t, err, fs.ErrNotExist)
 }
 
 // TestNumberMatchesStrconv: the scanner's number parser gives

@@ -3,6 +3,7 @@ package dataset
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -24,36 +25,111 @@ import (
 // it, for the token parser to start there (JSONData.tree); otherwise from
 // is 0.
 func scanJSON(d *JSONData) (from int, ok bool) {
-	s := jsonScanner{d: d, data: d.data, line: 1}
+	s := jsonScanner{d: d, data: d.data, line: 1, size: len(d.data), keep: -1}
 	ok = s.file()
 	return s.from, ok
 }
 
+// streamJSON is scanJSON on the file read from r (size bytes, for the
+// projections of grow; 0 if unknown) through a window of about window
+// bytes instead of the whole text: d keeps no text (as after DropText).
+// ok is false when the file is not valid (or r failed: err).
+func streamJSON(filename string, r io.Reader, size, window int) (d *JSONData, ok bool, err error) {
+	d = &JSONData{File: filename, Fields: map[string]*JSONField{}, dropped: true}
+	s := jsonScanner{d: d, data: make([]byte, 0, window), line: 1, size: size, keep: -1, r: r}
+	s.fill(3)
+	if bytes.HasPrefix(s.data, []byte("\xef\xbb\xbf")) {
+		d.bom, s.i, s.base = 3, 3, -3 // offsets count from after the BOM
+	}
+	ok = s.file()
+	return d, ok && s.rerr == nil, s.rerr
+}
+
 type jsonScanner struct {
 	d    *JSONData
-	data []byte
-	i    int // the next byte to read
+	data []byte // the file's text, or (streaming) the window of it at base
+	i    int    // the next byte to read, in data
 	// at is an offset already converted to a position: line is its line
 	// and lineStart the offset where that line starts. Field names come
 	// in order, so their positions take one pass over the file in all.
+	// Offsets other than i (at, lineStart, from, keep, a field's val) are
+	// absolute: from the start of the file after its BOM.
 	at, line, lineStart int
 	from                int // see scanJSON
+	size                int // the file's length, for grow's projection
+	// streaming (r not nil): data is the window of the file that starts at
+	// offset base; more reads on, and drops what lies before both i and
+	// keep (an offset whose position is still to be asked; -1: none)
+	r    io.Reader
+	base int
+	keep int
+	eof  bool
+	rerr error
+}
+
+// abs is the absolute offset of data[i].
+func (s *jsonScanner) abs(i int) int { return s.base + i }
+
+// more reads more of the file into the window, and reports whether it
+// did (false at the end of the file, or with the whole text in data).
+func (s *jsonScanner) more() bool {
+	if s.r == nil || s.eof {
+		return false
+	}
+	drop := s.i
+	if s.keep >= 0 {
+		drop = min(drop, s.keep-s.base)
+	}
+	if drop > 0 {
+		if to := s.abs(drop); to > s.at {
+			s.lines(to)
+		}
+		n := copy(s.data, s.data[drop:])
+		s.data, s.base, s.i = s.data[:n], s.base+drop, s.i-drop
+	}
+	if len(s.data) == cap(s.data) { // a token as long as the window
+		s.data = slices.Grow(s.data, cap(s.data))
+	}
+	for {
+		n, err := s.r.Read(s.data[len(s.data):cap(s.data)])
+		s.data = s.data[:len(s.data)+n]
+		if err != nil {
+			s.eof = true
+			if err != io.EOF {
+				s.rerr = err
+			}
+		}
+		if n > 0 || s.eof {
+			return n > 0
+		}
+	}
+}
+
+// fill reads on until the window holds n bytes from i, or the file ends.
+func (s *jsonScanner) fill(n int) {
+	for len(s.data)-s.i < n && s.more() {
+	}
 }
 
 func (s *jsonScanner) ws() {
-	for s.i < len(s.data) {
-		switch s.data[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-			continue
+	for {
+		for s.i < len(s.data) {
+			switch s.data[s.i] {
+			case ' ', '\t', '\n', '\r':
+				s.i++
+				continue
+			}
+			return
 		}
-		return
+		if !s.more() {
+			return
+		}
 	}
 }
 
 // eat consumes c if it is the next byte.
 func (s *jsonScanner) eat(c byte) bool {
-	if s.i < len(s.data) && s.data[s.i] == c {
+	if s.peek() == c && s.i < len(s.data) {
 		s.i++
 		return true
 	}
@@ -61,20 +137,27 @@ func (s *jsonScanner) eat(c byte) bool {
 }
 
 func (s *jsonScanner) peek() byte {
-	if s.i < len(s.data) {
+	if s.i < len(s.data) || s.more() {
 		return s.data[s.i]
 	}
 	return 0
 }
 
-// pos is the position of off, which is not before the last offset asked.
-func (s *jsonScanner) pos(off int) lang.Pos {
-	seg := s.data[s.at:off]
+// lines moves the position's bookkeeping from at to off (absolute, in the
+// window, not before at).
+func (s *jsonScanner) lines(off int) {
+	seg := s.data[s.at-s.base : off-s.base]
 	if n := bytes.Count(seg, []byte{'\n'}); n > 0 {
 		s.line += n
 		s.lineStart = s.at + bytes.LastIndexByte(seg, '\n') + 1
 	}
 	s.at = off
+}
+
+// pos is the position of the absolute offset off, which is not before the
+// last offset asked.
+func (s *jsonScanner) pos(off int) lang.Pos {
+	s.lines(off)
 	return lang.Pos{File: s.d.File, Offset: s.d.bom + off, Line: s.line, Col: off - s.lineStart + 1}
 }
 
@@ -88,11 +171,14 @@ func (s *jsonScanner) file() bool {
 	if !s.eat('}') {
 		for {
 			s.ws()
-			koff := s.i
+			koff := s.abs(s.i)
+			s.keep = koff
 			name, ok := s.str()
 			if !ok {
 				return false
 			}
+			pos := s.pos(koff)
+			s.keep = -1
 			s.ws()
 			if !s.eat(':') {
 				return false
@@ -102,12 +188,11 @@ func (s *jsonScanner) file() bool {
 				s.from = koff
 				return false
 			}
-			f := &JSONField{Name: name, d: d, val: s.i}
+			f := &JSONField{Name: name, d: d, val: s.abs(s.i), Pos: pos}
 			if !s.value(f) {
 				s.from = koff
 				return false
 			}
-			f.Pos = s.pos(koff)
 			d.Names = append(d.Names, name)
 			d.Fields[name] = f
 			s.ws()
@@ -122,9 +207,10 @@ func (s *jsonScanner) file() bool {
 	}
 	// After the object, parseJSONTree skips commas and colons with the
 	// white space.
-	for ; s.i < len(s.data); s.i++ {
+	for s.i < len(s.data) || s.more() {
 		switch s.data[s.i] {
 		case ' ', '\t', '\n', '\r', ',', ':':
+			s.i++
 			continue
 		}
 		return false
@@ -143,7 +229,7 @@ func (s *jsonScanner) value(f *JSONField) bool {
 		}
 		return ok
 	}
-	s.i++
+	s.i++ // the '[' peek saw
 	s.ws()
 	if s.eat(']') {
 		f.Dims, f.Integer = []int{0}, true
@@ -225,8 +311,8 @@ func (s *jsonScanner) numbers(f *JSONField, integer *bool) (int, bool) {
 // len(vals). A large array is then allocated a few times, not the dozens
 // of times (and bytes) of append's growth.
 func (s *jsonScanner) grow(vals []float64, start int) []float64 {
-	n := len(vals)
-	proj := n + int(float64(n)*float64(len(s.data)-s.i)/float64(max(1, s.i-start))) + n/64
+	n, at := len(vals), s.abs(s.i)
+	proj := n + int(float64(n)*float64(max(0, s.size-at))/float64(max(1, at-start))) + n/64
 	return slices.Grow(vals, min(max(proj, n+n/4), 8*n)-n+64)
 }
 
@@ -291,7 +377,14 @@ func (s *jsonScanner) str() (string, bool) {
 // and its replacement of invalid UTF-8).
 func (s *jsonScanner) quoted() (raw []byte, simple, ok bool) {
 	simple = true
-	for i := s.i + 1; i < len(s.data); i++ {
+	for i := s.i + 1; ; i++ {
+		for i >= len(s.data) {
+			k := i - s.i // more moves the window's bytes, not i's place from s.i
+			if !s.more() {
+				return nil, false, false
+			}
+			i = s.i + k
+		}
 		switch c := s.data[i]; {
 		case c == '"':
 			raw = s.data[s.i : i+1]
@@ -306,7 +399,6 @@ func (s *jsonScanner) quoted() (raw []byte, simple, ok bool) {
 			simple = false
 		}
 	}
-	return nil, false, false
 }
 
 // number reads the JSON number at s.data[s.i:], which must end at white
@@ -318,13 +410,30 @@ func (s *jsonScanner) quoted() (raw []byte, simple, ok bool) {
 // multiplication or division rounds m * 10^e correctly (Clinger's fast
 // path, as strconv's), so the result is strconv.ParseFloat's. Other
 // numbers go to strconv.ParseFloat.
+//
+// Streaming, the window holds numberAhead bytes from the number's start
+// (or the rest of the file) before it is parsed, and more when no
+// delimiter ends the number within them.
 func (s *jsonScanner) number() (float64, bool) {
+	if s.r != nil && len(s.data)-s.i < numberAhead {
+		s.fill(numberAhead)
+	}
 	x, end, ok := parseNumber(s.data, s.i)
+	if (!ok || end == len(s.data)) && !s.eof && s.r != nil {
+		// a number that may go on past the window (or is bad)
+		for bytes.IndexAny(s.data[s.i:], " \t\n\r,]}") < 0 && s.more() {
+		}
+		x, end, ok = parseNumber(s.data, s.i)
+	}
 	if ok {
 		s.i = end
 	}
 	return x, ok
 }
+
+// numberAhead is the bytes a streaming scan holds ahead of a number: more
+// than any number a program writes takes.
+const numberAhead = 128
 
 // parseNumber is jsonScanner.number on data[i:] (a file's bytes, or a CSV
 // cell), returning the end of the number.
