@@ -1,7 +1,6 @@
 package infer
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -78,25 +77,20 @@ func (m *Model) load(src []byte, opt ...LoadOptions) error {
 		return err
 	}
 	m.File = f
-	switch {
-	case m.DataPath != "" && IsJSON(m.DataPath):
+	if m.DataPath != "" {
 		// streamed: the text is not kept (a message that quotes a line of
 		// it reads the file again)
-		if m.JSON, err = dataset.ReadJSONFile(m.DataPath); err != nil {
+		if IsJSON(m.DataPath) {
+			m.JSON, err = dataset.ReadJSONFile(m.DataPath)
+		} else {
+			m.Table, err = dataset.ReadCSVFile(m.DataPath)
+		}
+		if err != nil {
 			var lerr lang.ErrorList
 			if errors.As(err, &lerr) {
 				return err
 			}
 			return FileError(m.DataPath, "data", err)
-		}
-	case m.DataPath != "":
-		b, err := os.ReadFile(m.DataPath)
-		if err != nil {
-			return FileError(m.DataPath, "data", err)
-		}
-		m.Sources[m.DataPath] = b
-		if m.Table, err = dataset.Read(m.DataPath, bytes.NewBuffer(b)); err != nil {
-			return err
 		}
 	}
 	read := time.Now()

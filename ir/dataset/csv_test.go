@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -352,6 +355,7 @@ func FuzzRead(f *testing.F) {
 
 func checkRead(t *testing.T, data []byte) {
 	tb, err := Read("f.csv", bytes.NewReader(data))
+	requireCSVStreamAgrees(t, data, tb)
 	if err == nil {
 		require.NotNil(t, tb)
 		require.Positive(t, tb.Rows)
@@ -438,4 +442,72 @@ func TestReadBufferInPlace(t *testing.T) {
 	inPlace := bytesPerRead(bytes.NewBuffer(data))
 	copied := bytesPerRead(bytes.NewReader(data))
 	assert.Less(t, inPlace+uint64(len(data)), copied, "in place %d bytes, copied %d, file %d", inPlace, copied, len(data))
+}
+
+// requireCSVStreamAgrees: what the streaming pass (ReadCSVFile's) accepts,
+// through buffers from 16 bytes up and readers that return fewer bytes
+// than asked or the end of the file with the last bytes, Read accepts too,
+// as the same table (ref; nil when Read rejects the file).
+func requireCSVStreamAgrees(t *testing.T, data []byte, ref *Table) {
+	t.Helper()
+	readers := map[string]func() io.Reader{
+		"whole":    func() io.Reader { return bytes.NewReader(data) },
+		"one byte": func() io.Reader { return iotest.OneByteReader(bytes.NewReader(data)) },
+		"half":     func() io.Reader { return iotest.HalfReader(bytes.NewReader(data)) },
+		"data+EOF": func() io.Reader { return iotest.DataErrReader(bytes.NewReader(data)) },
+	}
+	for _, window := range []int{16, 64, 4096} {
+		for what, r := range readers {
+			tb, ok, err := streamCSV("f.csv", r(), len(data), window)
+			require.NoError(t, err)
+			if !ok {
+				require.Nil(t, tb)
+				continue
+			}
+			require.NotNil(t, ref, "window %d, %s reader: the stream accepts %q, Read does not", window, what, data)
+			require.Equal(t, ref, tb, "window %d, %s reader", window, what)
+		}
+	}
+}
+
+// TestReadCSVFile: a valid file streams to the table Read makes of its
+// text (pima.csv, and a BOM and CRLF file); the forms the stream leaves
+// to Read (one column, a line of spaces, CR-only line ends) and bad files
+// are read whole, with Read's table or messages; a missing file gives the
+// os error.
+func TestReadCSVFile(t *testing.T) {
+	pima, err := os.ReadFile(exampleData + "pima.csv")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name, text string
+		streamed   bool
+	}{
+		{"pima", string(pima), true},
+		{"bom_crlf", "\xef\xbb\xbfa, b\r\n1,2\r\n\r\n3,4e-1\r\n", true},
+		{"one_column", "x\n1\n2\n", false},
+		{"spaces_line", "a,b\n1,2\n   \n3,4\n", false},
+		{"cr_only", "a,b\r1,2\r3,4\r", false},
+		{"bad_cell", "a,b\n1,2\n3,x\n", false},
+		{"ragged", "a,b\n1,2\n3\n", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(dir, c.name+".csv")
+			require.NoError(t, os.WriteFile(path, []byte(c.text), 0o644))
+			want, wantErr := Read(path, bytes.NewReader([]byte(c.text)))
+			_, ok, err := streamCSV(path, strings.NewReader(c.text), len(c.text), csvWindow)
+			require.NoError(t, err)
+			require.Equal(t, c.streamed, ok)
+			got, gotErr := ReadCSVFile(path)
+			if wantErr != nil {
+				require.Error(t, gotErr)
+				require.Equal(t, wantErr.Error(), gotErr.Error())
+				return
+			}
+			require.NoError(t, gotErr)
+			require.Equal(t, want, got)
+		})
+	}
+	_, err = ReadCSVFile(filepath.Join(dir, "missing.csv"))
+	require.ErrorIs(t, err, fs.ErrNotExist)
 }
