@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"io"
-	"os"
 	"strings"
 	"unicode/utf8"
 )
@@ -20,27 +19,9 @@ import (
 // problems or reads it. Errors opening or reading the file are returned
 // as the os package gives them.
 func ReadCSVFile(path string) (*Table, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	size := 0
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		size = int(st.Size())
-	}
-	t, ok, err := streamCSV(path, f, size, csvWindow)
-	if err != nil {
-		return nil, err
-	}
-	if ok {
-		return t, nil
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return Read(path, bytes.NewBuffer(raw))
+	return readStreamed(path, func(r io.Reader, size int) (*Table, bool, error) {
+		return streamCSV(path, r, size, csvWindow)
+	}, func(raw []byte) (*Table, error) { return Read(path, bytes.NewBuffer(raw)) })
 }
 
 // csvWindow is the buffer through which ReadCSVFile reads a file.

@@ -3,6 +3,7 @@ package dataset
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 
@@ -141,27 +142,38 @@ func ParseJSON(filename string, raw []byte) (*JSONData, error) {
 // is read whole and given to ParseJSON, which reports its problems. Errors
 // opening or reading the file are returned as the os package gives them.
 func ReadJSONFile(path string) (*JSONData, error) {
+	return readStreamed(path, func(r io.Reader, size int) (*JSONData, bool, error) {
+		return streamJSON(path, r, size, jsonWindow)
+	}, func(raw []byte) (*JSONData, error) { return ParseJSON(path, raw) })
+}
+
+// readStreamed opens the file at path and reads it with stream (given the
+// file and its size, 0 if unknown); a file stream does not accept is read
+// whole and given to whole. Errors opening or reading the file are the os
+// package's.
+func readStreamed[T any](path string, stream func(r io.Reader, size int) (T, bool, error), whole func(raw []byte) (T, error)) (T, error) {
+	var zero T
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
 	defer f.Close()
 	size := 0
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 		size = int(st.Size())
 	}
-	d, ok, err := streamJSON(path, f, size, jsonWindow)
+	v, ok, err := stream(f, size)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
 	if ok {
-		return d, nil
+		return v, nil
 	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	return ParseJSON(path, raw)
+	return whole(raw)
 }
 
 // jsonWindow is the window of a JSON file that ReadJSONFile holds (it

@@ -199,6 +199,13 @@ func requireScanAgrees(t *testing.T, data []byte) {
 	if !ok {
 		return
 	}
+	requireSameFields(t, ref, d)
+}
+
+// requireSameFields: d has ref's fields, their shapes, positions, offsets
+// and values, bit for bit.
+func requireSameFields(t *testing.T, ref, d *JSONData) {
+	t.Helper()
 	require.Equal(t, ref.Names, d.Names)
 	for _, name := range ref.Names {
 		a, b := ref.Fields[name], d.Fields[name]
@@ -240,18 +247,7 @@ func requireStreamAgrees(t *testing.T, data []byte) {
 				continue
 			}
 			require.Equal(t, ref.bom, d.bom)
-			require.Equal(t, ref.Names, d.Names)
-			for _, name := range ref.Names {
-				a, b := ref.Fields[name], d.Fields[name]
-				require.Equal(t, a.Dims, b.Dims, name)
-				require.Equal(t, a.Integer, b.Integer, name)
-				require.Equal(t, a.Pos, b.Pos, name)
-				require.Equal(t, a.val, b.val, name)
-				require.Equal(t, len(a.Values), len(b.Values), name)
-				for i := range a.Values {
-					require.Equal(t, math.Float64bits(a.Values[i]), math.Float64bits(b.Values[i]), "%s value %d", name, i)
-				}
-			}
+			requireSameFields(t, ref, d)
 		}
 	}
 }
