@@ -421,7 +421,7 @@ func (s *jsonScanner) number() (float64, bool) {
 	x, end, ok := parseNumber(s.data, s.i)
 	if (!ok || end == len(s.data)) && !s.eof && s.r != nil {
 		// a number that may go on past the window (or is bad)
-		for bytes.IndexAny(s.data[s.i:], " \t\n\r,]}") < 0 && s.more() {
+		for !bytes.ContainsAny(s.data[s.i:], " \t\n\r,]}") && s.more() {
 		}
 		x, end, ok = parseNumber(s.data, s.i)
 	}
