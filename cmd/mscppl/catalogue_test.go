@@ -25,6 +25,7 @@ import (
 //	run: mscppl's arguments (files relative to the case directory)
 //	exit: the expected exit status (1 for bad input, 2 for command-line misuse)
 //	stderr: a Go regexp stderr must match (may repeat)
+//	stdout: a Go regexp stdout must match (may repeat; its first 1 MB is kept)
 //	gen: NAME ARGS (optional: a generator below writes big inputs first)
 //	limit: 10s 1024MB (optional: wall time and memory; default 30s 2048MB)
 //	slow: yes (optional: skipped under -short)
@@ -91,6 +92,7 @@ type catalogueCase struct {
 	args        []string
 	exit        int
 	stderr      []*regexp.Regexp
+	stdout      []*regexp.Regexp
 	gens        [][]string
 	wall        time.Duration
 	memMB       int64
@@ -124,12 +126,16 @@ func parseCase(name string, text string) (*catalogueCase, error) {
 				return nil, fmt.Errorf("case.txt:%d: exit: %v", i+1, err)
 			}
 			c.exit = n
-		case "stderr":
+		case "stderr", "stdout":
 			re, err := regexp.Compile(val)
 			if err != nil {
-				return nil, fmt.Errorf("case.txt:%d: stderr: %v", i+1, err)
+				return nil, fmt.Errorf("case.txt:%d: %s: %v", i+1, key, err)
 			}
-			c.stderr = append(c.stderr, re)
+			if key == "stderr" {
+				c.stderr = append(c.stderr, re)
+			} else {
+				c.stdout = append(c.stdout, re)
+			}
 		case "gen":
 			f := strings.Fields(val)
 			if len(f) == 0 || generators[f[0]] == nil {
@@ -180,6 +186,7 @@ var stackTrace = regexp.MustCompile(`goroutine \d|panic:|runtime error|fatal err
 type result struct {
 	code     int
 	stderr   string
+	stdout   string // its first stdoutKept bytes
 	wall     time.Duration
 	maxRSSMB int64
 	killed   bool
@@ -202,6 +209,11 @@ func classify(c *catalogueCase, r result) (string, string) {
 	for _, re := range c.stderr {
 		if !re.MatchString(r.stderr) {
 			return outUnclear, fmt.Sprintf("stderr does not match %q", re)
+		}
+	}
+	for _, re := range c.stdout {
+		if !re.MatchString(r.stdout) {
+			return outUnclear, fmt.Sprintf("stdout does not match %q", re)
 		}
 	}
 	return outPass, ""
@@ -297,12 +309,13 @@ func runCase(t *testing.T, self, bin, dir string, c *catalogueCase) result {
 	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", launchEnv, data))
 	cmd.Stdin = strings.NewReader("")
 	var stderr strings.Builder
+	stdout := &limitedKeep{}
 	cmd.Stderr = &stderr
-	cmd.Stdout = &limitedDiscard{}
+	cmd.Stdout = stdout
 	cmd.Cancel = func() error { return cmd.Process.Kill() }
 	start := time.Now()
 	err := cmd.Run()
-	r := result{wall: time.Since(start), stderr: stderr.String(), killed: ctx.Err() != nil}
+	r := result{wall: time.Since(start), stderr: stderr.String(), stdout: stdout.b.String(), killed: ctx.Err() != nil}
 	var exit *exec.ExitError
 	switch {
 	case err == nil:
@@ -322,11 +335,16 @@ func runCase(t *testing.T, self, bin, dir string, c *catalogueCase) result {
 	return r
 }
 
-// limitedDiscard counts what the child writes on stdout and drops it.
-type limitedDiscard struct{ n int64 }
+// limitedKeep keeps the first stdoutKept bytes the child writes on stdout
+// and drops the rest.
+type limitedKeep struct{ b strings.Builder }
 
-func (w *limitedDiscard) Write(p []byte) (int, error) {
-	w.n += int64(len(p))
+const stdoutKept = 1 << 20
+
+func (w *limitedKeep) Write(p []byte) (int, error) {
+	if room := stdoutKept - w.b.Len(); room > 0 {
+		w.b.Write(p[:min(len(p), room)])
+	}
 	return len(p), nil
 }
 
