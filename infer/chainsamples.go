@@ -1,5 +1,7 @@
 package infer
 
+import "github.com/mscppl/mscppl/ir"
+
 // ChainSamples are the chains' retained samples over the averaging window
 // (CIS's retained samples, CSMC's retained trajectories): the records that
 // R-hat, the bulk ESS and the chains' quantiles of the summary are computed
@@ -45,11 +47,9 @@ func (f *Fitted) ChainSamples() *ChainSamples {
 			lp = res.ChainLogJoint[i]
 		} else { // in batches that bound the model's arena (drawBatchFor)
 			lp = make([]float64, rows)
-			b := drawBatchFor(comp)
-			for lo := 0; lo < rows; lo += b {
-				hi := min(rows, lo+b)
-				comp.LogJoint(z[lo*d:hi*d], lp[lo:hi])
-			}
+			evalParallel([]*ir.Compiled{comp}, drawBatchFor(comp), func(c *ir.Compiled, lo, hi int) {
+				c.LogJoint(z[lo*d:hi*d], lp[lo:hi])
+			}, 0, rows)
 		}
 		chain := make([][]float64, rows)
 		for r := range chain {

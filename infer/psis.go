@@ -155,13 +155,7 @@ func (im *importance) draw(rng *rand.Rand, comps []*ir.Compiled, q proposal, n i
 	for done := 0; done < n; done += drawChunk {
 		b := min(drawChunk, n-done)
 		q.Sample(rng, us[done*d:(done+b)*d], eps[:b*d])
-		if W == 1 {
-			for lo := 0; lo < b; lo += batch {
-				eval(comp, done+lo, done+min(b, lo+batch))
-			}
-		} else {
-			evalParallel(comps[:W], batch, eval, done, done+b)
-		}
+		evalParallel(comps[:W], batch, eval, done, done+b)
 		for i := done; i < done+b; i++ {
 			row := us[i*d : (i+1)*d]
 			lj := im.lp[base+i]
@@ -184,9 +178,16 @@ func (im *importance) draw(rng *rand.Rand, comps []*ir.Compiled, q proposal, n i
 
 // evalParallel calls eval on the rows from to to of one chunk in batches of
 // batch rows, batch k on model k mod len(comps), one goroutine per model
-// (a few allocations per chunk, none per draw).
+// (a few allocations per chunk, none per draw). On one model the batches
+// run in order, on the calling goroutine (nothing allocated).
 func evalParallel(comps []*ir.Compiled, batch int, eval func(c *ir.Compiled, lo, hi int), from, to int) {
 	W := len(comps)
+	if W == 1 {
+		for lo := from; lo < to; lo += batch {
+			eval(comps[0], lo, min(to, lo+batch))
+		}
+		return
+	}
 	var wg sync.WaitGroup
 	for w := range W {
 		wg.Go(func() {
