@@ -466,6 +466,7 @@ type chain struct {
 	qSD     []float64
 	trace   func(*TraceEntry)
 	stopped bool
+	cached  retainedLogJointer // the kernel, when it caches its retained sample's log joint
 }
 
 func newChain(rng *rand.Rand, p *Problem, q Family, k Kernel, s *Settings) (*chain, error) {
@@ -477,7 +478,9 @@ func newChain(rng *rand.Rand, p *Problem, q Family, k Kernel, s *Settings) (*cha
 		return nil, err
 	}
 	d := q.Dim()
-	return &chain{l: l, rng: rng, buf: newDrawBuf(d), qMean: make([]float64, d), qSD: make([]float64, d), trace: s.Trace}, nil
+	c := &chain{l: l, rng: rng, buf: newDrawBuf(d), qMean: make([]float64, d), qSD: make([]float64, d), trace: s.Trace}
+	c.cached, _ = k.(retainedLogJointer)
+	return c, nil
 }
 
 // advance runs the chain up to iteration to (or until the context ends).
@@ -510,8 +513,8 @@ func (c *chain) advance(ctx context.Context, to int) error {
 		if c.buf.wants(it) {
 			if l.ownDraws {
 				lp := math.NaN()
-				if rk, ok := k.(retainedLogJointer); ok {
-					lp = rk.RetainedLogJoint()
+				if c.cached != nil {
+					lp = c.cached.RetainedLogJoint()
 				}
 				c.buf.add(it, k.Retained(), lp)
 			} else {
