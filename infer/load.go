@@ -104,14 +104,6 @@ func (m *Model) load(src []byte, opt ...LoadOptions) error {
 	}
 	m.Comp, err = ir.Compile(m.IR, o)
 	m.compileTime = time.Since(read)
-	if err == nil && m.DataPath != "" {
-		// the data are bound: their file's text (as large as the data
-		// again) is read again if a message needs its lines
-		delete(m.Sources, m.DataPath)
-		if m.JSON != nil {
-			m.JSON.DropText()
-		}
-	}
 	return err
 }
 

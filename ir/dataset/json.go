@@ -20,13 +20,8 @@ type JSONData struct {
 
 	bom     int
 	data    []byte // the file after its BOM
-	dropped bool   // DropText freed data: ElemPos reads the file again
+	dropped bool   // no text kept (a streamed file): ElemPos reads the file again
 }
-
-// DropText frees the file's text, which d keeps for the positions of values
-// in messages, once the data are bound (the text of a 10^6 x 10 matrix is
-// 130 MB): ElemPos then reads the file File again.
-func (d *JSONData) DropText() { d.data, d.dropped = nil, true }
 
 // JSONField is one field of a JSON data file.
 type JSONField struct {
@@ -113,8 +108,8 @@ func (d *JSONData) Missing(name string) *SelectError {
 // A valid file is read in one pass by a scanner that writes the numbers
 // straight into each field's Values (a matrix's rows flattened as they
 // come) and records no per-value positions: ElemPos finds a value's
-// position again when a message needs it. The returned data keep raw
-// (until DropText).
+// position again when a message needs it, in raw, which the returned data
+// keep (ReadJSONFile's keep no text and read the file again).
 // A file the scanner rejects is parsed again, token by token, from the
 // field where the scanner stopped, to report all the problems with their
 // positions.
@@ -138,7 +133,7 @@ func ParseJSON(filename string, raw []byte) (*JSONData, error) {
 // text, in one streaming pass through a window of jsonWindow bytes: the
 // file's text is never held whole, so reading takes about the memory of
 // its numbers (a 10^6 x 10 matrix: 80 MB of values, where its text is 130
-// MB). The data keep no text (as after DropText). A file the scan rejects
+// MB). The data keep no text: ElemPos reads the file again. A file the scan rejects
 // is read whole and given to ParseJSON, which reports its problems. Errors
 // opening or reading the file are returned as the os package gives them.
 func ReadJSONFile(path string) (*JSONData, error) {

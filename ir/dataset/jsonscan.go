@@ -32,7 +32,7 @@ func scanJSON(d *JSONData) (from int, ok bool) {
 
 // streamJSON is scanJSON on the file read from r (size bytes, for the
 // projections of grow; 0 if unknown) through a window of about window
-// bytes instead of the whole text: d keeps no text (as after DropText).
+// bytes instead of the whole text: d keeps no text (ElemPos reads the file again).
 // ok is false when the file is not valid (or r failed: err).
 func streamJSON(filename string, r io.Reader, size, window int) (d *JSONData, ok bool, err error) {
 	d = &JSONData{File: filename, Fields: map[string]*JSONField{}, dropped: true}
