@@ -12,12 +12,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mscppl/mscppl/internal/exact"
+	"github.com/mscppl/mscppl/internal/testtier"
 )
 
 // caseSeeds are the seeds each silent-failure case runs at (the closing
 // note of issue 22 gives the counts over seeds 1-16, from
 // examples/tools/seedscore).
 var caseSeeds = []uint64{1, 2, 3}
+
+// slowCases are the cases whose three runs take 5-11 s each on the 2-core
+// machine: they run in the long tier. In the fast tier the same verdicts
+// are guarded by TestNoSilentFailure (the funnel and the centred eight
+// schools, NOT converged) and cmd/mscppl's TestRemedyGoldens (the centred
+// hierarchy's and the unordered mixture's remedies).
+var slowCases = map[string]bool{"hier_centred": true, "hier_noncentred": true, "funnel": true, "mix_unordered": true}
 
 // TestSilentFailureCases: the posteriors of issue 22 against their exact
 // answers (package internal/exact: quadrature, closed forms and grids,
@@ -35,14 +43,14 @@ var caseSeeds = []uint64{1, 2, 3}
 //   - the unordered mixture: NOT converged, the remedy ordered[2]; the
 //     ordered one matches.
 func TestSilentFailureCases(t *testing.T) {
-	if testing.Short() {
-		t.Skip("long: 21 runs")
-	}
 	cases, err := exact.Cases()
 	require.NoError(t, err)
 	dir := t.TempDir()
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
+			if slowCases[c.Name] {
+				testtier.Skip(t)
+			}
 			model := filepath.Join(dir, c.Name+".msc")
 			require.NoError(t, os.WriteFile(model, []byte(c.Model), 0o644))
 			data := ""

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mscppl/mscppl/internal/simdata"
+	"github.com/mscppl/mscppl/internal/testtier"
 )
 
 // TestHMMReferences: hidden Markov models at the defaults (seed 1), by the
@@ -24,9 +25,6 @@ import (
 // summaries' ess_bulk_min); the tolerances are capped at the project's
 // 0.1 sd and 10%.
 func TestHMMReferences(t *testing.T) {
-	if testing.Short() {
-		t.Skip("long: fits four hidden Markov models")
-	}
 	sim, err := simdata.HMMDriveJSON(t.TempDir(), 1000)
 	require.NoError(t, err)
 	const dir = "../examples/posteriordb/bball_drive_event_1-hmm_drive_1/"
@@ -41,6 +39,9 @@ func TestHMMReferences(t *testing.T) {
 		{"simulated T = 1000 hmm_marginal", dir + "model_marginal.msc", sim, "../examples/reference/hmm_drive_sim1000.csv", refESS},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if c.ref != dir+"reference.csv" {
+				testtier.Skip(t) // T = 1000: 4-5 s each; the fast tier fits hmm_drive's N = 416
+			}
 			m, err := Load(c.model, c.data)
 			require.NoError(t, err)
 			f, err := Fit(context.Background(), m, Options{})

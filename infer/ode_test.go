@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mscppl/mscppl/internal/testtier"
 	"github.com/stretchr/testify/require"
 )
 
@@ -77,8 +78,8 @@ func TestODEPosteriorAgainstQuadrature(t *testing.T) {
 	mean := m1 / w
 	sd := math.Sqrt(m2/w - mean*mean)
 	solvers := []string{"ode_rk45", "ode_bdf"}
-	if testing.Short() {
-		solvers = solvers[:1]
+	if !testtier.Long() {
+		solvers = solvers[:1] // ode_bdf: long tier; stdlib/ode TestStiff and TestRobertson guard the solver
 	}
 	for _, solver := range solvers {
 		src := strings.Replace(odeChainSrc, "SOLVER", solver, 1)

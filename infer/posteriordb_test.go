@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mscppl/mscppl/internal/testtier"
 	"github.com/stretchr/testify/require"
 )
 
@@ -18,16 +19,30 @@ import (
 // sd within 10%, or else the run must say it did not converge and warn.
 // The summaries aim at a Monte Carlo error of 0.02 sd, so 0.1 sd is more
 // than 4 combined Monte Carlo sds.
+// slowPosteriordb are the posteriors whose default runs take over a second
+// on the 2-core machine: they run in the long tier. In the fast tier,
+// TestODEPosteriorAgainstQuadrature guards the ODE path (lotka_volterra),
+// TestHMMReferences the hidden Markov models (its posteriordb cases),
+// TestLargeRegressionExact the regressions (diamonds), and cmd/mscppl's
+// TestMethodKernelMatrix runs every one of these models briefly.
+var slowPosteriordb = map[string]bool{
+	"hudson_lynx_hare-lotka_volterra": true,
+	"diamonds-diamonds":               true,
+	"hmm_example-hmm_example":         true,
+	"bball_drive_event_1-hmm_drive_1": true,
+	"garch-garch11":                   true,
+}
+
 func TestPosteriordb(t *testing.T) {
-	if testing.Short() {
-		t.Skip("long: fits fourteen models of twelve posteriors")
-	}
 	dirs, err := filepath.Glob("../examples/posteriordb/*/model*.msc")
 	require.NoError(t, err)
 	require.Len(t, dirs, 15) // thirteen posteriors, two of them also by hmm_marginal
 	for _, model := range dirs {
 		dir := filepath.Dir(model)
 		t.Run(filepath.Base(dir)+"/"+filepath.Base(model), func(t *testing.T) {
+			if slowPosteriordb[filepath.Base(dir)] {
+				testtier.Skip(t)
+			}
 			m, err := Load(model, filepath.Join(dir, "data.json"))
 			require.NoError(t, err)
 			f, err := Fit(context.Background(), m, Options{})

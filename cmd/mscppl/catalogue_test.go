@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mscppl/mscppl/internal/testtier"
 )
 
 // The catalogue of issue 25: one directory per hostile input under
@@ -28,7 +30,7 @@ import (
 //	stdout: a Go regexp stdout must match (may repeat; its first 1 MB is kept)
 //	gen: NAME ARGS (optional: a generator below writes big inputs first)
 //	limit: 10s 1024MB (optional: wall time and memory; default 30s 2048MB)
-//	slow: yes (optional: skipped under -short)
+//	slow: yes (optional: a case of over a second, run in the long tier only)
 //
 // TestCatalogue builds mscppl (or takes -catalogue.bin), copies each case
 // into a temporary directory, runs the binary there under a memory limit
@@ -51,7 +53,15 @@ func TestMain(m *testing.M) {
 	if v := os.Getenv(launchEnv); v != "" {
 		os.Exit(launch(v))
 	}
-	os.Exit(m.Run())
+	dir, err := os.MkdirTemp("", "mscppl-test-bin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // launch sets the address-space limit and replaces the process with the
@@ -222,7 +232,7 @@ func classify(c *catalogueCase, r result) (string, string) {
 func TestCatalogue(t *testing.T) {
 	bin := *catalogueBin
 	if bin == "" {
-		bin = buildBinary(t, t.TempDir())
+		bin = buildBinary(t)
 	} else if abs, err := filepath.Abs(bin); err == nil {
 		bin = abs
 	}
@@ -267,8 +277,8 @@ func TestCatalogue(t *testing.T) {
 				t.Fatalf("%s: %v", dir, err)
 			}
 			t.Run(name, func(t *testing.T) {
-				if c.slow && testing.Short() {
-					t.Skip("slow case")
+				if c.slow {
+					testtier.Skip(t)
 				}
 				t.Parallel()
 				sem <- struct{}{}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mscppl/mscppl/infer"
 	"github.com/mscppl/mscppl/infer/msc"
+	"github.com/mscppl/mscppl/internal/testtier"
 )
 
 // matrixData is the data file of each model in examples/ (posteriordb's
@@ -76,8 +77,9 @@ func matrixExamples(t *testing.T) [][2]string {
 // a message of a line or two with no stack trace and no internal error).
 // Which of the two, and the message, is in testdata/matrix.golden (go test
 // -run TestMethodKernelMatrix -update rewrites it): a new method, kernel
-// or example joins the matrix by itself and shows up there. Under -short
-// only the default kernel choice (auto) runs.
+// or example joins the matrix by itself and shows up there. In the fast
+// tier only the default kernel choice (auto) runs, and its rows of the
+// golden are compared; the long tier runs every kernel.
 func TestMethodKernelMatrix(t *testing.T) {
 	examples := matrixExamples(t)
 	methods := infer.Methods()
@@ -95,7 +97,7 @@ func TestMethodKernelMatrix(t *testing.T) {
 			}
 		}
 	}
-	short := testing.Short()
+	short := !testtier.Long()
 	// the combinations run in parallel (each on one chain), as subtests
 	// of a group that ends before the golden is compared
 	var mu sync.Mutex
@@ -127,7 +129,7 @@ func TestMethodKernelMatrix(t *testing.T) {
 	ok, refused := 0, 0
 	for _, r := range rows {
 		if r.line == "" {
-			continue // skipped under -short
+			continue // skipped in the fast tier
 		}
 		if strings.HasPrefix(r.line, "ok") {
 			ok++

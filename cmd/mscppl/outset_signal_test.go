@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mscppl/mscppl/internal/testtier"
 	"github.com/stretchr/testify/require"
 )
 
@@ -24,10 +25,13 @@ import (
 // previous set kept), and no temporary folder is left; after SIGKILL the
 // next run's recovery removes the killed run's folder.
 func TestOutSetSignals(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and runs it 36 times")
+	// 12 points per signal in the long tier (37 runs, about 25 s), 4 in the
+	// fast tier (13 runs): two at a time into the fit, two while writing
+	trials := 12
+	if !testtier.Long() {
+		trials = 4
 	}
-	bin := buildBinary(t, t.TempDir())
+	bin := buildBinary(t)
 	args := func(dir string, seed string) []string {
 		return []string{"run", "../../examples/probit_pima.msc", "../../examples/data/pima.csv", "--iters", "1000", "--fixed", "--quiet", "--out", dir, "--seed", seed}
 	}
@@ -42,7 +46,7 @@ func TestOutSetSignals(t *testing.T) {
 	rng := rand.New(rand.NewPCG(25, 5))
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL} {
 		var kept, replaced, signalled, midWrite int
-		for trial := range 12 {
+		for trial := range trials {
 			dir := filepath.Join(t.TempDir(), "out")
 			require.NoError(t, os.CopyFS(dir, os.DirFS(base)))
 			cmd := exec.Command(bin, args(dir, "2")...)

@@ -4,15 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/mscppl/mscppl/infer"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mscppl/mscppl/infer"
 
 	"github.com/stretchr/testify/require"
 )
@@ -26,7 +28,7 @@ func TestInterruptLeavesCompleteFiles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := buildBinary(t, t.TempDir())
+	bin := buildBinary(t)
 	for _, c := range []struct {
 		sig  syscall.Signal
 		code int
@@ -122,15 +124,30 @@ func TestInterruptStartsFreshLine(t *testing.T) {
 	}
 }
 
-// buildBinary builds mscppl into dir and returns its path: the tests that
-// run the binary as a user would (signals, memory limits, the catalogue).
-func buildBinary(t testing.TB, dir string) string {
+// The mscppl binary that the tests which run it as a user would (signals,
+// memory limits, the catalogue) share: built once per test process, on
+// first use, into binDir (made and removed by TestMain).
+var (
+	binDir   string
+	binOnce  sync.Once
+	binPath  string
+	binBuild error
+)
+
+// buildBinary returns the path of the shared mscppl binary, building it on
+// the first call.
+func buildBinary(t testing.TB) string {
 	t.Helper()
-	bin := filepath.Join(dir, "mscppl")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		t.Fatalf("go build: %v", err)
+	binOnce.Do(func() {
+		bin := filepath.Join(binDir, "mscppl")
+		build := exec.Command("go", "build", "-o", bin, ".")
+		build.Stderr = os.Stderr
+		if binBuild = build.Run(); binBuild == nil {
+			binPath = bin
+		}
+	})
+	if binBuild != nil {
+		t.Fatalf("go build: %v", binBuild)
 	}
-	return bin
+	return binPath
 }

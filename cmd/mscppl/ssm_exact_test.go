@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mscppl/mscppl/internal/testtier"
 	"github.com/stretchr/testify/require"
 )
 
@@ -42,9 +43,7 @@ func exactTable(t *testing.T, path string) map[string][2]float64 {
 //   - the local linear trend, a 2-dimensional state (level, slope) with
 //     known variances, T = 100, as two vectors and as a matrix[T, 2].
 func TestStateSpaceExactAnswers(t *testing.T) {
-	if testing.Short() {
-		t.Skip("long: four default runs")
-	}
+	testtier.Skip(t) // four default runs, about 80 s
 	const dir = "../../internal/kalman/testdata/"
 	llt, err := os.ReadFile(dir + "local_linear_trend.msc")
 	require.NoError(t, err)
@@ -102,9 +101,7 @@ func TestStateSpaceExactAnswers(t *testing.T) {
 // and every state within 0.1 sd in the mean and 10% in the sd. About 12000
 // iterations, 2.5-5 minutes on the 2-core machine.
 func TestSVBayesAgainstPMMH(t *testing.T) {
-	if testing.Short() {
-		t.Skip("long: the default run of a 1974-step particle Gibbs")
-	}
+	testtier.Skip(t) // the default run of a 1974-step particle Gibbs
 	s := runJSON(t, "run", "../../examples/stochastic_volatility_bayes.msc", "../../examples/data/dem2gbp.csv")
 	require.True(t, s.Converged, s.Verdict)
 	require.Equal(t, "pg", s.Kernel)

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/mscppl/mscppl/internal/testtier"
 )
 
 var update = flag.Bool("update", false, "rewrite the case files under testdata")
@@ -233,8 +235,8 @@ func TestCaseResolution(t *testing.T) {
 		if st > 1e-4 || sx > 1e-4 {
 			t.Errorf("%s: N = 150 and 300 differ by %.2g sd (statics), %.2g sd (states)", tc.name, st, sx)
 		}
-		if testing.Short() {
-			continue
+		if !testtier.Long() {
+			continue // the 600 x 600 grids take 5 s: long tier
 		}
 		fine, err := tc.solve(600, true)
 		if err != nil {

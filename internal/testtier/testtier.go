@@ -6,7 +6,7 @@
 // signal and fault injection at many points); it runs when the environment
 // variable MSCPPL_LONG is set to 1:
 //
-//	MSCPPL_LONG=1 go test -count=1 -timeout 80m ./...
+//	MSCPPL_LONG=1 go test -count=1 -timeout 40m ./...
 //
 // Only tests import this package.
 package testtier
