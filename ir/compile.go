@@ -126,6 +126,8 @@ type Compiled struct {
 	factsOnce sync.Once
 	// the ODE calls' ops (ode.go), for their failure notes
 	odes []*odeOp
+	// the integer divisions known only per draw (ops.go)
+	intOps []intSite
 }
 
 type compiler struct {
@@ -701,8 +703,8 @@ func (cp *compiler) constExpr(e Expr) float64 {
 		return -cp.constExpr(e.X)
 	case *Binary:
 		x, y := cp.constExpr(e.X), cp.constExpr(e.Y)
-		if e.Op == OpDiv && e.T.Kind == Int && y == 0 {
-			cp.fail(e.Pos(), "integer division by zero")
+		if intDivByZero(e, y) {
+			cp.fail(e.Pos(), "%s", divByZeroMsg(e))
 		}
 		return applyOp(e.Op, x, y, e.T.Kind == Int)
 	case *Not:
@@ -836,19 +838,18 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 			}
 			return g.Mul(x, y)
 		case OpDiv, OpEDiv:
+			if e.Op == OpDiv && e.T.Kind == Int {
+				return cp.intOp(e, x, y)
+			}
 			return g.Div(x, y)
+		case OpMod:
+			return cp.intOp(e, x, y)
 		case OpEMul:
 			return g.Mul(x, y)
 		case OpPow:
 			return g.Pow(x, y)
-		case OpAnd:
-			a, b := g.Map(stepFunc{OpNe}, x), g.Map(stepFunc{OpNe}, y)
-			return g.Mul(a, b)
-		case OpOr:
-			a, b := g.Map(stepFunc{OpNe}, x), g.Map(stepFunc{OpNe}, y)
-			return g.Sub(g.Add(a, b), g.Mul(a, b))
-		default: // comparisons
-			return g.Map(stepFunc{e.Op}, g.Sub(x, y))
+		default: // comparisons and logic, exact on infinities and NaN
+			return g.Custom(cmpOp{e.Op}, max(g.Len(x), g.Len(y)), x, y)
 		}
 	case *Not:
 		return g.Map(stepFunc{OpEq}, cp.expr(e.X))

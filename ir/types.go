@@ -208,6 +208,7 @@ const (
 	OpPow
 	OpEMul // .* elementwise
 	OpEDiv // ./ elementwise
+	OpMod  // % the remainder of integers, with the sign of the dividend (Stan's, C's)
 	OpEq   // comparisons and logic give 0 or 1
 	OpNe
 	OpLt
@@ -219,7 +220,7 @@ const (
 )
 
 func (o BinOp) String() string {
-	return [...]string{"+", "-", "*", "/", "^", ".*", "./", "==", "!=", "<", "<=", ">", ">=", "&&", "||"}[o]
+	return [...]string{"+", "-", "*", "/", "^", ".*", "./", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||"}[o]
 }
 
 // Logical reports whether the operator gives 0 or 1.

@@ -261,10 +261,11 @@ type Term struct {
 	Rest []*OpUnary `parser:"@@*"`
 }
 
-// OpUnary is "* x", "/ x", ".* x" or "./ x".
+// OpUnary is "* x", "/ x", "% x" (the remainder of integers), "%/% x"
+// (the integer quotient), ".* x" or "./ x".
 type OpUnary struct {
 	Pos lexer.Position
-	Op  string `parser:"@(\"*\" | \"/\" | \".*\" | \"./\")"`
+	Op  string `parser:"@(\"*\" | \"/\" | \"%/%\" | \"%\" | \".*\" | \"./\")"`
 	X   *Unary `parser:"@@"`
 }
 
