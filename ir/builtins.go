@@ -716,6 +716,9 @@ func (c *Compiled) RNGError() error {
 	if err := c.intError(); err != nil {
 		return err
 	}
+	if err := c.rejectError(); err != nil {
+		return err
+	}
 	for i, op := range c.rngs {
 		j, x, bad := op.Bad()
 		if !bad {

@@ -128,6 +128,10 @@ type Compiled struct {
 	odes []*odeOp
 	// the integer divisions known only per draw (ops.go)
 	intOps []intSite
+	// the print and reject statements (messages.go), and the nodes of
+	// those of the derived block, which Constrain evaluates
+	messages    []*messageOp
+	derivedMsgs []autodiff.Node
 }
 
 type compiler struct {
@@ -159,6 +163,9 @@ type compiler struct {
 	// inDerived is set while the derived block's statements compile (an
 	// ODE call there adds no term for its failures)
 	inDerived bool
+	// conds are the ifs on latents around the statement being compiled
+	// (piecewise), innermost last, for print and reject
+	conds []condition
 }
 
 type compileError struct{ err *lang.Error }
@@ -433,6 +440,8 @@ func (cp *compiler) stmt(s Stmt) {
 		}
 	case *Tilde:
 		cp.tilde(s)
+	case *Message:
+		cp.message(s)
 	default:
 		panic(fmt.Sprintf("ir: unknown statement %T", s))
 	}
@@ -1307,11 +1316,11 @@ func (c *Compiled) Constrain(u, x []float64) {
 			x[v.XOffset+i] = v.Bij.Constrain(u[v.Offset+i])
 		}
 	}
-	if !special {
+	if !special && len(c.derivedMsgs) == 0 {
 		return
 	}
 	if c.specialOrder == nil {
-		var nodes []autodiff.Node
+		nodes := append([]autodiff.Node(nil), c.derivedMsgs...)
 		for _, v := range c.Model.Latents {
 			if v.Special() {
 				nodes = append(nodes, c.varNode[v.ID])

@@ -169,7 +169,9 @@ func (cp *compiler) piecewise(s *If, c autodiff.Node) {
 		cp.elems = copyElems(elems0)
 		copy(cp.localDeps, deps0)
 		nf := len(cp.c.factors)
+		cp.conds = append(cp.conds, condition{c, taken, cdeps})
 		cp.block(body)
+		cp.conds = cp.conds[:len(cp.conds)-1]
 		for k := nf; k < len(cp.c.factors); k++ {
 			f := &cp.c.factors[k]
 			if taken {

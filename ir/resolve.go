@@ -640,6 +640,8 @@ func (r *resolver) stmt(s *lang.Stmt) Stmt {
 		return r.ifStmt(s.If)
 	case s.Target != nil:
 		return r.target(s.Target, p)
+	case s.Message != nil:
+		return r.message(s.Message, p)
 	}
 	if f := s.For; f != nil {
 		lo, hi := r.expr(f.Lo), r.expr(f.Hi)

@@ -45,9 +45,11 @@
 //	Param = <ident> ":" ("array" "[" ","* "]")? ("int" | "real" | "vector" |
 //		"matrix") .
 //	Stmt = (((?= <ident> ":") Decl) | For | If | ("target" "+=" Expr) |
-//		("return" Expr) | Scope | Simple) ";"? .
+//		("return" Expr) | ((?= ("print" | "reject") "(") Message) | Scope |
+//		Simple) ";"? .
 //	For = "for" <ident> "in" Expr ".." Expr "{" Stmt* "}" .
 //	If = "if" Expr "{" Stmt* "}" ("else" (If | ("{" Stmt* "}")))? .
+//	Message = ("print" | "reject") "(" (Expr ("," Expr)*)? ")" .
 //	Scope = "{" Stmt* "}" .
 //	Simple = Expr (("~" Call) | ("=" Expr) | (("+=" | "-=" | "*=" | "/=")
 //		Expr)) .
