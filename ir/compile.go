@@ -842,6 +842,9 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 		case OpSub:
 			return g.Sub(x, y)
 		case OpMul:
+			if e.MatVec && e.X.Type().Cols == 0 { // matrix[r, 0] * vector[0]: r zeros, as in Stan
+				return g.Const(make([]float64, e.T.Len()))
+			}
 			if e.MatVec {
 				return g.MatVec(x, y)
 			}
@@ -1439,7 +1442,7 @@ func (cp *compiler) affine(e *Binary) (autodiff.Node, bool) {
 		mv, ok = e.X.(*Binary)
 		c = e.Y
 	}
-	if !ok || !mv.MatVec || mv.Op != OpMul || !c.Type().Scalar() {
+	if !ok || !mv.MatVec || mv.Op != OpMul || !c.Type().Scalar() || mv.X.Type().Cols == 0 {
 		return 0, false
 	}
 	// the operands in the order of the sum's (the nodes' order is Backward's)

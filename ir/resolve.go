@@ -354,6 +354,11 @@ func (r *resolver) sizeExpr(e *lang.Expr) (int, bool) {
 		r.errorf(r.at(e.Pos), "a size must be a non-negative integer, got %g", x)
 		return 0, false
 	}
+	if x > maxExactInt {
+		e := r.errorf(r.at(e.Pos), "the size %s is %g, beyond any value's length (and the integers a float64 holds exactly, 2^53)", lang.FormatExpr(e), x)
+		e.Hint = "a product of sizes overflows quickly; check the data the size is computed from"
+		return 0, false
+	}
 	return int(x), true
 }
 

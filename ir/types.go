@@ -2,6 +2,7 @@ package ir
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/mscppl/mscppl/lang"
 	"github.com/mscppl/mscppl/stdlib"
@@ -42,6 +43,9 @@ func (t Type) Len() int {
 	case Vector:
 		return t.Rows
 	case Matrix:
+		if t.Rows > 0 && t.Cols > math.MaxInt/t.Rows {
+			return math.MaxInt // saturated: every limit on lengths refuses it
+		}
 		return t.Rows * t.Cols
 	}
 	return 1
