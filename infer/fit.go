@@ -391,6 +391,7 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 			return nil, err
 		}
 		f.Summary.Notes = append(f.Summary.Notes, ir.SolverNotes(m.Comp)...)
+		f.Summary.Notes = append(f.Summary.Notes, ir.RejectNotes(m.Comp)...)
 		return f, nil
 	}
 	ko := o.kernelOptions()
@@ -496,6 +497,7 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 		return nil, err
 	}
 	f.Summary.Notes = append(f.Summary.Notes, ir.SolverNotes(append([]*ir.Compiled{m.Comp}, f.comps...)...)...)
+	f.Summary.Notes = append(f.Summary.Notes, ir.RejectNotes(append([]*ir.Compiled{m.Comp}, f.comps...)...)...)
 	switch {
 	case warm.started:
 		f.Summary.Init = "laplace"

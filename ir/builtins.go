@@ -708,8 +708,17 @@ type rngSite struct {
 // RNGError reports the first NAME_rng call that was given an argument
 // outside its parameter's domain (a negative sd, a probability above 1) at
 // some draw, at the argument's position; nil when every draw so far was
-// valid. The draw itself is NaN.
+// valid. The draw itself is NaN. It reports too the first integer
+// division by zero at a draw (an int divisor that depends on the latents),
+// at the operator, and a reject statement of the derived block reached
+// at a draw.
 func (c *Compiled) RNGError() error {
+	if err := c.intError(); err != nil {
+		return err
+	}
+	if err := c.rejectError(); err != nil {
+		return err
+	}
 	for i, op := range c.rngs {
 		j, x, bad := op.Bad()
 		if !bad {

@@ -126,6 +126,12 @@ type Compiled struct {
 	factsOnce sync.Once
 	// the ODE calls' ops (ode.go), for their failure notes
 	odes []*odeOp
+	// the integer divisions known only per draw (ops.go)
+	intOps []intSite
+	// the print and reject statements (messages.go), and the nodes of
+	// those of the derived block, which Constrain evaluates
+	messages    []*messageOp
+	derivedMsgs []autodiff.Node
 }
 
 type compiler struct {
@@ -157,6 +163,9 @@ type compiler struct {
 	// inDerived is set while the derived block's statements compile (an
 	// ODE call there adds no term for its failures)
 	inDerived bool
+	// conds are the ifs on latents around the statement being compiled
+	// (piecewise), innermost last, for print and reject
+	conds []condition
 }
 
 type compileError struct{ err *lang.Error }
@@ -431,6 +440,8 @@ func (cp *compiler) stmt(s Stmt) {
 		}
 	case *Tilde:
 		cp.tilde(s)
+	case *Message:
+		cp.message(s)
 	default:
 		panic(fmt.Sprintf("ir: unknown statement %T", s))
 	}
@@ -701,8 +712,8 @@ func (cp *compiler) constExpr(e Expr) float64 {
 		return -cp.constExpr(e.X)
 	case *Binary:
 		x, y := cp.constExpr(e.X), cp.constExpr(e.Y)
-		if e.Op == OpDiv && e.T.Kind == Int && y == 0 {
-			cp.fail(e.Pos(), "integer division by zero")
+		if intDivByZero(e, y) {
+			cp.fail(e.Pos(), "%s", divByZeroMsg(e))
 		}
 		return applyOp(e.Op, x, y, e.T.Kind == Int)
 	case *Not:
@@ -831,24 +842,26 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 		case OpSub:
 			return g.Sub(x, y)
 		case OpMul:
+			if e.MatVec && e.X.Type().Cols == 0 { // matrix[r, 0] * vector[0]: r zeros, as in Stan
+				return g.Const(make([]float64, e.T.Len()))
+			}
 			if e.MatVec {
 				return g.MatVec(x, y)
 			}
 			return g.Mul(x, y)
 		case OpDiv, OpEDiv:
+			if e.Op == OpDiv && e.T.Kind == Int {
+				return cp.intOp(e, x, y)
+			}
 			return g.Div(x, y)
+		case OpMod:
+			return cp.intOp(e, x, y)
 		case OpEMul:
 			return g.Mul(x, y)
 		case OpPow:
 			return g.Pow(x, y)
-		case OpAnd:
-			a, b := g.Map(stepFunc{OpNe}, x), g.Map(stepFunc{OpNe}, y)
-			return g.Mul(a, b)
-		case OpOr:
-			a, b := g.Map(stepFunc{OpNe}, x), g.Map(stepFunc{OpNe}, y)
-			return g.Sub(g.Add(a, b), g.Mul(a, b))
-		default: // comparisons
-			return g.Map(stepFunc{e.Op}, g.Sub(x, y))
+		default: // comparisons and logic, exact on infinities and NaN
+			return g.Custom(cmpOp{e.Op}, max(g.Len(x), g.Len(y)), x, y)
 		}
 	case *Not:
 		return g.Map(stepFunc{OpEq}, cp.expr(e.X))
@@ -1306,11 +1319,11 @@ func (c *Compiled) Constrain(u, x []float64) {
 			x[v.XOffset+i] = v.Bij.Constrain(u[v.Offset+i])
 		}
 	}
-	if !special {
+	if !special && len(c.derivedMsgs) == 0 {
 		return
 	}
 	if c.specialOrder == nil {
-		var nodes []autodiff.Node
+		nodes := append([]autodiff.Node(nil), c.derivedMsgs...)
 		for _, v := range c.Model.Latents {
 			if v.Special() {
 				nodes = append(nodes, c.varNode[v.ID])
@@ -1429,7 +1442,7 @@ func (cp *compiler) affine(e *Binary) (autodiff.Node, bool) {
 		mv, ok = e.X.(*Binary)
 		c = e.Y
 	}
-	if !ok || !mv.MatVec || mv.Op != OpMul || !c.Type().Scalar() {
+	if !ok || !mv.MatVec || mv.Op != OpMul || !c.Type().Scalar() || mv.X.Type().Cols == 0 {
 		return 0, false
 	}
 	// the operands in the order of the sum's (the nodes' order is Backward's)

@@ -214,6 +214,14 @@ func stmtExprs(s Stmt) []Expr {
 		return []Expr{s.X}
 	case *For:
 		return []Expr{s.Lo, s.Hi}
+	case *Message:
+		var es []Expr
+		for _, p := range s.Parts {
+			if p.X != nil {
+				es = append(es, p.X)
+			}
+		}
+		return es
 	}
 	return nil
 }

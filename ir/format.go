@@ -22,7 +22,7 @@ func prec(e Expr) int {
 			return -1
 		case OpAdd, OpSub:
 			return 1
-		case OpMul, OpDiv, OpEMul, OpEDiv:
+		case OpMul, OpDiv, OpEMul, OpEDiv, OpMod:
 			return 2
 		default:
 			return 4

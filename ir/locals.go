@@ -29,6 +29,9 @@ func (cp *compiler) localDecl(s *LocalDecl) {
 		return
 	}
 	if !v.Type.Scalar() {
+		if n := v.Type.Len(); n > maxElements {
+			cp.fail(s.Pos(), "local %s (%s) has %.4g elements, more than the limit of %d (2 GiB of float64) on one value; reduce the sizes", v.Name, v.Type, float64(v.Type.Rows)*float64(max(1, v.Type.Cols)), maxElements)
+		}
 		el := make([]autodiff.Node, v.Type.Len())
 		for i := range el {
 			el[i] = -1
@@ -169,7 +172,9 @@ func (cp *compiler) piecewise(s *If, c autodiff.Node) {
 		cp.elems = copyElems(elems0)
 		copy(cp.localDeps, deps0)
 		nf := len(cp.c.factors)
+		cp.conds = append(cp.conds, condition{c, taken, cdeps})
 		cp.block(body)
+		cp.conds = cp.conds[:len(cp.conds)-1]
 		for k := nf; k < len(cp.c.factors); k++ {
 			f := &cp.c.factors[k]
 			if taken {

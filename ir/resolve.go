@@ -53,6 +53,9 @@ type resolver struct {
 	// repeats counts the inlined calls whose errors repeated another
 	// call's and were dropped (functions.go)
 	repeats int
+	// intDivNoted are the int divisions noted (a function's body and a
+	// declaration are resolved more than once)
+	intDivNoted map[lang.Pos]bool
 	// inDerived is set while the derived block is resolved (NAME_rng is
 	// allowed there only)
 	inDerived bool
@@ -351,6 +354,11 @@ func (r *resolver) sizeExpr(e *lang.Expr) (int, bool) {
 		r.errorf(r.at(e.Pos), "a size must be a non-negative integer, got %g", x)
 		return 0, false
 	}
+	if x > maxExactInt {
+		e := r.errorf(r.at(e.Pos), "the size %s is %g, beyond any value's length (and the integers a float64 holds exactly, 2^53)", lang.FormatExpr(e), x)
+		e.Hint = "a product of sizes overflows quickly; check the data the size is computed from"
+		return 0, false
+	}
 	return int(x), true
 }
 
@@ -363,6 +371,10 @@ func (r *resolver) constant(e *lang.Expr) (float64, bool) {
 	}
 	v, ok := foldConst(x)
 	if !ok {
+		if z := zeroDivisor(x); z != nil {
+			r.errorf(z.Pos(), "%s", divByZeroMsg(z))
+			return 0, false
+		}
 		r.errorf(r.at(e.Pos), "%s must be a constant (numbers and data sizes only)", FormatExpr(x))
 		return 0, false
 	}
@@ -372,6 +384,20 @@ func (r *resolver) constant(e *lang.Expr) (float64, bool) {
 	}
 	markSizeUse(x, r.at(e.Pos))
 	return v, true
+}
+
+// zeroDivisor is the first integer division in e whose divisor is a
+// constant 0, or nil.
+func zeroDivisor(e Expr) *Binary {
+	var z *Binary
+	walkExpr(e, func(x Expr) {
+		if b, ok := x.(*Binary); ok && z == nil {
+			if y, ok := foldConst(b.Y); ok && intDivByZero(b, y) {
+				z = b
+			}
+		}
+	})
+	return z
 }
 
 func foldConst(e Expr) (float64, bool) {
@@ -394,7 +420,7 @@ func foldConst(e Expr) (float64, bool) {
 		if !ok1 || !ok2 {
 			return 0, false
 		}
-		if e.Op == OpDiv && e.T.Kind == Int && y == 0 {
+		if intDivByZero(e, y) {
 			return 0, false
 		}
 		return applyOp(e.Op, x, y, e.T.Kind == Int), true
@@ -619,6 +645,8 @@ func (r *resolver) stmt(s *lang.Stmt) Stmt {
 		return r.ifStmt(s.If)
 	case s.Target != nil:
 		return r.target(s.Target, p)
+	case s.Message != nil:
+		return r.message(s.Message, p)
 	}
 	if f := s.For; f != nil {
 		lo, hi := r.expr(f.Lo), r.expr(f.Hi)
@@ -953,9 +981,41 @@ func (r *resolver) term(t *lang.Term) Expr {
 		if y == nil {
 			return nil
 		}
-		x = r.binary(binOps[op.Op], x, y, r.at(op.Pos))
+		x = r.intArith(op, x, y)
 	}
 	return x
+}
+
+// intArith resolves x op y for an operator of a Term, with Stan's rules
+// for integers: % and %/% take ints, and / of two ints truncates toward
+// zero with the informational note stanc3 gives (Model.Notes).
+func (r *resolver) intArith(op *lang.OpUnary, x, y Expr) Expr {
+	p := r.at(op.Pos)
+	ints := x.Type().Kind == Int && y.Type().Kind == Int
+	switch op.Op {
+	case "%", "%/%":
+		if !ints {
+			e := r.errorf(p, "%s takes integers, got %s and %s", op.Op, x.Type(), y.Type())
+			e.Hint = "the operands of % and %/% are ints; for reals, x - floor(x / y) * y is the remainder"
+			return nil
+		}
+		bo := OpMod
+		if op.Op == "%/%" {
+			bo = OpDiv
+		}
+		return r.binary(bo, x, y, p)
+	case "/":
+		if ints && !r.intDivNoted[p] {
+			if r.intDivNoted == nil {
+				r.intDivNoted = map[lang.Pos]bool{}
+			}
+			r.intDivNoted[p] = true
+			r.m.Notes = append(r.m.Notes, fmt.Sprintf("%s:%d:%d: found int division %s / %s: values will be rounded towards zero "+
+				"(write %s * 1.0 / %s if rounding is not wanted, or %s %%/%% %s if it is)",
+				p.File, p.Line, p.Col, FormatExpr(x), FormatExpr(y), FormatExpr(x), FormatExpr(y), FormatExpr(x), FormatExpr(y)))
+		}
+	}
+	return r.binary(binOps[op.Op], x, y, p)
 }
 
 func (r *resolver) unary(u *lang.Unary) Expr {

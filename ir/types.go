@@ -2,6 +2,7 @@ package ir
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/mscppl/mscppl/lang"
 	"github.com/mscppl/mscppl/stdlib"
@@ -42,6 +43,9 @@ func (t Type) Len() int {
 	case Vector:
 		return t.Rows
 	case Matrix:
+		if t.Rows > 0 && t.Cols > math.MaxInt/t.Rows {
+			return math.MaxInt // saturated: every limit on lengths refuses it
+		}
 		return t.Rows * t.Cols
 	}
 	return 1
@@ -208,6 +212,7 @@ const (
 	OpPow
 	OpEMul // .* elementwise
 	OpEDiv // ./ elementwise
+	OpMod  // % the remainder of integers, with the sign of the dividend (Stan's, C's)
 	OpEq   // comparisons and logic give 0 or 1
 	OpNe
 	OpLt
@@ -219,7 +224,7 @@ const (
 )
 
 func (o BinOp) String() string {
-	return [...]string{"+", "-", "*", "/", "^", ".*", "./", "==", "!=", "<", "<=", ">", ">=", "&&", "||"}[o]
+	return [...]string{"+", "-", "*", "/", "^", ".*", "./", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||"}[o]
 }
 
 // Logical reports whether the operator gives 0 or 1.

@@ -465,7 +465,7 @@ func (cp *compiler) knownInt(e Expr, v *Var) bool {
 		k := e.Var.Kind
 		return e.Var != v && (k == SizeVar || k == LoopVar || k == DataVar && e.Var.Type.Scalar())
 	case *Binary:
-		return !e.MatVec && e.Op != OpDiv && cp.knownInt(e.X, v) && cp.knownInt(e.Y, v)
+		return !e.MatVec && e.Op != OpDiv && e.Op != OpMod && cp.knownInt(e.X, v) && cp.knownInt(e.Y, v)
 	case *Unary:
 		return cp.knownInt(e.X, v)
 	}

@@ -163,18 +163,22 @@ type From struct {
 }
 
 // Stmt is a statement: exactly one of Decl (a local declaration, in the
-// model block), For, If, Target and Simple is non-nil.
+// model block), For, If, Target, Return, Message, Scope and Simple is
+// non-nil.
 type Stmt struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
-	Decl   *Decl   `parser:"(  (?= Ident \":\") @@"`
-	For    *For    `parser:" | @@"`
-	If     *If     `parser:" | @@"`
-	Target *Expr   `parser:" | \"target\" \"+=\" @@"`
-	Return *Expr   `parser:" | \"return\" @@"`
-	Scope  *Scope  `parser:" | @@"`
-	Simple *Simple `parser:" | @@ )"`
-	Semi   bool    `parser:"@\";\"?"`
+	Decl   *Decl `parser:"(  (?= Ident \":\") @@"`
+	For    *For  `parser:" | @@"`
+	If     *If   `parser:" | @@"`
+	Target *Expr `parser:" | \"target\" \"+=\" @@"`
+	Return *Expr `parser:" | \"return\" @@"`
+	// Message is before Scope and Simple: print( and reject( start it
+	// (the lookahead leaves print and reject usable as names elsewhere)
+	Message *Message `parser:" | (?= (\"print\" | \"reject\") \"(\") @@"`
+	Scope   *Scope   `parser:" | @@"`
+	Simple  *Simple  `parser:" | @@ )"`
+	Semi    bool     `parser:"@\";\"?"`
 }
 
 // Braced reports whether the statement ends with a closing brace of its
@@ -185,6 +189,18 @@ func (s *Stmt) Braced() bool { return s.For != nil || s.Scope != nil }
 // HasSemi reports whether the statement ends with ";" (a declaration's
 // own, or the statement's).
 func (s *Stmt) HasSemi() bool { return s.Semi || s.Decl != nil && s.Decl.Semi }
+
+// Message is Stan's print(args) or reject(args) statement: Kind is
+// "print" or "reject", Args the printables, strings (a Primary's String)
+// or expressions, written one after the other. print writes them to
+// stderr; reject rejects the draw (the model block) or stops (data and
+// derived statements) with them as the message.
+type Message struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Kind   string  `parser:"@(\"print\" | \"reject\") \"(\""`
+	Args   []*Expr `parser:"( @@ ( \",\" @@ )* )? \")\""`
+}
 
 // Scope is { statements }: a block of statements whose declarations are
 // local to it, as in Stan.
@@ -261,10 +277,11 @@ type Term struct {
 	Rest []*OpUnary `parser:"@@*"`
 }
 
-// OpUnary is "* x", "/ x", ".* x" or "./ x".
+// OpUnary is "* x", "/ x", "% x" (the remainder of integers), "%/% x"
+// (the integer quotient), ".* x" or "./ x".
 type OpUnary struct {
 	Pos lexer.Position
-	Op  string `parser:"@(\"*\" | \"/\" | \".*\" | \"./\")"`
+	Op  string `parser:"@(\"*\" | \"/\" | \"%/%\" | \"%\" | \".*\" | \"./\")"`
 	X   *Unary `parser:"@@"`
 }
 
@@ -372,6 +389,7 @@ func (n *Index) Position() Pos   { return ToPos(n.Pos) }
 func (n *Slot) Position() Pos    { return ToPos(n.Pos) }
 func (n *Primary) Position() Pos { return ToPos(n.Pos) }
 func (n *Call) Position() Pos    { return ToPos(n.Pos) }
+func (n *Message) Position() Pos { return ToPos(n.Pos) }
 
 func (n *File) End() Pos    { return ToPos(n.EndPos) }
 func (n *Block) End() Pos   { return ToPos(n.EndPos) }
@@ -401,6 +419,7 @@ func (n *Slot) End() Pos {
 }
 func (n *Primary) End() Pos { return ToPos(n.EndPos) }
 func (n *Call) End() Pos    { return ToPos(n.EndPos) }
+func (n *Message) End() Pos { return ToPos(n.EndPos) }
 
 // The operator-level nodes do not store their end, to keep the tree small
 // (a name in an expression is six nested nodes); End derives it.

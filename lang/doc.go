@@ -34,7 +34,7 @@
 //	Call = <ident> "(" (Expr ("," Expr)*)? ("|" (Expr ("," Expr)*)?)? ")" .
 //	Index = "[" Slot ("," Slot)* "]" .
 //	Slot = Expr? (":" Expr?)? .
-//	OpUnary = ("*" | "/" | ".*" | "./") Unary .
+//	OpUnary = ("*" | "/" | "%/%" | "%" | ".*" | "./") Unary .
 //	OpTerm = (("+" | "-" | "==" | "!=" | "<=" | ">=" | "&&" | "||") | ((?=
 //		("<" | ">") (<ident> | <number> | "(" | "-" | "+" | "!")) (?! ("<" |
 //		">") ((<ident> ":") | "from" | "standardized")) ("<" | ">"))) Term .
@@ -45,11 +45,14 @@
 //	Param = <ident> ":" ("array" "[" ","* "]")? ("int" | "real" | "vector" |
 //		"matrix") .
 //	Stmt = (((?= <ident> ":") Decl) | For | If | ("target" "+=" Expr) |
-//		("return" Expr) | Scope | Simple) ";"? .
+//		("return" Expr) | ((?= ("print" | "reject") "(") Message) | Scope |
+//		Simple) ";"? .
 //	For = "for" <ident> "in" Expr ".." Expr "{" Stmt* "}" .
 //	If = "if" Expr "{" Stmt* "}" ("else" (If | ("{" Stmt* "}")))? .
+//	Message = ("print" | "reject") "(" (Expr ("," Expr)*)? ")" .
 //	Scope = "{" Stmt* "}" .
-//	Simple = Expr (("~" Call) | ("=" Expr) | (("+=" | "-=" | "*=" | "/=") Expr)) .
+//	Simple = Expr (("~" Call) | ("=" Expr) | (("+=" | "-=" | "*=" | "/=")
+//		Expr)) .
 //
 // Notes on the productions, for rules the listing does not show:
 //
@@ -77,8 +80,10 @@
 //     closing > of a type's bounds from being read as a comparison. The
 //     conditional c ? a : b binds looser than all of them and groups to
 //     the right: c ? a : d ? b : e is c ? a : (d ? b : e).
-//   - Term: * / .* ./ are left-associative, and bind tighter than any
-//     operator of Expr.
+//   - Term: * / % %/% .* ./ are left-associative, and bind tighter than
+//     any operator of Expr. As in Stan, / of two ints truncates toward zero
+//     (with a note), %/% is the integer quotient and % the remainder of
+//     ints, with the sign of the dividend.
 //   - Unary and Power: - + ! bind looser than ^, whose exponent is a
 //     Unary, so that a^b^c = a^(b^c), -x^2 = -(x^2) and 2^-1 is allowed.
 //   - Postfix: a trailing ' is the transpose (X', v').

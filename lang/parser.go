@@ -19,8 +19,8 @@ var mscLexer = lexer.MustSimple([]lexer.SimpleRule{
 	{Name: "Number", Pattern: `(\d+(\.\d+)?|\.\d+)([eE][-+]?\d+)?`},
 	{Name: "Ident", Pattern: `[A-Za-z_][A-Za-z0-9_]*`},
 	{Name: "Range", Pattern: `\.\.`},
-	{Name: "Op", Pattern: `\+=|-=|\*=|/=|==|!=|<=|>=|&&|\|\||\.\*|\./|->`},
-	{Name: "Punct", Pattern: `[-+*/^~=<>,;:()\[\]{}|!'?]`},
+	{Name: "Op", Pattern: `%/%|\+=|-=|\*=|/=|==|!=|<=|>=|&&|\|\||\.\*|\./|->`},
+	{Name: "Punct", Pattern: `[-+*/%^~=<>,;:()\[\]{}|!'?]`},
 	{Name: "Whitespace", Pattern: `[ \t\r\n]+`},
 })
 

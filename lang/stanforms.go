@@ -128,17 +128,25 @@ func (s *scanned) stanItem(i int, block string) *Error {
 	if !s.isIdent(name) || s.tok(name).line != s.tok(i).line {
 		return nil
 	}
-	if n := name + 1; !(s.isEOF(n) || s.isPunct(n, ";") || s.isPunct(n, "=") || s.isPunct(n, "}") || s.tok(n).line != s.tok(name).line) {
+	oldDims, after := "", name // real y[N]: Stan's array form before 2.33
+	if s.isPunct(name+1, "[") && arrayDims == "" {
+		c := s.match(name + 1)
+		if c < 0 {
+			return nil
+		}
+		oldDims, after = s.source(name+2, c-1), c
+	}
+	if n := after + 1; !(s.isEOF(n) || s.isPunct(n, ";") || s.isPunct(n, "=") || s.isPunct(n, "}") || s.tok(n).line != s.tok(name).line) {
 		return nil
 	}
-	stan := s.source(i, name)
+	stan := s.source(i, after)
 	init := ""
-	if s.isPunct(name+1, "=") {
-		e := name + 2
+	if s.isPunct(after+1, "=") {
+		e := after + 2
 		for !s.isEOF(e) && !s.isPunct(e, ";") && s.tok(e).line == s.tok(name).line {
 			e++
 		}
-		init = " = " + s.source(name+2, e-1)
+		init = " = " + s.source(after+2, e-1)
 		stan += init
 	}
 	hint := "a declaration is name: type, as in x: vector<lower=0>[N]"
@@ -160,6 +168,11 @@ func (s *scanned) stanItem(i int, block string) *Error {
 		hint = "an array is name: array[N] T, with T's bounds after T, as in theta: array[4] real<lower=0>"
 	case dims != "":
 		typ += "[" + dims + "]"
+	}
+	if oldDims != "" {
+		arrayDims = oldDims
+		typ = "array[" + oldDims + "] " + typ
+		hint = "Stan's old array syntax " + s.source(j, after) + " is array[" + oldDims + "] " + s.source(j, name) + " since Stan 2.33"
 	}
 	if s.text(j) == "row_vector" {
 		hint = "the language has no row_vector: use a vector, and v' where Stan multiplies by a row"

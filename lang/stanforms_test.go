@@ -25,6 +25,9 @@ func TestStanForms(t *testing.T) {
 		{"latent { corr_matrix[3] R; }\nmodel { }", `Stan's corr_matrix is not supported yet`},
 		{"latent { array[2] vector[3] v; }\nmodel { }", `write v: array[2] vector[3]`},
 		{"latent { array[2] matrix[3, 3] v; }\nmodel { }", `arrays of matrix are not supported yet`},
+		{"data { N: int\n real y[N];\n}\nmodel { }", `2:2: "real y[N]" is Stan's form of a declaration; write y: array[N] real (Stan's old array syntax real y[N] is array[N] real y since Stan 2.33)`},
+		{"data { N: int\n vector<lower=0>[3] b[N, 2];\n}\nmodel { }", `write b: array[N, 2] vector<lower=0>[3]`},
+		{"model {\n int z[3] = {1, 2, 3};\n}", `write z: array[3] int = {1, 2, 3}`},
 		// an earlier error comes first
 		{"data { N: int = }\n real x;\nmodel { }", `1:17: unexpected "}"; expected an expression`},
 	} {

@@ -170,6 +170,10 @@ func (s *scanned) translate(err error, f *File) *Error {
 		}
 		return s.errTok(i, "", "unexpected %s; expected \"{\" after %q", t, s.text(prev))
 	case strings.HasPrefix(expect, `"{" Stmt*`):
+		if kw := s.openingKeyword(i); kw == "if" || kw == "else" {
+			return s.errTok(i, "the branches of an if are in braces, even for one statement: if x > 0 { reject(\"x = \", x) } else { ... }",
+				"unexpected %s; expected \"{\" after the condition of \"if\"", t)
+		}
 		return s.errTok(i, hintLoop, "unexpected %s; expected \"{\" after the loop range", t)
 	case strings.HasPrefix(expect, `<ident> "in"`):
 		return s.errTok(i, hintLoop, "unexpected %s; expected a loop variable after \"for\"", t)
@@ -592,4 +596,19 @@ func (s *scanned) unsupported(i int, open []int) *Error {
 		return s.errTok(j, "write for i in lo..hi { ... }", "while loops are not supported")
 	}
 	return nil
+}
+
+// openingKeyword is the last "if", "else" or "for" before token i with no
+// "{", "}" or ";" between them: the construct whose body token i should
+// open ("" when there is none).
+func (s *scanned) openingKeyword(i int) string {
+	for j := i - 1; j >= 0; j-- {
+		if s.isPunct(j, "{") || s.isPunct(j, "}") || s.isPunct(j, ";") {
+			return ""
+		}
+		if s.isIdent(j) && isOneOf(s.text(j), []string{"if", "else", "for"}) {
+			return s.text(j)
+		}
+	}
+	return ""
 }

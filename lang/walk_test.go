@@ -62,6 +62,8 @@ func Inspect(n Node, f func(Node) bool) {
 			Inspect(n.Target, f)
 		case n.Return != nil:
 			Inspect(n.Return, f)
+		case n.Message != nil:
+			Inspect(n.Message, f)
 		case n.Simple != nil:
 			Inspect(n.Simple, f)
 		}
@@ -81,6 +83,10 @@ func Inspect(n Node, f func(Node) bool) {
 		inspectExpr(n.Hi, f)
 		for _, s := range n.Body {
 			Inspect(s, f)
+		}
+	case *Message:
+		for _, a := range n.Args {
+			inspectExpr(a, f)
 		}
 	case *Simple:
 		inspectExpr(n.LHS, f)
