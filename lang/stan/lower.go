@@ -67,6 +67,9 @@ type lowerer struct {
 	// quiet discards errors and notes (the second lowering of the
 	// transformed parameters, into the derived block)
 	quiet bool
+	// nanLocals is set in the generated quantities, whose real variables
+	// are read before they are assigned (as NaN) in some programs
+	nanLocals bool
 	// oldArrays is set once the deprecation of real y[N] is noted
 	oldArrays bool
 }
@@ -223,9 +226,11 @@ func Lower(p *Program, filename string) (*lang.File, lang.ErrorList, error) {
 			l.quiet = false
 		}
 		if gq != nil {
+			l.nanLocals = true
 			for _, s := range gq.Stmts {
 				derived.Items = append(derived.Items, l.items(l.stmt(s, ctxReport))...)
 			}
+			l.nanLocals = false
 		}
 		f.Blocks = append(f.Blocks, derived)
 	}
@@ -371,8 +376,13 @@ func (l *lowerer) stmt(s *Stmt, ctx context) []*lang.Stmt {
 		d := s.Decl
 		t, sh := l.typ(d.Type, d.Old, ctx)
 		nd := &lang.Decl{Pos: d.Pos, EndPos: d.EndPos, Name: d.Name, Type: t, Semi: true}
-		if d.Init != nil {
+		switch {
+		case d.Init != nil:
 			nd.Init = l.expr(d.Init).e
+		case l.nanLocals && t.Base != "int":
+			// Stan's real variables start as NaN
+			nan := "not_a_number"
+			nd.Init = exprOfPrimary(&lang.Primary{Pos: d.Pos, EndPos: d.Pos, Call: &lang.Call{Pos: d.Pos, EndPos: d.Pos, Name: nan}})
 		}
 		if ctx == ctxLatent && d.Init != nil {
 			l.refuse(d.Init.Pos, "a parameter cannot have a value")
