@@ -452,6 +452,12 @@ var statementCalls = map[string]string{
 
 // simple lowers ~, assignments and call statements.
 func (l *lowerer) simple(sm *Simple, out *lang.Stmt) []*lang.Stmt {
+	if c := callOf(sm.LHS); c != nil && sm.Tilde == nil && sm.Op == "" {
+		if name, ok := statementCalls[c.Name]; ok {
+			l.refuse(sm.Pos, "the %s statement is not supported", name)
+			return nil
+		}
+	}
 	lhs := l.expr(sm.LHS)
 	ns := &lang.Simple{Pos: sm.Pos, EndPos: sm.EndPos, LHS: lhs.e}
 	switch {
@@ -470,12 +476,6 @@ func (l *lowerer) simple(sm *Simple, out *lang.Stmt) []*lang.Stmt {
 		ns.Compound = sm.Op
 		ns.Value = l.expr(sm.Value).e
 	default:
-		if c := callOf(sm.LHS); c != nil {
-			if name, ok := statementCalls[c.Name]; ok {
-				l.refuse(sm.Pos, "the %s statement is not supported", name)
-				return nil
-			}
-		}
 		l.refuse(sm.Pos, "an expression alone is not a statement here (calls of void functions are not supported)")
 		return nil
 	}

@@ -50,7 +50,7 @@ func ParseProgram(filename string, src []byte) (*Program, error) {
 	}
 	p, err := parser.ParseBytes(filename, src)
 	if err != nil {
-		return nil, lang.ErrorList{syntaxError(filename, err)}
+		return nil, lang.ErrorList{syntaxError(filename, src, err)}
 	}
 	return p, nil
 }
@@ -77,7 +77,7 @@ func nesting(filename string, src []byte) *lang.Error {
 }
 
 // syntaxError words participle's error as a positioned lang.Error.
-func syntaxError(filename string, err error) *lang.Error {
+func syntaxError(filename string, src []byte, err error) *lang.Error {
 	var perr participle.Error
 	if !errors.As(err, &perr) {
 		return &lang.Error{Pos: lang.Pos{File: filename, Line: 1, Col: 1}, Msg: err.Error()}
@@ -101,6 +101,26 @@ func syntaxError(filename string, err error) *lang.Error {
 		if ut.Expect != "" {
 			msg += fmt.Sprintf(" (expected %s)", ut.Expect)
 		}
+		if e := missingSemi(filename, src, pos); e != nil {
+			return e
+		}
 	}
 	return &lang.Error{Pos: pos, Msg: "Stan syntax: " + msg}
+}
+
+// missingSemi reports a statement that ends at the end of a line without
+// its ";": the unexpected token starts a later line than the previous
+// token, which is not one a statement may end with.
+func missingSemi(filename string, src []byte, pos lang.Pos) *lang.Error {
+	i := pos.Offset - 1
+	for i >= 0 && strings.ContainsRune(" \t\r\n", rune(src[i])) {
+		i--
+	}
+	if i < 0 || strings.ContainsRune(";{}(,[|?:=<>+-*/", rune(src[i])) || !strings.Contains(string(src[i+1:pos.Offset]), "\n") {
+		return nil
+	}
+	line := 1 + strings.Count(string(src[:i+1]), "\n")
+	col := i + 1 - strings.LastIndexByte(string(src[:i+1]), '\n')
+	return &lang.Error{Pos: lang.Pos{File: filename, Offset: i + 1, Line: line, Col: col},
+		Msg: "Stan syntax: missing \";\" at the end of the statement"}
 }

@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/csv"
 	"math"
-	"os"
-	"strconv"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/mscppl/mscppl/infer"
