@@ -12,6 +12,8 @@ import (
 
 	"github.com/mscppl/mscppl/infer"
 	"github.com/mscppl/mscppl/internal/testtier"
+	"github.com/mscppl/mscppl/lang"
+	"github.com/mscppl/mscppl/lang/stan"
 	"github.com/stretchr/testify/require"
 )
 
@@ -62,6 +64,42 @@ func TestPosteriordbLogDensity(t *testing.T) {
 				requireClose(t, lm, ls, "log joint at %v", z)
 				for i := range gs {
 					requireClose(t, gm[i], gs[i], "gradient[%d] at %v", i, z)
+				}
+			}
+		})
+	}
+}
+
+// TestTranslateRoundTrip prints each model.stan as .msc (what mscppl
+// translate prints), loads that text through lang.Parse and compares its
+// log joint and gradient with the Stan program's at three random points.
+func TestTranslateRoundTrip(t *testing.T) {
+	for _, name := range posteriors {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join("..", "..", "examples", "posteriordb", name)
+			data := filepath.Join(dir, "data.json")
+			path := filepath.Join(dir, "model.stan")
+			src, err := os.ReadFile(path)
+			require.NoError(t, err)
+			f, _, err := stan.Parse(path, src)
+			require.NoError(t, err)
+			text := lang.FormatFile(f)
+			mm, err := infer.LoadSource("translated.msc", []byte(text), data)
+			require.NoError(t, err, text)
+			ms, err := infer.Load(path, data)
+			require.NoError(t, err)
+			d := ms.Comp.Dim()
+			require.Equal(t, d, mm.Comp.Dim())
+			rng := rand.New(rand.NewPCG(34, 2))
+			z := make([]float64, d)
+			gs, gm := make([]float64, d), make([]float64, d)
+			for range 3 {
+				for i := range z {
+					z[i] = rng.NormFloat64()
+				}
+				requireClose(t, ms.Comp.GradLogJoint(z, gs), mm.Comp.GradLogJoint(z, gm), "log joint at %v", z)
+				for i := range gs {
+					requireClose(t, gs[i], gm[i], "gradient[%d] at %v", i, z)
 				}
 			}
 		})
