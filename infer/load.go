@@ -11,6 +11,7 @@ import (
 	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/ir/dataset"
 	"github.com/mscppl/mscppl/lang"
+	"github.com/mscppl/mscppl/lang/stan"
 )
 
 // UserError is an error caused by the user's input, with an optional hint.
@@ -72,7 +73,7 @@ func (m *Model) load(src []byte, opt ...LoadOptions) error {
 	start := time.Now()
 	src = lang.Normalize(src)
 	m.Sources[m.Path] = src
-	f, err := lang.Parse(m.Path, src)
+	f, notes, err := ParseModel(m.Path, src)
 	if err != nil {
 		return err
 	}
@@ -98,6 +99,7 @@ func (m *Model) load(src []byte, opt ...LoadOptions) error {
 	if m.IR, err = m.build(f, m.Table); err != nil {
 		return err
 	}
+	m.IR.Notes = append(notes, m.IR.Notes...)
 	var o ir.CompileOptions
 	if len(opt) > 0 {
 		o.MaxNodes = opt[0].MaxNodes
@@ -105,6 +107,27 @@ func (m *Model) load(src []byte, opt ...LoadOptions) error {
 	m.Comp, err = ir.Compile(m.IR, o)
 	m.compileTime = time.Since(read)
 	return err
+}
+
+// IsStan reports whether a model file is read as a Stan program: its name
+// ends in .stan (any case); other files are .msc.
+func IsStan(path string) bool { return strings.EqualFold(filepath.Ext(path), ".stan") }
+
+// ParseModel parses a model's text, a Stan program (package lang/stan)
+// when its name ends in .stan and a .msc file otherwise, into lang's tree.
+// The notes are remarks on a Stan program that are not errors, as
+// file:line:col: text.
+func ParseModel(path string, src []byte) (*lang.File, []string, error) {
+	if !IsStan(path) {
+		f, err := lang.Parse(path, src)
+		return f, nil, err
+	}
+	f, notes, err := stan.Parse(path, src)
+	var out []string
+	for _, n := range notes {
+		out = append(out, n.Error())
+	}
+	return f, out, err
 }
 
 // Rebind returns the model compiled on another table (a subset of the rows
@@ -153,7 +176,7 @@ func NeedsDataFile(path string) bool {
 	if err != nil {
 		return false
 	}
-	f, err := lang.Parse(path, lang.Normalize(src))
+	f, _, err := ParseModel(path, lang.Normalize(src))
 	return err == nil && NeedsData(f)
 }
 

@@ -40,15 +40,16 @@ type env struct {
 }
 
 type cli struct {
-	Run      runCmd      `cmd:"" aliases:"fit" help:"Fit a variational approximation q to the posterior of MODEL given DATA."`
-	Sweep    sweepCmd    `cmd:"" help:"Fit from many random initialisations for several S and report the spread of the fitted means (the paper's Figure 2)."`
-	Repl     replCmd     `cmd:"" help:"Explore models interactively: load, run, evaluate expressions under q, sample, plot."`
-	Plot     plotCmd     `cmd:"" help:"Draw a run written with --out DIR: trace, rank, pairs, marginals or q (SVG, or PNG by extension)."`
-	Evidence evidenceCmd `cmd:"" help:"Estimate log p(x; theta) with a particle filter (state-space models) or importance sampling with q."`
-	Cv       cvCmd       `cmd:"" name:"cv" help:"Cross-validate methods on random train/test splits of DATA (test error for binary outcomes, held-out log predictive density otherwise)."`
-	Check    checkCmd    `cmd:"" help:"Parse and check MODEL (binding DATA when given) and print its layout."`
-	List     listCmd     `cmd:"" help:"List the methods, kernels, families, distributions and built-in functions, with what each is."`
-	Version  versionCmd  `cmd:"" help:"Print the version of mscppl."`
+	Run       runCmd       `cmd:"" aliases:"fit" help:"Fit a variational approximation q to the posterior of MODEL given DATA."`
+	Sweep     sweepCmd     `cmd:"" help:"Fit from many random initialisations for several S and report the spread of the fitted means (the paper's Figure 2)."`
+	Repl      replCmd      `cmd:"" help:"Explore models interactively: load, run, evaluate expressions under q, sample, plot."`
+	Plot      plotCmd      `cmd:"" help:"Draw a run written with --out DIR: trace, rank, pairs, marginals or q (SVG, or PNG by extension)."`
+	Evidence  evidenceCmd  `cmd:"" help:"Estimate log p(x; theta) with a particle filter (state-space models) or importance sampling with q."`
+	Cv        cvCmd        `cmd:"" name:"cv" help:"Cross-validate methods on random train/test splits of DATA (test error for binary outcomes, held-out log predictive density otherwise)."`
+	Check     checkCmd     `cmd:"" help:"Parse and check MODEL (binding DATA when given) and print its layout."`
+	Translate translateCmd `cmd:"" help:"Print the .msc program a Stan program (.stan) runs as."`
+	List      listCmd      `cmd:"" help:"List the methods, kernels, families, distributions and built-in functions, with what each is."`
+	Version   versionCmd   `cmd:"" help:"Print the version of mscppl."`
 }
 
 type exitCode int

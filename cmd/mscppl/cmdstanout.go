@@ -27,7 +27,7 @@ func chainFiles(f *infer.Fitted) []*cmdstan.File {
 	if cs == nil {
 		return nil
 	}
-	model := strings.TrimSuffix(filepath.Base(f.Model.Path), ".msc")
+	model := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f.Model.Path), ".msc"), ".stan")
 	order := cmdstan.Order(cs.Names) // matrices column-major, as CmdStan
 	cols := []string{"lp__"}
 	for _, k := range order {

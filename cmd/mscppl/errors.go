@@ -32,7 +32,7 @@ func swappedArgs(cmd, model, data string, src []byte) error {
 	}
 	m, d := "MODEL.msc", model
 	if data != "" {
-		if strings.EqualFold(filepath.Ext(data), ".msc") {
+		if strings.EqualFold(filepath.Ext(data), ".msc") || infer.IsStan(data) {
 			m = data
 		} else {
 			d = "DATA"

@@ -1,0 +1,155 @@
+package lang
+
+import (
+	"strings"
+)
+
+// FormatFile renders a file's tree as .msc source: one item per line,
+// blocks and bodies indented by two spaces, expressions as FormatExpr
+// writes them. Comments are not in the tree and are not printed. It is
+// how a tree built otherwise (a Stan program lowered by package
+// lang/stan) is shown as the .msc program it is; parsing the result gives
+// back the same tree, positions aside.
+func FormatFile(f *File) string {
+	var p filePrinter
+	for i, b := range f.Blocks {
+		if i > 0 {
+			p.b.WriteByte('\n')
+		}
+		p.line(0, b.Kind+" {")
+		for _, it := range b.Items {
+			switch {
+			case it.Decl != nil:
+				p.line(1, formatDecl(it.Decl))
+			case it.Func != nil:
+				p.funcDef(it.Func)
+			default:
+				p.stmt(1, it.Stmt)
+			}
+		}
+		p.line(0, "}")
+	}
+	return p.b.String()
+}
+
+type filePrinter struct{ b strings.Builder }
+
+func (p *filePrinter) line(depth int, s string) {
+	p.b.WriteString(strings.Repeat("  ", depth))
+	p.b.WriteString(s)
+	p.b.WriteByte('\n')
+}
+
+func (p *filePrinter) funcDef(fd *FuncDef) {
+	var ps []string
+	for _, a := range fd.Params {
+		t := a.Base
+		if a.Array {
+			t = "array[" + strings.Join(a.Commas, "") + "] " + t
+		}
+		ps = append(ps, a.Name+": "+t)
+	}
+	p.line(1, fd.Name+"("+strings.Join(ps, ", ")+") -> "+FormatType(fd.Result)+" {")
+	p.stmts(2, fd.Body)
+	p.line(1, "}")
+}
+
+func (p *filePrinter) stmts(depth int, ss []*Stmt) {
+	for _, s := range ss {
+		p.stmt(depth, s)
+	}
+}
+
+func (p *filePrinter) stmt(depth int, s *Stmt) {
+	switch {
+	case s.Decl != nil:
+		p.line(depth, formatDecl(s.Decl))
+	case s.For != nil:
+		p.line(depth, "for "+s.For.Var+" in "+FormatExpr(s.For.Lo)+".."+FormatExpr(s.For.Hi)+" {")
+		p.stmts(depth+1, s.For.Body)
+		p.line(depth, "}")
+	case s.If != nil:
+		p.ifStmt(depth, s.If, "")
+		p.line(depth, "}")
+	case s.Target != nil:
+		p.line(depth, "target += "+FormatExpr(s.Target))
+	case s.Return != nil:
+		p.line(depth, "return "+FormatExpr(s.Return))
+	case s.Scope != nil:
+		p.line(depth, "{")
+		p.stmts(depth+1, s.Scope.Body)
+		p.line(depth, "}")
+	case s.Simple != nil:
+		sm := s.Simple
+		lhs := FormatExpr(sm.LHS)
+		switch {
+		case sm.Tilde != nil:
+			p.line(depth, lhs+" ~ "+formatCall(sm.Tilde))
+		case sm.Assign != nil:
+			p.line(depth, lhs+" = "+FormatExpr(sm.Assign))
+		default:
+			p.line(depth, lhs+" "+sm.Compound+" "+FormatExpr(sm.Value))
+		}
+	}
+}
+
+// ifStmt prints if c { ... } [} else if ... | } else { ...], without the
+// closing brace.
+func (p *filePrinter) ifStmt(depth int, f *If, lead string) {
+	p.line(depth, lead+"if "+FormatExpr(f.Cond)+" {")
+	p.stmts(depth+1, f.Then)
+	switch {
+	case f.ElseIf != nil:
+		p.ifStmt(depth, f.ElseIf, "} else ")
+	case f.Else != nil:
+		p.line(depth, "} else {")
+		p.stmts(depth+1, f.Else)
+	}
+}
+
+func formatCall(c *Call) string {
+	return FormatExpr(&Expr{Left: &Term{Left: &Unary{Power: &Power{Base: &Postfix{Prim: &Primary{Call: c}}}}}})
+}
+
+func formatDecl(d *Decl) string {
+	s := d.Name + ": " + FormatType(d.Type)
+	if d.Init != nil {
+		s += " = " + FormatExpr(d.Init)
+	}
+	return s
+}
+
+// FormatType renders a type in source form: array[N] real<lower=0>,
+// vector<lower=0>[N], array[] real.
+func FormatType(t *Type) string {
+	var b strings.Builder
+	if t.IsArray {
+		b.WriteString("array[")
+		if len(t.Array) > 0 {
+			b.WriteString(exprList(t.Array))
+		} else {
+			b.WriteString(strings.Join(t.Unsized, ""))
+		}
+		b.WriteString("] ")
+	}
+	b.WriteString(t.Base)
+	if bs := t.AllBounds(); len(bs) > 0 {
+		var parts []string
+		for _, bd := range bs {
+			parts = append(parts, bd.Which+"="+FormatExpr(bd.Value))
+		}
+		b.WriteString("<" + strings.Join(parts, ", ") + ">")
+	}
+	if len(t.Dims) > 0 {
+		b.WriteString("[" + exprList(t.Dims) + "]")
+	}
+	return b.String()
+}
+
+func exprList(es []*Expr) string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = FormatExpr(e)
+	}
+	return strings.Join(parts, ", ")
+}

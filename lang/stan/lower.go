@@ -1,0 +1,549 @@
+package stan
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
+	"github.com/mscppl/mscppl/lang"
+)
+
+// Parse parses a Stan program and lowers it to lang's syntax tree, the
+// tree a .msc file parses to, so that package ir takes it unchanged. Notes
+// are remarks that are not errors (Stan's deprecated forms, constraints
+// that are not validated). The error, if any, is a lang.ErrorList.
+func Parse(filename string, src []byte) (*lang.File, lang.ErrorList, error) {
+	p, err := ParseProgram(filename, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	return Lower(p, filename)
+}
+
+// role is what a Stan block becomes.
+type role int
+
+const (
+	roleData role = iota
+	roleTData
+	roleParams
+	roleTParams
+	roleModel
+	roleGQ
+)
+
+// blocks are Stan's program blocks other than functions, in the order
+// Stan requires.
+var blocks = []struct {
+	name string
+	role role
+}{
+	{"data", roleData},
+	{"transformed data", roleTData},
+	{"parameters", roleParams},
+	{"transformed parameters", roleTParams},
+	{"model", roleModel},
+	{"generated quantities", roleGQ},
+}
+
+// context is where a declaration is: it decides what its constraints
+// become.
+type context int
+
+const (
+	ctxData   context = iota // data and transformed data: constraints checked on the data
+	ctxLatent                // parameters: constraints are transforms
+	ctxReport                // transformed parameters and generated quantities
+	ctxLocal                 // locals of the model block and of functions
+)
+
+// lowerer lowers one program.
+type lowerer struct {
+	file   string
+	errs   lang.ErrorList
+	notes  lang.ErrorList
+	scopes []map[string]shape
+	funcs  map[string]shape
+	// quiet discards errors and notes (the second lowering of the
+	// transformed parameters, into the derived block)
+	quiet bool
+	// nanLocals is set in the generated quantities, whose real variables
+	// are read before they are assigned (as NaN) in some programs
+	nanLocals bool
+	// oldArrays is set once the deprecation of real y[N] is noted
+	oldArrays bool
+}
+
+func (l *lowerer) at(p lexer.Position) lang.Pos {
+	q := lang.ToPos(p)
+	if q.File == "" {
+		q.File = l.file
+	}
+	return q
+}
+
+// refuse records a positioned error: a construct the IR cannot express.
+func (l *lowerer) refuse(p lexer.Position, format string, args ...any) *lang.Error {
+	e := lang.Errorf(l.at(p), format, args...)
+	if !l.quiet {
+		l.errs = append(l.errs, e)
+	}
+	return e
+}
+
+// note records a positioned remark.
+func (l *lowerer) note(p lexer.Position, format string, args ...any) {
+	if !l.quiet {
+		l.notes = append(l.notes, lang.Errorf(l.at(p), format, args...))
+	}
+}
+
+// Lower turns a parsed Stan program into lang's tree: data and
+// transformed data into the data block, parameters into latent, the
+// transformed parameters into statements at the start of the model block
+// and again at the start of derived (so that they are reported), model
+// into model, generated quantities into derived and functions into
+// functions.
+func Lower(p *Program, filename string) (*lang.File, lang.ErrorList, error) {
+	l := &lowerer{file: filename, funcs: map[string]shape{}}
+	l.push()
+	f := &lang.File{Pos: p.Pos, EndPos: p.EndPos, Name: filename}
+	if p.Funcs != nil {
+		f.Blocks = append(f.Blocks, l.functions(p.Funcs))
+	}
+	byRole := map[role]*Block{}
+	last := -1
+	for _, b := range p.Blocks {
+		name := b.Name
+		if b.Second != "" {
+			name += " " + b.Second
+		}
+		k := -1
+		for i, kb := range blocks {
+			if kb.name == name {
+				k = i
+			}
+		}
+		switch {
+		case name == "functions":
+			l.refuse(b.Pos, "the functions block comes first")
+			continue
+		case k < 0:
+			e := l.refuse(b.Pos, "unknown Stan block %q", name)
+			var names []string
+			for _, kb := range blocks {
+				names = append(names, kb.name)
+			}
+			if s := lang.Suggest(name, names); s != "" {
+				e.Hint = fmt.Sprintf("did you mean %q?", s)
+			}
+			continue
+		case k == last:
+			l.refuse(b.Pos, "duplicate %s block", name)
+			continue
+		case k < last:
+			l.refuse(b.Pos, "the %s block comes before the %s block", name, blocks[last].name)
+			continue
+		}
+		last = k
+		byRole[blocks[k].role] = b
+	}
+	mk := func(kind string, pos, end lexer.Position) *lang.Block {
+		return &lang.Block{Pos: pos, EndPos: end, Kind: kind, Close: "}"}
+	}
+	if d, td := byRole[roleData], byRole[roleTData]; d != nil || td != nil {
+		first := d
+		if first == nil {
+			first = td
+		}
+		b := mk("data", first.Pos, first.EndPos)
+		if d != nil {
+			for _, s := range d.Stmts {
+				if s.Decl == nil {
+					l.refuse(s.Pos, "the data block holds declarations only")
+					continue
+				}
+				b.Items = append(b.Items, l.items(l.stmt(s, ctxData))...)
+			}
+		}
+		if td != nil {
+			b.EndPos = td.EndPos
+			for _, s := range td.Stmts {
+				b.Items = append(b.Items, l.items(l.stmt(s, ctxData))...)
+			}
+		}
+		f.Blocks = append(f.Blocks, b)
+	}
+	if pb := byRole[roleParams]; pb != nil {
+		b := mk("latent", pb.Pos, pb.EndPos)
+		for _, s := range pb.Stmts {
+			if s.Decl == nil {
+				l.refuse(s.Pos, "the parameters block holds declarations only")
+				continue
+			}
+			b.Items = append(b.Items, l.items(l.stmt(s, ctxLatent))...)
+		}
+		f.Blocks = append(f.Blocks, b)
+	}
+	tp, mb, gq := byRole[roleTParams], byRole[roleModel], byRole[roleGQ]
+	var model *lang.Block
+	switch {
+	case mb != nil:
+		model = mk("model", mb.Pos, mb.EndPos)
+	case tp != nil:
+		model = mk("model", tp.Pos, tp.EndPos)
+	default:
+		model = mk("model", p.EndPos, p.EndPos)
+	}
+	// the transformed parameters are lowered twice, into the model block
+	// and into derived, each time into new nodes; the declarations they
+	// make stay visible after them, as in Stan
+	if tp != nil {
+		for _, s := range tp.Stmts {
+			model.Items = append(model.Items, l.items(l.stmt(s, ctxReport))...)
+		}
+	}
+	if mb != nil {
+		l.push()
+		for _, s := range mb.Stmts {
+			model.Items = append(model.Items, l.items(l.stmt(s, ctxLocal))...)
+		}
+		l.pop()
+	}
+	f.Blocks = append(f.Blocks, model)
+	if tp != nil || gq != nil {
+		var derived *lang.Block
+		if gq != nil {
+			derived = mk("derived", gq.Pos, gq.EndPos)
+		} else {
+			derived = mk("derived", tp.Pos, tp.EndPos)
+		}
+		if tp != nil {
+			l.quiet = true
+			for _, s := range tp.Stmts {
+				derived.Items = append(derived.Items, l.items(l.stmt(s, ctxReport))...)
+			}
+			l.quiet = false
+		}
+		if gq != nil {
+			l.nanLocals = true
+			for _, s := range gq.Stmts {
+				derived.Items = append(derived.Items, l.items(l.stmt(s, ctxReport))...)
+			}
+			l.nanLocals = false
+		}
+		f.Blocks = append(f.Blocks, derived)
+	}
+	if len(l.errs) > 0 {
+		l.errs.Sort()
+		return nil, l.notes, l.errs
+	}
+	return f, l.notes, nil
+}
+
+// items wraps statements as block items.
+func (l *lowerer) items(ss []*lang.Stmt) []*lang.Item {
+	out := make([]*lang.Item, 0, len(ss))
+	for _, s := range ss {
+		it := &lang.Item{Pos: s.Pos, EndPos: s.EndPos}
+		if s.Decl != nil {
+			it.Decl = s.Decl
+		} else {
+			it.Stmt = s
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// ---- types ------------------------------------------------------------------
+
+// vectorTypes are Stan's constrained vector types, and matrixTypes its
+// constrained square-matrix types, with the IR's base type of each where it
+// has one as a transform (as a latent or data declaration).
+var (
+	vectorTypes = map[string]bool{"simplex": true, "ordered": true, "positive_ordered": true,
+		"unit_vector": false, "sum_to_zero_vector": false}
+	matrixTypes = map[string]bool{"cholesky_factor_corr": true, "cholesky_factor_cov": false,
+		"corr_matrix": false, "cov_matrix": false, "column_stochastic_matrix": false, "row_stochastic_matrix": false}
+)
+
+// typ lowers a declaration's type (old holds the sizes of the old array
+// form, real y[N]).
+func (l *lowerer) typ(t *Type, old []*Expr, ctx context) (*lang.Type, shape) {
+	nt := &lang.Type{Pos: t.Pos, EndPos: t.EndPos, Base: t.Base}
+	sh := shape{base: t.Base}
+	for _, e := range t.Array {
+		nt.Array = append(nt.Array, l.expr(e).e)
+	}
+	if len(old) > 0 {
+		if !l.oldArrays {
+			l.oldArrays = true
+			l.note(old[0].Pos, "%s x[...] is Stan's old array syntax, removed in Stan 2.33; write array[...] %s x", t.Base, t.Base)
+		}
+		for _, e := range old {
+			nt.Array = append(nt.Array, l.expr(e).e)
+		}
+	}
+	nt.IsArray = len(nt.Array) > 0
+	sh.arr = len(nt.Array)
+	for _, e := range t.Sizes {
+		nt.Dims = append(nt.Dims, l.expr(e).e)
+	}
+	relaxed := ctx == ctxReport
+	switch transform, isVec := vectorTypes[t.Base]; {
+	case t.Base == "row_vector":
+		l.refuse(t.Pos, "row_vector is not supported: mscppl has no row vector type")
+	case isVec:
+		sh.base = "vector"
+		if relaxed || ctx == ctxLocal {
+			nt.Base = "vector"
+		} else if !transform {
+			l.refuse(t.Pos, "%s is not supported", t.Base)
+		}
+	default:
+		transform, isMat := matrixTypes[t.Base]
+		switch {
+		case isMat:
+			sh.base = "matrix"
+			if relaxed || ctx == ctxLocal {
+				nt.Base = "matrix"
+				if len(nt.Dims) == 1 {
+					nt.Dims = append(nt.Dims, nt.Dims[0])
+				}
+			} else if !transform {
+				l.refuse(t.Pos, "%s is not supported", t.Base)
+			}
+		case t.Base != "int" && t.Base != "real" && t.Base != "vector" && t.Base != "matrix":
+			l.refuse(t.Pos, "the type %s is not supported", t.Base)
+		}
+	}
+	for _, b := range t.Bounds {
+		switch {
+		case b.Which == "offset" || b.Which == "multiplier":
+			l.refuse(b.Pos, "<offset=, multiplier=> is not supported")
+		case !relaxed:
+			nt.Bounds = append(nt.Bounds, &lang.Bound{Pos: b.Pos, Which: b.Which, Value: l.boundExpr(b.Value)})
+		}
+	}
+	if relaxed && (len(t.Bounds) > 0 || nt.Base != t.Base) {
+		l.note(t.Pos, "the constraint of %s is not checked on each draw", describe(t))
+	}
+	if t.Base == "int" && len(nt.Array) > 1 && ctx != ctxData {
+		// the IR's local integer arrays of two sizes are int[N, K]
+		nt.IsArray, nt.Dims, nt.Array = false, nt.Array, nil
+	}
+	return nt, sh
+}
+
+// describe names a type as written, without its sizes.
+func describe(t *Type) string {
+	s := t.Base
+	if len(t.Bounds) > 0 {
+		var bs []string
+		for _, b := range t.Bounds {
+			bs = append(bs, b.Which+"=...")
+		}
+		s += "<" + strings.Join(bs, ", ") + ">"
+	}
+	return s
+}
+
+// ---- statements ---------------------------------------------------------------
+
+// body lowers a statement used as the body of a loop or a branch: the
+// statements of a block, or the statement alone.
+func (l *lowerer) body(s *Stmt, ctx context) []*lang.Stmt {
+	l.push()
+	defer l.pop()
+	if s.Block != nil {
+		var out []*lang.Stmt
+		for _, x := range s.Block.Body {
+			out = append(out, l.stmt(x, ctx)...)
+		}
+		return out
+	}
+	return l.stmt(s, ctx)
+}
+
+// stmt lowers one statement into none, one or more of lang's. Within a
+// block (a loop's body, a branch), declarations are locals.
+func (l *lowerer) stmt(s *Stmt, ctx context) []*lang.Stmt {
+	out := &lang.Stmt{Pos: s.Pos, EndPos: s.EndPos, Semi: true}
+	inner := ctxLocal // declarations within a block are locals
+	switch {
+	case s.Decl != nil:
+		d := s.Decl
+		t, sh := l.typ(d.Type, d.Old, ctx)
+		nd := &lang.Decl{Pos: d.Pos, EndPos: d.EndPos, Name: d.Name, Type: t, Semi: true}
+		switch {
+		case d.Init != nil:
+			nd.Init = l.expr(d.Init).e
+		case l.nanLocals && t.Base != "int":
+			// Stan's real variables start as NaN
+			nan := "not_a_number"
+			nd.Init = exprOfPrimary(&lang.Primary{Pos: d.Pos, EndPos: d.Pos, Call: &lang.Call{Pos: d.Pos, EndPos: d.Pos, Name: nan}})
+		}
+		if ctx == ctxLatent && d.Init != nil {
+			l.refuse(d.Init.Pos, "a parameter cannot have a value")
+		}
+		l.declare(d.Name, sh)
+		out.Decl = nd
+	case s.For != nil:
+		f := s.For
+		if f.Hi == nil {
+			l.refuse(f.Pos, "for (%s in container) is not supported; loop over the indices, for (i in 1:size(...))", f.Var)
+			return nil
+		}
+		nf := &lang.For{Pos: f.Pos, EndPos: s.EndPos, Var: f.Var, Lo: l.expr(f.Lo).e, Hi: l.expr(f.Hi).e}
+		l.push()
+		l.declare(f.Var, shape{base: "int"})
+		nf.Body = l.body(f.Body, inner)
+		l.pop()
+		out.For = nf
+	case s.While != nil:
+		l.refuse(s.Pos, "while loops are not supported")
+		return nil
+	case s.If != nil:
+		out.If = l.ifStmt(s.If, s.EndPos, inner)
+	case s.Target != nil:
+		out.Target = l.expr(s.Target).e
+	case s.Break:
+		l.refuse(s.Pos, "break is not supported")
+		return nil
+	case s.Continue:
+		l.refuse(s.Pos, "continue is not supported")
+		return nil
+	case s.Return != nil:
+		if s.Return.Value == nil {
+			l.refuse(s.Pos, "return without a value (in a void function) is not supported")
+			return nil
+		}
+		out.Return = l.expr(s.Return.Value).e
+	case s.Block != nil:
+		out.Scope = &lang.Scope{Pos: s.Block.Pos, EndPos: s.Block.EndPos, Body: l.body(s, inner)}
+	case s.Empty:
+		return nil
+	default:
+		return l.simple(s.Simple, out)
+	}
+	return []*lang.Stmt{out}
+}
+
+// ifStmt lowers if (c) a else b.
+func (l *lowerer) ifStmt(f *If, end lexer.Position, ctx context) *lang.If {
+	ni := &lang.If{Pos: f.Pos, EndPos: end, Cond: l.expr(f.Cond).e, Then: l.body(f.Then, ctx)}
+	if f.Else != nil {
+		if f.Else.If != nil {
+			ni.ElseIf = l.ifStmt(f.Else.If, f.Else.EndPos, ctx)
+		} else {
+			ni.Else = l.body(f.Else, ctx)
+		}
+	}
+	return ni
+}
+
+// statementCalls are Stan's statements written as calls.
+var statementCalls = map[string]string{
+	"print":       "print",
+	"reject":      "reject",
+	"fatal_error": "fatal_error",
+}
+
+// simple lowers ~, assignments and call statements.
+func (l *lowerer) simple(sm *Simple, out *lang.Stmt) []*lang.Stmt {
+	if c := callOf(sm.LHS); c != nil && sm.Tilde == nil && sm.Op == "" {
+		if name, ok := statementCalls[c.Name]; ok {
+			l.refuse(sm.Pos, "the %s statement is not supported", name)
+			return nil
+		}
+	}
+	lhs := l.expr(sm.LHS)
+	ns := &lang.Simple{Pos: sm.Pos, EndPos: sm.EndPos, LHS: lhs.e}
+	switch {
+	case sm.Tilde != nil:
+		if sm.Trunc != nil {
+			l.refuse(sm.Trunc.Pos, "truncation T[...] is not supported")
+		}
+		ns.Tilde, _ = l.call(sm.Tilde)
+	case sm.Op == "=":
+		ns.Assign = l.expr(sm.Value).e
+	case sm.Op == ".*=" || sm.Op == "./=":
+		// x .*= e is x = x .* (e)
+		v := l.expr(sm.Value)
+		ns.Assign = product(strings.TrimSuffix(sm.Op, "="), sm.Value.Pos, lhs, v).e
+	case sm.Op != "":
+		ns.Compound = sm.Op
+		ns.Value = l.expr(sm.Value).e
+	default:
+		l.refuse(sm.Pos, "an expression alone is not a statement here (calls of void functions are not supported)")
+		return nil
+	}
+	out.Simple = ns
+	return []*lang.Stmt{out}
+}
+
+// callOf returns the call if e is a call alone.
+func callOf(e *Expr) *Call {
+	if e.Then != nil || len(e.Chain.Rest) > 0 || e.Chain.Left.Power == nil {
+		return nil
+	}
+	p := e.Chain.Left.Power
+	if p.Exp != nil || len(p.Base.Ops) > 0 {
+		return nil
+	}
+	return p.Base.Prim.Call
+}
+
+// ---- functions ------------------------------------------------------------------
+
+// functions lowers the functions block.
+func (l *lowerer) functions(fb *Functions) *lang.Block {
+	b := &lang.Block{Pos: fb.Pos, EndPos: fb.EndPos, Kind: "functions", Close: "}"}
+	for _, fd := range fb.Defs {
+		if fd.Void {
+			l.refuse(fd.Pos, "void functions (%s) are not supported", fd.Name)
+			continue
+		}
+		res, rsh := l.argType(fd.Result)
+		l.funcs[fd.Name] = rsh
+		if fd.Forward {
+			continue
+		}
+		nf := &lang.FuncDef{Pos: fd.Pos, EndPos: fd.EndPos, Name: fd.Name,
+			Result: &lang.Type{Pos: fd.Result.Pos, IsArray: res.Array, Unsized: res.Commas, Base: res.Base}}
+		l.push()
+		for _, a := range fd.Args {
+			p, sh := l.argType(a.Type)
+			p.Pos, p.Name = a.Pos, a.Name
+			nf.Params = append(nf.Params, p)
+			l.declare(a.Name, sh)
+		}
+		for _, s := range fd.Body {
+			nf.Body = append(nf.Body, l.stmt(s, ctxLocal)...)
+		}
+		l.pop()
+		b.Items = append(b.Items, &lang.Item{Pos: fd.Pos, EndPos: fd.EndPos, Func: nf})
+	}
+	return b
+}
+
+// argType lowers an unsized type of a function's argument or result.
+func (l *lowerer) argType(t *ArgType) (*lang.Param, shape) {
+	n := t.Dims()
+	p := &lang.Param{Pos: t.Pos, Array: n > 0, Base: t.Base}
+	for i := 1; i < n; i++ {
+		p.Commas = append(p.Commas, ",")
+	}
+	switch t.Base {
+	case "int", "real", "vector", "matrix":
+	case "row_vector":
+		l.refuse(t.Pos, "row_vector is not supported: mscppl has no row vector type")
+	default:
+		l.refuse(t.Pos, "the type %s is not supported in a function's signature", t.Base)
+	}
+	if t.Old {
+		l.note(t.Pos, "%s[] is Stan's old array syntax, removed in Stan 2.33; write array[] %s", t.Base, t.Base)
+	}
+	return p, shape{base: t.Base, arr: n}
+}

@@ -1,0 +1,97 @@
+package stan
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mscppl/mscppl/lang"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/bad")
+
+// TestLowerExpr lowers Stan expressions and compares them, printed in
+// .msc form, with the tree Stan's precedences give: parentheses appear
+// exactly where lang's grammar would read the flat form otherwise.
+func TestLowerExpr(t *testing.T) {
+	cases := []struct{ stan, msc string }{
+		{"a + b * c", "a + b * c"},
+		{"(a + b) * c", "(a + b) * c"},
+		{"a - (b - c)", "a - (b - c)"},
+		{"a - b - c", "a - b - c"},
+		{"a * b .* c", "a * (b .* c)"},
+		{"a .* b * c", "a .* b * c"},
+		{"a / (b * c)", "a / (b * c)"},
+		{"-a ^ b", "-a^b"},
+		{"(-a) ^ b", "(-a)^b"},
+		{"a ^ b ^ c", "a^b^c"},
+		{"(a ^ b) ^ c", "(a^b)^c"},
+		{"a < b + c", "a < b + c"},
+		{"a + b < c || d && e", "a + b < c || d && e"},
+		{"(a || b) && c", "(a || b) && c"},
+		{"a == (b < c)", "a == (b < c)"},
+		{"a ? b : c ? d : e", "a ? b : c ? d : e"},
+		{"(a ? b : c) + d", "(a ? b : c) + d"},
+		{"!a + b", "!a + b"},
+		{"!(a + b)", "!(a + b)"},
+		{"i %/% 2", "i / 2"},
+		{"m[i, :]'", "m[i, :]"},
+		{"m[i]'", "m[i]"},
+		{"m'", "m'"},
+		{"(m * m)'", "(m * m)'"},
+		{"m'[1, 2]", "(m')[1, 2]"},
+		{"v[2:]", "v[2:]"},
+		{"5. + .5e1 + 1.e-3", "5.0 + .5e1 + 1.0e-3"},
+		{"normal_lpdf(a | b, c)", "normal_lpdf(a | b, c)"},
+		{"{a, b}", "{a, b}"},
+	}
+	for _, c := range cases {
+		src := "transformed data {\n  real a; real b; real c; real d; real e; int i;\n  matrix[2, 2] m; vector[2] v;\n  real x = " + c.stan + ";\n}\n"
+		f, _, err := Parse("t.stan", []byte(src))
+		require.NoError(t, err, c.stan)
+		items := f.Block("data").Items
+		got := lang.FormatExpr(items[len(items)-1].Decl.Init)
+		require.Equal(t, c.msc, got, c.stan)
+	}
+}
+
+// TestRefusedGolden parses every testdata/bad/*.stan, which must be
+// refused at parsing or lowering, and compares the formatted errors with
+// the .golden file next to it (go test ./lang/stan -run Golden -update
+// rewrites them).
+func TestRefusedGolden(t *testing.T) {
+	inputs, err := filepath.Glob("testdata/bad/*.stan")
+	require.NoError(t, err)
+	require.NotEmpty(t, inputs)
+	for _, in := range inputs {
+		name := strings.TrimSuffix(filepath.Base(in), ".stan")
+		t.Run(name, func(t *testing.T) {
+			src, err := os.ReadFile(in)
+			require.NoError(t, err)
+			file := filepath.ToSlash(in)
+			_, _, err = Parse(file, src)
+			require.Error(t, err, "%s must be refused", in)
+			list, ok := err.(lang.ErrorList)
+			require.True(t, ok, "error of type %T", err)
+			lines := 1 + bytes.Count(src, []byte{'\n'})
+			for _, e := range list {
+				require.Equal(t, file, e.Pos.File)
+				require.True(t, e.Pos.Line >= 1 && e.Pos.Line <= lines && e.Pos.Col >= 1, "%v", e)
+			}
+			var b bytes.Buffer
+			list.Format(&b, map[string][]byte{file: src})
+			golden := strings.TrimSuffix(in, ".stan") + ".golden"
+			if *update {
+				require.NoError(t, os.WriteFile(golden, b.Bytes(), 0o644))
+				return
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err, "missing golden file; run go test ./lang/stan -run Golden -update")
+			require.Equal(t, string(want), b.String())
+		})
+	}
+}

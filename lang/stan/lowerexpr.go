@@ -1,0 +1,420 @@
+package stan
+
+import (
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
+	"github.com/mscppl/mscppl/lang"
+)
+
+// Expressions are lowered bottom-up into lang's expression tree. A lowered
+// expression (val) remembers how loosely it binds in lang's grammar
+// (level), so that a parent takes it as its operand directly when the
+// grammar allows and wraps it in parentheses otherwise: lang's chains are
+// flat and package ir applies the precedences, so an operand is spliced
+// into a chain only when that gives back the same tree.
+
+// Levels of a lowered expression, loosest first: a conditional, a chain
+// of Expr operators (1 to 5, the precedence of its loosest operator, as
+// ir applies them), a product (Term), a signed operand (Unary), a power,
+// a postfix or primary.
+const (
+	levCond    = 0
+	levTerm    = 6
+	levUnary   = 7
+	levPower   = 8
+	levPostfix = 9
+)
+
+// exprPrec is the precedence of lang's Expr operators, Stan's.
+var exprPrec = map[string]int{"||": 1, "&&": 2, "==": 3, "!=": 3, "<": 4, "<=": 4, ">": 4, ">=": 4, "+": 5, "-": 5}
+
+// stanPrec is Stan's precedence of its binary operators (higher binds
+// tighter), all left-associative.
+var stanPrec = map[string]int{"||": 1, "&&": 2, "==": 3, "!=": 3, "<": 4, "<=": 4, ">": 4, ">=": 4,
+	"+": 5, "-": 5, "*": 6, "/": 6, "%": 6, "%/%": 6, "\\": 7, ".*": 8, "./": 8}
+
+// termOps are lang's product operators, all of one precedence; Stan's
+// integer division %/% is lang's / on integers (both truncate).
+var termOps = map[string]string{"*": "*", "/": "/", ".*": ".*", "./": "./", "%/%": "/"}
+
+// unsupportedOps are Stan's operators the IR has no counterpart for.
+var unsupportedOps = map[string]string{
+	"%":  "the modulus operator %",
+	"\\": `the left division operator \ (A \ b)`,
+	".^": "the elementwise power .^",
+}
+
+// val is a lowered expression.
+type val struct {
+	e     *lang.Expr
+	level int
+	sh    shape
+	end   lexer.Position
+}
+
+// ---- building lang's nodes ------------------------------------------------
+
+func exprOfUnary(u *lang.Unary, pos, end lexer.Position) *lang.Expr {
+	return &lang.Expr{Pos: pos, EndPos: end, Left: &lang.Term{Pos: pos, Left: u}}
+}
+
+func exprOfPostfix(p *lang.Postfix, pos, end lexer.Position) *lang.Expr {
+	return exprOfUnary(&lang.Unary{Pos: pos, Power: &lang.Power{Pos: pos, Base: p}}, pos, end)
+}
+
+func exprOfPrimary(p *lang.Primary) *lang.Expr {
+	return exprOfPostfix(&lang.Postfix{Pos: p.Pos, Prim: p}, p.Pos, p.EndPos)
+}
+
+// paren wraps v in parentheses: a primary.
+func paren(v val) val {
+	p := &lang.Primary{Pos: v.e.Pos, EndPos: v.end, Paren: v.e}
+	return val{e: exprOfPrimary(p), level: levPostfix, sh: v.sh, end: v.end}
+}
+
+// asTerm returns v as a Term, parenthesised if it binds more loosely.
+func asTerm(v val) *lang.Term {
+	if v.level < levTerm {
+		v = paren(v)
+	}
+	return v.e.Left
+}
+
+// asUnary returns v as a Unary.
+func asUnary(v val) *lang.Unary {
+	if v.level < levUnary {
+		v = paren(v)
+	}
+	return v.e.Left.Left
+}
+
+// asPostfix returns v as a Postfix.
+func asPostfix(v val) *lang.Postfix {
+	if v.level < levPostfix {
+		v = paren(v)
+	}
+	return v.e.Left.Left.Power.Base
+}
+
+// binary builds l op r for one of lang's Expr operators.
+func binary(op string, opPos lexer.Position, l, r val) val {
+	p := exprPrec[op]
+	out := &lang.Expr{Pos: l.e.Pos, EndPos: r.end}
+	switch {
+	case l.level >= levTerm:
+		out.Left = asTerm(l)
+	case l.level >= p:
+		out.Left, out.Rest = l.e.Left, append(out.Rest, l.e.Rest...)
+	default:
+		out.Left = asTerm(paren(l))
+	}
+	ot := &lang.OpTerm{Pos: opPos}
+	if op == "<" || op == ">" {
+		ot.Cmp = op
+	} else {
+		ot.Op = op
+	}
+	switch {
+	case r.level >= levTerm:
+		ot.Term = asTerm(r)
+		out.Rest = append(out.Rest, ot)
+	case r.level > p:
+		ot.Term = r.e.Left
+		out.Rest = append(append(out.Rest, ot), r.e.Rest...)
+	default:
+		ot.Term = asTerm(paren(r))
+		out.Rest = append(out.Rest, ot)
+	}
+	return val{e: out, level: p, end: r.end}
+}
+
+// product builds l op r for one of lang's Term operators.
+func product(op string, opPos lexer.Position, l, r val) val {
+	t := asTerm(l)
+	nt := &lang.Term{Pos: t.Pos, Left: t.Left, Rest: append(append([]*lang.OpUnary(nil), t.Rest...), &lang.OpUnary{Pos: opPos, Op: op, X: asUnary(r)})}
+	return val{e: &lang.Expr{Pos: l.e.Pos, EndPos: r.end, Left: nt}, level: levTerm, end: r.end}
+}
+
+// ---- lowering Stan's expressions -------------------------------------------
+
+func (l *lowerer) expr(e *Expr) val {
+	c := l.chain(e.Chain.Left, chainOps(e.Chain.Rest))
+	if e.Then == nil {
+		return c
+	}
+	a, b := l.expr(e.Then), l.expr(e.Else)
+	if c.level == levCond {
+		c = paren(c)
+	}
+	ce := c.e
+	if c.level >= levTerm {
+		ce = &lang.Expr{Pos: c.e.Pos, EndPos: c.end, Left: asTerm(c)}
+	}
+	out := &lang.Expr{Pos: ce.Pos, EndPos: b.end, Left: ce.Left, Rest: ce.Rest, Then: a.e, Else: b.e}
+	return val{e: out, level: levCond, sh: a.sh, end: b.end}
+}
+
+// opnd is a binary operator and its right operand, from either kind of
+// chain.
+type opnd struct {
+	op  string
+	pos lexer.Position
+	x   *Unary
+}
+
+func chainOps(rest []*OpX) []opnd {
+	out := make([]opnd, len(rest))
+	for i, o := range rest {
+		out[i] = opnd{o.Op, o.Pos, o.X}
+	}
+	return out
+}
+
+func boundOps(rest []*BoundOp) []opnd {
+	out := make([]opnd, len(rest))
+	for i, o := range rest {
+		out[i] = opnd{o.Op, o.Pos, o.X}
+	}
+	return out
+}
+
+// chain applies Stan's precedences to a flat chain (precedence climbing,
+// all operators left-associative).
+func (l *lowerer) chain(first *Unary, rest []opnd) val {
+	vals := []val{l.unary(first)}
+	for _, o := range rest {
+		vals = append(vals, l.unary(o.x))
+	}
+	k := 0
+	var climb func(lhs val, min int) val
+	climb = func(lhs val, min int) val {
+		for k < len(rest) && stanPrec[rest[k].op] >= min {
+			o := rest[k]
+			k++
+			rhs := vals[k]
+			for k < len(rest) && stanPrec[rest[k].op] > stanPrec[o.op] {
+				rhs = climb(rhs, stanPrec[o.op]+1)
+			}
+			lhs = l.apply(o, lhs, rhs)
+		}
+		return lhs
+	}
+	return climb(vals[0], 0)
+}
+
+// apply lowers one binary operation.
+func (l *lowerer) apply(o opnd, a, b val) val {
+	if what, ok := unsupportedOps[o.op]; ok {
+		l.refuse(o.pos, "%s is not supported", what)
+		return a
+	}
+	if op, ok := termOps[o.op]; ok {
+		if (o.op == "*" || o.op == "/") && (a.sh.rowish || b.sh.rowish) {
+			l.rowRefuse(o.pos, "as an operand of "+o.op)
+		}
+		v := product(op, o.pos, a, b)
+		if o.op != "*" && o.op != "/" {
+			v.sh.rowish = a.sh.rowish || b.sh.rowish
+		}
+		v.sh.base = arith(a.sh, b.sh)
+		return v
+	}
+	v := binary(o.op, o.pos, a, b)
+	if o.op == "+" || o.op == "-" {
+		v.sh.rowish = a.sh.rowish || b.sh.rowish
+		v.sh.base = arith(a.sh, b.sh)
+	} else {
+		v.sh.base = "int" // comparisons and logical operators
+	}
+	return v
+}
+
+// arith is the base type of an arithmetic result, as far as known.
+func arith(a, b shape) string {
+	switch {
+	case a.base == "int" && b.base == "int" && a.arr == 0 && b.arr == 0:
+		return "int"
+	case a.scalar() && b.scalar():
+		return "real"
+	}
+	return ""
+}
+
+func (l *lowerer) unary(u *Unary) val {
+	if u.Power != nil {
+		return l.power(u.Power)
+	}
+	x := l.unary(u.X)
+	nu := &lang.Unary{Pos: u.Pos, Op: u.Op, X: asUnary(x)}
+	sh := x.sh
+	if u.Op == "!" {
+		sh = shape{base: "int"}
+	}
+	return val{e: exprOfUnary(nu, u.Pos, x.end), level: levUnary, sh: sh, end: x.end}
+}
+
+func (l *lowerer) power(p *Power) val {
+	b := l.postfix(p.Base)
+	if p.Exp == nil {
+		return b
+	}
+	if p.Op == ".^" {
+		l.refuse(p.Pos, "%s is not supported", unsupportedOps[".^"])
+	}
+	x := l.unary(p.Exp)
+	np := &lang.Power{Pos: p.Pos, Base: asPostfix(b), Exp: asUnary(x)}
+	e := exprOfUnary(&lang.Unary{Pos: p.Pos, Power: np}, p.Pos, x.end)
+	return val{e: e, level: levPower, sh: shape{base: arith(b.sh, x.sh)}, end: x.end}
+}
+
+func (l *lowerer) postfix(p *Postfix) val {
+	v := l.primary(p.Prim)
+	for _, o := range p.Ops {
+		pf := asPostfix(v)
+		if o.Trans {
+			switch {
+			case v.sh.rowish:
+				// Stan's row of a matrix is a row_vector, and its transpose
+				// the vector that a row already is in the IR
+				v.sh = shape{base: "vector"}
+				v.end = o.EndPos
+				continue
+			case pf.Trans:
+				pf = asPostfix(paren(v))
+			}
+			npf := &lang.Postfix{Pos: pf.Pos, Prim: pf.Prim, Indexes: pf.Indexes, Trans: true}
+			sh := shape{}
+			if v.sh.base == "matrix" && v.sh.arr == 0 {
+				sh.base = "matrix"
+			}
+			v = val{e: exprOfPostfix(npf, npf.Pos, o.EndPos), level: levPostfix, sh: sh, end: o.EndPos}
+			continue
+		}
+		if v.sh.rowish {
+			l.rowRefuse(o.Pos, "indexed")
+		}
+		if pf.Trans {
+			pf = asPostfix(paren(v))
+		}
+		ix := &lang.Index{Pos: o.Pos, EndPos: o.EndPos}
+		var single []bool
+		for _, s := range o.Index {
+			ns := &lang.Slot{Pos: s.Pos, Colon: s.Colon}
+			one := !s.Colon
+			if s.Lo != nil {
+				lo := l.expr(s.Lo)
+				ns.Lo = lo.e
+				one = one && !lo.sh.nonScalar()
+			}
+			if s.Hi != nil {
+				ns.Hi = l.expr(s.Hi).e
+			}
+			ix.Slots = append(ix.Slots, ns)
+			single = append(single, one)
+		}
+		npf := &lang.Postfix{Pos: pf.Pos, Prim: pf.Prim, Indexes: append(append([]*lang.Index(nil), pf.Indexes...), ix)}
+		v = val{e: exprOfPostfix(npf, npf.Pos, o.EndPos), level: levPostfix, sh: v.sh.index(single), end: o.EndPos}
+	}
+	return v
+}
+
+func (l *lowerer) primary(p *Primary) val {
+	np := &lang.Primary{Pos: p.Pos, EndPos: p.EndPos}
+	sh := shape{}
+	switch {
+	case p.Imag != nil:
+		l.refuse(p.Pos, "complex numbers (%s) are not supported", *p.Imag)
+		np.Number = new(string)
+		*np.Number = "0"
+	case p.Number != nil:
+		n := *p.Number
+		if strings.HasSuffix(n, ".") {
+			n += "0" // Stan's 5. is 5.0
+		}
+		n = strings.Replace(strings.Replace(n, ".e", ".0e", 1), ".E", ".0E", 1)
+		np.Number = &n
+		sh.base = "real"
+		if !strings.ContainsAny(n, ".eE") {
+			sh.base = "int"
+		}
+	case p.String != nil:
+		l.refuse(p.Pos, "a string is a value only in print, reject and fatal_error")
+		np.String = p.String
+	case p.Call != nil:
+		np.Call, sh = l.call(p.Call)
+	case p.Ident != nil:
+		np.Ident = p.Ident
+		sh = l.lookup(*p.Ident)
+	case p.Paren != nil:
+		x := l.expr(p.Paren)
+		np.Paren = x.e
+		sh = x.sh
+	case p.Array != nil:
+		for _, e := range p.Array {
+			x := l.expr(e)
+			np.Array = append(np.Array, x.e)
+			sh = x.sh
+		}
+		sh.arr++
+		sh.rowish = false
+	default:
+		l.refuse(p.Pos, "a row-vector literal [a, b, ...] is not supported: mscppl has no row_vector")
+		n := "0"
+		np.Number = &n
+	}
+	return val{e: exprOfPrimary(np), level: levPostfix, sh: sh, end: p.EndPos}
+}
+
+// shapeSensitive are the functions whose result depends on whether an
+// argument is a row or a column: a matrix row (Stan's row_vector) is
+// refused as their argument.
+var shapeSensitive = map[string]bool{"rows": true, "cols": true, "dims": true, "to_matrix": true,
+	"append_row": true, "append_col": true, "rep_matrix": true, "transpose": true, "diag_matrix": true,
+	"crossprod": true, "tcrossprod": true, "multiply": true, "columns_dot_product": true,
+	"rows_dot_product": true, "quad_form": true, "to_array_2d": true}
+
+// unsupportedCalls are Stan's functions and statements whose meaning the
+// IR cannot give, named in the message.
+var unsupportedCalls = map[string]string{
+	"target":                "target() (the log density accumulated so far)",
+	"get_lp":                "get_lp()",
+	"algebra_solver":        "the algebraic solver algebra_solver",
+	"algebra_solver_newton": "the algebraic solver algebra_solver_newton",
+	"solve_newton":          "the algebraic solver solve_newton",
+	"solve_powell":          "the algebraic solver solve_powell",
+	"map_rect":              "map_rect",
+	"reduce_sum":            "reduce_sum",
+	"reduce_sum_static":     "reduce_sum_static",
+	"integrate_1d":          "integrate_1d",
+}
+
+func (l *lowerer) call(c *Call) (*lang.Call, shape) {
+	if what, ok := unsupportedCalls[c.Name]; ok {
+		l.refuse(c.Pos, "%s is not supported", what)
+	}
+	if strings.HasSuffix(c.Name, "_jacobian") {
+		l.refuse(c.Pos, "_jacobian functions (%s) are not supported", c.Name)
+	}
+	nc := &lang.Call{Pos: c.Pos, EndPos: c.EndPos, Name: c.Name, Bar: c.Bar}
+	for _, a := range c.Args {
+		x := l.expr(a)
+		if x.sh.rowish && shapeSensitive[c.Name] {
+			l.rowRefuse(a.Pos, "as an argument of "+c.Name)
+		}
+		nc.Args = append(nc.Args, x.e)
+	}
+	for _, a := range c.Given {
+		x := l.expr(a)
+		if x.sh.rowish && shapeSensitive[c.Name] {
+			l.rowRefuse(a.Pos, "as an argument of "+c.Name)
+		}
+		nc.Given = append(nc.Given, x.e)
+	}
+	return nc, l.result(c.Name)
+}
+
+// boundExpr lowers the value of a bound.
+func (l *lowerer) boundExpr(b *BoundChain) *lang.Expr {
+	return l.chain(b.Left, boundOps(b.Rest)).e
+}

@@ -1,0 +1,91 @@
+package stan
+
+import "github.com/alecthomas/participle/v2/lexer"
+
+// shape is what the lowering knows of a Stan expression's type: enough
+// to tell a row of a matrix (Stan's row_vector, a column vector in the
+// IR) from the rest. The zero shape is unknown.
+type shape struct {
+	base   string // int, real, vector, row_vector, matrix, or "" (unknown)
+	arr    int    // array dimensions
+	rowish bool   // a row of a matrix: a row_vector in Stan, a vector in the IR
+}
+
+// scalar reports whether the shape is known to be an int or a real.
+func (s shape) scalar() bool { return s.arr == 0 && (s.base == "int" || s.base == "real") }
+
+// nonScalar reports whether the shape is known not to be a scalar.
+func (s shape) nonScalar() bool { return s.base != "" && !s.scalar() }
+
+// index is the shape of s indexed by slots, each a single index (true) or
+// a range or multi-index (false).
+func (s shape) index(single []bool) shape {
+	if s.base == "" {
+		return shape{}
+	}
+	out := shape{base: s.base, arr: s.arr}
+	k := min(len(single), s.arr)
+	for _, one := range single[:k] {
+		if one {
+			out.arr--
+		}
+	}
+	rest := single[k:]
+	if len(rest) == 0 {
+		return out
+	}
+	switch {
+	case (s.base == "vector" || s.base == "row_vector") && len(rest) == 1:
+		if rest[0] {
+			out.base = "real"
+		}
+	case s.base == "matrix" && len(rest) == 1:
+		if rest[0] {
+			out.base, out.rowish = "row_vector", out.arr == 0
+		}
+	case s.base == "matrix" && len(rest) == 2:
+		switch {
+		case rest[0] && rest[1]:
+			out.base = "real"
+		case rest[0]:
+			out.base, out.rowish = "row_vector", out.arr == 0
+		case rest[1]:
+			out.base = "vector"
+		}
+	default:
+		return shape{}
+	}
+	return out
+}
+
+// lookup returns the declared shape of a name (unknown if undeclared).
+func (l *lowerer) lookup(name string) shape {
+	for i := len(l.scopes) - 1; i >= 0; i-- {
+		if s, ok := l.scopes[i][name]; ok {
+			return s
+		}
+	}
+	return shape{}
+}
+
+// declare records a name's shape in the innermost scope.
+func (l *lowerer) declare(name string, s shape) { l.scopes[len(l.scopes)-1][name] = s }
+
+func (l *lowerer) push() { l.scopes = append(l.scopes, map[string]shape{}) }
+func (l *lowerer) pop()  { l.scopes = l.scopes[:len(l.scopes)-1] }
+
+// result is the shape of a call's result: a user function's declared
+// result, else unknown.
+func (l *lowerer) result(name string) shape {
+	if s, ok := l.funcs[name]; ok {
+		return s
+	}
+	return shape{}
+}
+
+// rowRefuse refuses a row of a matrix (Stan's row_vector) where its
+// meaning in the IR, a column vector, would differ.
+func (l *lowerer) rowRefuse(p lexer.Position, where string) {
+	e := l.refuse(p, "a row of a matrix is a row_vector in Stan, which mscppl does not have; it cannot be used %s", where)
+	e.Hint = "transpose it (m[i]' or m[i, :]') to use it as a vector"
+}

@@ -1,0 +1,6 @@
+model {
+  mu ~ normal(0, 1);
+}
+parameters {
+  real mu;
+}

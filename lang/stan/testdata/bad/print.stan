@@ -1,0 +1,7 @@
+parameters {
+  real mu;
+}
+model {
+  print("mu = ", mu);
+  mu ~ normal(0, 1);
+}

@@ -1,0 +1,6 @@
+paramters {
+  real mu;
+}
+model {
+  mu ~ normal(0, 1);
+}
