@@ -187,8 +187,9 @@ func docWorkDir(t *testing.T) string {
 }
 
 // runDocCommand runs a command line of the docs in-process; "< FILE" takes
-// stdin from FILE.
-func runDocCommand(t *testing.T, args []string) (int, string, string) {
+// stdin from FILE. It returns the exit status, stdout and stderr, and the
+// two as a terminal shows them, interleaved.
+func runDocCommand(t *testing.T, args []string) (code int, stdout, stderr, shown string) {
 	var stdin io.Reader = strings.NewReader("")
 	for i, a := range args {
 		if a == "<" && i+1 < len(args) {
@@ -199,19 +200,27 @@ func runDocCommand(t *testing.T, args []string) (int, string, string) {
 			break
 		}
 	}
-	var out, errb bytes.Buffer
-	code := run(args, stdin, &out, &errb)
-	return code, out.String(), errb.String()
+	var out, errb, both bytes.Buffer
+	code = run(args, stdin, io.MultiWriter(&out, &both), io.MultiWriter(&errb, &both))
+	return code, out.String(), errb.String(), both.String()
 }
 
 // cheapCommands run in the fast tier as written; the others are parsed and
 // their model checked with its data, and run in the long tier.
 var cheapCommands = map[string]bool{"check": true, "list": true, "version": true}
 
-// durationRE matches the durations a command prints (2.89s, 0.15s).
-var durationRE = regexp.MustCompile(`\b\d+(\.\d+)?s\b`)
+// durationRE matches the durations a command prints (2.89s, 0.15s), and
+// timeLineRE the line of phase times a run longer than 5 s adds.
+var (
+	durationRE = regexp.MustCompile(`\b\d+(\.\d+)?s\b`)
+	timeLineRE = regexp.MustCompile(`(?m)^time: .*\n`)
+)
 
-func maskDurations(s string) string { return durationRE.ReplaceAllString(s, "TIMEs") }
+// maskDurations is a command's output without what depends on the
+// machine's speed.
+func maskDurations(s string) string {
+	return durationRE.ReplaceAllString(timeLineRE.ReplaceAllString(s, ""), "TIMEs")
+}
 
 // TestDocsCommands runs every command of the docs' ```sh blocks, in order
 // within a page, from a folder that sees the repository's files: each exits
@@ -229,16 +238,16 @@ func TestDocsCommands(t *testing.T) {
 			name := b.String() + " " + strings.Join(args, " ")
 			require.NotEmpty(t, args, name)
 			if long || cheapCommands[args[0]] {
-				code, stdout, stderr := runDocCommand(t, args)
+				code, _, stderr, shown := runDocCommand(t, args)
 				require.Equalf(t, 0, code, "%s: exit %d\n%s", name, code, stderr)
 				if b.output != nil {
-					require.Equal(t, maskDurations(b.output.text), maskDurations(stdout), "%s: the output shown at %s", name, b.output)
+					require.Equal(t, maskDurations(b.output.text), maskDurations(shown), "%s: the output shown at %s", name, b.output)
 				}
 				continue
 			}
 			model, data := parseDocCommand(t, name, args)
 			if model != "" {
-				code, _, stderr := runDocCommand(t, []string{"check", model, data})
+				code, _, stderr, _ := runDocCommand(t, []string{"check", model, data})
 				require.Equalf(t, 0, code, "%s: check %s %s: %s", name, model, data, stderr)
 			}
 		}
@@ -300,13 +309,13 @@ func TestDocsModels(t *testing.T) {
 			if missing := excerptMissing(b.text, string(src)); missing != "" {
 				t.Errorf("%s: the line %q is not in %s (in this order)", b, missing, files[0])
 			}
-			if code, _, stderr := runDocCommand(t, append([]string{"check"}, files...)); code != 0 {
+			if code, _, stderr, _ := runDocCommand(t, append([]string{"check"}, files...)); code != 0 {
 				t.Errorf("%s: check %s: exit %d\n%s", b, files, code, stderr)
 			}
 		case "data", "":
 			path := filepath.Join(t.TempDir(), "model.msc")
 			require.NoError(t, os.WriteFile(path, []byte(b.text), 0o644))
-			if code, _, stderr := runDocCommand(t, append([]string{"check", path}, files...)); code != 0 {
+			if code, _, stderr, _ := runDocCommand(t, append([]string{"check", path}, files...)); code != 0 {
 				t.Errorf("%s: check: exit %d\n%s", b, code, stderr)
 			}
 		default:
