@@ -381,3 +381,53 @@ func TestDocsBlocksFound(t *testing.T) {
 	require.Equal(t, 1, models)
 	require.Equal(t, 2, outputs)
 }
+
+var (
+	linkRE    = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	headingRE = regexp.MustCompile(`(?m)^#+ (.*)$`)
+	slugDrop  = regexp.MustCompile(`[^\w\- ]`)
+)
+
+// slug is GitHub's anchor of a heading: lower case, punctuation dropped
+// (hyphens and underscores kept), spaces made hyphens.
+func slug(heading string) string {
+	return strings.ReplaceAll(slugDrop.ReplaceAllString(strings.ToLower(heading), ""), " ", "-")
+}
+
+// TestDocsLinks: every relative link of the README and docs/ names a file
+// that exists, and an anchor names a heading of that page.
+func TestDocsLinks(t *testing.T) {
+	n := 0
+	for _, page := range docPages(t) {
+		src, err := os.ReadFile(filepath.Join(docRoot, page))
+		require.NoError(t, err)
+		for _, m := range linkRE.FindAllStringSubmatch(string(src), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			n++
+			file, anchor, _ := strings.Cut(target, "#")
+			path := filepath.Join(docRoot, filepath.Dir(page), file)
+			if file == "" {
+				path = filepath.Join(docRoot, page)
+			}
+			body, err := os.ReadFile(path)
+			if err != nil {
+				t.Errorf("%s: the link %s: %v", page, target, err)
+				continue
+			}
+			if anchor == "" {
+				continue
+			}
+			found := false
+			for _, h := range headingRE.FindAllStringSubmatch(string(body), -1) {
+				found = found || slug(h[1]) == anchor
+			}
+			if !found {
+				t.Errorf("%s: the link %s: no heading with that anchor", page, target)
+			}
+		}
+	}
+	require.NotZero(t, n, "links found")
+}
