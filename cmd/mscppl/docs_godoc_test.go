@@ -29,48 +29,46 @@ type goPackage struct {
 var theModulePackages = sync.OnceValues(func() (map[string]*goPackage, error) { return modulePackages(docRoot) })
 
 // modulePackages reads every package of the module under root (testdata
-// and hidden folders aside), by folder. (ast.Package is deprecated for
-// go/types' use, but go/doc still takes one.)
+// and hidden folders aside), by folder.
 func modulePackages(root string) (map[string]*goPackage, error) {
 	pkgs := map[string]*goPackage{}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
+		if err != nil || !d.IsDir() {
 			return err
-		}
-		if !d.IsDir() {
-			return nil
 		}
 		if n := d.Name(); path != root && (n == "testdata" || strings.HasPrefix(n, ".")) {
 			return filepath.SkipDir
 		}
+		goFiles, err := filepath.Glob(filepath.Join(path, "*.go"))
+		if err != nil || len(goFiles) == 0 {
+			return err
+		}
 		fset := token.NewFileSet()
-		parsed, err := parser.ParseDir(fset, path, nil, parser.ParseComments)
+		var files, all []*ast.File
+		for _, fn := range goFiles {
+			f, err := parser.ParseFile(fset, fn, nil, parser.ParseComments)
+			if err != nil {
+				return err
+			}
+			all = append(all, f)
+			if !strings.HasSuffix(fn, "_test.go") {
+				files = append(files, f)
+			}
+		}
+		if len(files) == 0 {
+			return nil
+		}
+		// the documentation is go doc's, of the files that are not tests
+		dp, err := doc.NewFromFiles(fset, files, path, doc.AllDecls)
 		if err != nil {
 			return err
 		}
-		var gp *goPackage
-		for name, p := range parsed {
-			if strings.HasSuffix(name, "_test") {
-				continue
-			}
-			gp = &goPackage{dir: path, name: name, names: map[string]bool{}}
-			// the documentation is go doc's: of the files that are not tests
-			files := map[string]*ast.File{}
-			for fn, f := range p.Files {
-				if !strings.HasSuffix(fn, "_test.go") {
-					files[fn] = f
-				}
-			}
-			gp.doc = doc.New(&ast.Package{Name: name, Files: files}, path, doc.AllDecls).Doc
-			pkgs[path] = gp
-		}
-		if gp == nil {
-			return nil
-		}
+		gp := &goPackage{dir: path, name: dp.Name, doc: dp.Doc, names: map[string]bool{}}
+		pkgs[path] = gp
 		// the names: of every file, tests included (a doc may name a test
 		// or a benchmark)
-		for _, p := range parsed {
-			ast.Inspect(p, func(n ast.Node) bool {
+		for _, f := range all {
+			ast.Inspect(f, func(n ast.Node) bool {
 				switch n := n.(type) {
 				case *ast.FuncDecl:
 					gp.names[n.Name.Name] = true
