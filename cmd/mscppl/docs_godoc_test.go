@@ -209,3 +209,36 @@ func TestDocGoNamesCatchesARename(t *testing.T) {
 	_, err = os.Stat(filepath.Join(docRoot, "go.mod"))
 	require.NoError(t, err, "docRoot is the module's root")
 }
+
+// TestDocsPagesGoNamesExist: every pkg.Name (and pkg.Name.Member) of a
+// package of the module that the README and docs/ name is declared there.
+func TestDocsPagesGoNamesExist(t *testing.T) {
+	pkgs, err := theModulePackages()
+	require.NoError(t, err)
+	byName := map[string][]*goPackage{}
+	for _, p := range pkgs {
+		if p.name != "main" {
+			byName[p.name] = append(byName[p.name], p)
+		}
+	}
+	n := 0
+	for _, page := range docPages(t) {
+		src, err := os.ReadFile(filepath.Join(docRoot, page))
+		require.NoError(t, err)
+		for _, m := range qualifiedRE.FindAllStringSubmatch(string(src), -1) {
+			ps := byName[m[1]]
+			if len(ps) == 0 {
+				continue
+			}
+			n++
+			found := false
+			for _, p := range ps {
+				found = found || p.names[m[2]] && (m[3] == "" || p.names[m[3]])
+			}
+			if !found {
+				t.Errorf("%s names %s, which package %s does not declare", page, m[0], m[1])
+			}
+		}
+	}
+	require.NotZero(t, n, "qualified names found in the docs")
+}
