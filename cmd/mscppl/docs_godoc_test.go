@@ -242,3 +242,36 @@ func TestDocsPagesGoNamesExist(t *testing.T) {
 	}
 	require.NotZero(t, n, "qualified names found in the docs")
 }
+
+// TestDocsLayoutListsPackages: the table of folders in docs/layout.md
+// names every package of the module (examples/ aside, which it names as
+// one), and every folder it names exists.
+func TestDocsLayoutListsPackages(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(docRoot, "docs", "layout.md"))
+	require.NoError(t, err)
+	blocks := docBlocksOf("docs/layout.md", string(src))
+	require.NotEmpty(t, blocks)
+	listed := map[string]bool{}
+	for _, l := range strings.Split(blocks[0].text, "\n") {
+		if f := strings.Fields(l); len(f) > 0 && !strings.HasPrefix(l, " ") && strings.HasSuffix(f[0], "/") {
+			dir := strings.TrimSuffix(f[0], "/")
+			listed[dir] = true
+			if _, err := os.Stat(filepath.Join(docRoot, dir)); err != nil {
+				t.Errorf("docs/layout.md lists %s/, which does not exist", dir)
+			}
+		}
+	}
+	pkgs, err := theModulePackages()
+	require.NoError(t, err)
+	for dir := range pkgs {
+		rel, err := filepath.Rel(docRoot, dir)
+		require.NoError(t, err)
+		rel = filepath.ToSlash(rel)
+		if rel == "." || rel == "examples" || strings.HasPrefix(rel, "examples/") {
+			continue
+		}
+		if !listed[rel] {
+			t.Errorf("docs/layout.md does not list the package %s/", rel)
+		}
+	}
+}

@@ -449,3 +449,34 @@ func TestDocsLinks(t *testing.T) {
 	}
 	require.NotZero(t, n, "links found")
 }
+
+// pathRE matches a backquoted path of the repository: words joined by
+// slashes.
+var pathRE = regexp.MustCompile("`([\\w.-]+(?:/[\\w.-]+)+)/?`")
+
+// TestDocsPaths: every file or folder of the repository that the README
+// and docs/ name in backquotes (a path whose first element is an entry of
+// the root: `ir/hmmloop.go`, `examples/posteriordb`) exists.
+func TestDocsPaths(t *testing.T) {
+	entries, err := os.ReadDir(docRoot)
+	require.NoError(t, err)
+	root := map[string]bool{}
+	for _, e := range entries {
+		root[e.Name()] = true
+	}
+	n := 0
+	for _, page := range docPages(t) {
+		src, err := os.ReadFile(filepath.Join(docRoot, page))
+		require.NoError(t, err)
+		for _, m := range pathRE.FindAllStringSubmatch(string(src), -1) {
+			if first, _, _ := strings.Cut(m[1], "/"); !root[first] {
+				continue
+			}
+			n++
+			if _, err := os.Stat(filepath.Join(docRoot, m[1])); err != nil {
+				t.Errorf("%s names %s, which does not exist", page, m[1])
+			}
+		}
+	}
+	require.Greater(t, n, 20, "paths found in the docs")
+}
