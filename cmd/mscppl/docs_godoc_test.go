@@ -243,6 +243,32 @@ func TestDocsPagesGoNamesExist(t *testing.T) {
 	require.NotZero(t, n, "qualified names found in the docs")
 }
 
+// testNameRE matches the name of a test or a benchmark.
+var testNameRE = regexp.MustCompile(`\b(?:Test|Benchmark|Fuzz)[A-Z]\w*`)
+
+// TestDocsPagesTestsExist: every test and benchmark the README and docs/
+// name (in the commands that run them) is a function of the module.
+func TestDocsPagesTestsExist(t *testing.T) {
+	pkgs, err := theModulePackages()
+	require.NoError(t, err)
+	n := 0
+	for _, page := range docPages(t) {
+		src, err := os.ReadFile(filepath.Join(docRoot, page))
+		require.NoError(t, err)
+		for _, name := range testNameRE.FindAllString(string(src), -1) {
+			n++
+			found := false
+			for _, p := range pkgs {
+				found = found || p.names[name]
+			}
+			if !found {
+				t.Errorf("%s names %s, which no package declares", page, name)
+			}
+		}
+	}
+	require.NotZero(t, n, "tests named in the docs")
+}
+
 // TestDocsLayoutListsPackages: the table of folders in docs/layout.md
 // names every package of the module (examples/ aside, which it names as
 // one), and every folder it names exists.
