@@ -47,7 +47,7 @@ type Moments struct {
 	MCSE Figure  `json:"mcse_mean"`
 }
 
-// Diagnostics of a run; the README explains each.
+// Diagnostics of a run; docs/outputs.md explains each.
 type Diagnostics struct {
 	// RhatMax is the largest rank-normalised split R-hat over the
 	// components, of RhatOf over the averaging windows of the chains.

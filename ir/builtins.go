@@ -24,7 +24,8 @@ type Builtin struct {
 
 // functionTable is the vocabulary's table of built-in functions: one entry
 // per function (vocab.go has the machinery). Adding a function is adding
-// an entry here; the README test asks for its name in the README.
+// an entry here; the table of docs/language.md is generated from it
+// (go test ./cmd/mscppl -run TestDocsVocabulary -update).
 var functionTable = []*Function{
 	// ---- elementwise, scalar -> scalar and vector -> vector
 	tapeElem("exp", "the exponential", (*autodiff.Graph).Exp),

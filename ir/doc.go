@@ -45,7 +45,7 @@
 // each term of the log joint depends on and which ones it draws; that is
 // how it detects a state-space model (Structure), whose time steps are
 // then compiled, on first use and where they can be, into step programs
-// evaluated over all particles at once (ssm_fast.go), and how LinearGLM
+// evaluated over all particles at once (ssm_fast.go), and how RecogniseGLM
 // recognises a generalised linear model. Facts (facts.go) are what the
 // model's structure says about its posterior, for the remedies the
 // warnings name: the centred hierarchies and the exchangeable components

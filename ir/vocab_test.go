@@ -296,45 +296,34 @@ func TestEveryDistributionResolves(t *testing.T) {
 	}
 }
 
-// TestREADMEListsTheVocabulary: the README's lists of functions and of
-// distributions name every entry of the registries (and of the log CDFs),
-// as whole words.
-func TestREADMEListsTheVocabulary(t *testing.T) {
-	src, err := os.ReadFile("../README.md")
+// TestDocsListTheVocabulary: the lists of functions and of distributions in
+// docs/language.md name every entry of the registries (and of the log
+// CDFs), as whole words.
+func TestDocsListTheVocabulary(t *testing.T) {
+	src, err := os.ReadFile("../docs/language.md")
 	require.NoError(t, err)
-	missing := readmeMissing(string(src))
-	require.Empty(t, missing, "add them to the README's lists of the language's functions and distributions")
+	missing := docsMissing(string(src))
+	require.Empty(t, missing, "add them to the lists of functions and distributions in docs/language.md")
 }
 
-// readmeBullet is the text of the README's bullet that starts with
-// "- PREFIX" (its first line and the indented lines after it).
-func readmeBullet(readme, prefix string) string {
-	lines := strings.Split(readme, "\n")
-	for i, l := range lines {
-		if !strings.HasPrefix(l, "- "+prefix) {
-			continue
-		}
-		out := []string{l}
-		for _, m := range lines[i+1:] {
-			if !strings.HasPrefix(m, "  ") {
-				break
-			}
-			out = append(out, m)
-		}
-		return strings.Join(out, "\n")
+// docSection is the text of the section of a Markdown page under the
+// heading "## TITLE", up to the next heading of that level.
+func docSection(page, title string) string {
+	_, after, ok := strings.Cut(page, "\n## "+title+"\n")
+	if !ok {
+		return ""
 	}
-	return ""
+	body, _, _ := strings.Cut(after, "\n## ")
+	return body
 }
 
-// readmeMissing lists the names of the vocabulary that the README's
-// bullets do not name: the functions under "- Functions:" and "- Vector
-// and matrix functions:", the distributions under "- Distributions:" and
-// "- Multivariate distributions", and the families with log CDFs under
-// "- Log CDFs".
-func readmeMissing(readme string) []string {
-	fns := readmeBullet(readme, "Functions:") + readmeBullet(readme, "Vector and matrix functions:")
-	dists := readmeBullet(readme, "Distributions:") + readmeBullet(readme, "Multivariate distributions")
-	cdfs := readmeBullet(readme, "Log CDFs")
+// docsMissing lists the names of the vocabulary that docs/language.md's
+// sections do not name: the functions under "Functions", the
+// distributions and their log CDFs (NAME_lcdf) under "Distributions".
+func docsMissing(page string) []string {
+	fns := docSection(page, "Functions")
+	dists := docSection(page, "Distributions")
+	cdfs := dists
 	has := func(text, name string) bool {
 		return regexp.MustCompile(`(^|[^\w])` + regexp.QuoteMeta(name) + `($|[^\w])`).MatchString(text)
 	}
@@ -348,21 +337,21 @@ func readmeMissing(readme string) []string {
 		if !has(dists, n) {
 			missing = append(missing, "distribution "+n)
 		}
-		if fam, _ := stdlib.Lookup(n); fam.LogCDF != nil && !has(cdfs, n) {
+		if fam, _ := stdlib.Lookup(n); fam.LogCDF != nil && !has(cdfs, n+"_lcdf") {
 			missing = append(missing, "log CDF of "+n)
 		}
 	}
 	return missing
 }
 
-// TestREADMETestCatchesAMissingName: removing a name from the README's
-// lists makes the README test fail.
-func TestREADMETestCatchesAMissingName(t *testing.T) {
-	src, err := os.ReadFile("../README.md")
+// TestDocsTestCatchesAMissingName: removing a name from the lists of
+// docs/language.md makes the docs test fail.
+func TestDocsTestCatchesAMissingName(t *testing.T) {
+	src, err := os.ReadFile("../docs/language.md")
 	require.NoError(t, err)
 	readme := string(src)
 	for _, name := range []string{"log1m_exp", "cholesky_decompose", "dirichlet", "rayleigh"} {
 		cut := regexp.MustCompile(`\b`+name+`\b`).ReplaceAllString(readme, "")
-		require.NotEmpty(t, readmeMissing(cut), "without %s", name)
+		require.NotEmpty(t, docsMissing(cut), "without %s", name)
 	}
 }

@@ -32,7 +32,8 @@ type File struct {
 	Name string
 }
 
-// Block is one of data, param, latent, model, infer: Kind "{" Items "}".
+// Block is one of the kinds of BlockKinds (functions, data, param, latent,
+// model, derived, infer): Kind "{" Items "}".
 type Block struct {
 	Pos    lexer.Position
 	Kind   string  `parser:"@Ident \"{\""`

@@ -25,7 +25,7 @@
 // CDF; cdf.go, cdf_more.go, with the incomplete gamma and beta functions
 // of incomplete.go).
 // The parameterisations are Stan's. Package ir, the REPL's completion and
-// the README test read this registry.
+// the generated table of docs/language.md read this registry.
 //
 // # Numeric ops of the functions (ElemFuncs, NaryFuncs)
 //

@@ -69,7 +69,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 // runContext is run with a parent context (cancelling it is an interrupt)
 // and an env whose streams are set.
 func runContext(parent context.Context, args []string, e *env) (code int) {
-	stdout, stderr := e.stdout, e.stderr
+	stderr := e.stderr
 	e.sources = map[string][]byte{}
 	if e.tty == nil {
 		e.tty = isTerminal
@@ -88,15 +88,7 @@ func runContext(parent context.Context, args []string, e *env) (code int) {
 		}
 	}()
 	var c cli
-	parser, err := kong.New(&c,
-		kong.Name("mscppl"),
-		kong.Description("mscppl: a probabilistic programming language whose inference is Markovian Score Climbing (variational inference with KL(p||q))."),
-		kong.Writers(stdout, stderr),
-		kong.Exit(func(code int) { panic(exitCode(code)) }),
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-		kong.Bind(e),
-		helpVars(),
-	)
+	parser, err := newParser(&c, e)
 	if err != nil {
 		fmt.Fprintf(stderr, "mscppl: %v\n", err)
 		return 1
@@ -168,6 +160,21 @@ func runContext(parent context.Context, args []string, e *env) (code int) {
 		return 128 + int(s)
 	}
 	return 0
+}
+
+// newParser is the command line's parser over c, writing to e's streams
+// and binding e for the commands' Run methods; an exit it asks for (after
+// --help) panics with its exitCode.
+func newParser(c *cli, e *env) (*kong.Kong, error) {
+	return kong.New(c,
+		kong.Name("mscppl"),
+		kong.Description("mscppl: a probabilistic programming language whose inference is Markovian Score Climbing (variational inference with KL(p||q))."),
+		kong.Writers(e.stdout, e.stderr),
+		kong.Exit(func(code int) { panic(exitCode(code)) }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Bind(e),
+		helpVars(),
+	)
 }
 
 // stoppable are the commands that stop on their context when a signal

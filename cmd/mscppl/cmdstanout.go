@@ -9,7 +9,7 @@ import (
 	"github.com/mscppl/mscppl/infer/cmdstan"
 )
 
-// The files of --out for Stan users (README, "Output files"):
+// The files of --out for Stan users (docs/outputs.md, "The files of --out DIR"):
 // output_1.csv, ... are each chain's retained samples over the averaging
 // window in CmdStan's layout; psis_draws.csv are the PSIS draws with
 // their log weights and Pareto-smoothed weights; draws.csv stays the

@@ -1,6 +1,6 @@
 // Command mscppl is the command-line front end of the mscppl probabilistic
-// programming language: check, run, cv, sweep, evidence, plot, repl and
-// version (see mscppl --help). It parses flags, prints, writes the output
+// programming language: check, run, cv, sweep, evidence, plot, repl, list
+// and version (see mscppl --help, and docs/commands.md). It parses flags, prints, writes the output
 // files of --out (summary.json, variational.json, output_N.csv in
 // CmdStan's layout through package infer/cmdstan, psis_draws.csv,
 // draws.csv, trace.csv, manifest.json) as one set that takes DIR's place

@@ -19,12 +19,21 @@ type listCmd struct {
 	Filter string `arg:"" optional:"" help:"Only the names that contain this text."`
 }
 
-func (c *listCmd) Run(e *env) error {
-	type entry struct{ name, args, doc string }
-	sections := []struct {
-		kind, title string
-		entries     func() []entry
-	}{
+// vocabEntry is one line of a list: a name, its arguments and what it is.
+type vocabEntry struct{ name, args, doc string }
+
+// vocabSection is one kind of name that mscppl list prints (and the docs
+// generate their tables from): its kind (the argument of list), its title,
+// and its entries read from the registry.
+type vocabSection struct {
+	kind, title string
+	entries     func() []vocabEntry
+}
+
+// vocabulary lists the sections of mscppl list, from their registries.
+func vocabulary() []vocabSection {
+	type entry = vocabEntry
+	return []vocabSection{
 		{"methods", "inference methods (--method)", func() (out []entry) {
 			for _, n := range infer.Methods() {
 				out = append(out, entry{n, "", infer.MethodHelp(n)})
@@ -63,11 +72,15 @@ func (c *listCmd) Run(e *env) error {
 			return
 		}},
 	}
+}
+
+func (c *listCmd) Run(e *env) error {
+	sections := vocabulary()
 	for _, s := range sections {
 		if c.Kind != "all" && c.Kind != s.kind {
 			continue
 		}
-		var rows []entry
+		var rows []vocabEntry
 		for _, en := range s.entries() {
 			if strings.Contains(en.name, c.Filter) {
 				rows = append(rows, en)

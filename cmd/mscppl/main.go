@@ -1,5 +1,5 @@
 // Command mscppl runs .msc probabilistic programs with Markovian Score
-// Climbing. See the README for a tour.
+// Climbing. See the README and docs/commands.md for a tour.
 package main
 
 import "os"

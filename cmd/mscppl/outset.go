@@ -12,8 +12,8 @@ import (
 	"strings"
 )
 
-// The files of `mscppl run --out DIR` are one set (README, "Output
-// files"): they are written into a fresh folder beside DIR (same parent,
+// The files of `mscppl run --out DIR` are one set (docs/outputs.md, "The
+// files of --out DIR"): they are written into a fresh folder beside DIR (same parent,
 // so renames stay on one file system), each file fsynced, manifest.json
 // last, and the folder then takes DIR's place in one step. On Linux that
 // step is renameat2(RENAME_EXCHANGE), which swaps the two folders

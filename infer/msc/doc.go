@@ -23,9 +23,12 @@
 //     Twisted and ARProposal, and VecTwisted and VecAR for vector states,
 //     built for a Problem by NewFor and chosen by their Needs and
 //     Priority).
-//   - Kernel moves the retained state: CIS (Algorithm 2 of the paper) and
+//   - Kernel moves the retained state: CIS (Algorithm 2 of the paper),
 //     SMCKernel (conditional SMC with ancestor sampling, or the particle
-//     filter of the SMC baseline) here, IS and ADVI in infer/baselines.
+//     filter of the SMC baseline) and PG (particle Gibbs within MSC, for
+//     static latents beside a state: CSMC for the state given them, CIS and
+//     random-walk steps for them given the state and given its noise, with
+//     the PGFamily over both; pg.go) here, IS and ADVI in infer/baselines.
 //     Each registers a KernelSpec (RegisterKernel): its constructor, what
 //     it needs of the Problem (Needs, checked by NewKernel before it is
 //     built), the method it implements and its Priority among that

@@ -1,5 +1,6 @@
 // Package dataset reads the data files that bind a model's data block,
-// CSV (Read) or JSON (ReadJSONFile, ParseJSON), and selects columns from CSV tables.
+// CSV (ReadCSVFile, Read) or JSON (ReadJSONFile, ParseJSON), and selects
+// columns from CSV tables.
 //
 // A CSV data file is comma-separated UTF-8 text (a byte order mark and
 // CRLF line ends are accepted) whose first non-blank line names the
@@ -30,9 +31,13 @@
 // of tokens and no per-value positions (ElemPos finds one again for a
 // message); a file it rejects is parsed again token by token, for the
 // messages. ReadJSONFile streams the file through a 64 KB window, so the
-// text is never held whole (ParseJSON scans text already in memory). A
-// CSV file is held once in memory and its columns are allocated once from
-// its line count; Read takes a *bytes.Buffer's contents without a copy.
+// text is never held whole (ParseJSON scans text already in memory).
+// ReadCSVFile streams a CSV file the same way, through a 64 KB window into
+// its columns, so that reading takes about the memory of the values; a
+// file the streaming pass does not accept as it stands (any problem, and a
+// few rare forms) is read whole and given to Read, which reports its
+// problems or reads it. Read parses text already in memory and takes a
+// *bytes.Buffer's contents without a copy.
 // BenchmarkReadJSON, BenchmarkReadJSONFile and BenchmarkReadCSV measure
 // the speed in MB/s.
 package dataset

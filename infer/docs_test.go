@@ -10,11 +10,11 @@ import (
 	"github.com/mscppl/mscppl/infer/msc"
 )
 
-// TestREADMEListsRegistries: the README's table of methods, kernels and
-// families names every registered one (this package's test-only ones
+// TestDocsListRegistries: the table of methods, kernels and families in
+// docs/inference.md names every registered one (this package's test-only ones
 // aside), so that the docs follow the registries.
-func TestREADMEListsRegistries(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
+func TestDocsListRegistries(t *testing.T) {
+	b, err := os.ReadFile("../docs/inference.md")
 	require.NoError(t, err)
 	// the rows "| kind | `name`, `name` | ... |"
 	listed := map[string]bool{}
@@ -30,7 +30,7 @@ func TestREADMEListsRegistries(t *testing.T) {
 	}
 	check := func(kind, name string) {
 		if !strings.HasPrefix(name, "test") {
-			require.Truef(t, listed[kind+" "+name], "the README's table lists the %s %s", kind, name)
+			require.Truef(t, listed[kind+" "+name], "docs/inference.md's table lists the %s %s", kind, name)
 		}
 	}
 	for _, n := range Methods() {
