@@ -671,6 +671,9 @@ func (r *resolver) stmt(s *lang.Stmt) Stmt {
 			r.errorf(p, "loop variable %s hides %s %s declared at %d:%d; pick another name", f.Var, v.Kind, v.Name, v.Pos.Line, v.Pos.Col)
 			return nil
 		}
+		if sizedByLoop(f.Body, map[string]bool{f.Var: true}) {
+			return r.sizedLoop(f, lo, hi, p)
+		}
 		v := r.newVar(f.Var, p, LoopVar, tInt)
 		r.scopes = append(r.scopes, map[string]*Var{f.Var: v}, map[string]*Var{})
 		body := r.stmts(f.Body)
