@@ -1008,14 +1008,14 @@ func (r *resolver) intArith(op *lang.OpUnary, x, y Expr) Expr {
 		}
 		return r.binary(bo, x, y, p)
 	case "/":
-		if ints && !r.intDivNoted[p] {
+		if xp := x.Pos(); ints && !r.intDivNoted[xp] {
 			if r.intDivNoted == nil {
 				r.intDivNoted = map[lang.Pos]bool{}
 			}
-			r.intDivNoted[p] = true
+			r.intDivNoted[xp] = true
 			r.m.Notes = append(r.m.Notes, fmt.Sprintf("%s:%d:%d: found int division %s / %s: values will be rounded towards zero "+
 				"(write %s * 1.0 / %s if rounding is not wanted, or %s %%/%% %s if it is)",
-				p.File, p.Line, p.Col, FormatExpr(x), FormatExpr(y), FormatExpr(x), FormatExpr(y), FormatExpr(x), FormatExpr(y)))
+				xp.File, xp.Line, xp.Col, FormatExpr(x), FormatExpr(y), FormatExpr(x), FormatExpr(y), FormatExpr(x), FormatExpr(y)))
 		}
 	}
 	return r.binary(binOps[op.Op], x, y, p)
