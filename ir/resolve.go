@@ -1112,7 +1112,7 @@ func (r *resolver) postfix(p *lang.Postfix) Expr {
 				if i == 1 {
 					size = t.Cols
 				}
-				if v < 1 || int(v) > size {
+				if v < 1 || v > float64(size) {
 					r.errorf(idx[i].Pos(), "index %g is out of range: %s has %d %s (indices start at 1)", v, FormatExpr(x), size, plural(t, i))
 					return nil
 				}
