@@ -131,6 +131,13 @@ func (o cmpOp) Forward(out []float64, in [][]float64) {
 
 func (cmpOp) Backward(_, _ []float64, _ [][]float64, _ [][]float64) {}
 
+// ForwardBatch is Forward over a batch of scalars (autodiff.BatchForwarder:
+// the step programs of state-space models).
+func (o cmpOp) ForwardBatch(out []float64, in [][]float64) bool {
+	o.Forward(out, in)
+	return true
+}
+
 // intOp is the integer quotient (/ or %/% on ints) or remainder (%) of two
 // values on the tape, known only per draw (an int local set under an if
 // on latents). A division by zero gives NaN, and the op keeps its first
