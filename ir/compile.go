@@ -1241,6 +1241,9 @@ func (c *Compiled) Diagnose(z []float64) error {
 		if !math.IsNaN(v) && !math.IsInf(v, 1) {
 			continue
 		}
+		if err := c.intError(); err != nil && math.IsNaN(v) {
+			return err // an int divided by 0 (NaN) is the cause named
+		}
 		what := "NaN"
 		if math.IsInf(v, 1) {
 			what = "+Inf"
