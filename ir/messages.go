@@ -208,7 +208,7 @@ func (cp *compiler) message(s *Message) {
 	for _, c := range cp.conds {
 		deps = mergeDeps(deps, c.deps)
 	}
-	cp.addTerm(factor{node: n, pos: s.Pos(), text: s.where(), deps: deps})
+	cp.addTerm(factor{node: n, pos: s.Pos(), text: op.Name() + "(...)", deps: deps})
 }
 
 // condition is the condition of an if on latents being compiled, and the
