@@ -210,7 +210,7 @@ func (r *resolver) arrayColumn(x Expr, ix *lang.Index) (Expr, bool) {
 	rt := vecType(t.Rows)
 	rt.Array = 1
 	if v, ok := foldConst(k); ok {
-		if v < 1 || int(v) > t.Cols {
+		if v < 1 || v > float64(t.Cols) {
 			r.errorf(k.Pos(), "index %g is out of range: %s has %d columns (indices start at 1)", v, FormatExpr(x), t.Cols)
 			return nil, true
 		}
@@ -380,7 +380,9 @@ func checkRepArray(k *site) Expr {
 		if !ok || a.Type().Kind != Int || n < 0 {
 			return k.badf("takes a scalar and sizes known before inference (rep_array(x, N) or rep_array(x, N, M))")
 		}
-		sizes[i] = int(n)
+		if sizes[i], ok = exactInt(n); !ok {
+			return k.badf("%s", bigIntMsg(a, n))
+		}
 	}
 	if !k.t(0).Scalar() {
 		return k.badf("takes a scalar to repeat, got %s", k.t(0))

@@ -606,7 +606,11 @@ func checkRepVector(k *site) Expr {
 	if !ok || k.t(1).Kind != Int || n < 0 || !k.t(0).Scalar() {
 		return k.badf("takes a scalar and a size known before inference (rep_vector(x, N))")
 	}
-	return matCall(k, vecType(int(n)), stdlib.NewRepVector(int(n)), k.args[0])
+	size, ok := exactInt(n)
+	if !ok {
+		return k.badf("%s", bigIntMsg(k.args[1], n))
+	}
+	return matCall(k, vecType(size), stdlib.NewRepVector(size), k.args[0])
 }
 
 func checkCholesky(k *site) Expr {

@@ -690,7 +690,11 @@ func (cp *compiler) intExpr(e Expr) int {
 	if v != math.Trunc(v) {
 		cp.fail(e.Pos(), "expected an integer, got %g", v)
 	}
-	return int(v)
+	n, ok := exactInt(v)
+	if !ok {
+		cp.fail(e.Pos(), "%s", bigIntMsg(e, v))
+	}
+	return n
 }
 
 // constExpr evaluates an expression known at compile time (sizes, loop
@@ -770,7 +774,7 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 			x := cp.expr(e.X)
 			idx := make(gather, it.Rows)
 			for k, v := range g.Value(gn, 0) {
-				if v < 1 || int(v) > t.Rows {
+				if v < 1 || v > float64(t.Rows) {
 					cp.fail(e.Idx[0].Pos(), "index %g (element %d of %s) is out of range: %s has %d elements", v, k+1, FormatExpr(e.Idx[0]), FormatExpr(e.X), t.Rows)
 				}
 				idx[k] = int(v) - 1
@@ -1236,6 +1240,9 @@ func (c *Compiled) Diagnose(z []float64) error {
 		v := c.g.Value(f.node, 0)[0]
 		if !math.IsNaN(v) && !math.IsInf(v, 1) {
 			continue
+		}
+		if err := c.intError(); err != nil && math.IsNaN(v) {
+			return err // an int divided by 0 (NaN) is the cause named
 		}
 		what := "NaN"
 		if math.IsInf(v, 1) {

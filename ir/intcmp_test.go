@@ -173,3 +173,13 @@ func compileErr(t *testing.T, src string) error {
 	}
 	return err
 }
+
+// TestIntDivisionNote: / of two ints gets stanc3's note once per division
+// (a function's body is resolved at each call), %/% and a real operand
+// none; % takes ints only.
+func TestIntDivisionNote(t *testing.T) {
+	c := compile(t, "functions {\n half(n: int) -> real {\n  return n / 2\n }\n}\ndata { N: int = 7\n a: int = N %/% 2\n b: real = N / 2.0 }\nlatent { mu: real }\nmodel { mu ~ normal(half(N) + half(3), 1) }\n", "")
+	require.Equal(t, []string{"m.msc:3:10: found int division n / 2: values will be rounded towards zero (write n * 1.0 / 2 if rounding is not wanted, or n %/% 2 if it is)"}, c.Model.Notes)
+	err := compileErr(t, "latent { mu: real }\nmodel { mu ~ normal(mu % 2, 1) }\n")
+	require.EqualError(t, err, "m.msc:2:24: % takes integers, got real and int (the operands of % and %/% are ints; for reals, x - floor(x / y) * y is the remainder)")
+}

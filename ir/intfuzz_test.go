@@ -2,6 +2,7 @@ package ir
 
 import (
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,6 +18,9 @@ var errIntDivZero = errors.New("integer division by zero")
 type intExprGen struct {
 	b []byte
 	i int
+	// perDraw writes each literal v as (v + z), z an int known only per
+	// draw (0)
+	perDraw bool
 }
 
 func (g *intExprGen) next() int {
@@ -33,6 +37,9 @@ func (g *intExprGen) expr(depth int) (string, int64, error) {
 	c := g.next()
 	if depth == 0 || c%8 == 0 {
 		v := int64(g.next()%19) - 9
+		if g.perDraw {
+			return "(" + strconv.FormatInt(v, 10) + " + z)", v, nil
+		}
 		return strconv.FormatInt(v, 10), v, nil
 	}
 	if c%8 == 1 {
@@ -67,7 +74,8 @@ func (g *intExprGen) expr(depth int) (string, int64, error) {
 // FuzzIntArith compares integer expressions with Go's int64 arithmetic,
 // in a data declaration (folded by the resolver) and in the derived block
 // (the tape): the same value, and a division by zero an error at check,
-// never a panic or a value.
+// never a panic or a value; with the literals known only per draw, the
+// same value, or NaN and the division reported at the draw.
 func FuzzIntArith(f *testing.F) {
 	for _, s := range []string{"\x03\x08\x10\x08\x05", "\x23\x08\x02\x08\x09", "\x2b\x08\x01\x08\x09", "\x13\x09\x08\x03\x08\x10", "\x1b\x08\x00\x08\x09"} {
 		f.Add([]byte(s))
@@ -101,6 +109,19 @@ func FuzzIntArith(f *testing.F) {
 			if got != float64(want) {
 				t.Fatalf("%s = %g, want %d", src, got, want)
 			}
+		}
+		g = &intExprGen{b: b, perDraw: true}
+		src, _, _ = g.expr(3)
+		c := compile(t, "latent { mu: real }\nmodel { mu ~ normal(0, 1) }\nderived {\n z: int = 1\n if mu > negative_infinity() { z = 0 }\n v: int = "+src+"\n}\n", "")
+		x := make([]float64, c.Model.XDim)
+		c.Constrain([]float64{0}, x)
+		got := x[c.Model.Latents[len(c.Model.Latents)-1].XOffset]
+		err := c.RNGError()
+		switch {
+		case werr != nil && (!math.IsNaN(got) || err == nil || !strings.Contains(err.Error(), "integer division by zero in")):
+			t.Fatalf("%s per draw: want NaN and a division by zero, got %g, %v", src, got, err)
+		case werr == nil && (got != float64(want) || err != nil):
+			t.Fatalf("%s per draw = %g (%v), want %d", src, got, err, want)
 		}
 	})
 }

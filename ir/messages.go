@@ -208,7 +208,7 @@ func (cp *compiler) message(s *Message) {
 	for _, c := range cp.conds {
 		deps = mergeDeps(deps, c.deps)
 	}
-	cp.addTerm(factor{node: n, pos: s.Pos(), text: s.where(), deps: deps})
+	cp.addTerm(factor{node: n, pos: s.Pos(), text: op.Name() + "(...)", deps: deps})
 }
 
 // condition is the condition of an if on latents being compiled, and the
@@ -276,4 +276,55 @@ func RejectNotes(cs ...*Compiled) []string {
 		}
 	}
 	return out
+}
+
+// firstMessage is the first print or reject in ss, at any depth: in loops,
+// ifs and the bodies of the functions their expressions call.
+func firstMessage(ss []Stmt) *Message {
+	for _, s := range ss {
+		var found *Message
+		switch s := s.(type) {
+		case *Message:
+			return s
+		case *For:
+			found = firstMessage(s.Body)
+		case *If:
+			if found = firstMessage(s.Then); found == nil {
+				found = firstMessage(s.Else)
+			}
+		}
+		for _, e := range stmtExprs(s) {
+			walkExpr(e, func(x Expr) {
+				if in, ok := x.(*Inline); ok && found == nil {
+					found = firstMessage(in.Stmts)
+				}
+			})
+		}
+		if found != nil {
+			return found
+		}
+	}
+	return nil
+}
+
+// refuseMessages reports a print or reject in the body of the right-hand
+// side of an ODE (the solver evaluates it at its own steps, where neither
+// is supported).
+func (r *resolver) refuseMessages(body []Stmt, result Expr, fn, solver string) {
+	m := firstMessage(body)
+	if m == nil && result != nil {
+		walkExpr(result, func(x Expr) {
+			if in, ok := x.(*Inline); ok && m == nil {
+				m = firstMessage(in.Stmts)
+			}
+		})
+	}
+	if m != nil {
+		kind := "print"
+		if m.Reject {
+			kind = "reject"
+		}
+		e := r.errorf(m.Pos(), "%s is not supported in %s, the right-hand side of %s (the solver evaluates it at its own steps)", kind, fn, solver)
+		e.Hint = "check the arguments before the solver's call, in the model block"
+	}
 }

@@ -220,6 +220,7 @@ func (r *resolver) odeRHS(x *ODECall, fd *lang.FuncDef) bool {
 		return false
 	}
 	x.Result = res
+	r.refuseMessages(x.Body, res, fd.Name, x.Name)
 	return true
 }
 

@@ -2,6 +2,7 @@ package ir
 
 import (
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/mscppl/mscppl/autodiff"
@@ -130,6 +131,13 @@ func (o cmpOp) Forward(out []float64, in [][]float64) {
 
 func (cmpOp) Backward(_, _ []float64, _ [][]float64, _ [][]float64) {}
 
+// ForwardBatch is Forward over a batch of scalars (autodiff.BatchForwarder:
+// the step programs of state-space models).
+func (o cmpOp) ForwardBatch(out []float64, in [][]float64) bool {
+	o.Forward(out, in)
+	return true
+}
+
 // intOp is the integer quotient (/ or %/% on ints) or remainder (%) of two
 // values on the tape, known only per draw (an int local set under an if
 // on latents). A division by zero gives NaN, and the op keeps its first
@@ -211,4 +219,20 @@ func (c *Compiled) intError() error {
 		return lang.ErrorList{e}
 	}
 	return nil
+}
+
+// exactInt is v as an int when it is an integer within the integers a
+// float64 holds exactly (±2^53); a size, an index or a bound beyond them
+// is an error, never a wrapped-around int.
+func exactInt(v float64) (int, bool) {
+	if v != math.Trunc(v) || math.Abs(v) > maxExactInt {
+		return 0, false
+	}
+	return int(v), true
+}
+
+// bigIntMsg is the error of an integer expression e of value v beyond
+// exactInt.
+func bigIntMsg(e Expr, v float64) string {
+	return FormatExpr(e) + " is " + strconv.FormatFloat(v, 'g', 6, 64) + ", beyond the integers a float64 holds exactly (2^53)"
 }

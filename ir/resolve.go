@@ -671,6 +671,9 @@ func (r *resolver) stmt(s *lang.Stmt) Stmt {
 			r.errorf(p, "loop variable %s hides %s %s declared at %d:%d; pick another name", f.Var, v.Kind, v.Name, v.Pos.Line, v.Pos.Col)
 			return nil
 		}
+		if sizedByLoop(f.Body, map[string]bool{f.Var: true}) {
+			return r.sizedLoop(f, lo, hi, p)
+		}
 		v := r.newVar(f.Var, p, LoopVar, tInt)
 		r.scopes = append(r.scopes, map[string]*Var{f.Var: v}, map[string]*Var{})
 		body := r.stmts(f.Body)
@@ -1005,14 +1008,14 @@ func (r *resolver) intArith(op *lang.OpUnary, x, y Expr) Expr {
 		}
 		return r.binary(bo, x, y, p)
 	case "/":
-		if ints && !r.intDivNoted[p] {
+		if xp := x.Pos(); ints && !r.intDivNoted[xp] {
 			if r.intDivNoted == nil {
 				r.intDivNoted = map[lang.Pos]bool{}
 			}
-			r.intDivNoted[p] = true
+			r.intDivNoted[xp] = true
 			r.m.Notes = append(r.m.Notes, fmt.Sprintf("%s:%d:%d: found int division %s / %s: values will be rounded towards zero "+
 				"(write %s * 1.0 / %s if rounding is not wanted, or %s %%/%% %s if it is)",
-				p.File, p.Line, p.Col, FormatExpr(x), FormatExpr(y), FormatExpr(x), FormatExpr(y), FormatExpr(x), FormatExpr(y)))
+				xp.File, xp.Line, xp.Col, FormatExpr(x), FormatExpr(y), FormatExpr(x), FormatExpr(y), FormatExpr(x), FormatExpr(y)))
 		}
 	}
 	return r.binary(binOps[op.Op], x, y, p)
@@ -1109,7 +1112,7 @@ func (r *resolver) postfix(p *lang.Postfix) Expr {
 				if i == 1 {
 					size = t.Cols
 				}
-				if v < 1 || int(v) > size {
+				if v < 1 || v > float64(size) {
 					r.errorf(idx[i].Pos(), "index %g is out of range: %s has %d %s (indices start at 1)", v, FormatExpr(x), size, plural(t, i))
 					return nil
 				}

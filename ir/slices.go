@@ -81,6 +81,10 @@ func (r *resolver) slice(x Expr, ix *lang.Index) Expr {
 				out.Dyn[d] = ie // checked when compiled
 				v = 1
 			default:
+				if _, ok := exactInt(v); !ok {
+					r.errorf(ie.Pos(), "%s", bigIntMsg(ie, v))
+					return nil
+				}
 				markSizeUse(ie, ie.Pos())
 			}
 			lo, hi = int(v), int(v)
@@ -136,8 +140,13 @@ func (r *resolver) sliceBound(e *lang.Expr) (int, bool) {
 		r.errorf(x.Pos(), "a range bound must be an integer known before inference")
 		return 0, false
 	}
+	n, ok := exactInt(v)
+	if !ok {
+		r.errorf(x.Pos(), "%s", bigIntMsg(x, v))
+		return 0, false
+	}
 	markSizeUse(x, x.Pos())
-	return int(v), true
+	return n, true
 }
 
 // slice lowers a Slice.

@@ -341,3 +341,23 @@ model {
 	c := compileCSV(t, src, map[string][]float64{"x": randomSeries(rng, 20)})
 	checkFastPath(t, c, 2, true)
 }
+
+// TestStepTemplatesMatchGraphComparisons: comparisons of the state in the
+// steps (cmpOp, evaluated a batch at a time by the templates) give the
+// generic path's values.
+func TestStepTemplatesMatchGraphComparisons(t *testing.T) {
+	src := `data { x: vector[T] }
+param { b: real<lower=0> = 0.5; phi: real = 0.7 }
+latent { z: vector[T] }
+model {
+  z[1] ~ normal(0, 1)
+  for t in 2..T {
+    z[t] ~ normal(phi * z[t-1] + 0.1 * (z[t-1] >= 0) - 0.1 * (z[t-1] < x[t]), 0.3)
+  }
+  for t in 1..T { x[t] ~ normal(z[t], b) }
+}
+`
+	rng := rand.New(rand.NewPCG(1, 5))
+	c := compileCSV(t, src, map[string][]float64{"x": randomSeries(rng, 30)})
+	checkFastPath(t, c, 3, true)
+}

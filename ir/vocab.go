@@ -262,8 +262,11 @@ func (r *resolver) callFunction(c *lang.Call, f *Function) Expr {
 			r.errorf(x.Pos(), "argument %d of %s must be an integer known before inference", nv+i+1, c.Name)
 			return nil
 		}
+		if k.ints[i], ok = exactInt(v); !ok {
+			r.errorf(x.Pos(), "%s", bigIntMsg(x, v))
+			return nil
+		}
 		markSizeUse(x, x.Pos())
-		k.ints[i] = int(v)
 	}
 	return def.check(k)
 }

@@ -92,7 +92,9 @@
 //     (all).
 //   - For: both bounds of lo..hi are inclusive.
 //   - Stmt: target += Expr adds to the log density. The condition of if is
-//     a scalar, true when it is not 0.
+//     a scalar, true when it is not 0. print(...) and reject(...) (Message)
+//     are Stan's: their arguments are strings and expressions, written one
+//     after the other; print and reject stay usable as names elsewhere.
 //
 // Tokens: ident is [A-Za-z_][A-Za-z0-9_]*; number is 12, 1.5, .5, 1e-3 or
 // 2.5E+4 (signs are unary operators); string is "..." on one line with Go
