@@ -346,6 +346,9 @@ func (c *runCmd) execute(e *env, m *infer.Model) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e.ctx.Err() != nil { // a signal, not --max-seconds
+		f.Summary.MarkInterrupted()
+	}
 	bar.finish()
 	if set != nil {
 		start := time.Now()
