@@ -71,6 +71,8 @@ func TestPlotCommandLine(t *testing.T) {
 		{"pairs in Stan's names, default output", []string{"pairs", dir, "mu", "v.1"}, dir + "/pairs.svg", ""},
 		{"pairs of one", []string{"pairs", dir, "mu", dir + "/p1.svg"}, "", "pairs needs two or more components, got 1"},
 		{"pairs of an unknown name", []string{"pairs", dir, "mu", "sigma"}, "", "no component sigma in " + dir + "/draws.csv\nhint: the components are mu, tau, p, b, neg, v[1]"},
+		{"trace of named components", []string{"trace", dir, "tau", "v", dir + "/tr.svg"}, dir + "/tr.svg", ""},
+		{"rank of an unknown name", []string{"rank", dir, "sigma"}, "", "no component sigma in " + dir + "/output_1.csv\nhint: the components are mu, tau, p, b, neg, v[1]"},
 		{"names for another kind", []string{"marginals", dir, "mu", dir + "/m2.svg"}, "", "too many arguments: mu " + dir + "/m2.svg"},
 		{"no chain files", []string{"trace", empty, dir + "/c.svg"}, "", "cannot read the chain file " + empty + "/output_1.csv: no such file"},
 		{"no chain files for rank", []string{"rank", empty, dir + "/r.svg"}, "", "cannot read the chain file " + empty + "/output_1.csv: no such file"},
