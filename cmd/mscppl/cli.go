@@ -355,6 +355,7 @@ func (c *runCmd) execute(e *env, m *infer.Model) (*outcome, error) {
 		if err := c.writeSet(set, tr, f, start); err != nil {
 			return nil, err
 		}
+		set.setInputs(f.Model.Path, f.Model.DataPath)
 		if err := set.commit(f.Summary.Seed); err != nil {
 			return nil, err
 		}

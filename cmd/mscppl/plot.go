@@ -250,9 +250,16 @@ func loadRun(e *env, dir string, have *infer.Model) (*infer.Summary, *infer.Mode
 	if have != nil {
 		return &sum, have, nil
 	}
+	// the manifest's paths, relative to dir, find the model from any
+	// folder; summary.json's are relative to where the run was started
+	if model, data := readManifestInputs(dir); model != "" {
+		if m, err := infer.Load(model, data); err == nil {
+			return &sum, m, nil
+		}
+	}
 	m, err := infer.Load(sum.Model, sum.Data)
 	if err != nil {
-		return &sum, nil, []string{fmt.Sprintf("cannot load the run's model %s (run from its directory, or where the run was started), so the latents' constraints are unknown", sum.Model)}
+		return &sum, nil, []string{fmt.Sprintf("cannot load the run's model %s (moved, or the run directory has no manifest.json naming it), so the latents' constraints are unknown", sum.Model)}
 	}
 	return &sum, m, nil
 }

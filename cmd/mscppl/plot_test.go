@@ -337,3 +337,29 @@ func TestREPLPlotTypedModel(t *testing.T) {
 	require.FileExists(t, filepath.Join(dir, "q.svg"))
 	require.NotContains(t, errb.String(), "constraints are unknown")
 }
+
+// TestPlotFindsModelFromAnyFolder: plot marginals, which needs the run's
+// model (its constraints and prior), finds it through manifest.json's
+// path relative to the run's folder when run from another folder, where
+// summary.json's path (relative to where the run started) leads nowhere.
+func TestPlotFindsModelFromAnyFolder(t *testing.T) {
+	src, err := os.ReadFile("testdata/plot/bounds.msc")
+	require.NoError(t, err)
+	work := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(work, "models"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(work, "elsewhere"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(work, "models", "bounds.msc"), src, 0o644))
+	t.Chdir(work)
+	code, _, stderr := mscppl("run", "models/bounds.msc", "--iters", "300", "--draws", "500", "--quiet", "--out", "runs/r1")
+	require.Equal(t, 0, code, stderr)
+	b, err := os.ReadFile(filepath.Join("runs", "r1", "manifest.json"))
+	require.NoError(t, err)
+	var m manifest
+	require.NoError(t, json.Unmarshal(b, &m))
+	require.Equal(t, filepath.Join("..", "..", "models", "bounds.msc"), m.Model)
+	t.Chdir(filepath.Join(work, "elsewhere"))
+	code, stdout, stderr := mscppl("plot", "marginals", filepath.Join("..", "runs", "r1"), "--max", "13")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, "wrote "+filepath.Join("..", "runs", "r1", "marginals.svg")+"\n", stdout)
+	require.NotContains(t, stderr, "cannot load")
+}
