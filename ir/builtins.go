@@ -736,12 +736,14 @@ func (cp *compiler) cdfArgCheck(e *NaryCall, v autodiff.Node, n int, args []auto
 	}
 	if konst {
 		op := stdlib.NewArgCheckOp(fam)
-		in := make([][]float64, 0, len(args)+1)
-		in = append(in, make([]float64, 1))
+		in := make([][]float64, 1, len(args)+1)
+		m := 1 // the longest argument: every element is checked
 		for _, a := range args {
 			in = append(in, cp.g.Value(a, 0))
+			m = max(m, len(in[len(in)-1]))
 		}
-		op.Forward(make([]float64, 1), in)
+		in[0] = make([]float64, m)
+		op.Forward(make([]float64, m), in)
 		if j, x, want, bad := op.Bad(); bad {
 			cp.fail(e.Args[j].Pos(), "%s", cdfArgMessage(e, j, x, want))
 		}

@@ -144,6 +144,9 @@ func TestCDFArgumentsValidated(t *testing.T) {
 		}
 	}
 	require.Greater(t, checked, 100)
+	// every element of a constant vector is checked, not only the first
+	src := "latent { z: real }\nmodel { z ~ normal(0, 1) }\nderived {\n  w = normal_lcdf(rep_vector(1, 3) | 0, append_row(rep_vector(1, 2), rep_vector(-1, 1)))\n}\n"
+	require.Contains(t, buildErr(t, src, ""), "m.msc:4:41: normal_lcdf: argument 3 (sd) must be positive, got -1")
 }
 
 func withArg(args []string, i int, a string) []string {
