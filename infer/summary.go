@@ -127,6 +127,9 @@ type Summary struct {
 	// not made by Fit.
 	Timing *Timing `json:"timing,omitempty"`
 
+	// interrupted is set by MarkInterrupted (the verdict then says so)
+	interrupted bool
+
 	// unconstrainedOrder orders the maps keyed by unconstrained names
 	// (rhat, the chains' q) in summary.json
 	unconstrainedOrder []string
@@ -331,6 +334,14 @@ func (im *importance) qMarginals(m *ir.Model) map[string]Moments {
 	return out
 }
 
+// MarkInterrupted marks the summary of a run stopped by a signal (Ctrl-C):
+// it is not converged, and its verdict names the iteration it stopped at
+// rather than a count of warnings that the stop cut short.
+func (s *Summary) MarkInterrupted() {
+	s.interrupted, s.Converged = true, false
+	s.Verdict = verdict(s)
+}
+
 // verdict is the one-line verdict of a summary.
 func verdict(s *Summary) string {
 	d := s.Diagnostics
@@ -349,7 +360,12 @@ func verdict(s *Summary) string {
 	what := map[string]string{"psis": "the summaries are PSIS-weighted posterior estimates",
 		"q": "the summaries are q's own marginals", "chain": "the summaries are the chains' smoothing marginals"}[s.SummarySource]
 	head := "converged"
-	if !s.Converged {
+	switch {
+	case s.interrupted && len(s.Warnings) > 0:
+		head = fmt.Sprintf("interrupted at iteration %d, NOT converged (%d warnings)", s.Iterations, len(s.Warnings))
+	case s.interrupted:
+		head = fmt.Sprintf("interrupted at iteration %d, NOT converged", s.Iterations)
+	case !s.Converged:
 		head = fmt.Sprintf("NOT converged (%d warnings)", len(s.Warnings))
 	}
 	return fmt.Sprintf("%s: %s; %s", head, strings.Join(parts, ", "), what)

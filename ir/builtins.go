@@ -686,6 +686,7 @@ func (r *resolver) rngCall(c *lang.Call) (Expr, bool) {
 // rng lowers an Rng to a random op anchored on the latent input.
 func (cp *compiler) rng(e *Rng) autodiff.Node {
 	in := []autodiff.Node{cp.g.Index(cp.c.latent, 0)}
+	var konst []autodiff.Node
 	for i, a := range e.Args {
 		n := cp.expr(a)
 		if cp.g.IsConst(n) { // as for y ~ NAME(...): a constant argument is checked at once
@@ -695,8 +696,20 @@ func (cp *compiler) rng(e *Rng) autodiff.Node {
 					cp.fail(a.Pos(), "%s_rng: argument %d (%s) must be %s, got %g", e.Dist.Name, i+1, spec.Name, spec.Want(), x)
 				}
 			}
+			if len(cp.g.Value(n, 0)) == 1 {
+				konst = append(konst, n)
+			}
 		}
 		in = append(in, n)
+	}
+	if len(konst) == len(e.Args) && len(e.Dist.Less) > 0 { // all constant: their order too
+		p := make([]float64, len(konst))
+		for i, n := range konst {
+			p[i] = cp.g.Value(n, 0)[0]
+		}
+		if j, want := e.Dist.CheckParams(p); j >= 0 {
+			cp.fail(e.Args[j].Pos(), "%s_rng: argument %d (%s) must be %s, got %g", e.Dist.Name, j+1, e.Dist.Params[j].Name, want, p[j])
+		}
 	}
 	op := stdlib.NewRandOp(e.Dist, e.T.Len())
 	cp.c.rngs = append(cp.c.rngs, op)
@@ -710,13 +723,61 @@ type rngSite struct {
 	loops string
 }
 
+// cdfSite is where a CDF of derived quantities is checked: its call and
+// the loops around it.
+type cdfSite struct {
+	call  *NaryCall
+	loops string
+}
+
+// cdfArgCheck puts the check of a derived CDF's arguments after its value
+// v: constant arguments are checked at once, others at each draw
+// (RNGError).
+func (cp *compiler) cdfArgCheck(e *NaryCall, v autodiff.Node, n int, args []autodiff.Node) autodiff.Node {
+	fam := e.CDFOf
+	konst := true
+	for _, a := range args {
+		konst = konst && cp.g.IsConst(a)
+	}
+	if konst {
+		op := stdlib.NewArgCheckOp(fam)
+		in := make([][]float64, 1, len(args)+1)
+		m := 1 // the longest argument: every element is checked
+		for _, a := range args {
+			in = append(in, cp.g.Value(a, 0))
+			m = max(m, len(in[len(in)-1]))
+		}
+		in[0] = make([]float64, m)
+		op.Forward(make([]float64, m), in)
+		if j, x, want, bad := op.Bad(); bad {
+			cp.fail(e.Args[j].Pos(), "%s", cdfArgMessage(e, j, x, want))
+		}
+		return v
+	}
+	op := stdlib.NewArgCheckOp(fam)
+	cp.c.cdfChecks = append(cp.c.cdfChecks, op)
+	cp.c.cdfAt = append(cp.c.cdfAt, cdfSite{e, strings.Join(cp.loopCtx, ", ")})
+	return cp.g.Custom(op, n, append([]autodiff.Node{v}, args...)...)
+}
+
+// cdfArgMessage says which argument of a CDF call was bad.
+func cdfArgMessage(e *NaryCall, j int, x float64, want string) string {
+	name := "y"
+	if j > 0 {
+		name = e.CDFOf.Params[j-1].Name
+	}
+	return fmt.Sprintf("%s: argument %d (%s) must be %s, got %g", e.Name, j+1, name, want, x)
+}
+
 // RNGError reports the first NAME_rng call that was given an argument
-// outside its parameter's domain (a negative sd, a probability above 1) at
-// some draw, at the argument's position; nil when every draw so far was
-// valid. The draw itself is NaN. It reports too the first integer
-// division by zero at a draw (an int divisor that depends on the latents),
-// at the operator, and a reject statement of the derived block reached
-// at a draw.
+// outside its parameter's domain (a negative sd, a probability above 1,
+// uniform's bounds reversed) at some draw, at the argument's position,
+// then the first CDF of derived quantities given such an argument or a
+// NaN value (as Stan, which rejects them there); nil when every draw so
+// far was valid. The draw itself is NaN (the CDF's value -Inf or NaN). It
+// reports first the first integer division by zero at a draw (an int
+// divisor that depends on the latents), at the operator, and a reject
+// statement of the derived block reached at a draw.
 func (c *Compiled) RNGError() error {
 	if err := c.intError(); err != nil {
 		return err
@@ -725,16 +786,29 @@ func (c *Compiled) RNGError() error {
 		return err
 	}
 	for i, op := range c.rngs {
-		j, x, bad := op.Bad()
+		j, x, want, bad := op.Bad()
 		if !bad {
 			continue
 		}
 		site := c.rngAt[i]
-		e := lang.Errorf(site.call.Args[j].Pos(), "%s_rng: argument %d (%s) must be %s, got %g at a posterior draw", site.call.Dist.Name, j+1, site.call.Dist.Params[j].Name, site.call.Dist.Params[j].Want(), x)
+		e := lang.Errorf(site.call.Args[j].Pos(), "%s_rng: argument %d (%s) must be %s, got %g at a posterior draw", site.call.Dist.Name, j+1, site.call.Dist.Params[j].Name, want, x)
 		if site.loops != "" {
 			e.Msg += " (at " + site.loops + ")"
 		}
 		e.Hint = "the arguments of a NAME_rng call must be in the domains of the distribution's parameters, as for ~; bound the latent (real<lower=0>) or transform it (exp, inv_logit)"
+		return lang.ErrorList{e}
+	}
+	for i, op := range c.cdfChecks {
+		j, x, want, bad := op.Bad()
+		if !bad {
+			continue
+		}
+		site := c.cdfAt[i]
+		e := lang.Errorf(site.call.Args[j].Pos(), "%s at a posterior draw", cdfArgMessage(site.call, j, x, want))
+		if site.loops != "" {
+			e.Msg += " (at " + site.loops + ")"
+		}
+		e.Hint = "in derived quantities a CDF's arguments must be numbers in the domains of the distribution's parameters, as in Stan's generated quantities"
 		return lang.ErrorList{e}
 	}
 	return nil

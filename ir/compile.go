@@ -114,6 +114,9 @@ type Compiled struct {
 	specialOrder []autodiff.Node
 	// the random ops of NAME_rng calls in derived quantities
 	rngs []*stdlib.RandOp
+	// the argument checks of the CDFs in derived quantities, and their calls
+	cdfChecks []*stdlib.ArgCheckOp
+	cdfAt     []cdfSite
 	// where each of rngs is drawn (the call, its position and loops)
 	rngAt []rngSite
 	// the latents with no prior statement whose declared space is
@@ -908,7 +911,11 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 		if cp.vec != nil {
 			n = max(n, cp.vecLen(args))
 		}
-		return g.Custom(stdlib.NewNaryOp(e.Fn), n, args...)
+		v := g.Custom(stdlib.NewNaryOp(e.Fn), n, args...)
+		if cp.inDerived && e.CDFOf != nil {
+			return cp.cdfArgCheck(e, v, n, args)
+		}
+		return v
 	case *Density:
 		args := make([]autodiff.Node, len(e.Args))
 		for i, a := range e.Args {

@@ -57,8 +57,96 @@ func TestRNGArgumentsValidated(t *testing.T) {
 				checked++
 			}
 		}
+		for _, l := range f.Less { // uniform_rng(0, 0 - 1)
+			i, j := l[0], l[1]
+			col := 3 + len("w = "+n+"_rng(") + len(strings.Join(args[:j], ", ")) + len(", ")
+			where := fmt.Sprintf("m.msc:4:%d: %s_rng: argument %d (%s) must be greater than %s", col, n, j+1, f.Params[j].Name, f.Params[i].Name)
+			require.Contains(t, buildErr(t, src(withArg(args, j, args[i]+" - 1")), ""), where, n)
+			c := compile(t, src(withArg(args, j, "z * 0 + "+args[i]+" - 1")), "")
+			c.Constrain([]float64{0.2}, x)
+			err := c.RNGError()
+			require.Error(t, err, n)
+			require.Contains(t, err.Error(), where, n)
+			checked++
+		}
 	}
 	require.Greater(t, checked, 30)
+}
+
+// TestCDFArgumentsValidated: in derived quantities, every NAME_lcdf,
+// NAME_lccdf and NAME_cdf of the registry given a NaN value or a parameter
+// outside its domain (or below the one it must exceed) is an error at that
+// argument's position, as in Stan's generated quantities: at compile time
+// for constants, at the draw (RNGError) for one that depends on a latent;
+// with valid arguments the same draw reports nothing.
+func TestCDFArgumentsValidated(t *testing.T) {
+	good := map[stdlib.Domain]string{stdlib.RealLine: "0.3", stdlib.Positive: "1.7", stdlib.NonNegative: "1.2",
+		stdlib.Unit: "0.35", stdlib.Binary: "1", stdlib.NonNegInt: "3"}
+	bad := map[stdlib.Domain][]string{stdlib.Positive: {"-1", "0"}, stdlib.NonNegative: {"-0.5"},
+		stdlib.Unit: {"1.5", "-0.1"}, stdlib.Binary: {"2"}, stdlib.NonNegInt: {"2.5", "-1"}, stdlib.RealLine: {"not_a_number()"}}
+	checked := 0
+	for _, n := range stdlib.FamilyNames() {
+		f, _ := stdlib.Lookup(n)
+		if f.LogCDF == nil {
+			continue
+		}
+		args := []string{"1"}
+		for _, p := range f.Params {
+			args = append(args, good[p.Domain])
+		}
+		if n == "uniform" {
+			args = []string{"1", "0", "2"}
+		}
+		for _, kind := range []string{"_lcdf", "_lccdf", "_cdf"} {
+			call := n + kind
+			src := func(a []string) string {
+				given := ""
+				if len(a) > 1 {
+					given = " | " + strings.Join(a[1:], ", ")
+				}
+				return "latent { z: real }\nmodel { z ~ normal(0, 1) }\nderived {\n  w = " + call + "(" + a[0] + given + ")\n}\n"
+			}
+			// the column of argument i in "  w = NAME_lcdf(y | a1, a2, ...)"
+			col := func(i int) int {
+				c := 3 + len("w = "+call+"(")
+				if i > 0 {
+					c += len(args[0]) + len(" | ") + len(strings.Join(args[1:i], ", "))
+				}
+				if i > 1 {
+					c += len(", ")
+				}
+				return c
+			}
+			c := compile(t, src(withArg(args, 0, "z * 0 + "+args[0])), "")
+			x := make([]float64, c.Model.XDim)
+			c.Constrain([]float64{0.2}, x)
+			require.NoError(t, c.RNGError(), call)
+			try := func(i int, b, want string) {
+				where := fmt.Sprintf("m.msc:4:%d: %s: argument %d (%s) must be %s", col(i), call, i+1, want, "")
+				require.Contains(t, buildErr(t, src(withArg(args, i, b)), ""), where, "%s with argument %d = %s", call, i+1, b)
+				c := compile(t, src(withArg(args, i, "z * 0 + "+b)), "")
+				c.Constrain([]float64{0.2}, x)
+				err := c.RNGError()
+				require.Error(t, err, "%s with argument %d = z * 0 + %s", call, i+1, b)
+				require.Contains(t, err.Error(), where, call)
+				require.Contains(t, err.Error(), "at a posterior draw", call)
+				checked++
+			}
+			try(0, "not_a_number()", "y")
+			for i, p := range f.Params {
+				for _, b := range bad[p.Domain] {
+					try(i+1, b, p.Name)
+				}
+			}
+			for _, l := range f.Less {
+				try(l[1]+1, args[l[0]+1]+" - 1", f.Params[l[1]].Name)
+			}
+		}
+	}
+	require.Greater(t, checked, 100)
+	// every element of a constant vector is checked, not only the first
+	src := "latent { z: real }\nmodel { z ~ normal(0, 1) }\nderived {\n  w = normal_lcdf(rep_vector(1, 3) | 0, append_row(rep_vector(1, 2), rep_vector(-1, 1)))\n}\n"
+	require.Contains(t, buildErr(t, src, ""), "m.msc:4:41: normal_lcdf: argument 3 (sd) must be positive, got -1")
 }
 
 func withArg(args []string, i int, a string) []string {

@@ -375,7 +375,7 @@ func (r *resolver) cdfCall(c *lang.Call) (Expr, bool) {
 		e.Hint = "the families with NAME_cdf, NAME_lcdf and NAME_lccdf are " + strings.Join(CDFFamilies(), ", ")
 		return nil, true
 	}
-	x, ok := r.cdfApply(c, f[kind])
+	x, ok := r.cdfApply(c, f[kind], fam)
 	if x != nil && kind == "_cdf" {
 		// NAME_cdf is exp(NAME_lcdf): the product over a vector y
 		x = fnCall("exp", x.Pos(), x.Type(), x)
@@ -396,7 +396,7 @@ func cdfName(s string) (string, string, bool) {
 
 // cdfApply is the call of a log CDF f with the arguments of c, summed over
 // a vector y when c has a bar (or f takes y alone).
-func (r *resolver) cdfApply(c *lang.Call, f *stdlib.NaryFunc) (Expr, bool) {
+func (r *resolver) cdfApply(c *lang.Call, f *stdlib.NaryFunc, fam *stdlib.Family) (Expr, bool) {
 	pos := r.at(c.Pos)
 	in := c.Args
 	if c.Bar {
@@ -424,6 +424,7 @@ func (r *resolver) cdfApply(c *lang.Call, f *stdlib.NaryFunc) (Expr, bool) {
 	if x == nil {
 		return nil, true
 	}
+	x.(*NaryCall).CDFOf = fam
 	if (c.Bar || f.Arity == 1) && x.Type().Kind == Vector {
 		// Stan's NAME_lcdf(y | ...) of a vector is the sum over its
 		// elements (std_normal_lcdf(y) has no bar)

@@ -279,6 +279,10 @@ type NaryCall struct {
 	Name string
 	Fn   *stdlib.NaryFunc
 	Args []Expr
+	// CDFOf is the family when the call is its NAME_lcdf, NAME_lccdf or
+	// NAME_cdf (Args are y and the parameters): in derived quantities its
+	// arguments are checked at each draw (RNGError).
+	CDFOf *stdlib.Family
 }
 
 // Inline is a call of a user function, inlined: its statements (the

@@ -20,10 +20,18 @@ type cdfSpec struct {
 	aboveSupport func(a []float64) bool // y at or above the support's top: lcdf 0, lccdf -Inf
 }
 
-// logOneMinusExpNeg is log(1 - exp(-t)) for t > 0 and its derivative in t,
-// 1/expm1(t).
-func logOneMinusExpNeg(t float64) (float64, float64) {
-	return Log1mExp(-t), 1 / math.Expm1(t)
+// log1mExpNegLog is log(1 - exp(-t)) given lt = log t (t may underflow:
+// then the value is log t - t/2, to a relative t^2/24) and its derivative
+// in lt, t/expm1(t).
+func log1mExpNegLog(lt float64) (float64, float64) {
+	t := math.Exp(lt)
+	if lt < -30 {
+		return lt - t/2, 1 - t/2
+	}
+	if math.IsInf(t, 1) {
+		return 0, 0
+	}
+	return Log1mExp(-t), t / math.Expm1(t)
 }
 
 var cdfSpecs = []cdfSpec{
@@ -34,8 +42,8 @@ var cdfSpecs = []cdfSpec{
 		validParams:  func(a []float64) bool { return a[1] > 0 && !math.IsInf(a[1], 0) },
 		belowSupport: func(a []float64) bool { return a[0] <= 0 },
 		lcdf: func(a, d []float64) float64 {
-			v, dt := logOneMinusExpNeg(a[1] * a[0])
-			d[0], d[1] = dt*a[1], dt*a[0]
+			v, dv := log1mExpNegLog(math.Log(a[1]) + math.Log(a[0]))
+			d[0], d[1] = dv/a[0], dv/a[1]
 			return v
 		},
 		lccdf: func(a, d []float64) float64 { d[0], d[1] = -a[1], -a[0]; return -a[1] * a[0] }},
@@ -43,8 +51,10 @@ var cdfSpecs = []cdfSpec{
 		validParams:  func(a []float64) bool { return a[1] > 0 && a[2] > 0 && finite(a[1], a[2]) },
 		belowSupport: func(a []float64) bool { return a[0] <= 0 },
 		lcdf: func(a, d []float64) float64 {
-			v, dv := logOneMinusExpNeg(weibullT(a, d))
-			scale(d, dv)
+			y, al, s := a[0], a[1], a[2]
+			l := math.Log(y / s)
+			v, dv := log1mExpNegLog(al * l)
+			d[0], d[1], d[2] = dv*al/y, dv*l, -dv*al/s
 			return v
 		},
 		lccdf: func(a, d []float64) float64 {
@@ -87,32 +97,20 @@ var cdfSpecs = []cdfSpec{
 		},
 		lccdf: func(a, d []float64) float64 {
 			z := (a[0] - a[1]) / a[2]
-			u := math.Exp(-z)
-			v, dv := logOneMinusExpNeg(u)
-			zDerivs(d, -u*dv, 1/a[2], a[2], z)
+			v, dv := log1mExpNegLog(-z) // log(1 - exp(-u)), u = exp(-z)
+			zDerivs(d, -dv, 1/a[2], a[2], z)
 			return v
 		}},
 	{name: "cauchy", arity: 3,
 		validParams: func(a []float64) bool { return a[2] > 0 && finite(a[1], a[2]) },
-		lcdf: func(a, d []float64) float64 {
-			z := (a[0] - a[1]) / a[2]
-			p := 0.5 + math.Atan(z)/math.Pi
-			zDerivs(d, 1/(math.Pi*(1+z*z)*p), 1/a[2], a[2], z)
-			return math.Log(p)
-		},
-		lccdf: func(a, d []float64) float64 {
-			z := (a[0] - a[1]) / a[2]
-			q := 0.5 - math.Atan(z)/math.Pi
-			zDerivs(d, -1/(math.Pi*(1+z*z)*q), 1/a[2], a[2], z)
-			return math.Log(q)
-		}},
+		lcdf:        func(a, d []float64) float64 { return cauchyCDF(a, d, false) },
+		lccdf:       func(a, d []float64) float64 { return cauchyCDF(a, d, true) }},
 	{name: "rayleigh", arity: 2,
 		validParams:  func(a []float64) bool { return a[1] > 0 && !math.IsInf(a[1], 0) },
 		belowSupport: func(a []float64) bool { return a[0] <= 0 },
 		lcdf: func(a, d []float64) float64 {
-			s2 := a[1] * a[1]
-			v, dv := logOneMinusExpNeg(a[0] * a[0] / (2 * s2))
-			d[0], d[1] = dv*a[0]/s2, -dv*a[0]*a[0]/(s2*a[1])
+			v, dv := log1mExpNegLog(2*math.Log(a[0]/a[1]) - math.Ln2)
+			d[0], d[1] = 2*dv/a[0], -2*dv/a[1]
 			return v
 		},
 		lccdf: func(a, d []float64) float64 {
@@ -124,9 +122,9 @@ var cdfSpecs = []cdfSpec{
 		validParams:  func(a []float64) bool { return a[1] > 0 && a[2] > 0 && finite(a[1], a[2]) },
 		belowSupport: func(a []float64) bool { return a[0] <= a[1] },
 		lcdf: func(a, d []float64) float64 {
-			l := math.Log(a[1] / a[0])
-			v, dv := logOneMinusExpNeg(-a[2] * l)
-			d[0], d[1], d[2] = dv*a[2]/a[0], -dv*a[2]/a[1], -dv*l
+			l := math.Log(a[0] / a[1]) // t = alpha l > 0
+			v, dv := log1mExpNegLog(math.Log(a[2]) + math.Log(l))
+			d[0], d[1], d[2] = dv/(l*a[0]), -dv/(l*a[1]), dv/a[2]
 			return v
 		},
 		lccdf: func(a, d []float64) float64 {
@@ -134,6 +132,41 @@ var cdfSpecs = []cdfSpec{
 			d[0], d[1], d[2] = -a[2]/a[0], a[2]/a[1], l
 			return a[2] * l
 		}},
+}
+
+// cauchyCDF is cauchy_lcdf (complement: _lccdf) of (y, mu, sigma). With
+// z = (y - mu)/sigma, F(z) = atan2(1, -z)/pi and 1 - F(z) = atan2(1, z)/pi
+// (no cancellation in either tail: atan2(1, z) is 1/z to full precision
+// for large z, where 1/2 - atan(z)/pi is 0); the side above 1/2 is
+// log1p(-the other). The derivative in z, f(z)/F(z), is
+// 1/(z^2 (1 + 1/z^2) pi F) for |z| > 1, so that z^2 never overflows.
+func cauchyCDF(a, d []float64, complement bool) float64 {
+	z := (a[0] - a[1]) / a[2]
+	if complement {
+		z = -z
+	}
+	// the value is log F(z) (the complement at y is F at -z)
+	var v, piF float64
+	if z <= 0 {
+		piF = math.Atan2(1, -z)
+		v = math.Log(piF / math.Pi)
+	} else {
+		q := math.Atan2(1, z)
+		piF = math.Pi - q
+		v = math.Log1p(-q / math.Pi)
+	}
+	var fz float64
+	if math.Abs(z) <= 1 {
+		fz = 1 / ((1 + z*z) * piF)
+	} else {
+		w := 1 / z
+		fz = (w / piF) * (w / (1 + w*w))
+	}
+	if complement {
+		fz = -fz
+	}
+	zDerivs(d, fz, 1/a[2], a[2], (a[0]-a[1])/a[2])
+	return v
 }
 
 // weibullT is t = (y/sigma)^alpha for (y, alpha, sigma), with its partial

@@ -146,8 +146,10 @@ var moreCDFSpecs = []cdfSpec{
 			return -t
 		},
 		lccdf: func(a, d []float64) float64 {
-			v, dv := logOneMinusExpNeg(frechetT(a, d))
-			scale(d, dv)
+			y, al, s := a[0], a[1], a[2]
+			l := math.Log(y / s)
+			v, dv := log1mExpNegLog(-al * l)
+			d[0], d[1], d[2] = -dv*al/y, -dv*l, dv*al/s
 			return v
 		}},
 	{name: "uniform", arity: 3,
@@ -157,12 +159,12 @@ var moreCDFSpecs = []cdfSpec{
 		lcdf: func(a, d []float64) float64 {
 			u, w := a[0]-a[1], a[2]-a[1]
 			d[0], d[1], d[2] = 1/u, 1/w-1/u, -1/w
-			return math.Log(u / w)
+			return logFraction(u, a[2]-a[0], w)
 		},
 		lccdf: func(a, d []float64) float64 {
 			u, w := a[2]-a[0], a[2]-a[1]
 			d[0], d[1], d[2] = -1/u, 1/w, 1/u-1/w
-			return math.Log(u / w)
+			return logFraction(u, a[0]-a[1], w)
 		}},
 	{name: "half_normal", arity: 2,
 		validParams:  func(a []float64) bool { return a[1] > 0 && finite(a[1]) },
@@ -183,6 +185,9 @@ var moreCDFSpecs = []cdfSpec{
 			z := a[0] / a[1]
 			fz := -InvMills(-z)
 			d[0], d[1] = fz/a[1], -fz*z/a[1]
+			if z < 0.5 { // 2 Phi(-z) = 1 - erf(z/sqrt 2), erf relatively exact
+				return math.Log1p(-math.Erf(z / math.Sqrt2))
+			}
 			return math.Ln2 + LogPhi(-z)
 		}},
 	// discrete families: a[0] is the count n
@@ -251,11 +256,11 @@ func studentCDF(a, d []float64, complement bool) float64 {
 		}
 		return 0
 	}
+	if z*z > 1e20*nu {
+		return studentFarTail(nu, z, s, d, complement)
+	}
 	z2 := z * z
 	x, y := nu/(nu+z2), z2/(nu+z2)
-	if z2 > 1e300 {
-		x, y = nu/z2, 1
-	}
 	r := logIncBeta(nu/2, 0.5, x, y)
 	g := r.li - math.Ln2
 	dg := 0.5*r.di[0] + r.di[2]*x*y/nu
@@ -273,6 +278,43 @@ func studentCDF(a, d []float64, complement bool) float64 {
 	}
 	d[0], d[1], d[2], d[3] = dz/s, dnu, -dz/s, -dz*z/s
 	return v
+}
+
+// studentFarTail is studentCDF where x = nu/(nu + z^2) < 1e-20 (z^2 may
+// overflow): the smaller tail is I_x(a, 1/2)/2 with a = nu/2, whose series
+// x^a (1-x)^(1/2) / (a B(a, 1/2)) (1 + (a + 1/2)/(a + 1) x + ...) is its
+// first term to 1e-20 relative, in logs with log x = log nu - 2 log|z|.
+func studentFarTail(nu, z, s float64, d []float64, complement bool) float64 {
+	a := nu / 2
+	lz := math.Log(math.Abs(z))
+	lx := math.Log(nu) - 2*lz
+	lga, _ := math.Lgamma(a)
+	lgab, _ := math.Lgamma(a + 0.5)
+	lbeta := lga + 0.5*math.Log(math.Pi) - lgab
+	g := a*lx - math.Log(a) - lbeta - math.Ln2
+	// d g / d nu, and the log density, -(nu+1)/2 log(1 + z^2/nu) expanded
+	dg := 0.5*lx + 0.5 - 1/nu - 0.5*(Digamma(a)-Digamma(a+0.5))
+	lpdf := lgab - lga - 0.5*math.Log(nu*math.Pi) - (nu+1)/2*(2*lz-math.Log(nu))
+	v, dnu := g, dg
+	if (z > 0) != complement {
+		v = Log1mExp(g)
+		dnu = -math.Exp(g-v) * dg
+	}
+	dz := math.Exp(lpdf - v)
+	if complement {
+		dz = -dz
+	}
+	d[0], d[1], d[2], d[3] = dz/s, dnu, -dz/s, -dz*z/s
+	return v
+}
+
+// logFraction is log(u/w) for u + v = w (u, v > 0), as log1p(-v/w) when
+// u/w is near 1, so that it keeps its relative accuracy there.
+func logFraction(u, v, w float64) float64 {
+	if u > v {
+		return math.Log1p(-v / w)
+	}
+	return math.Log(u / w)
 }
 
 // frechetT is t = (y/sigma)^-alpha for (y, alpha, sigma), the frechet CDF
@@ -307,13 +349,29 @@ const betaBinomialMaxN = 1e7
 
 // betaBinomialCDF is beta_binomial_lcdf (complement: _lccdf) of (n, N,
 // alpha, beta): the log of the sum of the mass function over 0..n
-// (n+1..N), summed in log space with the derivatives of each term.
+// (n+1..N), summed in log space with the derivatives of each term. A side
+// above 1/2 is log(1 - the other side), so that it keeps its relative
+// accuracy where it is near 1.
 func betaBinomialCDF(a, d []float64, complement bool) float64 {
 	n, N := math.Floor(a[0]), a[1]
-	lo, hi := 0.0, n
+	lo, hi, olo, ohi := 0.0, n, n+1, N
 	if complement {
-		lo, hi = n+1, N
+		lo, hi, olo, ohi = olo, ohi, lo, hi
 	}
+	v, g := betaBinomialSum(a, lo, hi)
+	if v > -math.Ln2 {
+		w, gw := betaBinomialSum(a, olo, ohi)
+		v = Log1mExp(w)
+		f := -math.Exp(w - v)
+		g = [2]float64{f * gw[0], f * gw[1]}
+	}
+	d[2], d[3] = g[0], g[1]
+	return v
+}
+
+// betaBinomialSum is the log of beta_binomial's mass summed over lo..hi
+// and its derivatives in alpha and beta.
+func betaBinomialSum(a []float64, lo, hi float64) (float64, [2]float64) {
 	m, s := negInf, 0.0
 	var g, dp [3]float64
 	for k := lo; k <= hi; k++ {
@@ -337,10 +395,9 @@ func betaBinomialCDF(a, d []float64, complement bool) float64 {
 		}
 	}
 	if s == 0 {
-		return negInf
+		return negInf, [2]float64{}
 	}
-	d[2], d[3] = g[1]/s, g[2]/s
-	return m + math.Log(s)
+	return m + math.Log(s), [2]float64{g[1] / s, g[2] / s}
 }
 
 // expCDF is NAME_cdf, exp of the family's NAME_lcdf, with its derivatives.

@@ -17,7 +17,9 @@ import "math"
 // log(1 - F) is computed directly while below log(1/2), else as
 // log(1 - exp(the other)). The integrals are composite Gauss-Legendre rules
 // (skewGLN nodes a panel, logCotIntegral) in log space, on the range where
-// the integrand exceeds e^-40 of its largest value. The derivatives are closed forms: dF/dz is the density and
+// the integrand exceeds e^-40 of its largest value; far in the tail of
+// alpha > 0 (z and alpha z below -100), where that range underflows, the
+// asymptotic series of logSkewFarTail. The derivatives are closed forms: dF/dz is the density and
 // dF/dalpha = -exp(-(1 + alpha^2) z^2 / 2) / (pi (1 + alpha^2)).
 
 const skewGLN = 20
@@ -110,6 +112,9 @@ func logCotIntegral(k, c, lo, hi float64) float64 {
 
 // logSkewF is log F(z; alpha), the standard skew normal's CDF.
 func logSkewF(z, al float64) float64 {
+	if al > 0 && z < -skewAsymFrom && al*z < -skewAsymFrom {
+		return logSkewFarTail(-z, al)
+	}
 	if al <= 0 {
 		return logAddExp(LogPhi(z), math.Ln2+logOwenT(z, -al))
 	}
@@ -118,6 +123,38 @@ func logSkewF(z, al float64) float64 {
 		return logAddExp(math.Log(math.Erf(z/math.Sqrt2)), j)
 	}
 	return j
+}
+
+// skewAsymFrom is where logSkewFarTail takes over from the quadrature:
+// both a = -z and alpha a beyond it.
+const skewAsymFrom = 100
+
+// logSkewFarTail is log F(-a; alpha) for alpha > 0 and a, alpha a >=
+// skewAsymFrom (where the quadrature's integrand underflows), by the
+// asymptotic series: with Phi(-alpha u) = phi(alpha u)/(alpha u) *
+// sum_k c_k (alpha u)^(-2k) (c = 1, -1, 3, -15, ...) and
+// int_a^inf u^(-2k-1) e^(-q u^2/2) du = e^(-q a^2/2) / (q a^(2k+2)) *
+// sum_m (-1)^m (k+1)...(k+m) (2/(q a^2))^m, q = 1 + alpha^2,
+//
+//	F(-a) = e^(-q a^2/2) / (pi alpha q a^2) sum_k sum_m c_k (alpha a)^(-2k) (-1)^m (k+1)_m (2/(q a^2))^m,
+//
+// truncated at k, m <= 5 (the terms left out are below 1e-17 here).
+func logSkewFarTail(a, al float64) float64 {
+	q := 1 + al*al
+	x := 1 / (al * a * al * a) // (alpha a)^-2
+	y := 2 / (q * a * a)
+	sum, ck, xk := 0.0, 1.0, 1.0
+	for k := 0; k <= 5; k++ {
+		inner, term := 0.0, 1.0
+		for m := 0; m <= 5; m++ {
+			inner += term
+			term *= -float64(k+m+1) * y
+		}
+		sum += ck * xk * inner
+		ck *= -float64(2*k + 1)
+		xk *= x
+	}
+	return -0.5*q*a*a - math.Log(math.Pi*al*q) - 2*math.Log(a) + math.Log(sum)
 }
 
 func logAddExp(a, b float64) float64 {

@@ -1,6 +1,7 @@
 package stdlib
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -33,6 +34,23 @@ func (p ParamSpec) Admits(x float64) bool { return p.Domain.contains(x, true) }
 
 // Want says in words what Admits accepts ("positive", "between 0 and 1").
 func (p ParamSpec) Want() string { return p.Domain.text(true) }
+
+// CheckParams returns the index of the first parameter in p outside its
+// domain, or not above the one it must exceed (Less), and what it must be
+// ("positive", "greater than alpha (1)"); -1 when every one is valid.
+func (f *Family) CheckParams(p []float64) (int, string) {
+	for j, s := range f.Params {
+		if !s.Admits(p[j]) {
+			return j, s.Want()
+		}
+	}
+	for _, l := range f.Less {
+		if !(p[l[0]] < p[l[1]]) {
+			return l[1], fmt.Sprintf("greater than %s (%g)", f.Params[l[0]].Name, p[l[0]])
+		}
+	}
+	return -1, ""
+}
 
 // InSupport reports whether x is in the family's support (a beta's value
 // strictly between 0 and 1).
@@ -91,8 +109,12 @@ type Family struct {
 	Name string
 	// Doc is one line on the distribution (its parameterisation), for
 	// completion help and the docs.
-	Doc      string
-	Params   []ParamSpec
+	Doc    string
+	Params []ParamSpec
+	// Less lists the pairs (i, j) of parameters that must satisfy
+	// p[i] < p[j] beside their domains (uniform's alpha < beta); CheckParams
+	// applies them with the domains.
+	Less     [][2]int
 	Support  Domain
 	Discrete bool
 	// GaussianMoments declares that the family is a Gaussian whose first

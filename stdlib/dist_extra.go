@@ -28,7 +28,7 @@ func init() {
 		Rand: func(r *rand.Rand, _ []float64) float64 { return r.NormFloat64() },
 	})
 	register(&Family{
-		Name: "uniform", Doc: "the uniform distribution on [alpha, beta]", Params: []ParamSpec{{"alpha", RealLine}, {"beta", RealLine}}, Support: RealLine,
+		Name: "uniform", Doc: "the uniform distribution on [alpha, beta]", Params: []ParamSpec{{"alpha", RealLine}, {"beta", RealLine}}, Less: [][2]int{{0, 1}}, Support: RealLine,
 		LogPdf: logPdfFromGrad(uniformGrad),
 		Grad:   uniformGrad,
 		Rand:   func(r *rand.Rand, p []float64) float64 { return p[0] + (p[1]-p[0])*r.Float64() },

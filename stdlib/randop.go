@@ -11,8 +11,8 @@ import (
 // into a constant; the op has no gradient. Its random source is seeded by
 // Seed, so a run's draws depend only on its seed and the order of
 // evaluations. An argument outside its parameter's domain (the rule of
-// ParamSpec.Admits, as for y ~ NAME) makes the draw NaN and is remembered
-// for Bad.
+// ParamSpec.Admits, as for y ~ NAME, and of Family.Less) makes the draw
+// NaN and is remembered for Bad.
 type RandOp struct {
 	F   *Family
 	n   int
@@ -20,8 +20,9 @@ type RandOp struct {
 	p   []float64
 	// bad is 1 + the index of the first parameter found outside its
 	// domain (0: none yet), badX its value
-	bad  int
-	badX float64
+	bad     int
+	badX    float64
+	badWant string
 }
 
 // NewRandOp returns the op drawing n values of f.
@@ -42,7 +43,7 @@ func (o *RandOp) Forward(out []float64, in [][]float64) {
 		if x := in[j+1]; len(x) == 1 {
 			o.p[j] = x[0]
 			if !o.F.Params[j].Admits(x[0]) {
-				o.fail(j, x[0], out)
+				o.fail(j, x[0], o.F.Params[j].Want(), out)
 				return
 			}
 		}
@@ -57,8 +58,16 @@ func (o *RandOp) Forward(out []float64, in [][]float64) {
 				if v-v != 0 || o.F.Params[j].Domain != RealLine && !o.F.Params[j].Admits(v) {
 					ok = false
 					if o.bad == 0 {
-						o.bad, o.badX = j+1, v
+						o.bad, o.badX, o.badWant = j+1, v, o.F.Params[j].Want()
 					}
+				}
+			}
+		}
+		if ok && len(o.F.Less) > 0 {
+			if j, want := o.F.CheckParams(o.p); j >= 0 {
+				ok = false
+				if o.bad == 0 {
+					o.bad, o.badX, o.badWant = j+1, o.p[j], want
 				}
 			}
 		}
@@ -72,9 +81,9 @@ func (o *RandOp) Forward(out []float64, in [][]float64) {
 
 // fail records argument j's value x as out of its domain and makes every
 // draw NaN.
-func (o *RandOp) fail(j int, x float64, out []float64) {
+func (o *RandOp) fail(j int, x float64, want string, out []float64) {
 	if o.bad == 0 {
-		o.bad, o.badX = j+1, x
+		o.bad, o.badX, o.badWant = j+1, x, want
 	}
 	for i := range out {
 		out[i] = math.NaN()
@@ -82,8 +91,75 @@ func (o *RandOp) fail(j int, x float64, out []float64) {
 }
 
 // Bad returns the first argument found outside its parameter's domain
-// since the op was made: its index among the parameters and its value.
-func (o *RandOp) Bad() (arg int, x float64, ok bool) { return o.bad - 1, o.badX, o.bad > 0 }
+// since the op was made: its index among the parameters, its value and
+// what it must be.
+func (o *RandOp) Bad() (arg int, x float64, want string, ok bool) {
+	return o.bad - 1, o.badX, o.badWant, o.bad > 0
+}
 
 // Backward does nothing: a draw has no gradient.
 func (o *RandOp) Backward(_, _ []float64, _ [][]float64, _ [][]float64) {}
+
+// ArgCheckOp passes on the value of a family's NAME_lcdf, NAME_lccdf or
+// NAME_cdf computed in derived quantities and checks the arguments it was
+// computed from, as Stan does there (where the CDFs themselves return
+// -Inf or NaN for them): in = [value (n), y, params...], each argument of
+// length n or 1, out = value. A NaN y, or a parameter outside its domain
+// (Family.CheckParams), is remembered for Bad.
+type ArgCheckOp struct {
+	F       *Family
+	p       []float64
+	bad     int // 1 + the argument's index (0: y), 0: none yet
+	badX    float64
+	badWant string
+}
+
+// NewArgCheckOp returns the check of f's CDF arguments.
+func NewArgCheckOp(f *Family) *ArgCheckOp {
+	return &ArgCheckOp{F: f, p: make([]float64, len(f.Params))}
+}
+
+// Name is the op's name.
+func (o *ArgCheckOp) Name() string { return o.F.Name + "_cdf_args" }
+
+// Forward copies the value and checks the arguments.
+func (o *ArgCheckOp) Forward(out []float64, in [][]float64) {
+	copy(out, in[0])
+	if o.bad > 0 {
+		return
+	}
+	at := func(x []float64, i int) float64 {
+		if len(x) == 1 {
+			return x[0]
+		}
+		return x[i]
+	}
+	for i := range out {
+		if y := at(in[1], i); math.IsNaN(y) {
+			o.bad, o.badX, o.badWant = 1, y, "a number"
+			return
+		}
+		for j := range o.p {
+			o.p[j] = at(in[j+2], i)
+		}
+		if j, want := o.F.CheckParams(o.p); j >= 0 {
+			o.bad, o.badX, o.badWant = j+2, o.p[j], want
+			return
+		}
+	}
+}
+
+// Backward passes the adjoint on to the value.
+func (o *ArgCheckOp) Backward(_, dout []float64, _ [][]float64, din [][]float64) {
+	if din[0] != nil {
+		for i, d := range dout {
+			din[0][i] += d
+		}
+	}
+}
+
+// Bad returns the first bad argument seen since the op was made: its index
+// among the CDF's arguments (0: y), its value and what it must be.
+func (o *ArgCheckOp) Bad() (arg int, x float64, want string, ok bool) {
+	return o.bad - 1, o.badX, o.badWant, o.bad > 0
+}

@@ -354,12 +354,16 @@ func (c *runCmd) execute(e *env, m *infer.Model) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e.ctx.Err() != nil { // a signal, not --max-seconds
+		f.Summary.MarkInterrupted()
+	}
 	bar.finish()
 	if set != nil {
 		start := time.Now()
 		if err := c.writeSet(set, tr, f, start); err != nil {
 			return nil, err
 		}
+		set.setInputs(f.Model.Path, f.Model.DataPath)
 		if err := set.commit(f.Summary.Seed); err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/mscppl/mscppl/infer"
@@ -60,6 +61,9 @@ func chainFiles(f *infer.Fitted) []*cmdstan.File {
 			"    adapt",
 			"      engaged = 0",
 			"    algorithm = mscppl",
+			// rstan's read_stan_csv names the sampler from sampler_t
+			// when the algorithm is not one of Stan's
+			"    sampler_t = MSC(" + cs.Kernel + ")",
 			"      mscppl",
 			"        kernel = " + cs.Kernel,
 			fmt.Sprintf("    num_chains = %d", len(cs.Draws)),
@@ -81,9 +85,30 @@ func chainFiles(f *infer.Fitted) []*cmdstan.File {
 				stan[r][1+j] = row[1+k]
 			}
 		}
-		out = append(out, &cmdstan.File{Config: cfg, Columns: cols, Rows: stan})
+		out = append(out, &cmdstan.File{Config: cfg, Columns: cols, Rows: stan, Trailer: elapsedLines(f.Summary, first, last)})
 	}
 	return out
+}
+
+// elapsedLines is CmdStan's block of elapsed times after the draws (rstan's
+// read_stan_csv warns without it): the run's iterations before the
+// averaging window (and the warm start) as the warm-up, those of the
+// window as the sampling, in proportion to their counts, for each chain
+// (they run together).
+func elapsedLines(s *infer.Summary, first, last int) []string {
+	warm, samp := 0.0, s.ElapsedSeconds
+	if t := s.Timing; t != nil && last > 0 {
+		frac := float64(max(first-1, 0)) / float64(last)
+		warm, samp = t.WarmStart+t.Iterations*frac, t.Iterations*(1-frac)
+	}
+	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
+	return []string{
+		"",
+		" Elapsed Time: " + f(warm) + " seconds (Warm-up)",
+		"               " + f(samp) + " seconds (Sampling)",
+		"               " + f(warm+samp) + " seconds (Total)",
+		"",
+	}
 }
 
 // psisFile returns psis_draws.csv's contents: the draws behind the PSIS

@@ -6,7 +6,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -175,6 +177,60 @@ func TestStanFiles(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(out, "draws.csv"))
 	require.NoError(t, err)
 	require.Equal(t, 1+700, len(strings.Split(strings.TrimSpace(string(b)), "\n")), "draws.csv: a header and --draws rows")
+}
+
+// TestStanFilesRstan: output_N.csv as rstan's read_stan_csv parses it
+// (parse_stancsv_comments and get_time_from_csv, rstan 2.32): a comment
+// line with "Elapsed Time" after the draws, as CmdStan writes it, from
+// which the warm-up and sampling times read as numbers adding up to the
+// total, and the sampler's name (sampler_t, which rstan prints) among the
+// configuration keys, which rstan reads with all white space removed.
+func TestStanFilesRstan(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.msc")
+	require.NoError(t, os.WriteFile(model, []byte(stanModel), 0o644))
+	out := filepath.Join(dir, "out")
+	code, _, stderr := mscppl("run", model, "--iters", "200", "--fixed", "--seed", "2", "--out", out)
+	require.Equal(t, 0, code, stderr)
+	b, err := os.ReadFile(filepath.Join(out, "output_1.csv"))
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	var comments []string
+	timeAt, lastRow := -1, -1
+	for i, l := range lines {
+		if !strings.HasPrefix(l, "#") {
+			lastRow = i
+			continue
+		}
+		if timeAt < 0 && strings.Contains(l, "Elapsed Time") {
+			timeAt = len(comments)
+			require.Greater(t, i, lastRow, "the elapsed times come after the draws")
+		}
+		comments = append(comments, l)
+	}
+	require.GreaterOrEqual(t, timeAt, 0, `no line with "Elapsed Time"`)
+	require.GreaterOrEqual(t, len(comments), timeAt+3)
+	seconds := regexp.MustCompile(`\s*seconds.*$`)
+	warmup, err := strconv.ParseFloat(seconds.ReplaceAllString(regexp.MustCompile(`.*#\s*Elapsed.*:\s*`).ReplaceAllString(comments[timeAt], ""), ""), 64)
+	require.NoError(t, err, comments[timeAt])
+	sampling, err := strconv.ParseFloat(seconds.ReplaceAllString(regexp.MustCompile(`.*#\s*`).ReplaceAllString(comments[timeAt+1], ""), ""), 64)
+	require.NoError(t, err, comments[timeAt+1])
+	total, err := strconv.ParseFloat(seconds.ReplaceAllString(regexp.MustCompile(`.*#\s*`).ReplaceAllString(comments[timeAt+2], ""), ""), 64)
+	require.NoError(t, err, comments[timeAt+2])
+	require.GreaterOrEqual(t, warmup, 0.0)
+	require.Greater(t, sampling, 0.0)
+	require.InDelta(t, warmup+sampling, total, 0.0015)
+	values := map[string]string{}
+	strip := regexp.MustCompile(`^#+\s*|\s*|\(Default\)`)
+	for _, c := range comments[:timeAt] {
+		if k, v, ok := strings.Cut(strip.ReplaceAllString(c, ""), "="); ok {
+			if _, seen := values[k]; !seen {
+				values[k] = v
+			}
+		}
+	}
+	require.Equal(t, "mscppl", values["algorithm"])
+	require.Regexp(t, `^MSC\(.+\)$`, values["sampler_t"])
 }
 
 // TestStanFilesStateSpace: a CSMC run writes its retained trajectories the

@@ -43,8 +43,9 @@ var exchangeFolders = exchange
 
 // outSet is one run's set of output files, being written.
 type outSet struct {
-	dir, tmp string
-	files    []manifestFile
+	dir, tmp    string
+	files       []manifestFile
+	model, data string // the run's inputs, as the manifest names them
 }
 
 // manifestFile is one file of a set, as manifest.json lists it.
@@ -56,10 +57,62 @@ type manifestFile struct {
 
 // manifest is manifest.json.
 type manifest struct {
-	Writer string         `json:"writer"`
-	SetID  string         `json:"set_id"`
-	Seed   uint64         `json:"seed"`
-	Files  []manifestFile `json:"files"`
+	Writer string `json:"writer"`
+	SetID  string `json:"set_id"`
+	Seed   uint64 `json:"seed"`
+	// Model and Data are the run's model and data files, relative to the
+	// folder holding the manifest (absolute when no relative path leads
+	// there), so that plot finds the model from any working directory.
+	Model string         `json:"model,omitempty"`
+	Data  string         `json:"data,omitempty"`
+	Files []manifestFile `json:"files"`
+}
+
+// setInputs records the run's model and data files for the manifest,
+// relative to the set's folder.
+func (s *outSet) setInputs(model, data string) {
+	s.model, s.data = relativeTo(s.dir, model), relativeTo(s.dir, data)
+}
+
+// relativeTo is path relative to dir, or absolute when there is no such
+// path; "" stays "".
+func relativeTo(dir, path string) string {
+	if path == "" {
+		return ""
+	}
+	ap, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	ad, err := filepath.Abs(dir)
+	if err != nil {
+		return ap
+	}
+	if rel, err := filepath.Rel(ad, ap); err == nil {
+		return rel
+	}
+	return ap
+}
+
+// readManifestInputs returns the model and data files named by dir's
+// manifest, resolved against dir ("" when there is no manifest or it
+// names none).
+func readManifestInputs(dir string) (model, data string) {
+	b, err := os.ReadFile(filepath.Join(dir, manifestName))
+	if err != nil {
+		return "", ""
+	}
+	var m manifest
+	if json.Unmarshal(b, &m) != nil {
+		return "", ""
+	}
+	at := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	return at(m.Model), at(m.Data)
 }
 
 // ownedOutput reports whether name is a file mscppl run writes into DIR
@@ -178,7 +231,7 @@ func (s *outSet) commit(seed uint64) error {
 	for _, f := range s.files {
 		fmt.Fprintf(h, "%s %d %s\n", f.Name, f.Bytes, f.SHA256)
 	}
-	m := manifest{Writer: "mscppl run " + version, SetID: hex.EncodeToString(h.Sum(nil))[:16], Seed: seed, Files: s.files}
+	m := manifest{Writer: "mscppl run " + version, SetID: hex.EncodeToString(h.Sum(nil))[:16], Seed: seed, Model: s.model, Data: s.data, Files: s.files}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		s.abort()

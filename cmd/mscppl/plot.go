@@ -34,7 +34,7 @@ const plotMax = 8
 type plotCmd struct {
 	Kind string   `arg:"" enum:"trace,rank,pairs,marginals,q" help:"What to draw: trace (each chain's samples against the draw, with each chain's density beside them, from DIR/output_N.csv), rank (each chain's rank histogram), pairs (the named components against each other, from DIR/draws.csv), marginals (the density of each latent in its own space from DIR/draws.csv, the prior dashed), or q (q's means and sds per iteration, in q's unconstrained space, from DIR/trace.csv)."`
 	Dir  string   `arg:"" help:"The output directory of mscppl run --out DIR (or a file in it, such as DIR/draws.csv)."`
-	Args []string `arg:"" optional:"" name:"names-and-out" help:"For pairs, the components to draw (two or more: mu tau a[1]); then the picture to write: .svg (default DIR/KIND.svg) or .png."`
+	Args []string `arg:"" optional:"" name:"names-and-out" help:"For pairs, trace and rank, the components to draw (pairs: two or more: mu tau a[1]; a vector's name draws all its components; trace and rank default to the scalar latents first, up to --max); then the picture to write: .svg (default DIR/KIND.svg) or .png."`
 	Out  string   `short:"o" name:"out" help:"The picture to write, as the optional last argument." placeholder:"FILE"`
 	Max  int      `default:"${plot_max}" help:"Largest number of latent components drawn."`
 
@@ -42,12 +42,17 @@ type plotCmd struct {
 	cols  int          // the columns of the grid of panels (0: at most two)
 }
 
-// split parts the positional arguments into pairs' components and the
+// namedKinds are the kinds of plot that take the components to draw as
+// arguments (pairs needs them; trace and rank default to the scalar
+// latents first, up to --max).
+var namedKinds = map[string]bool{"pairs": true, "trace": true, "rank": true}
+
+// split parts the positional arguments into the components and the
 // picture: the last argument is the picture when the kind takes no names,
 // or when it has a file extension (a component such as a.1 has none).
 func (c *plotCmd) split() (names []string, out string, err error) {
 	args := c.Args
-	if c.Kind == "pairs" {
+	if namedKinds[c.Kind] {
 		if n := len(args); n > 0 {
 			if ext := filepath.Ext(args[n-1]); ext != "" && strings.Trim(ext, ".0123456789") != "" {
 				return args[:n-1], args[n-1], nil
@@ -61,7 +66,7 @@ func (c *plotCmd) split() (names []string, out string, err error) {
 	case 1:
 		return nil, args[0], nil
 	}
-	return nil, "", userErrorf("mscppl plot KIND DIR [OUT]; only pairs takes names", "too many arguments: %s", strings.Join(args, " "))
+	return nil, "", userErrorf("mscppl plot KIND DIR [OUT]; only pairs, trace and rank take names", "too many arguments: %s", strings.Join(args, " "))
 }
 
 func (c *plotCmd) Run(e *env) error {
@@ -160,16 +165,16 @@ func (c *plotCmd) panels(e *env, dir string) ([]panel, []string, error) {
 		notes = append(notes, more...)
 	default:
 		sum = readRunSummary(dir)
+		names, _, serr := c.split()
+		if serr != nil {
+			return nil, nil, serr
+		}
 		switch c.Kind {
 		case "trace":
-			panels, notes, err = c.tracePlots(dir)
+			panels, notes, err = c.tracePlots(dir, names)
 		case "rank":
-			panels, notes, err = c.rankPlots(dir)
+			panels, notes, err = c.rankPlots(dir, names)
 		case "pairs":
-			names, _, serr := c.split()
-			if serr != nil {
-				return nil, nil, serr
-			}
 			panels, notes, err = c.pairsPlots(dir, names)
 		default:
 			return nil, nil, userErrorf("the kinds are trace, rank, pairs, marginals and q", "no plot kind %q", c.Kind)
@@ -245,9 +250,16 @@ func loadRun(e *env, dir string, have *infer.Model) (*infer.Summary, *infer.Mode
 	if have != nil {
 		return &sum, have, nil
 	}
+	// the manifest's paths, relative to dir, find the model from any
+	// folder; summary.json's are relative to where the run was started
+	if model, data := readManifestInputs(dir); model != "" {
+		if m, err := infer.Load(model, data); err == nil {
+			return &sum, m, nil
+		}
+	}
 	m, err := infer.Load(sum.Model, sum.Data)
 	if err != nil {
-		return &sum, nil, []string{fmt.Sprintf("cannot load the run's model %s (run from its directory, or where the run was started), so the latents' constraints are unknown", sum.Model)}
+		return &sum, nil, []string{fmt.Sprintf("cannot load the run's model %s (moved, or the run directory has no manifest.json naming it), so the latents' constraints are unknown", sum.Model)}
 	}
 	return &sum, m, nil
 }

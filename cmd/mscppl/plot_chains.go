@@ -25,16 +25,26 @@ func chainColumns(names []string) []int {
 	return out
 }
 
-// chainPlots reads the chain files and keeps at most --max columns, with a
-// note when some are left out.
-func (c *plotCmd) chainPlots(dir string) ([]string, [][][]float64, []int, []string, error) {
+// chainPlots reads the chain files and keeps the named components (a
+// vector's name: all of its), or else at most --max columns, the scalars
+// first (mu and tau before theta[1], ...), with a note when some are left
+// out.
+func (c *plotCmd) chainPlots(dir string, want []string) ([]string, [][][]float64, []int, []string, error) {
 	names, chains, err := readChains(dir)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
+	var order []int
+	if len(want) > 0 {
+		if order, err = namedColumns(names, want, filepath.Join(dir, "output_1.csv")); err != nil {
+			return nil, nil, nil, nil, err
+		}
+	} else {
+		order = scalarsFirst(names, chainColumns(names))
+	}
 	var cols []int
 	var notes []string
-	for _, j := range chainColumns(names) {
+	for _, j := range order {
 		c, r, v := firstNonFinite(chains, j)
 		lo, hi := columnRange(chains, j)
 		switch {
@@ -50,18 +60,58 @@ func (c *plotCmd) chainPlots(dir string) ([]string, [][][]float64, []int, []stri
 	if len(cols) == 0 {
 		return nil, nil, nil, nil, userErrorf("it is written by mscppl run --out DIR", "%s has no latent columns", filepath.Join(dir, "output_1.csv"))
 	}
-	if len(cols) > c.Max {
-		notes = append(notes, fmt.Sprintf("drew %d of %d components; use --max %d to draw them all", c.Max, len(cols), len(cols)))
+	if len(want) == 0 && len(cols) > c.Max {
+		notes = append(notes, fmt.Sprintf("drew %d of %d components; use --max %d to draw them all, or name them", c.Max, len(cols), len(cols)))
 		cols = cols[:c.Max]
 	}
 	return names, chains, cols, notes, nil
 }
 
+// scalarsFirst orders the columns js of a chain file: the scalars (a name
+// without an index) first, then the components of vectors and matrices,
+// each group in the file's order (the model's declarations).
+func scalarsFirst(names []string, js []int) []int {
+	var scalars, rest []int
+	for _, j := range js {
+		if strings.Contains(names[j], ".") {
+			rest = append(rest, j)
+		} else {
+			scalars = append(scalars, j)
+		}
+	}
+	return append(scalars, rest...)
+}
+
+// namedColumns are the columns of the components named by want, in its
+// order: a component (tau, theta[2], theta.2) or a vector's or matrix's
+// name (theta: all its components). An unknown name is an error listing
+// the components of file.
+func namedColumns(names, want []string, file string) ([]int, error) {
+	var out []int
+	for _, w := range want {
+		n := len(out)
+		for _, j := range chainColumns(names) {
+			base, _, _ := strings.Cut(names[j], ".")
+			if names[j] == w || jsonName(names[j]) == w || base == w {
+				out = append(out, j)
+			}
+		}
+		if len(out) == n {
+			var all []string
+			for _, j := range chainColumns(names) {
+				all = append(all, jsonName(names[j]))
+			}
+			return nil, userErrorf("the components are "+strings.Join(all, ", "), "no component %s in %s", w, file)
+		}
+	}
+	return out, nil
+}
+
 // tracePlots draw ArviZ's plot_trace: per component, the density of each
 // chain's samples (left) and the samples against the draw (right), one
 // colour per chain.
-func (c *plotCmd) tracePlots(dir string) ([]panel, []string, error) {
-	names, chains, cols, notes, err := c.chainPlots(dir)
+func (c *plotCmd) tracePlots(dir string, want []string) ([]panel, []string, error) {
+	names, chains, cols, notes, err := c.chainPlots(dir, want)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -144,8 +194,8 @@ func curvesXY(cs []curve) []plotter.XYs {
 // ranks are counted in equal bins, one row per chain, the count a chain
 // would have if all chains mixed dashed. Chains that disagree pile up at
 // one end; the plot shows what R-hat measures.
-func (c *plotCmd) rankPlots(dir string) ([]panel, []string, error) {
-	names, chains, cols, notes, err := c.chainPlots(dir)
+func (c *plotCmd) rankPlots(dir string, want []string) ([]panel, []string, error) {
+	names, chains, cols, notes, err := c.chainPlots(dir, want)
 	if err != nil {
 		return nil, nil, err
 	}

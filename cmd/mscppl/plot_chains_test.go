@@ -306,7 +306,7 @@ func TestTraceChainPlots(t *testing.T) {
 	panels, notes, err = (&plotCmd{Kind: "trace", Max: 2}).panels(e, dir)
 	require.NoError(t, err)
 	require.Len(t, panels, 4)
-	require.Equal(t, []string{"drew 2 of 3 components; use --max 3 to draw them all"}, notes)
+	require.Equal(t, []string{"drew 2 of 3 components; use --max 3 to draw them all, or name them"}, notes)
 
 	// a quantity with a NaN sample (a derived value set in one branch) is
 	// left out with a note, in trace and rank alike
@@ -329,6 +329,62 @@ func TestTraceChainPlots(t *testing.T) {
 		require.NoError(t, err, kind)
 		require.Contains(t, notes, "a[2] spans from -1e+308 to 1e+308, a range beyond the largest float, so it is not drawn", kind)
 	}
+}
+
+// TestChainPlotsNames: trace and rank draw the scalars first (a model that
+// declares a vector before mu and tau shows mu and tau under --max), and
+// take the components to draw as arguments like pairs: a component, or a
+// vector's name for all of its components, in the order given; an unknown
+// name lists the components.
+func TestChainPlotsNames(t *testing.T) {
+	dir := t.TempDir()
+	_, chains := normalChains(2, 100, nil)
+	head := []string{"lp__", "accept_stat__", "theta.1", "theta.2", "mu"}
+	chains[0] = append(chains[0], chains[0][2]) // tau, a copy of a column
+	chains[1] = append(chains[1], chains[1][2])
+	head = append(head, "tau")
+	writeChains(t, dir, head, chains)
+	e, _ := testEnv()
+	titles := func(ps []panel, step int) []string {
+		var out []string
+		for i := 0; i < len(ps); i += step {
+			out = append(out, ps[i].Title.Text)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		kind string
+		args []string
+		max  int
+		want []string
+		note string
+	}{
+		{"trace", nil, 2, []string{"mu", "tau"}, "drew 2 of 4 components; use --max 4 to draw them all, or name them"},
+		{"rank", nil, 3, []string{"mu", "tau", "theta[1]"}, "drew 3 of 4 components; use --max 4 to draw them all, or name them"},
+		{"trace", []string{"theta"}, 1, []string{"theta[1]", "theta[2]"}, ""},
+		{"rank", []string{"tau", "theta[2]", "r.svg"}, 8, []string{"tau", "theta[2]"}, ""},
+		{"trace", []string{"theta.1", "mu"}, 8, []string{"theta[1]", "mu"}, ""},
+	} {
+		step := 1
+		if c.kind == "trace" {
+			step = 2 // a density and a trace per component
+		}
+		panels, notes, err := (&plotCmd{Kind: c.kind, Max: c.max, Args: c.args}).panels(e, dir)
+		require.NoError(t, err, "%s %v", c.kind, c.args)
+		require.Equal(t, c.want, titles(panels, step), "%s %v", c.kind, c.args)
+		if c.note == "" {
+			require.Empty(t, notes)
+		} else {
+			require.Equal(t, []string{c.note}, notes)
+		}
+	}
+	_, _, err := (&plotCmd{Kind: "trace", Max: 8, Args: []string{"sigma"}}).panels(e, dir)
+	require.ErrorContains(t, err, "no component sigma in "+filepath.Join(dir, "output_1.csv"))
+	// the picture is the last argument when it has an extension
+	names, out, err := (&plotCmd{Kind: "rank", Args: []string{"mu", "tau", "r.png"}}).split()
+	require.NoError(t, err)
+	require.Equal(t, []string{"mu", "tau"}, names)
+	require.Equal(t, "r.png", out)
 }
 
 // TestRankPlots: a panel per component, a row per chain; each chain's

@@ -71,6 +71,8 @@ func TestPlotCommandLine(t *testing.T) {
 		{"pairs in Stan's names, default output", []string{"pairs", dir, "mu", "v.1"}, dir + "/pairs.svg", ""},
 		{"pairs of one", []string{"pairs", dir, "mu", dir + "/p1.svg"}, "", "pairs needs two or more components, got 1"},
 		{"pairs of an unknown name", []string{"pairs", dir, "mu", "sigma"}, "", "no component sigma in " + dir + "/draws.csv\nhint: the components are mu, tau, p, b, neg, v[1]"},
+		{"trace of named components", []string{"trace", dir, "tau", "v", dir + "/tr.svg"}, dir + "/tr.svg", ""},
+		{"rank of an unknown name", []string{"rank", dir, "sigma"}, "", "no component sigma in " + dir + "/output_1.csv\nhint: the components are mu, tau, p, b, neg, v[1]"},
 		{"names for another kind", []string{"marginals", dir, "mu", dir + "/m2.svg"}, "", "too many arguments: mu " + dir + "/m2.svg"},
 		{"no chain files", []string{"trace", empty, dir + "/c.svg"}, "", "cannot read the chain file " + empty + "/output_1.csv: no such file"},
 		{"no chain files for rank", []string{"rank", empty, dir + "/r.svg"}, "", "cannot read the chain file " + empty + "/output_1.csv: no such file"},
@@ -334,4 +336,30 @@ func TestREPLPlotTypedModel(t *testing.T) {
 	require.Contains(t, out.String(), "wrote m.svg\n")
 	require.FileExists(t, filepath.Join(dir, "q.svg"))
 	require.NotContains(t, errb.String(), "constraints are unknown")
+}
+
+// TestPlotFindsModelFromAnyFolder: plot marginals, which needs the run's
+// model (its constraints and prior), finds it through manifest.json's
+// path relative to the run's folder when run from another folder, where
+// summary.json's path (relative to where the run started) leads nowhere.
+func TestPlotFindsModelFromAnyFolder(t *testing.T) {
+	src, err := os.ReadFile("testdata/plot/bounds.msc")
+	require.NoError(t, err)
+	work := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(work, "models"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(work, "elsewhere"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(work, "models", "bounds.msc"), src, 0o644))
+	t.Chdir(work)
+	code, _, stderr := mscppl("run", "models/bounds.msc", "--iters", "300", "--draws", "500", "--quiet", "--out", "runs/r1")
+	require.Equal(t, 0, code, stderr)
+	b, err := os.ReadFile(filepath.Join("runs", "r1", "manifest.json"))
+	require.NoError(t, err)
+	var m manifest
+	require.NoError(t, json.Unmarshal(b, &m))
+	require.Equal(t, filepath.Join("..", "..", "models", "bounds.msc"), m.Model)
+	t.Chdir(filepath.Join(work, "elsewhere"))
+	code, stdout, stderr := mscppl("plot", "marginals", filepath.Join("..", "runs", "r1"), "--max", "13")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, "wrote "+filepath.Join("..", "runs", "r1", "marginals.svg")+"\n", stdout)
+	require.NotContains(t, stderr, "cannot load")
 }

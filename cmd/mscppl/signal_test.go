@@ -119,7 +119,8 @@ func TestInterruptStartsFreshLine(t *testing.T) {
 				first = "\n" + first
 			}
 			require.True(t, strings.HasPrefix(out.String(), first), "stdout: %q", out.String())
-			require.Contains(t, out.String(), "NOT converged")
+			require.Regexp(t, `(?m)^verdict: interrupted at iteration \d+, NOT converged: `, out.String())
+			require.NotContains(t, out.String(), "(0 warnings)")
 		})
 	}
 }

@@ -30,6 +30,10 @@ type File struct {
 	Columns []string
 	// Rows are the draws, one value per column.
 	Rows [][]float64
+	// Trailer are the comment lines after the rows, without their "# "
+	// prefix (CmdStan's elapsed times: " Elapsed Time: 0.02 seconds
+	// (Warm-up)", ...); on reading, every comment line after the header.
+	Trailer []string
 }
 
 // Value returns the value of the first configuration line key = value
@@ -73,9 +77,11 @@ func Read(r io.Reader) (*File, error) {
 		t := strings.TrimRight(sc.Text(), "\r")
 		switch {
 		case strings.HasPrefix(t, "#"):
+			t = strings.TrimPrefix(strings.TrimPrefix(t, "#"), " ")
 			if f.Columns == nil {
-				t = strings.TrimPrefix(t, "#")
-				f.Config = append(f.Config, strings.TrimPrefix(t, " "))
+				f.Config = append(f.Config, t)
+			} else {
+				f.Trailer = append(f.Trailer, t)
 			}
 		case strings.TrimSpace(t) == "":
 		case f.Columns == nil:
@@ -132,7 +138,7 @@ func Format(v float64) string {
 }
 
 // Bytes writes the file: the configuration lines as comments, the header,
-// the rows.
+// the rows, the trailer's comment lines.
 func (f *File) Bytes() []byte {
 	var b bytes.Buffer
 	for _, l := range f.Config {
@@ -147,6 +153,9 @@ func (f *File) Bytes() []byte {
 			b.WriteString(Format(v))
 		}
 		b.WriteByte('\n')
+	}
+	for _, l := range f.Trailer {
+		b.WriteString(strings.TrimRight("# "+l, " ") + "\n")
 	}
 	return b.Bytes()
 }

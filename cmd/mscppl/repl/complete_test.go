@@ -44,6 +44,11 @@ func TestComplete(t *testing.T) {
 		{"lat", []string{"latent"}, nil},
 		{"mo", []string{"model"}, nil},
 		{"", []string{":help", ":show"}, []string{"theta"}},
+		// inside an index only the names in scope: no function
+		{":eval theta[", []string{":eval theta[J", ":eval theta[mu"}, []string{":eval theta[ordered_logistic", ":eval theta[log"}},
+		{"  y[j] ~ normal(theta[J", []string{"  y[j] ~ normal(theta[J"}, nil},
+		{":eval theta[1] + l", []string{":eval theta[1] + log"}, nil},
+		{":eval Sigma[1, ", []string{":eval Sigma[1, J"}, []string{":eval Sigma[1, exp"}},
 	} {
 		got := r.complete(c.line)
 		for _, w := range c.want {

@@ -83,6 +83,7 @@ type state struct {
 	names          []string          // for completion: the model's names
 	typed          typed             // the model typed at the prompt
 	awaitingData   bool              // the model loaded and waits for :data
+	loadErr        error             // why the last reload failed (nil: it did not)
 	edit           *lineEdit         // a line being retyped after :edit (no editor)
 }
 
@@ -266,7 +267,8 @@ func (r *state) loopTerminal() error {
 // file names after :load, :data, :save and :plot; otherwise, for the word
 // being typed (the identifier before the cursor), the model's names (data,
 // params, latents, derived quantities, top-level locals), the functions and
-// distributions, and at the start of a line the block names.
+// distributions (not inside an index: after w[ only the names), and at the
+// start of a line the block names.
 func (r *state) complete(line string) []string {
 	var out []string
 	fields := strings.Fields(line)
@@ -310,7 +312,9 @@ func (r *state) complete(line string) []string {
 		cands = append(cands, lang.BlockKinds...)
 	}
 	cands = append(cands, r.names...)
-	cands = append(cands, functionNames()...)
+	if !inIndex(prefix) { // an index is a name in scope, not a function (w[ offered ordered_logistic)
+		cands = append(cands, functionNames()...)
+	}
 	seen := map[string]bool{}
 	for _, c := range cands {
 		if strings.HasPrefix(c, word) && !seen[c] {
@@ -319,6 +323,26 @@ func (r *state) complete(line string) []string {
 		}
 	}
 	return out
+}
+
+// inIndex reports whether the text before the word being completed opens
+// an index or continues one: an unclosed '[' whose last character (spaces
+// aside) is '[' or ','.
+func inIndex(prefix string) bool {
+	t := strings.TrimRight(prefix, " ")
+	if t == "" || (t[len(t)-1] != '[' && t[len(t)-1] != ',') {
+		return false
+	}
+	depth := 0
+	for i := range len(t) {
+		switch t[i] {
+		case '[':
+			depth++
+		case ']':
+			depth--
+		}
+	}
+	return depth > 0
 }
 
 // line handles one input line; it returns true to quit. A line starting
@@ -368,6 +392,7 @@ func (r *state) reload() bool {
 		return false
 	}
 	m, err := r.load()
+	r.loadErr = err
 	if err != nil {
 		r.fail(err)
 		r.m = nil
@@ -404,6 +429,12 @@ func (r *state) command(cmd string) bool {
 		r.modelPath = arg
 		r.typed.clear()
 		if !r.reload() && r.m == nil && !r.awaitingData {
+			if r.misfitData(saved.dataPath) {
+				// another model's data file: this one waits for its own
+				r.dataPath, r.awaitingData = "", true
+				fmt.Fprintf(w, "loaded %s, which reads another data file than %s: bind its own with :data FILE (the model then loads)\n", arg, saved.dataPath)
+				break
+			}
 			r.restore(saved, "the model")
 		}
 	case ":show":
@@ -431,7 +462,11 @@ func (r *state) command(cmd string) bool {
 			// a data file that cannot be read, or one that breaks a model
 			// that loaded, leaves the session as it was
 			if _, err := os.Stat(arg); !r.reload() && (err != nil || saved.m != nil) {
+				misfit := err == nil && r.misfitData(arg)
 				r.restore(saved, "the data")
+				if misfit {
+					fmt.Fprintf(w, "to switch to a model that reads %s, load it first (:load FILE.msc), then :data %s\n", arg, arg)
+				}
 			}
 		} else {
 			fmt.Fprintf(w, "data file %s: it is read when the model is loaded\n", arg)
@@ -536,6 +571,13 @@ func (r *state) needsData() bool {
 	}
 	f, err := lang.Parse(replName, r.typed.src())
 	return err == nil && infer.NeedsData(f)
+}
+
+// misfitData reports whether the last reload failed because the data file
+// data does not fit the model (a column or field it lacks, a size that
+// disagrees: the errors name the file) while the model reads data.
+func (r *state) misfitData(data string) bool {
+	return data != "" && r.loadErr != nil && strings.Contains(r.loadErr.Error(), data) && r.needsData()
 }
 
 // load reads, parses, checks and compiles the current model (a file, or

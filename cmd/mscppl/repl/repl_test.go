@@ -129,3 +129,35 @@ func TestPanicKeepsSession(t *testing.T) {
 	require.Contains(t, stderr, "mscppl: internal error: a test of the recovery (the session goes on")
 	require.Contains(t, stdout, "z ~ normal", "the model survives the panic")
 }
+
+// TestSwitchModelAndData: loading a model that does not fit the bound data
+// file keeps the new model waiting for its own (and says so), so that
+// :data then loads it; binding another model's data file to the loaded
+// model says to load that model first.
+func TestSwitchModelAndData(t *testing.T) {
+	const ex = "../../../examples/"
+	stdout, _ := session(t,
+		":load "+ex+"normal_mean.msc",
+		":data "+ex+"data/normal_mean.csv",
+		":data "+ex+"data/eight_schools.csv",
+		":load "+ex+"eight_schools_noncentered.msc",
+		":data "+ex+"data/eight_schools.csv",
+	)
+	for _, want := range []string{
+		"the data was not changed: " + ex + "normal_mean.msc is still loaded\n" +
+			"to switch to a model that reads " + ex + "data/eight_schools.csv, load it first (:load FILE.msc), then :data " + ex + "data/eight_schools.csv\n",
+		"loaded " + ex + "eight_schools_noncentered.msc, which reads another data file than " + ex + "data/normal_mean.csv: bind its own with :data FILE (the model then loads)\n" +
+			"loaded " + ex + "eight_schools_noncentered.msc: 10 latent dimensions, 0 params\n",
+	} {
+		require.Contains(t, stdout, want)
+	}
+	// a model that cannot be read is no data misfit: the session keeps
+	// the loaded one
+	stdout, _ = session(t,
+		":load "+ex+"normal_mean.msc",
+		":data "+ex+"data/normal_mean.csv",
+		":load nosuch.msc",
+	)
+	require.Contains(t, stdout, "the model was not changed: "+ex+"normal_mean.msc is still loaded")
+	require.NotContains(t, stdout, "another data file")
+}
