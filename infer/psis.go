@@ -66,7 +66,10 @@ func importanceSample(rng *rand.Rand, comps []*ir.Compiled, q proposal, M int) (
 		// no draw of q has positive density: say which statement rules
 		// out the first one
 		const why = "the model's data or constraints rule them out; check the supports of the distributions against the data and the declared bounds"
-		if pos, text, overflow, ok := comps[0].ZeroDensity(im.u[0]); ok {
+		if pos, text, overflow, reason, ok := comps[0].ZeroDensity(im.u[0]); ok {
+			if reason != "" {
+				return im, lang.Errorf(pos, "all %d draws of q have zero posterior density: at the first, %s", len(im.lr), reason)
+			}
 			if overflow != "" {
 				e := lang.Errorf(pos, "all %d draws of q have log density -Inf: at the first, `%s` has log density -Inf; %s", len(im.lr), text, overflow)
 				e.Hint = "rescale the data (divide them by a power of ten or standardize them) so that they and the parameters are of moderate size"

@@ -58,6 +58,9 @@ type factor struct {
 	deps  []int
 	tilde *tildeTerm // nil when the term is not a ~ statement
 	prior *priorTerm // nil when the term does not draw a latent
+	// why, when set, explains the term's -Inf at the last evaluation (a
+	// failed ODE solve: the solver's reason)
+	why func() string
 }
 
 // tildeTerm are the facts of a term that comes from lhs ~ family(args).
@@ -1173,17 +1176,22 @@ func (c *Compiled) GradParams(z []float64, grad []float64) float64 {
 // the position and text of the first statement whose log density is -Inf.
 // When that statement is a ~ whose values and arguments are all in their
 // domains, the -Inf is no zero density but an overflow, and overflow says
-// so (naming the largest magnitude among them); else it is "".
-func (c *Compiled) ZeroDensity(z []float64) (pos lang.Pos, text, overflow string, ok bool) {
+// so (naming the largest magnitude among them); else it is "". why is the
+// statement's own reason for its -Inf when it has one (a failed ODE solve:
+// the solver's), else "".
+func (c *Compiled) ZeroDensity(z []float64) (pos lang.Pos, text, overflow, why string, ok bool) {
 	c.Reserve(1)
 	c.load(z, 1)
 	c.g.ForwardNodes(c.jointOrder, 1)
 	for _, f := range c.factors {
 		if v := c.g.Value(f.node, 0)[0]; math.IsInf(v, -1) {
-			return f.pos, f.text, c.overflowed(f), true
+			if f.why != nil {
+				why = f.why()
+			}
+			return f.pos, f.text, c.overflowed(f), why, true
 		}
 	}
-	return pos, "", "", false
+	return pos, "", "", "", false
 }
 
 // overflowAt is the magnitude from which a ~ term's -Inf is put down to

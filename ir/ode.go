@@ -1,6 +1,7 @@
 package ir
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -40,6 +41,10 @@ func odeEntry(name, params, doc string, form odeForm) *Function {
 	return &Function{Name: name, Params: params, Doc: doc, arity: []int{min},
 		raw: func(r *resolver, c *lang.Call, pos lang.Pos) Expr { return r.odeCall(c, pos, form) }}
 }
+
+// oldBDFDefaults are the tolerances of Stan's integrate_ode_bdf when the
+// call gives none (its other solvers default to ode.Default*).
+var oldBDFDefaults = ode.Options{RelTol: 1e-10, AbsTol: 1e-10, MaxSteps: 100_000_000}
 
 // odeType is the type of the result of an ODE call with n output times
 // and k states, stored as a matrix[N, K] whose row n is the state at
@@ -148,6 +153,11 @@ func (r *resolver) odeCall(c *lang.Call, pos lang.Pos, form odeForm) Expr {
 	default:
 		x.Args = args[4:]
 	}
+	if form.old && form.stiff {
+		// Stan's integrate_ode_bdf defaults to tighter tolerances than
+		// ode_bdf (Stan Math's integrate_ode_bdf.hpp)
+		x.Opt = oldBDFDefaults
+	}
 	if len(tols) == 3 {
 		what := []string{"the relative tolerance", "the absolute tolerance", "the maximum number of steps"}
 		var v [3]float64
@@ -156,6 +166,11 @@ func (r *resolver) odeCall(c *lang.Call, pos lang.Pos, form odeForm) Expr {
 			// (Stan's older integrate_ode_* take the steps as a real: 5e2)
 			if !ok || !e.Type().Scalar() || !(f > 0) || math.IsInf(f, 0) || i == 2 && (f != math.Trunc(f) || f > math.MaxInt32 || e.Type().Kind != Int && !form.old) {
 				r.errorf(e.Pos(), "%s of %s must be a positive %s known before inference, got %s", what[i], c.Name, map[bool]string{true: "integer", false: "number"}[i == 2], FormatExpr(e))
+				return nil
+			}
+			if i == 0 && !(f >= ode.MinRelTol && f <= ode.MaxRelTol) {
+				er := r.errorf(e.Pos(), "the relative tolerance of %s must be within [%g, %g], got %g", c.Name, float64(ode.MinRelTol), float64(ode.MaxRelTol), f)
+				er.Hint = "below 1e-16 it asks for more digits than a float64 has, and the steps would shrink to nothing; Stan's default is 1e-6"
 				return nil
 			}
 			v[i] = f
@@ -203,6 +218,10 @@ func (r *resolver) odeRHS(x *ODECall, fd *lang.FuncDef) bool {
 	}
 	scope, leave := r.enterFunction()
 	defer leave()
+	if r.inODE == "" {
+		r.inODE = fmt.Sprintf("the right-hand side %s of %s at %d:%d", fd.Name, x.Name, x.Pos().Line, x.Pos().Col)
+		defer func() { r.inODE = "" }()
+	}
 	vars := make([]*Var, len(fd.Params))
 	for i, prm := range fd.Params {
 		vars[i] = r.newVar(prm.Name, r.at(prm.Pos), LocalVar, types[i])
@@ -232,9 +251,13 @@ func (cp *compiler) ode(e *ODECall) autodiff.Node {
 	if !g.IsConst(t0) || !g.IsConst(ts) {
 		cp.fail(e.Pos(), "the times t0 and ts of %s must be known before inference (data)", e.Name)
 	}
+	// the checks of every solve, once before the first (the times are data)
+	if err := ode.CheckArgs(g.Value(t0, 0)[0], g.Value(ts, 0), e.Opt); err != nil {
+		cp.fail(e.Pos(), "%s cannot be solved: %v", e.Name, err)
+	}
 	ins := []autodiff.Node{y0, t0, ts}
 	K, N := e.Y0.Type().Rows, e.TS.Type().Rows
-	op := &odeOp{name: e.Name, pos: e.Pos(), k: K, n: N, opt: e.Opt}
+	op := &odeOp{name: e.Name, pos: e.Pos(), k: K, n: N, opt: e.Opt, derived: cp.inDerived}
 	// the extra arguments: data are constants of f's tape, the others its
 	// parameters (with sensitivities)
 	sg := autodiff.New()
@@ -302,7 +325,7 @@ func (cp *compiler) ode(e *ODECall) autodiff.Node {
 		for _, a := range e.Args {
 			deps = cp.depsOf(a, deps)
 		}
-		cp.addTerm(factor{node: g.Index(n, N*K), pos: e.Pos(), text: FormatExpr(e) + " (a failed solve)", deps: deps})
+		cp.addTerm(factor{node: g.Index(n, N*K), pos: e.Pos(), text: FormatExpr(e) + " (a failed solve)", deps: deps, why: op.reason})
 	}
 	return g.Reshape(g.Slice(n, 0, N*K), N, K)
 }
@@ -361,20 +384,25 @@ type odeParam struct{ in, off, n int }
 
 // odeOp is the tape op of an ODE call: in = [y0, t0, ts, extra
 // arguments...] -> the N x K states, row by row, then a term that is 0,
-// or -Inf when the solve failed (then the states are y0 at every time,
-// finite values that keep the log density -Inf rather than NaN).
+// or -Inf when the solve failed (then, in the model block, the states are
+// y0 at every time, finite values that keep the log density -Inf rather
+// than NaN; in the derived block they are NaN: a draw whose solve failed
+// has no derived values, never the initial state's).
 type odeOp struct {
 	name     string
 	pos      lang.Pos
 	k, n     int
 	opt      ode.Options
+	derived  bool
 	params   []odeParam
 	rhs      *odeRHS
 	solver   *ode.Solver
 	p, sens  []float64
 	ys       []float64 // the states of Backward's solve
+	solves   atomic.Int64
 	fails    atomic.Int64
 	firstErr atomic.Value // string
+	lastErr  string       // of the last failed solve of this copy
 }
 
 // Name is the call's name.
@@ -391,20 +419,37 @@ func (o *odeOp) Forward(out []float64, in [][]float64) {
 	o.gather(in)
 	nk := o.n * o.k
 	out[nk] = 0
+	o.solves.Add(1)
 	if err := o.solver.Solve(in[0], o.p, in[1][0], in[2], o.opt, out[:nk], nil); err != nil {
 		o.failed(err)
 		for n := 0; n < o.n; n++ {
+			if o.derived {
+				for i := range out[n*o.k : (n+1)*o.k] {
+					out[n*o.k+i] = math.NaN()
+				}
+				continue
+			}
 			copy(out[n*o.k:(n+1)*o.k], in[0])
 		}
 		out[nk] = math.Inf(-1)
 	}
 }
 
+// failed counts a failed solve and words its reason: the solver's, with
+// the stiff solver suggested when rk45 found the problem stiff.
 func (o *odeOp) failed(err error) {
+	msg := err.Error()
+	if errors.Is(err, ode.ErrStiff) {
+		msg += "; use ode_bdf (or ode_bdf_tol), the stiff solver"
+	}
+	o.lastErr = msg
 	if o.fails.Add(1) == 1 {
-		o.firstErr.Store(err.Error())
+		o.firstErr.Store(msg)
 	}
 }
+
+// reason is the solver's reason for the last failed solve of this copy.
+func (o *odeOp) reason() string { return o.name + " failed: " + o.lastErr }
 
 // Backward solves again with sensitivities (under the same error control,
 // so it takes more steps than Forward's) and sends the adjoints of the
@@ -455,9 +500,11 @@ func (o *odeOp) Backward(out, dout []float64, in [][]float64, din [][]float64) {
 
 // SolverNotes words the failed ODE solves so far of the compiled copies
 // of one model (a copy listed twice counts once), one line per call that
-// failed: its position, the number of failed solves and the first error.
+// failed: its position, the number of failed solves out of all, what was
+// done with them (the draw rejected, or its derived values NaN) and the
+// solver's first reason.
 func SolverNotes(cs ...*Compiled) []string {
-	var fails []int64
+	var fails, solves []int64
 	var first []string
 	var ops []*odeOp
 	seen := map[*Compiled]bool{}
@@ -468,10 +515,11 @@ func SolverNotes(cs ...*Compiled) []string {
 		seen[c] = true
 		for i, o := range c.odes {
 			if i == len(ops) {
-				ops, fails, first = append(ops, o), append(fails, 0), append(first, "")
+				ops, fails, solves, first = append(ops, o), append(fails, 0), append(solves, 0), append(first, "")
 			}
 			n := o.fails.Load()
 			fails[i] += n
+			solves[i] += o.solves.Load()
 			if msg, _ := o.firstErr.Load().(string); n > 0 && first[i] == "" {
 				first[i] = msg
 			}
@@ -480,7 +528,11 @@ func SolverNotes(cs ...*Compiled) []string {
 	var out []string
 	for i, o := range ops {
 		if n := fails[i]; n > 0 {
-			out = append(out, fmt.Sprintf("%s: %s failed on %d evaluation%s (each counted with log density -Inf): %s", o.pos, o.name, n, plural1(int(n)), first[i]))
+			what := "each rejecting its draw (log density -Inf)"
+			if o.derived {
+				what = "each leaving its draw's derived values NaN"
+			}
+			out = append(out, fmt.Sprintf("%s: %s failed on %d of %d solve%s, %s; the first: %s", o.pos, o.name, n, max(n, solves[i]), plural1(int(solves[i])), what, first[i]))
 		}
 	}
 	return out
