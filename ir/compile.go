@@ -128,7 +128,7 @@ type Compiled struct {
 	facts     Facts
 	factsOnce sync.Once
 	// the ODE calls' ops (ode.go), for their failure notes
-	odes []*odeOp
+	rejecters []*rejections // the ops that reject draws (reject.go)
 }
 
 type compiler struct {
@@ -880,6 +880,9 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 		for i, a := range e.Args {
 			args[i] = cp.expr(a)
 		}
+		if h, ok := e.Op.(*hmmOp); ok {
+			cp.hmm(h, e, args)
+		}
 		n := g.Custom(e.Op, e.T.Len(), args...)
 		if e.T.Kind == Matrix {
 			n = g.Reshape(n, e.T.Rows, e.T.Cols)
@@ -1182,9 +1185,11 @@ func (c *Compiled) GradParams(z []float64, grad []float64) float64 {
 func (c *Compiled) ZeroDensity(z []float64) (pos lang.Pos, text, overflow, why string, ok bool) {
 	c.Reserve(1)
 	c.load(z, 1)
+	c.clearRejections()
 	c.g.ForwardNodes(c.jointOrder, 1)
 	for _, f := range c.factors {
 		if v := c.g.Value(f.node, 0)[0]; math.IsInf(v, -1) {
+			why = c.lastRejection()
 			if f.why != nil {
 				why = f.why()
 			}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"sync/atomic"
 
 	"github.com/mscppl/mscppl/autodiff"
 	"github.com/mscppl/mscppl/lang"
@@ -257,7 +256,7 @@ func (cp *compiler) ode(e *ODECall) autodiff.Node {
 	}
 	ins := []autodiff.Node{y0, t0, ts}
 	K, N := e.Y0.Type().Rows, e.TS.Type().Rows
-	op := &odeOp{name: e.Name, pos: e.Pos(), k: K, n: N, opt: e.Opt, derived: cp.inDerived}
+	op := &odeOp{rejections: rejections{name: e.Name, pos: e.Pos(), unit: "solve", derived: cp.inDerived}, k: K, n: N, opt: e.Opt}
 	// the extra arguments: data are constants of f's tape, the others its
 	// parameters (with sensitivities)
 	sg := autodiff.New()
@@ -317,7 +316,7 @@ func (cp *compiler) ode(e *ODECall) autodiff.Node {
 		method = ode.Stiff
 	}
 	op.solver = ode.NewSolver(ode.System{K: K, P: P, F: op.rhs.f, Jac: op.rhs.jac}, method)
-	cp.c.odes = append(cp.c.odes, op)
+	cp.addRejecter(&op.rejections)
 	n := g.Custom(op, N*K+1, ins...)
 	if !cp.inDerived {
 		// the solve's own term: 0, or -Inf when it failed
@@ -389,20 +388,14 @@ type odeParam struct{ in, off, n int }
 // than NaN; in the derived block they are NaN: a draw whose solve failed
 // has no derived values, never the initial state's).
 type odeOp struct {
-	name     string
-	pos      lang.Pos
-	k, n     int
-	opt      ode.Options
-	derived  bool
-	params   []odeParam
-	rhs      *odeRHS
-	solver   *ode.Solver
-	p, sens  []float64
-	ys       []float64 // the states of Backward's solve
-	solves   atomic.Int64
-	fails    atomic.Int64
-	firstErr atomic.Value // string
-	lastErr  string       // of the last failed solve of this copy
+	rejections
+	k, n    int
+	opt     ode.Options
+	params  []odeParam
+	rhs     *odeRHS
+	solver  *ode.Solver
+	p, sens []float64
+	ys      []float64 // the states of Backward's solve
 }
 
 // Name is the call's name.
@@ -419,7 +412,7 @@ func (o *odeOp) Forward(out []float64, in [][]float64) {
 	o.gather(in)
 	nk := o.n * o.k
 	out[nk] = 0
-	o.solves.Add(1)
+	o.evals.Add(1)
 	if err := o.solver.Solve(in[0], o.p, in[1][0], in[2], o.opt, out[:nk], nil); err != nil {
 		o.failed(err)
 		for n := 0; n < o.n; n++ {
@@ -431,31 +424,25 @@ func (o *odeOp) Forward(out []float64, in [][]float64) {
 			}
 			copy(out[n*o.k:(n+1)*o.k], in[0])
 		}
-		out[nk] = math.Inf(-1)
+		out[nk] = o.rejected()
 	}
 }
 
-// failed counts a failed solve and words its reason: the solver's, with
-// the stiff solver suggested when rk45 found the problem stiff.
+// failed counts a failed solve with the solver's reason, and suggests the
+// stiff solver when rk45 found the problem stiff.
 func (o *odeOp) failed(err error) {
 	msg := err.Error()
 	if errors.Is(err, ode.ErrStiff) {
 		msg += "; use ode_bdf (or ode_bdf_tol), the stiff solver"
 	}
-	o.lastErr = msg
-	if o.fails.Add(1) == 1 {
-		o.firstErr.Store(msg)
-	}
+	o.reject(msg)
 }
-
-// reason is the solver's reason for the last failed solve of this copy.
-func (o *odeOp) reason() string { return o.name + " failed: " + o.lastErr }
 
 // Backward solves again with sensitivities (under the same error control,
 // so it takes more steps than Forward's) and sends the adjoints of the
 // states to y0 and the parameters.
 func (o *odeOp) Backward(out, dout []float64, in [][]float64, din [][]float64) {
-	if out[o.n*o.k] != 0 {
+	if out[o.n*o.k] != 0 || o.derived {
 		return // a failed solve: its log density is -Inf, no gradient
 	}
 	o.gather(in)
@@ -495,48 +482,3 @@ func (o *odeOp) Backward(out, dout []float64, in [][]float64, din [][]float64) {
 		}
 	}
 }
-
-// ---- notes -------------------------------------------------------------------
-
-// SolverNotes words the failed ODE solves so far of the compiled copies
-// of one model (a copy listed twice counts once), one line per call that
-// failed: its position, the number of failed solves out of all, what was
-// done with them (the draw rejected, or its derived values NaN) and the
-// solver's first reason.
-func SolverNotes(cs ...*Compiled) []string {
-	var fails, solves []int64
-	var first []string
-	var ops []*odeOp
-	seen := map[*Compiled]bool{}
-	for _, c := range cs {
-		if c == nil || seen[c] {
-			continue
-		}
-		seen[c] = true
-		for i, o := range c.odes {
-			if i == len(ops) {
-				ops, fails, solves, first = append(ops, o), append(fails, 0), append(solves, 0), append(first, "")
-			}
-			n := o.fails.Load()
-			fails[i] += n
-			solves[i] += o.solves.Load()
-			if msg, _ := o.firstErr.Load().(string); n > 0 && first[i] == "" {
-				first[i] = msg
-			}
-		}
-	}
-	var out []string
-	for i, o := range ops {
-		if n := fails[i]; n > 0 {
-			what := "each rejecting its draw (log density -Inf)"
-			if o.derived {
-				what = "each leaving its draw's derived values NaN"
-			}
-			out = append(out, fmt.Sprintf("%s: %s failed on %d of %d solve%s, %s; the first: %s", o.pos, o.name, n, max(n, solves[i]), plural1(int(solves[i])), what, first[i]))
-		}
-	}
-	return out
-}
-
-// SolverNotes is SolverNotes(c).
-func (c *Compiled) SolverNotes() []string { return SolverNotes(c) }
