@@ -160,6 +160,7 @@ type compiler struct {
 	// inDerived is set while the derived block's statements compile (an
 	// ODE call there adds no term for its failures)
 	inDerived bool
+	heavyCost // the projection of the calls whose cost is not in the graph's size (reject.go)
 }
 
 type compileError struct{ err *lang.Error }
@@ -413,7 +414,7 @@ func (cp *compiler) stmt(s Stmt) {
 		if cp.vectorLoop(s, lo, hi) || cp.forwardLoop(s, lo, hi) {
 			return
 		}
-		before := cp.g.NumNodes()
+		before, beforeHeavy := cp.g.NumNodes(), cp.heavyCost
 		for t := lo; t <= hi; t++ {
 			cp.ints[s.Var.ID] = t
 			cp.loopCtx = append(cp.loopCtx, fmt.Sprintf("%s = %d", s.Var.Name, t))
@@ -430,6 +431,9 @@ func (cp *compiler) stmt(s Stmt) {
 			projected := before + int(float64(cp.g.NumNodes()-before)/float64(done)*float64(hi-lo+1))
 			if cp.g.NumNodes() > cp.max || done == loopProbe && projected > loopProbeFactor*cp.max {
 				cp.fail(s.Pos(), "the loop over %s in %d..%d would unroll to about %d graph nodes, more than the limit of %d; reduce the loop sizes or raise --max-nodes", s.Var.Name, lo, hi, projected, cp.max)
+			}
+			if cp.heavyCost.seconds > beforeHeavy.seconds || cp.heavyCost.bytes > beforeHeavy.bytes {
+				cp.heavyLoop(s, lo, hi, done, beforeHeavy)
 			}
 		}
 	case *Tilde:

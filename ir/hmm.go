@@ -40,9 +40,8 @@ const (
 // hmmCost refuses (with the projected memory or time) an hmm_marginal of K
 // states and N observations beyond the bounds; "" when it is within them.
 func hmmCost(K, N int) string {
-	k, n := float64(K), float64(N)
-	bytes := 8 * (2*k*k + 4*k*n + 2*n)
-	work := k * k * n
+	k := float64(K)
+	bytes, work := hmmBytes(K, N), hmmWork(K, N)
 	switch {
 	case bytes > maxHMMBytes:
 		return fmt.Sprintf("with K = %d states and N = %d observations it would take about %s (Gamma alone is K x K = %.3g numbers, with their adjoints), more than the limit of %s per call; reduce K",
@@ -53,6 +52,16 @@ func hmmCost(K, N int) string {
 	}
 	return ""
 }
+
+// hmmBytes is the memory of one call: Gamma and log_omega with their
+// adjoints, the forward probabilities and scaled densities.
+func hmmBytes(K, N int) float64 {
+	k, n := float64(K), float64(N)
+	return 8 * (2*k*k + 4*k*n + 2*n)
+}
+
+// hmmWork is the multiply-adds of one evaluation.
+func hmmWork(K, N int) float64 { return float64(K) * float64(K) * float64(N) }
 
 // byteSize words a number of bytes.
 func byteSize(b float64) string {
@@ -154,4 +163,6 @@ func (cp *compiler) hmm(h *hmmOp, e *MatCall, args []autodiff.Node) {
 	}
 	h.derived = cp.inDerived
 	cp.addRejecter(&h.rejections)
+	K, N := e.Args[0].Type().Rows, e.Args[0].Type().Cols
+	cp.heavy(e.Pos(), e.Name, hmmWork(K, N)/maxHMMWork, hmmBytes(K, N))
 }

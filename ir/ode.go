@@ -316,6 +316,12 @@ func (cp *compiler) ode(e *ODECall) autodiff.Node {
 		method = ode.Stiff
 	}
 	op.solver = ode.NewSolver(ode.System{K: K, P: P, F: op.rhs.f, Jac: op.rhs.jac}, method)
+	// the projection: nominal steps of 7 evaluations of f's tape, and the
+	// buffers (the solver's 14 states of K + K (K + P), the outputs and
+	// sensitivities, f's tape)
+	full := float64(K + K*(K+P))
+	cp.heavy(e.Pos(), e.Name, odeNominalSteps*7*float64(sg.NumNodes())*odeNodeSeconds,
+		8*(14*full+float64(len(op.sens)+len(op.ys)))+512*float64(sg.NumNodes()))
 	cp.addRejecter(&op.rejections)
 	n := g.Custom(op, N*K+1, ins...)
 	if !cp.inDerived {

@@ -214,3 +214,25 @@ func TestODEDerivedFailure(t *testing.T) {
 	require.Len(t, notes, 1)
 	require.Contains(t, notes[0], "m.msc:16:20: ode_rk45 failed on 1 of 2 solves, each leaving its draw's derived values NaN; the first: at t = 0.5")
 }
+
+// TestHeavyLoopProjection: a loop of ODE solves or hmm_marginal calls is
+// projected after its first iterations (as the graph's size is) and
+// refused at the loop with the projected time per evaluation, naming the
+// call; the same loop a hundred times shorter compiles.
+func TestHeavyLoopProjection(t *testing.T) {
+	const fn = "functions {\n decay(t: real, y: vector, k: real) -> vector {\n  return -k * y\n }\n}\n"
+	for _, c := range []struct{ head, body, want string }{
+		{fn, "  z: matrix[N, 1] = ode_rk45(decay, rep_vector(1, 1), 0, ts, k)\n  target += z[1, 1]\n",
+			"m.msc:14:2: the loop over i in 1..%d calls ode_rk45 (at 15:21) %d times: projected about"},
+		{"", "  target += hmm_marginal(rep_matrix(-k, 100, 100), rep_matrix(0.01, 100, 100), rep_vector(0.01, 100))\n",
+			"m.msc:9:2: the loop over i in 1..%d calls hmm_marginal (at 10:13) %d times: projected about"},
+	} {
+		src := func(n int) string {
+			return c.head + "data {\n ts: vector[N]\n}\nlatent {\n k: real<lower=0>\n}\nmodel {\n k ~ normal(1, 1)\n for i in 1.." + fmt.Sprint(n) + " {\n" + c.body + " }\n}\n"
+		}
+		msg := buildErr(t, src(100000), "ts\n1\n2\n")
+		require.Contains(t, msg, fmt.Sprintf(c.want, 100000, 100000))
+		require.Contains(t, msg, "s per evaluation of the log density")
+		compile(t, src(100), "ts\n1\n2\n")
+	}
+}

@@ -119,3 +119,56 @@ func (c *Compiled) clearRejections() {
 		r.last = ""
 	}
 }
+
+// ---- the projected cost of calls whose work is not in the graph's size ----
+
+// An ODE solve or an hmm_marginal is one node of the graph but may cost
+// as much as millions: each call adds its projection (seconds per
+// evaluation of the log density, bytes) and the model is refused, at the
+// call or at the loop that repeats it (projected after loopProbe
+// iterations, as the graph's size is), when the total passes the bounds.
+const (
+	maxHeavySeconds = 1.0     // per evaluation: a fit evaluates thousands of times
+	maxHeavyBytes   = 2 << 30 // the calls' own buffers
+	// an ODE solve is projected at odeNominalSteps steps of 7 evaluations of
+	// its right-hand side (the real count depends on the problem and the
+	// tolerances), at odeNodeSeconds per node of its tape
+	odeNominalSteps = 100
+	odeNodeSeconds  = 10e-9
+)
+
+// heavyCost is the projected cost of such calls.
+type heavyCost struct {
+	seconds, bytes float64
+	name           string   // the last call's name
+	pos            lang.Pos // and position
+}
+
+// heavy adds one call's projection; outside loops it refuses the model at
+// the call when the total passes the bounds.
+func (cp *compiler) heavy(pos lang.Pos, name string, seconds, bytes float64) {
+	h := &cp.heavyCost
+	h.seconds += seconds
+	h.bytes += bytes
+	h.name, h.pos = name, pos
+	if len(cp.loopCtx) == 0 && (h.seconds > maxHeavySeconds || h.bytes > maxHeavyBytes) {
+		cp.fail(pos, "%s would take about %.3g s per evaluation of the log density and %s of buffers with the calls before it, more than the limits of %g s and %s; a fit evaluates the log density thousands of times",
+			name, h.seconds, byteSize(h.bytes), maxHeavySeconds, byteSize(maxHeavyBytes))
+	}
+}
+
+// heavyLoop refuses a loop of lo..hi whose iterations so far (done, from
+// the cost before) project past the bounds: checked after loopProbe
+// iterations, at the last, and whenever the bounds are passed already.
+func (cp *compiler) heavyLoop(s *For, lo, hi, done int, before heavyCost) {
+	h := cp.heavyCost
+	n := float64(hi - lo + 1)
+	sec := before.seconds + (h.seconds-before.seconds)/float64(done)*n
+	bytes := before.bytes + (h.bytes-before.bytes)/float64(done)*n
+	over := h.seconds > maxHeavySeconds || h.bytes > maxHeavyBytes
+	if !over && done != loopProbe && done != hi-lo+1 || sec <= maxHeavySeconds && bytes <= maxHeavyBytes {
+		return
+	}
+	cp.fail(s.Pos(), "the loop over %s in %d..%d calls %s (at %d:%d) %d times: projected about %.3g s per evaluation of the log density and %s of buffers, more than the limits of %g s and %s; a fit evaluates the log density thousands of times, so reduce the loop or vectorise the calls",
+		s.Var.Name, lo, hi, h.name, h.pos.Line, h.pos.Col, hi-lo+1, sec, byteSize(bytes), maxHeavySeconds, byteSize(maxHeavyBytes))
+}
