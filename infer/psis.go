@@ -61,7 +61,15 @@ func importanceSample(rng *rand.Rand, comps []*ir.Compiled, q proposal, M int) (
 	d := comps[0].Dim()
 	im := &importance{qMean: make([]float64, d), qSD: make([]float64, d)}
 	q.Moments(im.qMean, im.qSD)
-	im.draw(rng, comps, q, M)
+	// the first chunk alone first: when every one of its draws is ruled
+	// out, the rest would be too, at the cost of their evaluation (a
+	// failed ODE solve may take thousands of steps); drawn in the same
+	// chunks from the same stream, the draws are those of one call
+	first := min(M, drawChunk)
+	im.draw(rng, comps, q, first)
+	if !allZero(im.lr) {
+		im.draw(rng, comps, q, M-first)
+	}
 	if allZero(im.lr) && len(im.u) > 0 {
 		// no draw of q has positive density: say which statement rules
 		// out the first one
