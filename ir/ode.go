@@ -219,6 +219,7 @@ func (r *resolver) odeRHS(x *ODECall, fd *lang.FuncDef) bool {
 	defer leave()
 	if r.inODE == "" {
 		r.inODE = fmt.Sprintf("the right-hand side %s of %s at %d:%d", fd.Name, x.Name, x.Pos().Line, x.Pos().Col)
+		r.inODEDepth = r.depth
 		defer func() { r.inODE = "" }()
 	}
 	vars := make([]*Var, len(fd.Params))

@@ -145,7 +145,7 @@ func TestODEErrors(t *testing.T) {
 		{"ode_bdf(f, y0, 0, 3 - ts, k)", "output time 2 (1) is before output time 1 (2)"},
 		// statements that the right-hand side would drop
 		{"ode_rk45(lp, y0, 0, ts, k)", "m.msc:9:3: target += inside the right-hand side lp of ode_rk45 at 28:20 would be dropped"},
-		{"ode_rk45(lp2, y0, 0, ts, k)", "m.msc:9:3: target += inside the right-hand side lp2 of ode_rk45 at 28:20 would be dropped"},
+		{"ode_rk45(lp2, y0, 0, ts, k)", "m.msc:9:3: target += inside a function called by the right-hand side lp2 of ode_rk45 at 28:20 would be dropped"},
 		{"ode_rk45(tl, y0, 0, ts, k)", "~ inside the right-hand side tl of ode_rk45"},
 	} {
 		msg := buildErr(t, head+" z: matrix[N, 2] = "+c.expr+"\n target += sum(z)\n}\n", "ts\n1\n2\n")
