@@ -423,13 +423,12 @@ func (o *odeOp) Forward(out []float64, in [][]float64) {
 	if err := o.solver.Solve(in[0], o.p, in[1][0], in[2], o.opt, out[:nk], nil); err != nil {
 		o.failed(err)
 		for n := 0; n < o.n; n++ {
-			if o.derived {
-				for i := range out[n*o.k : (n+1)*o.k] {
-					out[n*o.k+i] = math.NaN()
-				}
-				continue
-			}
 			copy(out[n*o.k:(n+1)*o.k], in[0])
+		}
+		if o.derived {
+			for i := range out[:nk] {
+				out[i] = math.NaN()
+			}
 		}
 		out[nk] = o.rejected()
 	}
