@@ -61,12 +61,23 @@ func importanceSample(rng *rand.Rand, comps []*ir.Compiled, q proposal, M int) (
 	d := comps[0].Dim()
 	im := &importance{qMean: make([]float64, d), qSD: make([]float64, d)}
 	q.Moments(im.qMean, im.qSD)
-	im.draw(rng, comps, q, M)
+	// the first chunk alone first: when every one of its draws is ruled
+	// out, the rest would be too, at the cost of their evaluation (a
+	// failed ODE solve may take thousands of steps); drawn in the same
+	// chunks from the same stream, the draws are those of one call
+	first := min(M, drawChunk)
+	im.draw(rng, comps, q, first)
+	if !allZero(im.lr) {
+		im.draw(rng, comps, q, M-first)
+	}
 	if allZero(im.lr) && len(im.u) > 0 {
 		// no draw of q has positive density: say which statement rules
 		// out the first one
 		const why = "the model's data or constraints rule them out; check the supports of the distributions against the data and the declared bounds"
-		if pos, text, overflow, ok := comps[0].ZeroDensity(im.u[0]); ok {
+		if pos, text, overflow, reason, ok := comps[0].ZeroDensity(im.u[0]); ok {
+			if reason != "" {
+				return im, lang.Errorf(pos, "all %d draws of q have zero posterior density: at the first, %s", len(im.lr), reason)
+			}
 			if overflow != "" {
 				e := lang.Errorf(pos, "all %d draws of q have log density -Inf: at the first, `%s` has log density -Inf; %s", len(im.lr), text, overflow)
 				e.Hint = "rescale the data (divide them by a power of ten or standardize them) so that they and the parameters are of moderate size"

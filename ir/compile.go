@@ -58,6 +58,9 @@ type factor struct {
 	deps  []int
 	tilde *tildeTerm // nil when the term is not a ~ statement
 	prior *priorTerm // nil when the term does not draw a latent
+	// why, when set, explains the term's -Inf at the last evaluation (a
+	// failed ODE solve: the solver's reason)
+	why func() string
 }
 
 // tildeTerm are the facts of a term that comes from lhs ~ family(args).
@@ -127,8 +130,7 @@ type Compiled struct {
 	// the model's facts (facts.go), found on first use
 	facts     Facts
 	factsOnce sync.Once
-	// the ODE calls' ops (ode.go), for their failure notes
-	odes []*odeOp
+	rejecters []*rejections // the ops that reject draws (reject.go)
 	// the integer divisions known only per draw (ops.go)
 	intOps []intSite
 	// the print and reject statements (messages.go), and the nodes of
@@ -169,6 +171,7 @@ type compiler struct {
 	// conds are the ifs on latents around the statement being compiled
 	// (piecewise), innermost last, for print and reject
 	conds []condition
+	heavyCost // the projection of the calls whose cost is not in the graph's size (reject.go)
 }
 
 type compileError struct{ err *lang.Error }
@@ -422,7 +425,7 @@ func (cp *compiler) stmt(s Stmt) {
 		if cp.vectorLoop(s, lo, hi) || cp.forwardLoop(s, lo, hi) {
 			return
 		}
-		before := cp.g.NumNodes()
+		before, beforeHeavy := cp.g.NumNodes(), cp.heavyCost
 		for t := lo; t <= hi; t++ {
 			cp.ints[s.Var.ID] = t
 			cp.loopCtx = append(cp.loopCtx, fmt.Sprintf("%s = %d", s.Var.Name, t))
@@ -439,6 +442,9 @@ func (cp *compiler) stmt(s Stmt) {
 			projected := before + int(float64(cp.g.NumNodes()-before)/float64(done)*float64(hi-lo+1))
 			if cp.g.NumNodes() > cp.max || done == loopProbe && projected > loopProbeFactor*cp.max {
 				cp.fail(s.Pos(), "the loop over %s in %d..%d would unroll to about %d graph nodes, more than the limit of %d; reduce the loop sizes or raise --max-nodes", s.Var.Name, lo, hi, projected, cp.max)
+			}
+			if cp.heavyCost.seconds > beforeHeavy.seconds || cp.heavyCost.bytes > beforeHeavy.bytes {
+				cp.heavyLoop(s, lo, hi, done, beforeHeavy)
 			}
 		}
 	case *Tilde:
@@ -897,6 +903,9 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 		for i, a := range e.Args {
 			args[i] = cp.expr(a)
 		}
+		if h, ok := e.Op.(*hmmOp); ok {
+			cp.hmm(h, e, args)
+		}
 		n := g.Custom(e.Op, e.T.Len(), args...)
 		if e.T.Kind == Matrix {
 			n = g.Reshape(n, e.T.Rows, e.T.Cols)
@@ -1197,17 +1206,24 @@ func (c *Compiled) GradParams(z []float64, grad []float64) float64 {
 // the position and text of the first statement whose log density is -Inf.
 // When that statement is a ~ whose values and arguments are all in their
 // domains, the -Inf is no zero density but an overflow, and overflow says
-// so (naming the largest magnitude among them); else it is "".
-func (c *Compiled) ZeroDensity(z []float64) (pos lang.Pos, text, overflow string, ok bool) {
+// so (naming the largest magnitude among them); else it is "". why is the
+// statement's own reason for its -Inf when it has one (a failed ODE solve:
+// the solver's), else "".
+func (c *Compiled) ZeroDensity(z []float64) (pos lang.Pos, text, overflow, why string, ok bool) {
 	c.Reserve(1)
 	c.load(z, 1)
+	c.clearRejections()
 	c.g.ForwardNodes(c.jointOrder, 1)
 	for _, f := range c.factors {
 		if v := c.g.Value(f.node, 0)[0]; math.IsInf(v, -1) {
-			return f.pos, f.text, c.overflowed(f), true
+			why = c.lastRejection()
+			if f.why != nil {
+				why = f.why()
+			}
+			return f.pos, f.text, c.overflowed(f), why, true
 		}
 	}
-	return pos, "", "", false
+	return pos, "", "", "", false
 }
 
 // overflowAt is the magnitude from which a ~ term's -Inf is put down to

@@ -40,6 +40,12 @@
 // user function, is compiled into a small tape of its own that the
 // solver of package stdlib/ode evaluates, with the Jacobians by reverse
 // sweeps, and the node's backward pass uses the forward sensitivities.
+// Its arguments are checked once at compile time (ode.CheckArgs); a solve
+// that fails rejects the draw, and hmm_marginal given a Gamma or rho that
+// is no simplex does too: both count their rejections with the reason
+// (reject.go, SolverNotes). Calls whose cost is not in the graph's size
+// (ODE solves, hmm_marginal) are projected per evaluation and refused past
+// the bounds, at the call or at the loop that repeats them.
 //
 // While compiling, Compile records which unconstrained latent positions
 // each term of the log joint depends on and which ones it draws; that is

@@ -31,8 +31,9 @@ model {
 `
 
 // hmmMarginalBody is hmm_example's likelihood by hmm_marginal, with
-// log_omega filled by a loop (vectorised over n) and rho = 1 (Stan's
-// forward loop starts from the emissions alone).
+// log_omega filled by a loop (vectorised over n) and rho uniform, plus
+// log K (Stan's forward loop starts from the emissions alone, as rho = 1
+// would, which hmm_marginal refuses as Stan does: rho must be a simplex).
 const hmmMarginalBody = `  log_omega: matrix[K, N]
   for n in 1..N {
     for k in 1..K {
@@ -44,7 +45,7 @@ const hmmMarginalBody = `  log_omega: matrix[K, N]
     Gamma[1, k] = theta1[k]
     Gamma[2, k] = theta2[k]
   }
-  target += hmm_marginal(log_omega, Gamma, rep_vector(1, K))
+  target += hmm_marginal(log_omega, Gamma, rep_vector(1.0 / K, K)) + log(K)
 }
 `
 
@@ -103,7 +104,7 @@ func TestForwardLoops(t *testing.T) {
 			t.Logf("%d nodes, %d unrolled", v.g.NumNodes(), u.g.NumNodes())
 		})
 	}
-	// hmm_marginal with rho = 1 is the same density
+	// hmm_marginal with rho uniform, plus log K, is the same density
 	v, _ := compileBoth(t, string(example), hmmExampleData)
 	m, u := compileBoth(t, hmmHead+hmmMarginalBody, hmmExampleData)
 	require.True(t, hasOp(m, "hmm_marginal"))
@@ -197,4 +198,54 @@ func TestHMMMarginalChecks(t *testing.T) {
 	c.LogJoint([]float64{0.1, -0.3}, lp)
 	require.False(t, math.IsNaN(lp[0]) || math.IsInf(lp[0], 0))
 	require.True(t, strings.Contains(FormatExpr(c.Model.Body[len(c.Model.Body)-1].(*Target).X), "hmm_marginal"))
+}
+
+// TestHMMMarginalValidation: Gamma's rows and rho must be simplexes within
+// 1e-8 with non-negative entries, as Stan checks them: known before
+// inference, an error at the call; depending on latents, a rejected draw
+// (-Inf) counted with its reason. Sizes beyond the memory or time bounds are
+// refused with the projection, before anything is allocated.
+func TestHMMMarginalValidation(t *testing.T) {
+	const head = "latent { mu: real }\nmodel {\n mu ~ normal(0, 1)\n L = rep_matrix(-mu * mu, 2, 3)\n G: matrix[2, 2] = rep_matrix(0.5, 2, 2)\n r: vector[2] = rep_vector(0.5, 2)\n"
+	for _, c := range []struct{ set, want string }{
+		{"G[1, 2] = 1.5", "m.msc:8:12: hmm_marginal: row 1 of Gamma sums to 2, not 1 (a simplex, within 1e-08, as Stan requires)"},
+		{"G[1, 2] = 0.501", "row 1 of Gamma sums to 1.001, not 1"},
+		{"G[2, 2] = -0.5", "Gamma[2, 2] = -0.5: its entries must be probabilities (non-negative)"},
+		{"r[2] = 0.6", "rho sums to 1.1, not 1"},
+		{"r[2] = -0.5", "rho[2] = -0.5: its entries must be probabilities"},
+		{"r = rep_vector(1, 2)", "rho sums to 2, not 1"},
+	} {
+		msg := buildErr(t, head+" "+c.set+"\n target += hmm_marginal(L, G, r)\n}\n", "")
+		require.Contains(t, msg, c.want, c.set)
+	}
+	// within 1e-8 is a simplex
+	compile(t, head+" G[1, 2] = 0.500000001\n target += hmm_marginal(L, G, r)\n}\n", "")
+
+	// a Gamma of latents that is no simplex rejects the draw
+	src := "latent { z: vector<lower=0>[2] }\nmodel {\n z ~ normal(0, 1)\n L = rep_matrix(-1, 2, 3)\n G: matrix[2, 2] = rep_matrix(0.5, 2, 2)\n G[1, 1] = z[1]\n G[1, 2] = z[2]\n target += hmm_marginal(L, G, rep_vector(0.5, 2))\n}\n"
+	m := compile(t, src, "")
+	lp := make([]float64, 2)
+	m.LogJoint([]float64{math.Log(0.3), math.Log(0.7), math.Log(0.3), math.Log(0.9)}, lp)
+	require.False(t, math.IsInf(lp[0], 0) || math.IsNaN(lp[0]), "a simplex row: %g", lp[0])
+	require.True(t, math.IsInf(lp[1], -1), "row 1 sums to 1.2: %g", lp[1])
+	g := make([]float64, 2)
+	m.GradLogJoint([]float64{math.Log(0.3), math.Log(0.9)}, g)
+	notes := m.SolverNotes()
+	require.Len(t, notes, 1)
+	require.Contains(t, notes[0], "m.msc:8:12: hmm_marginal failed on 2 of 3 evaluations, each rejecting its draw (log density -Inf); the first: row 1 of Gamma sums to 1.2")
+	pos, _, _, why, ok := m.ZeroDensity([]float64{math.Log(0.3), math.Log(0.9)})
+	require.True(t, ok)
+	require.Equal(t, 8, pos.Line)
+	require.Contains(t, why, "hmm_marginal failed: row 1 of Gamma sums to 1.2")
+
+	// sizes: projected before anything is allocated
+	for _, c := range []struct{ k, n, want string }{
+		{"10000", "3", "hmm_marginal: with K = 10000 states and N = 3 observations it would take about 1.49 GiB (Gamma alone is K x K = 1e+08 numbers, with their adjoints), more than the limit of 1 GiB per call"},
+		{"2000", "1000", "hmm_marginal: with K = 2000 states and N = 1000 observations each evaluation takes K^2 N = 4e+09 multiply-adds, about 4 s"},
+	} {
+		src := "latent { mu: real }\nmodel {\n mu ~ normal(0, 1)\n target += hmm_marginal(rep_matrix(-mu * mu, " + c.k + ", " + c.n + "), rep_matrix(1.0 / " + c.k + ", " + c.k + ", " + c.k + "), rep_vector(1.0 / " + c.k + ", " + c.k + "))\n}\n"
+		_, err := buildSrc(src)
+		require.Error(t, err)
+		require.Contains(t, err.Error(), c.want)
+	}
 }

@@ -195,14 +195,14 @@ func TestNumericalTroubleMessages(t *testing.T) {
 	require.Contains(t, err.Error(), "m.msc:2:3: the bounds of b are empty at this point: the lower bound 0.5 is not below the upper bound -0.5")
 
 	c = compile(t, "data { y: vector[N] }\nlatent { mu: real }\nmodel { mu ~ normal(0, 1)\n  y ~ normal(mu, 1) }\n", "y\n1e300\n-2e300\n")
-	pos, text, overflow, ok := c.ZeroDensity([]float64{0})
+	pos, text, overflow, _, ok := c.ZeroDensity([]float64{0})
 	require.True(t, ok)
 	require.Equal(t, "m.msc:4:3", fmt.Sprintf("%s:%d:%d", pos.File, pos.Line, pos.Col))
 	require.Equal(t, "y ~ normal(mu, 1)", text)
 	require.Contains(t, overflow, "a term overflowed: they reach 2e+300 in magnitude")
 
 	c = compile(t, "latent { z: real }\nmodel { z ~ exponential(1) }\n", "")
-	_, _, overflow, ok = c.ZeroDensity([]float64{-1})
+	_, _, overflow, _, ok = c.ZeroDensity([]float64{-1})
 	require.True(t, ok)
 	require.Empty(t, overflow, "a value outside the support is no overflow")
 }

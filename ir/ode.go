@@ -1,10 +1,10 @@
 package ir
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
-	"sync/atomic"
 
 	"github.com/mscppl/mscppl/autodiff"
 	"github.com/mscppl/mscppl/lang"
@@ -40,6 +40,10 @@ func odeEntry(name, params, doc string, form odeForm) *Function {
 	return &Function{Name: name, Params: params, Doc: doc, arity: []int{min},
 		raw: func(r *resolver, c *lang.Call, pos lang.Pos) Expr { return r.odeCall(c, pos, form) }}
 }
+
+// oldBDFDefaults are the tolerances of Stan's integrate_ode_bdf when the
+// call gives none (its other solvers default to ode.Default*).
+var oldBDFDefaults = ode.Options{RelTol: 1e-10, AbsTol: 1e-10, MaxSteps: 100_000_000}
 
 // odeType is the type of the result of an ODE call with n output times
 // and k states, stored as a matrix[N, K] whose row n is the state at
@@ -148,6 +152,11 @@ func (r *resolver) odeCall(c *lang.Call, pos lang.Pos, form odeForm) Expr {
 	default:
 		x.Args = args[4:]
 	}
+	if form.old && form.stiff {
+		// Stan's integrate_ode_bdf defaults to tighter tolerances than
+		// ode_bdf (Stan Math's integrate_ode_bdf.hpp)
+		x.Opt = oldBDFDefaults
+	}
 	if len(tols) == 3 {
 		what := []string{"the relative tolerance", "the absolute tolerance", "the maximum number of steps"}
 		var v [3]float64
@@ -156,6 +165,11 @@ func (r *resolver) odeCall(c *lang.Call, pos lang.Pos, form odeForm) Expr {
 			// (Stan's older integrate_ode_* take the steps as a real: 5e2)
 			if !ok || !e.Type().Scalar() || !(f > 0) || math.IsInf(f, 0) || i == 2 && (f != math.Trunc(f) || f > math.MaxInt32 || e.Type().Kind != Int && !form.old) {
 				r.errorf(e.Pos(), "%s of %s must be a positive %s known before inference, got %s", what[i], c.Name, map[bool]string{true: "integer", false: "number"}[i == 2], FormatExpr(e))
+				return nil
+			}
+			if i == 0 && !(f >= ode.MinRelTol && f <= ode.MaxRelTol) {
+				er := r.errorf(e.Pos(), "the relative tolerance of %s must be within [%g, %g], got %g", c.Name, float64(ode.MinRelTol), float64(ode.MaxRelTol), f)
+				er.Hint = "below 1e-16 it asks for more digits than a float64 has, and the steps would shrink to nothing; Stan's default is 1e-6"
 				return nil
 			}
 			v[i] = f
@@ -203,6 +217,11 @@ func (r *resolver) odeRHS(x *ODECall, fd *lang.FuncDef) bool {
 	}
 	scope, leave := r.enterFunction()
 	defer leave()
+	if r.inODE == "" {
+		r.inODE = fmt.Sprintf("the right-hand side %s of %s at %d:%d", fd.Name, x.Name, x.Pos().Line, x.Pos().Col)
+		r.inODEDepth = r.depth
+		defer func() { r.inODE = "" }()
+	}
 	vars := make([]*Var, len(fd.Params))
 	for i, prm := range fd.Params {
 		vars[i] = r.newVar(prm.Name, r.at(prm.Pos), LocalVar, types[i])
@@ -233,9 +252,13 @@ func (cp *compiler) ode(e *ODECall) autodiff.Node {
 	if !g.IsConst(t0) || !g.IsConst(ts) {
 		cp.fail(e.Pos(), "the times t0 and ts of %s must be known before inference (data)", e.Name)
 	}
+	// the checks of every solve, once before the first (the times are data)
+	if err := ode.CheckArgs(g.Value(t0, 0)[0], g.Value(ts, 0), e.Opt); err != nil {
+		cp.fail(e.Pos(), "%s cannot be solved: %v", e.Name, err)
+	}
 	ins := []autodiff.Node{y0, t0, ts}
 	K, N := e.Y0.Type().Rows, e.TS.Type().Rows
-	op := &odeOp{name: e.Name, pos: e.Pos(), k: K, n: N, opt: e.Opt}
+	op := &odeOp{rejections: rejections{name: e.Name, pos: e.Pos(), unit: "solve", derived: cp.inDerived}, k: K, n: N, opt: e.Opt}
 	// the extra arguments: data are constants of f's tape, the others its
 	// parameters (with sensitivities)
 	sg := autodiff.New()
@@ -295,7 +318,13 @@ func (cp *compiler) ode(e *ODECall) autodiff.Node {
 		method = ode.Stiff
 	}
 	op.solver = ode.NewSolver(ode.System{K: K, P: P, F: op.rhs.f, Jac: op.rhs.jac}, method)
-	cp.c.odes = append(cp.c.odes, op)
+	// the projection: nominal steps of 7 evaluations of f's tape, and the
+	// buffers (the solver's 14 states of K + K (K + P), the outputs and
+	// sensitivities, f's tape)
+	full := float64(K + K*(K+P))
+	cp.heavy(e.Pos(), e.Name, odeNominalSteps*7*float64(sg.NumNodes())*odeNodeSeconds,
+		8*(14*full+float64(len(op.sens)+len(op.ys)))+512*float64(sg.NumNodes()))
+	cp.addRejecter(&op.rejections)
 	n := g.Custom(op, N*K+1, ins...)
 	if !cp.inDerived {
 		// the solve's own term: 0, or -Inf when it failed
@@ -303,7 +332,7 @@ func (cp *compiler) ode(e *ODECall) autodiff.Node {
 		for _, a := range e.Args {
 			deps = cp.depsOf(a, deps)
 		}
-		cp.addTerm(factor{node: g.Index(n, N*K), pos: e.Pos(), text: FormatExpr(e) + " (a failed solve)", deps: deps})
+		cp.addTerm(factor{node: g.Index(n, N*K), pos: e.Pos(), text: FormatExpr(e) + " (a failed solve)", deps: deps, why: op.reason})
 	}
 	return g.Reshape(g.Slice(n, 0, N*K), N, K)
 }
@@ -362,20 +391,19 @@ type odeParam struct{ in, off, n int }
 
 // odeOp is the tape op of an ODE call: in = [y0, t0, ts, extra
 // arguments...] -> the N x K states, row by row, then a term that is 0,
-// or -Inf when the solve failed (then the states are y0 at every time,
-// finite values that keep the log density -Inf rather than NaN).
+// or -Inf when the solve failed (then, in the model block, the states are
+// y0 at every time, finite values that keep the log density -Inf rather
+// than NaN; in the derived block they are NaN: a draw whose solve failed
+// has no derived values, never the initial state's).
 type odeOp struct {
-	name     string
-	pos      lang.Pos
-	k, n     int
-	opt      ode.Options
-	params   []odeParam
-	rhs      *odeRHS
-	solver   *ode.Solver
-	p, sens  []float64
-	ys       []float64 // the states of Backward's solve
-	fails    atomic.Int64
-	firstErr atomic.Value // string
+	rejections
+	k, n    int
+	opt     ode.Options
+	params  []odeParam
+	rhs     *odeRHS
+	solver  *ode.Solver
+	p, sens []float64
+	ys      []float64 // the states of Backward's solve
 }
 
 // Name is the call's name.
@@ -392,26 +420,36 @@ func (o *odeOp) Forward(out []float64, in [][]float64) {
 	o.gather(in)
 	nk := o.n * o.k
 	out[nk] = 0
+	o.evals.Add(1)
 	if err := o.solver.Solve(in[0], o.p, in[1][0], in[2], o.opt, out[:nk], nil); err != nil {
 		o.failed(err)
 		for n := 0; n < o.n; n++ {
 			copy(out[n*o.k:(n+1)*o.k], in[0])
 		}
-		out[nk] = math.Inf(-1)
+		if o.derived {
+			for i := range out[:nk] {
+				out[i] = math.NaN()
+			}
+		}
+		out[nk] = o.rejected()
 	}
 }
 
+// failed counts a failed solve with the solver's reason, and suggests the
+// stiff solver when rk45 found the problem stiff.
 func (o *odeOp) failed(err error) {
-	if o.fails.Add(1) == 1 {
-		o.firstErr.Store(err.Error())
+	msg := err.Error()
+	if errors.Is(err, ode.ErrStiff) {
+		msg += "; use ode_bdf (or ode_bdf_tol), the stiff solver"
 	}
+	o.reject(msg)
 }
 
 // Backward solves again with sensitivities (under the same error control,
 // so it takes more steps than Forward's) and sends the adjoints of the
 // states to y0 and the parameters.
 func (o *odeOp) Backward(out, dout []float64, in [][]float64, din [][]float64) {
-	if out[o.n*o.k] != 0 {
+	if out[o.n*o.k] != 0 || o.derived {
 		return // a failed solve: its log density is -Inf, no gradient
 	}
 	o.gather(in)
@@ -451,41 +489,3 @@ func (o *odeOp) Backward(out, dout []float64, in [][]float64, din [][]float64) {
 		}
 	}
 }
-
-// ---- notes -------------------------------------------------------------------
-
-// SolverNotes words the failed ODE solves so far of the compiled copies
-// of one model (a copy listed twice counts once), one line per call that
-// failed: its position, the number of failed solves and the first error.
-func SolverNotes(cs ...*Compiled) []string {
-	var fails []int64
-	var first []string
-	var ops []*odeOp
-	seen := map[*Compiled]bool{}
-	for _, c := range cs {
-		if c == nil || seen[c] {
-			continue
-		}
-		seen[c] = true
-		for i, o := range c.odes {
-			if i == len(ops) {
-				ops, fails, first = append(ops, o), append(fails, 0), append(first, "")
-			}
-			n := o.fails.Load()
-			fails[i] += n
-			if msg, _ := o.firstErr.Load().(string); n > 0 && first[i] == "" {
-				first[i] = msg
-			}
-		}
-	}
-	var out []string
-	for i, o := range ops {
-		if n := fails[i]; n > 0 {
-			out = append(out, fmt.Sprintf("%s: %s failed on %d evaluation%s (each counted with log density -Inf): %s", o.pos, o.name, n, plural1(int(n)), first[i]))
-		}
-	}
-	return out
-}
-
-// SolverNotes is SolverNotes(c).
-func (c *Compiled) SolverNotes() []string { return SolverNotes(c) }

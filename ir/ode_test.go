@@ -1,7 +1,9 @@
 package ir
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -112,12 +114,14 @@ func TestODEFailure(t *testing.T) {
 	c.GradLogJoint([]float64{2}, g)
 	notes := c.SolverNotes()
 	require.Len(t, notes, 1)
-	require.Contains(t, notes[0], "m.msc:14:20: ode_rk45 failed on 3 evaluations")
+	require.Contains(t, notes[0], "m.msc:14:20: ode_rk45 failed on 3 of 4 solves, each rejecting its draw (log density -Inf); the first: at t = 0.5")
 }
 
 // TestODEErrors: misuse is reported at its position.
 func TestODEErrors(t *testing.T) {
-	head := "functions {\n f(t: real, y: vector, k: real) -> vector {\n  return -k * y\n }\n g(t: real, y: vector) -> real {\n  return 1\n }\n}\n" +
+	head := "functions {\n f(t: real, y: vector, k: real) -> vector {\n  return -k * y\n }\n g(t: real, y: vector) -> real {\n  return 1\n }\n" +
+		" lp(t: real, y: vector, k: real) -> vector {\n  target += k\n  return -k * y\n }\n lp2(t: real, y: vector, k: real) -> vector {\n  return lp(t, y, k)\n }\n" +
+		" tl(t: real, y: vector, k: real) -> vector {\n  k ~ normal(0, 1)\n  return -k * y\n }\n}\n" +
 		"data {\n ts: vector[N]\n}\nlatent {\n k: real\n y0: vector[2]\n}\nmodel {\n"
 	for _, c := range []struct{ expr, want string }{
 		{"ode_rk45(h, y0, 0, ts, k)", "the first argument of ode_rk45 must name a function of the functions block"},
@@ -133,6 +137,16 @@ func TestODEErrors(t *testing.T) {
 		{"ode_rk45(f, y0)", "ode_rk45 takes (f, y0, t0, ts, ...), got 2 arguments"},
 		{"integrate_ode_rk45(f, y0, 0, ts, k)", "integrate_ode_rk45 takes (f, y0, t0, ts, theta, x_r, x_i[, rtol, atol, max_steps])"},
 		{"ode_adams(f, y0, 0, ts, k)", "ode_adams is not supported yet"},
+		// the arguments every solve would refuse, before the first
+		{"ode_rk45_tol(f, y0, 0, ts, 1e-30, 1e-6, 100, k)", "m.msc:28:47: the relative tolerance of ode_rk45_tol must be within [1e-16, 1], got 1e-30"},
+		{"ode_bdf_tol(f, y0, 0, ts, 2, 1e-6, 100, k)", "within [1e-16, 1], got 2"},
+		{"ode_rk45_tol(f, y0, 0, ts, 1e-6, 1e-6, 0, k)", "the maximum number of steps of ode_rk45_tol must be a positive integer"},
+		{"ode_rk45(f, y0, 1, ts, k)", "m.msc:28:20: ode_rk45 cannot be solved: the output times must be finite, after t0 and in increasing order: the first output time (1) is not after t0 (1)"},
+		{"ode_bdf(f, y0, 0, 3 - ts, k)", "output time 2 (1) is before output time 1 (2)"},
+		// statements that the right-hand side would drop
+		{"ode_rk45(lp, y0, 0, ts, k)", "m.msc:9:3: target += inside the right-hand side lp of ode_rk45 at 28:20 would be dropped"},
+		{"ode_rk45(lp2, y0, 0, ts, k)", "m.msc:9:3: target += inside a function called by the right-hand side lp2 of ode_rk45 at 28:20 would be dropped"},
+		{"ode_rk45(tl, y0, 0, ts, k)", "~ inside the right-hand side tl of ode_rk45"},
 	} {
 		msg := buildErr(t, head+" z: matrix[N, 2] = "+c.expr+"\n target += sum(z)\n}\n", "ts\n1\n2\n")
 		require.Contains(t, msg, c.want, c.expr)
@@ -173,4 +187,52 @@ func TestODESensitivityFailure(t *testing.T) {
 	c.GradLogJoint([]float64{1}, g)
 	require.True(t, math.IsNaN(g[0]), "gradient %g", g[0])
 	require.Len(t, c.SolverNotes(), 1)
+}
+
+// TestODEDerivedFailure: a solve of the derived block that fails (y' = a
+// y^2 blows up before t = 2 when a = 2) leaves that draw's derived values
+// NaN, never the initial state, and is counted in a note saying so; a
+// draw where it succeeds gets the closed form 1 / (1 - a t).
+func TestODEDerivedFailure(t *testing.T) {
+	src := "functions {\n sq(t: real, y: vector, a: real) -> vector {\n  return a * y .* y\n }\n}\n" +
+		"data {\n ts: vector[N]\n}\nlatent {\n a: real\n}\nmodel {\n a ~ normal(0, 1)\n}\n" +
+		"derived {\n z: matrix[N, 1] = ode_rk45(sq, rep_vector(1, 1), 0, ts, a)\n}\n"
+	c := compile(t, src, "ts\n0.25\n2\n")
+	names := c.Model.LatentNames()
+	x := make([]float64, c.Model.XDim)
+	c.Constrain([]float64{-1}, x)
+	for n, tt := range []float64{0.25, 2} {
+		i := slices.Index(names, fmt.Sprintf("z[%d,1]", n+1))
+		require.GreaterOrEqual(t, i, 0, "%v", names)
+		require.InDelta(t, 1/(1+tt), x[i], 1e-5, "a = -1, t = %g", tt)
+	}
+	c.Constrain([]float64{2}, x)
+	for _, name := range []string{"z[1,1]", "z[2,1]"} {
+		require.True(t, math.IsNaN(x[slices.Index(names, name)]), "a = 2: %s = %g", name, x[slices.Index(names, name)])
+	}
+	notes := c.SolverNotes()
+	require.Len(t, notes, 1)
+	require.Contains(t, notes[0], "m.msc:16:20: ode_rk45 failed on 1 of 2 solves, each leaving its draw's derived values NaN; the first: at t = 0.5")
+}
+
+// TestHeavyLoopProjection: a loop of ODE solves or hmm_marginal calls is
+// projected after its first iterations (as the graph's size is) and
+// refused at the loop with the projected time per evaluation, naming the
+// call; the same loop a hundred times shorter compiles.
+func TestHeavyLoopProjection(t *testing.T) {
+	const fn = "functions {\n decay(t: real, y: vector, k: real) -> vector {\n  return -k * y\n }\n}\n"
+	for _, c := range []struct{ head, body, want string }{
+		{fn, "  z: matrix[N, 1] = ode_rk45(decay, rep_vector(1, 1), 0, ts, k)\n  target += z[1, 1]\n",
+			"m.msc:14:2: the loop over i in 1..%d calls ode_rk45 (at 15:21) %d times: projected about"},
+		{"", "  target += hmm_marginal(rep_matrix(-k, 100, 100), rep_matrix(0.01, 100, 100), rep_vector(0.01, 100))\n",
+			"m.msc:9:2: the loop over i in 1..%d calls hmm_marginal (at 10:13) %d times: projected about"},
+	} {
+		src := func(n int) string {
+			return c.head + "data {\n ts: vector[N]\n}\nlatent {\n k: real<lower=0>\n}\nmodel {\n k ~ normal(1, 1)\n for i in 1.." + fmt.Sprint(n) + " {\n" + c.body + " }\n}\n"
+		}
+		msg := buildErr(t, src(100000), "ts\n1\n2\n")
+		require.Contains(t, msg, fmt.Sprintf(c.want, 100000, 100000))
+		require.Contains(t, msg, "s per evaluation of the log density")
+		compile(t, src(100), "ts\n1\n2\n")
+	}
 }

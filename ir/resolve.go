@@ -50,6 +50,11 @@ type resolver struct {
 	// funcs are the user functions by name; depth counts nested inlining
 	funcs map[string]*lang.FuncDef
 	depth int
+	// inODE names the ODE call whose right-hand side is being resolved
+	// ("" outside one), for the statements refused there, and inODEDepth
+	// is depth in the right-hand side's own body
+	inODE      string
+	inODEDepth int
 	// repeats counts the inlined calls whose errors repeated another
 	// call's and were dropped (functions.go)
 	repeats int
@@ -632,6 +637,18 @@ func (r *resolver) stmt(s *lang.Stmt) Stmt {
 		return nil
 	}
 	switch {
+	case r.inODE != "" && (s.Target != nil || s.Simple != nil && s.Simple.Tilde != nil):
+		what := "target +="
+		if s.Target == nil {
+			what = "~"
+		}
+		where := r.inODE
+		if r.depth > r.inODEDepth {
+			where = "a function called by " + where
+		}
+		e := r.errorf(p, "%s inside %s would be dropped: an ODE's right-hand side computes the derivative of the state, not a term of the log density", what, where)
+		e.Hint = "move the statement to the model block, outside the function the solver calls"
+		return nil
 	case r.inData && (s.Target != nil || s.Simple != nil && s.Simple.Tilde != nil):
 		e := r.errorf(p, "the data block computes data once, before inference; ~ and target += belong in the model block")
 		e.Hint = "move this statement to the model block"

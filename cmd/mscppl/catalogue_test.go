@@ -368,12 +368,16 @@ func clip(s string, n int) string {
 // writeNested writes dir/file: prefix, count times open, middle, count
 // times close, suffix, each with the escapes \n (newline), \s (space) and
 // \e (nothing) replaced.
+// genEscapes replaces the generators' escapes: \n for a newline, \s for a
+// space and \e for nothing.
+var genEscapes = strings.NewReplacer(`\n`, "\n", `\s`, " ", `\e`, "")
+
 func writeNested(dir, file, count, prefix, open, middle, closer, suffix string) error {
 	n, err := strconv.Atoi(count)
 	if err != nil {
 		return err
 	}
-	un := strings.NewReplacer(`\n`, "\n", `\s`, " ", `\e`, "")
+	un := genEscapes
 	var b strings.Builder
 	b.WriteString(un.Replace(prefix))
 	b.WriteString(strings.Repeat(un.Replace(open), n))
@@ -393,6 +397,33 @@ var generators = map[string]func(dir string, args []string) error{
 			return errors.New("want repeat FILE N PREFIX UNIT SUFFIX")
 		}
 		return writeNested(dir, args[0], args[1], args[2], args[3], "", "", args[4])
+	},
+	// ramp FILE N PREFIX STEP SUFFIX: PREFIX, the N increasing numbers
+	// STEP, 2 STEP, ..., N STEP separated by commas, SUFFIX (escapes as in
+	// repeat): N output times of an ODE, say
+	"ramp": func(dir string, args []string) error {
+		if len(args) != 5 {
+			return errors.New("want ramp FILE N PREFIX STEP SUFFIX")
+		}
+		n, err := strconv.Atoi(args[1])
+		if err != nil {
+			return err
+		}
+		step, err := strconv.ParseFloat(args[3], 64)
+		if err != nil {
+			return err
+		}
+		un := genEscapes
+		var b strings.Builder
+		b.WriteString(un.Replace(args[2]))
+		for i := 1; i <= n; i++ {
+			if i > 1 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.FormatFloat(float64(i)*step, 'g', -1, 64))
+		}
+		b.WriteString(un.Replace(args[4]))
+		return os.WriteFile(filepath.Join(dir, args[0]), []byte(b.String()), 0o644)
 	},
 	// nest FILE N PREFIX OPEN MIDDLE CLOSE SUFFIX: PREFIX, N times OPEN,
 	// MIDDLE, N times CLOSE, SUFFIX (escapes as in repeat)

@@ -4,17 +4,24 @@
 //
 // Two methods, both with adaptive steps and error control on the
 // weighted RMS norm of the local error estimate (component i scaled by
-// atol + rtol max(|y_i|, |y_i'|)), steps clamped to land on each output
-// time:
+// atol + rtol max(|y_i|, |y_i'|)), and dense output: the steps are
+// chosen by the error control alone (only the last is shortened to end on
+// the last output time) and the states at the output times in between are
+// interpolated by each method's continuous extension, so that many output
+// times cost no more steps than one:
 //
 //   - RK45: Dormand and Prince's explicit 5(4) pair with FSAL and local
-//     extrapolation (Hairer, Norsett and Wanner's DOPRI5 step control and
-//     starting step), for non-stiff problems.
+//     extrapolation (Hairer, Norsett and Wanner's DOPRI5 step control,
+//     starting step, continuous extension of order 4 and stiffness test),
+//     for non-stiff problems. A problem found stiff (h |lambda| beyond the
+//     stability boundary on 15 tests of the last 21, the tests starting
+//     after 1000 accepted steps, as DOPRI5's) fails with ErrStiff.
 //   - Stiff: the modified Rosenbrock 2(3) pair of Shampine and Reichelt
 //     (MATLAB's ode23s): L-stable, one LU factorisation of W = I - h d J
 //     per step, J the exact Jacobian df/dy from System.Jac. The language's
 //     ode_bdf uses it (Stan's ode_bdf is CVODES' variable-order BDF; this
-//     is a different stiff method with the same role and tolerances).
+//     is a different stiff method with the same role and tolerances), with
+//     ode23s' continuous extension of order 2.
 //
 // Sensitivities are the augmented system of size K + K (K + P): S = d y /
 // d (y0, p) obeys dS/dt = J_y S + [0 | J_p], S(t0) = [I | 0], and is
@@ -24,9 +31,11 @@
 // the ode23s formula is a W-method, of order 2 for any W, and the blocks
 // keep the stiff eigenvalues of the augmented system, which are J_y's.
 //
-// Failures (a step size that underflows, more than MaxSteps steps, times
-// out of order) are error values; nothing panics. A Solver allocates its
-// buffers once and allocates nothing per solve.
+// Failures (a right-hand side that is NaN at a finite state, which fails
+// at once instead of shrinking the step, a step size that underflows,
+// more than MaxSteps steps, stiffness found by RK45, arguments that
+// CheckArgs refuses) are error values; nothing panics. A Solver allocates
+// its buffers once and allocates nothing per solve.
 package ode
 
 import (
@@ -61,20 +70,83 @@ type Options struct {
 	MaxSteps       int
 }
 
-// Stan's defaults.
+// Stan's defaults for ode_rk45 and ode_bdf (Stan's Functions Reference,
+// "Default values"; also integrate_ode_rk45's: Stan's older
+// integrate_ode_bdf defaults to 1e-10, 1e-10 and 1e8 instead).
 const (
 	DefaultRelTol   = 1e-6
 	DefaultAbsTol   = 1e-6
 	DefaultMaxSteps = 1000000
 )
 
+// withDefaults is opt with its zero values replaced by the defaults.
+func (opt Options) withDefaults() Options {
+	if opt.RelTol == 0 {
+		opt.RelTol = DefaultRelTol
+	}
+	if opt.AbsTol == 0 {
+		opt.AbsTol = DefaultAbsTol
+	}
+	if opt.MaxSteps == 0 {
+		opt.MaxSteps = DefaultMaxSteps
+	}
+	return opt
+}
+
+// The bounds of the tolerances CheckArgs accepts: a relative tolerance
+// below MinRelTol asks for more digits than float64 has (the steps would
+// shrink to nothing), one above MaxRelTol for none.
+const (
+	MinRelTol = 1e-16
+	MaxRelTol = 1
+)
+
 // Errors of a solve (wrapped with the time where it stopped).
 var (
-	ErrMaxSteps = errors.New("more steps than the maximum")
-	ErrStepSize = errors.New("the step size underflowed (the problem may be stiff or its solution may blow up)")
-	ErrTimes    = errors.New("the output times must be finite, after t0 and in increasing order")
-	ErrSingular = errors.New("the iteration matrix is singular")
+	ErrMaxSteps  = errors.New("more steps than the maximum")
+	ErrStepSize  = errors.New("the step size underflowed (the problem may be stiff or its solution may blow up)")
+	ErrTimes     = errors.New("the output times must be finite, after t0 and in increasing order")
+	ErrSingular  = errors.New("the iteration matrix is singular")
+	ErrNaN       = errors.New("the right-hand side is NaN")
+	ErrNotFinite = errors.New("the right-hand side is not finite at the initial state")
+	ErrStiff     = errors.New("the problem is stiff (rk45's stiffness test: the step is held at the explicit method's stability boundary)")
+	ErrArgs      = errors.New("invalid arguments")
 )
+
+// CheckArgs checks what a solve needs of its arguments before the first
+// step, as Stan does: at least one output time, t0 and the output times
+// finite, t0 before the first output time, the output times in order
+// (equal times are allowed, as in Stan), the relative tolerance within
+// [MinRelTol, MaxRelTol], the absolute tolerance positive and finite and
+// the maximum number of steps positive (zero values of opt stand for the
+// defaults). Its errors wrap ErrTimes or ErrArgs and say what is wrong.
+func CheckArgs(t0 float64, ts []float64, opt Options) error {
+	switch {
+	case len(ts) == 0:
+		return fmt.Errorf("%w: there are no output times (ts is empty)", ErrTimes)
+	case math.IsNaN(t0) || math.IsInf(t0, 0):
+		return fmt.Errorf("%w: the initial time t0 is %g", ErrTimes, t0)
+	}
+	for i, t := range ts {
+		switch {
+		case math.IsNaN(t) || math.IsInf(t, 0):
+			return fmt.Errorf("%w: output time %d is %g", ErrTimes, i+1, t)
+		case i == 0 && !(t > t0):
+			return fmt.Errorf("%w: the first output time (%g) is not after t0 (%g)", ErrTimes, t, t0)
+		case i > 0 && t < ts[i-1]:
+			return fmt.Errorf("%w: output time %d (%g) is before output time %d (%g)", ErrTimes, i+1, t, i, ts[i-1])
+		}
+	}
+	switch {
+	case opt.RelTol != 0 && !(opt.RelTol >= MinRelTol && opt.RelTol <= MaxRelTol):
+		return fmt.Errorf("%w: the relative tolerance %g is outside [%g, %g]", ErrArgs, opt.RelTol, float64(MinRelTol), float64(MaxRelTol))
+	case opt.AbsTol != 0 && !(opt.AbsTol > 0 && !math.IsInf(opt.AbsTol, 0)):
+		return fmt.Errorf("%w: the absolute tolerance %g is not positive and finite", ErrArgs, opt.AbsTol)
+	case opt.MaxSteps < 0:
+		return fmt.Errorf("%w: the maximum number of steps %d is not positive", ErrArgs, opt.MaxSteps)
+	}
+	return nil
+}
 
 // Solver integrates one System with one Method; it is not safe for
 // concurrent use.
@@ -98,6 +170,10 @@ type Solver struct {
 	piv      []int
 	col      []float64
 	tmp      []float64
+	dense    [4][]float64 // the continuous extension of the last step
+	// nanAt is where the right-hand side was NaN at a finite state (NaN
+	// when it was not)
+	nanAt float64
 }
 
 // NewSolver makes a solver for sys (K >= 1, P >= 0).
@@ -113,6 +189,9 @@ func NewSolver(sys System, method Method) *Solver {
 	for i := range s.k {
 		s.k[i] = make([]float64, full)
 	}
+	for i := range s.dense {
+		s.dense[i] = make([]float64, full)
+	}
 	return s
 }
 
@@ -122,26 +201,12 @@ func NewSolver(sys System, method Method) *Solver {
 // / d theta_j, theta = (y0, p), M = K + P.
 func (s *Solver) Solve(y0, p []float64, t0 float64, ts []float64, opt Options, out, sens []float64) error {
 	K, M := s.sys.K, s.m
-	if opt.RelTol <= 0 {
-		opt.RelTol = DefaultRelTol
-	}
-	if opt.AbsTol <= 0 {
-		opt.AbsTol = DefaultAbsTol
-	}
-	if opt.MaxSteps <= 0 {
-		opt.MaxSteps = DefaultMaxSteps
-	}
 	s.Steps = 0
-	prev := t0
-	if math.IsNaN(t0) || math.IsInf(t0, 0) {
-		return ErrTimes
+	s.nanAt = math.NaN()
+	if err := CheckArgs(t0, ts, opt); err != nil {
+		return err
 	}
-	for i, t := range ts {
-		if math.IsNaN(t) || math.IsInf(t, 0) || t < prev || (i == 0 && t == t0) {
-			return ErrTimes
-		}
-		prev = t
-	}
+	opt = opt.withDefaults()
 	s.p = p
 	s.sens = sens != nil
 	s.n = K
@@ -172,14 +237,20 @@ func (s *Solver) Solve(y0, p []float64, t0 float64, ts []float64, opt Options, o
 }
 
 // rhs evaluates the (augmented) right-hand side; with sensitivities or
-// when jac is true it also leaves the Jacobians in jy, jp and ft.
+// when jac is true it also leaves the Jacobians in jy, jp and ft. A NaN
+// derivative at a finite state sets nanAt to t (the caller fails at once:
+// smaller steps would not help); at a state that is not finite (a trial
+// step that overflowed) it is left to reject the step.
 func (s *Solver) rhs(t float64, z, dz []float64, jac bool) {
 	K, P, M := s.sys.K, s.sys.P, s.m
 	if !s.sens && !jac {
 		s.sys.F(t, z[:K], s.p, dz[:K])
-		return
+	} else {
+		s.sys.Jac(t, z[:K], s.p, dz[:K], s.jy, s.jp, s.ft)
 	}
-	s.sys.Jac(t, z[:K], s.p, dz[:K], s.jy, s.jp, s.ft)
+	if s.nanAt != s.nanAt && hasNaN(dz[:K]) && finite(z[:K]) {
+		s.nanAt = t
+	}
 	if !s.sens {
 		return
 	}
@@ -201,6 +272,31 @@ func (s *Solver) rhs(t float64, z, dz []float64, jac bool) {
 			row[K+j] += s.jp[i*P+j]
 		}
 	}
+}
+
+// finite reports whether every element of x is finite.
+func finite(x []float64) bool {
+	for _, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasNaN reports whether an element of x is NaN.
+func hasNaN(x []float64) bool {
+	for _, v := range x {
+		if v != v {
+			return true
+		}
+	}
+	return false
+}
+
+// nanErr is the error of a NaN right-hand side at nanAt.
+func (s *Solver) nanErr() error {
+	return fmt.Errorf("at t = %g: %w at a finite state", s.nanAt, ErrNaN)
 }
 
 // errNorm is the weighted RMS norm of e (+Inf when not finite).
@@ -285,83 +381,170 @@ const (
 	e5, e6, e7     = -17253.0 / 339200, 22.0 / 525, -1.0 / 40
 )
 
-// trial counts a step from t of size h towards tout and returns the size
-// to try, shortened to land on tout (last) when it would pass it or stop
-// just short; an error once opt.MaxSteps steps have been taken.
-func (s *Solver) trial(t, tout, h float64, opt Options) (hs float64, last bool, err error) {
+// trial counts a step from t of size h towards tEnd, the last output
+// time, and returns the size to try, shortened to land on tEnd (last) when
+// it would pass it or stop just short; an error once opt.MaxSteps steps
+// have been taken.
+func (s *Solver) trial(t, tEnd, h float64, opt Options) (hs float64, last bool, err error) {
 	if s.Steps >= opt.MaxSteps {
 		return 0, false, fmt.Errorf("at t = %g: %w (%d)", t, ErrMaxSteps, opt.MaxSteps)
 	}
 	s.Steps++
-	if t+h >= tout || tout-(t+h) < 1e-10*h {
-		return tout - t, true, nil
+	if t+h >= tEnd || tEnd-(t+h) < 1e-10*h {
+		return tEnd - t, true, nil
 	}
 	return h, false, nil
 }
 
+// Dormand and Prince's continuous extension of order 4 (Hairer, Norsett
+// and Wanner, DOPRI5's CONTD5).
+const (
+	dd1 = -12715105075.0 / 11282082432.0
+	dd3 = 87487479700.0 / 32700410799.0
+	dd4 = -10690763975.0 / 1880347072.0
+	dd5 = 701980252875.0 / 199316789632.0
+	dd6 = -1453857185.0 / 822651844.0
+	dd7 = 69997945.0 / 29380423.0
+)
+
+// DOPRI5's stiffness test: after every stiffEvery-th accepted step, and at
+// every step once a test has found h |lambda| (estimated by the last two
+// stages, at the same time) beyond stiffBound, the stability boundary of
+// the method on the negative axis; stiffTests such findings, with fewer
+// than 6 in a row against them, make the problem stiff.
+const (
+	stiffEvery = 1000
+	stiffBound = 3.25
+	stiffTests = 15
+)
+
+// stiffRatio is h times the estimate of the dominant eigenvalue
+// ||f(y1) - f(y6)|| / ||y1 - y6||: the 7th and 6th stages are evaluated
+// at the same time, at the points y1 and y6.
+func stiffRatio(h float64, f7, f6, y1, y6 []float64) float64 {
+	num, den := 0.0, 0.0
+	for i := range f7 {
+		a, b := f7[i]-f6[i], y1[i]-y6[i]
+		num += a * a
+		den += b * b
+	}
+	if !(den > 0) {
+		return 0
+	}
+	return h * math.Sqrt(num/den)
+}
+
+// start evaluates the right-hand side at the initial state: an error when
+// it is NaN or infinite there (no step can leave such a point).
+func (s *Solver) start(t float64, z, f []float64, jac bool) error {
+	s.rhs(t, z, f, jac)
+	if s.nanAt == s.nanAt {
+		return s.nanErr()
+	}
+	if !finite(f[:s.sys.K]) {
+		return fmt.Errorf("at t = %g: %w", t, ErrNotFinite)
+	}
+	return nil
+}
+
 // dopri integrates with the Dormand-Prince pair.
 func (s *Solver) dopri(t0 float64, ts []float64, opt Options, out, sens []float64) error {
-	n := s.n
+	n, K := s.n, s.sys.K
 	z, z1, y := s.z[:n], s.z1[:n], s.tmp[:n]
 	k1, k2, k3, k4, k5, k6, k7 := s.k[0][:n], s.k[1][:n], s.k[2][:n], s.k[3][:n], s.k[4][:n], s.k[5][:n], s.k[6][:n]
+	r1, r2, r3, r4 := s.dense[0][:n], s.dense[1][:n], s.dense[2][:n], s.dense[3][:n]
+	tEnd := ts[len(ts)-1]
 	t := t0
-	s.rhs(t, z, k1, false)
-	h := s.initialStep(t0, ts[len(ts)-1], z, k1, 4, opt, false)
-	for idx, tout := range ts {
-		rejected := false
-		for t < tout {
-			hs, last, err := s.trial(t, tout, h, opt)
-			if err != nil {
-				return err
-			}
-			for i := range y {
-				y[i] = z[i] + hs*a21*k1[i]
-			}
-			s.rhs(t+c2*hs, y, k2, false)
-			for i := range y {
-				y[i] = z[i] + hs*(a31*k1[i]+a32*k2[i])
-			}
-			s.rhs(t+c3*hs, y, k3, false)
-			for i := range y {
-				y[i] = z[i] + hs*(a41*k1[i]+a42*k2[i]+a43*k3[i])
-			}
-			s.rhs(t+c4*hs, y, k4, false)
-			for i := range y {
-				y[i] = z[i] + hs*(a51*k1[i]+a52*k2[i]+a53*k3[i]+a54*k4[i])
-			}
-			s.rhs(t+c5*hs, y, k5, false)
-			for i := range y {
-				y[i] = z[i] + hs*(a61*k1[i]+a62*k2[i]+a63*k3[i]+a64*k4[i]+a65*k5[i])
-			}
-			s.rhs(t+hs, y, k6, false)
-			for i := range z1 {
-				z1[i] = z[i] + hs*(a71*k1[i]+a73*k3[i]+a74*k4[i]+a75*k5[i]+a76*k6[i])
-			}
-			s.rhs(t+hs, z1, k7, false)
-			e := s.e[:n]
-			for i := range e {
-				e[i] = hs * (e1*k1[i] + e3*k3[i] + e4*k4[i] + e5*k5[i] + e6*k6[i] + e7*k7[i])
-			}
-			en := errNorm(e, z, z1, opt)
-			if en <= 1 {
-				if last {
-					t = tout
-				} else {
-					t += hs
-				}
-				copy(z, z1)
-				copy(k1, k7)
-				h = acceptedStep(hs, h, en, 0.9, 0.2, rejected, last)
-				rejected = false
-				continue
-			}
+	if err := s.start(t, z, k1, false); err != nil {
+		return err
+	}
+	h := s.initialStep(t0, tEnd, z, k1, 4, opt, false)
+	next, rejected := 0, false
+	accepted, stiff, nonstiff := 0, 0, 0
+	for next < len(ts) {
+		hs, last, err := s.trial(t, tEnd, h, opt)
+		if err != nil {
+			return err
+		}
+		for i := range y {
+			y[i] = z[i] + hs*a21*k1[i]
+		}
+		s.rhs(t+c2*hs, y, k2, false)
+		for i := range y {
+			y[i] = z[i] + hs*(a31*k1[i]+a32*k2[i])
+		}
+		s.rhs(t+c3*hs, y, k3, false)
+		for i := range y {
+			y[i] = z[i] + hs*(a41*k1[i]+a42*k2[i]+a43*k3[i])
+		}
+		s.rhs(t+c4*hs, y, k4, false)
+		for i := range y {
+			y[i] = z[i] + hs*(a51*k1[i]+a52*k2[i]+a53*k3[i]+a54*k4[i])
+		}
+		s.rhs(t+c5*hs, y, k5, false)
+		for i := range y {
+			y[i] = z[i] + hs*(a61*k1[i]+a62*k2[i]+a63*k3[i]+a64*k4[i]+a65*k5[i])
+		}
+		s.rhs(t+hs, y, k6, false)
+		for i := range z1 {
+			z1[i] = z[i] + hs*(a71*k1[i]+a73*k3[i]+a74*k4[i]+a75*k5[i]+a76*k6[i])
+		}
+		s.rhs(t+hs, z1, k7, false)
+		if s.nanAt == s.nanAt {
+			return s.nanErr()
+		}
+		e := s.e[:n]
+		for i := range e {
+			e[i] = hs * (e1*k1[i] + e3*k3[i] + e4*k4[i] + e5*k5[i] + e6*k6[i] + e7*k7[i])
+		}
+		en := errNorm(e, z, z1, opt)
+		if en > 1 {
 			rejected = true
 			h = rejectedStep(hs, en, 0.9, 0.2)
 			if tooSmall(h, t) {
 				return fmt.Errorf("at t = %g: %w", t, ErrStepSize)
 			}
+			continue
 		}
-		s.store(idx, z, out, sens)
+		if accepted++; accepted%stiffEvery == 0 || stiff > 0 {
+			if stiffRatio(hs, k7[:K], k6[:K], z1[:K], y[:K]) > stiffBound {
+				nonstiff = 0
+				if stiff++; stiff == stiffTests {
+					return fmt.Errorf("at t = %g, after %d steps: %w", t, s.Steps, ErrStiff)
+				}
+			} else if nonstiff++; nonstiff == 6 {
+				stiff = 0
+			}
+		}
+		tn := t + hs
+		if last {
+			tn = tEnd
+		}
+		if ts[next] <= tn {
+			for i := range r1 {
+				d := z1[i] - z[i]
+				b := hs*k1[i] - d
+				r1[i], r2[i], r3[i] = d, b, d-hs*k7[i]-b
+				r4[i] = hs * (dd1*k1[i] + dd3*k3[i] + dd4*k4[i] + dd5*k5[i] + dd6*k6[i] + dd7*k7[i])
+			}
+			for ; next < len(ts) && ts[next] <= tn; next++ {
+				if ts[next] == tn {
+					s.store(next, z1, out, sens)
+					continue
+				}
+				th := (ts[next] - t) / hs
+				th1 := 1 - th
+				for i := range e {
+					e[i] = z[i] + th*(r1[i]+th1*(r2[i]+th*(r3[i]+th1*r4[i])))
+				}
+				s.store(next, e, out, sens)
+			}
+		}
+		t = tn
+		copy(z, z1)
+		copy(k1, k7)
+		h = acceptedStep(hs, h, en, 0.9, 0.2, rejected, last)
+		rejected = false
 	}
 	return nil
 }
@@ -377,87 +560,102 @@ func (s *Solver) rosenbrock(t0 float64, ts []float64, opt Options, out, sens []f
 	n, K := s.n, s.sys.K
 	z, z1, y := s.z[:n], s.z1[:n], s.tmp[:n]
 	f0, k1, f1, k2, f2, k3 := s.k[0][:n], s.k[1][:n], s.k[2][:n], s.k[3][:n], s.k[4][:n], s.k[5][:n]
+	tEnd := ts[len(ts)-1]
 	t := t0
-	s.rhs(t, z, f0, true)
+	if err := s.start(t, z, f0, true); err != nil {
+		return err
+	}
 	copy(s.jy0, s.jy)
 	copy(s.ft0, s.ft)
-	h := s.initialStep(t0, ts[len(ts)-1], z, f0, 2, opt, true)
-	for idx, tout := range ts {
-		rejected := false
-		for t < tout {
-			hs, last, err := s.trial(t, tout, h, opt)
-			if err != nil {
-				return err
+	h := s.initialStep(t0, tEnd, z, f0, 2, opt, true)
+	next, rejected := 0, false
+	for next < len(ts) {
+		hs, last, err := s.trial(t, tEnd, h, opt)
+		if err != nil {
+			return err
+		}
+		hd := hs * rosD
+		// W = I - h d J
+		for i := range s.lu {
+			s.lu[i] = -hd * s.jy0[i]
+		}
+		for i := 0; i < K; i++ {
+			s.lu[i*K+i]++
+		}
+		en := math.Inf(1)
+		if luFactor(s.lu, s.piv, K) {
+			// k1 = W^-1 (F0 + h d T)
+			copy(k1, f0)
+			for i := 0; i < K; i++ {
+				k1[i] += hd * s.ft0[i]
 			}
-			hd := hs * rosD
-			// W = I - h d J
-			for i := range s.lu {
-				s.lu[i] = -hd * s.jy0[i]
+			s.wsolve(k1)
+			for i := range y {
+				y[i] = z[i] + 0.5*hs*k1[i]
+			}
+			s.rhs(t+0.5*hs, y, f1, true)
+			// k2 = W^-1 (F1 - k1) + k1
+			for i := range k2 {
+				k2[i] = f1[i] - k1[i]
+			}
+			s.wsolve(k2)
+			for i := range k2 {
+				k2[i] += k1[i]
+			}
+			for i := range z1 {
+				z1[i] = z[i] + hs*k2[i]
+			}
+			s.rhs(t+hs, z1, f2, true)
+			if s.nanAt == s.nanAt {
+				return s.nanErr()
+			}
+			// k3 = W^-1 (F2 - e32 (k2 - F1) - 2 (k1 - F0) + h d T)
+			for i := range k3 {
+				k3[i] = f2[i] - rosE32*(k2[i]-f1[i]) - 2*(k1[i]-f0[i])
 			}
 			for i := 0; i < K; i++ {
-				s.lu[i*K+i]++
+				k3[i] += hd * s.ft0[i]
 			}
-			en := math.Inf(1)
-			if luFactor(s.lu, s.piv, K) {
-				// k1 = W^-1 (F0 + h d T)
-				for i := range k1 {
-					k1[i] = f0[i]
-				}
-				for i := 0; i < K; i++ {
-					k1[i] += hd * s.ft0[i]
-				}
-				s.wsolve(k1)
-				for i := range y {
-					y[i] = z[i] + 0.5*hs*k1[i]
-				}
-				s.rhs(t+0.5*hs, y, f1, true)
-				// k2 = W^-1 (F1 - k1) + k1
-				for i := range k2 {
-					k2[i] = f1[i] - k1[i]
-				}
-				s.wsolve(k2)
-				for i := range k2 {
-					k2[i] += k1[i]
-				}
-				for i := range z1 {
-					z1[i] = z[i] + hs*k2[i]
-				}
-				s.rhs(t+hs, z1, f2, true)
-				// k3 = W^-1 (F2 - e32 (k2 - F1) - 2 (k1 - F0) + h d T)
-				for i := range k3 {
-					k3[i] = f2[i] - rosE32*(k2[i]-f1[i]) - 2*(k1[i]-f0[i])
-				}
-				for i := 0; i < K; i++ {
-					k3[i] += hd * s.ft0[i]
-				}
-				s.wsolve(k3)
-				e := s.e[:n]
-				for i := range e {
-					e[i] = hs / 6 * (k1[i] - 2*k2[i] + k3[i])
-				}
-				en = errNorm(e, z, z1, opt)
+			s.wsolve(k3)
+			e := s.e[:n]
+			for i := range e {
+				e[i] = hs / 6 * (k1[i] - 2*k2[i] + k3[i])
 			}
-			if en <= 1 {
-				if last {
-					t = tout
-				} else {
-					t += hs
-				}
-				copy(z, z1)
-				copy(f0, f2)
-				copy(s.jy0, s.jy) // rhs at (t, z1) left its Jacobians
-				copy(s.ft0, s.ft)
-				h = acceptedStep(hs, h, en, 0.8, 1.0/3, rejected, last)
-				rejected = false
-				continue
-			}
+			en = errNorm(e, z, z1, opt)
+		}
+		if en > 1 {
 			rejected = true
 			h = rejectedStep(hs, en, 0.8, 1.0/3)
 			if tooSmall(h, t) {
 				return fmt.Errorf("at t = %g: %w", t, ErrStepSize)
 			}
+			continue
 		}
-		s.store(idx, z, out, sens)
+		tn := t + hs
+		if last {
+			tn = tEnd
+		}
+		// ode23s' continuous extension: y + h (s (1 - s) k1 + s (s - 2d) k2) / (1 - 2d)
+		for ; next < len(ts) && ts[next] <= tn; next++ {
+			if ts[next] == tn {
+				s.store(next, z1, out, sens)
+				continue
+			}
+			th := (ts[next] - t) / hs
+			a, b := hs*th*(1-th)/(1-2*rosD), hs*th*(th-2*rosD)/(1-2*rosD)
+			e := s.e[:n]
+			for i := range e {
+				e[i] = z[i] + a*k1[i] + b*k2[i]
+			}
+			s.store(next, e, out, sens)
+		}
+		t = tn
+		copy(z, z1)
+		copy(f0, f2)
+		copy(s.jy0, s.jy) // rhs at (t, z1) left its Jacobians
+		copy(s.ft0, s.ft)
+		h = acceptedStep(hs, h, en, 0.8, 1.0/3, rejected, last)
+		rejected = false
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package ode
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -185,32 +186,161 @@ func TestLinearChainExact(t *testing.T) {
 	}
 }
 
-// TestStiff: y1' = -y1, y2' = -1e4 (y2 - y1) (eigenvalues -1 and -1e4);
-// the stiff method takes far fewer steps than rk45, both accurate.
+// TestStiff: y1' = -y1, y2' = -1e4 (y2 - y1) (eigenvalues -1 and -1e4):
+// the stiff method solves it in few steps; rk45's stiffness test (DOPRI5's)
+// stops rk45 with ErrStiff soon after its first test at 1000 steps, where
+// it would have taken about 3 10^4 steps at the stability boundary.
 func TestStiff(t *testing.T) {
 	sys := linear(2, 0, func(p, A []float64) { A[0], A[1], A[2], A[3] = -1, 0, 1e4, -1e4 }, nil)
 	ts := []float64{0.01, 1, 5, 10}
-	steps := map[Method]int{}
-	for _, m := range methods {
-		s := NewSolver(sys, m.m)
-		out := make([]float64, 2*len(ts))
-		if err := s.Solve([]float64{1, 0}, nil, 0, ts, Options{}, out, nil); err != nil {
+	s := NewSolver(sys, Stiff)
+	out := make([]float64, 2*len(ts))
+	if err := s.Solve([]float64{1, 0}, nil, 0, ts, Options{}, out, nil); err != nil {
+		t.Fatal(err)
+	}
+	for n, tt := range ts {
+		c := 1e4 / (1e4 - 1)
+		want := [2]float64{math.Exp(-tt), c * (math.Exp(-tt) - math.Exp(-1e4*tt))}
+		for i := 0; i < 2; i++ {
+			if !close(out[2*n+i], want[i], 3e-3, 1e-6) {
+				t.Errorf("stiff: y%d(%g) = %g, want %g", i+1, tt, out[2*n+i], want[i])
+			}
+		}
+	}
+	if s.Steps > 1000 {
+		t.Errorf("stiff: %d steps, want < 1000", s.Steps)
+	}
+	t.Logf("stiff: %d steps", s.Steps)
+	s = NewSolver(sys, RK45)
+	err := s.Solve([]float64{1, 0}, nil, 0, ts, Options{}, out, nil)
+	t.Logf("rk45: %v", err)
+	if !errors.Is(err, ErrStiff) || s.Steps > 3000 {
+		t.Errorf("rk45 on a stiff system: %d steps, err %v; want ErrStiff within 3000 steps", s.Steps, err)
+	}
+}
+
+// TestNotStiff: the stiffness test does not fire on a long non-stiff
+// solve (a harmonic oscillator over 1000 periods at tight tolerances,
+// tens of thousands of steps), which stays accurate.
+func TestNotStiff(t *testing.T) {
+	sys := linear(2, 0, func(p, A []float64) { A[0], A[1], A[2], A[3] = 0, 1, -1, 0 }, nil)
+	tEnd := 2000 * math.Pi
+	s := NewSolver(sys, RK45)
+	out := make([]float64, 2)
+	if err := s.Solve([]float64{1, 0}, nil, 0, []float64{tEnd}, Options{RelTol: 1e-10, AbsTol: 1e-10}, out, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d steps", s.Steps)
+	if s.Steps < 2*stiffEvery || !close(out[0], 1, 1e-5, 1e-5) || !close(out[1], 0, 1e-5, 1e-5) {
+		t.Errorf("%d steps, y(T) = %v, want (1, 0) after more than %d steps", s.Steps, out, 2*stiffEvery)
+	}
+}
+
+// TestDenseOutput: 10^4 output times of the linear chain are interpolated
+// (the continuous extensions) against its closed form, states and
+// sensitivities, in as many steps as a solve to the last time alone.
+func TestDenseOutput(t *testing.T) {
+	y0, p := []float64{2, 0.5}, []float64{1.3, 0.4}
+	const N = 10000
+	ts := make([]float64, N)
+	for i := range ts {
+		ts[i] = 8 * float64(i+1) / N
+	}
+	for _, m := range accuracy {
+		s := NewSolver(chain(), m.m)
+		if err := s.Solve(y0, p, 0, ts[N-1:], m.opt, make([]float64, 2), make([]float64, 8)); err != nil {
+			t.Fatal(err)
+		}
+		alone := s.Steps
+		out, sens := make([]float64, 2*N), make([]float64, 8*N)
+		if err := s.Solve(y0, p, 0, ts, m.opt, out, sens); err != nil {
 			t.Fatal(m.name, err)
 		}
+		if s.Steps != alone {
+			t.Errorf("%s: %d steps for %d output times, %d for the last alone", m.name, s.Steps, N, alone)
+		}
+		worst := 0.0
 		for n, tt := range ts {
-			c := 1e4 / (1e4 - 1)
-			want := [2]float64{math.Exp(-tt), c * (math.Exp(-tt) - math.Exp(-1e4*tt))}
+			y, sv := chainExact(y0, p, tt)
 			for i := 0; i < 2; i++ {
-				if !close(out[2*n+i], want[i], 3e-3, 1e-6) {
-					t.Errorf("%s: y%d(%g) = %g, want %g", m.name, i+1, tt, out[2*n+i], want[i])
+				worst = math.Max(worst, math.Abs(out[2*n+i]-y[i]))
+				if !close(out[2*n+i], y[i], 3*m.rel, m.rel) {
+					t.Fatalf("%s: y%d(%g) = %g, want %g", m.name, i+1, tt, out[2*n+i], y[i])
+				}
+				for j := 0; j < 4; j++ {
+					if got := sens[8*n+4*i+j]; !close(got, sv[i][j], 30*m.rel, m.rel) {
+						t.Fatalf("%s: dy%d(%g)/dtheta%d = %g, want %g", m.name, i+1, tt, j+1, got, sv[i][j])
+					}
 				}
 			}
 		}
-		steps[m.m] = s.Steps
+		t.Logf("%s: %d steps, worst error %.2g", m.name, s.Steps, worst)
+		// the continuous extension is of the method's order: a cubic
+		// Hermite in rk45's place (no 5th coefficients) errs by 6.6e-6
+		if bound := map[string]float64{"rk45": 2e-6, "stiff": 1e-4, "stiff tight": 3e-7}[m.name]; worst > bound {
+			t.Errorf("%s: worst error %.2g of the interpolated states, want below %g", m.name, worst, bound)
+		}
 	}
-	t.Logf("steps: rk45 %d, stiff %d", steps[RK45], steps[Stiff])
-	if steps[Stiff] > 1000 || steps[RK45] < 10*steps[Stiff] {
-		t.Errorf("steps: rk45 %d, stiff %d; want stiff < 1000 and rk45 > 10 times more", steps[RK45], steps[Stiff])
+}
+
+// TestNaNFailsAtOnce: a right-hand side that is NaN at a finite state
+// fails the solve at once (at t0, or at the first step that reaches it),
+// instead of shrinking the step until it underflows.
+func TestNaNFailsAtOnce(t *testing.T) {
+	for _, from := range []float64{0, 0.5} {
+		f := func(t float64, y, p, dy []float64) {
+			dy[0] = -y[0]
+			if t > from || from == 0 {
+				dy[0] = math.NaN()
+			}
+		}
+		sys := System{K: 1, F: f, Jac: func(t float64, y, p, dy, jy, jp, ft []float64) {
+			f(t, y, p, dy)
+			jy[0], ft[0] = -1, 0
+		}}
+		for _, m := range methods {
+			s := NewSolver(sys, m.m)
+			err := s.Solve([]float64{1}, nil, 0, []float64{1, 2}, Options{}, make([]float64, 2), nil)
+			if !errors.Is(err, ErrNaN) || s.Steps > 20 {
+				t.Errorf("%s, NaN from t = %g: %d steps, err %v; want ErrNaN within 20 steps", m.name, from, s.Steps, err)
+			}
+		}
+	}
+}
+
+// TestCheckArgs: the arguments refused before the first step, each with
+// its reason.
+func TestCheckArgs(t *testing.T) {
+	cases := []struct {
+		t0   float64
+		ts   []float64
+		opt  Options
+		want string // "" when accepted
+	}{
+		{0, []float64{1, 1, 2}, Options{}, ""},
+		{0, []float64{1}, Options{RelTol: 1e-16, AbsTol: 1e-30, MaxSteps: 1}, ""},
+		{0, []float64{1}, Options{RelTol: 1}, ""},
+		{0, nil, Options{}, "no output times"},
+		{0, []float64{0, 1}, Options{}, "first output time (0) is not after t0 (0)"},
+		{2, []float64{1}, Options{}, "first output time (1) is not after t0 (2)"},
+		{0, []float64{1, 3, 2}, Options{}, "output time 3 (2) is before output time 2 (3)"},
+		{math.NaN(), []float64{1}, Options{}, "t0 is NaN"},
+		{0, []float64{1, math.Inf(1)}, Options{}, "output time 2 is +Inf"},
+		{0, []float64{1}, Options{RelTol: 1e-30}, "relative tolerance 1e-30 is outside [1e-16, 1]"},
+		{0, []float64{1}, Options{RelTol: 2}, "relative tolerance 2 is outside"},
+		{0, []float64{1}, Options{RelTol: -1e-6}, "relative tolerance -1e-06 is outside"},
+		{0, []float64{1}, Options{AbsTol: -1}, "absolute tolerance -1 is not positive"},
+		{0, []float64{1}, Options{AbsTol: math.Inf(1)}, "absolute tolerance +Inf"},
+		{0, []float64{1}, Options{MaxSteps: -5}, "maximum number of steps -5 is not positive"},
+	}
+	for _, c := range cases {
+		err := CheckArgs(c.t0, c.ts, c.opt)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%v %v %+v: %v", c.t0, c.ts, c.opt, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%v %v %+v: err %v, want %q", c.t0, c.ts, c.opt, err, c.want)
+		}
 	}
 }
 
@@ -310,7 +440,7 @@ func TestFailures(t *testing.T) {
 		if !errors.Is(err, ErrMaxSteps) {
 			t.Errorf("%s max steps: err %v", m.name, err)
 		}
-		for _, ts := range [][]float64{{0}, {2, 1}, {math.NaN()}, {-1}} {
+		for _, ts := range [][]float64{{}, {0}, {2, 1}, {math.NaN()}, {-1}} {
 			if err := s.Solve([]float64{30, 4}, []float64{0.55, 0.028, 0.8, 0.024}, 0, ts, Options{}, make([]float64, 2*len(ts)), nil); !errors.Is(err, ErrTimes) {
 				t.Errorf("%s ts %v: err %v", m.name, ts, err)
 			}
