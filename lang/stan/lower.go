@@ -373,22 +373,15 @@ func (l *lowerer) stmt(s *Stmt, ctx context) []*lang.Stmt {
 	inner := ctxLocal // declarations within a block are locals
 	switch {
 	case s.Decl != nil:
-		d := s.Decl
-		t, sh := l.typ(d.Type, d.Old, ctx)
-		nd := &lang.Decl{Pos: d.Pos, EndPos: d.EndPos, Name: d.Name, Type: t, Semi: true}
-		switch {
-		case d.Init != nil:
-			nd.Init = l.expr(d.Init).e
-		case l.nanLocals && t.Base != "int":
-			// Stan's real variables start as NaN
-			nan := "not_a_number"
-			nd.Init = exprOfPrimary(&lang.Primary{Pos: d.Pos, EndPos: d.Pos, Call: &lang.Call{Pos: d.Pos, EndPos: d.Pos, Name: nan}})
+		var out []*lang.Stmt
+		for i, d := range append([]*Declarator{s.Decl.First}, s.Decl.More...) {
+			pos := d.Pos
+			if i == 0 {
+				pos = s.Pos
+			}
+			out = append(out, l.decl(s.Decl.Type, d, pos, s.EndPos, ctx))
 		}
-		if ctx == ctxLatent && d.Init != nil {
-			l.refuse(d.Init.Pos, "a parameter cannot have a value")
-		}
-		l.declare(d.Name, sh)
-		out.Decl = nd
+		return out
 	case s.For != nil:
 		f := s.For
 		if f.Hi == nil {
@@ -422,12 +415,33 @@ func (l *lowerer) stmt(s *Stmt, ctx context) []*lang.Stmt {
 		out.Return = l.expr(s.Return.Value).e
 	case s.Block != nil:
 		out.Scope = &lang.Scope{Pos: s.Block.Pos, EndPos: s.Block.EndPos, Body: l.body(s, inner)}
+	case s.Profile != nil:
+		// a profile block only times its statements: a scope
+		out.Scope = &lang.Scope{Pos: s.Profile.Pos, EndPos: s.Profile.EndPos, Body: l.body(&Stmt{Block: s.Profile}, inner)}
 	case s.Empty:
 		return nil
 	default:
 		return l.simple(s.Simple, out)
 	}
 	return []*lang.Stmt{out}
+}
+
+// decl lowers one name of a declaration of type t.
+func (l *lowerer) decl(typ *Type, d *Declarator, pos, end lexer.Position, ctx context) *lang.Stmt {
+	t, sh := l.typ(typ, d.Old, ctx)
+	nd := &lang.Decl{Pos: pos, EndPos: end, Name: d.Name, Type: t, Semi: true}
+	switch {
+	case d.Init != nil:
+		nd.Init = l.expr(d.Init).e
+	case l.nanLocals && t.Base != "int":
+		// Stan's real variables start as NaN
+		nd.Init = exprOfPrimary(&lang.Primary{Pos: pos, EndPos: pos, Call: &lang.Call{Pos: pos, EndPos: pos, Name: "not_a_number"}})
+	}
+	if ctx == ctxLatent && d.Init != nil {
+		l.refuse(d.Init.Pos, "a parameter cannot have a value")
+	}
+	l.declare(d.Name, sh)
+	return &lang.Stmt{Pos: pos, EndPos: end, Decl: nd, Semi: true}
 }
 
 // ifStmt lowers if (c) a else b.

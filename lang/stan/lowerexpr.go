@@ -328,7 +328,7 @@ func (l *lowerer) primary(p *Primary) val {
 		np.Number = new(string)
 		*np.Number = "0"
 	case p.Number != nil:
-		n := *p.Number
+		n := strings.ReplaceAll(*p.Number, "_", "") // Stan's 10_000
 		if strings.HasSuffix(n, ".") {
 			n += "0" // Stan's 5. is 5.0
 		}

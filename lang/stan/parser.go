@@ -23,8 +23,8 @@ var typeWords = []string{"int", "real", "complex", "vector", "row_vector", "matr
 var stanLexer = lexer.MustSimple([]lexer.SimpleRule{
 	{Name: "Comment", Pattern: `//[^\n]*|/\*([^*]|\*+[^*/])*\*+/`},
 	{Name: "String", Pattern: `"(\\.|[^"\\\n])*"`},
-	{Name: "Imag", Pattern: `(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?i\b`},
-	{Name: "Number", Pattern: `(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?`},
+	{Name: "Imag", Pattern: `(\d(_?\d)*\.(\d(_?\d)*)?|\.\d(_?\d)*|\d(_?\d)*)([eE][-+]?\d(_?\d)*)?i\b`},
+	{Name: "Number", Pattern: `(\d(_?\d)*\.(\d(_?\d)*)?|\.\d(_?\d)*|\d(_?\d)*)([eE][-+]?\d(_?\d)*)?`},
 	{Name: "TypeWord", Pattern: `\b(` + strings.Join(typeWords, "|") + `)\b`},
 	{Name: "Ident", Pattern: `[A-Za-z_][A-Za-z0-9_]*`},
 	{Name: "Op", Pattern: `%/%|\.\*=|\./=|\+=|-=|\*=|/=|==|!=|<=|>=|&&|\|\||\.\*|\./|\.\^`},
@@ -95,6 +95,8 @@ func syntaxError(filename string, src []byte, err error) *lang.Error {
 			msg = "unexpected end of file"
 		case tok.Value == "#":
 			msg = "# comments and #include are not supported; write // comments"
+		case tok.Value == "(" && strings.HasSuffix(strings.TrimRight(string(src[:pos.Offset]), " \t\r\n"), "tuple"):
+			return &lang.Error{Pos: pos, Msg: "tuples are not supported"}
 		default:
 			msg = fmt.Sprintf("unexpected %q", tok.Value)
 		}
