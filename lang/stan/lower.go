@@ -53,7 +53,8 @@ type context int
 const (
 	ctxData   context = iota // data and transformed data: constraints checked on the data
 	ctxLatent                // parameters: constraints are transforms
-	ctxReport                // transformed parameters and generated quantities
+	ctxTParam                // transformed parameters: constraints checked by statements (checks.go)
+	ctxGQ                    // generated quantities: constraints not checked
 	ctxLocal                 // locals of the model block and of functions
 )
 
@@ -67,6 +68,8 @@ type lowerer struct {
 	// quiet discards errors and notes (the second lowering of the
 	// transformed parameters, into the derived block)
 	quiet bool
+	// quietWas saves quiet while the checks lower an expression again
+	quietWas bool
 	// nanLocals is set in the generated quantities, whose real variables
 	// are read before they are assigned (as NaN) in some programs
 	nanLocals bool
@@ -200,8 +203,9 @@ func Lower(p *Program, filename string) (*lang.File, lang.ErrorList, error) {
 	// make stay visible after them, as in Stan
 	if tp != nil {
 		for _, s := range tp.Stmts {
-			model.Items = append(model.Items, l.items(l.stmt(s, ctxReport))...)
+			model.Items = append(model.Items, l.items(l.stmt(s, ctxTParam))...)
 		}
+		model.Items = append(model.Items, l.items(l.checks(tp))...)
 	}
 	if mb != nil {
 		l.push()
@@ -221,14 +225,14 @@ func Lower(p *Program, filename string) (*lang.File, lang.ErrorList, error) {
 		if tp != nil {
 			l.quiet = true
 			for _, s := range tp.Stmts {
-				derived.Items = append(derived.Items, l.items(l.stmt(s, ctxReport))...)
+				derived.Items = append(derived.Items, l.items(l.stmt(s, ctxTParam))...)
 			}
 			l.quiet = false
 		}
 		if gq != nil {
 			l.nanLocals = true
 			for _, s := range gq.Stmts {
-				derived.Items = append(derived.Items, l.items(l.stmt(s, ctxReport))...)
+				derived.Items = append(derived.Items, l.items(l.stmt(s, ctxGQ))...)
 			}
 			l.nanLocals = false
 		}
@@ -290,7 +294,7 @@ func (l *lowerer) typ(t *Type, old []*Expr, ctx context) (*lang.Type, shape) {
 	for _, e := range t.Sizes {
 		nt.Dims = append(nt.Dims, l.expr(e).e)
 	}
-	relaxed := ctx == ctxReport
+	relaxed := ctx == ctxTParam || ctx == ctxGQ
 	switch transform, isVec := vectorTypes[t.Base]; {
 	case t.Base == "row_vector":
 		l.refuse(t.Pos, "row_vector is not supported: mscppl has no row vector type")
@@ -326,7 +330,7 @@ func (l *lowerer) typ(t *Type, old []*Expr, ctx context) (*lang.Type, shape) {
 			nt.Bounds = append(nt.Bounds, &lang.Bound{Pos: b.Pos, Which: b.Which, Value: l.boundExpr(b.Value)})
 		}
 	}
-	if relaxed && (len(t.Bounds) > 0 || nt.Base != t.Base) {
+	if ctx == ctxGQ && (len(t.Bounds) > 0 || nt.Base != t.Base) {
 		l.note(t.Pos, "the constraint of %s is not checked on each draw", describe(t))
 	}
 	if t.Base == "int" && len(nt.Array) > 1 && ctx != ctxData {

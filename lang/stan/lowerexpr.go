@@ -51,6 +51,9 @@ type val struct {
 	level int
 	sh    shape
 	end   lexer.Position
+	// lastSingle is set on a postfix whose last index takes single
+	// elements
+	lastSingle bool
 }
 
 // ---- building lang's nodes ------------------------------------------------
@@ -291,14 +294,24 @@ func (l *lowerer) postfix(p *Postfix) val {
 			v = val{e: exprOfPostfix(npf, npf.Pos, o.EndPos), level: levPostfix, sh: sh, end: o.EndPos}
 			continue
 		}
-		if v.sh.rowish {
+		// a[i][j] is a[i, j] when a[i] takes single elements (a row of a
+		// matrix then is no row_vector of the IR's)
+		merge := v.lastSingle && !pf.Trans && len(pf.Indexes) > 0
+		if v.sh.rowish && !merge {
 			l.rowRefuse(o.Pos, "indexed")
 		}
 		if pf.Trans {
 			pf = asPostfix(paren(v))
 		}
 		ix := &lang.Index{Pos: o.Pos, EndPos: o.EndPos}
+		indexes := append([]*lang.Index(nil), pf.Indexes...)
+		if k := len(indexes); merge {
+			prev := indexes[k-1]
+			ix = &lang.Index{Pos: prev.Pos, EndPos: o.EndPos, Slots: append([]*lang.Slot(nil), prev.Slots...)}
+			indexes = indexes[:k-1]
+		}
 		var single []bool
+		sure := true // every slot is known to take one element
 		for _, s := range o.Index {
 			ns := &lang.Slot{Pos: s.Pos, Colon: s.Colon}
 			one := !s.Colon
@@ -306,6 +319,9 @@ func (l *lowerer) postfix(p *Postfix) val {
 				lo := l.expr(s.Lo)
 				ns.Lo = lo.e
 				one = one && !lo.sh.nonScalar()
+				sure = sure && one && lo.sh.scalar()
+			} else {
+				sure = false
 			}
 			if s.Hi != nil {
 				ns.Hi = l.expr(s.Hi).e
@@ -313,8 +329,9 @@ func (l *lowerer) postfix(p *Postfix) val {
 			ix.Slots = append(ix.Slots, ns)
 			single = append(single, one)
 		}
-		npf := &lang.Postfix{Pos: pf.Pos, Prim: pf.Prim, Indexes: append(append([]*lang.Index(nil), pf.Indexes...), ix)}
-		v = val{e: exprOfPostfix(npf, npf.Pos, o.EndPos), level: levPostfix, sh: v.sh.index(single), end: o.EndPos}
+		npf := &lang.Postfix{Pos: pf.Pos, Prim: pf.Prim, Indexes: append(indexes, ix)}
+		v = val{e: exprOfPostfix(npf, npf.Pos, o.EndPos), level: levPostfix, sh: v.sh.index(single), end: o.EndPos,
+			lastSingle: sure}
 	}
 	return v
 }
@@ -415,6 +432,6 @@ func (l *lowerer) call(c *Call) (*lang.Call, shape) {
 }
 
 // boundExpr lowers the value of a bound.
-func (l *lowerer) boundExpr(b *BoundChain) *lang.Expr {
-	return l.chain(b.Left, boundOps(b.Rest)).e
-}
+func (l *lowerer) boundExpr(b *BoundChain) *lang.Expr { return l.boundVal(b).e }
+
+func (l *lowerer) boundVal(b *BoundChain) val { return l.chain(b.Left, boundOps(b.Rest)) }
