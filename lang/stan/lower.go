@@ -484,6 +484,9 @@ func (l *lowerer) simple(sm *Simple, out *lang.Stmt) []*lang.Stmt {
 			l.refuse(sm.Trunc.Pos, "truncation T[...] is not supported")
 		}
 		ns.Tilde, _ = l.call(sm.Tilde)
+	case sm.Op != "" && readsItself(sm.LHS):
+		l.refuse(sm.LHS.Pos, "an index on the left of %s reads the variable assigned (Stan forbids it)", sm.Op)
+		return nil
 	case sm.Op == "=":
 		ns.Assign = l.expr(sm.Value).e
 	case sm.Op == ".*=" || sm.Op == "./=":
@@ -499,6 +502,89 @@ func (l *lowerer) simple(sm *Simple, out *lang.Stmt) []*lang.Stmt {
 	}
 	out.Simple = ns
 	return []*lang.Stmt{out}
+}
+
+// readsItself reports whether e is name[...] with an index that reads
+// name: x[x[1]] = 2, which Stan refuses.
+func readsItself(e *Expr) bool {
+	if e.Then != nil || len(e.Chain.Rest) > 0 || e.Chain.Left.Power == nil {
+		return false
+	}
+	p := e.Chain.Left.Power.Base
+	if p.Prim.Ident == nil {
+		return false
+	}
+	name := *p.Prim.Ident
+	found := false
+	var visit func(x *Expr)
+	visit = func(x *Expr) {
+		walkIdents(x, func(n string) { found = found || n == name })
+	}
+	for _, o := range p.Ops {
+		for _, s := range o.Index {
+			if s.Lo != nil {
+				visit(s.Lo)
+			}
+			if s.Hi != nil {
+				visit(s.Hi)
+			}
+		}
+	}
+	return found
+}
+
+// walkIdents calls f with each name an expression reads.
+func walkIdents(e *Expr, f func(string)) {
+	var unary func(u *Unary)
+	chain := func(c *Chain) {
+		unary(c.Left)
+		for _, o := range c.Rest {
+			unary(o.X)
+		}
+	}
+	var expr func(e *Expr)
+	unary = func(u *Unary) {
+		if u.Power == nil {
+			unary(u.X)
+			return
+		}
+		if u.Power.Exp != nil {
+			unary(u.Power.Exp)
+		}
+		pf := u.Power.Base
+		pr := pf.Prim
+		switch {
+		case pr.Ident != nil:
+			f(*pr.Ident)
+		case pr.Paren != nil:
+			expr(pr.Paren)
+		case pr.Call != nil:
+			for _, a := range append(append([]*Expr(nil), pr.Call.Args...), pr.Call.Given...) {
+				expr(a)
+			}
+		}
+		for _, a := range append(append([]*Expr(nil), pr.Array...), pr.Row...) {
+			expr(a)
+		}
+		for _, o := range pf.Ops {
+			for _, s := range o.Index {
+				if s.Lo != nil {
+					expr(s.Lo)
+				}
+				if s.Hi != nil {
+					expr(s.Hi)
+				}
+			}
+		}
+	}
+	expr = func(e *Expr) {
+		chain(e.Chain)
+		if e.Then != nil {
+			expr(e.Then)
+			expr(e.Else)
+		}
+	}
+	expr(e)
 }
 
 // callOf returns the call if e is a call alone.
