@@ -73,6 +73,9 @@ type lowerer struct {
 	// nanLocals is set in the generated quantities, whose real variables
 	// are read before they are assigned (as NaN) in some programs
 	nanLocals bool
+	// tdAssigned holds the names the transformed data assign, while they
+	// are lowered
+	tdAssigned map[string]bool
 	// oldArrays is set once the deprecation of real y[N] is noted
 	oldArrays bool
 }
@@ -171,9 +174,12 @@ func Lower(p *Program, filename string) (*lang.File, lang.ErrorList, error) {
 		}
 		if td != nil {
 			b.EndPos = td.EndPos
+			l.tdAssigned = map[string]bool{}
+			assignedNames(td.Stmts, l.tdAssigned)
 			for _, s := range td.Stmts {
 				b.Items = append(b.Items, l.items(l.stmt(s, ctxData))...)
 			}
+			l.tdAssigned = nil
 		}
 		f.Blocks = append(f.Blocks, b)
 	}
@@ -437,9 +443,14 @@ func (l *lowerer) decl(typ *Type, d *Declarator, pos, end lexer.Position, ctx co
 	switch {
 	case d.Init != nil:
 		nd.Init = l.expr(d.Init).e
-	case l.nanLocals && t.Base != "int":
-		// Stan's real variables start as NaN
+	case (l.nanLocals || l.tdAssigned != nil && !l.tdAssigned[d.Name]) && t.Base != "int":
+		// Stan's real variables start as NaN (and a transformed data
+		// variable never assigned is not read from the data file)
 		nd.Init = exprOfPrimary(&lang.Primary{Pos: pos, EndPos: pos, Call: &lang.Call{Pos: pos, EndPos: pos, Name: "not_a_number"}})
+	case l.tdAssigned != nil && !l.tdAssigned[d.Name]:
+		// and its ints as the smallest int
+		n := minInt
+		nd.Init = exprOfUnary(&lang.Unary{Pos: pos, Op: "-", X: asUnary(numVal(n, pos))}, pos, pos)
 	}
 	if ctx == ctxLatent && d.Init != nil {
 		l.refuse(d.Init.Pos, "a parameter cannot have a value")
@@ -502,6 +513,36 @@ func (l *lowerer) simple(sm *Simple, out *lang.Stmt) []*lang.Stmt {
 	}
 	out.Simple = ns
 	return []*lang.Stmt{out}
+}
+
+// minInt is the value of Stan's int variables before they are assigned
+// (the magnitude; the smallest 32-bit int is its negation).
+const minInt = "2147483648"
+
+// assignedNames adds the names that statements assign (the root of each
+// left side) to out.
+func assignedNames(ss []*Stmt, out map[string]bool) {
+	for _, s := range ss {
+		switch {
+		case s.Simple != nil && s.Simple.Op != "":
+			if p := s.Simple.LHS.Chain.Left.Power; p != nil && p.Base.Prim.Ident != nil {
+				out[*p.Base.Prim.Ident] = true
+			}
+		case s.For != nil:
+			assignedNames([]*Stmt{s.For.Body}, out)
+		case s.While != nil:
+			assignedNames([]*Stmt{s.While.Body}, out)
+		case s.If != nil:
+			assignedNames([]*Stmt{s.If.Then}, out)
+			if s.If.Else != nil {
+				assignedNames([]*Stmt{s.If.Else}, out)
+			}
+		case s.Block != nil:
+			assignedNames(s.Block.Body, out)
+		case s.Profile != nil:
+			assignedNames(s.Profile.Body, out)
+		}
+	}
 }
 
 // readsItself reports whether e is name[...] with an index that reads
