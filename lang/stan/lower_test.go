@@ -101,10 +101,11 @@ func TestRefusedGolden(t *testing.T) {
 }
 
 // TestLowerDecls: a declaration of several names is one declaration each,
-// a profile block is a scope, and 10_000 is 10000.
+// a profile block is a scope, 10_000 is 10000, and a transformed data
+// variable never assigned is NaN.
 func TestLowerDecls(t *testing.T) {
 	src := "transformed data {\n  real a, b = 10_000;\n  profile(\"p\") {\n    real c = a;\n  }\n}\n"
 	f, _, err := Parse("t.stan", []byte(src))
 	require.NoError(t, err)
-	require.Equal(t, "data {\n  a: real\n  b: real = 10000\n  {\n    c: real = a\n  }\n}\n\nmodel {\n}\n", lang.FormatFile(f))
+	require.Equal(t, "data {\n  a: real = not_a_number()\n  b: real = 10000\n  {\n    c: real = a\n  }\n}\n\nmodel {\n}\n", lang.FormatFile(f))
 }
