@@ -73,6 +73,10 @@ type lowerer struct {
 	// nanLocals is set in the generated quantities, whose real variables
 	// are read before they are assigned (as NaN) in some programs
 	nanLocals bool
+	// role is the block being lowered, and fn the function (its name) when
+	// in the functions block
+	role role
+	fn   string
 	// tdAssigned holds the names the transformed data assign, while they
 	// are lowered
 	tdAssigned map[string]bool
@@ -163,6 +167,7 @@ func Lower(p *Program, filename string) (*lang.File, lang.ErrorList, error) {
 			first = td
 		}
 		b := mk("data", first.Pos, first.EndPos)
+		l.role = roleData
 		if d != nil {
 			for _, s := range d.Stmts {
 				if s.Decl == nil {
@@ -174,6 +179,7 @@ func Lower(p *Program, filename string) (*lang.File, lang.ErrorList, error) {
 		}
 		if td != nil {
 			b.EndPos = td.EndPos
+			l.role = roleTData
 			l.tdAssigned = map[string]bool{}
 			assignedNames(td.Stmts, l.tdAssigned)
 			for _, s := range td.Stmts {
@@ -185,6 +191,7 @@ func Lower(p *Program, filename string) (*lang.File, lang.ErrorList, error) {
 	}
 	if pb := byRole[roleParams]; pb != nil {
 		b := mk("latent", pb.Pos, pb.EndPos)
+		l.role = roleParams
 		for _, s := range pb.Stmts {
 			if s.Decl == nil {
 				l.refuse(s.Pos, "the parameters block holds declarations only")
@@ -208,12 +215,14 @@ func Lower(p *Program, filename string) (*lang.File, lang.ErrorList, error) {
 	// and into derived, each time into new nodes; the declarations they
 	// make stay visible after them, as in Stan
 	if tp != nil {
+		l.role = roleTParams
 		for _, s := range tp.Stmts {
 			model.Items = append(model.Items, l.items(l.stmt(s, ctxTParam))...)
 		}
 		model.Items = append(model.Items, l.items(l.checks(tp))...)
 	}
 	if mb != nil {
+		l.role = roleModel
 		l.push()
 		for _, s := range mb.Stmts {
 			model.Items = append(model.Items, l.items(l.stmt(s, ctxLocal))...)
@@ -229,6 +238,7 @@ func Lower(p *Program, filename string) (*lang.File, lang.ErrorList, error) {
 			derived = mk("derived", tp.Pos, tp.EndPos)
 		}
 		if tp != nil {
+			l.role = roleTParams
 			l.quiet = true
 			for _, s := range tp.Stmts {
 				derived.Items = append(derived.Items, l.items(l.stmt(s, ctxTParam))...)
@@ -236,6 +246,7 @@ func Lower(p *Program, filename string) (*lang.File, lang.ErrorList, error) {
 			l.quiet = false
 		}
 		if gq != nil {
+			l.role = roleGQ
 			l.nanLocals = true
 			for _, s := range gq.Stmts {
 				derived.Items = append(derived.Items, l.items(l.stmt(s, ctxGQ))...)
@@ -333,7 +344,11 @@ func (l *lowerer) typ(t *Type, old []*Expr, ctx context) (*lang.Type, shape) {
 		case b.Which == "offset" || b.Which == "multiplier":
 			l.refuse(b.Pos, "<offset=, multiplier=> is not supported")
 		case !relaxed:
-			nt.Bounds = append(nt.Bounds, &lang.Bound{Pos: b.Pos, Which: b.Which, Value: l.boundExpr(b.Value)})
+			v := l.boundVal(b.Value)
+			if t.Base == "int" && v.sh.base == "real" && v.sh.arr == 0 {
+				l.refuse(b.Value.Pos, "the bounds of an int are ints")
+			}
+			nt.Bounds = append(nt.Bounds, &lang.Bound{Pos: b.Pos, Which: b.Which, Value: v.e})
 		}
 	}
 	if ctx == ctxGQ && (len(t.Bounds) > 0 || nt.Base != t.Base) {
@@ -398,6 +413,7 @@ func (l *lowerer) stmt(s *Stmt, ctx context) []*lang.Stmt {
 			l.refuse(f.Pos, "for (%s in container) is not supported; loop over the indices, for (i in 1:size(...))", f.Var)
 			return nil
 		}
+		l.checkName(f.Var, f.Pos, "loop variable")
 		nf := &lang.For{Pos: f.Pos, EndPos: s.EndPos, Var: f.Var, Lo: l.expr(f.Lo).e, Hi: l.expr(f.Hi).e}
 		l.push()
 		l.declare(f.Var, shape{base: "int"})
@@ -439,10 +455,13 @@ func (l *lowerer) stmt(s *Stmt, ctx context) []*lang.Stmt {
 // decl lowers one name of a declaration of type t.
 func (l *lowerer) decl(typ *Type, d *Declarator, pos, end lexer.Position, ctx context) *lang.Stmt {
 	t, sh := l.typ(typ, d.Old, ctx)
+	l.checkName(d.Name, d.Pos, "variable")
 	nd := &lang.Decl{Pos: pos, EndPos: end, Name: d.Name, Type: t, Semi: true}
 	switch {
 	case d.Init != nil:
-		nd.Init = l.expr(d.Init).e
+		v := l.expr(d.Init)
+		nd.Init = v.e
+		l.checkAssign(sh, v.sh, "=", d.Init.Pos)
 	case (l.nanLocals || l.tdAssigned != nil && !l.tdAssigned[d.Name]) && t.Base != "int":
 		// Stan's real variables start as NaN (and a transformed data
 		// variable never assigned is not read from the data file)
@@ -499,14 +518,19 @@ func (l *lowerer) simple(sm *Simple, out *lang.Stmt) []*lang.Stmt {
 		l.refuse(sm.LHS.Pos, "an index on the left of %s reads the variable assigned (Stan forbids it)", sm.Op)
 		return nil
 	case sm.Op == "=":
-		ns.Assign = l.expr(sm.Value).e
+		v := l.expr(sm.Value)
+		l.checkAssign(lhs.sh, v.sh, sm.Op, sm.Value.Pos)
+		ns.Assign = v.e
 	case sm.Op == ".*=" || sm.Op == "./=":
 		// x .*= e is x = x .* (e)
 		v := l.expr(sm.Value)
+		l.checkAssign(lhs.sh, v.sh, sm.Op, sm.Value.Pos)
 		ns.Assign = product(strings.TrimSuffix(sm.Op, "="), sm.Value.Pos, lhs, v).e
 	case sm.Op != "":
+		v := l.expr(sm.Value)
+		l.checkAssign(lhs.sh, v.sh, sm.Op, sm.Value.Pos)
 		ns.Compound = sm.Op
-		ns.Value = l.expr(sm.Value).e
+		ns.Value = v.e
 	default:
 		l.refuse(sm.Pos, "an expression alone is not a statement here (calls of void functions are not supported)")
 		return nil
@@ -652,13 +676,21 @@ func (l *lowerer) functions(fb *Functions) *lang.Block {
 		}
 		res, rsh := l.argType(fd.Result)
 		l.funcs[fd.Name] = rsh
+		l.checkName(fd.Name, fd.Pos, "function")
+		for _, s := range densitySuffixes {
+			if strings.HasSuffix(fd.Name, s) && len(fd.Args) == 0 {
+				l.refuse(fd.Pos, "%s takes at least one argument, the variate (a function whose name ends in %s)", fd.Name, s)
+			}
+		}
 		if fd.Forward {
 			continue
 		}
 		nf := &lang.FuncDef{Pos: fd.Pos, EndPos: fd.EndPos, Name: fd.Name,
 			Result: &lang.Type{Pos: fd.Result.Pos, IsArray: res.Array, Unsized: res.Commas, Base: res.Base}}
 		l.push()
+		l.fn = fd.Name
 		for _, a := range fd.Args {
+			l.checkName(a.Name, a.Pos, "argument")
 			p, sh := l.argType(a.Type)
 			p.Pos, p.Name = a.Pos, a.Name
 			nf.Params = append(nf.Params, p)
@@ -667,6 +699,7 @@ func (l *lowerer) functions(fb *Functions) *lang.Block {
 		for _, s := range fd.Body {
 			nf.Body = append(nf.Body, l.stmt(s, ctxLocal)...)
 		}
+		l.fn = ""
 		l.pop()
 		b.Items = append(b.Items, &lang.Item{Pos: fd.Pos, EndPos: fd.EndPos, Func: nf})
 	}

@@ -47,11 +47,11 @@ func TestLowerExpr(t *testing.T) {
 		{"v[2:]", "v[2:]"},
 		{"5. + .5e1 + 1.e-3", "5.0 + .5e1 + 1.0e-3"},
 		{"normal_lpdf(a | b, c)", "normal_lpdf(a | b, c)"},
-		{"{a, b}", "{a, b}"},
+		{"sum({a, b})", "sum({a, b})"},
 		{"a2[i][i + 1]", "a2[i, i + 1]"},
 		{"m[i][2]", "m[i, 2]"},
-		{"a2[ix][1]", "a2[ix][1]"},
-		{"a2[i:][1]", "a2[i:][1]"},
+		{"sum(a2[ix][1])", "sum(a2[ix][1])"},
+		{"sum(a2[i:][1])", "sum(a2[i:][1])"},
 	}
 	for _, c := range cases {
 		src := "transformed data {\n  real a; real b; real c; real d; real e; int i;\n  matrix[2, 2] m; vector[2] v; array[2, 2] real a2; array[2] int ix;\n  real x = " + c.stan + ";\n}\n"

@@ -212,6 +212,11 @@ func (l *lowerer) apply(o opnd, a, b val) val {
 		l.refuse(o.pos, "%s is not supported", what)
 		return a
 	}
+	if a.sh.arr > 0 || b.sh.arr > 0 {
+		if _, arith := termOps[o.op]; arith || o.op == "+" || o.op == "-" {
+			l.refuse(o.pos, "%s is not defined on arrays in Stan (an array is no vector)", o.op)
+		}
+	}
 	if op, ok := termOps[o.op]; ok {
 		if (o.op == "*" || o.op == "/") && (a.sh.rowish || b.sh.rowish) {
 			l.rowRefuse(o.pos, "as an operand of "+o.op)
@@ -354,6 +359,7 @@ func (l *lowerer) primary(p *Primary) val {
 		sh.base = "real"
 		if !strings.ContainsAny(n, ".eE") {
 			sh.base = "int"
+			l.checkIntLiteral(n, p.Pos)
 		}
 	case p.String != nil:
 		l.refuse(p.Pos, "a string is a value only in print, reject and fatal_error")
@@ -413,6 +419,7 @@ func (l *lowerer) call(c *Call) (*lang.Call, shape) {
 	if strings.HasSuffix(c.Name, "_jacobian") {
 		l.refuse(c.Pos, "_jacobian functions (%s) are not supported", c.Name)
 	}
+	l.checkCall(c)
 	nc := &lang.Call{Pos: c.Pos, EndPos: c.EndPos, Name: c.Name, Bar: c.Bar}
 	for _, a := range c.Args {
 		x := l.expr(a)
