@@ -314,7 +314,9 @@ func (l *lowerer) typ(t *Type, old []*Expr, ctx context) (*lang.Type, shape) {
 	relaxed := ctx == ctxTParam || ctx == ctxGQ
 	switch transform, isVec := vectorTypes[t.Base]; {
 	case t.Base == "row_vector":
-		l.refuse(t.Pos, "row_vector is not supported: mscppl has no row vector type")
+		// a vector in the IR, a row_vector in the shapes
+		nt.Base = "vector"
+		sh.rowish = sh.arr == 0
 	case isVec:
 		sh.base = "vector"
 		if relaxed || ctx == ctxLocal {

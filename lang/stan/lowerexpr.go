@@ -219,23 +219,62 @@ func (l *lowerer) apply(o opnd, a, b val) val {
 	}
 	if op, ok := termOps[o.op]; ok {
 		if (o.op == "*" || o.op == "/") && (a.sh.rowish || b.sh.rowish) {
-			l.rowRefuse(o.pos, "as an operand of "+o.op)
+			return l.rowProduct(o, a, b)
 		}
 		v := product(op, o.pos, a, b)
-		if o.op != "*" && o.op != "/" {
-			v.sh.rowish = a.sh.rowish || b.sh.rowish
-		}
 		v.sh.base = arith(a.sh, b.sh)
+		if o.op != "*" && o.op != "/" && (a.sh.rowish || b.sh.rowish) {
+			v.sh = rowShape
+		}
 		return v
 	}
 	v := binary(o.op, o.pos, a, b)
 	if o.op == "+" || o.op == "-" {
-		v.sh.rowish = a.sh.rowish || b.sh.rowish
 		v.sh.base = arith(a.sh, b.sh)
+		if a.sh.rowish || b.sh.rowish {
+			v.sh = rowShape
+		}
 	} else {
 		v.sh.base = "int" // comparisons and logical operators
 	}
 	return v
+}
+
+// rowShape is the shape of a Stan row_vector, a vector in the IR.
+var rowShape = shape{base: "row_vector", rowish: true}
+
+// rowProduct lowers a * b or a / b where a row_vector (a vector in the
+// IR) is an operand, as Stan means it: times or over a scalar it is
+// elementwise, a row_vector times a vector is their dot product, and a
+// row_vector times a matrix is the row (M' * r in the IR). The others
+// are refused.
+func (l *lowerer) rowProduct(o opnd, a, b val) val {
+	switch {
+	case o.op == "*" && a.sh.scalar(), b.sh.scalar():
+		v := product(o.op, o.pos, a, b)
+		v.sh = rowShape
+		return v
+	case o.op == "*" && a.sh.rowish && b.sh.base == "vector" && b.sh.arr == 0 && !b.sh.rowish:
+		v := callVal("dot_product", o.pos, a, b)
+		v.sh = shape{base: "real"}
+		return v
+	case o.op == "*" && a.sh.rowish && b.sh.base == "matrix" && b.sh.arr == 0:
+		v := product("*", o.pos, transposed(b), a)
+		v.sh = rowShape
+		return v
+	}
+	l.rowRefuse(o.pos, "as an operand of "+o.op+" here")
+	return a
+}
+
+// transposed is x' (x known to be a matrix).
+func transposed(x val) val {
+	pf := asPostfix(x)
+	if pf.Trans {
+		pf = asPostfix(paren(x))
+	}
+	npf := &lang.Postfix{Pos: pf.Pos, Prim: pf.Prim, Indexes: pf.Indexes, Trans: true}
+	return val{e: exprOfPostfix(npf, npf.Pos, x.end), level: levPostfix, sh: shape{base: "matrix"}, end: x.end}
 }
 
 // arith is the base type of an arithmetic result, as far as known.
@@ -283,9 +322,14 @@ func (l *lowerer) postfix(p *Postfix) val {
 		if o.Trans {
 			switch {
 			case v.sh.rowish:
-				// Stan's row of a matrix is a row_vector, and its transpose
-				// the vector that a row already is in the IR
+				// Stan's row_vector is a vector in the IR, and its
+				// transpose the same vector
 				v.sh = shape{base: "vector"}
+				v.end = o.EndPos
+				continue
+			case v.sh.base == "vector" && v.sh.arr == 0:
+				// and the transpose of a vector a row_vector
+				v.sh = rowShape
 				v.end = o.EndPos
 				continue
 			case pf.Trans:
@@ -302,9 +346,6 @@ func (l *lowerer) postfix(p *Postfix) val {
 		// a[i][j] is a[i, j] when a[i] takes single elements (a row of a
 		// matrix then is no row_vector of the IR's)
 		merge := v.lastSingle && !pf.Trans && len(pf.Indexes) > 0
-		if v.sh.rowish && !merge {
-			l.rowRefuse(o.Pos, "indexed")
-		}
 		if pf.Trans {
 			pf = asPostfix(paren(v))
 		}
@@ -412,7 +453,11 @@ var unsupportedCalls = map[string]string{
 	"integrate_1d":          "integrate_1d",
 }
 
-func (l *lowerer) call(c *Call) (*lang.Call, shape) {
+// rowFuncs are Stan's functions that make a row_vector, with the IR's
+// function that makes the same values as a vector.
+var rowFuncs = map[string]string{"to_row_vector": "to_vector", "rep_row_vector": "rep_vector"}
+
+func (l *lowerer) call(c *Call) (_ *lang.Call, sh shape) {
 	if what, ok := unsupportedCalls[c.Name]; ok {
 		l.refuse(c.Pos, "%s is not supported", what)
 	}
@@ -421,6 +466,10 @@ func (l *lowerer) call(c *Call) (*lang.Call, shape) {
 	}
 	l.checkCall(c)
 	nc := &lang.Call{Pos: c.Pos, EndPos: c.EndPos, Name: c.Name, Bar: c.Bar}
+	if name, ok := rowFuncs[c.Name]; ok {
+		nc.Name = name
+		defer func() { sh = rowShape }()
+	}
 	for _, a := range c.Args {
 		x := l.expr(a)
 		if x.sh.rowish && shapeSensitive[c.Name] {

@@ -107,6 +107,8 @@ func (l *lowerer) checkAssign(lhs, rhs shape, op string, p lexer.Position) {
 	case lhs.base == "" || rhs.base == "":
 	case lhs.arr != rhs.arr && !(lhs.arr == 0 && rhs.arr == 0):
 		l.refuse(p, "the value (%s) does not have the type of the variable (%s)", rhs, lhs)
+	case lhs.arr == 0 && (lhs.base == "vector" && rhs.base == "row_vector" || lhs.base == "row_vector" && rhs.base == "vector"):
+		l.refuse(p, "the value (%s) does not have the type of the variable (%s)", rhs, lhs)
 	case lhs.arr > 0 && op != "=":
 		l.refuse(p, "%s is not defined on arrays in Stan", op)
 	case (op == ".*=" || op == "./=") && lhs.scalar():
