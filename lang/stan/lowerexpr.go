@@ -263,6 +263,10 @@ func (l *lowerer) rowProduct(o opnd, a, b val) val {
 		v.sh = rowShape
 		return v
 	}
+	if o.op == "*" && b.sh.rowish && a.sh.base == "vector" && a.sh.arr == 0 && !a.sh.rowish {
+		l.refuse(o.pos, "a vector times a row_vector (Stan's outer product) is not supported")
+		return a
+	}
 	l.rowRefuse(o.pos, "as an operand of "+o.op+" here")
 	return a
 }
