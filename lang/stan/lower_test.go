@@ -54,6 +54,7 @@ func TestLowerExpr(t *testing.T) {
 		{"sum(r * m)", "sum(m' * r)"},
 		{"sum(2 * r / a)", "sum(2 * r / a)"},
 		{"sum(r')", "sum(r)"},
+		{"[a, b] * v", "dot_product(to_vector({a, b}), v)"},
 		{"sum(rep_row_vector(a, 2))", "sum(rep_vector(a, 2))"},
 		{"a2[i][i + 1]", "a2[i, i + 1]"},
 		{"m[i][2]", "m[i, 2]"},

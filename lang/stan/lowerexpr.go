@@ -427,9 +427,21 @@ func (l *lowerer) primary(p *Primary) val {
 		sh.arr++
 		sh.rowish = false
 	default:
-		l.refuse(p.Pos, "a row-vector literal [a, b, ...] is not supported: mscppl has no row_vector")
-		n := "0"
-		np.Number = &n
+		// [a, b] of scalars is the row_vector to_vector({a, b})
+		var elems []*lang.Expr
+		for _, e := range p.Row {
+			x := l.expr(e)
+			if !x.sh.scalar() {
+				l.refuse(e.Pos, "a row-vector literal [a, b, ...] is supported with scalar elements only")
+			}
+			elems = append(elems, x.e)
+		}
+		if len(elems) == 0 {
+			l.refuse(p.Pos, "an empty row-vector literal [] is not supported")
+		}
+		arr := exprOfPrimary(&lang.Primary{Pos: p.Pos, EndPos: p.EndPos, Array: elems})
+		np.Call = &lang.Call{Pos: p.Pos, EndPos: p.EndPos, Name: "to_vector", Args: []*lang.Expr{arr}}
+		sh = rowShape
 	}
 	return val{e: exprOfPrimary(np), level: levPostfix, sh: sh, end: p.EndPos}
 }
