@@ -65,6 +65,8 @@ type lowerer struct {
 	notes  lang.ErrorList
 	scopes []map[string]shape
 	funcs  map[string]shape
+	// params are the shapes of the user functions' arguments
+	params map[string][]shape
 	// quiet discards errors and notes (the second lowering of the
 	// transformed parameters, into the derived block)
 	quiet bool
@@ -115,7 +117,7 @@ func (l *lowerer) note(p lexer.Position, format string, args ...any) {
 // into model, generated quantities into derived and functions into
 // functions.
 func Lower(p *Program, filename string) (*lang.File, lang.ErrorList, error) {
-	l := &lowerer{file: filename, funcs: map[string]shape{}}
+	l := &lowerer{file: filename, funcs: map[string]shape{}, params: map[string][]shape{}}
 	l.push()
 	f := &lang.File{Pos: p.Pos, EndPos: p.EndPos, Name: filename}
 	if p.Funcs != nil {
@@ -473,6 +475,15 @@ func (l *lowerer) decl(typ *Type, d *Declarator, pos, end lexer.Position, ctx co
 		n := minInt
 		nd.Init = exprOfUnary(&lang.Unary{Pos: pos, Op: "-", X: asUnary(numVal(n, pos))}, pos, pos)
 	}
+	if d.Init == nil && nd.Init != nil && l.tdAssigned != nil && t.IsArray && len(t.Array) <= 2 && len(t.Dims) == 0 {
+		// an array of the transformed data is computed, not data given a
+		// value: rep_array(x, sizes...)
+		args := []val{{e: nd.Init, level: levUnary, end: pos}}
+		for _, e := range t.Array {
+			args = append(args, val{e: e, level: levCond, end: pos})
+		}
+		nd.Init = callVal("rep_array", pos, args...).e
+	}
 	if ctx == ctxLatent && d.Init != nil {
 		l.refuse(d.Init.Pos, "a parameter cannot have a value")
 	}
@@ -691,9 +702,11 @@ func (l *lowerer) functions(fb *Functions) *lang.Block {
 			Result: &lang.Type{Pos: fd.Result.Pos, IsArray: res.Array, Unsized: res.Commas, Base: res.Base}}
 		l.push()
 		l.fn = fd.Name
+		l.params[fd.Name] = nil
 		for _, a := range fd.Args {
 			l.checkName(a.Name, a.Pos, "argument")
 			p, sh := l.argType(a.Type)
+			l.params[fd.Name] = append(l.params[fd.Name], sh)
 			p.Pos, p.Name = a.Pos, a.Name
 			nf.Params = append(nf.Params, p)
 			l.declare(a.Name, sh)
@@ -718,7 +731,12 @@ func (l *lowerer) argType(t *ArgType) (*lang.Param, shape) {
 	switch t.Base {
 	case "int", "real", "vector", "matrix":
 	case "row_vector":
-		l.refuse(t.Pos, "row_vector is not supported: mscppl has no row vector type")
+		// a vector in the IR, a row_vector in the shapes
+		p.Base = "vector"
+		if t.Old {
+			l.note(t.Pos, "%s[] is Stan's old array syntax, removed in Stan 2.33; write array[] %s", t.Base, t.Base)
+		}
+		return p, shape{base: "row_vector", arr: n, rowish: n == 0}
 	default:
 		l.refuse(t.Pos, "the type %s is not supported in a function's signature", t.Base)
 	}

@@ -486,8 +486,12 @@ func (l *lowerer) call(c *Call) (_ *lang.Call, sh shape) {
 		nc.Name = name
 		defer func() { sh = rowShape }()
 	}
-	for _, a := range c.Args {
+	ps := l.params[c.Name]
+	for i, a := range c.Args {
 		x := l.expr(a)
+		if i < len(ps) && ps[i].arr == 0 && x.sh.arr == 0 && (ps[i].base == "row_vector" && x.sh.base == "vector" || ps[i].base == "vector" && x.sh.base == "row_vector") {
+			l.refuse(a.Pos, "%s takes a %s here, not a %s", c.Name, ps[i].base, x.sh.base)
+		}
 		if x.sh.rowish && shapeSensitive[c.Name] {
 			l.rowRefuse(a.Pos, "as an argument of "+c.Name)
 		}
