@@ -65,6 +65,8 @@ type lowerer struct {
 	notes  lang.ErrorList
 	scopes []map[string]shape
 	funcs  map[string]shape
+	// dataNames are the variables of the data block
+	dataNames map[string]bool
 	// params are the shapes of the user functions' arguments
 	params map[string][]shape
 	// quiet discards errors and notes (the second lowering of the
@@ -117,7 +119,7 @@ func (l *lowerer) note(p lexer.Position, format string, args ...any) {
 // into model, generated quantities into derived and functions into
 // functions.
 func Lower(p *Program, filename string) (*lang.File, lang.ErrorList, error) {
-	l := &lowerer{file: filename, funcs: map[string]shape{}, params: map[string][]shape{}}
+	l := &lowerer{file: filename, funcs: map[string]shape{}, params: map[string][]shape{}, dataNames: map[string]bool{}}
 	l.push()
 	f := &lang.File{Pos: p.Pos, EndPos: p.EndPos, Name: filename}
 	if p.Funcs != nil {
@@ -177,6 +179,9 @@ func Lower(p *Program, filename string) (*lang.File, lang.ErrorList, error) {
 					continue
 				}
 				b.Items = append(b.Items, l.items(l.stmt(s, ctxData))...)
+				for _, d := range append([]*Declarator{s.Decl.First}, s.Decl.More...) {
+					l.dataNames[d.Name] = true
+				}
 			}
 		}
 		if td != nil {
@@ -527,6 +532,9 @@ func (l *lowerer) simple(sm *Simple, out *lang.Stmt) []*lang.Stmt {
 			l.refuse(sm.Trunc.Pos, "truncation T[...] is not supported")
 		}
 		ns.Tilde, _ = l.call(sm.Tilde)
+	case sm.Op != "" && l.role == roleTData && l.dataNames[rootName(sm.LHS)]:
+		l.refuse(sm.LHS.Pos, "%s is data, which the transformed data cannot assign (Stan's data are read-only)", rootName(sm.LHS))
+		return nil
 	case sm.Op != "" && readsItself(sm.LHS):
 		l.refuse(sm.LHS.Pos, "an index on the left of %s reads the variable assigned (Stan forbids it)", sm.Op)
 		return nil
@@ -580,6 +588,15 @@ func assignedNames(ss []*Stmt, out map[string]bool) {
 			assignedNames(s.Profile.Body, out)
 		}
 	}
+}
+
+// rootName is the variable an assignment's left side assigns ("" if
+// none).
+func rootName(e *Expr) string {
+	if p := e.Chain.Left.Power; p != nil && p.Base.Prim.Ident != nil {
+		return *p.Base.Prim.Ident
+	}
+	return ""
 }
 
 // readsItself reports whether e is name[...] with an index that reads
