@@ -97,6 +97,11 @@ func (m *Model) load(src []byte, opt ...LoadOptions) error {
 	read := time.Now()
 	m.readTime = read.Sub(start)
 	if m.IR, err = m.build(f, m.Table); err != nil {
+		if IsStan(m.Path) {
+			// a Stan program's transformed parameters are in the model
+			// block and again in derived: an error in them is reported once
+			err = dedupe(err)
+		}
 		return err
 	}
 	m.IR.Notes = append(notes, m.IR.Notes...)
@@ -128,6 +133,24 @@ func ParseModel(path string, src []byte) (*lang.File, []string, error) {
 		out = append(out, n.Error())
 	}
 	return f, out, err
+}
+
+// dedupe drops the repeats of an error list's errors (same position and
+// message).
+func dedupe(err error) error {
+	var list lang.ErrorList
+	if !errors.As(err, &list) {
+		return err
+	}
+	seen := map[string]bool{}
+	var out lang.ErrorList
+	for _, e := range list {
+		if k := e.Error(); !seen[k] {
+			seen[k] = true
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // Rebind returns the model compiled on another table (a subset of the rows

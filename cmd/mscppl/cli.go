@@ -230,7 +230,7 @@ func (e *env) load(modelPath, dataPath string, maxNodes int) (*infer.Model, erro
 }
 
 type checkCmd struct {
-	Model    string `arg:"" help:"The .msc model file."`
+	Model    string `arg:"" help:"The model file: .msc, or a Stan program (.stan)."`
 	Data     string `arg:"" optional:"" help:"The data file, CSV or CmdStan JSON (optional)."`
 	MaxNodes int    `name:"max-nodes" help:"Reject models whose unrolled graph has more nodes than this (default ${max_nodes})."`
 }
@@ -245,7 +245,7 @@ func (c *checkCmd) Run(e *env) error {
 }
 
 type runCmd struct {
-	Model string `arg:"" help:"The .msc model file."`
+	Model string `arg:"" help:"The model file: .msc, or a Stan program (.stan)."`
 	Data  string `arg:"" optional:"" help:"The data file, CSV or CmdStan JSON (needed when the model has a data block bound to columns)."`
 
 	Method     string  `help:"Inference method. ${methods}." placeholder:"${method_names}"`

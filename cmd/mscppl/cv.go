@@ -26,7 +26,7 @@ func (c *fitFlags) options() infer.Options {
 }
 
 type cvCmd struct {
-	Model string `arg:"" help:"The .msc model file."`
+	Model string `arg:"" help:"The model file: .msc, or a Stan program (.stan)."`
 	Data  string `arg:"" help:"The data file, CSV or CmdStan JSON."`
 
 	Splits       int     `default:"${cv_splits}" help:"Number of random train/test splits."`

@@ -30,7 +30,7 @@ func writeOutputs(set *outSet, f *infer.Fitted) error {
 }
 
 type evidenceCmd struct {
-	Model string `arg:"" help:"The .msc model file."`
+	Model string `arg:"" help:"The model file: .msc, or a Stan program (.stan)."`
 	Data  string `arg:"" optional:"" help:"The data file, CSV or CmdStan JSON."`
 
 	Params    string `required:"" help:"The variational.json written by mscppl run --out DIR (params and proposal)." placeholder:"FILE.json"`

@@ -90,3 +90,17 @@ func TestREPLGoldens(t *testing.T) {
 		})
 	}
 }
+
+// TestREPLLoadsStan: :load takes a Stan program as it takes a .msc file,
+// and :eval sees its transformed parameter (a derived quantity).
+func TestREPLLoadsStan(t *testing.T) {
+	dir := "../../examples/posteriordb/eight_schools-eight_schools_noncentered/"
+	script := ":load " + dir + "model.stan\n:data " + dir + "data.json\n:run --quiet\n:eval theta[1] - mu\n:quit\n"
+	var out, errb bytes.Buffer
+	code := run([]string{"repl"}, strings.NewReader(script), &out, &errb)
+	require.Equal(t, 0, code, errb.String())
+	o := out.String()
+	require.Contains(t, o, "loaded "+dir+"model.stan: 10 latent dimensions, 0 params")
+	require.Contains(t, o, "theta[1] - mu")
+	require.Empty(t, errb.String())
+}

@@ -11,7 +11,7 @@ import (
 )
 
 type replCmd struct {
-	Model string `arg:"" optional:"" help:"A .msc model to load."`
+	Model string `arg:"" optional:"" help:"A model to load (.msc, or a Stan program .stan)."`
 	Data  string `arg:"" optional:"" help:"A data file to bind, CSV or CmdStan JSON."`
 	Echo  bool   `help:"When the input is not a terminal, print each line read after its prompt (a transcript of the session)."`
 }

@@ -19,7 +19,7 @@ import (
 )
 
 type sweepCmd struct {
-	Model string `arg:"" help:"The .msc model file."`
+	Model string `arg:"" help:"The model file: .msc, or a Stan program (.stan)."`
 	Data  string `arg:"" optional:"" help:"The data file, CSV or CmdStan JSON."`
 
 	SampleSizes string  `name:"samples" default:"${sweep_samples}" help:"Comma-separated numbers of samples S to try."`

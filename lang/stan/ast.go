@@ -110,14 +110,22 @@ type BoundOp struct {
 	X   *Unary `parser:"@@"`
 }
 
-// Decl is a variable declaration: type name [old sizes] [= init];
+// Decl is a variable declaration: type name [old sizes] [= init], and
+// more names of the same type after commas (real a, b = 2;).
 type Decl struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
-	Type   *Type   `parser:"@@"`
-	Name   string  `parser:"@Ident"`
-	Old    []*Expr `parser:"( \"[\" @@ ( \",\" @@ )* \"]\" )?"`
-	Init   *Expr   `parser:"( \"=\" @@ )? \";\""`
+	Type   *Type         `parser:"@@"`
+	First  *Declarator   `parser:"@@"`
+	More   []*Declarator `parser:"( \",\" @@ )* \";\""`
+}
+
+// Declarator is one name of a declaration.
+type Declarator struct {
+	Pos  lexer.Position
+	Name string  `parser:"@Ident"`
+	Old  []*Expr `parser:"( \"[\" @@ ( \",\" @@ )* \"]\" )?"`
+	Init *Expr   `parser:"( \"=\" @@ )?"`
 }
 
 // Stmt is a statement; exactly one field is non-nil (or Empty is set).
@@ -133,6 +141,7 @@ type Stmt struct {
 	Continue bool    `parser:" | @\"continue\" \";\""`
 	Return   *Return `parser:" | @@"`
 	Block    *Scope  `parser:" | @@"`
+	Profile  *Scope  `parser:" | \"profile\" \"(\" String \")\" @@"`
 	Empty    bool    `parser:" | @\";\""`
 	Simple   *Simple `parser:" | @@ )"`
 }

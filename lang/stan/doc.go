@@ -17,17 +17,28 @@
 // # What is refused
 //
 // A construct the IR cannot express is an error at its file:line:col
-// naming the construct, never accepted with another meaning: row_vector
-// (and a matrix row, Stan's row_vector, where a column would mean
-// something else: as an operand of * or /, indexed, or an argument of a
-// shape-sensitive function; its transpose m[i]' is the vector a row
-// already is in the IR), while, break, continue, for over a container,
-// print, reject, fatal_error, void functions, truncation T[,], offset and
-// multiplier, complex numbers, the operators %, \ and .^, and the types
-// mscppl has no transform for.
+// naming the construct, never accepted with another meaning: while,
+// break, continue, for over a container, print, reject, fatal_error, void
+// functions, truncation T[,], offset and multiplier, complex numbers,
+// tuples, the operators %, \ and .^, and the types mscppl has no
+// transform for. Stan's static rules that the IR's more permissive
+// language would not enforce are checked here (rules.go).
 //
-// The constraints of transformed parameters and generated quantities
-// (Stan validates them on each draw) are not checked: the declaration is
-// lowered to its unconstrained type and a note says so. Stan's old array
-// syntax (real y[N]) is accepted with a note.
+// # Row vectors
+//
+// A row_vector is a vector in the IR; the lowering tracks which
+// expressions are Stan row vectors (shape.go) and lowers each operation
+// on them to the IR's with Stan's meaning (r * v is dot_product(r, v),
+// r * M is M' * r, r' is r), refusing the ones it cannot (v * r).
+//
+// # Constraints and initial values
+//
+// The bounds and simplexes of transformed parameters are checked after
+// their statements (checks.go: a violation adds negative_infinity() to
+// target, as Stan rejects the draw); the other constrained types of
+// transformed parameters and the constraints of generated quantities are
+// lowered to their unconstrained types, with a note. Real variables of
+// the generated quantities, and the transformed data never assigned, start
+// as Stan's do (NaN, or the smallest int). Stan's old array syntax (real
+// y[N]) is accepted with a note.
 package stan

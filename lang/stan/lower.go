@@ -53,7 +53,8 @@ type context int
 const (
 	ctxData   context = iota // data and transformed data: constraints checked on the data
 	ctxLatent                // parameters: constraints are transforms
-	ctxReport                // transformed parameters and generated quantities
+	ctxTParam                // transformed parameters: constraints checked by statements (checks.go)
+	ctxGQ                    // generated quantities: constraints not checked
 	ctxLocal                 // locals of the model block and of functions
 )
 
@@ -64,12 +65,25 @@ type lowerer struct {
 	notes  lang.ErrorList
 	scopes []map[string]shape
 	funcs  map[string]shape
+	// dataNames are the variables of the data block
+	dataNames map[string]bool
+	// params are the shapes of the user functions' arguments
+	params map[string][]shape
 	// quiet discards errors and notes (the second lowering of the
 	// transformed parameters, into the derived block)
 	quiet bool
+	// quietWas saves quiet while the checks lower an expression again
+	quietWas bool
 	// nanLocals is set in the generated quantities, whose real variables
 	// are read before they are assigned (as NaN) in some programs
 	nanLocals bool
+	// role is the block being lowered, and fn the function (its name) when
+	// in the functions block
+	role role
+	fn   string
+	// tdAssigned holds the names the transformed data assign, while they
+	// are lowered
+	tdAssigned map[string]bool
 	// oldArrays is set once the deprecation of real y[N] is noted
 	oldArrays bool
 }
@@ -105,7 +119,7 @@ func (l *lowerer) note(p lexer.Position, format string, args ...any) {
 // into model, generated quantities into derived and functions into
 // functions.
 func Lower(p *Program, filename string) (*lang.File, lang.ErrorList, error) {
-	l := &lowerer{file: filename, funcs: map[string]shape{}}
+	l := &lowerer{file: filename, funcs: map[string]shape{}, params: map[string][]shape{}, dataNames: map[string]bool{}}
 	l.push()
 	f := &lang.File{Pos: p.Pos, EndPos: p.EndPos, Name: filename}
 	if p.Funcs != nil {
@@ -157,6 +171,7 @@ func Lower(p *Program, filename string) (*lang.File, lang.ErrorList, error) {
 			first = td
 		}
 		b := mk("data", first.Pos, first.EndPos)
+		l.role = roleData
 		if d != nil {
 			for _, s := range d.Stmts {
 				if s.Decl == nil {
@@ -164,18 +179,26 @@ func Lower(p *Program, filename string) (*lang.File, lang.ErrorList, error) {
 					continue
 				}
 				b.Items = append(b.Items, l.items(l.stmt(s, ctxData))...)
+				for _, d := range append([]*Declarator{s.Decl.First}, s.Decl.More...) {
+					l.dataNames[d.Name] = true
+				}
 			}
 		}
 		if td != nil {
 			b.EndPos = td.EndPos
+			l.role = roleTData
+			l.tdAssigned = map[string]bool{}
+			assignedNames(td.Stmts, l.tdAssigned)
 			for _, s := range td.Stmts {
 				b.Items = append(b.Items, l.items(l.stmt(s, ctxData))...)
 			}
+			l.tdAssigned = nil
 		}
 		f.Blocks = append(f.Blocks, b)
 	}
 	if pb := byRole[roleParams]; pb != nil {
 		b := mk("latent", pb.Pos, pb.EndPos)
+		l.role = roleParams
 		for _, s := range pb.Stmts {
 			if s.Decl == nil {
 				l.refuse(s.Pos, "the parameters block holds declarations only")
@@ -199,11 +222,14 @@ func Lower(p *Program, filename string) (*lang.File, lang.ErrorList, error) {
 	// and into derived, each time into new nodes; the declarations they
 	// make stay visible after them, as in Stan
 	if tp != nil {
+		l.role = roleTParams
 		for _, s := range tp.Stmts {
-			model.Items = append(model.Items, l.items(l.stmt(s, ctxReport))...)
+			model.Items = append(model.Items, l.items(l.stmt(s, ctxTParam))...)
 		}
+		model.Items = append(model.Items, l.items(l.checks(tp))...)
 	}
 	if mb != nil {
+		l.role = roleModel
 		l.push()
 		for _, s := range mb.Stmts {
 			model.Items = append(model.Items, l.items(l.stmt(s, ctxLocal))...)
@@ -219,16 +245,18 @@ func Lower(p *Program, filename string) (*lang.File, lang.ErrorList, error) {
 			derived = mk("derived", tp.Pos, tp.EndPos)
 		}
 		if tp != nil {
+			l.role = roleTParams
 			l.quiet = true
 			for _, s := range tp.Stmts {
-				derived.Items = append(derived.Items, l.items(l.stmt(s, ctxReport))...)
+				derived.Items = append(derived.Items, l.items(l.stmt(s, ctxTParam))...)
 			}
 			l.quiet = false
 		}
 		if gq != nil {
+			l.role = roleGQ
 			l.nanLocals = true
 			for _, s := range gq.Stmts {
-				derived.Items = append(derived.Items, l.items(l.stmt(s, ctxReport))...)
+				derived.Items = append(derived.Items, l.items(l.stmt(s, ctxGQ))...)
 			}
 			l.nanLocals = false
 		}
@@ -290,10 +318,12 @@ func (l *lowerer) typ(t *Type, old []*Expr, ctx context) (*lang.Type, shape) {
 	for _, e := range t.Sizes {
 		nt.Dims = append(nt.Dims, l.expr(e).e)
 	}
-	relaxed := ctx == ctxReport
+	relaxed := ctx == ctxTParam || ctx == ctxGQ
 	switch transform, isVec := vectorTypes[t.Base]; {
 	case t.Base == "row_vector":
-		l.refuse(t.Pos, "row_vector is not supported: mscppl has no row vector type")
+		// a vector in the IR, a row_vector in the shapes
+		nt.Base = "vector"
+		sh.rowish = sh.arr == 0
 	case isVec:
 		sh.base = "vector"
 		if relaxed || ctx == ctxLocal {
@@ -323,10 +353,14 @@ func (l *lowerer) typ(t *Type, old []*Expr, ctx context) (*lang.Type, shape) {
 		case b.Which == "offset" || b.Which == "multiplier":
 			l.refuse(b.Pos, "<offset=, multiplier=> is not supported")
 		case !relaxed:
-			nt.Bounds = append(nt.Bounds, &lang.Bound{Pos: b.Pos, Which: b.Which, Value: l.boundExpr(b.Value)})
+			v := l.boundVal(b.Value)
+			if t.Base == "int" && v.sh.base == "real" && v.sh.arr == 0 {
+				l.refuse(b.Value.Pos, "the bounds of an int are ints")
+			}
+			nt.Bounds = append(nt.Bounds, &lang.Bound{Pos: b.Pos, Which: b.Which, Value: v.e})
 		}
 	}
-	if relaxed && (len(t.Bounds) > 0 || nt.Base != t.Base) {
+	if ctx == ctxGQ && (len(t.Bounds) > 0 || nt.Base != t.Base) {
 		l.note(t.Pos, "the constraint of %s is not checked on each draw", describe(t))
 	}
 	if t.Base == "int" && len(nt.Array) > 1 && ctx != ctxData {
@@ -373,28 +407,22 @@ func (l *lowerer) stmt(s *Stmt, ctx context) []*lang.Stmt {
 	inner := ctxLocal // declarations within a block are locals
 	switch {
 	case s.Decl != nil:
-		d := s.Decl
-		t, sh := l.typ(d.Type, d.Old, ctx)
-		nd := &lang.Decl{Pos: d.Pos, EndPos: d.EndPos, Name: d.Name, Type: t, Semi: true}
-		switch {
-		case d.Init != nil:
-			nd.Init = l.expr(d.Init).e
-		case l.nanLocals && t.Base != "int":
-			// Stan's real variables start as NaN
-			nan := "not_a_number"
-			nd.Init = exprOfPrimary(&lang.Primary{Pos: d.Pos, EndPos: d.Pos, Call: &lang.Call{Pos: d.Pos, EndPos: d.Pos, Name: nan}})
+		var out []*lang.Stmt
+		for i, d := range append([]*Declarator{s.Decl.First}, s.Decl.More...) {
+			pos := d.Pos
+			if i == 0 {
+				pos = s.Pos
+			}
+			out = append(out, l.decl(s.Decl.Type, d, pos, s.EndPos, ctx))
 		}
-		if ctx == ctxLatent && d.Init != nil {
-			l.refuse(d.Init.Pos, "a parameter cannot have a value")
-		}
-		l.declare(d.Name, sh)
-		out.Decl = nd
+		return out
 	case s.For != nil:
 		f := s.For
 		if f.Hi == nil {
 			l.refuse(f.Pos, "for (%s in container) is not supported; loop over the indices, for (i in 1:size(...))", f.Var)
 			return nil
 		}
+		l.checkName(f.Var, f.Pos, "loop variable")
 		nf := &lang.For{Pos: f.Pos, EndPos: s.EndPos, Var: f.Var, Lo: l.expr(f.Lo).e, Hi: l.expr(f.Hi).e}
 		l.push()
 		l.declare(f.Var, shape{base: "int"})
@@ -422,12 +450,50 @@ func (l *lowerer) stmt(s *Stmt, ctx context) []*lang.Stmt {
 		out.Return = l.expr(s.Return.Value).e
 	case s.Block != nil:
 		out.Scope = &lang.Scope{Pos: s.Block.Pos, EndPos: s.Block.EndPos, Body: l.body(s, inner)}
+	case s.Profile != nil:
+		// a profile block only times its statements: a scope
+		out.Scope = &lang.Scope{Pos: s.Profile.Pos, EndPos: s.Profile.EndPos, Body: l.body(&Stmt{Block: s.Profile}, inner)}
 	case s.Empty:
 		return nil
 	default:
 		return l.simple(s.Simple, out)
 	}
 	return []*lang.Stmt{out}
+}
+
+// decl lowers one name of a declaration of type t.
+func (l *lowerer) decl(typ *Type, d *Declarator, pos, end lexer.Position, ctx context) *lang.Stmt {
+	t, sh := l.typ(typ, d.Old, ctx)
+	l.checkName(d.Name, d.Pos, "variable")
+	nd := &lang.Decl{Pos: pos, EndPos: end, Name: d.Name, Type: t, Semi: true}
+	switch {
+	case d.Init != nil:
+		v := l.expr(d.Init)
+		nd.Init = v.e
+		l.checkAssign(sh, v.sh, "=", d.Init.Pos)
+	case (l.nanLocals || l.tdAssigned != nil && !l.tdAssigned[d.Name]) && t.Base != "int":
+		// Stan's real variables start as NaN (and a transformed data
+		// variable never assigned is not read from the data file)
+		nd.Init = exprOfPrimary(&lang.Primary{Pos: pos, EndPos: pos, Call: &lang.Call{Pos: pos, EndPos: pos, Name: "not_a_number"}})
+	case l.tdAssigned != nil && !l.tdAssigned[d.Name]:
+		// and its ints as the smallest int
+		n := minInt
+		nd.Init = exprOfUnary(&lang.Unary{Pos: pos, Op: "-", X: asUnary(numVal(n, pos))}, pos, pos)
+	}
+	if d.Init == nil && nd.Init != nil && l.tdAssigned != nil && t.IsArray && len(t.Array) <= 2 && len(t.Dims) == 0 {
+		// an array of the transformed data is computed, not data given a
+		// value: rep_array(x, sizes...)
+		args := []val{{e: nd.Init, level: levUnary, end: pos}}
+		for _, e := range t.Array {
+			args = append(args, val{e: e, level: levCond, end: pos})
+		}
+		nd.Init = callVal("rep_array", pos, args...).e
+	}
+	if ctx == ctxLatent && d.Init != nil {
+		l.refuse(d.Init.Pos, "a parameter cannot have a value")
+	}
+	l.declare(d.Name, sh)
+	return &lang.Stmt{Pos: pos, EndPos: end, Decl: nd, Semi: true}
 }
 
 // ifStmt lowers if (c) a else b.
@@ -466,21 +532,154 @@ func (l *lowerer) simple(sm *Simple, out *lang.Stmt) []*lang.Stmt {
 			l.refuse(sm.Trunc.Pos, "truncation T[...] is not supported")
 		}
 		ns.Tilde, _ = l.call(sm.Tilde)
+	case sm.Op != "" && l.role == roleTData && l.dataNames[rootName(sm.LHS)]:
+		l.refuse(sm.LHS.Pos, "%s is data, which the transformed data cannot assign (Stan's data are read-only)", rootName(sm.LHS))
+		return nil
+	case sm.Op != "" && readsItself(sm.LHS):
+		l.refuse(sm.LHS.Pos, "an index on the left of %s reads the variable assigned (Stan forbids it)", sm.Op)
+		return nil
 	case sm.Op == "=":
-		ns.Assign = l.expr(sm.Value).e
+		v := l.expr(sm.Value)
+		l.checkAssign(lhs.sh, v.sh, sm.Op, sm.Value.Pos)
+		ns.Assign = v.e
 	case sm.Op == ".*=" || sm.Op == "./=":
 		// x .*= e is x = x .* (e)
 		v := l.expr(sm.Value)
+		l.checkAssign(lhs.sh, v.sh, sm.Op, sm.Value.Pos)
 		ns.Assign = product(strings.TrimSuffix(sm.Op, "="), sm.Value.Pos, lhs, v).e
 	case sm.Op != "":
+		v := l.expr(sm.Value)
+		l.checkAssign(lhs.sh, v.sh, sm.Op, sm.Value.Pos)
 		ns.Compound = sm.Op
-		ns.Value = l.expr(sm.Value).e
+		ns.Value = v.e
 	default:
 		l.refuse(sm.Pos, "an expression alone is not a statement here (calls of void functions are not supported)")
 		return nil
 	}
 	out.Simple = ns
 	return []*lang.Stmt{out}
+}
+
+// minInt is the value of Stan's int variables before they are assigned
+// (the magnitude; the smallest 32-bit int is its negation).
+const minInt = "2147483648"
+
+// assignedNames adds the names that statements assign (the root of each
+// left side) to out.
+func assignedNames(ss []*Stmt, out map[string]bool) {
+	for _, s := range ss {
+		switch {
+		case s.Simple != nil && s.Simple.Op != "":
+			if p := s.Simple.LHS.Chain.Left.Power; p != nil && p.Base.Prim.Ident != nil {
+				out[*p.Base.Prim.Ident] = true
+			}
+		case s.For != nil:
+			assignedNames([]*Stmt{s.For.Body}, out)
+		case s.While != nil:
+			assignedNames([]*Stmt{s.While.Body}, out)
+		case s.If != nil:
+			assignedNames([]*Stmt{s.If.Then}, out)
+			if s.If.Else != nil {
+				assignedNames([]*Stmt{s.If.Else}, out)
+			}
+		case s.Block != nil:
+			assignedNames(s.Block.Body, out)
+		case s.Profile != nil:
+			assignedNames(s.Profile.Body, out)
+		}
+	}
+}
+
+// rootName is the variable an assignment's left side assigns ("" if
+// none).
+func rootName(e *Expr) string {
+	if p := e.Chain.Left.Power; p != nil && p.Base.Prim.Ident != nil {
+		return *p.Base.Prim.Ident
+	}
+	return ""
+}
+
+// readsItself reports whether e is name[...] with an index that reads
+// name: x[x[1]] = 2, which Stan refuses.
+func readsItself(e *Expr) bool {
+	if e.Then != nil || len(e.Chain.Rest) > 0 || e.Chain.Left.Power == nil {
+		return false
+	}
+	p := e.Chain.Left.Power.Base
+	if p.Prim.Ident == nil {
+		return false
+	}
+	name := *p.Prim.Ident
+	found := false
+	var visit func(x *Expr)
+	visit = func(x *Expr) {
+		walkIdents(x, func(n string) { found = found || n == name })
+	}
+	for _, o := range p.Ops {
+		for _, s := range o.Index {
+			if s.Lo != nil {
+				visit(s.Lo)
+			}
+			if s.Hi != nil {
+				visit(s.Hi)
+			}
+		}
+	}
+	return found
+}
+
+// walkIdents calls f with each name an expression reads.
+func walkIdents(e *Expr, f func(string)) {
+	var unary func(u *Unary)
+	chain := func(c *Chain) {
+		unary(c.Left)
+		for _, o := range c.Rest {
+			unary(o.X)
+		}
+	}
+	var expr func(e *Expr)
+	unary = func(u *Unary) {
+		if u.Power == nil {
+			unary(u.X)
+			return
+		}
+		if u.Power.Exp != nil {
+			unary(u.Power.Exp)
+		}
+		pf := u.Power.Base
+		pr := pf.Prim
+		switch {
+		case pr.Ident != nil:
+			f(*pr.Ident)
+		case pr.Paren != nil:
+			expr(pr.Paren)
+		case pr.Call != nil:
+			for _, a := range append(append([]*Expr(nil), pr.Call.Args...), pr.Call.Given...) {
+				expr(a)
+			}
+		}
+		for _, a := range append(append([]*Expr(nil), pr.Array...), pr.Row...) {
+			expr(a)
+		}
+		for _, o := range pf.Ops {
+			for _, s := range o.Index {
+				if s.Lo != nil {
+					expr(s.Lo)
+				}
+				if s.Hi != nil {
+					expr(s.Hi)
+				}
+			}
+		}
+	}
+	expr = func(e *Expr) {
+		chain(e.Chain)
+		if e.Then != nil {
+			expr(e.Then)
+			expr(e.Else)
+		}
+	}
+	expr(e)
 }
 
 // callOf returns the call if e is a call alone.
@@ -507,14 +706,24 @@ func (l *lowerer) functions(fb *Functions) *lang.Block {
 		}
 		res, rsh := l.argType(fd.Result)
 		l.funcs[fd.Name] = rsh
+		l.checkName(fd.Name, fd.Pos, "function")
+		for _, s := range densitySuffixes {
+			if strings.HasSuffix(fd.Name, s) && len(fd.Args) == 0 {
+				l.refuse(fd.Pos, "%s takes at least one argument, the variate (a function whose name ends in %s)", fd.Name, s)
+			}
+		}
 		if fd.Forward {
 			continue
 		}
 		nf := &lang.FuncDef{Pos: fd.Pos, EndPos: fd.EndPos, Name: fd.Name,
 			Result: &lang.Type{Pos: fd.Result.Pos, IsArray: res.Array, Unsized: res.Commas, Base: res.Base}}
 		l.push()
+		l.fn = fd.Name
+		l.params[fd.Name] = nil
 		for _, a := range fd.Args {
+			l.checkName(a.Name, a.Pos, "argument")
 			p, sh := l.argType(a.Type)
+			l.params[fd.Name] = append(l.params[fd.Name], sh)
 			p.Pos, p.Name = a.Pos, a.Name
 			nf.Params = append(nf.Params, p)
 			l.declare(a.Name, sh)
@@ -522,6 +731,7 @@ func (l *lowerer) functions(fb *Functions) *lang.Block {
 		for _, s := range fd.Body {
 			nf.Body = append(nf.Body, l.stmt(s, ctxLocal)...)
 		}
+		l.fn = ""
 		l.pop()
 		b.Items = append(b.Items, &lang.Item{Pos: fd.Pos, EndPos: fd.EndPos, Func: nf})
 	}
@@ -538,7 +748,12 @@ func (l *lowerer) argType(t *ArgType) (*lang.Param, shape) {
 	switch t.Base {
 	case "int", "real", "vector", "matrix":
 	case "row_vector":
-		l.refuse(t.Pos, "row_vector is not supported: mscppl has no row vector type")
+		// a vector in the IR, a row_vector in the shapes
+		p.Base = "vector"
+		if t.Old {
+			l.note(t.Pos, "%s[] is Stan's old array syntax, removed in Stan 2.33; write array[] %s", t.Base, t.Base)
+		}
+		return p, shape{base: "row_vector", arr: n, rowish: n == 0}
 	default:
 		l.refuse(t.Pos, "the type %s is not supported in a function's signature", t.Base)
 	}

@@ -47,10 +47,22 @@ func TestLowerExpr(t *testing.T) {
 		{"v[2:]", "v[2:]"},
 		{"5. + .5e1 + 1.e-3", "5.0 + .5e1 + 1.0e-3"},
 		{"normal_lpdf(a | b, c)", "normal_lpdf(a | b, c)"},
-		{"{a, b}", "{a, b}"},
+		{"sum({a, b})", "sum({a, b})"},
+		{"r * v", "dot_product(r, v)"},
+		{"v' * v", "dot_product(v, v)"},
+		{"m[1] * v", "dot_product(m[1], v)"},
+		{"sum(r * m)", "sum(m' * r)"},
+		{"sum(2 * r / a)", "sum(2 * r / a)"},
+		{"sum(r')", "sum(r)"},
+		{"[a, b] * v", "dot_product(to_vector({a, b}), v)"},
+		{"sum(rep_row_vector(a, 2))", "sum(rep_vector(a, 2))"},
+		{"a2[i][i + 1]", "a2[i, i + 1]"},
+		{"m[i][2]", "m[i, 2]"},
+		{"sum(a2[ix][1])", "sum(a2[ix][1])"},
+		{"sum(a2[i:][1])", "sum(a2[i:][1])"},
 	}
 	for _, c := range cases {
-		src := "transformed data {\n  real a; real b; real c; real d; real e; int i;\n  matrix[2, 2] m; vector[2] v;\n  real x = " + c.stan + ";\n}\n"
+		src := "transformed data {\n  real a; real b; real c; real d; real e; int i;\n  matrix[2, 2] m; vector[2] v; array[2, 2] real a2; array[2] int ix; row_vector[2] r;\n  real x = " + c.stan + ";\n}\n"
 		f, _, err := Parse("t.stan", []byte(src))
 		require.NoError(t, err, c.stan)
 		items := f.Block("data").Items
@@ -94,4 +106,14 @@ func TestRefusedGolden(t *testing.T) {
 			require.Equal(t, string(want), b.String())
 		})
 	}
+}
+
+// TestLowerDecls: a declaration of several names is one declaration each,
+// a profile block is a scope, 10_000 is 10000, and a transformed data
+// variable never assigned is NaN.
+func TestLowerDecls(t *testing.T) {
+	src := "transformed data {\n  real a, b = 10_000;\n  profile(\"p\") {\n    real c = a;\n  }\n}\n"
+	f, _, err := Parse("t.stan", []byte(src))
+	require.NoError(t, err)
+	require.Equal(t, "data {\n  a: real = not_a_number()\n  b: real = 10000\n  {\n    c: real = a\n  }\n}\n\nmodel {\n}\n", lang.FormatFile(f))
 }

@@ -51,6 +51,9 @@ type val struct {
 	level int
 	sh    shape
 	end   lexer.Position
+	// lastSingle is set on a postfix whose last index takes single
+	// elements
+	lastSingle bool
 }
 
 // ---- building lang's nodes ------------------------------------------------
@@ -209,25 +212,73 @@ func (l *lowerer) apply(o opnd, a, b val) val {
 		l.refuse(o.pos, "%s is not supported", what)
 		return a
 	}
+	if a.sh.arr > 0 || b.sh.arr > 0 {
+		if _, arith := termOps[o.op]; arith || o.op == "+" || o.op == "-" {
+			l.refuse(o.pos, "%s is not defined on arrays in Stan (an array is no vector)", o.op)
+		}
+	}
 	if op, ok := termOps[o.op]; ok {
 		if (o.op == "*" || o.op == "/") && (a.sh.rowish || b.sh.rowish) {
-			l.rowRefuse(o.pos, "as an operand of "+o.op)
+			return l.rowProduct(o, a, b)
 		}
 		v := product(op, o.pos, a, b)
-		if o.op != "*" && o.op != "/" {
-			v.sh.rowish = a.sh.rowish || b.sh.rowish
-		}
 		v.sh.base = arith(a.sh, b.sh)
+		if o.op != "*" && o.op != "/" && (a.sh.rowish || b.sh.rowish) {
+			v.sh = rowShape
+		}
 		return v
 	}
 	v := binary(o.op, o.pos, a, b)
 	if o.op == "+" || o.op == "-" {
-		v.sh.rowish = a.sh.rowish || b.sh.rowish
 		v.sh.base = arith(a.sh, b.sh)
+		if a.sh.rowish || b.sh.rowish {
+			v.sh = rowShape
+		}
 	} else {
 		v.sh.base = "int" // comparisons and logical operators
 	}
 	return v
+}
+
+// rowShape is the shape of a Stan row_vector, a vector in the IR.
+var rowShape = shape{base: "row_vector", rowish: true}
+
+// rowProduct lowers a * b or a / b where a row_vector (a vector in the
+// IR) is an operand, as Stan means it: times or over a scalar it is
+// elementwise, a row_vector times a vector is their dot product, and a
+// row_vector times a matrix is the row (M' * r in the IR). The others
+// are refused.
+func (l *lowerer) rowProduct(o opnd, a, b val) val {
+	switch {
+	case o.op == "*" && a.sh.scalar(), b.sh.scalar():
+		v := product(o.op, o.pos, a, b)
+		v.sh = rowShape
+		return v
+	case o.op == "*" && a.sh.rowish && b.sh.base == "vector" && b.sh.arr == 0 && !b.sh.rowish:
+		v := callVal("dot_product", o.pos, a, b)
+		v.sh = shape{base: "real"}
+		return v
+	case o.op == "*" && a.sh.rowish && b.sh.base == "matrix" && b.sh.arr == 0:
+		v := product("*", o.pos, transposed(b), a)
+		v.sh = rowShape
+		return v
+	}
+	if o.op == "*" && b.sh.rowish && a.sh.base == "vector" && a.sh.arr == 0 && !a.sh.rowish {
+		l.refuse(o.pos, "a vector times a row_vector (Stan's outer product) is not supported")
+		return a
+	}
+	l.rowRefuse(o.pos, "as an operand of "+o.op+" here")
+	return a
+}
+
+// transposed is x' (x known to be a matrix).
+func transposed(x val) val {
+	pf := asPostfix(x)
+	if pf.Trans {
+		pf = asPostfix(paren(x))
+	}
+	npf := &lang.Postfix{Pos: pf.Pos, Prim: pf.Prim, Indexes: pf.Indexes, Trans: true}
+	return val{e: exprOfPostfix(npf, npf.Pos, x.end), level: levPostfix, sh: shape{base: "matrix"}, end: x.end}
 }
 
 // arith is the base type of an arithmetic result, as far as known.
@@ -275,9 +326,14 @@ func (l *lowerer) postfix(p *Postfix) val {
 		if o.Trans {
 			switch {
 			case v.sh.rowish:
-				// Stan's row of a matrix is a row_vector, and its transpose
-				// the vector that a row already is in the IR
+				// Stan's row_vector is a vector in the IR, and its
+				// transpose the same vector
 				v.sh = shape{base: "vector"}
+				v.end = o.EndPos
+				continue
+			case v.sh.base == "vector" && v.sh.arr == 0:
+				// and the transpose of a vector a row_vector
+				v.sh = rowShape
 				v.end = o.EndPos
 				continue
 			case pf.Trans:
@@ -291,14 +347,21 @@ func (l *lowerer) postfix(p *Postfix) val {
 			v = val{e: exprOfPostfix(npf, npf.Pos, o.EndPos), level: levPostfix, sh: sh, end: o.EndPos}
 			continue
 		}
-		if v.sh.rowish {
-			l.rowRefuse(o.Pos, "indexed")
-		}
+		// a[i][j] is a[i, j] when a[i] takes single elements (a row of a
+		// matrix then is no row_vector of the IR's)
+		merge := v.lastSingle && !pf.Trans && len(pf.Indexes) > 0
 		if pf.Trans {
 			pf = asPostfix(paren(v))
 		}
 		ix := &lang.Index{Pos: o.Pos, EndPos: o.EndPos}
+		indexes := append([]*lang.Index(nil), pf.Indexes...)
+		if k := len(indexes); merge {
+			prev := indexes[k-1]
+			ix = &lang.Index{Pos: prev.Pos, EndPos: o.EndPos, Slots: append([]*lang.Slot(nil), prev.Slots...)}
+			indexes = indexes[:k-1]
+		}
 		var single []bool
+		sure := true // every slot is known to take one element
 		for _, s := range o.Index {
 			ns := &lang.Slot{Pos: s.Pos, Colon: s.Colon}
 			one := !s.Colon
@@ -306,6 +369,9 @@ func (l *lowerer) postfix(p *Postfix) val {
 				lo := l.expr(s.Lo)
 				ns.Lo = lo.e
 				one = one && !lo.sh.nonScalar()
+				sure = sure && one && lo.sh.scalar()
+			} else {
+				sure = false
 			}
 			if s.Hi != nil {
 				ns.Hi = l.expr(s.Hi).e
@@ -313,8 +379,9 @@ func (l *lowerer) postfix(p *Postfix) val {
 			ix.Slots = append(ix.Slots, ns)
 			single = append(single, one)
 		}
-		npf := &lang.Postfix{Pos: pf.Pos, Prim: pf.Prim, Indexes: append(append([]*lang.Index(nil), pf.Indexes...), ix)}
-		v = val{e: exprOfPostfix(npf, npf.Pos, o.EndPos), level: levPostfix, sh: v.sh.index(single), end: o.EndPos}
+		npf := &lang.Postfix{Pos: pf.Pos, Prim: pf.Prim, Indexes: append(indexes, ix)}
+		v = val{e: exprOfPostfix(npf, npf.Pos, o.EndPos), level: levPostfix, sh: v.sh.index(single), end: o.EndPos,
+			lastSingle: sure}
 	}
 	return v
 }
@@ -328,7 +395,7 @@ func (l *lowerer) primary(p *Primary) val {
 		np.Number = new(string)
 		*np.Number = "0"
 	case p.Number != nil:
-		n := *p.Number
+		n := strings.ReplaceAll(*p.Number, "_", "") // Stan's 10_000
 		if strings.HasSuffix(n, ".") {
 			n += "0" // Stan's 5. is 5.0
 		}
@@ -337,6 +404,7 @@ func (l *lowerer) primary(p *Primary) val {
 		sh.base = "real"
 		if !strings.ContainsAny(n, ".eE") {
 			sh.base = "int"
+			l.checkIntLiteral(n, p.Pos)
 		}
 	case p.String != nil:
 		l.refuse(p.Pos, "a string is a value only in print, reject and fatal_error")
@@ -359,9 +427,21 @@ func (l *lowerer) primary(p *Primary) val {
 		sh.arr++
 		sh.rowish = false
 	default:
-		l.refuse(p.Pos, "a row-vector literal [a, b, ...] is not supported: mscppl has no row_vector")
-		n := "0"
-		np.Number = &n
+		// [a, b] of scalars is the row_vector to_vector({a, b})
+		var elems []*lang.Expr
+		for _, e := range p.Row {
+			x := l.expr(e)
+			if !x.sh.scalar() {
+				l.refuse(e.Pos, "a row-vector literal [a, b, ...] is supported with scalar elements only")
+			}
+			elems = append(elems, x.e)
+		}
+		if len(elems) == 0 {
+			l.refuse(p.Pos, "an empty row-vector literal [] is not supported")
+		}
+		arr := exprOfPrimary(&lang.Primary{Pos: p.Pos, EndPos: p.EndPos, Array: elems})
+		np.Call = &lang.Call{Pos: p.Pos, EndPos: p.EndPos, Name: "to_vector", Args: []*lang.Expr{arr}}
+		sh = rowShape
 	}
 	return val{e: exprOfPrimary(np), level: levPostfix, sh: sh, end: p.EndPos}
 }
@@ -389,16 +469,29 @@ var unsupportedCalls = map[string]string{
 	"integrate_1d":          "integrate_1d",
 }
 
-func (l *lowerer) call(c *Call) (*lang.Call, shape) {
+// rowFuncs are Stan's functions that make a row_vector, with the IR's
+// function that makes the same values as a vector.
+var rowFuncs = map[string]string{"to_row_vector": "to_vector", "rep_row_vector": "rep_vector"}
+
+func (l *lowerer) call(c *Call) (_ *lang.Call, sh shape) {
 	if what, ok := unsupportedCalls[c.Name]; ok {
 		l.refuse(c.Pos, "%s is not supported", what)
 	}
 	if strings.HasSuffix(c.Name, "_jacobian") {
 		l.refuse(c.Pos, "_jacobian functions (%s) are not supported", c.Name)
 	}
+	l.checkCall(c)
 	nc := &lang.Call{Pos: c.Pos, EndPos: c.EndPos, Name: c.Name, Bar: c.Bar}
-	for _, a := range c.Args {
+	if name, ok := rowFuncs[c.Name]; ok {
+		nc.Name = name
+		defer func() { sh = rowShape }()
+	}
+	ps := l.params[c.Name]
+	for i, a := range c.Args {
 		x := l.expr(a)
+		if i < len(ps) && ps[i].arr == 0 && x.sh.arr == 0 && (ps[i].base == "row_vector" && x.sh.base == "vector" || ps[i].base == "vector" && x.sh.base == "row_vector") {
+			l.refuse(a.Pos, "%s takes a %s here, not a %s", c.Name, ps[i].base, x.sh.base)
+		}
 		if x.sh.rowish && shapeSensitive[c.Name] {
 			l.rowRefuse(a.Pos, "as an argument of "+c.Name)
 		}
@@ -415,6 +508,6 @@ func (l *lowerer) call(c *Call) (*lang.Call, shape) {
 }
 
 // boundExpr lowers the value of a bound.
-func (l *lowerer) boundExpr(b *BoundChain) *lang.Expr {
-	return l.chain(b.Left, boundOps(b.Rest)).e
-}
+func (l *lowerer) boundExpr(b *BoundChain) *lang.Expr { return l.boundVal(b).e }
+
+func (l *lowerer) boundVal(b *BoundChain) val { return l.chain(b.Left, boundOps(b.Rest)) }

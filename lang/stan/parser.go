@@ -1,9 +1,11 @@
 package stan
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -23,8 +25,8 @@ var typeWords = []string{"int", "real", "complex", "vector", "row_vector", "matr
 var stanLexer = lexer.MustSimple([]lexer.SimpleRule{
 	{Name: "Comment", Pattern: `//[^\n]*|/\*([^*]|\*+[^*/])*\*+/`},
 	{Name: "String", Pattern: `"(\\.|[^"\\\n])*"`},
-	{Name: "Imag", Pattern: `(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?i\b`},
-	{Name: "Number", Pattern: `(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?`},
+	{Name: "Imag", Pattern: `(\d(_?\d)*\.(\d(_?\d)*)?|\.\d(_?\d)*|\d(_?\d)*)([eE][-+]?\d(_?\d)*)?i\b`},
+	{Name: "Number", Pattern: `(\d(_?\d)*\.(\d(_?\d)*)?|\.\d(_?\d)*|\d(_?\d)*)([eE][-+]?\d(_?\d)*)?`},
 	{Name: "TypeWord", Pattern: `\b(` + strings.Join(typeWords, "|") + `)\b`},
 	{Name: "Ident", Pattern: `[A-Za-z_][A-Za-z0-9_]*`},
 	{Name: "Op", Pattern: `%/%|\.\*=|\./=|\+=|-=|\*=|/=|==|!=|<=|>=|&&|\|\||\.\*|\./|\.\^`},
@@ -45,7 +47,24 @@ func ParseProgram(filename string, src []byte) (*Program, error) {
 		return nil, lang.ErrorList{{Pos: lang.Pos{File: filename, Line: 1, Col: 1},
 			Msg: fmt.Sprintf("the model file is %.1f MB, more than the %d MB a model file may have", float64(len(src))/(1<<20), lang.MaxSource>>20)}}
 	}
+	if !utf8.Valid(src) || bytes.IndexByte(src, 0) >= 0 {
+		off := bytes.IndexByte(src, 0)
+		for i := 0; i < len(src) && (off < 0 || i < off); {
+			r, size := utf8.DecodeRune(src[i:])
+			if r == utf8.RuneError && size <= 1 {
+				off = i
+				break
+			}
+			i += size
+		}
+		line := 1 + bytes.Count(src[:off], []byte{'\n'})
+		col := off - bytes.LastIndexByte(src[:off], '\n')
+		return nil, lang.ErrorList{{Pos: lang.Pos{File: filename, Offset: off, Line: line, Col: col}, Msg: "the file is not text (a NUL byte or invalid UTF-8): is it a binary file?"}}
+	}
 	if e := nesting(filename, src); e != nil {
+		return nil, lang.ErrorList{e}
+	}
+	if e := chains(filename, src); e != nil {
 		return nil, lang.ErrorList{e}
 	}
 	p, err := parser.ParseBytes(filename, src)
@@ -95,6 +114,8 @@ func syntaxError(filename string, src []byte, err error) *lang.Error {
 			msg = "unexpected end of file"
 		case tok.Value == "#":
 			msg = "# comments and #include are not supported; write // comments"
+		case tok.Value == "(" && strings.HasSuffix(strings.TrimRight(string(src[:pos.Offset]), " \t\r\n"), "tuple"):
+			return &lang.Error{Pos: pos, Msg: "tuples are not supported"}
 		default:
 			msg = fmt.Sprintf("unexpected %q", tok.Value)
 		}
@@ -123,4 +144,45 @@ func missingSemi(filename string, src []byte, pos lang.Pos) *lang.Error {
 	col := i + 1 - strings.LastIndexByte(string(src[:i+1]), '\n')
 	return &lang.Error{Pos: lang.Pos{File: filename, Offset: i + 1, Line: line, Col: col},
 		Msg: "Stan syntax: missing \";\" at the end of the statement"}
+}
+
+// chains refuses more than lang.MaxNesting signs or negations in a row,
+// and more than lang.MaxNesting powers or conditionals in one statement,
+// which the recursive parser would nest as deep (as lang does for .msc).
+func chains(filename string, src []byte) *lang.Error {
+	lx, err := stanLexer.Lex(filename, bytes.NewReader(src))
+	if err != nil {
+		return nil // the parser reports it
+	}
+	syms := stanLexer.Symbols()
+	skip := map[lexer.TokenType]bool{syms["Whitespace"]: true, syms["Comment"]: true}
+	run, nested := 0, 0
+	prevOp := true // a sign follows an operator or an opening bracket
+	for {
+		tok, err := lx.Next()
+		if err != nil || tok.EOF() {
+			return nil
+		}
+		if skip[tok.Type] {
+			continue
+		}
+		v := tok.Value
+		switch {
+		case prevOp && (v == "-" || v == "+" || v == "!"):
+			run++
+		default:
+			run = 0
+		}
+		switch v {
+		case "^", ".^", "?":
+			nested++
+		case ";", "{", "}":
+			nested = 0
+		}
+		if run > lang.MaxNesting || nested > lang.MaxNesting {
+			return &lang.Error{Pos: lang.ToPos(tok.Pos), Msg: fmt.Sprintf("the expression is nested more than %d deep", lang.MaxNesting)}
+		}
+		prevOp = tok.Type != syms["Ident"] && tok.Type != syms["Number"] && tok.Type != syms["Imag"] &&
+			tok.Type != syms["String"] && v != ")" && v != "]" && v != "'"
+	}
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/mscppl/mscppl/infer"
 	"github.com/mscppl/mscppl/internal/testtier"
 	"github.com/mscppl/mscppl/lang"
-	"github.com/mscppl/mscppl/lang/stan"
 	"github.com/stretchr/testify/require"
 )
 
@@ -36,70 +35,43 @@ var posteriors = []string{
 	"sblri-blr",
 }
 
-// TestPosteriordbLogDensity loads each model.stan and its model.msc on the
-// same data and compares the log joint and its gradient at three random
-// unconstrained points (fixed seed): the two front ends must give one
-// density, to 1e-10 relative.
+// TestPosteriordbLogDensity loads each model.stan, its model.msc and the
+// .msc text mscppl translate prints for it (parsed by lang.Parse) on the
+// same data, and compares the log joint and its gradient at three random
+// unconstrained points (fixed seed): the two front ends and the round
+// trip must give one density, to 1e-10 relative.
 func TestPosteriordbLogDensity(t *testing.T) {
 	for _, name := range posteriors {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join("..", "..", "examples", "posteriordb", name)
 			data := filepath.Join(dir, "data.json")
-			ms, err := infer.Load(filepath.Join(dir, "model.stan"), data)
+			path := filepath.Join(dir, "model.stan")
+			ms, err := infer.Load(path, data)
 			require.NoError(t, err)
 			mm, err := infer.Load(filepath.Join(dir, "model.msc"), data)
 			require.NoError(t, err)
+			text := lang.FormatFile(ms.File)
+			mt, err := infer.LoadSource("translated.msc", []byte(text), data)
+			require.NoError(t, err, text)
 			d := ms.Comp.Dim()
 			require.Equal(t, mm.Comp.Dim(), d, "unconstrained dimensions")
+			require.Equal(t, mt.Comp.Dim(), d, "unconstrained dimensions")
 			rng := rand.New(rand.NewPCG(34, 1))
 			z := make([]float64, d)
-			gs, gm := make([]float64, d), make([]float64, d)
+			gs, gm, gt := make([]float64, d), make([]float64, d), make([]float64, d)
 			for range 3 {
 				for i := range z {
 					z[i] = rng.NormFloat64()
 				}
 				ls := ms.Comp.GradLogJoint(z, gs)
 				lm := mm.Comp.GradLogJoint(z, gm)
+				lt := mt.Comp.GradLogJoint(z, gt)
 				require.False(t, math.IsNaN(ls) || math.IsInf(ls, 0), "log joint %g at %v", ls, z)
 				requireClose(t, lm, ls, "log joint at %v", z)
+				requireClose(t, ls, lt, "log joint of the translation at %v", z)
 				for i := range gs {
 					requireClose(t, gm[i], gs[i], "gradient[%d] at %v", i, z)
-				}
-			}
-		})
-	}
-}
-
-// TestTranslateRoundTrip prints each model.stan as .msc (what mscppl
-// translate prints), loads that text through lang.Parse and compares its
-// log joint and gradient with the Stan program's at three random points.
-func TestTranslateRoundTrip(t *testing.T) {
-	for _, name := range posteriors {
-		t.Run(name, func(t *testing.T) {
-			dir := filepath.Join("..", "..", "examples", "posteriordb", name)
-			data := filepath.Join(dir, "data.json")
-			path := filepath.Join(dir, "model.stan")
-			src, err := os.ReadFile(path)
-			require.NoError(t, err)
-			f, _, err := stan.Parse(path, src)
-			require.NoError(t, err)
-			text := lang.FormatFile(f)
-			mm, err := infer.LoadSource("translated.msc", []byte(text), data)
-			require.NoError(t, err, text)
-			ms, err := infer.Load(path, data)
-			require.NoError(t, err)
-			d := ms.Comp.Dim()
-			require.Equal(t, d, mm.Comp.Dim())
-			rng := rand.New(rand.NewPCG(34, 2))
-			z := make([]float64, d)
-			gs, gm := make([]float64, d), make([]float64, d)
-			for range 3 {
-				for i := range z {
-					z[i] = rng.NormFloat64()
-				}
-				requireClose(t, ms.Comp.GradLogJoint(z, gs), mm.Comp.GradLogJoint(z, gm), "log joint at %v", z)
-				for i := range gs {
-					requireClose(t, gs[i], gm[i], "gradient[%d] at %v", i, z)
+					requireClose(t, gs[i], gt[i], "gradient[%d] of the translation at %v", i, z)
 				}
 			}
 		})
@@ -167,4 +139,31 @@ func readReference(t *testing.T, path string) map[string]infer.Moments {
 		out[r[0]] = infer.Moments{Mean: m, SD: s}
 	}
 	return out
+}
+
+// TestRowVectorMeaning: testdata/rows.stan, which uses Stan's row_vector
+// (a matrix row times a vector, a row_vector parameter times a vector and
+// times a matrix, a transposed vector), has the log density and gradient
+// of rows.msc, the same model written with vectors and dot_product.
+func TestRowVectorMeaning(t *testing.T) {
+	data := filepath.Join("testdata", "rows.json")
+	ms, err := infer.Load(filepath.Join("testdata", "rows.stan"), data)
+	require.NoError(t, err)
+	mm, err := infer.Load(filepath.Join("testdata", "rows.msc"), data)
+	require.NoError(t, err)
+	d := ms.Comp.Dim()
+	require.Equal(t, 4, d)
+	require.Equal(t, d, mm.Comp.Dim())
+	rng := rand.New(rand.NewPCG(34, 3))
+	z := make([]float64, d)
+	gs, gm := make([]float64, d), make([]float64, d)
+	for range 3 {
+		for i := range z {
+			z[i] = rng.NormFloat64()
+		}
+		requireClose(t, mm.Comp.GradLogJoint(z, gm), ms.Comp.GradLogJoint(z, gs), "log joint at %v", z)
+		for i := range gs {
+			requireClose(t, gm[i], gs[i], "gradient[%d] at %v", i, z)
+		}
+	}
 }

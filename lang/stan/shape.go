@@ -32,6 +32,7 @@ func (s shape) index(single []bool) shape {
 	}
 	rest := single[k:]
 	if len(rest) == 0 {
+		out.rowish = out.base == "row_vector" && out.arr == 0
 		return out
 	}
 	switch {
@@ -55,6 +56,7 @@ func (s shape) index(single []bool) shape {
 	default:
 		return shape{}
 	}
+	out.rowish = out.base == "row_vector" && out.arr == 0
 	return out
 }
 
@@ -86,6 +88,6 @@ func (l *lowerer) result(name string) shape {
 // rowRefuse refuses a row of a matrix (Stan's row_vector) where its
 // meaning in the IR, a column vector, would differ.
 func (l *lowerer) rowRefuse(p lexer.Position, where string) {
-	e := l.refuse(p, "a row of a matrix is a row_vector in Stan, which mscppl does not have; it cannot be used %s", where)
-	e.Hint = "transpose it (m[i]' or m[i, :]') to use it as a vector"
+	e := l.refuse(p, "a row_vector (a vector in mscppl) cannot be used %s", where)
+	e.Hint = "transpose it (r', m[i]') to use it as a vector"
 }

@@ -1,6 +1,5 @@
-data {
-  int N;
-  row_vector[N] x;
+transformed data {
+  tuple(real, int) x = (1.5, 2);
 }
 parameters {
   real mu;

@@ -1,0 +1,7 @@
+// tests correct value passed from transformed data
+transformed data {
+  int n;
+  break;
+}
+model {
+}

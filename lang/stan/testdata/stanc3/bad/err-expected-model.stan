@@ -1,0 +1,9 @@
+parameters {
+  real y;
+}
+generated quantities {
+  int n;
+  n = 2;
+}
+model {
+}

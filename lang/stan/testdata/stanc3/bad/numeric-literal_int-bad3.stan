@@ -1,0 +1,3 @@
+transformed data {
+    int n = 10_000_000_000;
+}

@@ -1,0 +1,7 @@
+functions {
+  real foo(real x) {
+    return exponential_rng(x);
+  }
+}
+model {
+}

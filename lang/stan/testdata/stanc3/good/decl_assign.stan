@@ -1,0 +1,3 @@
+parameters {
+  vector[10] xx_param;
+}
