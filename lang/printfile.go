@@ -75,6 +75,12 @@ func (p *filePrinter) stmt(depth int, s *Stmt) {
 		p.line(depth, "target += "+FormatExpr(s.Target))
 	case s.Return != nil:
 		p.line(depth, "return "+FormatExpr(s.Return))
+	case s.Message != nil:
+		args := make([]string, len(s.Message.Args))
+		for i, a := range s.Message.Args {
+			args[i] = FormatExpr(a)
+		}
+		p.line(depth, s.Message.Kind+"("+strings.Join(args, ", ")+")")
 	case s.Scope != nil:
 		p.line(depth, "{")
 		p.stmts(depth+1, s.Scope.Body)

@@ -69,6 +69,9 @@ type lowerer struct {
 	dataNames map[string]bool
 	// params are the shapes of the user functions' arguments
 	params map[string][]shape
+	// inMessage is set while the arguments of print or reject lower
+	// (where a string is a value)
+	inMessage bool
 	// quiet discards errors and notes (the second lowering of the
 	// transformed parameters, into the derived block)
 	quiet bool
@@ -509,19 +512,36 @@ func (l *lowerer) ifStmt(f *If, end lexer.Position, ctx context) *lang.If {
 	return ni
 }
 
-// statementCalls are Stan's statements written as calls.
+// statementCalls are Stan's statements written as calls, with the kind of
+// lang's Message statement each lowers to ("" when the IR has none).
 var statementCalls = map[string]string{
 	"print":       "print",
 	"reject":      "reject",
-	"fatal_error": "fatal_error",
+	"fatal_error": "",
+}
+
+// message lowers print(...) or reject(...), whose arguments may be
+// strings.
+func (l *lowerer) message(kind string, c *Call) *lang.Message {
+	m := &lang.Message{Pos: c.Pos, EndPos: c.EndPos, Kind: kind}
+	l.inMessage = true
+	for _, a := range c.Args {
+		m.Args = append(m.Args, l.expr(a).e)
+	}
+	l.inMessage = false
+	return m
 }
 
 // simple lowers ~, assignments and call statements.
 func (l *lowerer) simple(sm *Simple, out *lang.Stmt) []*lang.Stmt {
 	if c := callOf(sm.LHS); c != nil && sm.Tilde == nil && sm.Op == "" {
-		if name, ok := statementCalls[c.Name]; ok {
-			l.refuse(sm.Pos, "the %s statement is not supported", name)
-			return nil
+		if kind, ok := statementCalls[c.Name]; ok {
+			if kind == "" {
+				l.refuse(sm.Pos, "the %s statement is not supported", c.Name)
+				return nil
+			}
+			out.Message = l.message(kind, c)
+			return []*lang.Stmt{out}
 		}
 	}
 	lhs := l.expr(sm.LHS)

@@ -117,3 +117,43 @@ func TestLowerDecls(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "data {\n  a: real = not_a_number()\n  b: real = 10000\n  {\n    c: real = a\n  }\n}\n\nmodel {\n}\n", lang.FormatFile(f))
 }
+
+// TestMessagesLower: Stan's print and reject statements lower to lang's
+// Message statements, their strings unquoted, and translate prints them
+// back as .msc that parses to the same statements.
+func TestMessagesLower(t *testing.T) {
+	src := []byte(`parameters {
+  real mu;
+}
+model {
+  if (mu > 3) reject("mu \"big\": ", mu);
+  print("mu = ", mu);
+  mu ~ normal(0, 1);
+}
+`)
+	f, _, err := Parse("m.stan", src)
+	require.NoError(t, err)
+	var msgs []*lang.Message
+	for _, b := range f.Blocks {
+		for _, it := range b.Items {
+			if s := it.Stmt; s != nil {
+				if s.If != nil && len(s.If.Then) == 1 {
+					s = s.If.Then[0]
+				}
+				if s.Message != nil {
+					msgs = append(msgs, s.Message)
+				}
+			}
+		}
+	}
+	require.Len(t, msgs, 2)
+	require.Equal(t, "reject", msgs[0].Kind)
+	require.Equal(t, `mu "big": `, *msgs[0].Args[0].Left.Left.Power.Base.Prim.String)
+	require.Equal(t, "print", msgs[1].Kind)
+	text := lang.FormatFile(f)
+	require.Contains(t, text, `reject("mu \"big\": ", mu)`)
+	require.Contains(t, text, `print("mu = ", mu)`)
+	g, err := lang.Parse("m.msc", []byte(text))
+	require.NoError(t, err)
+	require.Equal(t, text, lang.FormatFile(g))
+}

@@ -1,6 +1,7 @@
 package stan
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
@@ -407,8 +408,15 @@ func (l *lowerer) primary(p *Primary) val {
 			l.checkIntLiteral(n, p.Pos)
 		}
 	case p.String != nil:
-		l.refuse(p.Pos, "a string is a value only in print, reject and fatal_error")
-		np.String = p.String
+		if !l.inMessage {
+			l.refuse(p.Pos, "a string is a value only in print, reject and fatal_error")
+		}
+		// lang's strings hold the unquoted text
+		str := strings.TrimSuffix(strings.TrimPrefix(*p.String, `"`), `"`)
+		if u, err := strconv.Unquote(*p.String); err == nil {
+			str = u
+		}
+		np.String = &str
 	case p.Call != nil:
 		np.Call, sh = l.call(p.Call)
 	case p.Ident != nil:

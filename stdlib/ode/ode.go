@@ -381,6 +381,26 @@ const (
 	e5, e6, e7     = -17253.0 / 339200, 22.0 / 525, -1.0 / 40
 )
 
+// LandOutputs is the number of output times up to which each output time
+// ends a step (its value is then the method's own step, as a step-by-step
+// solver gives it); with more, steps run to the last output time and the
+// others are interpolated by the continuous extension, so that a dense
+// grid of output times costs no more steps than its last time alone. The
+// interpolant is an order lower than the step: a state within atol of 0
+// may come out of it slightly negative where the step would not (a
+// population model's log(z) then NaN at draws that the step-by-step
+// solve keeps finite, as on posteriordb's lotka_volterra).
+const LandOutputs = 100
+
+// target is the time the next step may not pass: the next output time
+// when there are at most LandOutputs of them, else the last.
+func (s *Solver) target(ts []float64, next int) float64 {
+	if len(ts) <= LandOutputs {
+		return ts[next]
+	}
+	return ts[len(ts)-1]
+}
+
 // trial counts a step from t of size h towards tEnd, the last output
 // time, and returns the size to try, shortened to land on tEnd (last) when
 // it would pass it or stop just short; an error once opt.MaxSteps steps
@@ -462,7 +482,8 @@ func (s *Solver) dopri(t0 float64, ts []float64, opt Options, out, sens []float6
 	next, rejected := 0, false
 	accepted, stiff, nonstiff := 0, 0, 0
 	for next < len(ts) {
-		hs, last, err := s.trial(t, tEnd, h, opt)
+		target := s.target(ts, next)
+		hs, last, err := s.trial(t, target, h, opt)
 		if err != nil {
 			return err
 		}
@@ -518,7 +539,7 @@ func (s *Solver) dopri(t0 float64, ts []float64, opt Options, out, sens []float6
 		}
 		tn := t + hs
 		if last {
-			tn = tEnd
+			tn = target
 		}
 		if ts[next] <= tn {
 			for i := range r1 {
@@ -570,7 +591,8 @@ func (s *Solver) rosenbrock(t0 float64, ts []float64, opt Options, out, sens []f
 	h := s.initialStep(t0, tEnd, z, f0, 2, opt, true)
 	next, rejected := 0, false
 	for next < len(ts) {
-		hs, last, err := s.trial(t, tEnd, h, opt)
+		target := s.target(ts, next)
+		hs, last, err := s.trial(t, target, h, opt)
 		if err != nil {
 			return err
 		}
@@ -633,7 +655,7 @@ func (s *Solver) rosenbrock(t0 float64, ts []float64, opt Options, out, sens []f
 		}
 		tn := t + hs
 		if last {
-			tn = tEnd
+			tn = target
 		}
 		// ode23s' continuous extension: y + h (s (1 - s) k1 + s (s - 2d) k2) / (1 - 2d)
 		for ; next < len(ts) && ts[next] <= tn; next++ {

@@ -2,6 +2,6 @@ parameters {
   real mu;
 }
 model {
-  print("mu = ", mu);
+  if (mu > 10) fatal_error("mu = ", mu);
   mu ~ normal(0, 1);
 }
