@@ -293,6 +293,7 @@ func (cp *compiler) ode(e *ODECall) autodiff.Node {
 	if e.Stiff {
 		method = ode.Stiff
 	}
+	op.method = method
 	op.solver = ode.NewSolver(ode.System{K: K, P: P, F: op.rhs.f, Jac: op.rhs.jac}, method)
 	cp.c.odes = append(cp.c.odes, op)
 	n := g.Custom(op, N*K+1, ins...)
@@ -371,6 +372,7 @@ type odeOp struct {
 	params   []odeParam
 	rhs      *odeRHS
 	solver   *ode.Solver
+	method   ode.Method
 	p, sens  []float64
 	ys       []float64 // the states of Backward's solve
 	fails    atomic.Int64

@@ -1,0 +1,160 @@
+package ir
+
+import (
+	"slices"
+	"sync/atomic"
+
+	"github.com/mscppl/mscppl/autodiff"
+	"github.com/mscppl/mscppl/stdlib"
+	"github.com/mscppl/mscppl/stdlib/ode"
+)
+
+// builds, compiles and clones count the calls of Build or BuildJSON, of
+// Compile and of a successful Clone, for the tests that check that a run
+// builds and compiles its model once and copies it for its chains.
+var builds, compiles, clones atomic.Int64
+
+// Builds is the number of Build and BuildJSON calls so far in this
+// process: a test's measure of how often a run builds its model.
+func Builds() int64 { return builds.Load() }
+
+// Compiles is the number of Compile calls so far in this process (neither a
+// Clone nor the compile of a state-space view is one).
+func Compiles() int64 { return compiles.Load() }
+
+// Clones is the number of compiled models copied by Clone so far in this
+// process.
+func Clones() int64 { return clones.Load() }
+
+// Clone returns an independent copy of the compiled model, in the state
+// of a new compile (its params at their initial values, its random
+// streams unseeded, no error met yet), for another chain or worker: the
+// copy and c can be evaluated at the same time from two goroutines. The
+// graph is copied (autodiff.Graph.Clone) with its own arenas and its own
+// copy of each op that keeps state; the data, the constants and what the
+// compile found (the terms, the evaluation orders, the structure) are
+// shared, read-only.
+//
+// It reports false when the model cannot be copied, and the caller
+// compiles it again: a state-space model (its step templates and its
+// state-space view hold the compiled model they evaluate, and are not
+// copied yet), or a graph with an op that cannot be copied.
+func (c *Compiled) Clone() (*Compiled, bool) {
+	if c.ssm != nil || c.sv != nil {
+		return nil, false
+	}
+	rngs := map[*stdlib.RandOp]*stdlib.RandOp{}
+	odes := map[*odeOp]*odeOp{}
+	msgs := map[*messageOp]*messageOp{}
+	ints := map[*intOp]*intOp{}
+	g, ok := c.g.Clone(func(op autodiff.Op) autodiff.Op {
+		cp := cloneOp(op)
+		switch o := op.(type) { // the ops that c lists, to list their copies
+		case *stdlib.RandOp:
+			rngs[o], _ = cp.(*stdlib.RandOp)
+		case *odeOp:
+			odes[o], _ = cp.(*odeOp)
+		case *messageOp:
+			msgs[o], _ = cp.(*messageOp)
+		case *intOp:
+			ints[o], _ = cp.(*intOp)
+		}
+		return cp
+	})
+	if !ok {
+		return nil, false
+	}
+	n := &Compiled{
+		Model:        c.Model,
+		g:            g,
+		latent:       c.latent,
+		param:        c.param,
+		hasParam:     c.hasParam,
+		logJoint:     c.logJoint,
+		logPrior:     c.logPrior,
+		factors:      c.factors,
+		varNode:      slices.Clone(c.varNode),
+		priorOrder:   c.priorOrder,
+		jointOrder:   c.jointOrder,
+		maxBatch:     c.maxBatch,
+		priorErr:     c.priorErr,
+		structure:    c.structure,
+		constTerms:   slices.Clone(c.constTerms),
+		constOrder:   slices.Clip(c.constOrder),
+		env:          slices.Clone(c.env),
+		specialOrder: slices.Clip(c.specialOrder),
+		rngs:         remap(c.rngs, rngs),
+		rngAt:        c.rngAt,
+		unpriored:    c.unpriored,
+		bounded:      c.bounded,
+		odes:         remap(c.odes, odes),
+		messages:     remap(c.messages, msgs),
+		derivedMsgs:  c.derivedMsgs,
+	}
+	for _, s := range c.intOps {
+		n.intOps = append(n.intOps, intSite{ints[s.op], s.loops})
+	}
+	if n.maxBatch == 0 { // a graph copied before its arenas were laid out
+		n.Reserve(1)
+	}
+	if err := n.initParams(); err != nil {
+		return nil, false // not met: c's compile set the same values
+	}
+	clones.Add(1)
+	return n, true
+}
+
+// remap is the list of the copies of ops.
+func remap[T comparable](ops []T, copies map[T]T) []T {
+	out := make([]T, len(ops))
+	for i, o := range ops {
+		out[i] = copies[o]
+	}
+	return out
+}
+
+// cloneOp is the op of a copy of the graph for op (nil: it cannot be
+// copied): every op of the tape has a Clone method (stdlib.VecOp's).
+func cloneOp(op autodiff.Op) autodiff.Op {
+	c, ok := op.(interface{ Clone() stdlib.VecOp })
+	if !ok {
+		return nil
+	}
+	if v := c.Clone(); v != nil {
+		return v
+	}
+	return nil
+}
+
+// The ops of this package that keep no state between calls are shared by
+// the copies.
+
+func (o concat) Clone() stdlib.VecOp  { return o }
+func (o reduce) Clone() stdlib.VecOp  { return o }
+func (o cmpOp) Clone() stdlib.VecOp   { return o }
+func (o concatN) Clone() stdlib.VecOp { return o }
+func (o gather) Clone() stdlib.VecOp  { return o }
+
+// Clone is a fresh op that has met no division by zero.
+func (o *intOp) Clone() stdlib.VecOp { return &intOp{op: o.op, e: o.e} }
+
+// Clone is a fresh op that has counted no message.
+func (o *messageOp) Clone() stdlib.VecOp {
+	return &messageOp{s: o.s, conds: o.conds, loops: o.loops, derived: o.derived}
+}
+
+// Clone is a fresh op with its own copy of f's tape, its own solver and
+// scratch, and no failed solve counted; nil when f's tape cannot be
+// copied.
+func (o *odeOp) Clone() stdlib.VecOp {
+	r := o.rhs
+	sg, ok := r.g.Clone(cloneOp)
+	if !ok {
+		return nil
+	}
+	n := &odeOp{name: o.name, pos: o.pos, k: o.k, n: o.n, opt: o.opt, params: o.params, method: o.method,
+		p: make([]float64, len(o.p)), sens: make([]float64, len(o.sens)), ys: make([]float64, len(o.ys))}
+	n.rhs = &odeRHS{g: sg, in: r.in, out: r.out, s: r.s, order: r.order, k: r.k, p: r.p}
+	n.solver = ode.NewSolver(ode.System{K: r.k, P: r.p, F: n.rhs.f, Jac: n.rhs.jac}, o.method)
+	return n
+}

@@ -1,0 +1,205 @@
+package ir
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mscppl/mscppl/autodiff"
+)
+
+// cloneCases are models whose tapes hold each kind of op that keeps
+// state: the family ops' scratch (every model), the RandOps of _rng and
+// the ODE op with its own tape (lotka_volterra), the forward-algorithm
+// op (hmm_example), hmm_marginal, gp_exp_quad_cov with cholesky and
+// multi_normal's scratch (gp_regr), print and integer division per draw.
+var cloneCases = []struct {
+	name, model, data string
+	ops               []string // ops the tape must hold, so that the case tests them
+}{
+	{"regression", "../examples/logistic.msc", "../examples/data/pima.csv", nil},
+	{"ODE and _rng", "../examples/posteriordb/hudson_lynx_hare-lotka_volterra/model.msc", "../examples/posteriordb/hudson_lynx_hare-lotka_volterra/data.json", []string{"integrate_ode_rk45", "lognormal_rng"}},
+	{"HMM forward", "../examples/posteriordb/bball_drive_event_1-hmm_drive_1/model.msc", "../examples/posteriordb/bball_drive_event_1-hmm_drive_1/data.json", []string{"hmm_forward"}},
+	{"hmm_marginal", "", hmmExampleData, []string{"hmm_marginal"}},
+	{"GP", "../examples/posteriordb/gp_pois_regr-gp_regr/model.msc", "../examples/posteriordb/gp_pois_regr-gp_regr/data.json", nil},
+	{"print, integer division and normal_rng", "", "", []string{"print", "/", "normal_rng"}},
+}
+
+const cloneMsgModel = `latent { a: real; b: real }
+model {
+  a ~ normal(0, 1)
+  k: int = 1
+  if a > 0 { k = 2 }
+  b ~ normal(7 / k, 1)
+  if a > 5 { print("far: ", a) }
+}
+derived { c: real = normal_rng(a, 1) }
+`
+
+// cloneCase compiles case i (its inline sources written to a file).
+func cloneCase(t *testing.T, i int) *Compiled {
+	c := cloneCases[i]
+	model := c.model
+	if model == "" {
+		src := cloneMsgModel
+		if c.name == "hmm_marginal" {
+			src = hmmHead + hmmMarginalBody
+		}
+		model = filepath.Join(t.TempDir(), "m.msc")
+		require.NoError(t, os.WriteFile(model, []byte(src), 0o644))
+	}
+	var comp *Compiled
+	if c.data == "" {
+		src, err := os.ReadFile(model)
+		require.NoError(t, err)
+		comp = compile(t, string(src), "")
+	} else {
+		comp = compileFile(t, model, c.data, nil)
+	}
+	names := map[string]bool{}
+	for n := range comp.g.NumNodes() {
+		if op, ok := comp.g.OpOf(autodiff.Node(n)); ok {
+			names[op.Name()] = true
+		}
+	}
+	for _, name := range c.ops {
+		require.Truef(t, names[name], "the tape has no %s op", name)
+	}
+	return comp
+}
+
+// evalAt evaluates c's log joint (a batch of 3 rows and one row), its
+// gradient, the params' gradient and the constrained draw (with the
+// derived quantities and their _rng draws, seeded by seed) at the rows of
+// z, and returns every value's bits.
+func evalAt(c *Compiled, z [][]float64, seed uint64) []uint64 {
+	var out []uint64
+	add := func(xs ...float64) {
+		for _, x := range xs {
+			out = append(out, math.Float64bits(x))
+		}
+	}
+	d := c.Dim()
+	c.Reserve(3)
+	c.SeedRNG(seed)
+	batch := make([]float64, 0, 3*d)
+	for _, r := range z[:3] {
+		batch = append(batch, r...)
+	}
+	lj := make([]float64, 3)
+	c.LogJoint(batch, lj)
+	add(lj...)
+	grad, pgrad := make([]float64, d), make([]float64, c.NumParams())
+	x := make([]float64, c.Model.XDim)
+	for _, r := range z {
+		c.LogJoint(r, lj[:1])
+		add(lj[0], c.GradLogJoint(r, grad))
+		add(grad...)
+		if c.NumParams() > 0 {
+			add(c.GradParams(r, pgrad))
+			add(pgrad...)
+		}
+		c.Constrain(r, x)
+		add(x...)
+	}
+	return out
+}
+
+// randomRows are n rows of N(0, 0.5^2) values of length d.
+func randomRows(rng *rand.Rand, n, d int) [][]float64 {
+	z := make([][]float64, n)
+	for i := range z {
+		z[i] = make([]float64, d)
+		for j := range z[i] {
+			z[i][j] = 0.5 * rng.NormFloat64()
+		}
+	}
+	return z
+}
+
+// TestCloneSameBits: a clone evaluates the log joint, the gradients and
+// the constrained draws (_rng draws included) to the bit as a new compile
+// of the model does, whatever the original evaluated before; and the
+// original goes on as before after the clone is used.
+func TestCloneSameBits(t *testing.T) {
+	for i, tc := range cloneCases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cloneCase(t, i)
+			rng := rand.New(rand.NewPCG(1, uint64(i)))
+			z := randomRows(rng, 4, c.Dim())
+			want := evalAt(cloneCase(t, i), z, 9) // a new compile
+			evalAt(c, randomRows(rng, 4, c.Dim()), 5)
+			k, ok := c.Clone()
+			require.True(t, ok)
+			require.Equal(t, want, evalAt(k, z, 9), "the clone")
+			require.Equal(t, want, evalAt(c, z, 9), "the original after its clone")
+			require.NoError(t, k.RNGError())
+		})
+	}
+}
+
+// TestCloneConcurrent: the original and its clone evaluate at the same
+// time from two goroutines (run with -race) and each gets the values of a
+// model evaluated alone.
+func TestCloneConcurrent(t *testing.T) {
+	for i, tc := range cloneCases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cloneCase(t, i)
+			z := randomRows(rand.New(rand.NewPCG(2, uint64(i))), 6, c.Dim())
+			want := evalAt(cloneCase(t, i), z, 3)
+			k, ok := c.Clone()
+			require.True(t, ok)
+			got := make([][]uint64, 2)
+			var wg sync.WaitGroup
+			for j, m := range []*Compiled{c, k} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for range 3 {
+						got[j] = evalAt(m, z, 3)
+					}
+				}()
+			}
+			wg.Wait()
+			require.Equal(t, want, got[0], "the original")
+			require.Equal(t, want, got[1], "the clone")
+		})
+	}
+}
+
+// TestCloneErrorsApart: the errors a draw meets (an integer division by
+// zero, a reject) are the model's that met them, not its clone's.
+func TestCloneErrorsApart(t *testing.T) {
+	c := compile(t, `latent { a: real }
+model {
+  a ~ normal(0, 1)
+  k: int = 0
+  if a > 0 { k = 1 }
+  target += 0 * (3 / k)
+}
+`, "")
+	k, ok := c.Clone()
+	require.True(t, ok)
+	out := make([]float64, 1)
+	c.LogJoint([]float64{-1}, out) // k = 0: a division by zero
+	require.Error(t, c.RNGError())
+	require.NoError(t, k.RNGError())
+	k2, ok := c.Clone()
+	require.True(t, ok)
+	require.NoError(t, k2.RNGError(), "a clone starts without the original's errors")
+}
+
+// TestCloneStateSpaceRebuilds: a state-space model is not copied (its
+// step templates hold the compiled model): Clone says so, and the caller
+// compiles again.
+func TestCloneStateSpaceRebuilds(t *testing.T) {
+	c := compileFile(t, "../examples/stochastic_volatility.msc", "../examples/data/dem2gbp_monthly.csv", nil)
+	require.True(t, c.Structure().StateSpace)
+	_, ok := c.Clone()
+	require.False(t, ok)
+}
