@@ -158,9 +158,9 @@ func (m *Model) build(f *lang.File, t *dataset.Table) (*ir.Model, error) {
 // worker (a compiled model is not safe for concurrent use): the compiled
 // model copied (ir.Compiled.Clone), not built and compiled again, sharing
 // the checked IR, the data and the constants. A model that ir cannot copy
-// (a state-space model) is compiled again. Clones of one model may be
-// made at once from several goroutines, but not while m itself is
-// evaluated.
+// (one with an op that has no Clone) is compiled again. Clones of one
+// model may be made at once from several goroutines, but not while m
+// itself is evaluated.
 func (m *Model) Clone() (*Model, error) {
 	comp, ok := m.Comp.Clone()
 	if !ok {

@@ -35,14 +35,23 @@ func Clones() int64 { return clones.Load() }
 // compile found (the terms, the evaluation orders, the structure) are
 // shared, read-only.
 //
+// A state-space model's structure is the copy's, on its graph (its step
+// templates compiled on first use, as after a compile), and so is its
+// state-space view (cloned in turn).
+//
 // It reports false when the model cannot be copied, and the caller
-// compiles it again: a state-space model (its step templates and its
-// state-space view hold the compiled model they evaluate, and are not
-// copied yet), or a graph with an op that cannot be copied.
+// compiles it again: when the graph has an op that cannot be copied.
+// Clone reads c: it may run in several goroutines at once, but not while
+// c is evaluated.
 func (c *Compiled) Clone() (*Compiled, bool) {
-	if c.ssm != nil || c.sv != nil {
-		return nil, false
+	n, ok := c.clone()
+	if ok {
+		clones.Add(1)
 	}
+	return n, ok
+}
+
+func (c *Compiled) clone() (*Compiled, bool) {
 	rngs := map[*stdlib.RandOp]*stdlib.RandOp{}
 	odes := map[*odeOp]*odeOp{}
 	msgs := map[*messageOp]*messageOp{}
@@ -94,13 +103,29 @@ func (c *Compiled) Clone() (*Compiled, bool) {
 	for _, s := range c.intOps {
 		n.intOps = append(n.intOps, intSite{ints[s.op], s.loops})
 	}
+	if c.ssm != nil { // steps: what detection found, read-only
+		n.ssm = &StateSpace{c: n, steps: c.ssm.steps, fast: &ssmFast{}}
+	}
+	if c.sv != nil {
+		view, ok := c.sv.view.clone()
+		if !ok {
+			return nil, false
+		}
+		sv := *c.sv
+		sv.view = view
+		if c.sv.vss != nil {
+			vss := *c.sv.vss
+			vss.c = view
+			sv.vss = &vss
+		}
+		n.sv = &sv
+	}
 	if n.maxBatch == 0 { // a graph copied before its arenas were laid out
 		n.Reserve(1)
 	}
 	if err := n.initParams(); err != nil {
 		return nil, false // not met: c's compile set the same values
 	}
-	clones.Add(1)
 	return n, true
 }
 

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -28,7 +29,15 @@ var cloneCases = []struct {
 	{"hmm_marginal", "", hmmExampleData, []string{"hmm_marginal"}},
 	{"GP", "../examples/posteriordb/gp_pois_regr-gp_regr/model.msc", "../examples/posteriordb/gp_pois_regr-gp_regr/data.json", nil},
 	{"print, integer division and normal_rng", "", "", []string{"print", "/", "normal_rng"}},
+	{"state space", "../examples/stochastic_volatility.msc", "../examples/data/dem2gbp_monthly.csv", nil},
+	{"state space with statics (view)", "../examples/stochastic_volatility_bayes.msc", "../examples/data/dem2gbp_monthly.csv", nil},
+	{"vector state (view)", "", "forms", nil},
 }
+
+// vecStateModel is a state of two vectors (TestVectorStateForms).
+const vecStateModel = formsData + "latent { level: vector[T]; slope: vector[T] }\nmodel {\n" +
+	" level[1] ~ normal(0, 10)\n slope[1] ~ normal(0, 1)\n for t in 2..T {\n  level[t] ~ normal(level[t - 1] + slope[t - 1], 0.3)\n  slope[t] ~ normal(slope[t - 1], 0.05)\n }\n" +
+	" for t in 1..T { y[t] ~ normal(level[t], 1) }\n}\n"
 
 const cloneMsgModel = `latent { a: real; b: real }
 model {
@@ -54,7 +63,9 @@ func cloneCase(t *testing.T, i int) *Compiled {
 		require.NoError(t, os.WriteFile(model, []byte(src), 0o644))
 	}
 	var comp *Compiled
-	if c.data == "" {
+	if c.data == "forms" {
+		comp = compile(t, vecStateModel, formsCSV(10))
+	} else if c.data == "" {
 		src, err := os.ReadFile(model)
 		require.NoError(t, err)
 		comp = compile(t, string(src), "")
@@ -69,6 +80,11 @@ func cloneCase(t *testing.T, i int) *Compiled {
 	}
 	for _, name := range c.ops {
 		require.Truef(t, names[name], "the tape has no %s op", name)
+	}
+	if strings.HasPrefix(c.name, "state space") || strings.HasPrefix(c.name, "vector state") {
+		kinds := []bool{comp.StateSpace() != nil, comp.StaticStateSpace() != nil, comp.VectorStateSpace() != nil}
+		want := []bool{c.name == "state space", strings.Contains(c.name, "statics"), strings.HasPrefix(c.name, "vector")}
+		require.Equal(t, want, kinds, "scalar state, statics, vector state")
 	}
 	return comp
 }
@@ -107,6 +123,42 @@ func evalAt(c *Compiled, z [][]float64, seed uint64) []uint64 {
 		c.Constrain(r, x)
 		add(x...)
 	}
+	switch { // a state-space model's steps, over two particles
+	case c.StateSpace() != nil:
+		add(stepsAt(c.StateSpace(), 1, z)...)
+	case c.VectorStateSpace() != nil:
+		v := c.VectorStateSpace()
+		add(stepsAt(v, v.StateDim(), z)...)
+	case c.StaticStateSpace() != nil:
+		sv := c.StaticStateSpace()
+		sv.SetStatics(z[0][:len(sv.Statics())])
+		add(stepsAt(sv.StateSpace(), 1, z)...)
+	}
+	return out
+}
+
+// stepsAt evaluates each step's transition and observation log densities
+// of two particles of k components, the values taken from the rows z.
+func stepsAt(s interface {
+	Len() int
+	ReserveParticles(n int)
+	TransitionLogDensity(t int, prev, cur, out []float64)
+	ObsLogDensity(t int, cur, out []float64)
+}, k int, z [][]float64) []float64 {
+	s.ReserveParticles(2)
+	prev, cur, lp := make([]float64, 2*k), make([]float64, 2*k), make([]float64, 2)
+	var out []float64
+	for t := range s.Len() {
+		for i := range cur {
+			r := z[i%len(z)]
+			cur[i] = r[(t*k+i)%len(r)]
+		}
+		s.TransitionLogDensity(t, prev, cur, lp)
+		out = append(out, lp...)
+		s.ObsLogDensity(t, cur, lp)
+		out = append(out, lp...)
+		copy(prev, cur)
+	}
 	return out
 }
 
@@ -136,9 +188,23 @@ func TestCloneSameBits(t *testing.T) {
 			evalAt(c, randomRows(rng, 4, c.Dim()), 5)
 			k, ok := c.Clone()
 			require.True(t, ok)
+			mine := graphsOf(c)
+			for _, g := range graphsOf(k) {
+				require.NotContains(t, mine, g, "the clone evaluates on a graph of the original")
+			}
 			require.Equal(t, want, evalAt(k, z, 9), "the clone")
 			require.Equal(t, want, evalAt(c, z, 9), "the original after its clone")
 			require.NoError(t, k.RNGError())
+			if c.UsesRNG() { // the streams are apart: drawn in turn, they agree
+				x, y := make([]float64, c.Model.XDim), make([]float64, c.Model.XDim)
+				c.SeedRNG(4)
+				k.SeedRNG(4)
+				for _, r := range z {
+					c.Constrain(r, x)
+					k.Constrain(r, y)
+					require.Equal(t, x, y)
+				}
+			}
 		})
 	}
 }
@@ -194,12 +260,18 @@ model {
 	require.NoError(t, k2.RNGError(), "a clone starts without the original's errors")
 }
 
-// TestCloneStateSpaceRebuilds: a state-space model is not copied (its
-// step templates hold the compiled model): Clone says so, and the caller
-// compiles again.
-func TestCloneStateSpaceRebuilds(t *testing.T) {
-	c := compileFile(t, "../examples/stochastic_volatility.msc", "../examples/data/dem2gbp_monthly.csv", nil)
-	require.True(t, c.Structure().StateSpace)
-	_, ok := c.Clone()
-	require.False(t, ok)
+// graphsOf lists the graphs that c and its state-space structures
+// evaluate on.
+func graphsOf(c *Compiled) []*autodiff.Graph {
+	gs := []*autodiff.Graph{c.g}
+	if c.ssm != nil {
+		gs = append(gs, c.ssm.c.g)
+	}
+	if c.sv != nil {
+		gs = append(gs, graphsOf(c.sv.view)...)
+		if c.sv.vss != nil {
+			gs = append(gs, c.sv.vss.c.g)
+		}
+	}
+	return gs
 }
