@@ -25,7 +25,9 @@
 // constant added by ConstView is the caller's slice, not a copy, so that
 // the compiled copies of a model share their data. Distribution log densities and
 // special functions come in as Op and Func values (package stdlib provides
-// them), called once per node and batch element, never per scalar.
+// them), called once per node and batch element, never per scalar. Clone
+// copies a graph for another goroutine (a chain): its own node table,
+// arenas and stateful ops, the constants and Funcs shared (clone.go).
 //
 // Step programs (step.go) serve state-space models: CompileStep compiles
 // the part of the graph that one time step evaluates into a straight-line

@@ -78,8 +78,8 @@ type priorTerm struct {
 }
 
 // Compiled is a model lowered to an autodiff graph. It implements the target
-// interfaces of package infer/msc. It is not safe for concurrent use; compile
-// one per goroutine.
+// interfaces of package infer/msc. It is not safe for concurrent use; give
+// each goroutine its own copy (Clone).
 type Compiled struct {
 	Model *Model
 	g     *autodiff.Graph
