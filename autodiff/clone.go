@@ -8,10 +8,10 @@ import (
 // Clone returns a copy of g that can be evaluated while g is (from
 // another goroutine): the node table is copied (Alloc writes offsets into
 // it), the value and adjoint arenas and the scratch are the copy's own,
-// laid out for the same batch size as g's, and the constants are shared:
-// the view constants (ConstView, the data) are the same slices, the folded
-// constants are read, never written, until the copy's Alloc copies them
-// into its arena. Nodes added later to either graph are its own.
+// laid out for the same batch size as g's, and the constants are shared,
+// read and never written: the view constants (ConstView, the data) and the
+// constant store (the constants and the values folded from them). Nodes
+// added later to either graph are its own.
 //
 // The Funcs of Map nodes are shared: a Func keeps no state between calls.
 // An Op may keep state (scratch, a random stream, the errors it met), so
@@ -45,7 +45,7 @@ func (g *Graph) Clone(copyOp func(Op) Op) (*Graph, bool) {
 		args:  slices.Clip(g.args),
 		funcs: slices.Clip(g.funcs),
 		ops:   ops,
-		// capped, so that a constant folded in the copy moves its store out
+		// capped, so that a constant added to the copy moves its store out
 		consts: slices.Clip(g.consts),
 		views:  slices.Clip(g.views),
 		in:     make([][]float64, len(g.in)),

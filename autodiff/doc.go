@@ -19,7 +19,7 @@
 // MatVec(m, v)) and without the product's node and pass.
 //
 // Forward and Backward allocate nothing: Alloc lays out the value arena
-// for a maximum batch size (the constants at its end, their one copy) and
+// for a maximum batch size (the constants stay in their store) and
 // the adjoint arena for one row (the gradients are of one row where the
 // values are of many); the first Backward of more rows grows it. A data
 // constant added by ConstView is the caller's slice, not a copy, so that

@@ -60,3 +60,24 @@ func TestSplitRunBuildsOnce(t *testing.T) {
 	})
 	require.Equal(t, [3]int64{1, 1, 3 + 4}, [3]int64{b, c, k}, "builds, compiles, clones (3 chains, 4 split workers)")
 }
+
+// BenchmarkClone: a chain's copy of posteriordb's diamonds (5000 x 24
+// data, its transformed data folded into constants) by Clone against
+// the build and compile it replaces (Rebind).
+func BenchmarkClone(b *testing.B) {
+	const dir = "../examples/posteriordb/diamonds-diamonds/"
+	m, err := Load(dir+"model.msc", dir+"data.json")
+	require.NoError(b, err)
+	b.Run("rebuild", func(b *testing.B) {
+		for b.Loop() {
+			_, err := m.Rebind(m.Table)
+			require.NoError(b, err)
+		}
+	})
+	b.Run("clone", func(b *testing.B) {
+		for b.Loop() {
+			_, err := m.Clone()
+			require.NoError(b, err)
+		}
+	})
+}
