@@ -8,7 +8,7 @@ import (
 // Clone returns a copy of g that can be evaluated while g is (from
 // another goroutine): the node table is copied (Alloc writes offsets into
 // it), the value and adjoint arenas and the scratch are the copy's own,
-// laid out for the same batch size as g's, and the constants are shared,
+// laid out for the batch size of g's last Alloc (1 if none), and the constants are shared,
 // read and never written: the view constants (ConstView, the data) and the
 // constant store (the constants and the values folded from them). Nodes
 // added later to either graph are its own.
@@ -51,8 +51,6 @@ func (g *Graph) Clone(copyOp func(Op) Op) (*Graph, bool) {
 		in:     make([][]float64, len(g.in)),
 		din:    make([][]float64, len(g.din)),
 	}
-	if g.maxBatch != 0 {
-		c.Alloc(g.allocBatch)
-	}
+	c.Alloc(max(g.allocBatch, 1)) // laid out as g was last, nodes added since included
 	return c, true
 }
