@@ -3,6 +3,7 @@ package infer
 import (
 	"context"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -80,4 +81,40 @@ func BenchmarkClone(b *testing.B) {
 			require.NoError(b, err)
 		}
 	})
+}
+
+// TestClonesAtOnce: clones of one model made at once from several
+// goroutines (as Sweep makes them; run with -race) each give the model's
+// log joint and gradient, here of an ODE model (its op's own tape copied).
+func TestClonesAtOnce(t *testing.T) {
+	const dir = "../examples/posteriordb/hudson_lynx_hare-lotka_volterra/"
+	m, err := Load(dir+"model.msc", dir+"data.json")
+	require.NoError(t, err)
+	d := m.Comp.Dim()
+	z := make([]float64, d)
+	for i := range z {
+		z[i] = 0.1 * float64(i%3)
+	}
+	want, wantGrad := m.Comp.GradLogJoint(z, make([]float64, d)), make([]float64, d)
+	m.Comp.GradLogJoint(z, wantGrad)
+	got := make([][]float64, 4)
+	errs := make([]error, 4)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := m.Clone()
+			if errs[i] = err; err != nil {
+				return
+			}
+			grad := make([]float64, d)
+			got[i] = append([]float64{c.Comp.GradLogJoint(z, grad)}, grad...)
+		}()
+	}
+	wg.Wait()
+	for i := range got {
+		require.NoError(t, errs[i])
+		require.Equal(t, append([]float64{want}, wantGrad...), got[i])
+	}
 }
