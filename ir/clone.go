@@ -40,7 +40,8 @@ func Clones() int64 { return clones.Load() }
 // state-space view (cloned in turn).
 //
 // It reports false when the model cannot be copied, and the caller
-// compiles it again: when the graph has an op that cannot be copied.
+// compiles it again: when the graph has an op that cannot be copied (or,
+// not met, when c lists an op that its graph does not hold).
 // Clone reads c: it may run in several goroutines at once, but not while
 // c is evaluated.
 func (c *Compiled) Clone() (*Compiled, bool) {
@@ -85,22 +86,29 @@ func (c *Compiled) clone() (*Compiled, bool) {
 		varNode:      slices.Clone(c.varNode),
 		priorOrder:   c.priorOrder,
 		jointOrder:   c.jointOrder,
-		maxBatch:     c.maxBatch,
+		maxBatch:     max(c.maxBatch, 1), // the graph's copy is laid out (for 1 row at least)
 		priorErr:     c.priorErr,
 		structure:    c.structure,
 		constTerms:   slices.Clone(c.constTerms),
 		constOrder:   slices.Clip(c.constOrder),
 		env:          slices.Clone(c.env),
 		specialOrder: slices.Clip(c.specialOrder),
-		rngs:         remap(c.rngs, rngs),
 		rngAt:        c.rngAt,
 		unpriored:    c.unpriored,
 		bounded:      c.bounded,
-		odes:         remap(c.odes, odes),
-		messages:     remap(c.messages, msgs),
 		derivedMsgs:  c.derivedMsgs,
 	}
+	var listed [3]bool
+	n.rngs, listed[0] = remap(c.rngs, rngs)
+	n.odes, listed[1] = remap(c.odes, odes)
+	n.messages, listed[2] = remap(c.messages, msgs)
+	if listed != [3]bool{true, true, true} {
+		return nil, false
+	}
 	for _, s := range c.intOps {
+		if ints[s.op] == nil {
+			return nil, false
+		}
 		n.intOps = append(n.intOps, intSite{ints[s.op], s.loops})
 	}
 	if c.ssm != nil { // steps: what detection found, read-only
@@ -120,22 +128,23 @@ func (c *Compiled) clone() (*Compiled, bool) {
 		}
 		n.sv = &sv
 	}
-	if n.maxBatch == 0 { // a graph copied before its arenas were laid out
-		n.Reserve(1)
-	}
 	if err := n.initParams(); err != nil {
 		return nil, false // not met: c's compile set the same values
 	}
 	return n, true
 }
 
-// remap is the list of the copies of ops.
-func remap[T comparable](ops []T, copies map[T]T) []T {
+// remap is the list of the copies of ops, and false when an op has none
+// (c lists an op that is not on its graph: not met).
+func remap[T comparable](ops []T, copies map[T]T) ([]T, bool) {
 	out := make([]T, len(ops))
+	var zero T
 	for i, o := range ops {
-		out[i] = copies[o]
+		if out[i] = copies[o]; out[i] == zero {
+			return nil, false
+		}
 	}
-	return out
+	return out, true
 }
 
 // cloneOp is the op of a copy of the graph for op (nil: it cannot be
