@@ -275,3 +275,44 @@ func graphsOf(c *Compiled) []*autodiff.Graph {
 	}
 	return gs
 }
+
+// exampleData is the data file of each model of examples/ (as
+// cmd/mscppl's matrixData; "" for none).
+var exampleData = map[string]string{
+	"eight_schools_centered.msc": "eight_schools.csv", "eight_schools_noncentered.msc": "eight_schools.csv",
+	"funnel.msc": "", "half_normal.msc": "", "skew_normal.msc": "",
+	"logistic.msc": "pima.csv", "logistic_large.msc": "logistic_sim_500.json", "negbin.msc": "negbin.csv",
+	"normal_mean.msc": "normal_mean.csv", "probit.msc": "ionosphere.csv", "probit_raw.msc": "ionosphere.csv",
+	"probit_pima.msc": "pima.csv", "probit_pima_raw.msc": "pima.csv",
+	"stochastic_volatility.msc": "dem2gbp_monthly.csv", "stochastic_volatility_paper.msc": "dem2gbp_monthly.csv",
+	"stochastic_volatility_bayes.msc": "dem2gbp_monthly.csv", "stochastic_volatility_t.msc": "dem2gbp_monthly.csv",
+}
+
+// TestCloneEveryExample: every example model (examples/ with its data,
+// and examples/posteriordb) is copied by Clone, not compiled again: every
+// op on its tape has a Clone method.
+func TestCloneEveryExample(t *testing.T) {
+	models, err := filepath.Glob("../examples/*.msc")
+	require.NoError(t, err)
+	require.Len(t, models, len(exampleData))
+	pdb, err := filepath.Glob("../examples/posteriordb/*/model.msc")
+	require.NoError(t, err)
+	for _, m := range append(models, pdb...) {
+		t.Run(m, func(t *testing.T) {
+			var c *Compiled
+			data, ok := exampleData[filepath.Base(m)]
+			switch {
+			case !ok: // posteriordb
+				c = compileFile(t, m, filepath.Join(filepath.Dir(m), "data.json"), nil)
+			case data == "":
+				src, err := os.ReadFile(m)
+				require.NoError(t, err)
+				c = compile(t, string(src), "")
+			default:
+				c = compileFile(t, m, "../examples/data/"+data, nil)
+			}
+			_, ok = c.Clone()
+			require.True(t, ok)
+		})
+	}
+}
