@@ -57,7 +57,6 @@ type record struct {
 	lo         int32 // Index/Slice offset
 	off        int32 // offset of the value in the arena (constants: in consts)
 	doff       int32 // offset of the adjoint in adj (non-constant nodes)
-	aoff       int32 // offset in the laid-out arena vals (constants included)
 	stride     int32 // n for batched nodes, 0 for shared ones
 	ext        int32 // index into funcs or ops (a view constant: into views)
 }
@@ -70,9 +69,9 @@ type Graph struct {
 	funcs []Func
 	ops   []Op
 
-	consts     []float64   // values of constant nodes (off indexes here)
+	consts     []float64   // values of constant nodes (off indexes here), shared by Clone's copies
 	views      [][]float64 // values of view constants (ConstView), not copied
-	vals       []float64   // values of non-constant nodes, then the constants
+	vals       []float64   // values of non-constant nodes
 	adj        []float64   // adjoints of the non-constant nodes, for adjBatch rows
 	adjBatch   int         // rows the adjoint arena holds (0: not laid out yet)
 	maxBatch   int         // 0 when the arenas must be laid out (again)
@@ -101,7 +100,6 @@ func (g *Graph) push(r record) Node {
 		r.stride = r.n
 	}
 	if r.flags&flagVar == 0 {
-		g.maxBatch = 0 // folding below reads the constant store
 		// constant folding: evaluate now into the constant store
 		r.off = int32(len(g.consts))
 		g.consts = append(g.consts, make([]float64, r.n)...)
@@ -146,7 +144,6 @@ func (g *Graph) Const(v []float64) Node {
 	off := len(g.consts)
 	g.consts = append(g.consts, v...)
 	g.recs = append(g.recs, record{op: opConst, n: int32(len(v)), off: int32(off)})
-	g.maxBatch = 0 // the arena holds a copy of the constants: lay it out again
 	return Node(len(g.recs) - 1)
 }
 
@@ -413,21 +410,9 @@ func (g *Graph) Alloc(maxBatch int) {
 			size += int(r.n)
 		}
 	}
-	for i := range g.recs {
-		r := &g.recs[i]
-		if r.flags&flagVar == 0 {
-			r.aoff = int32(size) + r.off
-		} else {
-			r.aoff = r.off
-		}
-	}
-	// one copy of the constants: the arena's tail becomes the constant
-	// store (capped, so that a constant added later moves the store out)
-	nc := len(g.consts)
+	// the constants stay in their store, which the graph's copies share
 	g.adj, g.adjBatch = nil, 0 // the old adjoints are not kept: free them first
-	g.vals = make([]float64, size+nc)
-	copy(g.vals[size:], g.consts)
-	g.consts = g.vals[size : size+nc : size+nc]
+	g.vals = make([]float64, size)
 	g.maxBatch = maxBatch
 	g.allocBatch = maxBatch
 	nT := 0
@@ -521,20 +506,13 @@ func (g *Graph) Grad(n Node, b int) []float64 {
 
 func (g *Graph) val(n Node, b int) []float64 {
 	r := &g.recs[n]
-	if r.flags&flagView != 0 {
-		return g.views[r.ext]
-	}
-	if g.maxBatch != 0 {
-		o := int(r.aoff) + b*int(r.stride)
-		return g.vals[o : o+int(r.n)]
-	}
-	switch {
-	case r.flags&flagVar == 0:
+	if r.flags&flagVar == 0 { // a constant
+		if r.flags&flagView != 0 {
+			return g.views[r.ext]
+		}
 		return g.consts[r.off : r.off+r.n]
-	case r.flags&flagBatched == 0:
-		return g.vals[r.off : r.off+r.n]
 	}
-	o := int(r.off) + b*int(r.n)
+	o := int(r.off) + b*int(r.stride) // stride: 0 for a node shared by the batch
 	return g.vals[o : o+int(r.n)]
 }
 
@@ -630,7 +608,7 @@ func (g *Graph) unaryLoop(r *record, y, x []float64) {
 // contiguous, since a batched node's rows follow each other.
 func (g *Graph) batchVals(n Node, batch int) []float64 {
 	r := &g.recs[n]
-	o := int(r.aoff)
+	o := int(r.off)
 	return g.vals[o : o+batch*int(r.n)]
 }
 

@@ -10,7 +10,9 @@
 //	infer.EstimateMarginals(in)                       // a run's marginal densities, for plots
 //
 // Fit builds the engine's view of the compiled model (an msc.Problem per
-// chain, with the model's capabilities and its state-space structure),
+// chain, on a copy of the compiled model (Model.Clone: the model is built
+// and compiled once per run), with the model's capabilities and its
+// state-space structure),
 // resolves the options against the model's infer block and the defaults,
 // checks the sizes it will allocate against the machine's memory before
 // anything is allocated (sizes.go: --samples, --draws, --chains), chooses

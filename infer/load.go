@@ -177,9 +177,20 @@ func (m *Model) build(f *lang.File, t *dataset.Table) (*ir.Model, error) {
 	return ir.Build(f, t)
 }
 
-// Clone compiles an independent copy (a compiled model is not safe for
-// concurrent use).
-func (m *Model) Clone() (*Model, error) { return m.Rebind(m.Table) }
+// Clone returns an independent copy of the model for another chain or
+// worker (a compiled model is not safe for concurrent use): the compiled
+// model copied (ir.Compiled.Clone), not built and compiled again, sharing
+// the checked IR, the data and the constants. A model that ir cannot copy
+// (one with an op that has no Clone) is compiled again. Clones of one
+// model may be made at once from several goroutines, but not while m
+// itself is evaluated.
+func (m *Model) Clone() (*Model, error) {
+	comp, ok := m.Comp.Clone()
+	if !ok {
+		return m.Rebind(m.Table)
+	}
+	return &Model{Path: m.Path, DataPath: m.DataPath, Sources: m.Sources, File: m.File, Table: m.Table, JSON: m.JSON, IR: m.IR, Comp: comp}, nil
+}
 
 // FileError words an error reading a user's file.
 func FileError(path, what string, err error) error {

@@ -25,8 +25,9 @@ type splitTarget struct {
 type splitJob struct{ z, out []float64 }
 
 // splitMinCost is the time of one batch's log joint from which a chain
-// takes more cores: below it the hand-over costs more than it saves.
-const splitMinCost = 300 * time.Microsecond
+// takes more cores: below it the hand-over costs more than it saves (a
+// variable for the tests, which split a cheap model).
+var splitMinCost = 300 * time.Microsecond
 
 // splitWays is how many cores each of C chains can have on top of its
 // own: chains first, then within a chain.

@@ -81,8 +81,8 @@ type priorTerm struct {
 }
 
 // Compiled is a model lowered to an autodiff graph. It implements the target
-// interfaces of package infer/msc. It is not safe for concurrent use; compile
-// one per goroutine.
+// interfaces of package infer/msc. It is not safe for concurrent use; give
+// each goroutine its own copy (Clone).
 type Compiled struct {
 	Model *Model
 	g     *autodiff.Graph
@@ -196,6 +196,12 @@ func checkLatentSizes(m *Model, limit int) error {
 
 // Compile lowers a checked model to a graph.
 func Compile(m *Model, opt CompileOptions) (*Compiled, error) {
+	compiles.Add(1)
+	return lower(m, opt)
+}
+
+// lower is Compile, also of a model's state-space view (ssmview.go).
+func lower(m *Model, opt CompileOptions) (*Compiled, error) {
 	if opt.MaxNodes <= 0 {
 		opt.MaxNodes = DefaultMaxNodes
 	}
@@ -258,20 +264,30 @@ func Compile(m *Model, opt CompileOptions) (*Compiled, error) {
 		c.detectView(opt)
 	}
 	c.Reserve(1)
-	if c.hasParam {
-		p := g.Value(c.param, 0)
-		for _, v := range m.Params {
-			for i, x := range v.Init {
-				u, err := v.Bij.Unconstrain(x)
-				if err != nil {
-					return nil, lang.Errorf(v.Pos, "initial value %g of param %s is outside its constraint %s", x, v.Name, bijString(v.Bij))
-				}
-				p[v.Offset+i] = u
-			}
-		}
-		c.SetParams(p) // the state-space view starts at the model's params too
+	if err := c.initParams(); err != nil {
+		return nil, err
 	}
 	return c, nil
+}
+
+// initParams sets the params to their initial values (unset ones stay as
+// they are: zero in a new graph).
+func (c *Compiled) initParams() error {
+	if !c.hasParam {
+		return nil
+	}
+	p := c.g.Value(c.param, 0)
+	for _, v := range c.Model.Params {
+		for i, x := range v.Init {
+			u, err := v.Bij.Unconstrain(x)
+			if err != nil {
+				return lang.Errorf(v.Pos, "initial value %g of param %s is outside its constraint %s", x, v.Name, bijString(v.Bij))
+			}
+			p[v.Offset+i] = u
+		}
+	}
+	c.SetParams(p) // the state-space view starts at the model's params too
+	return nil
 }
 
 func bijString(b stdlib.Bijection) string {

@@ -317,6 +317,7 @@ func (cp *compiler) ode(e *ODECall) autodiff.Node {
 	if e.Stiff {
 		method = ode.Stiff
 	}
+	op.method = method
 	op.solver = ode.NewSolver(ode.System{K: K, P: P, F: op.rhs.f, Jac: op.rhs.jac}, method)
 	// the projection: nominal steps of 7 evaluations of f's tape, and the
 	// buffers (the solver's 14 states of K + K (K + P), the outputs and
@@ -402,6 +403,7 @@ type odeOp struct {
 	params  []odeParam
 	rhs     *odeRHS
 	solver  *ode.Solver
+	method  ode.Method
 	p, sens []float64
 	ys      []float64 // the states of Backward's solve
 }

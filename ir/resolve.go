@@ -21,6 +21,7 @@ func Build(f *lang.File, table *dataset.Table) (*Model, error) {
 
 // build runs a resolver given its data source.
 func build(f *lang.File, r *resolver) (*Model, error) {
+	builds.Add(1)
 	r.file, r.m, r.global = f.Name, &Model{File: f.Name, Settings: Settings{}}, map[string]*Var{}
 	r.run(f)
 	if len(r.errs) > 0 {

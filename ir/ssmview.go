@@ -206,7 +206,7 @@ func compileView(m *Model, body []Stmt, states []*Var, statics []*Var, opt Compi
 	}
 	vm.ParamDim = off
 	opt.noView = true
-	return Compile(&vm, opt)
+	return lower(&vm, opt)
 }
 
 // splitStatements returns body with each ~ statement that is vectorised

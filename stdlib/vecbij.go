@@ -45,6 +45,10 @@ type VecOp interface {
 	Name() string
 	Forward(out []float64, in [][]float64)
 	Backward(out, dout []float64, in [][]float64, din [][]float64)
+	// Clone is the op for another copy of the tape (autodiff.Graph.Clone,
+	// one per chain): the op itself when it keeps no state between calls,
+	// else a fresh op as its constructor makes it (clone.go).
+	Clone() VecOp
 }
 
 // simplexTol is the tolerance on the sum of a simplex and on the squared
