@@ -170,7 +170,7 @@ type compiler struct {
 	inDerived bool
 	// conds are the ifs on latents around the statement being compiled
 	// (piecewise), innermost last, for print and reject
-	conds []condition
+	conds     []condition
 	heavyCost // the projection of the calls whose cost is not in the graph's size (reject.go)
 }
 
