@@ -37,11 +37,19 @@ func (o *RandOp) Seed(seed, stream uint64) { o.rng = rand.New(rand.NewPCG(seed, 
 func (o *RandOp) Name() string { return o.F.Name + "_rng" }
 
 // Forward draws the values. A scalar argument is checked once, a vector
-// one element by element.
+// one element by element. A NaN argument is a value already missing (a
+// derived ODE solve that failed, counted in its own note): its draw is NaN
+// too, not an argument out of its domain.
 func (o *RandOp) Forward(out []float64, in [][]float64) {
 	for j := range o.p {
 		if x := in[j+1]; len(x) == 1 {
 			o.p[j] = x[0]
+			if math.IsNaN(x[0]) {
+				for i := range out {
+					out[i] = math.NaN()
+				}
+				return
+			}
 			if !o.F.Params[j].Admits(x[0]) {
 				o.fail(j, x[0], o.F.Params[j].Want(), out)
 				return
@@ -54,6 +62,10 @@ func (o *RandOp) Forward(out []float64, in [][]float64) {
 			if x := in[j+1]; len(x) != 1 {
 				v := x[i]
 				o.p[j] = v
+				if v != v { // NaN: missing, as above
+					ok = false
+					continue
+				}
 				// x - x is 0 for a finite x: the whole check of RealLine, inline
 				if v-v != 0 || o.F.Params[j].Domain != RealLine && !o.F.Params[j].Admits(v) {
 					ok = false
