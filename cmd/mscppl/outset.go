@@ -45,6 +45,9 @@ var exchangeFolders = exchange
 type outSet struct {
 	dir, tmp string
 	files    []manifestFile
+	// writer is the command writing the set, for manifest.json ("" is
+	// run)
+	writer string
 }
 
 // manifestFile is one file of a set, as manifest.json lists it.
@@ -62,11 +65,18 @@ type manifest struct {
 	Files  []manifestFile `json:"files"`
 }
 
+// setFiles are the files the sets of the other commands (sbc, cv and
+// sweep with --out, and merge: shards.go) write into DIR.
+var setFiles = map[string]bool{}
+
 // ownedOutput reports whether name is a file mscppl run writes into DIR
 // (these are replaced by each run; any other entry of DIR is the user's).
 func ownedOutput(name string) bool {
 	switch name {
 	case "summary.json", "variational.json", "draws.csv", "psis_draws.csv", "trace.csv", manifestName:
+		return true
+	}
+	if setFiles[name] {
 		return true
 	}
 	if n, ok := strings.CutPrefix(name, "output_"); ok {
@@ -178,7 +188,11 @@ func (s *outSet) commit(seed uint64) error {
 	for _, f := range s.files {
 		fmt.Fprintf(h, "%s %d %s\n", f.Name, f.Bytes, f.SHA256)
 	}
-	m := manifest{Writer: "mscppl run " + version, SetID: hex.EncodeToString(h.Sum(nil))[:16], Seed: seed, Files: s.files}
+	writer := s.writer
+	if writer == "" {
+		writer = "run"
+	}
+	m := manifest{Writer: "mscppl " + writer + " " + version, SetID: hex.EncodeToString(h.Sum(nil))[:16], Seed: seed, Files: s.files}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		s.abort()
