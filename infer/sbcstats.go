@@ -257,7 +257,7 @@ type SBCSummary struct {
 	ECDFGamma    float64 `json:"ecdf_gamma"`
 	Flagged      int     `json:"flagged"`
 	// KhatMedian is the median k-hat of the runs.
-	KhatMedian float64     `json:"khat_median"`
+	KhatMedian Figure      `json:"khat_median"` // NaN (null) when no run has one
 	Latents    []SBCLatent `json:"latents"`
 }
 
@@ -281,12 +281,10 @@ func (r *SBCResult) Summarize() *SBCSummary {
 		}
 	}
 	s.Runs = len(ok)
-	if len(khat) > 0 {
+	s.KhatMedian = Figure(math.NaN())
+	if n := len(khat); n > 0 {
 		slices.Sort(khat)
-		s.KhatMedian = khat[len(khat)/2]
-		if len(khat)%2 == 0 {
-			s.KhatMedian = (khat[len(khat)/2-1] + khat[len(khat)/2]) / 2
-		}
+		s.KhatMedian = Figure((khat[(n-1)/2] + khat[n/2]) / 2)
 	}
 	if s.Runs == 0 {
 		return s

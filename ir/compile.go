@@ -75,6 +75,10 @@ type priorTerm struct {
 	// argOrder is the evaluation order of the arguments (for ancestral
 	// sampling), computed once.
 	argOrder []autodiff.Node
+	// self: the arguments depend on elements the statement itself draws
+	// (z[2:T] ~ normal(phi * z[1:(T-1)], s)), so they are evaluated again
+	// before each element (set by priorSchedule)
+	self bool
 }
 
 // Compiled is a model lowered to an autodiff graph. It implements the target
@@ -1102,12 +1106,15 @@ func (c *Compiled) priorSchedule() []int {
 		for _, p := range f.prior.lhsPos {
 			own[p] = fi + 1
 		}
+		ok := true
 		for _, p := range f.deps {
-			if !drawn[p] && own[p] != fi+1 {
-				return false
+			if own[p] == fi+1 {
+				f.prior.self = true
+			} else if !drawn[p] {
+				ok = false
 			}
 		}
-		return true
+		return ok
 	}
 	take := func(fi int) {
 		done[fi] = true
@@ -1146,6 +1153,9 @@ func (c *Compiled) drawPrior(rng *rand.Rand, f *factor, u []float64) {
 	}
 	g.ForwardNodes(f.prior.argOrder, 1)
 	for k, pos := range f.prior.lhsPos {
+		if k > 0 && f.prior.self { // with the elements drawn so far
+			g.ForwardNodes(f.prior.argOrder, 1)
+		}
 		params := p[:len(args)]
 		for j, a := range args {
 			v := g.Value(a, 0)

@@ -151,10 +151,12 @@ func (c *Compiled) simPriorCheck(s *Simulator) error {
 			}
 		}
 	}
-	if c.priorErr != nil {
-		return c.priorErr
+	if e, ok := c.priorErr.(*lang.Error); ok {
+		w := *e
+		w.Msg = "sbc draws the latents from their prior, and cannot: " + e.Msg
+		return lang.ErrorList{&w}
 	}
-	return nil
+	return c.priorErr
 }
 
 // Draw draws the latents from their prior and the data from the model:

@@ -32,6 +32,7 @@ type sbcCmd struct {
 	Kernel   string `help:"Markov kernel of MSC (see run --help)." placeholder:"auto|${kernel_names}"`
 	Init     string `help:"Where each chain's q starts: laplace or zero (see run --help)." placeholder:"laplace|zero"`
 	Draws    int    `help:"Draws of q behind each fit's PSIS check (default ${draws})."`
+	QOnly    bool   `name:"q-only" help:"Rank the truths among draws of q itself, without the PSIS check and its correction: the calibration of q rather than of the reported posterior."`
 	fitFlags `embed:""`
 }
 
@@ -61,7 +62,7 @@ func (c *sbcCmd) Run(e *env) error {
 		defer set.abort()
 	}
 	o := c.fitFlags.options()
-	o.Method, o.Kernel, o.Init, o.Draws = c.Method, c.Kernel, c.Init, c.Draws
+	o.Method, o.Kernel, o.Init, o.Draws, o.SkipCheck = c.Method, c.Kernel, c.Init, c.Draws, c.QOnly
 	bar := newProgress(e, c.Quiet)
 	defer bar.finish()
 	res, err := infer.SBC(e.ctx, m, infer.SBCOptions{Sims: c.Sims, RankDraws: c.RankDraws, Seed: c.Seed, Shard: shard, Fit: o,
@@ -101,7 +102,11 @@ func printSBC(e *env, res *infer.SBCResult, s *infer.SBCSummary) error {
 	if s.Runs == 0 {
 		return nil
 	}
-	fmt.Fprintf(w, "fits: %d said converged, %d NOT converged (%.1f%%); median k-hat %.2f\n", s.Converged, s.Runs-s.Converged, 100*s.NotConverged, s.KhatMedian)
+	khat := "none (no PSIS check)"
+	if k := float64(s.KhatMedian); !math.IsNaN(k) {
+		khat = fmt.Sprintf("%.2f", k)
+	}
+	fmt.Fprintf(w, "fits: %d said converged, %d NOT converged (%.1f%%); median k-hat %s\n", s.Converged, s.Runs-s.Converged, 100*s.NotConverged, khat)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "latent\tchi2 p (%d bins)\tECDF p\tin 95%% band\toutside 99%%\tconverged & outside 99%%\t\n", s.Bins)
 	for _, l := range s.Latents {
