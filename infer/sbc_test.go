@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/mscppl/mscppl/internal/testtier"
+
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -176,4 +178,24 @@ func TestBinomialBand(t *testing.T) {
 	// P(X <= 10) = 0.9961
 	require.Equal(t, 1, lo)
 	require.Equal(t, 10, hi)
+}
+
+// TestSBCEightSchools (long tier): the full-size check, 200
+// simulations of the non-centred eight schools with run's defaults: every
+// latent's ranks inside the bands, and the runs that say converged miss
+// the truth with their 99% interval no more often than calibration allows
+// (fewer misses than the count a 1% rate exceeds with probability 0.001).
+func TestSBCEightSchools(t *testing.T) {
+	testtier.Skip(t)
+	m, err := Load("../examples/eight_schools_noncentered.msc", "../examples/data/eight_schools.csv")
+	require.NoError(t, err)
+	res, err := SBC(context.Background(), m, SBCOptions{Sims: 200, Seed: 1})
+	require.NoError(t, err)
+	s := res.Summarize()
+	require.Zero(t, s.Failed)
+	require.Zero(t, s.Flagged, "%+v", s.Latents)
+	most := distuv.Binomial{N: float64(s.Converged), P: 0.01}
+	for _, l := range s.Latents {
+		require.Greater(t, most.Survival(float64(l.ConvergedOutside99)-0.5), 0.001, "%s: %d of %d converged runs missed", l.Name, l.ConvergedOutside99, s.Converged)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 	"text/tabwriter"
 
@@ -209,16 +210,35 @@ func csvQuote(s string) string {
 	return strconv.Quote(s)
 }
 
+// sbcPanelMax is the most latent components the plots draw: the flagged
+// ones, then the others in the model's order.
+const sbcPanelMax = 24
+
+// sbcPanels are the components the plots draw, in the model's order.
+func sbcPanels(sum *infer.SBCSummary) []int {
+	var out []int
+	for pass := range 2 {
+		for j, l := range sum.Latents {
+			if len(out) < sbcPanelMax && l.Flagged == (pass == 0) {
+				out = append(out, j)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // sbcPlots draws the rank histograms, with the 99% band of a bin's count
 // under uniform ranks, and the ECDF differences with their simultaneous
-// 95% bands, a panel per latent component.
+// 95% bands, a panel per latent component (sbcPanels).
 func sbcPlots(res *infer.SBCResult, sum *infer.SBCSummary) (hist, ecdf []byte, err error) {
 	n, L, B := sum.Runs, res.RankDraws, sum.Bins
 	band := infer.NewECDFBand(n, L)
 	lo, hi := infer.BinomialBand(n, 1/float64(B), 0.01)
 	grey := color.Gray{Y: 220}
 	var hp, ep []*plot.Plot
-	for j, name := range res.Names {
+	for _, j := range sbcPanels(sum) {
+		name := res.Names[j]
 		ranks := res.Ranks(j)
 		// the histogram
 		p := plot.New()
