@@ -97,7 +97,7 @@ func SBC(ctx context.Context, m *Model, o SBCOptions) (*SBCResult, error) {
 	}
 	res := &SBCResult{Model: m.Path, Data: m.DataPath, Names: m.IR.LatentNames(), Sims: o.Sims, RankDraws: o.RankDraws, Seed: o.Seed, Shard: o.Shard}
 	runs := make([]SBCRun, hi-lo)
-	errs := make([]error, hi-lo)
+	errs, fitErrs := make([]error, hi-lo), make([]error, hi-lo)
 	var mu sync.Mutex
 	done := 0
 	parallel(hi-lo, func(k int) {
@@ -105,7 +105,7 @@ func SBC(ctx context.Context, m *Model, o SBCOptions) (*SBCResult, error) {
 			errs[k] = ctx.Err()
 			return
 		}
-		runs[k], errs[k] = sbcRun(ctx, m, sims, o, lo+k)
+		runs[k], fitErrs[k], errs[k] = sbcRun(ctx, m, sims, o, lo+k)
 		if o.Progress != nil {
 			mu.Lock()
 			done++
@@ -120,6 +120,11 @@ func SBC(ctx context.Context, m *Model, o SBCOptions) (*SBCResult, error) {
 			}
 			return nil, fmt.Errorf("simulation %d: %w", lo+k+1, err)
 		}
+	}
+	// a fit that fails on every data set fails for its options or the
+	// model, not for a data set: the command fails with it
+	if hi > lo && !slices.ContainsFunc(fitErrs, func(e error) bool { return e == nil }) {
+		return nil, fmt.Errorf("every fit failed; simulation %d's: %w", lo+1, fitErrs[0])
 	}
 	res.Runs = runs
 	return res, nil
@@ -172,14 +177,17 @@ func (s *simulators) put(sim *ir.Simulator) {
 	s.mu.Unlock()
 }
 
-// sbcRun draws simulation i (counted from 0) and fits it.
-func sbcRun(ctx context.Context, m *Model, sims *simulators, o SBCOptions, i int) (SBCRun, error) {
+// sbcRun draws simulation i (counted from 0) and fits it. A fit that
+// fails is recorded in the run (Err) and returned as fitErr; err is an
+// error that stops the SBC (a data set that cannot be drawn, an
+// interrupt).
+func sbcRun(ctx context.Context, m *Model, sims *simulators, o SBCOptions, i int) (run SBCRun, fitErr, err error) {
 	start := time.Now()
 	rng := NewRand(o.Seed, streamSBC+uint64(i))
-	run := SBCRun{Sim: i + 1, Seed: rng.Uint64()}
+	run = SBCRun{Sim: i + 1, Seed: rng.Uint64()}
 	sim, err := sims.get()
 	if err != nil {
-		return run, err
+		return run, nil, err
 	}
 	truth := make([]float64, m.IR.XDim)
 	data := make([][]float64, len(sim.Data))
@@ -190,7 +198,7 @@ func sbcRun(ctx context.Context, m *Model, sims *simulators, o SBCOptions, i int
 	}
 	sims.put(sim)
 	if err != nil {
-		return run, err
+		return run, nil, err
 	}
 	fm, err := m.WithData(values)
 	if err == nil {
@@ -203,12 +211,12 @@ func sbcRun(ctx context.Context, m *Model, sims *simulators, o SBCOptions, i int
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return run, ctx.Err()
+			return run, nil, ctx.Err()
 		}
 		run.Err = firstLine(err.Error())
 	}
 	run.Seconds = time.Since(start).Seconds()
-	return run, nil
+	return run, err, nil
 }
 
 func firstLine(s string) string {
