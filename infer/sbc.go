@@ -2,9 +2,11 @@ package infer
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -55,7 +57,7 @@ type SBCRun struct {
 	Upper     []float64 `json:"upper99"`
 	Ranks     []int     `json:"ranks"`
 	Converged bool      `json:"converged"`
-	Khat      Figure    `json:"khat"`
+	Khat      Number    `json:"khat"`
 	Source    string    `json:"source"` // the fit's SummarySource
 	Seconds   float64   `json:"seconds"`
 	// Err is why the fit failed ("" when it did not); the other fields
@@ -184,7 +186,7 @@ func (s *simulators) put(sim *ir.Simulator) {
 func sbcRun(ctx context.Context, m *Model, sims *simulators, o SBCOptions, i int) (run SBCRun, fitErr, err error) {
 	start := time.Now()
 	rng := NewRand(o.Seed, streamSBC+uint64(i))
-	run = SBCRun{Sim: i + 1, Seed: rng.Uint64()}
+	run = SBCRun{Sim: i + 1, Seed: rng.Uint64(), Khat: Number(math.NaN())}
 	sim, err := sims.get()
 	if err != nil {
 		return run, nil, err
@@ -255,12 +257,15 @@ func (r *SBCRun) record(f *Fitted, truth []float64, L int) error {
 		r.Ranks[j] = less + tie.IntN(eq+1)
 	}
 	for j := range truth {
+		if !finite(truth[j]) {
+			return fmt.Errorf("the drawn %s is %g", f.Model.IR.LatentNames()[j], truth[j])
+		}
 		if !finite(lower[j]) || !finite(upper[j]) {
 			return fmt.Errorf("the fit's 99%% interval of %s is not finite", f.Model.IR.LatentNames()[j])
 		}
 	}
 	r.Converged = f.Summary.Converged
-	r.Khat = f.Summary.Diagnostics.Khat
+	r.Khat = Number(f.Summary.Diagnostics.Khat)
 	r.Source = f.Summary.SummarySource
 	return nil
 }
@@ -380,6 +385,30 @@ func MergeSBC(parts []*SBCResult) (*SBCResult, error) {
 		return nil, Errorf("run the missing shard, then merge again", "the shards hold %d of the %d simulations", len(out.Runs), out.Sims)
 	}
 	return out, nil
+}
+
+// Number is a float64 whose JSON keeps NaN and the infinities (as the
+// strings "NaN", "+Inf" and "-Inf"), so that a record read back is the
+// record written.
+type Number float64
+
+// MarshalJSON writes a finite number as JSON's, the others as strings.
+func (x Number) MarshalJSON() ([]byte, error) {
+	if f := float64(x); !finite(f) {
+		return json.Marshal(strconv.FormatFloat(f, 'g', -1, 64))
+	}
+	return json.Marshal(float64(x))
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (x *Number) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		f, err := strconv.ParseFloat(s, 64)
+		*x = Number(f)
+		return err
+	}
+	return json.Unmarshal(b, (*float64)(x))
 }
 
 // finite reports whether x is a number.

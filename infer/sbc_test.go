@@ -2,6 +2,7 @@ package infer
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"testing"
 
@@ -197,5 +198,21 @@ func TestSBCEightSchools(t *testing.T) {
 	most := distuv.Binomial{N: float64(s.Converged), P: 0.01}
 	for _, l := range s.Latents {
 		require.Greater(t, most.Survival(float64(l.ConvergedOutside99)-0.5), 0.001, "%s: %d of %d converged runs missed", l.Name, l.ConvergedOutside99, s.Converged)
+	}
+}
+
+// TestNumberJSON: a record's k-hat reads back as written, NaN and the
+// infinities included.
+func TestNumberJSON(t *testing.T) {
+	for _, x := range []float64{1.5, -0.25, 0, math.NaN(), math.Inf(1), math.Inf(-1), 1e-300} {
+		b, err := json.Marshal(Number(x))
+		require.NoError(t, err)
+		var y Number
+		require.NoError(t, json.Unmarshal(b, &y))
+		if math.IsNaN(x) {
+			require.True(t, math.IsNaN(float64(y)), string(b))
+		} else {
+			require.Equal(t, x, float64(y), string(b))
+		}
 	}
 }

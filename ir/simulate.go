@@ -32,14 +32,17 @@ type Simulator struct {
 	// unconstrained and constrained.
 	dim, xdim int
 	u, x      []float64
+	// fixed are the data elements no ~ statement draws
+	fixed []fixedElem
 }
 
 // NewSimulator compiles a simulator from a model just built (Build,
 // BuildJSON), which it takes over: m must not be used afterwards. It fails,
 // naming the statement or the declaration, when the data cannot be drawn:
-// data that a target += or a multivariate ~ observes, data elements that no
-// ~ statement or more than one draws, data declared standardized, or latents
-// whose prior cannot be sampled.
+// data that a target += or a multivariate ~ observes, data elements that
+// more than one ~ statement draws, data declared standardized, or latents
+// whose prior cannot be sampled. The elements of drawn data that no ~
+// statement draws (an autoregression's first values) keep their values.
 func NewSimulator(m *Model, f *lang.File) (*Simulator, error) {
 	drawn := map[*Var]bool{}
 	var errs lang.ErrorList
@@ -128,8 +131,11 @@ func joinNames(names []string) string {
 }
 
 // simPriorCheck is PriorError for a simulator: each element of the
-// model's latents and of the drawn data must be drawn by exactly one ~
-// statement, and the latents' priors must be samplable.
+// model's latents must be drawn by exactly one ~ statement, with a prior
+// that can be sampled, and each element of the drawn data by one at most;
+// the data elements no ~ statement draws (the first values of an
+// autoregression, which the model conditions on) keep their values
+// (s.fixed).
 func (c *Compiled) simPriorCheck(s *Simulator) error {
 	covered := make([]int, c.Model.LatentDim)
 	for _, f := range c.factors {
@@ -139,24 +145,43 @@ func (c *Compiled) simPriorCheck(s *Simulator) error {
 			}
 		}
 	}
+	cannot := func(e *lang.Error) error {
+		e.Msg = "sbc draws the latents from their prior, and cannot: " + e.Msg
+		return lang.ErrorList{e}
+	}
+	for _, v := range c.Model.Latents[:len(c.Model.Latents)-len(s.Data)] {
+		if v.Special() && v.Derived == nil {
+			return cannot(lang.Errorf(v.Pos, "latent %s has a vector constraint or bounds that depend on other variables, so its prior cannot be sampled directly", v.Name))
+		}
+		for i := 0; i < v.UDim(); i++ {
+			switch n := covered[v.Offset+i]; {
+			case n == 0:
+				e := lang.Errorf(v.Pos, "latent %s has no prior statement", componentName(v, i))
+				e.Hint = fmt.Sprintf("give it a proper prior, %s ~ NAME(...)", v.Name)
+				return cannot(e)
+			case n > 1:
+				return cannot(lang.Errorf(v.Pos, "latent %s appears on the left of ~ %d times", componentName(v, i), n))
+			}
+		}
+	}
 	for _, v := range s.Data {
 		for i := 0; i < v.UDim(); i++ {
 			switch n := covered[v.Offset+i]; {
 			case n == 0:
-				e := lang.Errorf(v.Pos, "sbc cannot draw the data %s: no ~ statement draws it (only data on the left of a univariate ~ over the data variable or its elements are drawn)", componentName(v, i))
-				e.Hint = fmt.Sprintf("write each element's likelihood as %s ~ NAME(...)", v.Name)
-				return lang.ErrorList{e}
+				s.fixed = append(s.fixed, fixedElem{v.Offset + i, v.Value[i]})
 			case n > 1:
 				return lang.ErrorList{lang.Errorf(v.Pos, "sbc cannot draw the data %s: it is on the left of ~ %d times", componentName(v, i), n)}
 			}
 		}
 	}
-	if e, ok := c.priorErr.(*lang.Error); ok {
-		w := *e
-		w.Msg = "sbc draws the latents from their prior, and cannot: " + e.Msg
-		return lang.ErrorList{&w}
-	}
-	return c.priorErr
+	return nil
+}
+
+// fixedElem is a data element no ~ statement draws, at its position in the
+// simulator's latents, with its value.
+type fixedElem struct {
+	pos int
+	x   float64
 }
 
 // Draw draws the latents from their prior and the data from the model:
@@ -164,9 +189,19 @@ func (c *Compiled) simPriorCheck(s *Simulator) error {
 // layout, derived quantities included) and data[i] the values of Data[i]
 // (row-major for matrices). An element that cannot be drawn (a NaN, an
 // infinity, a value outside its family's support after its tries) is an
-// error naming its statement's variable.
+// error naming its variable.
 func (s *Simulator) Draw(rng *rand.Rand, x []float64, data [][]float64) error {
-	s.c.SamplePrior(rng, s.u)
+	c := s.c
+	c.Reserve(1)
+	u := c.g.Value(c.latent, 0)
+	clear(u)
+	for _, f := range s.fixed {
+		u[f.pos] = f.x
+	}
+	for _, fi := range c.priorSchedule() {
+		c.drawPrior(rng, &c.factors[fi], u)
+	}
+	copy(s.u, u[:c.Model.LatentDim])
 	for _, v := range s.Data {
 		for i := 0; i < v.UDim(); i++ {
 			if y := s.u[v.Offset+i]; math.IsNaN(y) || math.IsInf(y, 0) {
@@ -174,14 +209,14 @@ func (s *Simulator) Draw(rng *rand.Rand, x []float64, data [][]float64) error {
 			}
 		}
 	}
-	for _, v := range s.c.Model.Latents[:len(s.c.Model.Latents)-len(s.Data)] {
+	for _, v := range c.Model.Latents[:len(c.Model.Latents)-len(s.Data)] {
 		for i := 0; i < v.UDim(); i++ {
-			if y := s.u[v.Offset+i]; math.IsNaN(y) {
+			if math.IsNaN(s.u[v.Offset+i]) {
 				return lang.ErrorList{lang.Errorf(v.Pos, "sbc could not draw the latent %s from its prior within its constraint", componentName(v, i))}
 			}
 		}
 	}
-	s.c.Constrain(s.u, s.x)
+	c.Constrain(s.u, s.x)
 	copy(x, s.x[:s.xdim])
 	for i, v := range s.Data {
 		data[i] = append(data[i][:0], s.u[v.Offset:v.Offset+v.Type.Len()]...)

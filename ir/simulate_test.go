@@ -148,6 +148,31 @@ func TestSamplePriorOrder(t *testing.T) {
 	require.InDelta(t, 10, sum/100, 0.1)
 }
 
+// TestSimulatorConditions: the elements of observed data that no ~
+// statement draws (an autoregression's first value) keep their values,
+// and the others are drawn given them.
+func TestSimulatorConditions(t *testing.T) {
+	const src = `data { x: vector[N] }
+latent { z: real }
+model {
+  z ~ normal(0, 1)
+  for n in 2..N {
+    x[n] ~ normal(x[n - 1] + z, 0.001)
+  }
+}
+`
+	s, err := simulator(t, src, "x\n100\n0\n0\n")
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(1, 1))
+	x, data := make([]float64, 1), make([][]float64, 1)
+	for range 20 {
+		require.NoError(t, s.Draw(rng, x, data))
+		require.Equal(t, 100.0, data[0][0])
+		require.InDelta(t, 100+x[0], data[0][1], 0.01)
+		require.InDelta(t, 100+2*x[0], data[0][2], 0.01)
+	}
+}
+
 // TestSimulatorErrors: the data sbc cannot draw are reported at the
 // statement or declaration.
 func TestSimulatorErrors(t *testing.T) {
@@ -157,8 +182,8 @@ func TestSimulatorErrors(t *testing.T) {
 	}{
 		{"target", "data { x: vector[N] }\nlatent { z: real }\nmodel {\n z ~ normal(0, 1)\n target += normal_lpdf(x | z, 1)\n}\n",
 			`^m.msc:5:2: sbc cannot draw the data x: this statement \(.*\) adds its density to the target`},
-		{"part", "data { x: vector[N] }\nlatent { z: real }\nmodel {\n z ~ normal(0, 1)\n for n in 1..(N - 1) {\n  x[n] ~ normal(z, 1)\n }\n}\n",
-			`^m.msc:1:8: sbc cannot draw the data x\[3\]: no ~ statement draws it`},
+		{"twice", "data { x: vector[N] }\nlatent { z: real }\nmodel {\n z ~ normal(0, 1)\n x ~ normal(z, 1)\n x[2] ~ normal(z, 2)\n}\n",
+			`^m.msc:1:8: sbc cannot draw the data x\[2\]: it is on the left of ~ 2 times`},
 		{"standardized", "data { x: vector[N] from \"x\" standardized }\nlatent { z: real }\nmodel {\n z ~ normal(0, 1)\n x ~ normal(z, 1)\n}\n",
 			`^m.msc:1:8: sbc cannot draw the data x: it is declared standardized`},
 		{"improper", "data { x: vector[N] }\nlatent { z: real }\nmodel {\n x ~ normal(z, 1)\n}\n",
