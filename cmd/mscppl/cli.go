@@ -445,9 +445,9 @@ func helpVars() kong.Vars {
 		"sweep_methods":      strings.Join(c.SweepMethods, ","),
 		"sweep_iters":        strconv.Itoa(c.SweepIters),
 		"evidence_particles": strconv.Itoa(c.EvidenceParticles),
+		"evidence_repeats":   strconv.Itoa(c.EvidenceRepeats),
 		"sbc_sims":           strconv.Itoa(infer.DefaultSims),
 		"rank_draws":         strconv.Itoa(infer.DefaultRankDraws),
-		"evidence_repeats":   strconv.Itoa(c.EvidenceRepeats),
 		// the pictures and the table
 		"plot_max":    strconv.Itoa(plotMax),
 		"long_vector": strconv.Itoa(show.LongVector),
