@@ -29,11 +29,12 @@ type sbcCmd struct {
 	JSON      bool   `name:"json" help:"Print the statistics (summary.json) on stdout."`
 	Quiet     bool   `help:"No progress bar (it is shown only when stderr is a terminal)."`
 
-	Method   string `help:"Inference method of each fit. ${methods}." placeholder:"${method_names}"`
-	Kernel   string `help:"Markov kernel of MSC (see run --help)." placeholder:"auto|${kernel_names}"`
-	Init     string `help:"Where each chain's q starts: laplace or zero (see run --help)." placeholder:"laplace|zero"`
-	Draws    int    `help:"Draws of q behind each fit's PSIS check (default ${draws})."`
-	QOnly    bool   `name:"q-only" help:"Rank the truths among draws of q itself, without the PSIS check and its correction: the calibration of q rather than of the reported posterior."`
+	Method   string  `help:"Inference method of each fit. ${methods}." placeholder:"${method_names}"`
+	Kernel   string  `help:"Markov kernel of MSC (see run --help)." placeholder:"auto|${kernel_names}"`
+	Init     string  `help:"Where each chain's q starts: laplace or zero (see run --help)." placeholder:"laplace|zero"`
+	Draws    int     `help:"Draws of q behind each fit's PSIS check (default ${draws})."`
+	ParamLR  float64 `name:"param-lr" help:"Adam step for the model parameters (see run --help); the data are drawn with the parameters at their initial values."`
+	QOnly    bool    `name:"q-only" help:"Rank the truths among draws of q itself, without the PSIS check and its correction: the calibration of q rather than of the reported posterior."`
 	fitFlags `embed:""`
 }
 
@@ -63,7 +64,7 @@ func (c *sbcCmd) Run(e *env) error {
 		defer set.abort()
 	}
 	o := c.fitFlags.options()
-	o.Method, o.Kernel, o.Init, o.Draws, o.SkipCheck = c.Method, c.Kernel, c.Init, c.Draws, c.QOnly
+	o.Method, o.Kernel, o.Init, o.Draws, o.SkipCheck, o.ParamLR = c.Method, c.Kernel, c.Init, c.Draws, c.QOnly, c.ParamLR
 	bar := newProgress(e, c.Quiet)
 	defer bar.finish()
 	res, err := infer.SBC(e.ctx, m, infer.SBCOptions{Sims: c.Sims, RankDraws: c.RankDraws, Seed: c.Seed, Shard: shard, Fit: o,
