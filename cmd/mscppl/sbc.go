@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"image/color"
@@ -179,36 +180,37 @@ func fmtFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
 // ranksCSV has a row per simulation and latent component.
 func ranksCSV(res *infer.SBCResult) []byte {
-	var b bytes.Buffer
-	b.WriteString("sim,latent,rank,truth,lower99,upper99,converged\n")
+	rows := [][]string{{"sim", "latent", "rank", "truth", "lower99", "upper99", "converged"}}
 	for _, r := range res.Runs {
 		if r.Err != "" {
 			continue
 		}
 		for j, name := range res.Names {
-			fmt.Fprintf(&b, "%d,%s,%d,%s,%s,%s,%t\n", r.Sim, name, r.Ranks[j], fmtFloat(r.Truth[j]), fmtFloat(r.Lower[j]), fmtFloat(r.Upper[j]), r.Converged)
+			rows = append(rows, []string{strconv.Itoa(r.Sim), name, strconv.Itoa(r.Ranks[j]), fmtFloat(r.Truth[j]),
+				fmtFloat(r.Lower[j]), fmtFloat(r.Upper[j]), strconv.FormatBool(r.Converged)})
 		}
 	}
-	return b.Bytes()
+	return csvBytes(rows)
 }
 
 // simsCSV has a row per simulation: its fit's seed, verdict, k-hat, time
 // and error.
 func simsCSV(res *infer.SBCResult) []byte {
-	var b bytes.Buffer
-	b.WriteString("sim,seed,converged,khat,source,seconds,error\n")
+	rows := [][]string{{"sim", "seed", "converged", "khat", "source", "seconds", "error"}}
 	for _, r := range res.Runs {
-		fmt.Fprintf(&b, "%d,%d,%t,%s,%s,%.3f,%s\n", r.Sim, r.Seed, r.Converged, fmtFloat(float64(r.Khat)), r.Source, r.Seconds, csvQuote(r.Err))
+		rows = append(rows, []string{strconv.Itoa(r.Sim), strconv.FormatUint(r.Seed, 10), strconv.FormatBool(r.Converged),
+			fmtFloat(float64(r.Khat)), r.Source, strconv.FormatFloat(r.Seconds, 'f', 3, 64), r.Err})
 	}
-	return b.Bytes()
+	return csvBytes(rows)
 }
 
-// csvQuote quotes a CSV field that needs it.
-func csvQuote(s string) string {
-	if s == "" {
-		return ""
-	}
-	return strconv.Quote(s)
+// csvBytes writes rows as CSV (fields quoted where they need it: a
+// latent's name such as L[1,2], an error message).
+func csvBytes(rows [][]string) []byte {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	_ = w.WriteAll(rows) // a bytes.Buffer does not fail
+	return b.Bytes()
 }
 
 // sbcPanelMax is the most latent components the plots draw: the flagged
