@@ -93,6 +93,9 @@ func SBC(ctx context.Context, m *Model, o SBCOptions) (*SBCResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if m.IR.XDim == 0 {
+		return nil, Errorf("declare the unknowns in a latent block, each with a prior", "sbc ranks the true values of the latents, and %s has none", m.Path)
+	}
 	sims := newSimulators(m)
 	if _, err := sims.get(); err != nil { // the model cannot be simulated
 		return nil, err
