@@ -56,6 +56,7 @@ type CVOptions struct {
 	Methods      []string
 	Seed         uint64
 	Fit          Options // the fit options shared by every method (Method is set per method)
+	Shard        Shard   // the splits to run (zero: all)
 }
 
 // CVMethod is the outcome of one method over all splits.
@@ -69,13 +70,15 @@ type CVMethod struct {
 
 // CVResult is the outcome of CrossValidate.
 type CVResult struct {
-	Model        string     `json:"model"`
-	Data         string     `json:"data"`
-	Metric       string     `json:"metric"`
-	Splits       int        `json:"splits"`
-	TestFraction float64    `json:"test_fraction"`
-	Seed         uint64     `json:"seed"`
-	Methods      []CVMethod `json:"methods"`
+	Model        string  `json:"model"`
+	Data         string  `json:"data"`
+	Metric       string  `json:"metric"`
+	Splits       int     `json:"splits"`
+	TestFraction float64 `json:"test_fraction"`
+	Seed         uint64  `json:"seed"`
+	// Shard is the slice of the splits the result holds (zero: all).
+	Shard   Shard      `json:"shard,omitzero"`
+	Methods []CVMethod `json:"methods"`
 }
 
 // CrossValidate fits each method on random training subsets of the rows
@@ -99,26 +102,109 @@ func CrossValidate(ctx context.Context, m *Model, o CVOptions) (*CVResult, error
 	if glm, gerr := ir.RecogniseGLM(m.Comp); gerr == nil && strings.HasPrefix(glm.Family.Name, "bernoulli") {
 		metric = "test error"
 	}
-	res := &CVResult{Model: m.Path, Data: m.DataPath, Metric: metric, Splits: o.Splits, TestFraction: o.TestFraction, Seed: o.Seed}
+	lo, hi, err := o.Shard.Range(len(splits))
+	if err != nil {
+		return nil, err
+	}
+	res := &CVResult{Model: m.Path, Data: m.DataPath, Metric: metric, Splits: o.Splits, TestFraction: o.TestFraction, Seed: o.Seed, Shard: o.Shard}
 	for mi, method := range o.Methods {
 		start := time.Now()
-		scores := make([]float64, len(splits))
-		errs := make([]error, len(splits))
-		parallel(len(splits), func(i int) {
+		scores := make([]float64, hi-lo)
+		errs := make([]error, hi-lo)
+		parallel(hi-lo, func(k int) {
+			i := lo + k
 			fo := o.Fit
 			fo.Method, fo.Seed, fo.Trace = method, o.Seed, nil
 			rng := rand.New(rand.NewPCG(o.Seed, uint64(i)<<8|uint64(mi)))
-			scores[i], errs[i] = fold(ctx, m, splits[i], fo, metric, rng)
+			scores[k], errs[k] = fold(ctx, m, splits[i], fo, metric, rng)
 		})
-		for i, err := range errs {
+		for k, err := range errs {
 			if err != nil {
-				return nil, fmt.Errorf("split %d, method %s: %w", i+1, method, err)
+				return nil, fmt.Errorf("split %d, method %s: %w", lo+k+1, method, err)
 			}
 		}
 		mean, sd := MeanSD(scores)
 		res.Methods = append(res.Methods, CVMethod{Method: method, Mean: mean, SD: sd, Scores: scores, Seconds: time.Since(start).Seconds()})
 	}
 	return res, nil
+}
+
+// MergeCV combines the results of the shards of one cross-validation into
+// the result of the whole, as one process would have made it (the seconds
+// are the shards' sum).
+func MergeCV(parts []*CVResult) (*CVResult, error) {
+	if len(parts) == 0 {
+		return nil, Errorf("", "nothing to merge")
+	}
+	a := *parts[0]
+	ordered, err := orderShards(len(parts), a.Splits, "splits", func(i int) (Shard, bool) {
+		p := parts[i]
+		return p.Shard, p.Model == a.Model && p.Data == a.Data && p.Metric == a.Metric && p.Splits == a.Splits &&
+			p.TestFraction == a.TestFraction && p.Seed == a.Seed && sameMethods(p.Methods, a.Methods)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := a
+	out.Shard = Shard{}
+	out.Methods = nil
+	for mi, pm := range a.Methods {
+		cm := CVMethod{Method: pm.Method}
+		for _, i := range ordered {
+			p := parts[i].Methods[mi]
+			cm.Scores = append(cm.Scores, p.Scores...)
+			cm.Seconds += p.Seconds
+		}
+		cm.Mean, cm.SD = MeanSD(cm.Scores)
+		out.Methods = append(out.Methods, cm)
+	}
+	return &out, nil
+}
+
+func sameMethods(a, b []CVMethod) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Method != b[i].Method {
+			return false
+		}
+	}
+	return true
+}
+
+// orderShards checks that the n parts (their shards by shard(i), and
+// whether each is of the same run as the first) are the shards 1..count
+// of one run of jobs, each once, and returns the parts in shard order.
+func orderShards(n, jobs int, what string, shard func(i int) (Shard, bool)) ([]int, error) {
+	first, _ := shard(0)
+	if first.Count == 0 {
+		return nil, Errorf("merge the folders written with --shard i/n", "the first folder holds a whole run, not a shard")
+	}
+	order := make([]int, first.Count)
+	for i := range order {
+		order[i] = -1
+	}
+	for i := 0; i < n; i++ {
+		sh, same := shard(i)
+		if !same || sh.Count != first.Count {
+			return nil, Errorf("merge the shards of one command (same model, data, options and seed)", "the folders are shards of different runs")
+		}
+		if sh.Index < 1 || sh.Index > sh.Count {
+			return nil, Errorf("", "shard %d/%d is out of range", sh.Index, sh.Count)
+		}
+		if order[sh.Index-1] >= 0 {
+			return nil, Errorf("give each shard's folder once", "shard %d/%d is given twice", sh.Index, sh.Count)
+		}
+		order[sh.Index-1] = i
+	}
+	for k, i := range order {
+		if i < 0 {
+			lo, hi, _ := Shard{k + 1, first.Count}.Range(jobs)
+			return nil, Errorf("run the missing shard, then merge again", "shard %d/%d (%s %d-%d of %d) is missing", k+1, first.Count, what, lo+1, hi, jobs)
+		}
+	}
+	return order, nil
 }
 
 // parallel runs f(0..n-1) on GOMAXPROCS workers.

@@ -37,7 +37,12 @@
 // (Load's reading and compiling, the warm start, the iterations, the PSIS
 // step). CrossValidate and Sweep
 // are the experiments of the paper's Table 1 and Figure 2 as library
-// functions. The defaults of the commands that are not settings of one fit
+// functions. SBC (sbc.go) is simulation-based calibration: data sets drawn
+// from the model (ir.Simulator), fitted, and the true latents ranked among
+// the fits' draws; sbcstats.go holds its statistics (chi-square, the ECDF
+// with simultaneous bands). The three take a Shard, a slice of their jobs
+// whose results MergeSBC, MergeCV and MergeSweep combine into those of one
+// process. The defaults of the commands that are not settings of one fit
 // (cv, sweep, evidence, the draws behind derived displays) are Defaults;
 // those of one fit are msc.Defaults. The engine itself (problems, families, kernels, the run loop)
 // is package infer/msc; the baselines' kernels are infer/baselines.

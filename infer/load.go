@@ -40,6 +40,9 @@ type Model struct {
 	JSON    *dataset.JSONData // the data file when it is JSON (*.json)
 	IR      *ir.Model
 	Comp    *ir.Compiled
+	// data replaces the values of data variables by name after binding
+	// (WithData: a data set drawn from the model); nil for the file's own
+	data map[string][]float64
 
 	// readTime and compileTime: the wall time of reading the files (the
 	// data parsed) and of binding and compiling, for Summary.Timing
@@ -156,7 +159,7 @@ func dedupe(err error) error {
 // Rebind returns the model compiled on another table (a subset of the rows
 // for cross-validation). The result is independent of m.
 func (m *Model) Rebind(t *dataset.Table) (*Model, error) {
-	c := &Model{Path: m.Path, DataPath: m.DataPath, Sources: m.Sources, File: m.File, Table: t, JSON: m.JSON}
+	c := &Model{Path: m.Path, DataPath: m.DataPath, Sources: m.Sources, File: m.File, Table: t, JSON: m.JSON, data: m.data}
 	var err error
 	if c.IR, err = c.build(m.File, t); err != nil {
 		return nil, err
@@ -169,12 +172,29 @@ func (m *Model) Rebind(t *dataset.Table) (*Model, error) {
 // .json (any case); other files are CSV.
 func IsJSON(path string) bool { return strings.EqualFold(filepath.Ext(path), ".json") }
 
-// build binds the model to its JSON data, or else to the table.
+// WithData returns the model compiled with the values of the data
+// variables named in values replaced (a data set drawn from the model);
+// its clones (one per chain) keep them. The result is independent of m.
+func (m *Model) WithData(values map[string][]float64) (*Model, error) {
+	c := *m
+	c.data = values
+	return c.Rebind(m.Table)
+}
+
+// build binds the model to its JSON data, or else to the table, and
+// replaces the values of the data WithData gave.
 func (m *Model) build(f *lang.File, t *dataset.Table) (*ir.Model, error) {
+	var irm *ir.Model
+	var err error
 	if m.JSON != nil {
-		return ir.BuildJSON(f, m.JSON)
+		irm, err = ir.BuildJSON(f, m.JSON)
+	} else {
+		irm, err = ir.Build(f, t)
 	}
-	return ir.Build(f, t)
+	if err == nil && m.data != nil {
+		err = irm.SetData(m.data)
+	}
+	return irm, err
 }
 
 // Clone returns an independent copy of the model for another chain or

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // SweepOptions configure Sweep.
@@ -13,6 +14,50 @@ type SweepOptions struct {
 	Methods []string // msc, is, advi, msc-prior
 	Seed    uint64
 	Fit     Options // shared fit options (Iters, Optimizer, LR)
+	Shard   Shard   // the numbers of samples to run (zero: all)
+}
+
+// SweepResult is a sweep with its setting, as the set of sweep --out
+// records it (a shard's rows are those of its numbers of samples).
+type SweepResult struct {
+	Model   string     `json:"model"`
+	Data    string     `json:"data,omitempty"`
+	Samples []int      `json:"samples"`
+	Methods []string   `json:"methods"`
+	Inits   int        `json:"inits"`
+	Iters   int        `json:"iters"`
+	Seed    uint64     `json:"seed"`
+	Shard   Shard      `json:"shard,omitzero"`
+	Rows    []SweepRow `json:"rows"`
+}
+
+// MergeSweep combines the results of the shards of one sweep into the
+// result of the whole, as one process would have made it.
+func MergeSweep(parts []*SweepResult) (*SweepResult, error) {
+	if len(parts) == 0 {
+		return nil, Errorf("", "nothing to merge")
+	}
+	a := *parts[0]
+	ordered, err := orderShards(len(parts), len(a.Samples), "numbers of samples", func(i int) (Shard, bool) {
+		p := parts[i]
+		return p.Shard, p.Model == a.Model && p.Data == a.Data && slices.Equal(p.Samples, a.Samples) && slices.Equal(p.Methods, a.Methods) &&
+			p.Inits == a.Inits && p.Iters == a.Iters && p.Seed == a.Seed
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := a
+	out.Shard, out.Rows = Shard{}, nil
+	for mi := range a.Methods {
+		for _, i := range ordered {
+			for _, r := range parts[i].Rows {
+				if r.Method == a.Methods[mi] {
+					out.Rows = append(out.Rows, r)
+				}
+			}
+		}
+	}
+	return &out, nil
 }
 
 // SweepRow is the spread of the fitted means for one method and S.
@@ -38,10 +83,15 @@ func Sweep(ctx context.Context, m *Model, o SweepOptions) ([]SweepRow, error) {
 	if o.Inits < 2 {
 		return nil, Errorf("", "--inits must be at least 2 to measure a spread")
 	}
+	lo, hi, err := o.Shard.Range(len(o.Samples))
+	if err != nil {
+		return nil, err
+	}
 	d := m.IR.LatentDim
 	var rows []SweepRow
 	for mi, method := range o.Methods {
-		for si, S := range o.Samples {
+		for si := lo; si < hi; si++ {
+			S := o.Samples[si]
 			means := make([][]float64, o.Inits)
 			errs := make([]error, o.Inits)
 			parallel(o.Inits, func(i int) {

@@ -78,6 +78,10 @@ type priorTerm struct {
 	// argOrder is the evaluation order of the arguments (for ancestral
 	// sampling), computed once.
 	argOrder []autodiff.Node
+	// self: the arguments depend on elements the statement itself draws
+	// (z[2:T] ~ normal(phi * z[1:(T-1)], s)), so they are evaluated again
+	// before each element (set by priorSchedule)
+	self bool
 }
 
 // Compiled is a model lowered to an autodiff graph. It implements the target
@@ -100,6 +104,7 @@ type Compiled struct {
 	jointOrder []autodiff.Node
 	maxBatch   int
 	priorErr   error // why SamplePrior is unavailable, if it is
+	priorSched []int // the order of SamplePrior's statements (priorSchedule)
 
 	structure Structure
 	ssm       *StateSpace // the state-space structure (nil when the model is not one)
@@ -1118,53 +1123,110 @@ func (c *Compiled) PriorError() error { return c.priorErr }
 // maxPriorTries bounds the draws SamplePrior makes for one latent element.
 const maxPriorTries = 1000
 
-// SamplePrior draws one row z from the prior by ancestral sampling, in the
-// order of the model's statements. The model must pass PriorError. An
-// element none of whose draws lies inside the latent's constraint (after
-// 1000 tries) is NaN in z.
+// SamplePrior draws one row z from the prior by ancestral sampling: each
+// prior statement once the latents its arguments depend on are drawn, in
+// the order of the model's statements where that allows (priorSchedule).
+// The model must pass PriorError. An element none of whose draws lies
+// inside the latent's constraint (after 1000 tries) is NaN in z.
 func (c *Compiled) SamplePrior(rng *rand.Rand, z []float64) {
-	g := c.g
 	c.Reserve(1)
-	u := g.Value(c.latent, 0)
-	for i := range u {
-		u[i] = 0
-	}
-	p := c.scratch[:]
-	for fi := range c.factors {
-		f := &c.factors[fi]
-		if f.prior == nil {
-			continue
-		}
-		args := f.tilde.args[1:]
-		if f.prior.argOrder == nil {
-			f.prior.argOrder = g.Ancestors(args...)
-		}
-		g.ForwardNodes(f.prior.argOrder, 1)
-		for k, pos := range f.prior.lhsPos {
-			params := p[:len(args)]
-			for j, a := range args {
-				v := g.Value(a, 0)
-				if len(v) == 1 {
-					params[j] = v[0]
-				} else {
-					params[j] = v[k]
-				}
-			}
-			// a draw outside the constraint (say 0 from a gamma with a
-			// tiny shape under <lower=0>) is retried; if none of 1000
-			// maps to unconstrained space, the row gets a NaN, which the
-			// caller's check reports
-			u[pos] = math.NaN()
-			for try := 0; try < maxPriorTries; try++ {
-				x := f.tilde.family.Rand(rng, params)
-				if uu, err := f.prior.bij.Unconstrain(x); err == nil {
-					u[pos] = uu
-					break
-				}
-			}
-		}
+	u := c.g.Value(c.latent, 0)
+	clear(u)
+	for _, fi := range c.priorSchedule() {
+		c.drawPrior(rng, &c.factors[fi], u)
 	}
 	copy(z, u[:c.Model.LatentDim])
+}
+
+// priorSchedule is the order in which SamplePrior draws the prior
+// statements (indexes into factors): repeated passes in the statements'
+// order, each taking the statements whose arguments depend only on latents
+// already drawn; statements left in a cycle come last in their order.
+// Computed once.
+func (c *Compiled) priorSchedule() []int {
+	if c.priorSched != nil {
+		return c.priorSched
+	}
+	drawn := make([]bool, c.Model.LatentDim)
+	done := make([]bool, len(c.factors))
+	sched := []int{}
+	own := make([]int, c.Model.LatentDim) // own[p] == fi+1: f draws p itself
+	ready := func(fi int, f *factor) bool {
+		for _, p := range f.prior.lhsPos {
+			own[p] = fi + 1
+		}
+		ok := true
+		for _, p := range f.deps {
+			if own[p] == fi+1 {
+				f.prior.self = true
+			} else if !drawn[p] {
+				ok = false
+			}
+		}
+		return ok
+	}
+	take := func(fi int) {
+		done[fi] = true
+		sched = append(sched, fi)
+		for _, p := range c.factors[fi].prior.lhsPos {
+			drawn[p] = true
+		}
+	}
+	for progress := true; progress; {
+		progress = false
+		for fi := range c.factors {
+			if f := &c.factors[fi]; !done[fi] && f.prior != nil && ready(fi, f) {
+				take(fi)
+				progress = true
+			}
+		}
+	}
+	for fi := range c.factors {
+		if !done[fi] && c.factors[fi].prior != nil {
+			take(fi)
+		}
+	}
+	c.priorSched = sched
+	return sched
+}
+
+// drawPrior draws the latent elements a prior statement f writes into u
+// (the graph's latent input at row 0), from its arguments evaluated on the
+// values drawn so far.
+func (c *Compiled) drawPrior(rng *rand.Rand, f *factor, u []float64) {
+	g := c.g
+	p := c.scratch[:]
+	args := f.tilde.args[1:]
+	if f.prior.argOrder == nil {
+		f.prior.argOrder = g.Ancestors(args...)
+	}
+	g.ForwardNodes(f.prior.argOrder, 1)
+	for k, pos := range f.prior.lhsPos {
+		if k > 0 && f.prior.self { // with the elements drawn so far
+			g.ForwardNodes(f.prior.argOrder, 1)
+		}
+		params := p[:len(args)]
+		for j, a := range args {
+			v := g.Value(a, 0)
+			if len(v) == 1 {
+				params[j] = v[0]
+			} else {
+				params[j] = v[k]
+			}
+		}
+		// a draw outside the constraint (say 0 from a gamma with a
+		// tiny shape under <lower=0>) is retried; if none of 1000
+		// maps to unconstrained space, the row gets a NaN, which the
+		// caller's check reports
+		u[pos] = math.NaN()
+		for try := 0; try < maxPriorTries; try++ {
+			x := f.tilde.family.Rand(rng, params)
+			if uu, err := f.prior.bij.Unconstrain(x); err == nil {
+				u[pos] = uu
+				break
+			}
+		}
+	}
 }
 
 // GradLogJoint returns the log joint at one row z and its gradient with

@@ -58,4 +58,9 @@
 // (found by swapping elements in the log joint).
 // The compiled model implements the target interfaces of infer/msc.
 // CompileExpr compiles an expression over a compiled model, for the REPL.
+// NewSimulator (simulate.go) compiles the model a second time with the
+// data its ~ statements observe made latents, so that the prior's
+// ancestral sampling (SamplePrior, in an order where each statement's
+// arguments are drawn first) draws data sets with the latents, for
+// simulation-based calibration.
 package ir

@@ -45,6 +45,8 @@ type cli struct {
 	Repl      replCmd      `cmd:"" help:"Explore models interactively: load, run, evaluate expressions under q, sample, plot."`
 	Plot      plotCmd      `cmd:"" help:"Draw a run written with --out DIR: trace, rank, pairs, marginals or q (SVG, or PNG by extension)."`
 	Evidence  evidenceCmd  `cmd:"" help:"Estimate log p(x; theta) with a particle filter (state-space models) or importance sampling with q."`
+	Sbc       sbcCmd       `cmd:"" name:"sbc" help:"Simulation-based calibration: fit data sets drawn from the model's prior and check that the true latents' ranks among the fits' draws are uniform."`
+	Merge     mergeCmd     `cmd:"" help:"Combine the sets that the shards of sbc, cv or sweep (--shard i/n --out DIR) wrote into the set one process would have written."`
 	Cv        cvCmd        `cmd:"" name:"cv" help:"Cross-validate methods on random train/test splits of DATA (test error for binary outcomes, held-out log predictive density otherwise)."`
 	Check     checkCmd     `cmd:"" help:"Parse and check MODEL (binding DATA when given) and print its layout."`
 	Translate translateCmd `cmd:"" help:"Print the .msc program a Stan program (.stan) runs as."`
@@ -179,7 +181,7 @@ func newParser(c *cli, e *env) (*kong.Kong, error) {
 
 // stoppable are the commands that stop on their context when a signal
 // comes, reporting what they have (the REPL stops its own :run).
-var stoppable = map[string]bool{"run": true, "cv": true, "sweep": true, "evidence": true, "repl": true}
+var stoppable = map[string]bool{"run": true, "sbc": true, "cv": true, "sweep": true, "evidence": true, "repl": true}
 
 // commandPath is "mscppl" followed by the (sub)commands the command line
 // selected in c (which may be nil).
@@ -456,6 +458,8 @@ func helpVars() kong.Vars {
 		"sweep_iters":        strconv.Itoa(c.SweepIters),
 		"evidence_particles": strconv.Itoa(c.EvidenceParticles),
 		"evidence_repeats":   strconv.Itoa(c.EvidenceRepeats),
+		"sbc_sims":           strconv.Itoa(infer.DefaultSims),
+		"rank_draws":         strconv.Itoa(infer.DefaultRankDraws),
 		// the pictures and the table
 		"plot_max":    strconv.Itoa(plotMax),
 		"long_vector": strconv.Itoa(show.LongVector),

@@ -34,6 +34,8 @@ type cvCmd struct {
 	Methods      string  `default:"${cv_methods}" help:"Comma-separated methods to compare: msc, is, ep, advi, msc-prior."`
 	Seed         uint64  `default:"${seed}" help:"Random seed for the splits and the fits; results do not depend on the number of cores."`
 	JSON         bool    `name:"json" help:"Print the machine-readable result on stdout."`
+	Shard        string  `help:"Run only the i-th of n slices of the splits (see sbc --help): i/n, auto or auto/N; needs --out." placeholder:"i/n|auto[/N]"`
+	Out          string  `help:"Write the result (cv.json) into this folder, as one set with manifest.json (mscppl merge combines the shards' sets)." placeholder:"DIR"`
 	fitFlags     `embed:""`
 }
 
@@ -46,14 +48,34 @@ func splitList(s string) []string {
 }
 
 func (c *cvCmd) Run(e *env) error {
+	shard, err := parseShard(c.Shard, c.Out)
+	if err != nil {
+		return err
+	}
 	m, err := e.load(c.Model, c.Data, 0)
 	if err != nil {
 		return err
 	}
+	var set *outSet
+	if c.Out != "" {
+		if set, err = beginOutSet(c.Out); err != nil {
+			return err
+		}
+		defer set.abort()
+		set.writer = "cv"
+	}
 	res, err := infer.CrossValidate(e.ctx, m, infer.CVOptions{Splits: c.Splits, TestFraction: c.TestFraction,
-		Methods: splitList(c.Methods), Seed: c.Seed, Fit: c.fitFlags.options()})
+		Methods: splitList(c.Methods), Seed: c.Seed, Fit: c.fitFlags.options(), Shard: shard})
 	if err != nil {
 		return err
+	}
+	if set != nil {
+		if err := writeCVSet(set, res); err != nil {
+			return err
+		}
+		if err := set.commit(res.Seed); err != nil {
+			return err
+		}
 	}
 	if c.JSON {
 		b, err := json.MarshalIndent(res, "", "  ")
@@ -63,7 +85,12 @@ func (c *cvCmd) Run(e *env) error {
 		_, err = e.stdout.Write(append(b, '\n'))
 		return err
 	}
-	fmt.Fprintf(e.stdout, "%s on %s: %s over %d random splits (%.0f%% test), seed %d\n", c.Model, c.Data, res.Metric, c.Splits, 100*c.TestFraction, c.Seed)
+	return printCV(e, res)
+}
+
+// printCV prints a cross-validation's table.
+func printCV(e *env, res *infer.CVResult) error {
+	fmt.Fprintf(e.stdout, "%s on %s: %s over %d random splits (%.0f%% test), seed %d%s\n", res.Model, res.Data, res.Metric, res.Splits, 100*res.TestFraction, res.Seed, shardNote(res.Shard, res.Splits, "splits"))
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "method\tmean\tsd\tseconds\t")
 	for _, r := range res.Methods {

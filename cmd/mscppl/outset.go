@@ -46,6 +46,9 @@ type outSet struct {
 	dir, tmp    string
 	files       []manifestFile
 	model, data string // the run's inputs, as the manifest names them
+	// writer is the command writing the set, for manifest.json ("" is
+	// run)
+	writer string
 }
 
 // manifestFile is one file of a set, as manifest.json lists it.
@@ -115,11 +118,18 @@ func readManifestInputs(dir string) (model, data string) {
 	return at(m.Model), at(m.Data)
 }
 
+// setFiles are the files the sets of the other commands (sbc, cv and
+// sweep with --out, and merge: shards.go) write into DIR.
+var setFiles = map[string]bool{}
+
 // ownedOutput reports whether name is a file mscppl run writes into DIR
 // (these are replaced by each run; any other entry of DIR is the user's).
 func ownedOutput(name string) bool {
 	switch name {
 	case "summary.json", "variational.json", "draws.csv", "psis_draws.csv", "trace.csv", manifestName:
+		return true
+	}
+	if setFiles[name] {
 		return true
 	}
 	if n, ok := strings.CutPrefix(name, "output_"); ok {
@@ -231,7 +241,11 @@ func (s *outSet) commit(seed uint64) error {
 	for _, f := range s.files {
 		fmt.Fprintf(h, "%s %d %s\n", f.Name, f.Bytes, f.SHA256)
 	}
-	m := manifest{Writer: "mscppl run " + version, SetID: hex.EncodeToString(h.Sum(nil))[:16], Seed: seed, Model: s.model, Data: s.data, Files: s.files}
+	writer := s.writer
+	if writer == "" {
+		writer = "run"
+	}
+	m := manifest{Writer: "mscppl " + writer + " " + version, SetID: hex.EncodeToString(h.Sum(nil))[:16], Seed: seed, Model: s.model, Data: s.data, Files: s.files}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		s.abort()

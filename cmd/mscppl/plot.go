@@ -267,6 +267,16 @@ func loadRun(e *env, dir string, have *infer.Model) (*infer.Summary, *infer.Mode
 // savePlots lays the plots out in a grid of cols columns (0: at most two);
 // a nil plot leaves its cell empty.
 func savePlots(path string, plots []*plot.Plot, cols int, ext string) error {
+	b, err := renderPlots(plots, cols, ext)
+	if err != nil {
+		return err
+	}
+	return show.WriteFileAtomic(path, b)
+}
+
+// renderPlots is savePlots' picture, as the bytes of an SVG or (ext
+// ".png") a PNG file.
+func renderPlots(plots []*plot.Plot, cols int, ext string) ([]byte, error) {
 	if cols <= 0 {
 		cols = 1
 		if len(plots) > 2 {
@@ -306,9 +316,9 @@ func savePlots(path string, plots []*plot.Plot, cols int, ext string) error {
 	}
 	var buf bytes.Buffer
 	if _, err := canvas.WriteTo(&buf); err != nil {
-		return err
+		return nil, err
 	}
-	return show.WriteFileAtomic(path, buf.Bytes())
+	return buf.Bytes(), nil
 }
 
 // qColumn says which columns of trace.csv plot q draws (the iteration, q's

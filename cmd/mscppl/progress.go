@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"time"
 
@@ -40,7 +41,9 @@ func (p *progress) update(iter, total int, ess float64) {
 			progressbar.OptionClearOnFinish(),
 		)
 	}
-	p.bar.Describe(fmt.Sprintf("mscppl ESS %.1f", ess))
+	if !math.IsNaN(ess) { // NaN: a count of jobs (sbc's simulations)
+		p.bar.Describe(fmt.Sprintf("mscppl ESS %.1f", ess))
+	}
 	_ = p.bar.Set(iter)
 }
 

@@ -31,6 +31,8 @@ type sweepCmd struct {
 	LR          float64 `help:"Step size (see run --help)."`
 	Plot        string  `help:"Draw the spread against S into FILE.svg or FILE.png." placeholder:"FILE"`
 	JSON        bool    `name:"json" help:"Print the machine-readable result on stdout."`
+	Shard       string  `help:"Run only the i-th of n slices of the numbers of samples (see sbc --help): i/n, auto or auto/N; needs --out." placeholder:"i/n|auto[/N]"`
+	Out         string  `help:"Write the result (sweep.json) and its plot (sweep.svg) into this folder, as one set with manifest.json (mscppl merge combines the shards' sets)." placeholder:"DIR"`
 }
 
 func parseInts(s, flag string) ([]int, error) {
@@ -55,15 +57,36 @@ func (c *sweepCmd) Run(e *env) error {
 			return userErrorf("use a .svg or .png file name", "cannot draw %s", c.Plot)
 		}
 	}
+	shard, err := parseShard(c.Shard, c.Out)
+	if err != nil {
+		return err
+	}
 	m, err := e.load(c.Model, c.Data, 0)
 	if err != nil {
 		return err
 	}
+	var set *outSet
+	if c.Out != "" {
+		if set, err = beginOutSet(c.Out); err != nil {
+			return err
+		}
+		defer set.abort()
+		set.writer = "sweep"
+	}
 	methods := splitList(c.Methods)
 	rows, err := infer.Sweep(e.ctx, m, infer.SweepOptions{Samples: sizes, Inits: c.Inits, Methods: methods, Seed: c.Seed,
-		Fit: infer.Options{Iters: c.Iters, Optimizer: c.Optimizer, LR: c.LR}})
+		Fit: infer.Options{Iters: c.Iters, Optimizer: c.Optimizer, LR: c.LR}, Shard: shard})
 	if err != nil {
 		return err
+	}
+	res := &infer.SweepResult{Model: c.Model, Data: c.Data, Samples: sizes, Methods: methods, Inits: c.Inits, Iters: c.Iters, Seed: c.Seed, Shard: shard, Rows: rows}
+	if set != nil {
+		if err := writeSweepSet(set, res); err != nil {
+			return err
+		}
+		if err := set.commit(res.Seed); err != nil {
+			return err
+		}
 	}
 	if c.Plot != "" {
 		if err := plotSweep(c.Plot, rows, methods); err != nil {
@@ -78,10 +101,15 @@ func (c *sweepCmd) Run(e *env) error {
 		_, err = e.stdout.Write(append(b, '\n'))
 		return err
 	}
-	fmt.Fprintf(e.stdout, "%s: spread (sd across %d initialisations) of the fitted means, %d iterations each\n", c.Model, c.Inits, c.Iters)
+	return printSweep(e, res)
+}
+
+// printSweep prints a sweep's table.
+func printSweep(e *env, res *infer.SweepResult) error {
+	fmt.Fprintf(e.stdout, "%s: spread (sd across %d initialisations) of the fitted means, %d iterations each%s\n", res.Model, res.Inits, res.Iters, shardNote(res.Shard, len(res.Samples), "numbers of samples"))
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "method\tS\tmean spread\tmax spread\t")
-	for _, r := range rows {
+	for _, r := range res.Rows {
 		fmt.Fprintf(tw, "%s\t%d\t%.4f\t%.4f\t\n", r.Method, r.Samples, r.Spread, r.MaxSpread)
 	}
 	return tw.Flush()
@@ -90,6 +118,16 @@ func (c *sweepCmd) Run(e *env) error {
 // plotSweep draws the mean spread against S, one line per method, in the
 // spirit of the paper's Figure 2.
 func plotSweep(path string, rows []infer.SweepRow, methods []string) error {
+	b, err := sweepPlot(rows, methods, strings.ToLower(filepath.Ext(path)))
+	if err != nil {
+		return err
+	}
+	return show.WriteFileAtomic(path, b)
+}
+
+// sweepPlot is plotSweep's picture as the bytes of an SVG or (ext ".png")
+// a PNG file.
+func sweepPlot(rows []infer.SweepRow, methods []string, ext string) ([]byte, error) {
 	p := plot.New()
 	p.Title.Text = "Spread of the fitted means across initialisations"
 	p.X.Label.Text = "samples S"
@@ -116,15 +154,15 @@ func plotSweep(path string, rows []infer.SweepRow, methods []string) error {
 		lines = append(lines, m, xy)
 	}
 	if err := plotutil.AddLinePoints(p, lines...); err != nil {
-		return err
+		return nil, err
 	}
-	w, err := p.WriterTo(6*vg.Inch, 4*vg.Inch, strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), "."))
+	w, err := p.WriterTo(6*vg.Inch, 4*vg.Inch, strings.TrimPrefix(ext, "."))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var buf bytes.Buffer
 	if _, err := w.WriteTo(&buf); err != nil {
-		return err
+		return nil, err
 	}
-	return show.WriteFileAtomic(path, buf.Bytes())
+	return buf.Bytes(), nil
 }
