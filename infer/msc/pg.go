@@ -346,29 +346,12 @@ func (k *PG) getTheta(z, theta []float64) {
 
 // Step runs the three blocks.
 func (k *PG) Step(rng *rand.Rand) (StepInfo, error) {
-	changed := false
-	// 1. the state given theta
-	k.ss.SetStatics(k.theta)
-	ref := k.csmc.Reference()
-	for t, p := range k.states {
-		ref[t] = k.cur[p]
-	}
-	ok := k.csmc.Sweep(rng, true)
-	if ok && k.csmc.Changed {
-		changed = true
-		k.setState(k.cur, k.csmc.Reference())
-	}
-	// 2. theta given the state
-	j, ess, err := k.centred(rng)
+	ok, changed := k.stateBlock(rng)
+	ess, moved, err := k.centredBlock(rng)
 	if err != nil {
 		return StepInfo{}, err
 	}
-	if j > 0 {
-		changed = true
-		copy(k.cur, k.z[j*k.d:(j+1)*k.d])
-		k.getTheta(k.cur, k.theta)
-	}
-	// 3. theta given the state's noise
+	changed = changed || moved
 	if k.gss != nil {
 		moved, err := k.nonCentred(rng)
 		if err != nil {
@@ -377,6 +360,35 @@ func (k *PG) Step(rng *rand.Rand) (StepInfo, error) {
 		changed = changed || moved
 	}
 	return StepInfo{Changed: changed, ESS: ess, FracDiff: k.csmc.FracDiff, Degenerate: !ok}, nil
+}
+
+// stateBlock is block 1: a CSMC sweep for the state given theta, the
+// retained state as the reference. It reports whether the weights stayed
+// finite and whether the state moved.
+func (k *PG) stateBlock(rng *rand.Rand) (ok, changed bool) {
+	k.ss.SetStatics(k.theta)
+	ref := k.csmc.Reference()
+	for t, p := range k.states {
+		ref[t] = k.cur[p]
+	}
+	ok = k.csmc.Sweep(rng, true)
+	if ok && k.csmc.Changed {
+		changed = true
+		k.setState(k.cur, k.csmc.Reference())
+	}
+	return ok, changed
+}
+
+// centredBlock is block 2: the CIS step for theta given the state. It
+// returns its weights' ESS and whether theta moved.
+func (k *PG) centredBlock(rng *rand.Rand) (float64, bool, error) {
+	j, ess, err := k.centred(rng)
+	if err != nil || j == 0 {
+		return ess, false, err
+	}
+	copy(k.cur, k.z[j*k.d:(j+1)*k.d])
+	k.getTheta(k.cur, k.theta)
+	return ess, true, nil
 }
 
 // centred runs the CIS block for theta given x: row 0 is the current
