@@ -286,3 +286,51 @@ func (a *autocov) compute(x []float64) float64 {
 
 // Quantile is R's default (type 7) quantile p of sorted draws.
 func Quantile(sorted []float64, p float64) float64 { return quantile7(sorted, p) }
+
+// ESSBatch returns the effective sample size of the draws' mean by batch
+// means, the smaller of two figures: each chain cut into a batches of
+// floor(sqrt(n)) draws, C a s^2 / v for C chains, the draws' pooled
+// variance s^2 and the variance v of the batch means about the mean of
+// all the draws (autocorrelation within a chain up to the batch length),
+// and, with several chains, each chain as one batch, C s^2 / v_C for the
+// variance v_C of the chains' means about it (autocorrelation over the
+// whole window, and chains that disagree). The second has C - 1 degrees of
+// freedom: with 4 chains that mix well it comes out below the true ESS
+// by more than 2.6 times in 5% of runs (a stopping rule on it then runs
+// longer than it needs), and it is never many times too large when the
+// chains disagree. It is the second opinion on ESSBulk that keeps a Monte
+// Carlo standard error from being many times too small. It returns NaN
+// in the cases listed at Rhat.
+func ESSBatch(chains [][]float64) float64 {
+	if _, ok := splitChains(chains); !ok || isConstant(chains) {
+		return math.NaN()
+	}
+	n := len(chains[0])
+	b := int(math.Sqrt(float64(n)))
+	a := n / b
+	all := pooled(chains)
+	m, s2 := meanVar(all)
+	v := 0.0
+	for _, c := range chains {
+		for k := range a {
+			bm := 0.0
+			for _, x := range c[n-(k+1)*b : n-k*b] {
+				bm += x
+			}
+			d := bm/float64(b) - m
+			v += d * d
+		}
+	}
+	na := float64(len(chains) * a)
+	v /= na - 1
+	ess := na * s2 / v
+	if C := len(chains); C > 1 {
+		vc := 0.0
+		for _, c := range chains {
+			cm, _ := meanVar(c)
+			vc += (cm - m) * (cm - m) / float64(C-1)
+		}
+		ess = math.Min(ess, float64(C)*s2/vc)
+	}
+	return ess
+}

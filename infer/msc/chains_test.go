@@ -135,7 +135,7 @@ func TestRunChainsEarlyStopReportsItsWindow(t *testing.T) {
 	require.NoError(t, RunChains(ctx, []Chain{{rand.New(rand.NewPCG(1, 1)), p, q, NewCIS(p, q, 10)}}, s, &res))
 	require.False(t, res.Converged)
 	require.True(t, res.Stopped)
-	require.Contains(t, res.Reported, "stopped early at iteration 63 of at most 1000")
+	require.Contains(t, res.Reported, "interrupted at iteration 63 of at most 1000")
 	require.Contains(t, res.Reported, "iterations 32-63")
 }
 
@@ -194,6 +194,6 @@ func TestRunChainsInterruptIteration(t *testing.T) {
 			require.GreaterOrEqual(t, r.Iterations, res.Iterations, "fixed=%v chain %d", fixed, i+1)
 			require.LessOrEqual(t, r.Iterations, 703, "fixed=%v chain %d", fixed, i+1)
 		}
-		require.Contains(t, res.Reported, fmt.Sprintf("stopped early at iteration %d of at most 100000", res.Iterations))
+		require.Contains(t, res.Reported, fmt.Sprintf("interrupted at iteration %d of at most 100000", res.Iterations))
 	}
 }
