@@ -279,6 +279,8 @@ type gewekeKernel struct {
 	name string
 	// fixed: the kernel moves the state only (the statics are known)
 	fixed bool
+	// unitOnly: run at unit scale only (see the kernel's note)
+	unitOnly bool
 	// build returns the step on z given the current y.
 	build func(t *testing.T, m *gewekeLL, S int) func(rng *rand.Rand, z []float64)
 }
@@ -309,6 +311,7 @@ func pgFor(t *testing.T, m *gewekeLL, S int, twisted bool) *PG {
 	require.NoError(t, err)
 	if twisted {
 		f.Proposal = gewekeTwisted(m)
+		f.init()
 	}
 	k, err := NewPG(m.problem(), f, S)
 	require.NoError(t, err)
@@ -372,6 +375,31 @@ var gewekeKernels = []gewekeKernel{
 		k := pgFor(t, m, S, true)
 		return pgStep(k, func(rng *rand.Rand) error { _, err := k.Step(rng); return err })
 	}},
+	{name: "pg-adaptive", unitOnly: true, build: func(t *testing.T, m *gewekeLL, S int) func(*rand.Rand, []float64) {
+		// the kernel within MSC: q(theta) and the state proposal climb
+		// after every step at the run's step sizes, from the start a run
+		// takes (NewPGFamily's q(theta) at N(0, I) and the twisted
+		// proposal at its start). Unit scale only: at the scale of 1000
+		// Adam on the twist's raw (Nu, log Lambda) learns a proposal for
+		// x_1 with an sd about 22 where the prior's is 100 (the gradient of
+		// log Lambda, Lambda (1/P + mu^2 - z^2) / 2, is noise at |z| ~
+		// 1000), the kernel (invariant within each segment of fixed
+		// proposals) then sticks in x_1's tails for longer than a batch,
+		// and x[1]^2 scores z = -9.8: open, issue 33
+		f, err := NewPGFamily(m.problem(), NewFullRank(2))
+		require.NoError(t, err)
+		k, err := NewPG(m.problem(), f, S)
+		require.NoError(t, err)
+		it := 0
+		return pgStep(k, func(rng *rand.Rand) error {
+			if _, err := k.Step(rng); err != nil {
+				return err
+			}
+			z, w := k.Weighted()
+			it++
+			return f.NaturalStep(z, w, Defaults.LRNatural*math.Pow(1+float64(it)/Defaults.DecayScale, -Defaults.DecayExp))
+		})
+	}},
 	{name: "pg-state-block", build: func(t *testing.T, m *gewekeLL, S int) func(*rand.Rand, []float64) {
 		// block 1 with block 3 (block 1 alone never moves the statics,
 		// and they have no exact conditional draw; with block 2 instead
@@ -424,6 +452,9 @@ const gewekeZMax = 4.5
 func testGeweke(t *testing.T, T, S, iters int) {
 	for _, kern := range gewekeKernels {
 		for si, sc := range gewekeScales {
+			if kern.unitOnly && si > 0 {
+				continue
+			}
 			t.Run(kern.name+"/"+sc.name, func(t *testing.T) {
 				m := newGewekeLL(sc, T)
 				if kern.fixed {
