@@ -93,6 +93,37 @@ func TestStateSpaceExactAnswers(t *testing.T) {
 	}
 }
 
+// TestLocalLevel1000NeverConvergedAndWrong: issue 33's defect, the local
+// level at the scale of real data (internal/kalman case (d): a series
+// around 1000, both sds latent with half-normal(0, 200) priors), whose
+// default particle Gibbs run said converged with the state noise's sd
+// 0.5-0.8 posterior sd low and 20-25% too narrow (the kernel proposed from
+// q's iterates, which followed the chain). Every static and state within
+// 0.2 sd in the mean and 15% in the sd whatever the verdict (0.07 sd and
+// 9% measured), and within 0.1 sd and 10% when it says converged. About
+// 110 s on the 2-core machine.
+func TestLocalLevel1000NeverConvergedAndWrong(t *testing.T) {
+	testtier.Skip(t)
+	const dir = "../../internal/kalman/testdata/"
+	s := runJSON(t, "run", dir+"local_level_1000.msc", dir+"local_level_1000.csv", "--seed", "1")
+	require.Equal(t, "pg", s.Kernel)
+	tolMean, tolSD := 0.2, 0.15
+	if s.Converged {
+		tolMean, tolSD = 0.1, 0.10
+	}
+	worstMean, worstSD := 0.0, 0.0
+	for name, e := range exactTable(t, dir+"local_level_1000_exact.csv") {
+		got, ok := s.Latent[name]
+		require.True(t, ok, name)
+		dm := math.Abs(got.Mean-e[0]) / e[1]
+		ds := math.Abs(got.SD/e[1] - 1)
+		worstMean, worstSD = math.Max(worstMean, dm), math.Max(worstSD, ds)
+		require.LessOrEqualf(t, dm, tolMean, "%s: mean %.4f, exact %.4f (sd %.4f); %s", name, got.Mean, e[0], e[1], s.Verdict)
+		require.LessOrEqualf(t, ds, tolSD, "%s: sd %.4f, exact %.4f; %s", name, got.SD, e[1], s.Verdict)
+	}
+	t.Logf("%s; %d iterations, %.1f s, worst mean error %.3f sd, worst sd error %.1f%%", s.Verdict, s.Iterations, s.ElapsedSeconds, worstMean, 100*worstSD)
+}
+
 // TestSVBayesAgainstPMMH: the Bayesian stochastic-volatility model (phi,
 // sigma and mu latents with priors beside the 1974-step state, particle
 // Gibbs) by its default run on the DEM/GBP series, against the long

@@ -500,9 +500,24 @@ func (e *evaluator) essBulkMin(n int) float64 {
 	}
 	lo := math.Inf(1)
 	for j := range e.chains[0].l.d {
-		lo = math.Min(lo, diag.ESSBulk(column(j)))
+		lo = math.Min(lo, drawsESS(column(j)))
 	}
 	return lo
+}
+
+// drawsESS is the ESS of the chains' draws of one component: the bulk ESS,
+// or twice the batch-means ESS when that is smaller (a drift over the
+// window or chains that disagree, which the bulk ESS of a window can
+// miss). The factor 2 keeps the noise of the batch-means figure (19
+// degrees of freedom with 4 chains) from making the smallest ESS over many
+// components far too small, while an MCSE is never more than about 1.4
+// times smaller than batch means say.
+func drawsESS(chains [][]float64) float64 {
+	b := diag.ESSBulk(chains)
+	if bm := 2 * diag.ESSBatch(chains); bm < b {
+		return bm
+	}
+	return b
 }
 
 // nanMax is the larger of a and b, NaN when either is (a failed figure).
@@ -587,7 +602,7 @@ func (e *evaluator) combine(res *Result) {
 			for k, p := range [3]float64{0.05, 0.5, 0.95} {
 				res.ChainQuantiles[j][k] = diag.Quantile(pooled, p)
 			}
-			res.ChainMCSE[j] = res.ChainSD[j] / math.Sqrt(diag.ESSBulk(draws))
+			res.ChainMCSE[j] = res.ChainSD[j] / math.Sqrt(drawsESS(draws))
 		}
 	}
 	res.RhatOf = "retained samples"
@@ -603,7 +618,7 @@ func (e *evaluator) combine(res *Result) {
 		res.Reported = fmt.Sprintf("average of iterations %d-%d (%d iterates)", first, n, res.Averaged)
 	}
 	if res.Stopped {
-		res.Reported += fmt.Sprintf("; stopped early at iteration %d of at most %d", n, e.s.Iters)
+		res.Reported += "; " + e.interrupted(n)
 	}
 	names := func(v []float64, limit float64) string {
 		var worst []string
@@ -632,15 +647,22 @@ func (e *evaluator) combine(res *Result) {
 		if e.chainSummaries { // a state-space run: its kernel, not q, sets the chains' pace
 			likely = "the run is too short for the kernel to forget its start"
 			remedy = fmt.Sprintf("more --iters (the cap was %d), or more --samples (particles)", e.s.Iters)
+			if res.Stopped {
+				likely, remedy = "the run was "+e.interrupted(n), "let the run finish"
+			}
 		}
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
 			"R-hat is %.3g (threshold %.2f) for %s: the %d chains' %s over iterations %d-%d do not agree; likely cause: %s; remedy: %s%s",
 			e.rhatMax, Defaults.RhatMax, names(e.rhat, Defaults.RhatMax), C, res.RhatOf, first, n, likely, remedy, cause))
 	}
 	if e.chainSummaries && !(e.essMin >= Defaults.MinESS) && e.rhatMax <= Defaults.RhatMax {
+		likely, remedy := "too few iterations or a slowly mixing kernel", fmt.Sprintf("more --iters (the cap was %d)", e.s.Iters)
+		if res.Stopped {
+			likely, remedy = "the run was "+e.interrupted(n), "let the run finish"
+		}
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
-			"the smallest bulk ESS of the chains' recorded draws is %.0f (threshold %.0f): the summaries' Monte Carlo error is still large; likely cause: too few iterations or a slowly mixing kernel; remedy: more --iters (the cap was %d)%s",
-			e.essMin, Defaults.MinESS, e.s.Iters, cause))
+			"the smallest ESS of the chains' recorded draws is %.0f (threshold %.0f): the summaries' Monte Carlo error is still large; likely cause: %s; remedy: %s%s",
+			e.essMin, Defaults.MinESS, likely, remedy, cause))
 	}
 	if !e.chainSummaries && !(e.spreadMax <= e.agree) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
@@ -659,6 +681,13 @@ func (e *evaluator) combine(res *Result) {
 	if res.Stopped {
 		res.Converged = false
 	}
+}
+
+// interrupted says that the run was stopped from outside (a signal, a
+// time limit: its context ended) after n iterations, before its stopping
+// rule could judge it.
+func (e *evaluator) interrupted(n int) string {
+	return fmt.Sprintf("interrupted at iteration %d of at most %d, before the stopping rule could judge it", n, e.s.Iters)
 }
 
 // mixingWarning names the chains whose kernel did not mix, with the

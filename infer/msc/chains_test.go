@@ -135,7 +135,7 @@ func TestRunChainsEarlyStopReportsItsWindow(t *testing.T) {
 	require.NoError(t, RunChains(ctx, []Chain{{rand.New(rand.NewPCG(1, 1)), p, q, NewCIS(p, q, 10)}}, s, &res))
 	require.False(t, res.Converged)
 	require.True(t, res.Stopped)
-	require.Contains(t, res.Reported, "stopped early at iteration 63 of at most 1000")
+	require.Contains(t, res.Reported, "interrupted at iteration 63 of at most 1000")
 	require.Contains(t, res.Reported, "iterations 32-63")
 }
 
@@ -194,6 +194,42 @@ func TestRunChainsInterruptIteration(t *testing.T) {
 			require.GreaterOrEqual(t, r.Iterations, res.Iterations, "fixed=%v chain %d", fixed, i+1)
 			require.LessOrEqual(t, r.Iterations, 703, "fixed=%v chain %d", fixed, i+1)
 		}
-		require.Contains(t, res.Reported, fmt.Sprintf("stopped early at iteration %d of at most 100000", res.Iterations))
+		require.Contains(t, res.Reported, fmt.Sprintf("interrupted at iteration %d of at most 100000", res.Iterations))
 	}
+}
+
+// TestRunChainsInterruptedStateSpace: a state-space run (its summaries the
+// chains' own, judged by R-hat and the ESS) cancelled at iteration 300
+// says that it was interrupted, and its warnings blame the interruption
+// instead of suggesting more --iters (issue 33: a signal-stopped run read
+// "stopped early at iteration 6079" and "more --iters (the cap was 20000)").
+func TestRunChainsInterruptedStateSpace(t *testing.T) {
+	m := &lgssm{x: []float64{0.8, -0.4, 1.3}, phi: 0.7, q: 0.6, r: 0.5, s0: 1}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s, err := fillFor(Settings{Iters: 100000, TraceEvery: 100, Trace: func(e *TraceEntry) {
+		if e.Iter >= 300 {
+			cancel()
+		}
+	}}, 3, "csmc", "twisted-gaussian")
+	require.NoError(t, err)
+	chains := make([]Chain, 4)
+	for i := range chains {
+		q := NewTwisted(3)
+		k, err := NewSMCKernel(ssProb(m), q, 10, true)
+		require.NoError(t, err)
+		chains[i] = Chain{Rand: rand.New(rand.NewPCG(3, uint64(i))), Problem: ssProb(m), Q: q, Kernel: k}
+	}
+	var res Result
+	require.NoError(t, RunChains(ctx, chains, s, &res))
+	require.True(t, res.Stopped)
+	require.False(t, res.Converged)
+	require.Contains(t, res.Reported, fmt.Sprintf("interrupted at iteration %d of at most 100000", res.Iterations))
+	require.NotEmpty(t, res.Warnings)
+	blamed := false
+	for _, w := range res.Warnings {
+		require.NotContains(t, w, "--iters", w)
+		blamed = blamed || strings.Contains(w, "the run was interrupted")
+	}
+	require.True(t, blamed, "%q", res.Warnings)
 }

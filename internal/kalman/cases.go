@@ -49,9 +49,10 @@ type StateSummary struct {
 // in testdata are the source of truth: TestCaseFiles checks that the
 // simulations still reproduce them.
 const (
-	seedAR1   = 20260101
-	seedTrend = 20260102
-	seedLevel = 20260103
+	seedAR1       = 20260101
+	seedTrend     = 20260102
+	seedLevel     = 20260103
+	seedLevel1000 = 20260104
 )
 
 // AR1NoiseModel is case (a) in mscppl.
@@ -234,6 +235,64 @@ func localLevel(n int, noStates bool) (*Case, error) {
 	return c, c.solveGrid([]string{"x"})
 }
 
+// LocalLevel1000Model is case (d) in mscppl: case (c) at the scale of real
+// data (a Nile-like series).
+const LocalLevel1000Model = `// Local level at the scale of real data (internal/kalman.LocalLevel1000): a
+// series around 1000 with both sds latent; exact posterior by a 300 x 300
+// grid over (sq, sr) with the Kalman filter and smoother.
+data { y: vector[T] }
+latent {
+  sq: real<lower=0>
+  sr: real<lower=0>
+  x: vector[T]
+}
+model {
+  sq ~ normal(0, 200)
+  sr ~ normal(0, 200)
+  x[1] ~ normal(1000, 500)
+  for t in 2..T {
+    x[t] ~ normal(x[t-1], sq)
+  }
+  y ~ normal(x, sr)
+}
+`
+
+// LocalLevel1000 is case (d), the local level of case (c) at the scale of
+// real data (issue 33's Nile-like series): sq, sr ~ half-normal(0, 200),
+// x_1 ~ N(1000, 500^2), x_t ~ N(x_{t-1}, sq^2), y_t ~ N(x_t, sr^2),
+// T = 100, simulated with sq = 40, sr = 100 and x_1 = 1000. The exact
+// posterior is a 300 x 300 midpoint grid over sq in [0, 250] and sr in
+// [0, 250].
+func LocalLevel1000() (*Case, error) { return localLevel1000(300, false) }
+
+func localLevel1000(n int, noStates bool) (*Case, error) {
+	const T = 100
+	sq, sr := 40.0, 100.0
+	rng := rand.New(rand.NewPCG(seedLevel1000, 1))
+	truth := map[string]float64{"sq": sq, "sr": sr}
+	y := make([]float64, T)
+	x := 1000.0
+	for t := range T {
+		if t > 0 {
+			x += sq * rng.NormFloat64()
+		}
+		truth[fmt.Sprintf("x[%d]", t+1)] = x
+		y[t] = x + sr*rng.NormFloat64()
+	}
+	g := &Grid{
+		Axes: []Axis{{Name: "sq", Lo: 0, Hi: 250, N: n}, {Name: "sr", Lo: 0, Hi: 250, N: n}},
+		Model: func(th []float64) (Model, error) {
+			return ScalarModel(1000, 500*500, 1, th[0]*th[0], 1, th[1]*th[1]), nil
+		},
+		// Two half-normal(0, 200), up to constants.
+		LogPrior: func(th []float64) float64 { return -0.5 * (th[0]*th[0] + th[1]*th[1]) / (200 * 200) },
+		NoStates: noStates,
+	}
+	c := &Case{Name: "local_level_1000", Model: LocalLevel1000Model, Y: y, Truth: truth, Grid: g,
+		Resolution: "the grid at 150 x 150 moves no mean, sd or quantile by more than 1e-3 posterior sd (TestCaseResolution)"}
+	return c, c.solveGrid([]string{"x"})
+}
+
 // solveGrid fills Params, Probs and States from c.Grid on c.Y.
 func (c *Case) solveGrid(stateNames []string) error {
 	post, err := c.Grid.Posterior(Scalar(c.Y))
@@ -256,10 +315,10 @@ func (c *Case) solveGrid(stateNames []string) error {
 	return nil
 }
 
-// Cases returns the three ready-made cases.
+// Cases returns the four ready-made cases.
 func Cases() ([]*Case, error) {
 	var out []*Case
-	for _, f := range []func() (*Case, error){AR1Noise, LocalLinearTrend, LocalLevel} {
+	for _, f := range []func() (*Case, error){AR1Noise, LocalLinearTrend, LocalLevel, LocalLevel1000} {
 		c, err := f()
 		if err != nil {
 			return nil, err
