@@ -349,7 +349,7 @@ func verdict(s *Summary) string {
 	if !math.IsNaN(float64(d.RhatMax)) || d.RhatOf != "" {
 		parts = append(parts, fmt.Sprintf("R-hat %s", fig(d.RhatMax, "%.3f")))
 		if s.SummarySource == "chain" { // the chains' own averages: their Monte Carlo error is what matters
-			parts = append(parts, fmt.Sprintf("bulk ESS at least %s", fig(d.ESSBulkMin, "%.0f")))
+			parts = append(parts, fmt.Sprintf("ESS at least %s", fig(d.ESSBulkMin, "%.0f")))
 		} else {
 			parts = append(parts, fmt.Sprintf("chains agree within %s sd", fig(d.ChainSpreadMax, "%.3f")))
 		}
