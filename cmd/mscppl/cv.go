@@ -48,21 +48,12 @@ func splitList(s string) []string {
 }
 
 func (c *cvCmd) Run(e *env) error {
-	shard, err := parseShard(c.Shard, c.Out)
+	shard, m, set, err := e.startSharded(c.Shard, c.Out, c.Model, c.Data, "cv")
 	if err != nil {
 		return err
 	}
-	m, err := e.load(c.Model, c.Data, 0)
-	if err != nil {
-		return err
-	}
-	var set *outSet
-	if c.Out != "" {
-		if set, err = beginOutSet(c.Out); err != nil {
-			return err
-		}
+	if set != nil {
 		defer set.abort()
-		set.writer = "cv"
 	}
 	res, err := infer.CrossValidate(e.ctx, m, infer.CVOptions{Splits: c.Splits, TestFraction: c.TestFraction,
 		Methods: splitList(c.Methods), Seed: c.Seed, Fit: c.fitFlags.options(), Shard: shard})

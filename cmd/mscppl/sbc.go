@@ -49,19 +49,11 @@ func init() {
 }
 
 func (c *sbcCmd) Run(e *env) error {
-	shard, err := parseShard(c.Shard, c.Out)
+	shard, m, set, err := e.startSharded(c.Shard, c.Out, c.Model, c.Data, "sbc")
 	if err != nil {
 		return err
 	}
-	m, err := e.load(c.Model, c.Data, 0)
-	if err != nil {
-		return err
-	}
-	var set *outSet
-	if c.Out != "" {
-		if set, err = beginOutSet(c.Out); err != nil {
-			return err
-		}
+	if set != nil {
 		defer set.abort()
 	}
 	o := c.fitFlags.options()
@@ -76,7 +68,6 @@ func (c *sbcCmd) Run(e *env) error {
 	bar.finish()
 	sum := res.Summarize()
 	if set != nil {
-		set.writer = "sbc"
 		if err := writeSBCSet(set, res, sum); err != nil {
 			return err
 		}

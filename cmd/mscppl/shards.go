@@ -24,6 +24,26 @@ import (
 var getenv = os.Getenv
 
 // parseShard reads --shard (empty: the whole list); a shard needs --out.
+// startSharded is what sbc, cv and sweep do first: parse --shard (against
+// --out), load the model, and begin the output set of writer when --out
+// is given (nil otherwise; the caller defers its abort).
+func (e *env) startSharded(shardFlag, out, model, data, writer string) (infer.Shard, *infer.Model, *outSet, error) {
+	shard, err := parseShard(shardFlag, out)
+	if err != nil {
+		return shard, nil, nil, err
+	}
+	m, err := e.load(model, data, 0)
+	if err != nil || out == "" {
+		return shard, m, nil, err
+	}
+	set, err := beginOutSet(out)
+	if err != nil {
+		return shard, nil, nil, err
+	}
+	set.writer = writer
+	return shard, m, set, nil
+}
+
 func parseShard(s, out string) (infer.Shard, error) {
 	if s == "" {
 		return infer.Shard{}, nil

@@ -57,21 +57,12 @@ func (c *sweepCmd) Run(e *env) error {
 			return userErrorf("use a .svg or .png file name", "cannot draw %s", c.Plot)
 		}
 	}
-	shard, err := parseShard(c.Shard, c.Out)
+	shard, m, set, err := e.startSharded(c.Shard, c.Out, c.Model, c.Data, "sweep")
 	if err != nil {
 		return err
 	}
-	m, err := e.load(c.Model, c.Data, 0)
-	if err != nil {
-		return err
-	}
-	var set *outSet
-	if c.Out != "" {
-		if set, err = beginOutSet(c.Out); err != nil {
-			return err
-		}
+	if set != nil {
 		defer set.abort()
-		set.writer = "sweep"
 	}
 	methods := splitList(c.Methods)
 	rows, err := infer.Sweep(e.ctx, m, infer.SweepOptions{Samples: sizes, Inits: c.Inits, Methods: methods, Seed: c.Seed,

@@ -208,30 +208,48 @@ model {
 func LocalLevel() (*Case, error) { return localLevel(300, false) }
 
 func localLevel(n int, noStates bool) (*Case, error) {
-	const T = 100
-	sq, sr := 0.5, 1.0
 	rng := rand.New(rand.NewPCG(seedLevel, 1))
-	truth := map[string]float64{"sq": sq, "sr": sr}
+	return levelCase(levelSpec{name: "local_level", model: LocalLevelModel, sq: 0.5, sr: 1, x1: 10 * rng.NormFloat64(),
+		m0: 0, p0: 100, prior: 1, hi: 2.2,
+		resolution: "the grid twice as fine (600 x 600) moves no mean, sd or quantile by more than 1e-4 posterior sd (TestCaseResolution)"},
+		rng, n, noStates)
+}
+
+// levelSpec is a local level case: its name and model text, the true sds
+// and first state it is simulated from (T = 100), x_1's prior N(m0, p0),
+// the half-normal(0, prior) priors of both sds and the grid's upper end
+// hi for both.
+type levelSpec struct {
+	name, model, resolution string
+	sq, sr, x1, m0, p0      float64
+	prior, hi               float64
+}
+
+// levelCase simulates the local level of spec with rng and solves its grid
+// of n x n points.
+func levelCase(spec levelSpec, rng *rand.Rand, n int, noStates bool) (*Case, error) {
+	const T = 100
+	truth := map[string]float64{"sq": spec.sq, "sr": spec.sr}
 	y := make([]float64, T)
-	x := 10 * rng.NormFloat64()
+	x := spec.x1
 	for t := range T {
 		if t > 0 {
-			x += sq * rng.NormFloat64()
+			x += spec.sq * rng.NormFloat64()
 		}
 		truth[fmt.Sprintf("x[%d]", t+1)] = x
-		y[t] = x + sr*rng.NormFloat64()
+		y[t] = x + spec.sr*rng.NormFloat64()
 	}
+	v := spec.prior * spec.prior
 	g := &Grid{
-		Axes: []Axis{{Name: "sq", Lo: 0, Hi: 2.2, N: n}, {Name: "sr", Lo: 0, Hi: 2.2, N: n}},
+		Axes: []Axis{{Name: "sq", Lo: 0, Hi: spec.hi, N: n}, {Name: "sr", Lo: 0, Hi: spec.hi, N: n}},
 		Model: func(th []float64) (Model, error) {
-			return ScalarModel(0, 100, 1, th[0]*th[0], 1, th[1]*th[1]), nil
+			return ScalarModel(spec.m0, spec.p0, 1, th[0]*th[0], 1, th[1]*th[1]), nil
 		},
-		// Two half-normal(0, 1), up to constants.
-		LogPrior: func(th []float64) float64 { return -0.5 * (th[0]*th[0] + th[1]*th[1]) },
+		// Two half-normal(0, prior), up to constants.
+		LogPrior: func(th []float64) float64 { return -0.5 * (th[0]*th[0] + th[1]*th[1]) / v },
 		NoStates: noStates,
 	}
-	c := &Case{Name: "local_level", Model: LocalLevelModel, Y: y, Truth: truth, Grid: g,
-		Resolution: "the grid twice as fine (600 x 600) moves no mean, sd or quantile by more than 1e-4 posterior sd (TestCaseResolution)"}
+	c := &Case{Name: spec.name, Model: spec.model, Y: y, Truth: truth, Grid: g, Resolution: spec.resolution}
 	return c, c.solveGrid([]string{"x"})
 }
 
@@ -266,31 +284,10 @@ model {
 func LocalLevel1000() (*Case, error) { return localLevel1000(300, false) }
 
 func localLevel1000(n int, noStates bool) (*Case, error) {
-	const T = 100
-	sq, sr := 40.0, 100.0
-	rng := rand.New(rand.NewPCG(seedLevel1000, 1))
-	truth := map[string]float64{"sq": sq, "sr": sr}
-	y := make([]float64, T)
-	x := 1000.0
-	for t := range T {
-		if t > 0 {
-			x += sq * rng.NormFloat64()
-		}
-		truth[fmt.Sprintf("x[%d]", t+1)] = x
-		y[t] = x + sr*rng.NormFloat64()
-	}
-	g := &Grid{
-		Axes: []Axis{{Name: "sq", Lo: 0, Hi: 250, N: n}, {Name: "sr", Lo: 0, Hi: 250, N: n}},
-		Model: func(th []float64) (Model, error) {
-			return ScalarModel(1000, 500*500, 1, th[0]*th[0], 1, th[1]*th[1]), nil
-		},
-		// Two half-normal(0, 200), up to constants.
-		LogPrior: func(th []float64) float64 { return -0.5 * (th[0]*th[0] + th[1]*th[1]) / (200 * 200) },
-		NoStates: noStates,
-	}
-	c := &Case{Name: "local_level_1000", Model: LocalLevel1000Model, Y: y, Truth: truth, Grid: g,
-		Resolution: "the grid at 150 x 150 moves no mean, sd or quantile by more than 1e-3 posterior sd (TestCaseResolution)"}
-	return c, c.solveGrid([]string{"x"})
+	return levelCase(levelSpec{name: "local_level_1000", model: LocalLevel1000Model, sq: 40, sr: 100, x1: 1000,
+		m0: 1000, p0: 500 * 500, prior: 200, hi: 250,
+		resolution: "the grid at 150 x 150 moves no mean, sd or quantile by more than 1e-3 posterior sd (TestCaseResolution)"},
+		rand.New(rand.NewPCG(seedLevel1000, 1)), n, noStates)
 }
 
 // solveGrid fills Params, Probs and States from c.Grid on c.Y.
