@@ -631,8 +631,7 @@ func readsItself(e *Expr) bool {
 	}
 	name := *p.Prim.Ident
 	found := false
-	var visit func(x *Expr)
-	visit = func(x *Expr) {
+	visit := func(x *Expr) {
 		walkIdents(x, func(n string) { found = found || n == name })
 	}
 	for _, o := range p.Ops {

@@ -515,7 +515,5 @@ func (l *lowerer) call(c *Call) (_ *lang.Call, sh shape) {
 	return nc, l.result(c.Name)
 }
 
-// boundExpr lowers the value of a bound.
-func (l *lowerer) boundExpr(b *BoundChain) *lang.Expr { return l.boundVal(b).e }
-
+// boundVal lowers the value of a bound.
 func (l *lowerer) boundVal(b *BoundChain) val { return l.chain(b.Left, boundOps(b.Rest)) }
