@@ -368,6 +368,11 @@ func verdict(s *Summary) string {
 	case !s.Converged:
 		head = fmt.Sprintf("NOT converged (%d warnings)", len(s.Warnings))
 	}
+	if len(s.ParamOrder) > 0 {
+		// the latents' posterior is p(z | x; theta) at the params' maximum-
+		// likelihood values: their uncertainty is in no interval
+		what += " given the params' fitted values"
+	}
 	return fmt.Sprintf("%s: %s; %s", head, strings.Join(parts, ", "), what)
 }
 
