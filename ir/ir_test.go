@@ -17,8 +17,9 @@ func compile(t testing.TB, src, csv string) *Compiled {
 	return compileWith(t, src, csv, CompileOptions{})
 }
 
-// compileWith is compile with options.
-func compileWith(t testing.TB, src, csv string, opt CompileOptions) *Compiled {
+// parseBuild parses src as m.msc and binds it to the CSV text csv ("" for no
+// data file).
+func parseBuild(t testing.TB, src, csv string) (*lang.File, *Model) {
 	t.Helper()
 	f, err := lang.Parse("m.msc", []byte(src))
 	require.NoError(t, err)
@@ -29,6 +30,13 @@ func compileWith(t testing.TB, src, csv string, opt CompileOptions) *Compiled {
 	}
 	m, err := Build(f, table)
 	require.NoError(t, err)
+	return f, m
+}
+
+// compileWith is compile with options.
+func compileWith(t testing.TB, src, csv string, opt CompileOptions) *Compiled {
+	t.Helper()
+	_, m := parseBuild(t, src, csv)
 	c, err := Compile(m, opt)
 	require.NoError(t, err)
 	return c

@@ -10,6 +10,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// goodArg is a valid argument of each parameter domain, and badArgs
+// arguments outside it (as source text).
+var (
+	goodArg = map[stdlib.Domain]string{stdlib.RealLine: "0.3", stdlib.Positive: "1.7", stdlib.NonNegative: "1.2",
+		stdlib.Unit: "0.35", stdlib.Binary: "1", stdlib.NonNegInt: "3"}
+	badArgs = map[stdlib.Domain][]string{stdlib.Positive: {"-1", "0"}, stdlib.NonNegative: {"-0.5"},
+		stdlib.Unit: {"1.5", "-0.1"}, stdlib.Binary: {"2"}, stdlib.NonNegInt: {"2.5", "-1"}}
+)
+
 // TestRNGArgumentsValidated: every NAME_rng of the registry, given an
 // argument outside its parameter's domain (the rule y ~ NAME(...) applies),
 // is an error at that argument's position: at compile time for a constant,
@@ -18,10 +27,7 @@ import (
 // already missing (a derived ODE solve that failed, counted in its own
 // note): its draw is NaN and nothing is reported.
 func TestRNGArgumentsValidated(t *testing.T) {
-	good := map[stdlib.Domain]string{stdlib.RealLine: "0.3", stdlib.Positive: "1.7", stdlib.NonNegative: "1.2",
-		stdlib.Unit: "0.35", stdlib.Binary: "1", stdlib.NonNegInt: "3"}
-	bad := map[stdlib.Domain][]string{stdlib.Positive: {"-1", "0"}, stdlib.NonNegative: {"-0.5"},
-		stdlib.Unit: {"1.5", "-0.1"}, stdlib.Binary: {"2"}, stdlib.NonNegInt: {"2.5", "-1"}}
+	good, bad := goodArg, badArgs
 	checked := 0
 	for _, n := range stdlib.FamilyNames() {
 		f, _ := stdlib.Lookup(n)
@@ -88,10 +94,7 @@ func TestRNGArgumentsValidated(t *testing.T) {
 // for constants, at the draw (RNGError) for one that depends on a latent;
 // with valid arguments the same draw reports nothing.
 func TestCDFArgumentsValidated(t *testing.T) {
-	good := map[stdlib.Domain]string{stdlib.RealLine: "0.3", stdlib.Positive: "1.7", stdlib.NonNegative: "1.2",
-		stdlib.Unit: "0.35", stdlib.Binary: "1", stdlib.NonNegInt: "3"}
-	bad := map[stdlib.Domain][]string{stdlib.Positive: {"-1", "0"}, stdlib.NonNegative: {"-0.5"},
-		stdlib.Unit: {"1.5", "-0.1"}, stdlib.Binary: {"2"}, stdlib.NonNegInt: {"2.5", "-1"}}
+	good, bad := goodArg, badArgs
 	checked := 0
 	for _, n := range stdlib.FamilyNames() {
 		f, _ := stdlib.Lookup(n)

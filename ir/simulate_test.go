@@ -3,25 +3,15 @@ package ir
 import (
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
-	"github.com/mscppl/mscppl/ir/dataset"
 	"github.com/mscppl/mscppl/lang"
 	"github.com/stretchr/testify/require"
 )
 
 func simulator(t *testing.T, src, csv string) (*Simulator, error) {
 	t.Helper()
-	f, err := lang.Parse("m.msc", []byte(src))
-	require.NoError(t, err)
-	var table *dataset.Table
-	if csv != "" {
-		table, err = dataset.Read("d.csv", strings.NewReader(csv))
-		require.NoError(t, err)
-	}
-	m, err := Build(f, table)
-	require.NoError(t, err)
+	f, m := parseBuild(t, src, csv)
 	return NewSimulator(m, f)
 }
 
