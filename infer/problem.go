@@ -122,7 +122,7 @@ func unconstrainedParamNames(m *ir.Model) []string {
 
 // facts are the model's facts (ir.Facts) as the engine takes them.
 func facts(c *ir.Compiled) msc.Facts {
-	f := c.Facts()
+	f := ir.FactsOf(c)
 	var out msc.Facts
 	for _, x := range f.Centred {
 		out.Centred = append(out.Centred, msc.Centred{Latent: x.Latent, Scale: x.Scale, Raw: x.Raw, Define: x.Define})

@@ -161,8 +161,7 @@ func (r *resolver) arrayLiteral(pos lang.Pos, elems []*lang.Expr) Expr {
 // arrayLit is the function of an array literal {a, b, c}: a constant
 // when every element is known when the model is compiled (so that
 // x[{1, 3}] indexes as an int array does), else their concatenation.
-var arrayLit = &Function{Name: "{...}", lower: func(cp *compiler, x lowering) autodiff.Node {
-	g := cp.g
+var arrayLit = &Function{Name: "{...}", lower: func(g *autodiff.Graph, x lowering) autodiff.Node {
 	lens := make(concatN, len(x.a))
 	known := true
 	for i, a := range x.a {
@@ -219,13 +218,12 @@ func (r *resolver) arrayColumn(x Expr, ix *lang.Index) (Expr, bool) {
 	return &Builtin{exprBase: exprBase{x.Pos(), rt}, Name: "column", Def: arrayCol, Args: []Expr{x, k}}, true
 }
 
-// arrayCol is a[:, k] with k known when the model is compiled (its
-// lowering is set by init: it reaches the compiler, which reads arrayCol).
+// arrayCol is a[:, k] with k known when the model is compiled (the
+// compiler lowers it itself: lowerArrayCol).
 var arrayCol = &Function{Name: "column"}
 
-func init() { arrayCol.lower = lowerArrayCol }
-
-func lowerArrayCol(cp *compiler, x lowering) autodiff.Node {
+// lowerArrayCol lowers a Builtin of arrayCol.
+func (cp *compiler) lowerArrayCol(x lowering) autodiff.Node {
 	t := x.args[0].Type()
 	k := cp.intExpr(x.args[1])
 	if k < 1 || k > t.Cols {
@@ -358,11 +356,11 @@ func checkToArray1D(k *site) Expr {
 
 // lowerToArray1D flattens arrays in their (row-major) order and matrices
 // column by column, as Stan does.
-func lowerToArray1D(cp *compiler, x lowering) autodiff.Node {
+func lowerToArray1D(g *autodiff.Graph, x lowering) autodiff.Node {
 	if t := x.args[0].Type(); t.Kind == Matrix && t.Array == 0 {
-		return lowerToVector(cp, x)
+		return lowerToVector(g, x)
 	}
-	return cp.g.Slice(x.a[0], 0, x.n())
+	return g.Slice(x.a[0], 0, x.n())
 }
 
 func checkToMatrix(k *site) Expr {

@@ -96,11 +96,11 @@ var functionTable = []*Function{
 
 	// ---- reductions and products
 	{Name: "sum", Params: "v", Doc: "the sum of the elements", arity: []int{1}, check: reduction,
-		lower: func(cp *compiler, x lowering) autodiff.Node { return cp.g.Sum(x.a[0]) }},
+		lower: func(g *autodiff.Graph, x lowering) autodiff.Node { return g.Sum(x.a[0]) }},
 	{Name: "log_sum_exp", Params: "v", Doc: "log(sum(exp(v))), computed stably; log_sum_exp(a, b) of two scalars",
 		arity: []int{1, 2}, check: checkLogSumExp, lower: lowerLogSumExp},
 	{Name: "dot", Params: "u, v", Doc: "the inner product of two vectors", arity: []int{2}, check: checkDot,
-		lower: func(cp *compiler, x lowering) autodiff.Node { return cp.g.Dot(x.a[0], x.a[1]) }},
+		lower: func(g *autodiff.Graph, x lowering) autodiff.Node { return g.Dot(x.a[0], x.a[1]) }},
 	{Name: "dot_product", Alias: "dot"},
 	minMax("min", "fmin", "the smallest element; min(a, b) of two scalars is fmin(a, b)"),
 	minMax("max", "fmax", "the largest element; max(a, b) of two scalars is fmax(a, b)"),
@@ -109,7 +109,7 @@ var functionTable = []*Function{
 	vecFn("variance", "v", "the sample variance of the elements", 1, 0, checkMoments, lowerMoments),
 	vecFn("sd", "v", "the sample standard deviation of the elements", 1, 0, checkMoments, lowerMoments),
 	vecFn("dot_self", "v", "dot(v, v)", 1, 0, checkDotSelf,
-		func(cp *compiler, x lowering) autodiff.Node { return cp.g.Dot(x.a[0], x.a[0]) }),
+		func(g *autodiff.Graph, x lowering) autodiff.Node { return g.Dot(x.a[0], x.a[0]) }),
 	vecFn("rows_dot_product", "A, B", "the dot products of the rows of A and B", 2, 0, checkRowsCols, lowerRowsCols),
 	vecFn("columns_dot_product", "A, B", "the dot products of the columns of A and B", 2, 0, checkRowsCols, lowerRowsCols),
 	vecFn("rows_dot_self", "A", "the dot products of the rows of A with themselves", 1, 0, checkRowsCols, lowerRowsCols),
@@ -118,31 +118,31 @@ var functionTable = []*Function{
 	// ---- vectors and matrices
 	vecFn("cumulative_sum", "v", "the running sums of a vector", 1, 0, checkVecToVec, lowerCumulativeSum),
 	vecFn("softmax", "v", "exp(v) / sum(exp(v))", 1, 0, checkVecToVec,
-		func(cp *compiler, x lowering) autodiff.Node {
-			return cp.g.Exp(cp.g.Sub(x.a[0], cp.g.LogSumExp(x.a[0])))
+		func(g *autodiff.Graph, x lowering) autodiff.Node {
+			return g.Exp(g.Sub(x.a[0], g.LogSumExp(x.a[0])))
 		}),
 	vecFn("log_softmax", "v", "v - log_sum_exp(v)", 1, 0, checkVecToVec,
-		func(cp *compiler, x lowering) autodiff.Node { return cp.g.Sub(x.a[0], cp.g.LogSumExp(x.a[0])) }),
+		func(g *autodiff.Graph, x lowering) autodiff.Node { return g.Sub(x.a[0], g.LogSumExp(x.a[0])) }),
 	vecFn("head", "v, n", "the first n elements", 1, 1, checkHeadTail,
-		func(cp *compiler, x lowering) autodiff.Node { return cp.g.Slice(x.a[0], 0, x.ints[0]) }),
+		func(g *autodiff.Graph, x lowering) autodiff.Node { return g.Slice(x.a[0], 0, x.ints[0]) }),
 	vecFn("tail", "v, n", "the last n elements", 1, 1, checkHeadTail,
-		func(cp *compiler, x lowering) autodiff.Node { return cp.g.Slice(x.a[0], x.n()-x.ints[0], x.n()) }),
+		func(g *autodiff.Graph, x lowering) autodiff.Node { return g.Slice(x.a[0], x.n()-x.ints[0], x.n()) }),
 	vecFn("segment", "v, i, n", "the n elements from element i", 1, 2, checkSegment,
-		func(cp *compiler, x lowering) autodiff.Node {
-			return cp.g.Slice(x.a[0], x.ints[0]-1, x.ints[0]-1+x.ints[1])
+		func(g *autodiff.Graph, x lowering) autodiff.Node {
+			return g.Slice(x.a[0], x.ints[0]-1, x.ints[0]-1+x.ints[1])
 		}),
 	vecFn("rep_matrix", "x, r, c", "the r x c matrix of x", 1, 2, checkRepMatrix, lowerRepMatrix),
 	vecFn("diag_pre_multiply", "v, M", "diag_matrix(v) * M", 2, 0, checkDiagPreMultiply, lowerDiagPreMultiply),
 	vecFn("to_vector", "M", "a matrix column by column (Stan's order); a vector as it is", 1, 0, checkToVector, lowerToVector),
 	vecFn("append_row", "a, b", "the vector of a's elements then b's (vectors or scalars)", 2, 0, checkAppendRow,
-		func(cp *compiler, x lowering) autodiff.Node {
-			return cp.g.Custom(concat{x.n(), x.args[1].Type().Len()}, x.t.Len(), x.a[0], x.a[1])
+		func(g *autodiff.Graph, x lowering) autodiff.Node {
+			return g.Custom(concat{x.n(), x.args[1].Type().Len()}, x.t.Len(), x.a[0], x.a[1])
 		}),
 	vecFn("col", "M, j", "column j of a matrix, as a vector", 1, 1, checkColRow, lowerCol),
 	vecFn("row", "M, i", "row i of a matrix, as a vector", 1, 1, checkColRow,
-		func(cp *compiler, x lowering) autodiff.Node {
+		func(g *autodiff.Graph, x lowering) autodiff.Node {
 			c := x.args[0].Type().Cols
-			return cp.g.Slice(x.a[0], (x.ints[0]-1)*c, x.ints[0]*c)
+			return g.Slice(x.a[0], (x.ints[0]-1)*c, x.ints[0]*c)
 		}),
 	vecFn("block", "M, i, j, nr, nc", "the nr x nc block of M from row i and column j", 1, 4, checkBlock, lowerBlock),
 	matFn("gp_exp_quad_cov", "x, alpha, rho", "the exponentiated quadratic covariance alpha^2 exp(-(x_i - x_j)^2 / (2 rho^2))", 3, checkGPExpQuadCov),
@@ -169,7 +169,7 @@ var functionTable = []*Function{
 	// ---- arrays (arrays.go)
 	vecFn("to_array_1d", "x", "an array's elements in order (a matrix's column by column), as a 1-D array", 1, 0, checkToArray1D, lowerToArray1D),
 	vecFn("to_matrix", "a", "a 2-D array or an array of vectors (one per row) as a matrix", 1, 0, checkToMatrix,
-		func(cp *compiler, x lowering) autodiff.Node { return x.a[0] }),
+		func(g *autodiff.Graph, x lowering) autodiff.Node { return x.a[0] }),
 	{Name: "rep_array", Params: "x, n[, m]", Doc: "the array of n copies of x (an n x m array with m)", arity: []int{2, 3}, check: checkRepArray},
 
 	// ---- constants: Stan's functions of no arguments
@@ -187,7 +187,7 @@ var functionTable = []*Function{
 // tapeElem is an elementwise function built into the tape.
 func tapeElem(name, doc string, op func(*autodiff.Graph, autodiff.Node) autodiff.Node) *Function {
 	return &Function{Name: name, Params: "x", Doc: doc, arity: []int{1}, check: elementwise, elementwise: true,
-		lower: func(cp *compiler, x lowering) autodiff.Node { return op(cp.g, x.a[0]) }}
+		lower: func(g *autodiff.Graph, x lowering) autodiff.Node { return op(g, x.a[0]) }}
 }
 
 // elem is an elementwise function whose op is stdlib's ElemFunc of that
@@ -204,7 +204,7 @@ func elem(name, doc string) *Function {
 // its own with stdlib.NewElemFunc).
 func elemOp(op *stdlib.ElemFunc, doc string) *Function {
 	return &Function{Name: op.Name(), Params: "x", Doc: doc, arity: []int{1}, check: elementwise, elementwise: true, elem: op,
-		lower: func(cp *compiler, x lowering) autodiff.Node { return cp.g.Map(op, x.a[0]) }}
+		lower: func(g *autodiff.Graph, x lowering) autodiff.Node { return g.Map(op, x.a[0]) }}
 }
 
 // withConstant lets an elementwise function be called without arguments
@@ -241,7 +241,7 @@ func nary(name, params, doc string) *Function {
 // vecFn is a function on vectors and matrices: vecs value arguments, then
 // ints integers known before inference; check types it, lower lowers its
 // Builtin.
-func vecFn(name, params, doc string, vecs, ints int, check func(*site) Expr, lower func(*compiler, lowering) autodiff.Node) *Function {
+func vecFn(name, params, doc string, vecs, ints int, check func(*site) Expr, lower func(*autodiff.Graph, lowering) autodiff.Node) *Function {
 	return &Function{Name: name, Params: params, Doc: doc, arity: []int{vecs + ints}, ints: ints, check: check, lower: lower}
 }
 
@@ -313,11 +313,11 @@ func checkLogSumExp(k *site) Expr {
 	return k.call(tReal)
 }
 
-func lowerLogSumExp(cp *compiler, x lowering) autodiff.Node {
+func lowerLogSumExp(g *autodiff.Graph, x lowering) autodiff.Node {
 	if len(x.a) == 2 {
-		return cp.g.LogSumExp(cp.g.Stack(x.a[0], x.a[1]))
+		return g.LogSumExp(g.Stack(x.a[0], x.a[1]))
 	}
-	return cp.g.LogSumExp(x.a[0])
+	return g.LogSumExp(x.a[0])
 }
 
 func checkDot(k *site) Expr {
@@ -338,8 +338,8 @@ func checkMinMax(k *site) Expr {
 	return k.builtin(tReal)
 }
 
-func lowerReduce(cp *compiler, x lowering) autodiff.Node {
-	return cp.g.Custom(reduce(x.name), 1, x.a[0])
+func lowerReduce(g *autodiff.Graph, x lowering) autodiff.Node {
+	return g.Custom(reduce(x.name), 1, x.a[0])
 }
 
 func checkMoments(k *site) Expr {
@@ -350,13 +350,13 @@ func checkMoments(k *site) Expr {
 	return k.builtin(tReal)
 }
 
-func lowerMoments(cp *compiler, x lowering) autodiff.Node {
-	g, n := cp.g, x.n()
+func lowerMoments(g *autodiff.Graph, x lowering) autodiff.Node {
+	n := x.n()
 	if x.name == "mean" {
-		return g.Div(g.Sum(x.a[0]), cp.num(float64(n)))
+		return g.Div(g.Sum(x.a[0]), g.Const([]float64{float64(n)}))
 	}
-	dev := g.Sub(x.a[0], g.Div(g.Sum(x.a[0]), cp.num(float64(n))))
-	v := g.Div(g.Sum(g.Mul(dev, dev)), cp.num(float64(n-1)))
+	dev := g.Sub(x.a[0], g.Div(g.Sum(x.a[0]), g.Const([]float64{float64(n)})))
+	v := g.Div(g.Sum(g.Mul(dev, dev)), g.Const([]float64{float64(n-1)}))
 	if x.name == "sd" {
 		return g.Sqrt(v)
 	}
@@ -389,8 +389,7 @@ func checkRowsCols(k *site) Expr {
 	return k.builtin(vecType(max(t.Cols, 1)))
 }
 
-func lowerRowsCols(cp *compiler, x lowering) autodiff.Node {
-	g := cp.g
+func lowerRowsCols(g *autodiff.Graph, x lowering) autodiff.Node {
 	a, b := x.a[0], x.a[0]
 	if len(x.a) == 2 {
 		b = x.a[1]
@@ -421,8 +420,7 @@ func checkVecToVec(k *site) Expr {
 	return k.builtin(k.t(0))
 }
 
-func lowerCumulativeSum(cp *compiler, x lowering) autodiff.Node {
-	g := cp.g
+func lowerCumulativeSum(g *autodiff.Graph, x lowering) autodiff.Node {
 	el := make([]autodiff.Node, x.n())
 	for i := range el {
 		el[i] = g.Index(x.a[0], i)
@@ -456,12 +454,12 @@ func checkRepMatrix(k *site) Expr {
 	return k.builtin(matType(k.ints[0], k.ints[1]))
 }
 
-func lowerRepMatrix(cp *compiler, x lowering) autodiff.Node {
+func lowerRepMatrix(g *autodiff.Graph, x lowering) autodiff.Node {
 	el := make([]autodiff.Node, x.ints[0]*x.ints[1])
 	for i := range el {
 		el[i] = x.a[0]
 	}
-	return cp.g.Reshape(cp.g.Stack(el...), x.ints[0], x.ints[1])
+	return g.Reshape(g.Stack(el...), x.ints[0], x.ints[1])
 }
 
 // checkDiagPreMultiply: diag_pre_multiply(v, M) is diag(v) * M.
@@ -474,8 +472,8 @@ func checkDiagPreMultiply(k *site) Expr {
 	return k.builtin(m)
 }
 
-func lowerDiagPreMultiply(cp *compiler, x lowering) autodiff.Node {
-	g, t := cp.g, x.t
+func lowerDiagPreMultiply(g *autodiff.Graph, x lowering) autodiff.Node {
+	g, t := g, x.t
 	el := make([]autodiff.Node, t.Len())
 	for i := 0; i < t.Rows; i++ {
 		vi := g.Index(x.a[0], i)
@@ -495,7 +493,7 @@ func checkToVector(k *site) Expr {
 	return k.builtin(vecType(k.t(0).Len()))
 }
 
-func lowerToVector(cp *compiler, x lowering) autodiff.Node {
+func lowerToVector(g *autodiff.Graph, x lowering) autodiff.Node {
 	t, n := x.args[0].Type(), x.n()
 	if t.Kind != Matrix {
 		return x.a[0]
@@ -506,7 +504,7 @@ func lowerToVector(cp *compiler, x lowering) autodiff.Node {
 			idx = append(idx, i*t.Cols+j)
 		}
 	}
-	return cp.g.Custom(idx, n, x.a[0])
+	return g.Custom(idx, n, x.a[0])
 }
 
 func checkAppendRow(k *site) Expr {
@@ -531,13 +529,13 @@ func checkColRow(k *site) Expr {
 	return k.builtin(rt)
 }
 
-func lowerCol(cp *compiler, x lowering) autodiff.Node {
+func lowerCol(g *autodiff.Graph, x lowering) autodiff.Node {
 	t := x.args[0].Type()
 	idx := make(gather, t.Rows)
 	for i := range idx {
 		idx[i] = i*t.Cols + x.ints[0] - 1
 	}
-	return cp.g.Custom(idx, t.Rows, x.a[0])
+	return g.Custom(idx, t.Rows, x.a[0])
 }
 
 func checkBlock(k *site) Expr {
@@ -549,7 +547,7 @@ func checkBlock(k *site) Expr {
 	return k.builtin(matType(nr, nc))
 }
 
-func lowerBlock(cp *compiler, x lowering) autodiff.Node {
+func lowerBlock(g *autodiff.Graph, x lowering) autodiff.Node {
 	t := x.args[0].Type()
 	i0, j0, nr, nc := x.ints[0]-1, x.ints[1]-1, x.ints[2], x.ints[3]
 	idx := make(gather, 0, nr*nc)
@@ -558,7 +556,7 @@ func lowerBlock(cp *compiler, x lowering) autodiff.Node {
 			idx = append(idx, i*t.Cols+j)
 		}
 	}
-	return cp.g.Reshape(cp.g.Custom(idx, nr*nc, x.a[0]), nr, nc)
+	return g.Reshape(g.Custom(idx, nr*nc, x.a[0]), nr, nc)
 }
 
 // checkSize: rows, cols, num_elements and size are constants.
@@ -624,7 +622,7 @@ func checkCholesky(k *site) Expr {
 // rowVector is v' for a vector v: a 1 x n matrix (v' * w is the dot
 // product). It is an operator's node, not a function of the table.
 var rowVector = &Function{Name: "row",
-	lower: func(cp *compiler, x lowering) autodiff.Node { return cp.g.Reshape(x.a[0], 1, x.n()) }}
+	lower: func(g *autodiff.Graph, x lowering) autodiff.Node { return g.Reshape(x.a[0], 1, x.n()) }}
 
 // builtin lowers a Builtin to the tape.
 func (cp *compiler) builtin(e *Builtin) autodiff.Node {
@@ -632,7 +630,11 @@ func (cp *compiler) builtin(e *Builtin) autodiff.Node {
 	for i, x := range e.Args {
 		a[i] = cp.expr(x)
 	}
-	return e.Def.lower(cp, lowering{args: e.Args, a: a, ints: e.Ints, t: e.T, name: e.Def.Name})
+	x := lowering{args: e.Args, a: a, ints: e.Ints, t: e.T, name: e.Def.Name}
+	if e.Def == arrayCol {
+		return cp.lowerArrayCol(x)
+	}
+	return e.Def.lower(cp.g, x)
 }
 
 // Rng is NAME_rng(params): a draw from a family on each evaluation,

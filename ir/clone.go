@@ -9,14 +9,10 @@ import (
 	"github.com/mscppl/mscppl/stdlib/ode"
 )
 
-// builds, compiles and clones count the calls of Build or BuildJSON, of
-// Compile and of a successful Clone, for the tests that check that a run
-// builds and compiles its model once and copies it for its chains.
-var builds, compiles, clones atomic.Int64
-
-// Builds is the number of Build and BuildJSON calls so far in this
-// process: a test's measure of how often a run builds its model.
-func Builds() int64 { return builds.Load() }
+// compiles and clones count the calls of Compile and of a successful
+// Clone, for the tests that check that a run compiles its model once and
+// copies it for its chains.
+var compiles, clones atomic.Int64
 
 // Compiles is the number of Compile calls so far in this process (neither a
 // Clone nor the compile of a state-space view is one).

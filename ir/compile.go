@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
-	"sync"
 
 	"github.com/mscppl/mscppl/autodiff"
 	"github.com/mscppl/mscppl/lang"
@@ -132,9 +131,6 @@ type Compiled struct {
 	unpriored []*Var
 	// the latents with both bounds expressions, and their nodes (Diagnose)
 	bounded []boundedLatent
-	// the model's facts (facts.go), found on first use
-	facts     Facts
-	factsOnce sync.Once
 	rejecters []*rejections // the ops that reject draws (reject.go)
 	// the integer divisions known only per draw (ops.go)
 	intOps []intSite
@@ -976,7 +972,7 @@ func (cp *compiler) expr(e Expr) autodiff.Node {
 
 // call lowers a Call through its entry.
 func (cp *compiler) call(e *Call, a []autodiff.Node) autodiff.Node {
-	return e.Def.lower(cp, lowering{name: e.Def.Name, args: e.Args, a: a, t: e.T})
+	return e.Def.lower(cp.g, lowering{name: e.Def.Name, args: e.Args, a: a, t: e.T})
 }
 
 func plural(t Type, i int) string {

@@ -19,32 +19,29 @@ type ExprEval struct {
 	Type Type
 }
 
-// CompileExpr parses src as one expression (positions carry name, line 1
-// being the start of src) and compiles it against the model: it may use the
-// model's data, sizes, params, latents and top-level local definitions. Its
-// nodes are added to the compiled graph, so the data are not read again and
-// the model is not rebuilt. Errors are positioned in src.
-//
-// Like the rest of Compiled, it is not safe for concurrent use.
-func (c *Compiled) CompileExpr(name string, src []byte) (*ExprEval, error) {
+// ResolveExpr parses src as one expression (positions carry name, line
+// 1 being the start of src) and resolves and checks it against the
+// model: it may use the model's data, sizes, params, latents and
+// top-level local definitions. Errors are positioned in src.
+func ResolveExpr(m *Model, name string, src []byte) (Expr, error) {
 	px, err := lang.ParseExpr(name, src)
 	if err != nil {
 		return nil, err
 	}
 	r := &resolver{
 		file:        name,
-		m:           c.Model,
+		m:           m,
 		global:      map[string]*Var{},
 		unknownHint: "an expression may use the model's data, params, latents and top-level local definitions",
 	}
-	for _, v := range c.Model.Vars {
+	for _, v := range m.Vars {
 		switch v.Kind {
 		case DataVar, SizeVar, ParamVar, LatentVar:
 			r.global[v.Name] = v
 		}
 	}
 	top := map[string]*Var{}
-	for _, s := range c.Model.Body {
+	for _, s := range m.Body {
 		if a, ok := s.(*Assign); ok {
 			top[a.Local.Name] = a.Local
 		}
@@ -54,6 +51,20 @@ func (c *Compiled) CompileExpr(name string, src []byte) (*ExprEval, error) {
 	if len(r.errs) > 0 || x == nil {
 		r.errs.Sort()
 		return nil, r.errs
+	}
+	return x, nil
+}
+
+// CompileExpr resolves src as one expression over the compiled model
+// (ResolveExpr) and compiles it. Its nodes are added to the compiled
+// graph, so the data are not read again and the model is not rebuilt.
+// Errors are positioned in src.
+//
+// Like the rest of Compiled, it is not safe for concurrent use.
+func CompileExpr(c *Compiled, name string, src []byte) (*ExprEval, error) {
+	x, err := ResolveExpr(c.Model, name, src)
+	if err != nil {
+		return nil, err
 	}
 	g := c.g
 	// the new nodes need the arenas laid out again, also after an error

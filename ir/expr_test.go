@@ -32,7 +32,7 @@ func TestCompileExpr(t *testing.T) {
 		{"sum(x) / N", []float64{3.2 / 3}},
 		{"w + x[1]", []float64{3.5, 4.5}},
 	} {
-		e, err := c.CompileExpr("<eval>", []byte(tc.src))
+		e, err := CompileExpr(c, "<eval>", []byte(tc.src))
 		require.NoError(t, err, tc.src)
 		got := e.Eval(row)
 		require.InDeltaSlice(t, tc.want, got, 1e-12, tc.src)
@@ -43,7 +43,7 @@ func TestCompileExpr(t *testing.T) {
 	require.Equal(t, before, after)
 	// the params are read at evaluation time
 	c.SetParams([]float64{math.Log(5)})
-	e, err := c.CompileExpr("<eval>", []byte("s"))
+	e, err := CompileExpr(c, "<eval>", []byte("s"))
 	require.NoError(t, err)
 	require.InDelta(t, 5, e.Eval(row)[0], 1e-12)
 }
@@ -59,7 +59,7 @@ func TestCompileExprErrors(t *testing.T) {
 		{"x[7]", "<eval>:1:3: index 7 is out of range: x has 3 elements (indices start at 1)\n    x[7]\n      ^\n"},
 		{"x * x", "<eval>:1:3: cannot apply * to vector[3] and vector[3]\n    x * x\n      ^\n    hint: use dot(a, b) for the inner product\n"},
 	} {
-		_, err := c.CompileExpr("<eval>", []byte(tc.src))
+		_, err := CompileExpr(c, "<eval>", []byte(tc.src))
 		require.Error(t, err, tc.src)
 		var list lang.ErrorList
 		require.ErrorAs(t, err, &list)
@@ -68,7 +68,7 @@ func TestCompileExprErrors(t *testing.T) {
 		require.Equal(t, tc.want, b.String(), tc.src)
 	}
 	// the graph still evaluates after the errors
-	e, err := c.CompileExpr("<eval>", []byte("z * 2"))
+	e, err := CompileExpr(c, "<eval>", []byte("z * 2"))
 	require.NoError(t, err)
 	require.Equal(t, []float64{3}, e.Eval([]float64{1.5}))
 }

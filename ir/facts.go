@@ -55,14 +55,12 @@ type Exchangeable struct {
 	Order, Declare string
 }
 
-// Facts finds the model's facts from its statements and its log joint
-// (computed once; the compiled model must not be in use meanwhile).
-func (c *Compiled) Facts() Facts {
-	c.factsOnce.Do(func() {
-		ff := newFactFinder(c.Model)
-		c.facts = Facts{Centred: ff.centred(), Exchangeable: ff.exchangeable(c)}
-	})
-	return c.facts
+// FactsOf finds the model's facts from its statements and its log joint
+// (the compiled model must not be in use meanwhile; the caller keeps
+// the result).
+func FactsOf(c *Compiled) Facts {
+	ff := newFactFinder(c.Model)
+	return Facts{Centred: ff.centred(), Exchangeable: ff.exchangeable(c)}
 }
 
 // factFinder holds what the facts are found from: the latents each local

@@ -135,7 +135,7 @@ model {
 		}, Facts{}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := c.comp(t).Facts()
+			got := FactsOf(c.comp(t))
 			for i := range got.Exchangeable {
 				if got.Exchangeable[i].Reflected == nil {
 					got.Exchangeable[i].Reflected = []string{}

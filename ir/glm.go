@@ -64,7 +64,7 @@ func RecogniseGLM(c *Compiled) (*GLM, error) {
 		}
 	}
 	d := m.LatentDim
-	g := c.g
+	g := c.Graph()
 	rows := d + 3
 	c.Reserve(rows)
 	z := make([]float64, rows*d)
@@ -109,13 +109,13 @@ func RecogniseGLM(c *Compiled) (*GLM, error) {
 			}
 		}
 	}
-	glm.PriorMean, glm.PriorVar, glm.PriorReason = c.normalPriors()
+	glm.PriorMean, glm.PriorVar, glm.PriorReason = normalPriors(c)
 	return glm, nil
 }
 
 // normalPriors returns the means and variances of independent normal
 // priors with constant arguments on every latent element.
-func (c *Compiled) normalPriors() (mean, vr []float64, reason string) {
+func normalPriors(c *Compiled) (mean, vr []float64, reason string) {
 	d := c.Model.LatentDim
 	mean, vr = make([]float64, d), make([]float64, d)
 	seen := make([]bool, d)
@@ -129,11 +129,11 @@ func (c *Compiled) normalPriors() (mean, vr []float64, reason string) {
 		}
 		args := f.tilde.args
 		for _, a := range args[1:] {
-			if !c.g.IsConst(a) {
+			if !c.Graph().IsConst(a) {
 				return nil, nil, fmt.Sprintf("the prior at %s has arguments that are not constants", f.pos)
 			}
 		}
-		mv, sv := c.g.Value(args[1], 0), c.g.Value(args[2], 0)
+		mv, sv := c.Graph().Value(args[1], 0), c.Graph().Value(args[2], 0)
 		for k, p := range f.prior.lhsPos {
 			if seen[p] {
 				return nil, nil, "a latent has two priors"

@@ -137,7 +137,7 @@ func TestIntCmp(t *testing.T) {
 					}
 				}
 			case "expr":
-				e, err := c.CompileExpr("<eval>", []byte("v"))
+				e, err := CompileExpr(c, "<eval>", []byte("v"))
 				require.NoError(t, err, name)
 				got = e.Eval([]float64{0.5})[0]
 			case "x":

@@ -6,12 +6,21 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/alecthomas/participle/v2/lexer"
 	"github.com/mscppl/mscppl/ir/dataset"
 	"github.com/mscppl/mscppl/lang"
 	"github.com/mscppl/mscppl/stdlib"
 )
+
+// builds counts the calls of Build or BuildJSON, for the tests that check
+// that a run builds its model once.
+var builds atomic.Int64
+
+// Builds is the number of Build and BuildJSON calls so far in this
+// process: a test's measure of how often a run builds its model.
+func Builds() int64 { return builds.Load() }
 
 // Build resolves names, checks types and shapes, and binds the data block
 // to the table (which may be nil for models without CSV data).

@@ -47,7 +47,7 @@ type Function struct {
 	// error and returns nil.
 	check func(k *site) Expr
 	// lower puts a Call or Builtin of this entry on the tape.
-	lower func(cp *compiler, x lowering) autodiff.Node
+	lower func(g *autodiff.Graph, x lowering) autodiff.Node
 	// raw, for a function whose arguments are not all expressions (an
 	// ODE solver's first argument names a user function), resolves the
 	// whole call itself (arity is then its least number of arguments).

@@ -75,7 +75,7 @@ func TestFunctionNamesResolve(t *testing.T) {
 		if dists[n] {
 			continue // used after ~
 		}
-		_, err := r.m.Comp.CompileExpr(evalName, []byte(n+"(z)"))
+		_, err := ir.CompileExpr(r.m.Comp, evalName, []byte(n+"(z)"))
 		if err != nil {
 			require.NotContains(t, err.Error(), "unknown function", n)
 		}

@@ -769,12 +769,12 @@ func (r *state) eval(expr string) {
 	if kind == evalMean {
 		// mean(x) of a scalar x is its posterior mean; of a vector, the
 		// language's mean of its elements
-		if e, err = comp.CompileExpr(evalName, inner); err == nil && !e.Type.Scalar() {
+		if e, err = ir.CompileExpr(comp, evalName, inner); err == nil && !e.Type.Scalar() {
 			kind = evalPlain
-			e, err = comp.CompileExpr(evalName, src)
+			e, err = ir.CompileExpr(comp, evalName, src)
 		}
 	} else {
-		e, err = comp.CompileExpr(evalName, src)
+		e, err = ir.CompileExpr(comp, evalName, src)
 	}
 	if err != nil {
 		r.fail(evalError(err, comp.Model))
