@@ -49,9 +49,9 @@ func TestArrayLatentsPosterior(t *testing.T) {
 // all but the ODE solver call, loads its data.json unchanged and runs;
 // the summaries name the array latents' elements.
 func TestLotkaVolterraWithoutODERuns(t *testing.T) {
-	src, err := os.ReadFile("../ir/testdata/lotka_volterra.msc")
+	src, err := os.ReadFile("../ir/lower/testdata/lotka_volterra.msc")
 	require.NoError(t, err)
-	m, err := LoadSource("lotka_volterra.msc", src, "../ir/testdata/lotka_volterra.json")
+	m, err := LoadSource("lotka_volterra.msc", src, "../ir/lower/testdata/lotka_volterra.json")
 	require.NoError(t, err)
 	f, err := Fit(context.Background(), m, Options{Seed: 1, Iters: 2000, Fixed: true})
 	require.NoError(t, err)

@@ -1,6 +1,8 @@
 package infer
 
-import "github.com/mscppl/mscppl/ir"
+import (
+	"github.com/mscppl/mscppl/ir/lower"
+)
 
 // ChainSamples are the chains' retained samples over the averaging window
 // (CIS's retained samples, CSMC's retained trajectories): the records that
@@ -47,7 +49,7 @@ func (f *Fitted) ChainSamples() *ChainSamples {
 			lp = res.ChainLogJoint[i]
 		} else { // in batches that bound the model's arena (drawBatchFor)
 			lp = make([]float64, rows)
-			evalParallel([]*ir.Compiled{comp}, drawBatchFor(comp), func(c *ir.Compiled, lo, hi int) {
+			evalParallel([]*lower.Compiled{comp}, drawBatchFor(comp), func(c *lower.Compiled, lo, hi int) {
 				c.LogJoint(z[lo*d:hi*d], lp[lo:hi])
 			}, 0, rows)
 		}

@@ -10,15 +10,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/lower"
 )
 
 // countCompiles runs f and returns how many times it built, compiled
 // and cloned a model (ir's counters: no other test of the package may run
 // in parallel with it).
 func countCompiles(f func()) (builds, compiles, clones int64) {
-	b, c, k := ir.Builds(), ir.Compiles(), ir.Clones()
+	b, c, k := ir.Builds(), lower.Compiles(), lower.Clones()
 	f()
-	return ir.Builds() - b, ir.Compiles() - c, ir.Clones() - k
+	return ir.Builds() - b, lower.Compiles() - c, lower.Clones() - k
 }
 
 // TestRunBuildsOnce: a 4-chain run builds and compiles its model once, at

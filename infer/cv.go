@@ -13,7 +13,7 @@ import (
 
 	"github.com/mscppl/mscppl/infer/baselines"
 	"github.com/mscppl/mscppl/infer/msc"
-	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/structure"
 )
 
 // Split is one random train/test partition of the rows 0..n-1.
@@ -99,7 +99,7 @@ func CrossValidate(ctx context.Context, m *Model, o CVOptions) (*CVResult, error
 		return nil, err
 	}
 	metric := "held-out log predictive density"
-	if glm, gerr := ir.RecogniseGLM(m.Comp); gerr == nil && strings.HasPrefix(glm.Family.Name, "bernoulli") {
+	if glm, gerr := structure.RecogniseGLM(m.Comp); gerr == nil && strings.HasPrefix(glm.Family.Name, "bernoulli") {
 		metric = "test error"
 	}
 	lo, hi, err := o.Shard.Range(len(splits))
@@ -274,7 +274,7 @@ func fold(ctx context.Context, m *Model, sp Split, o Options, metric string, rng
 // testError predicts y = 1 when the posterior predictive probability under q
 // exceeds 1/2.
 func testError(test *Model, q msc.Sampler, rng *rand.Rand) (float64, error) {
-	glm, err := ir.RecogniseGLM(test.Comp)
+	glm, err := structure.RecogniseGLM(test.Comp)
 	if err != nil {
 		return 0, err
 	}
@@ -299,7 +299,7 @@ func testError(test *Model, q msc.Sampler, rng *rand.Rand) (float64, error) {
 // of a bernoulli GLM under q: exactly Phi(mu'a + c / sqrt(1 + a' Sigma a))
 // for probit, by 2000 draws of q for the other bernoulli families.
 func predictGLM(test *Model, q msc.Sampler, rng *rand.Rand) ([]float64, error) {
-	glm, err := ir.RecogniseGLM(test.Comp)
+	glm, err := structure.RecogniseGLM(test.Comp)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/mscppl/mscppl/infer/baselines"
 	"github.com/mscppl/mscppl/infer/msc"
-	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/structure"
 )
 
 func init() {
@@ -18,7 +18,7 @@ func init() {
 func (f *Fitted) fitEP() error {
 	comp := f.Model.Comp
 	start := time.Now()
-	glm, err := ir.RecogniseGLM(comp)
+	glm, err := structure.RecogniseGLM(comp)
 	if err != nil {
 		return Errorf("EP works for probit regression: y ~ bernoulli_probit(linear predictor) with normal priors", "--method ep is not available for this model: %v", err)
 	}

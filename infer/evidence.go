@@ -8,7 +8,7 @@ import (
 	"os"
 
 	"github.com/mscppl/mscppl/infer/msc"
-	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/lower"
 )
 
 // Variational is variational.json: the family and its parameters, and the
@@ -125,7 +125,7 @@ func Evidence(rng *rand.Rand, m *Model, q msc.Family, n, reps int) (*EvidenceRes
 // isEvidence estimates log p(x) by importance sampling with q: each repeat
 // averages p(z, x)/q(z) over n draws; the result is the log of the average
 // over repeats, with its standard error by the delta method.
-func isEvidence(rng *rand.Rand, comp *ir.Compiled, q msc.Sampler, n, reps int) (float64, float64) {
+func isEvidence(rng *rand.Rand, comp *lower.Compiled, q msc.Sampler, n, reps int) (float64, float64) {
 	d := comp.Dim()
 	const batch = 100
 	comp.Reserve(batch)

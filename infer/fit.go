@@ -13,6 +13,7 @@ import (
 
 	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/lower"
 	"github.com/mscppl/mscppl/lang"
 )
 
@@ -63,17 +64,17 @@ type Fitted struct {
 	// Q is the reported family (nil for EP, which reports a Gaussian in Result.Q too).
 	Q msc.Family
 
-	imp      *importance     // the PSIS weights behind the summaries (nil for state-space runs)
-	impQ     *importance     // the PSIS check of q itself
-	evidence *EvidenceResult // the particle-filter evidence of a state-space run
-	comps    []*ir.Compiled  // the chains' compiled models, reused by the PSIS check (Model.Comp first)
-	problem  *msc.Problem    // the engine's view of Model.Comp
-	modes    []mode          // the distinct modes the warm start found, best first
-	missed   []mode          // the comparable modes q does not cover
-	tails    string          // where the heavier-tailed proposal's estimates disagree ("" when they agree)
-	peak     mode            // the highest log joint the warm start's searches evaluated, where
-	neck     *neck           // a funnel's neck the summaries' draws never reach (nil when none)
-	kernel   *msc.KernelSpec // the kernel of the run (nil for a method without one)
+	imp      *importance       // the PSIS weights behind the summaries (nil for state-space runs)
+	impQ     *importance       // the PSIS check of q itself
+	evidence *EvidenceResult   // the particle-filter evidence of a state-space run
+	comps    []*lower.Compiled // the chains' compiled models, reused by the PSIS check (Model.Comp first)
+	problem  *msc.Problem      // the engine's view of Model.Comp
+	modes    []mode            // the distinct modes the warm start found, best first
+	missed   []mode            // the comparable modes q does not cover
+	tails    string            // where the heavier-tailed proposal's estimates disagree ("" when they agree)
+	peak     mode              // the highest log joint the warm start's searches evaluated, where
+	neck     *neck             // a funnel's neck the summaries' draws never reach (nil when none)
+	kernel   *msc.KernelSpec   // the kernel of the run (nil for a method without one)
 }
 
 // proposalDF and proposalWiden shape the heavier-tailed proposal tried
@@ -390,8 +391,8 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 		if err := f.rngError(); err != nil {
 			return nil, err
 		}
-		f.Summary.Notes = append(f.Summary.Notes, ir.SolverNotes(m.Comp)...)
-		f.Summary.Notes = append(f.Summary.Notes, ir.RejectNotes(m.Comp)...)
+		f.Summary.Notes = append(f.Summary.Notes, lower.SolverNotes(m.Comp)...)
+		f.Summary.Notes = append(f.Summary.Notes, lower.RejectNotes(m.Comp)...)
 		return f, nil
 	}
 	ko := o.kernelOptions()
@@ -451,7 +452,7 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 			rngi = rng
 		}
 		// more cores for a costly model when there are fewer chains than cores
-		p := newProblem(mi.Comp, splitWays(C), func() (*ir.Compiled, error) {
+		p := newProblem(mi.Comp, splitWays(C), func() (*lower.Compiled, error) {
 			c, err := m.Clone()
 			if err != nil {
 				return nil, err
@@ -496,8 +497,8 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	if err := f.rngError(); err != nil {
 		return nil, err
 	}
-	f.Summary.Notes = append(f.Summary.Notes, ir.SolverNotes(append([]*ir.Compiled{m.Comp}, f.comps...)...)...)
-	f.Summary.Notes = append(f.Summary.Notes, ir.RejectNotes(append([]*ir.Compiled{m.Comp}, f.comps...)...)...)
+	f.Summary.Notes = append(f.Summary.Notes, lower.SolverNotes(append([]*lower.Compiled{m.Comp}, f.comps...)...)...)
+	f.Summary.Notes = append(f.Summary.Notes, lower.RejectNotes(append([]*lower.Compiled{m.Comp}, f.comps...)...)...)
 	switch {
 	case warm.started:
 		f.Summary.Init = "laplace"
@@ -562,7 +563,7 @@ func joinWith(names []string, last string) string {
 func (f *Fitted) check(o Options) error {
 	comp := f.Model.Comp
 	if len(f.comps) == 0 {
-		f.comps = []*ir.Compiled{comp}
+		f.comps = []*lower.Compiled{comp}
 	}
 	if f.Result.Params != nil {
 		for _, c := range f.comps {
@@ -695,7 +696,7 @@ func (f *Fitted) check(o Options) error {
 // given an argument outside its domain on a draw computed so far, on any
 // chain's compiled model (nil when none was).
 func (f *Fitted) rngError() error {
-	for _, c := range append([]*ir.Compiled{f.Model.Comp}, f.comps...) {
+	for _, c := range append([]*lower.Compiled{f.Model.Comp}, f.comps...) {
 		if err := c.RNGError(); err != nil {
 			return err
 		}

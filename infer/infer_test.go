@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/structure"
 )
 
 const ssmModel = `
@@ -91,7 +91,7 @@ func TestPredictProbit(t *testing.T) {
 	p, err := f.Predict(m, 1)
 	require.NoError(t, err)
 	wrong := 0
-	glm, err := ir.RecogniseGLM(m.Comp)
+	glm, err := structure.RecogniseGLM(m.Comp)
 	require.NoError(t, err)
 	for i, v := range p {
 		require.True(t, v >= 0 && v <= 1)

@@ -14,7 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mscppl/mscppl/infer/msc"
-	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/lower"
 )
 
 // TestLargeRegressionExact: a linear regression with a known noise sd and
@@ -112,7 +112,7 @@ model {
 func TestConfirmCorrection(t *testing.T) {
 	m, err := LoadSource("n.msc", []byte("latent { z: real }\nmodel { z ~ normal(1, 2) }\n"), "")
 	require.NoError(t, err)
-	f := &Fitted{Model: m, comps: []*ir.Compiled{m.Comp}}
+	f := &Fitted{Model: m, comps: []*lower.Compiled{m.Comp}}
 	confirm := f.confirmCorrection(1)
 	q := msc.NewFullRank(1)
 	q.Mu[0], q.L[0] = 1, 2.2

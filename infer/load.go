@@ -10,6 +10,7 @@ import (
 
 	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/ir/dataset"
+	"github.com/mscppl/mscppl/ir/lower"
 	"github.com/mscppl/mscppl/lang"
 	"github.com/mscppl/mscppl/lang/stan"
 )
@@ -39,7 +40,7 @@ type Model struct {
 	Table   *dataset.Table    // nil without a CSV data file
 	JSON    *dataset.JSONData // the data file when it is JSON (*.json)
 	IR      *ir.Model
-	Comp    *ir.Compiled
+	Comp    *lower.Compiled
 	// data replaces the values of data variables by name after binding
 	// (WithData: a data set drawn from the model); nil for the file's own
 	data map[string][]float64
@@ -108,11 +109,11 @@ func (m *Model) load(src []byte, opt ...LoadOptions) error {
 		return err
 	}
 	m.IR.Notes = append(notes, m.IR.Notes...)
-	var o ir.CompileOptions
+	var o lower.CompileOptions
 	if len(opt) > 0 {
 		o.MaxNodes = opt[0].MaxNodes
 	}
-	m.Comp, err = ir.Compile(m.IR, o)
+	m.Comp, err = lower.Compile(m.IR, o)
 	m.compileTime = time.Since(read)
 	return err
 }
@@ -164,7 +165,7 @@ func (m *Model) Rebind(t *dataset.Table) (*Model, error) {
 	if c.IR, err = c.build(m.File, t); err != nil {
 		return nil, err
 	}
-	c.Comp, err = ir.Compile(c.IR, ir.CompileOptions{})
+	c.Comp, err = lower.Compile(c.IR, lower.CompileOptions{})
 	return c, err
 }
 

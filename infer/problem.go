@@ -5,28 +5,30 @@ import (
 
 	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/lower"
+	"github.com/mscppl/mscppl/ir/structure"
 )
 
 // The compiled model provides these capabilities of msc.Problem.
 var (
-	_ msc.Target                  = (*ir.Compiled)(nil)
-	_ msc.GradTarget              = (*ir.Compiled)(nil)
-	_ msc.ParamTarget             = (*ir.Compiled)(nil)
-	_ msc.PriorTarget             = (*ir.Compiled)(nil)
-	_ msc.Diagnoser               = (*ir.Compiled)(nil)
-	_ msc.StateSpace              = (*ir.StateSpace)(nil)
-	_ msc.GeneralStateSpace       = (*ir.StateSpace)(nil)
+	_ msc.Target                  = (*lower.Compiled)(nil)
+	_ msc.GradTarget              = (*lower.Compiled)(nil)
+	_ msc.ParamTarget             = (*lower.Compiled)(nil)
+	_ msc.PriorTarget             = (*lower.Compiled)(nil)
+	_ msc.Diagnoser               = (*lower.Compiled)(nil)
+	_ msc.StateSpace              = (*lower.StateSpace)(nil)
+	_ msc.GeneralStateSpace       = (*lower.StateSpace)(nil)
 	_ msc.Target                  = (*splitTarget)(nil)
 	_ msc.ParamTarget             = (*splitTarget)(nil)
 	_ msc.StaticStateSpace        = staticView{}
-	_ msc.VectorStateSpace        = (*ir.VectorStateSpace)(nil)
-	_ msc.GeneralVectorStateSpace = (*ir.VectorStateSpace)(nil)
+	_ msc.VectorStateSpace        = (*lower.VectorStateSpace)(nil)
+	_ msc.GeneralVectorStateSpace = (*lower.VectorStateSpace)(nil)
 )
 
 // staticView is the state-space structure of a model with static latents
 // (ir.StaticView) as msc takes it.
 type staticView struct {
-	*ir.StaticView
+	*lower.StaticView
 	gaussian bool
 }
 
@@ -42,7 +44,7 @@ func (s staticView) Given() (msc.GeneralStateSpace, msc.StateSpace) {
 // newProblem is the engine's view of one compiled model: every capability
 // the model has, the state-space structure when detection found one, and,
 // when clone is not nil, a split over ways cores of its batched log joint.
-func newProblem(c *ir.Compiled, ways int, clone func() (*ir.Compiled, error)) *msc.Problem {
+func newProblem(c *lower.Compiled, ways int, clone func() (*lower.Compiled, error)) *msc.Problem {
 	p := &msc.Problem{
 		Dim: c.Dim(), Names: c.Model.UnconstrainedNames(), ParamNames: unconstrainedParamNames(c.Model),
 		Target: c, Grad: c, Diagnoser: c, Facts: facts(c), Cost: tapeCost(c),
@@ -121,8 +123,8 @@ func unconstrainedParamNames(m *ir.Model) []string {
 }
 
 // facts are the model's facts (ir.Facts) as the engine takes them.
-func facts(c *ir.Compiled) msc.Facts {
-	f := ir.FactsOf(c)
+func facts(c *lower.Compiled) msc.Facts {
+	f := structure.FactsOf(c)
 	var out msc.Facts
 	for _, x := range f.Centred {
 		out.Centred = append(out.Centred, msc.Centred{Latent: x.Latent, Scale: x.Scale, Raw: x.Raw, Define: x.Define})
@@ -137,7 +139,7 @@ func facts(c *ir.Compiled) msc.Facts {
 // the values a row of a batch takes (autodiff.Graph.RowFloats, the lengths
 // of the tape's nodes that depend on the latents; a matrix-vector product
 // counts its rows, not its rows times columns).
-func tapeCost(c *ir.Compiled) float64 {
+func tapeCost(c *lower.Compiled) float64 {
 	if g := c.Graph(); g != nil {
 		return float64(g.RowFloats())
 	}

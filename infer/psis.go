@@ -10,7 +10,7 @@ import (
 
 	"github.com/mscppl/mscppl/infer/diag"
 	"github.com/mscppl/mscppl/infer/msc"
-	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/lower"
 	"github.com/mscppl/mscppl/lang"
 )
 
@@ -38,7 +38,7 @@ type importance struct {
 }
 
 // drawsOf draws M samples from q in each latent's own space, unweighted.
-func drawsOf(rng *rand.Rand, comp *ir.Compiled, q msc.Sampler, M int) *importance {
+func drawsOf(rng *rand.Rand, comp *lower.Compiled, q msc.Sampler, M int) *importance {
 	d := comp.Dim()
 	im := &importance{x: make([][]float64, M), uniform: make([]float64, M), draws: M, khat: math.NaN(),
 		qMean: make([]float64, d), qSD: make([]float64, d)}
@@ -57,7 +57,7 @@ func drawsOf(rng *rand.Rand, comp *ir.Compiled, q msc.Sampler, M int) *importanc
 
 // importanceSample draws M samples from q, weighs them by
 // p(z, x) / q(z) and smooths the weights by PSIS.
-func importanceSample(rng *rand.Rand, comps []*ir.Compiled, q proposal, M int) (*importance, error) {
+func importanceSample(rng *rand.Rand, comps []*lower.Compiled, q proposal, M int) (*importance, error) {
 	d := comps[0].Dim()
 	im := &importance{qMean: make([]float64, d), qSD: make([]float64, d)}
 	q.Moments(im.qMean, im.qSD)
@@ -121,7 +121,7 @@ const drawBatchBytes = 32 << 20
 // chain's model, reserved for the kernel's S samples: 10 draws of a
 // 10^6-row regression load its data matrix once in the kernels, where 4
 // loaded it 2.5 times as often, for no memory more).
-func drawBatchFor(c *ir.Compiled) int {
+func drawBatchFor(c *lower.Compiled) int {
 	per := 8 * max(1, c.Graph().RowFloats())
 	return max(4, min(maxDrawBatch, max(drawBatchBytes/per, c.Reserved())))
 }
@@ -132,7 +132,7 @@ func drawBatchFor(c *ir.Compiled) int {
 // core used: the chains' own), each row's value the same on any of them.
 // The rows of the n draws live in two flat arrays allocated once per call:
 // nothing is allocated per draw.
-func (im *importance) draw(rng *rand.Rand, comps []*ir.Compiled, q proposal, n int) {
+func (im *importance) draw(rng *rand.Rand, comps []*lower.Compiled, q proposal, n int) {
 	if n <= 0 {
 		return
 	}
@@ -157,7 +157,7 @@ func (im *importance) draw(rng *rand.Rand, comps []*ir.Compiled, q proposal, n i
 	eps := make([]float64, min(n, drawChunk)*d)
 	// eval computes the log joints and constrained values of rows lo..hi-1
 	// (of this call's) on c
-	eval := func(c *ir.Compiled, lo, hi int) {
+	eval := func(c *lower.Compiled, lo, hi int) {
 		c.LogJoint(us[lo*d:hi*d], im.lp[base+lo:base+hi])
 		for i := lo; i < hi; i++ {
 			c.Constrain(us[i*d:(i+1)*d], xs[i*xd:(i+1)*xd])
@@ -191,7 +191,7 @@ func (im *importance) draw(rng *rand.Rand, comps []*ir.Compiled, q proposal, n i
 // batch rows, batch k on model k mod len(comps), one goroutine per model
 // (a few allocations per chunk, none per draw). On one model the batches
 // run in order, on the calling goroutine (nothing allocated).
-func evalParallel(comps []*ir.Compiled, batch int, eval func(c *ir.Compiled, lo, hi int), from, to int) {
+func evalParallel(comps []*lower.Compiled, batch int, eval func(c *lower.Compiled, lo, hi int), from, to int) {
 	W := len(comps)
 	if W == 1 {
 		for lo := from; lo < to; lo += batch {

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/mscppl/mscppl/infer/msc"
-	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/lower"
 )
 
 // logisticModel is a logistic regression on a CSV of columns x1..xK, y.
@@ -62,7 +62,7 @@ func logisticData(tb testing.TB, dir string, n, k int) (model, data string) {
 func BenchmarkPSISDraw(b *testing.B) {
 	model, data := logisticData(b, b.TempDir(), 100000, 10)
 	// one compiled model per core, as the chains' models are
-	var comps []*ir.Compiled
+	var comps []*lower.Compiled
 	for range runtime.GOMAXPROCS(0) {
 		m, err := Load(model, data)
 		if err != nil {
@@ -124,9 +124,9 @@ func BenchmarkLogisticCISStep(b *testing.B) {
 
 // psisComps loads a small logistic regression twice (two compiled models,
 // as two chains have) and returns them with a proposal near its posterior.
-func psisComps(t *testing.T, n int) ([]*ir.Compiled, *msc.FullRank) {
+func psisComps(t *testing.T, n int) ([]*lower.Compiled, *msc.FullRank) {
 	model, data := logisticData(t, t.TempDir(), n, 3)
-	var comps []*ir.Compiled
+	var comps []*lower.Compiled
 	for range 2 {
 		m, err := Load(model, data)
 		if err != nil {

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/lower"
 )
 
 // splitTarget gives one chain more than one core when the model is costly
@@ -16,8 +16,8 @@ import (
 // bit, whatever W is. The workers are started once and wait on channels,
 // so an evaluation allocates nothing.
 type splitTarget struct {
-	*ir.Compiled
-	parts []*ir.Compiled // parts[0] is the chain's own model
+	*lower.Compiled
+	parts []*lower.Compiled // parts[0] is the chain's own model
 	jobs  []chan splitJob
 	wg    sync.WaitGroup
 }
@@ -36,7 +36,7 @@ func splitWays(C int) int { return max(1, runtime.GOMAXPROCS(0)/max(C, 1)) }
 // newSplitTarget wraps comp when W >= 2 and a batch of S rows at z0 costs
 // at least splitMinCost; clone builds the other copies. It returns nil (and
 // a no-op stop) otherwise: comp itself is then the target.
-func newSplitTarget(comp *ir.Compiled, W, S int, clone func() (*ir.Compiled, error)) (*splitTarget, func(), error) {
+func newSplitTarget(comp *lower.Compiled, W, S int, clone func() (*lower.Compiled, error)) (*splitTarget, func(), error) {
 	if W < 2 || S < 2 {
 		return nil, func() {}, nil
 	}
@@ -49,7 +49,7 @@ func newSplitTarget(comp *ir.Compiled, W, S int, clone func() (*ir.Compiled, err
 		return nil, func() {}, nil
 	}
 	W = min(W, S)
-	s := &splitTarget{Compiled: comp, parts: []*ir.Compiled{comp}}
+	s := &splitTarget{Compiled: comp, parts: []*lower.Compiled{comp}}
 	for len(s.parts) < W {
 		c, err := clone()
 		if err != nil {
@@ -62,7 +62,7 @@ func newSplitTarget(comp *ir.Compiled, W, S int, clone func() (*ir.Compiled, err
 	s.jobs = make([]chan splitJob, W)
 	for w := 1; w < W; w++ {
 		s.jobs[w] = make(chan splitJob)
-		go func(c *ir.Compiled, jobs chan splitJob) {
+		go func(c *lower.Compiled, jobs chan splitJob) {
 			for j := range jobs {
 				c.LogJoint(j.z, j.out)
 				s.wg.Done()

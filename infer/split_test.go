@@ -11,7 +11,7 @@ import (
 
 	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/mscppl/mscppl/internal/simdata"
-	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/lower"
 )
 
 // probitData writes simdata's probit regression of n rows and d
@@ -32,7 +32,7 @@ func TestSplitTargetSameChain(t *testing.T) {
 	model, data := probitData(t, 20000, 20)
 	m, err := Load(model, data)
 	require.NoError(t, err)
-	tgt, stop, err := newSplitTarget(m.Comp, 2, 10, func() (*ir.Compiled, error) {
+	tgt, stop, err := newSplitTarget(m.Comp, 2, 10, func() (*lower.Compiled, error) {
 		c, err := m.Clone()
 		if err != nil {
 			return nil, err
@@ -81,7 +81,7 @@ func BenchmarkSplitLogJoint(b *testing.B) {
 		}
 	})
 	b.Run("split", func(b *testing.B) {
-		tgt, stop, err := newSplitTarget(m.Comp, splitWays(1), S, func() (*ir.Compiled, error) {
+		tgt, stop, err := newSplitTarget(m.Comp, splitWays(1), S, func() (*lower.Compiled, error) {
 			c, err := m.Clone()
 			if err != nil {
 				return nil, err

@@ -12,6 +12,7 @@ import (
 	"github.com/mscppl/mscppl/infer/diag"
 	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/lower"
 )
 
 // Figure is a diagnostic number; NaN and infinities (a figure that could
@@ -543,7 +544,7 @@ const (
 // quantities included) from the chains' recorded draws, each mapped to its
 // own space: mean, sd, quantiles of the pooled draws and the MCSE of the
 // mean from the chains' bulk ESS. nil without records.
-func chainMarginals(comp *ir.Compiled, xdim int, draws [][]float64) []Moments {
+func chainMarginals(comp *lower.Compiled, xdim int, draws [][]float64) []Moments {
 	if draws == nil {
 		return nil
 	}

@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/mscppl/mscppl/infer/msc"
-	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/lower"
 )
 
 // Tails. A Gaussian q (or its refinement by the PSIS moments) thins out
@@ -45,7 +45,7 @@ const (
 // im's draws are used again and only the heavy-tailed ones cost log
 // joints; and that mixture, for more draws. nil when p's covariance is
 // not positive definite or too large to factorise.
-func withTails(rng *rand.Rand, comps []*ir.Compiled, im *importance, p msc.Sampler, n int) (*importance, *defensive, error) {
+func withTails(rng *rand.Rand, comps []*lower.Compiled, im *importance, p msc.Sampler, n int) (*importance, *defensive, error) {
 	d := p.Dim()
 	if d > msc.Defaults.FullRankLimit || len(im.lp) != len(im.lr) {
 		return nil, nil, nil
@@ -92,7 +92,7 @@ func (s drawnFrom) Moments(mean, sd []float64)              { s.mix.Moments(mean
 // of p's mean and secondWiden^2 times its covariance, and returns where
 // its estimates disagree with im's, the summaries' ("" when they agree,
 // or when there is no such Student-t).
-func secondOpinion(rng *rand.Rand, comps []*ir.Compiled, p msc.Sampler, im *importance, M int, names []string) string {
+func secondOpinion(rng *rand.Rand, comps []*lower.Compiled, p msc.Sampler, im *importance, M int, names []string) string {
 	t := studentTOf(p, secondDF, secondWiden)
 	if t == nil {
 		return ""

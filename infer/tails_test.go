@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/mscppl/mscppl/infer/msc"
-	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/lower"
 )
 
 // TestCoordTDensity: the coordT's density integrates to one on a grid (a
@@ -120,7 +120,7 @@ func TestTailsDisagreement(t *testing.T) {
 func TestWithTails(t *testing.T) {
 	m, err := LoadSource("t.msc", []byte("latent { z: vector[2] }\nmodel { z ~ student_t(4, 0, 1) }\n"), "")
 	require.NoError(t, err)
-	comps := []*ir.Compiled{m.Comp}
+	comps := []*lower.Compiled{m.Comp}
 	p := msc.NewFullRank(2)
 	require.NoError(t, p.SetMoments(nil, []float64{2, 0, 0, 2}))
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -152,7 +152,7 @@ func TestWithTails(t *testing.T) {
 func TestSecondOpinionSeesTails(t *testing.T) {
 	m, err := LoadSource("t.msc", []byte("latent { z: real }\nmodel { z ~ student_t(2.5, 0, 1) }\n"), "")
 	require.NoError(t, err)
-	comps := []*ir.Compiled{m.Comp}
+	comps := []*lower.Compiled{m.Comp}
 	p := msc.NewFullRank(1)
 	require.NoError(t, p.SetMoments(nil, []float64{0.25}))
 	rng := rand.New(rand.NewPCG(5, 6))

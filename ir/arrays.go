@@ -155,32 +155,32 @@ func (r *resolver) arrayLiteral(pos lang.Pos, elems []*lang.Expr) Expr {
 	if t0.Kind == Vector {
 		t = Type{Kind: Matrix, Rows: len(args), Cols: t0.Rows, Array: 1 + t0.Array, IntElems: ints}
 	}
-	return &Builtin{exprBase: exprBase{pos, t}, Name: "{...}", Def: arrayLit, Args: args}
+	return &Builtin{ExprBase: ExprBase{pos, t}, Name: "{...}", Def: arrayLit, Args: args}
 }
 
 // arrayLit is the function of an array literal {a, b, c}: a constant
 // when every element is known when the model is compiled (so that
 // x[{1, 3}] indexes as an int array does), else their concatenation.
-var arrayLit = &Function{Name: "{...}", lower: func(g *autodiff.Graph, x lowering) autodiff.Node {
-	lens := make(concatN, len(x.a))
+var arrayLit = &Function{Name: "{...}", Lower: func(g *autodiff.Graph, x Lowering) autodiff.Node {
+	lens := make(ConcatN, len(x.A))
 	known := true
-	for i, a := range x.a {
-		lens[i] = x.args[i].Type().Len()
+	for i, a := range x.A {
+		lens[i] = x.Args[i].Type().Len()
 		known = known && g.IsConst(a)
 	}
 	if known {
-		v := make([]float64, 0, x.t.Len())
-		for _, a := range x.a {
+		v := make([]float64, 0, x.T.Len())
+		for _, a := range x.A {
 			v = append(v, g.Value(a, 0)...)
 		}
-		if x.t.Kind == Matrix {
-			return g.ConstMatrix(x.t.Rows, x.t.Cols, v)
+		if x.T.Kind == Matrix {
+			return g.ConstMatrix(x.T.Rows, x.T.Cols, v)
 		}
 		return g.Const(v)
 	}
-	n := g.Custom(lens, x.t.Len(), x.a...)
-	if x.t.Kind == Matrix {
-		n = g.Reshape(n, x.t.Rows, x.t.Cols)
+	n := g.Custom(lens, x.T.Len(), x.A...)
+	if x.T.Kind == Matrix {
+		n = g.Reshape(n, x.T.Rows, x.T.Cols)
 	}
 	return n
 }}
@@ -213,47 +213,14 @@ func (r *resolver) arrayColumn(x Expr, ix *lang.Index) (Expr, bool) {
 			r.errorf(k.Pos(), "index %g is out of range: %s has %d columns (indices start at 1)", v, FormatExpr(x), t.Cols)
 			return nil, true
 		}
-		return &Slice{exprBase: exprBase{x.Pos(), rt}, X: x, Lo: [2]int{1, int(v)}, Hi: [2]int{t.Rows, int(v)}, Keep: [2]bool{true, false}}, true
+		return &Slice{ExprBase: ExprBase{x.Pos(), rt}, X: x, Lo: [2]int{1, int(v)}, Hi: [2]int{t.Rows, int(v)}, Keep: [2]bool{true, false}}, true
 	}
-	return &Builtin{exprBase: exprBase{x.Pos(), rt}, Name: "column", Def: arrayCol, Args: []Expr{x, k}}, true
+	return &Builtin{ExprBase: ExprBase{x.Pos(), rt}, Name: "column", Def: ArrayCol, Args: []Expr{x, k}}, true
 }
 
 // arrayCol is a[:, k] with k known when the model is compiled (the
 // compiler lowers it itself: lowerArrayCol).
-var arrayCol = &Function{Name: "column"}
-
-// lowerArrayCol lowers a Builtin of arrayCol.
-func (cp *compiler) lowerArrayCol(x lowering) autodiff.Node {
-	t := x.args[0].Type()
-	k := cp.intExpr(x.args[1])
-	if k < 1 || k > t.Cols {
-		cp.fail(x.args[1].Pos(), "index %d is out of range: %s has %d columns (indices start at 1)", k, FormatExpr(x.args[0]), t.Cols)
-	}
-	idx := make(gather, t.Rows)
-	for i := range idx {
-		idx[i] = i*t.Cols + k - 1
-	}
-	return cp.g.Custom(idx, t.Rows, x.a[0])
-}
-
-// arrayColPositions are the unconstrained latent positions of a[:, k]
-// on the left of ~ (all of a's when a has a vector constraint).
-func (cp *compiler) arrayColPositions(e *Builtin) []int {
-	r, ok := e.Args[0].(*Ref)
-	if !ok || e.Def != arrayCol {
-		return nil
-	}
-	if r.Var.Special() {
-		return cp.lhsPositions(r)
-	}
-	t := r.Var.Type
-	k := cp.intExpr(e.Args[1])
-	out := make([]int, t.Rows)
-	for i := range out {
-		out[i] = r.Var.Offset + i*t.Cols + k - 1
-	}
-	return out
-}
+var ArrayCol = &Function{Name: "column"}
 
 // arrayRowsType is the type of a[g] for an array a of vectors or a 2-D
 // array, with an int array g of n elements: n rows.
@@ -265,8 +232,8 @@ func arrayRowsType(t Type, n int) Type {
 
 // gatherRows expands row indices (0-based) into the indices of their
 // elements in a row-major matrix of cols columns.
-func gatherRows(rows gather, cols int) gather {
-	out := make(gather, 0, len(rows)*cols)
+func GatherRows(rows Gather, cols int) Gather {
+	out := make(Gather, 0, len(rows)*cols)
 	for _, r := range rows {
 		for j := 0; j < cols; j++ {
 			out = append(out, r*cols+j)
@@ -340,8 +307,8 @@ func checkDims(k *site) Expr {
 	}
 	rt := intArrayType(len(dims))
 	rt.Array = 1
-	return &Builtin{exprBase: exprBase{k.pos, rt}, Name: k.name, Def: arrayLit,
-		Args: []Expr{&Num{exprBase: exprBase{k.pos, tInt}, V: dims[0]}, &Num{exprBase: exprBase{k.pos, tInt}, V: dims[len(dims)-1]}}[:len(dims)]}
+	return &Builtin{ExprBase: ExprBase{k.pos, rt}, Name: k.name, Def: arrayLit,
+		Args: []Expr{&Num{ExprBase: ExprBase{k.pos, TInt}, V: dims[0]}, &Num{ExprBase: ExprBase{k.pos, TInt}, V: dims[len(dims)-1]}}[:len(dims)]}
 }
 
 func checkToArray1D(k *site) Expr {
@@ -356,11 +323,11 @@ func checkToArray1D(k *site) Expr {
 
 // lowerToArray1D flattens arrays in their (row-major) order and matrices
 // column by column, as Stan does.
-func lowerToArray1D(g *autodiff.Graph, x lowering) autodiff.Node {
-	if t := x.args[0].Type(); t.Kind == Matrix && t.Array == 0 {
+func lowerToArray1D(g *autodiff.Graph, x Lowering) autodiff.Node {
+	if t := x.Args[0].Type(); t.Kind == Matrix && t.Array == 0 {
 		return lowerToVector(g, x)
 	}
-	return g.Slice(x.a[0], 0, x.n())
+	return g.Slice(x.A[0], 0, x.n())
 }
 
 func checkToMatrix(k *site) Expr {
@@ -378,8 +345,8 @@ func checkRepArray(k *site) Expr {
 		if !ok || a.Type().Kind != Int || n < 0 {
 			return k.badf("takes a scalar and sizes known before inference (rep_array(x, N) or rep_array(x, N, M))")
 		}
-		if sizes[i], ok = exactInt(n); !ok {
-			return k.badf("%s", bigIntMsg(a, n))
+		if sizes[i], ok = ExactInt(n); !ok {
+			return k.badf("%s", BigIntMsg(a, n))
 		}
 	}
 	if !k.t(0).Scalar() {

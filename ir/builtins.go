@@ -15,7 +15,7 @@ import (
 // vocabulary, Name the name as written. Ints holds the arguments that must
 // be known before inference (sizes and offsets).
 type Builtin struct {
-	exprBase
+	ExprBase
 	Name string
 	Def  *Function
 	Args []Expr
@@ -95,12 +95,12 @@ var functionTable = []*Function{
 	nary("fma", "a, b, c", "a * b + c"),
 
 	// ---- reductions and products
-	{Name: "sum", Params: "v", Doc: "the sum of the elements", arity: []int{1}, check: reduction,
-		lower: func(g *autodiff.Graph, x lowering) autodiff.Node { return g.Sum(x.a[0]) }},
+	{Name: "sum", Params: "v", Doc: "the sum of the elements", Arity: []int{1}, check: reduction,
+		Lower: func(g *autodiff.Graph, x Lowering) autodiff.Node { return g.Sum(x.A[0]) }},
 	{Name: "log_sum_exp", Params: "v", Doc: "log(sum(exp(v))), computed stably; log_sum_exp(a, b) of two scalars",
-		arity: []int{1, 2}, check: checkLogSumExp, lower: lowerLogSumExp},
-	{Name: "dot", Params: "u, v", Doc: "the inner product of two vectors", arity: []int{2}, check: checkDot,
-		lower: func(g *autodiff.Graph, x lowering) autodiff.Node { return g.Dot(x.a[0], x.a[1]) }},
+		Arity: []int{1, 2}, check: checkLogSumExp, Lower: lowerLogSumExp},
+	{Name: "dot", Params: "u, v", Doc: "the inner product of two vectors", Arity: []int{2}, check: checkDot,
+		Lower: func(g *autodiff.Graph, x Lowering) autodiff.Node { return g.Dot(x.A[0], x.A[1]) }},
 	{Name: "dot_product", Alias: "dot"},
 	minMax("min", "fmin", "the smallest element; min(a, b) of two scalars is fmin(a, b)"),
 	minMax("max", "fmax", "the largest element; max(a, b) of two scalars is fmax(a, b)"),
@@ -109,7 +109,7 @@ var functionTable = []*Function{
 	vecFn("variance", "v", "the sample variance of the elements", 1, 0, checkMoments, lowerMoments),
 	vecFn("sd", "v", "the sample standard deviation of the elements", 1, 0, checkMoments, lowerMoments),
 	vecFn("dot_self", "v", "dot(v, v)", 1, 0, checkDotSelf,
-		func(g *autodiff.Graph, x lowering) autodiff.Node { return g.Dot(x.a[0], x.a[0]) }),
+		func(g *autodiff.Graph, x Lowering) autodiff.Node { return g.Dot(x.A[0], x.A[0]) }),
 	vecFn("rows_dot_product", "A, B", "the dot products of the rows of A and B", 2, 0, checkRowsCols, lowerRowsCols),
 	vecFn("columns_dot_product", "A, B", "the dot products of the columns of A and B", 2, 0, checkRowsCols, lowerRowsCols),
 	vecFn("rows_dot_self", "A", "the dot products of the rows of A with themselves", 1, 0, checkRowsCols, lowerRowsCols),
@@ -118,31 +118,31 @@ var functionTable = []*Function{
 	// ---- vectors and matrices
 	vecFn("cumulative_sum", "v", "the running sums of a vector", 1, 0, checkVecToVec, lowerCumulativeSum),
 	vecFn("softmax", "v", "exp(v) / sum(exp(v))", 1, 0, checkVecToVec,
-		func(g *autodiff.Graph, x lowering) autodiff.Node {
-			return g.Exp(g.Sub(x.a[0], g.LogSumExp(x.a[0])))
+		func(g *autodiff.Graph, x Lowering) autodiff.Node {
+			return g.Exp(g.Sub(x.A[0], g.LogSumExp(x.A[0])))
 		}),
 	vecFn("log_softmax", "v", "v - log_sum_exp(v)", 1, 0, checkVecToVec,
-		func(g *autodiff.Graph, x lowering) autodiff.Node { return g.Sub(x.a[0], g.LogSumExp(x.a[0])) }),
+		func(g *autodiff.Graph, x Lowering) autodiff.Node { return g.Sub(x.A[0], g.LogSumExp(x.A[0])) }),
 	vecFn("head", "v, n", "the first n elements", 1, 1, checkHeadTail,
-		func(g *autodiff.Graph, x lowering) autodiff.Node { return g.Slice(x.a[0], 0, x.ints[0]) }),
+		func(g *autodiff.Graph, x Lowering) autodiff.Node { return g.Slice(x.A[0], 0, x.Ints[0]) }),
 	vecFn("tail", "v, n", "the last n elements", 1, 1, checkHeadTail,
-		func(g *autodiff.Graph, x lowering) autodiff.Node { return g.Slice(x.a[0], x.n()-x.ints[0], x.n()) }),
+		func(g *autodiff.Graph, x Lowering) autodiff.Node { return g.Slice(x.A[0], x.n()-x.Ints[0], x.n()) }),
 	vecFn("segment", "v, i, n", "the n elements from element i", 1, 2, checkSegment,
-		func(g *autodiff.Graph, x lowering) autodiff.Node {
-			return g.Slice(x.a[0], x.ints[0]-1, x.ints[0]-1+x.ints[1])
+		func(g *autodiff.Graph, x Lowering) autodiff.Node {
+			return g.Slice(x.A[0], x.Ints[0]-1, x.Ints[0]-1+x.Ints[1])
 		}),
 	vecFn("rep_matrix", "x, r, c", "the r x c matrix of x", 1, 2, checkRepMatrix, lowerRepMatrix),
 	vecFn("diag_pre_multiply", "v, M", "diag_matrix(v) * M", 2, 0, checkDiagPreMultiply, lowerDiagPreMultiply),
 	vecFn("to_vector", "M", "a matrix column by column (Stan's order); a vector as it is", 1, 0, checkToVector, lowerToVector),
 	vecFn("append_row", "a, b", "the vector of a's elements then b's (vectors or scalars)", 2, 0, checkAppendRow,
-		func(g *autodiff.Graph, x lowering) autodiff.Node {
-			return g.Custom(concat{x.n(), x.args[1].Type().Len()}, x.t.Len(), x.a[0], x.a[1])
+		func(g *autodiff.Graph, x Lowering) autodiff.Node {
+			return g.Custom(concat{x.n(), x.Args[1].Type().Len()}, x.T.Len(), x.A[0], x.A[1])
 		}),
 	vecFn("col", "M, j", "column j of a matrix, as a vector", 1, 1, checkColRow, lowerCol),
 	vecFn("row", "M, i", "row i of a matrix, as a vector", 1, 1, checkColRow,
-		func(g *autodiff.Graph, x lowering) autodiff.Node {
-			c := x.args[0].Type().Cols
-			return g.Slice(x.a[0], (x.ints[0]-1)*c, x.ints[0]*c)
+		func(g *autodiff.Graph, x Lowering) autodiff.Node {
+			c := x.Args[0].Type().Cols
+			return g.Slice(x.A[0], (x.Ints[0]-1)*c, x.Ints[0]*c)
 		}),
 	vecFn("block", "M, i, j, nr, nc", "the nr x nc block of M from row i and column j", 1, 4, checkBlock, lowerBlock),
 	matFn("gp_exp_quad_cov", "x, alpha, rho", "the exponentiated quadratic covariance alpha^2 exp(-(x_i - x_j)^2 / (2 rho^2))", 3, checkGPExpQuadCov),
@@ -169,8 +169,8 @@ var functionTable = []*Function{
 	// ---- arrays (arrays.go)
 	vecFn("to_array_1d", "x", "an array's elements in order (a matrix's column by column), as a 1-D array", 1, 0, checkToArray1D, lowerToArray1D),
 	vecFn("to_matrix", "a", "a 2-D array or an array of vectors (one per row) as a matrix", 1, 0, checkToMatrix,
-		func(g *autodiff.Graph, x lowering) autodiff.Node { return x.a[0] }),
-	{Name: "rep_array", Params: "x, n[, m]", Doc: "the array of n copies of x (an n x m array with m)", arity: []int{2, 3}, check: checkRepArray},
+		func(g *autodiff.Graph, x Lowering) autodiff.Node { return x.A[0] }),
+	{Name: "rep_array", Params: "x, n[, m]", Doc: "the array of n copies of x (an n x m array with m)", Arity: []int{2, 3}, check: checkRepArray},
 
 	// ---- constants: Stan's functions of no arguments
 	constant("pi", math.Pi, "the number pi"),
@@ -186,8 +186,8 @@ var functionTable = []*Function{
 
 // tapeElem is an elementwise function built into the tape.
 func tapeElem(name, doc string, op func(*autodiff.Graph, autodiff.Node) autodiff.Node) *Function {
-	return &Function{Name: name, Params: "x", Doc: doc, arity: []int{1}, check: elementwise, elementwise: true,
-		lower: func(g *autodiff.Graph, x lowering) autodiff.Node { return op(g, x.a[0]) }}
+	return &Function{Name: name, Params: "x", Doc: doc, Arity: []int{1}, check: elementwise, Elementwise: true,
+		Lower: func(g *autodiff.Graph, x Lowering) autodiff.Node { return op(g, x.A[0]) }}
 }
 
 // elem is an elementwise function whose op is stdlib's ElemFunc of that
@@ -203,18 +203,18 @@ func elem(name, doc string) *Function {
 // elemOp is an elementwise function with the given op (an entry may make
 // its own with stdlib.NewElemFunc).
 func elemOp(op *stdlib.ElemFunc, doc string) *Function {
-	return &Function{Name: op.Name(), Params: "x", Doc: doc, arity: []int{1}, check: elementwise, elementwise: true, elem: op,
-		lower: func(g *autodiff.Graph, x lowering) autodiff.Node { return g.Map(op, x.a[0]) }}
+	return &Function{Name: op.Name(), Params: "x", Doc: doc, Arity: []int{1}, check: elementwise, Elementwise: true, Elem: op,
+		Lower: func(g *autodiff.Graph, x Lowering) autodiff.Node { return g.Map(op, x.A[0]) }}
 }
 
 // withConstant lets an elementwise function be called without arguments
 // for a constant (log2() is log(2)).
 func withConstant(f *Function, v float64) *Function {
 	fn := f.check
-	f.arity = []int{0, 1}
+	f.Arity = []int{0, 1}
 	f.check = func(k *site) Expr {
 		if len(k.args) == 0 {
-			return &Num{exprBase: exprBase{k.pos, tReal}, V: v}
+			return &Num{ExprBase: ExprBase{k.pos, TReal}, V: v}
 		}
 		return fn(k)
 	}
@@ -223,8 +223,8 @@ func withConstant(f *Function, v float64) *Function {
 
 // constant is a function of no arguments with a fixed value (pi()).
 func constant(name string, v float64, doc string) *Function {
-	return &Function{Name: name, Doc: doc, arity: []int{0},
-		check: func(k *site) Expr { return &Num{exprBase: exprBase{k.pos, tReal}, V: v} }}
+	return &Function{Name: name, Doc: doc, Arity: []int{0},
+		check: func(k *site) Expr { return &Num{ExprBase: ExprBase{k.pos, TReal}, V: v} }}
 }
 
 // nary is a scalar function of several arguments, stdlib's NaryFunc of
@@ -234,15 +234,15 @@ func nary(name, params, doc string) *Function {
 	if op == nil {
 		panic("ir: no stdlib.NaryFunc " + name)
 	}
-	return &Function{Name: name, Params: params, Doc: doc, arity: []int{op.Arity}, nary: op,
+	return &Function{Name: name, Params: params, Doc: doc, Arity: []int{op.Arity}, Nary: op,
 		check: func(k *site) Expr { return naryNode(k, op) }}
 }
 
 // vecFn is a function on vectors and matrices: vecs value arguments, then
 // ints integers known before inference; check types it, lower lowers its
 // Builtin.
-func vecFn(name, params, doc string, vecs, ints int, check func(*site) Expr, lower func(*autodiff.Graph, lowering) autodiff.Node) *Function {
-	return &Function{Name: name, Params: params, Doc: doc, arity: []int{vecs + ints}, ints: ints, check: check, lower: lower}
+func vecFn(name, params, doc string, vecs, ints int, check func(*site) Expr, lower func(*autodiff.Graph, Lowering) autodiff.Node) *Function {
+	return &Function{Name: name, Params: params, Doc: doc, Arity: []int{vecs + ints}, ints: ints, check: check, Lower: lower}
 }
 
 // minMax is min or max: of the elements of a vector or matrix, or of two
@@ -250,7 +250,7 @@ func vecFn(name, params, doc string, vecs, ints int, check func(*site) Expr, low
 func minMax(name, pair, doc string) *Function {
 	f := vecFn(name, "v", doc, 1, 0, checkMinMax, lowerReduce)
 	op := stdlib.FindNary(pair)
-	f.arity = []int{1, 2}
+	f.Arity = []int{1, 2}
 	f.check = func(k *site) Expr {
 		if len(k.args) == 2 {
 			return naryNode(k, op)
@@ -263,13 +263,13 @@ func minMax(name, pair, doc string) *Function {
 // matFn is a vector or matrix function whose check makes a MatCall (a
 // stdlib op on the tape).
 func matFn(name, params, doc string, n int, check func(*site) Expr) *Function {
-	return &Function{Name: name, Params: params, Doc: doc, arity: []int{n}, check: check}
+	return &Function{Name: name, Params: params, Doc: doc, Arity: []int{n}, check: check}
 }
 
 // naryNode is a NaryCall of op over the arguments: scalars, or vectors of
 // one length (scalars broadcast).
 func naryNode(k *site, op *stdlib.NaryFunc) Expr {
-	t := tReal
+	t := TReal
 	for i, a := range k.args {
 		at := a.Type()
 		switch {
@@ -281,12 +281,12 @@ func naryNode(k *site, op *stdlib.NaryFunc) Expr {
 			return nil
 		}
 	}
-	return &NaryCall{exprBase: exprBase{k.pos, t}, Name: k.name, Fn: op, Args: k.args}
+	return &NaryCall{ExprBase: ExprBase{k.pos, t}, Name: k.name, Fn: op, Args: k.args}
 }
 
 // matCall is a MatCall of a fresh op (ops keep scratch) of type t.
 func matCall(k *site, t Type, op stdlib.VecOp, args ...Expr) Expr {
-	return &MatCall{exprBase: exprBase{k.pos, t}, Name: k.name, Op: op, Args: args}
+	return &MatCall{ExprBase: ExprBase{k.pos, t}, Name: k.name, Op: op, Args: args}
 }
 
 // ---- checks -------------------------------------------------------------------
@@ -294,12 +294,12 @@ func matCall(k *site, t Type, op stdlib.VecOp, args ...Expr) Expr {
 func elementwise(k *site) Expr {
 	t := k.t(0)
 	if t.Kind == Int {
-		t = tReal
+		t = TReal
 	}
 	return k.call(t)
 }
 
-func reduction(k *site) Expr { return k.call(tReal) }
+func reduction(k *site) Expr { return k.call(TReal) }
 
 func checkLogSumExp(k *site) Expr {
 	if len(k.args) == 2 {
@@ -310,14 +310,14 @@ func checkLogSumExp(k *site) Expr {
 			}
 		}
 	}
-	return k.call(tReal)
+	return k.call(TReal)
 }
 
-func lowerLogSumExp(g *autodiff.Graph, x lowering) autodiff.Node {
-	if len(x.a) == 2 {
-		return g.LogSumExp(g.Stack(x.a[0], x.a[1]))
+func lowerLogSumExp(g *autodiff.Graph, x Lowering) autodiff.Node {
+	if len(x.A) == 2 {
+		return g.LogSumExp(g.Stack(x.A[0], x.A[1]))
 	}
-	return g.LogSumExp(x.a[0])
+	return g.LogSumExp(x.A[0])
 }
 
 func checkDot(k *site) Expr {
@@ -326,7 +326,7 @@ func checkDot(k *site) Expr {
 		k.r.errorf(k.pos, "%s takes two vectors of the same length, got %s and %s", k.name, a, b)
 		return nil
 	}
-	return k.call(tReal)
+	return k.call(TReal)
 }
 
 // checkMinMax: min, max and prod of a vector or matrix; min(a, b) and
@@ -335,11 +335,11 @@ func checkMinMax(k *site) Expr {
 	if k.t(0).Scalar() {
 		return k.bad("a vector or a matrix")
 	}
-	return k.builtin(tReal)
+	return k.builtin(TReal)
 }
 
-func lowerReduce(g *autodiff.Graph, x lowering) autodiff.Node {
-	return g.Custom(reduce(x.name), 1, x.a[0])
+func lowerReduce(g *autodiff.Graph, x Lowering) autodiff.Node {
+	return g.Custom(reduce(x.Name), 1, x.A[0])
 }
 
 func checkMoments(k *site) Expr {
@@ -347,17 +347,17 @@ func checkMoments(k *site) Expr {
 	if t.Scalar() || k.def.Name != "mean" && t.Len() < 2 {
 		return k.bad("a vector or a matrix (of at least 2 elements for variance and sd)")
 	}
-	return k.builtin(tReal)
+	return k.builtin(TReal)
 }
 
-func lowerMoments(g *autodiff.Graph, x lowering) autodiff.Node {
+func lowerMoments(g *autodiff.Graph, x Lowering) autodiff.Node {
 	n := x.n()
-	if x.name == "mean" {
-		return g.Div(g.Sum(x.a[0]), g.Const([]float64{float64(n)}))
+	if x.Name == "mean" {
+		return g.Div(g.Sum(x.A[0]), g.Const([]float64{float64(n)}))
 	}
-	dev := g.Sub(x.a[0], g.Div(g.Sum(x.a[0]), g.Const([]float64{float64(n)})))
-	v := g.Div(g.Sum(g.Mul(dev, dev)), g.Const([]float64{float64(n-1)}))
-	if x.name == "sd" {
+	dev := g.Sub(x.A[0], g.Div(g.Sum(x.A[0]), g.Const([]float64{float64(n)})))
+	v := g.Div(g.Sum(g.Mul(dev, dev)), g.Const([]float64{float64(n - 1)}))
+	if x.Name == "sd" {
 		return g.Sqrt(v)
 	}
 	return v
@@ -367,7 +367,7 @@ func checkDotSelf(k *site) Expr {
 	if k.t(0).Kind != Vector {
 		return k.bad("a vector")
 	}
-	return k.builtin(tReal)
+	return k.builtin(TReal)
 }
 
 // checkRowsCols: rows_dot_product, columns_dot_product, rows_dot_self and
@@ -389,21 +389,21 @@ func checkRowsCols(k *site) Expr {
 	return k.builtin(vecType(max(t.Cols, 1)))
 }
 
-func lowerRowsCols(g *autodiff.Graph, x lowering) autodiff.Node {
-	a, b := x.a[0], x.a[0]
-	if len(x.a) == 2 {
-		b = x.a[1]
+func lowerRowsCols(g *autodiff.Graph, x Lowering) autodiff.Node {
+	a, b := x.A[0], x.A[0]
+	if len(x.A) == 2 {
+		b = x.A[1]
 	}
-	t := x.args[0].Type()
+	t := x.Args[0].Type()
 	rows, cols := t.Rows, max(t.Cols, 1) // a vector is one column
 	el := []autodiff.Node{}
-	if strings.HasPrefix(x.name, "rows") {
+	if strings.HasPrefix(x.Name, "rows") {
 		for i := 0; i < rows; i++ {
 			el = append(el, g.Dot(g.Slice(a, i*cols, (i+1)*cols), g.Slice(b, i*cols, (i+1)*cols)))
 		}
 	} else {
 		for j := 0; j < cols; j++ {
-			idx := make(gather, rows)
+			idx := make(Gather, rows)
 			for i := range idx {
 				idx[i] = i*cols + j
 			}
@@ -420,10 +420,10 @@ func checkVecToVec(k *site) Expr {
 	return k.builtin(k.t(0))
 }
 
-func lowerCumulativeSum(g *autodiff.Graph, x lowering) autodiff.Node {
+func lowerCumulativeSum(g *autodiff.Graph, x Lowering) autodiff.Node {
 	el := make([]autodiff.Node, x.n())
 	for i := range el {
-		el[i] = g.Index(x.a[0], i)
+		el[i] = g.Index(x.A[0], i)
 		if i > 0 {
 			el[i] = g.Add(el[i-1], el[i])
 		}
@@ -454,12 +454,12 @@ func checkRepMatrix(k *site) Expr {
 	return k.builtin(matType(k.ints[0], k.ints[1]))
 }
 
-func lowerRepMatrix(g *autodiff.Graph, x lowering) autodiff.Node {
-	el := make([]autodiff.Node, x.ints[0]*x.ints[1])
+func lowerRepMatrix(g *autodiff.Graph, x Lowering) autodiff.Node {
+	el := make([]autodiff.Node, x.Ints[0]*x.Ints[1])
 	for i := range el {
-		el[i] = x.a[0]
+		el[i] = x.A[0]
 	}
-	return g.Reshape(g.Stack(el...), x.ints[0], x.ints[1])
+	return g.Reshape(g.Stack(el...), x.Ints[0], x.Ints[1])
 }
 
 // checkDiagPreMultiply: diag_pre_multiply(v, M) is diag(v) * M.
@@ -472,13 +472,13 @@ func checkDiagPreMultiply(k *site) Expr {
 	return k.builtin(m)
 }
 
-func lowerDiagPreMultiply(g *autodiff.Graph, x lowering) autodiff.Node {
-	g, t := g, x.t
+func lowerDiagPreMultiply(g *autodiff.Graph, x Lowering) autodiff.Node {
+	g, t := g, x.T
 	el := make([]autodiff.Node, t.Len())
 	for i := 0; i < t.Rows; i++ {
-		vi := g.Index(x.a[0], i)
+		vi := g.Index(x.A[0], i)
 		for j := 0; j < t.Cols; j++ {
-			el[i*t.Cols+j] = g.Mul(vi, g.Index2(x.a[1], i, j))
+			el[i*t.Cols+j] = g.Mul(vi, g.Index2(x.A[1], i, j))
 		}
 	}
 	return g.Reshape(g.Stack(el...), t.Rows, t.Cols)
@@ -493,18 +493,18 @@ func checkToVector(k *site) Expr {
 	return k.builtin(vecType(k.t(0).Len()))
 }
 
-func lowerToVector(g *autodiff.Graph, x lowering) autodiff.Node {
-	t, n := x.args[0].Type(), x.n()
+func lowerToVector(g *autodiff.Graph, x Lowering) autodiff.Node {
+	t, n := x.Args[0].Type(), x.n()
 	if t.Kind != Matrix {
-		return x.a[0]
+		return x.A[0]
 	}
-	idx := make(gather, 0, n) // column by column
+	idx := make(Gather, 0, n) // column by column
 	for j := 0; j < t.Cols; j++ {
 		for i := 0; i < t.Rows; i++ {
 			idx = append(idx, i*t.Cols+j)
 		}
 	}
-	return g.Custom(idx, n, x.a[0])
+	return g.Custom(idx, n, x.A[0])
 }
 
 func checkAppendRow(k *site) Expr {
@@ -529,13 +529,13 @@ func checkColRow(k *site) Expr {
 	return k.builtin(rt)
 }
 
-func lowerCol(g *autodiff.Graph, x lowering) autodiff.Node {
-	t := x.args[0].Type()
-	idx := make(gather, t.Rows)
+func lowerCol(g *autodiff.Graph, x Lowering) autodiff.Node {
+	t := x.Args[0].Type()
+	idx := make(Gather, t.Rows)
 	for i := range idx {
-		idx[i] = i*t.Cols + x.ints[0] - 1
+		idx[i] = i*t.Cols + x.Ints[0] - 1
 	}
-	return g.Custom(idx, t.Rows, x.a[0])
+	return g.Custom(idx, t.Rows, x.A[0])
 }
 
 func checkBlock(k *site) Expr {
@@ -547,16 +547,16 @@ func checkBlock(k *site) Expr {
 	return k.builtin(matType(nr, nc))
 }
 
-func lowerBlock(g *autodiff.Graph, x lowering) autodiff.Node {
-	t := x.args[0].Type()
-	i0, j0, nr, nc := x.ints[0]-1, x.ints[1]-1, x.ints[2], x.ints[3]
-	idx := make(gather, 0, nr*nc)
+func lowerBlock(g *autodiff.Graph, x Lowering) autodiff.Node {
+	t := x.Args[0].Type()
+	i0, j0, nr, nc := x.Ints[0]-1, x.Ints[1]-1, x.Ints[2], x.Ints[3]
+	idx := make(Gather, 0, nr*nc)
 	for i := i0; i < i0+nr; i++ {
 		for j := j0; j < j0+nc; j++ {
 			idx = append(idx, i*t.Cols+j)
 		}
 	}
-	return g.Reshape(g.Custom(idx, nr*nc, x.a[0]), nr, nc)
+	return g.Reshape(g.Custom(idx, nr*nc, x.A[0]), nr, nc)
 }
 
 // checkSize: rows, cols, num_elements and size are constants.
@@ -580,7 +580,7 @@ func checkSize(k *site) Expr {
 			n = t.Rows
 		}
 	}
-	return &Num{exprBase: exprBase{k.pos, tInt}, V: float64(n)}
+	return &Num{ExprBase: ExprBase{k.pos, TInt}, V: float64(n)}
 }
 
 func checkGPExpQuadCov(k *site) Expr {
@@ -604,9 +604,9 @@ func checkRepVector(k *site) Expr {
 	if !ok || k.t(1).Kind != Int || n < 0 || !k.t(0).Scalar() {
 		return k.badf("takes a scalar and a size known before inference (rep_vector(x, N))")
 	}
-	size, ok := exactInt(n)
+	size, ok := ExactInt(n)
 	if !ok {
-		return k.badf("%s", bigIntMsg(k.args[1], n))
+		return k.badf("%s", BigIntMsg(k.args[1], n))
 	}
 	return matCall(k, vecType(size), stdlib.NewRepVector(size), k.args[0])
 }
@@ -622,25 +622,12 @@ func checkCholesky(k *site) Expr {
 // rowVector is v' for a vector v: a 1 x n matrix (v' * w is the dot
 // product). It is an operator's node, not a function of the table.
 var rowVector = &Function{Name: "row",
-	lower: func(g *autodiff.Graph, x lowering) autodiff.Node { return g.Reshape(x.a[0], 1, x.n()) }}
-
-// builtin lowers a Builtin to the tape.
-func (cp *compiler) builtin(e *Builtin) autodiff.Node {
-	a := make([]autodiff.Node, len(e.Args))
-	for i, x := range e.Args {
-		a[i] = cp.expr(x)
-	}
-	x := lowering{args: e.Args, a: a, ints: e.Ints, t: e.T, name: e.Def.Name}
-	if e.Def == arrayCol {
-		return cp.lowerArrayCol(x)
-	}
-	return e.Def.lower(cp.g, x)
-}
+	Lower: func(g *autodiff.Graph, x Lowering) autodiff.Node { return g.Reshape(x.A[0], 1, x.n()) }}
 
 // Rng is NAME_rng(params): a draw from a family on each evaluation,
 // allowed in the derived block only (posterior predictive quantities).
 type Rng struct {
-	exprBase
+	ExprBase
 	Dist *stdlib.Family
 	Args []Expr
 }
@@ -661,12 +648,12 @@ func (r *resolver) rngCall(c *lang.Call) (Expr, bool) {
 		return nil, true
 	}
 	if c.Bar || len(c.Args) != len(fam.Params) {
-		r.errorf(pos, "%s takes %d argument%s (%s), got %d", c.Name, len(fam.Params), plural1(len(fam.Params)), paramList(fam), len(c.Args))
+		r.errorf(pos, "%s takes %d argument%s (%s), got %d", c.Name, len(fam.Params), Plural1(len(fam.Params)), paramList(fam), len(c.Args))
 		return nil, true
 	}
-	t := tReal
+	t := TReal
 	if fam.Discrete {
-		t = tInt
+		t = TInt
 	}
 	args := make([]Expr, len(c.Args))
 	for i, a := range c.Args {
@@ -682,151 +669,17 @@ func (r *resolver) rngCall(c *lang.Call) (Expr, bool) {
 			return nil, true
 		}
 	}
-	return &Rng{exprBase: exprBase{pos, t}, Dist: fam, Args: args}, true
-}
-
-// rng lowers an Rng to a random op anchored on the latent input.
-func (cp *compiler) rng(e *Rng) autodiff.Node {
-	in := []autodiff.Node{cp.g.Index(cp.c.latent, 0)}
-	var konst []autodiff.Node
-	for i, a := range e.Args {
-		n := cp.expr(a)
-		if cp.g.IsConst(n) { // as for y ~ NAME(...): a constant argument is checked at once
-			spec := e.Dist.Params[i]
-			for _, x := range cp.g.Value(n, 0) {
-				if !spec.Admits(x) {
-					cp.fail(a.Pos(), "%s_rng: argument %d (%s) must be %s, got %g", e.Dist.Name, i+1, spec.Name, spec.Want(), x)
-				}
-			}
-			if len(cp.g.Value(n, 0)) == 1 {
-				konst = append(konst, n)
-			}
-		}
-		in = append(in, n)
-	}
-	if len(konst) == len(e.Args) && len(e.Dist.Less) > 0 { // all constant: their order too
-		p := make([]float64, len(konst))
-		for i, n := range konst {
-			p[i] = cp.g.Value(n, 0)[0]
-		}
-		if j, want := e.Dist.CheckParams(p); j >= 0 {
-			cp.fail(e.Args[j].Pos(), "%s_rng: argument %d (%s) must be %s, got %g", e.Dist.Name, j+1, e.Dist.Params[j].Name, want, p[j])
-		}
-	}
-	op := stdlib.NewRandOp(e.Dist, e.T.Len())
-	cp.c.rngs = append(cp.c.rngs, op)
-	cp.c.rngAt = append(cp.c.rngAt, rngSite{e, strings.Join(cp.loopCtx, ", ")})
-	return cp.g.Custom(op, e.T.Len(), in...)
-}
-
-// rngSite is where a NAME_rng op draws: its call and the loops around it.
-type rngSite struct {
-	call  *Rng
-	loops string
-}
-
-// cdfSite is where a CDF of derived quantities is checked: its call and
-// the loops around it.
-type cdfSite struct {
-	call  *NaryCall
-	loops string
-}
-
-// cdfArgCheck puts the check of a derived CDF's arguments after its value
-// v: constant arguments are checked at once, others at each draw
-// (RNGError).
-func (cp *compiler) cdfArgCheck(e *NaryCall, v autodiff.Node, n int, args []autodiff.Node) autodiff.Node {
-	fam := e.CDFOf
-	konst := true
-	for _, a := range args {
-		konst = konst && cp.g.IsConst(a)
-	}
-	if konst {
-		op := stdlib.NewArgCheckOp(fam)
-		in := make([][]float64, 1, len(args)+1)
-		m := 1 // the longest argument: every element is checked
-		for _, a := range args {
-			in = append(in, cp.g.Value(a, 0))
-			m = max(m, len(in[len(in)-1]))
-		}
-		in[0] = make([]float64, m)
-		op.Forward(make([]float64, m), in)
-		if j, x, want, bad := op.Bad(); bad {
-			cp.fail(e.Args[j].Pos(), "%s", cdfArgMessage(e, j, x, want))
-		}
-		return v
-	}
-	op := stdlib.NewArgCheckOp(fam)
-	cp.c.cdfChecks = append(cp.c.cdfChecks, op)
-	cp.c.cdfAt = append(cp.c.cdfAt, cdfSite{e, strings.Join(cp.loopCtx, ", ")})
-	return cp.g.Custom(op, n, append([]autodiff.Node{v}, args...)...)
+	return &Rng{ExprBase: ExprBase{pos, t}, Dist: fam, Args: args}, true
 }
 
 // cdfArgMessage says which argument of a CDF call was bad.
-func cdfArgMessage(e *NaryCall, j int, x float64, want string) string {
+func CdfArgMessage(e *NaryCall, j int, x float64, want string) string {
 	name := "y"
 	if j > 0 {
 		name = e.CDFOf.Params[j-1].Name
 	}
 	return fmt.Sprintf("%s: argument %d (%s) must be %s, got %g", e.Name, j+1, name, want, x)
 }
-
-// RNGError reports the first NAME_rng call that was given an argument
-// outside its parameter's domain (a negative sd, a probability above 1,
-// uniform's bounds reversed) at some draw, at the argument's position,
-// then the first CDF of derived quantities given such an argument or a
-// NaN value (as Stan, which rejects them there); nil when every draw so
-// far was valid. The draw itself is NaN (the CDF's value -Inf or NaN). It
-// reports first the first integer division by zero at a draw (an int
-// divisor that depends on the latents), at the operator, and a reject
-// statement of the derived block reached at a draw.
-func (c *Compiled) RNGError() error {
-	if err := c.intError(); err != nil {
-		return err
-	}
-	if err := c.rejectError(); err != nil {
-		return err
-	}
-	for i, op := range c.rngs {
-		j, x, want, bad := op.Bad()
-		if !bad {
-			continue
-		}
-		site := c.rngAt[i]
-		e := lang.Errorf(site.call.Args[j].Pos(), "%s_rng: argument %d (%s) must be %s, got %g at a posterior draw", site.call.Dist.Name, j+1, site.call.Dist.Params[j].Name, want, x)
-		if site.loops != "" {
-			e.Msg += " (at " + site.loops + ")"
-		}
-		e.Hint = "the arguments of a NAME_rng call must be in the domains of the distribution's parameters, as for ~; bound the latent (real<lower=0>) or transform it (exp, inv_logit)"
-		return lang.ErrorList{e}
-	}
-	for i, op := range c.cdfChecks {
-		j, x, want, bad := op.Bad()
-		if !bad {
-			continue
-		}
-		site := c.cdfAt[i]
-		e := lang.Errorf(site.call.Args[j].Pos(), "%s at a posterior draw", cdfArgMessage(site.call, j, x, want))
-		if site.loops != "" {
-			e.Msg += " (at " + site.loops + ")"
-		}
-		e.Hint = "in derived quantities a CDF's arguments must be numbers in the domains of the distribution's parameters, as in Stan's generated quantities"
-		return lang.ErrorList{e}
-	}
-	return nil
-}
-
-// SeedRNG seeds the draws of the derived quantities' NAME_rng calls.
-func (c *Compiled) SeedRNG(seed uint64) {
-	for i, op := range c.rngs {
-		op.Seed(seed, 0x726e67+uint64(i))
-	}
-}
-
-// UsesRNG reports whether the model draws random numbers (NAME_rng in
-// derived quantities): then Constrain consumes a random stream, and the
-// draws of a run must be constrained in order on one compiled model.
-func (c *Compiled) UsesRNG() bool { return len(c.rngs) > 0 }
 
 // concat is the autodiff op of append_row: out = (a, b).
 type concat [2]int

@@ -1,7 +1,6 @@
 package ir
 
 import (
-	"github.com/mscppl/mscppl/autodiff"
 	"github.com/mscppl/mscppl/lang"
 	"github.com/mscppl/mscppl/stdlib"
 )
@@ -77,7 +76,7 @@ func (r *resolver) boundedLatent(d *lang.Decl, p lang.Pos) {
 		r.errorf(tp, "bounds that depend on other variables are supported for real and vector latents")
 		return
 	}
-	t := tReal
+	t := TReal
 	if base == "vector" {
 		if len(d.Type.Dims) != 1 {
 			r.errorf(tp, "vector needs one size, as in vector[N]")
@@ -124,80 +123,6 @@ func (r *resolver) boundedLatent(d *lang.Decl, p lang.Pos) {
 	r.declare(v)
 }
 
-// specialLeaf builds the constrained value and the log-Jacobian of a latent
-// with a vector constraint or expression bounds.
-func (cp *compiler) specialLeaf(v *Var) {
-	g, c := cp.g, cp.c
-	u := g.Slice(c.latent, v.Offset, v.Offset+v.UDim())
-	var x, jac autodiff.Node
-	if v.VecBij != nil {
-		n := v.Type.Len()
-		out := g.Custom(v.VecBij.Op(), n+1, u)
-		x, jac = g.Slice(out, 0, n), g.Index(out, n)
-		if v.Type.Kind == Matrix {
-			x = g.Reshape(x, v.Type.Rows, v.Type.Cols)
-		}
-	} else {
-		var lo, hi autodiff.Node = -1, -1
-		if v.LowerX != nil {
-			lo = cp.expr(v.LowerX)
-		}
-		if v.UpperX != nil {
-			hi = cp.expr(v.UpperX)
-		}
-		switch {
-		case lo >= 0 && hi >= 0: // x = lo + (hi - lo) inv_logit(u)
-			c.bounded = append(c.bounded, boundedLatent{v, lo, hi})
-			w := g.Sub(hi, lo)
-			x = g.Add(lo, g.Mul(w, g.Map(stdlib.InvLogitFunc, u)))
-			jac = g.Sum(g.Add(g.Log(w), g.Add(g.Map(stdlib.LogInvLogitFunc, u), g.Map(stdlib.LogInvLogitFunc, g.Neg(u)))))
-			if v.Type.Scalar() && g.Len(w) == 1 {
-				jac = g.Add(g.Log(w), g.Add(g.Map(stdlib.LogInvLogitFunc, u), g.Map(stdlib.LogInvLogitFunc, g.Neg(u))))
-			}
-		case lo >= 0: // x = lo + exp(u)
-			x, jac = g.Add(lo, g.Exp(u)), g.Sum(u)
-		default: // x = hi - exp(u)
-			x, jac = g.Sub(hi, g.Exp(u)), g.Sum(u)
-		}
-		if v.Type.Scalar() {
-			x = g.Index(x, 0)
-		}
-	}
-	if g.Len(jac) > 1 {
-		jac = g.Sum(jac)
-	}
-	cp.jac = append(cp.jac, jac)
-	cp.env[v.ID] = x
-	c.varNode[v.ID] = x
-}
-
-// derived computes the derived quantities after the model body. They add
-// nothing to the log joint.
-func (cp *compiler) derived() {
-	cp.inDerived = true
-	defer func() { cp.inDerived = false }()
-	for _, v := range cp.m.Latents {
-		if v.Derived == nil {
-			continue
-		}
-		func() {
-			defer cp.recoverError()
-			if r, ok := v.Derived.(*Ref); ok && r.Var.Kind == LocalVar && cp.env[r.Var.ID] < 0 && cp.elems[r.Var.ID] == nil {
-				if len(cp.errs) > 0 { // its assignment failed, and was reported
-					panic(compileError{})
-				}
-				cp.fail(v.Pos, "derived quantity %s is declared but never assigned", v.Name)
-			}
-			n := cp.expr(v.Derived)
-			if v.Type.Scalar() && cp.g.Len(n) != 1 {
-				n = cp.g.Index(n, 0)
-			}
-			cp.env[v.ID] = n
-			cp.c.varNode[v.ID] = n
-		}()
-	}
-}
-
 // DerivedUsesLatents reports whether constrained latent component j is a
 // derived quantity that depends on latents (directly or through other
 // derived quantities); false for one of params and data alone.
@@ -212,7 +137,7 @@ func (m *Model) DerivedUsesLatents(j int) bool {
 
 func usesLatents(e Expr) bool {
 	found := false
-	walkExpr(e, func(x Expr) {
+	WalkExpr(e, func(x Expr) {
 		if r, ok := x.(*Ref); ok && r.Var.Kind == LatentVar {
 			if r.Var.Derived == nil || usesLatents(r.Var.Derived) {
 				found = true
@@ -230,16 +155,16 @@ func usesLatents(e Expr) bool {
 }
 
 // walkExpr calls f on e and its subexpressions.
-func walkExpr(e Expr, f func(Expr)) {
+func WalkExpr(e Expr, f func(Expr)) {
 	f(e)
-	for _, c := range children(e) {
-		walkExpr(c, f)
+	for _, c := range Children(e) {
+		WalkExpr(c, f)
 	}
 }
 
 // children are the direct subexpressions of e (not the statements of an
 // inlined function).
-func children(e Expr) []Expr {
+func Children(e Expr) []Expr {
 	switch e := e.(type) {
 	case *Index:
 		return append([]Expr{e.X}, e.Idx...)

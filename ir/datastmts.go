@@ -173,12 +173,12 @@ func (r *resolver) sliceAssign(v *Var, sl *Slice, x Expr, p lang.Pos) Stmt {
 	tmp := r.newVar(FormatExpr(sl), p, LocalVar, x.Type())
 	tmp.DataOnly = !dependsOnUnknowns(x)
 	v.DataOnly = v.DataOnly && tmp.DataOnly
-	et := tReal
+	et := TReal
 	if v.Type.IntElems {
-		et = tInt
+		et = TInt
 	}
-	ref := func(w *Var) Expr { return &Ref{exprBase: exprBase{p, w.Type}, Var: w} }
-	intNum := func(k int) Expr { return &Num{exprBase: exprBase{p, tInt}, V: float64(k)} }
+	ref := func(w *Var) Expr { return &Ref{ExprBase: ExprBase{p, w.Type}, Var: w} }
+	intNum := func(k int) Expr { return &Num{ExprBase: ExprBase{p, TInt}, V: float64(k)} }
 	// the kept dimensions, in order: the loop variables run over them
 	var loops []*Var
 	var idx []Expr
@@ -189,35 +189,35 @@ func (r *resolver) sliceAssign(v *Var, sl *Slice, x Expr, p lang.Pos) Stmt {
 	}
 	for d := 0; d < dims; d++ {
 		if !sl.Keep[d] {
-			idx = append(idx, sl.index(d))
+			idx = append(idx, sl.Index(d))
 			continue
 		}
-		k := r.newVar([]string{"row", "column"}[d], p, LoopVar, tInt)
+		k := r.newVar([]string{"row", "column"}[d], p, LoopVar, TInt)
 		loops = append(loops, k)
 		// element k of the value is element Lo + k - 1 of the slice
-		idx = append(idx, &Binary{exprBase: exprBase{p, tInt}, Op: OpAdd, X: ref(k), Y: intNum(sl.Lo[d] - 1)})
+		idx = append(idx, &Binary{ExprBase: ExprBase{p, TInt}, Op: OpAdd, X: ref(k), Y: intNum(sl.Lo[d] - 1)})
 		src = append(src, ref(k))
 	}
 	val := ref(tmp)
 	if !x.Type().Scalar() {
-		val = &Index{exprBase: exprBase{p, et}, X: ref(tmp), Idx: src}
+		val = &Index{ExprBase: ExprBase{p, et}, X: ref(tmp), Idx: src}
 	}
-	var body Stmt = &Assign{stmtBase: stmtBase{p}, Local: v, Idx: idx, X: val}
+	var body Stmt = &Assign{StmtBase: StmtBase{p}, Local: v, Idx: idx, X: val}
 	for i := len(loops) - 1; i >= 0; i-- {
 		d := 0
 		if sl.Keep[1] && (i == 1 || !sl.Keep[0]) {
 			d = 1
 		}
 		n := sl.Hi[d] - sl.Lo[d] + 1
-		body = &For{stmtBase: stmtBase{p}, Var: loops[i], Lo: intNum(1), Hi: intNum(n), Body: []Stmt{body}}
+		body = &For{StmtBase: StmtBase{p}, Var: loops[i], Lo: intNum(1), Hi: intNum(n), Body: []Stmt{body}}
 	}
-	return &stmtList{stmtBase: stmtBase{p}, list: []Stmt{&LocalDecl{stmtBase: stmtBase{p}, Local: tmp, Init: x}, body}}
+	return &stmtList{StmtBase: StmtBase{p}, list: []Stmt{&LocalDecl{StmtBase: StmtBase{p}, Local: tmp, Init: x}, body}}
 }
 
 // stmtList is statements the resolver made of one (a slice assignment):
 // r.stmts splices them in place, so no later stage sees a stmtList.
 type stmtList struct {
-	stmtBase
+	StmtBase
 	list []Stmt
 }
 
@@ -228,8 +228,8 @@ func exprTilde(lhs Expr, fam *stdlib.Family, args []Expr, cp, p lang.Pos, text s
 	if fam.Discrete {
 		name = fam.Name + "_lpmf"
 	}
-	d := &Density{exprBase: exprBase{cp, tReal}, Name: name, Dist: fam, Args: append([]Expr{lhs}, args...)}
-	return &Target{stmtBase: stmtBase{p}, X: d, Text: text}
+	d := &Density{ExprBase: ExprBase{cp, TReal}, Name: name, Dist: fam, Args: append([]Expr{lhs}, args...)}
+	return &Target{StmtBase: StmtBase{p}, X: d, Text: text}
 }
 
 // jacobianNote notes, as Stan warns, a ~ whose left side is a non-linear
@@ -276,7 +276,7 @@ func linearIn(e Expr) bool {
 // markSizeUse records where the local ints of a size or bound x are first
 // used as one.
 func markSizeUse(x Expr, p lang.Pos) {
-	walkExpr(x, func(e Expr) {
+	WalkExpr(x, func(e Expr) {
 		if ref, ok := e.(*Ref); ok && ref.Var.Kind == LocalVar && ref.Var.Known != nil && ref.Var.SizeUse == nil {
 			ref.Var.SizeUse = &p
 		}

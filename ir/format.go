@@ -12,7 +12,7 @@ func FormatExpr(e Expr) string {
 	return b.String()
 }
 
-func prec(e Expr) int {
+func Prec(e Expr) int {
 	switch e := e.(type) {
 	case *Binary:
 		switch e.Op {
@@ -36,7 +36,7 @@ func prec(e Expr) int {
 }
 
 func formatExpr(b *strings.Builder, e Expr, outer int) {
-	p := prec(e)
+	p := Prec(e)
 	if p < outer {
 		b.WriteByte('(')
 		defer b.WriteByte(')')

@@ -68,7 +68,7 @@ func (r *resolver) inline(c *lang.Call, fd *lang.FuncDef) Expr {
 		return nil
 	}
 	if len(c.Args) != len(fd.Params) {
-		r.errorf(pos, "%s takes %d argument%s, got %d", fd.Name, len(fd.Params), plural1(len(fd.Params)), len(c.Args))
+		r.errorf(pos, "%s takes %d argument%s, got %d", fd.Name, len(fd.Params), Plural1(len(fd.Params)), len(c.Args))
 		return nil
 	}
 	if r.depth >= maxInlineDepth {
@@ -98,7 +98,7 @@ func (r *resolver) inline(c *lang.Call, fd *lang.FuncDef) Expr {
 		}
 		v := r.newVar(prm.Name, r.at(prm.Pos), LocalVar, pt)
 		scope[prm.Name] = v
-		stmts = append(stmts, &Assign{stmtBase: stmtBase{pos}, Local: v, X: args[i]})
+		stmts = append(stmts, &Assign{StmtBase: StmtBase{pos}, Local: v, X: args[i]})
 	}
 	n := len(fd.Body)
 	body := r.stmts(fd.Body[:n-1])
@@ -112,7 +112,7 @@ func (r *resolver) inline(c *lang.Call, fd *lang.FuncDef) Expr {
 	}
 	t := result.Type()
 	if fd.Result.Base == "real" && t.Kind == Int {
-		t = tReal
+		t = TReal
 	}
 	if fd.Result.Base == "real" {
 		t.IntElems = false
@@ -120,7 +120,7 @@ func (r *resolver) inline(c *lang.Call, fd *lang.FuncDef) Expr {
 	if len(r.errs) > nerr || r.repeats > nrep {
 		return nil
 	}
-	return &Inline{exprBase: exprBase{pos, t}, Name: fd.Name, Call: c.String(), Stmts: append(stmts, body...), Result: result}
+	return &Inline{ExprBase: ExprBase{pos, t}, Name: fd.Name, Call: c.String(), Stmts: append(stmts, body...), Result: result}
 }
 
 // callErrors words the errors the body of a function gave when inlined at

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/mscppl/mscppl/autodiff"
 	"github.com/mscppl/mscppl/stdlib"
 )
 
@@ -24,8 +23,8 @@ func checkHMMMarginal(k *site) Expr {
 	if msg := hmmCost(K, N); msg != "" {
 		return k.badf("%s", msg)
 	}
-	op := &hmmOp{VecOp: stdlib.NewHMMMarginal(K, N), rejections: rejections{name: k.name, pos: k.pos, unit: "evaluation"}, k: K}
-	return matCall(k, tReal, op, k.args...)
+	op := &HmmOp{VecOp: stdlib.NewHMMMarginal(K, N), Rejections: Rejections{Op: k.name, Pos: k.pos, Unit: "evaluation"}, K: K}
+	return matCall(k, TReal, op, k.args...)
 }
 
 // The bounds of one hmm_marginal call: the bytes of its values (log_omega,
@@ -34,37 +33,37 @@ func checkHMMMarginal(k *site) Expr {
 // a second at 10^9.
 const (
 	maxHMMBytes = 1 << 30
-	maxHMMWork  = 1e9
+	MaxHMMWork  = 1e9
 )
 
 // hmmCost refuses (with the projected memory or time) an hmm_marginal of K
 // states and N observations beyond the bounds; "" when it is within them.
 func hmmCost(K, N int) string {
 	k := float64(K)
-	bytes, work := hmmBytes(K, N), hmmWork(K, N)
+	bytes, work := HmmBytes(K, N), HmmWork(K, N)
 	switch {
 	case bytes > maxHMMBytes:
 		return fmt.Sprintf("with K = %d states and N = %d observations it would take about %s (Gamma alone is K x K = %.3g numbers, with their adjoints), more than the limit of %s per call; reduce K",
-			K, N, byteSize(bytes), k*k, byteSize(maxHMMBytes))
-	case work > maxHMMWork:
+			K, N, ByteSize(bytes), k*k, ByteSize(maxHMMBytes))
+	case work > MaxHMMWork:
 		return fmt.Sprintf("with K = %d states and N = %d observations each evaluation takes K^2 N = %.3g multiply-adds, about %.2g s, and a fit evaluates the log density thousands of times; the limit is %.0e per call: reduce K or N",
-			K, N, work, work/maxHMMWork, maxHMMWork)
+			K, N, work, work/MaxHMMWork, MaxHMMWork)
 	}
 	return ""
 }
 
 // hmmBytes is the memory of one call: Gamma and log_omega with their
 // adjoints, the forward probabilities and scaled densities.
-func hmmBytes(K, N int) float64 {
+func HmmBytes(K, N int) float64 {
 	k, n := float64(K), float64(N)
 	return 8 * (2*k*k + 4*k*n + 2*n)
 }
 
 // hmmWork is the multiply-adds of one evaluation.
-func hmmWork(K, N int) float64 { return float64(K) * float64(K) * float64(N) }
+func HmmWork(K, N int) float64 { return float64(K) * float64(K) * float64(N) }
 
 // byteSize words a number of bytes.
-func byteSize(b float64) string {
+func ByteSize(b float64) string {
 	switch {
 	case b >= 1<<30:
 		return fmt.Sprintf("%.3g GiB", b/(1<<30))
@@ -81,7 +80,7 @@ const hmmSimplexTol = 1e-8
 // hmmArgs is why Gamma (K x K, row-major) and rho are not what
 // hmm_marginal takes, as Stan checks them: each row of Gamma and rho a
 // simplex (entries non-negative, sum 1 within 1e-8); "" when they are.
-func hmmArgs(gam, rho []float64, K int) string {
+func HmmArgs(gam, rho []float64, K int) string {
 	simplex := func(v []float64, what string, idx func(j int) string) string {
 		sum := 0.0
 		for j, x := range v {
@@ -107,26 +106,26 @@ func hmmArgs(gam, rho []float64, K int) string {
 // hmmOp is stdlib's hmm_marginal behind Stan's checks of Gamma and rho: a
 // draw where they fail is rejected (-Inf, no gradient; NaN in the derived
 // block), counted, with the reason.
-type hmmOp struct {
+type HmmOp struct {
 	stdlib.VecOp
-	rejections
-	k int
+	Rejections
+	K int
 }
 
 // Forward checks Gamma and rho, then evaluates.
-func (o *hmmOp) Forward(out []float64, in [][]float64) {
-	o.evals.Add(1)
-	if !hmmValid(in[1], in[2], o.k) {
-		o.reject(hmmArgs(in[1], in[2], o.k))
-		out[0] = o.rejected()
+func (o *HmmOp) Forward(out []float64, in [][]float64) {
+	o.Evals.Add(1)
+	if !hmmValid(in[1], in[2], o.K) {
+		o.Reject(HmmArgs(in[1], in[2], o.K))
+		out[0] = o.Rejected()
 		return
 	}
 	o.VecOp.Forward(out, in)
 }
 
 // Backward sends no adjoints from a rejected evaluation.
-func (o *hmmOp) Backward(out, dout []float64, in [][]float64, din [][]float64) {
-	if !hmmValid(in[1], in[2], o.k) {
+func (o *HmmOp) Backward(out, dout []float64, in [][]float64, din [][]float64) {
+	if !hmmValid(in[1], in[2], o.K) {
 		return
 	}
 	o.VecOp.Backward(out, dout, in, din)
@@ -150,19 +149,4 @@ func hmmValid(gam, rho []float64, K int) bool {
 		}
 	}
 	return ok(rho[:K])
-}
-
-// hmm registers an hmm_marginal call's checks; Gamma and rho known before
-// inference (data) are checked here, once, at the call.
-func (cp *compiler) hmm(h *hmmOp, e *MatCall, args []autodiff.Node) {
-	g := cp.g
-	if g.IsConst(args[1]) && g.IsConst(args[2]) {
-		if msg := hmmArgs(g.Value(args[1], 0), g.Value(args[2], 0), h.k); msg != "" {
-			cp.fail(e.Pos(), "%s: %s", e.Name, msg)
-		}
-	}
-	h.derived = cp.inDerived
-	cp.addRejecter(&h.rejections)
-	K, N := e.Args[0].Type().Rows, e.Args[0].Type().Cols
-	cp.heavy(e.Pos(), e.Name, hmmWork(K, N)/maxHMMWork, hmmBytes(K, N))
 }

@@ -24,9 +24,9 @@ func intArrayType(n int) Type { return Type{Kind: Vector, Rows: n, IntElems: tru
 // integer array, so that g[n] can index another vector.
 func elemType(t Type) Type {
 	if t.IntElems {
-		return tInt
+		return TInt
 	}
-	return tReal
+	return TReal
 }
 
 // maxExactInt is the largest integer a float64 holds exactly (2^53): int
@@ -114,9 +114,9 @@ func (r *resolver) jsonDecl(d *lang.Decl, p lang.Pos, bij stdlib.Bijection) {
 	var t Type
 	switch {
 	case scalar:
-		t = tReal
+		t = TReal
 		if base == "int" {
-			t = tInt
+			t = TInt
 		}
 		source = fmt.Sprintf("= %g, %s", f.Values[0], source)
 	case wantDims == 1:
@@ -201,7 +201,7 @@ func (r *resolver) jsonBindSize(e *lang.Expr, n int, f *dataset.JSONField, what 
 				e.Hint = fmt.Sprintf("declare %s: int before %s to read it from the file", name, f.Name)
 				return false
 			}
-			v := r.newVar(name, r.at(e.Pos), SizeVar, tInt)
+			v := r.newVar(name, r.at(e.Pos), SizeVar, TInt)
 			v.Value = []float64{float64(n)}
 			v.Source = fmt.Sprintf("the number of %s of field %q of %s", what, f.Name, file)
 			r.global[name] = v

@@ -87,9 +87,9 @@ func (r *resolver) sizedLoop(f *lang.For, lo, hi Expr, p lang.Pos) Stmt {
 	}
 	var out []Stmt
 	for t := lv; t <= hv; t++ {
-		v := r.newVar(f.Var, p, LocalVar, tInt)
+		v := r.newVar(f.Var, p, LocalVar, TInt)
 		v.Known, v.DataOnly = []float64{t}, true
-		out = append(out, &LocalDecl{stmtBase: stmtBase{p}, Local: v, Init: &Num{exprBase: exprBase{p, tInt}, V: t}})
+		out = append(out, &LocalDecl{StmtBase: StmtBase{p}, Local: v, Init: &Num{ExprBase: ExprBase{p, TInt}, V: t}})
 		r.scopes = append(r.scopes, map[string]*Var{f.Var: v}, map[string]*Var{})
 		n := len(r.errs)
 		out = append(out, r.stmts(f.Body)...)
@@ -98,5 +98,5 @@ func (r *resolver) sizedLoop(f *lang.For, lo, hi Expr, p lang.Pos) Stmt {
 			return nil // one report, not one per iteration
 		}
 	}
-	return &stmtList{stmtBase: stmtBase{p}, list: out}
+	return &stmtList{StmtBase: StmtBase{p}, list: out}
 }

@@ -11,7 +11,7 @@ import (
 // diag_matrix, rep_vector, cholesky_decompose) or of a multivariate log
 // density (multi_normal_cholesky_lpdf, ...): a custom op of the tape.
 type MatCall struct {
-	exprBase
+	ExprBase
 	Name string
 	Op   stdlib.VecOp // a fresh op per call site (ops keep scratch)
 	Args []Expr
@@ -57,7 +57,7 @@ func vecSize(d *stdlib.VecDensity, ts []Type) (int, bool) {
 // args, for y ~ name(args) and name_lpdf(y | args).
 func (r *resolver) vecDensity(fam *stdlib.Family, y Expr, args []Expr, pos lang.Pos) Expr {
 	if len(args) != len(fam.Params) {
-		r.errorf(pos, "%s takes %d parameter%s (%s), got %d", fam.Name, len(fam.Params), plural1(len(fam.Params)), paramList(fam), len(args))
+		r.errorf(pos, "%s takes %d parameter%s (%s), got %d", fam.Name, len(fam.Params), Plural1(len(fam.Params)), paramList(fam), len(args))
 		return nil
 	}
 	ts := make([]Type, 1+len(args))
@@ -70,7 +70,7 @@ func (r *resolver) vecDensity(fam *stdlib.Family, y Expr, args []Expr, pos lang.
 		r.errorf(pos, "%s: %s; got %s and %s", fam.Name, fam.Vec.Want, ts[0], typeList(ts[1:]))
 		return nil
 	}
-	return &MatCall{exprBase: exprBase{pos, tReal}, Name: fam.Name, Op: fam.Vec.New(n), Args: append([]Expr{y}, args...)}
+	return &MatCall{ExprBase: ExprBase{pos, TReal}, Name: fam.Name, Op: fam.Vec.New(n), Args: append([]Expr{y}, args...)}
 }
 
 func typeList(ts []Type) string {

@@ -1,7 +1,6 @@
 package ir
 
 import (
-	"fmt"
 	"math"
 	"sync/atomic"
 
@@ -16,159 +15,34 @@ import (
 
 // rejections is what one such op counts; safe for concurrent use except
 // last, which belongs to the compiled copy evaluating it.
-type rejections struct {
-	name    string   // the call's name
-	pos     lang.Pos // the call's position
-	unit    string   // what an evaluation is ("solve")
-	derived bool     // in the derived block: a rejection leaves NaN, not -Inf
-	evals   atomic.Int64
-	fails   atomic.Int64
-	first   atomic.Value // string: the first reason
-	last    string       // the last reason of this copy
+type Rejections struct {
+	Op      string   // the call's name
+	Pos     lang.Pos // the call's position
+	Unit    string   // what an evaluation is ("solve")
+	Derived bool     // in the derived block: a rejection leaves NaN, not -Inf
+	Evals   atomic.Int64
+	Fails   atomic.Int64
+	First   atomic.Value // string: the first reason
+	Last    string       // the last reason of this copy
 }
 
 // reject counts a rejection with its reason.
-func (r *rejections) reject(msg string) {
-	r.last = msg
-	if r.fails.Add(1) == 1 {
-		r.first.Store(msg)
+func (r *Rejections) Reject(msg string) {
+	r.Last = msg
+	if r.Fails.Add(1) == 1 {
+		r.First.Store(msg)
 	}
 }
 
 // reason is the last rejection's reason, worded for a message.
-func (r *rejections) reason() string { return r.name + " failed: " + r.last }
+func (r *Rejections) Reason() string { return r.Op + " failed: " + r.Last }
 
 // rejected is the value of a rejected evaluation: -Inf in the model block
 // (the draw is rejected), NaN in the derived block (its values are
 // missing, never a made-up number).
-func (r *rejections) rejected() float64 {
-	if r.derived {
+func (r *Rejections) Rejected() float64 {
+	if r.Derived {
 		return math.NaN()
 	}
 	return math.Inf(-1)
-}
-
-// addRejecter registers r on the compiled model (once).
-func (cp *compiler) addRejecter(r *rejections) {
-	for _, x := range cp.c.rejecters {
-		if x == r {
-			return
-		}
-	}
-	cp.c.rejecters = append(cp.c.rejecters, r)
-}
-
-// SolverNotes words the rejections so far of the compiled copies of one
-// model (a copy listed twice counts once), one line per call that
-// rejected: its position, the number of rejections out of all
-// evaluations, what was done with them (the draw rejected, or its
-// derived values NaN) and the first reason.
-func SolverNotes(cs ...*Compiled) []string {
-	var fails, evals []int64
-	var first []string
-	var ops []*rejections
-	seen := map[*Compiled]bool{}
-	for _, c := range cs {
-		if c == nil || seen[c] {
-			continue
-		}
-		seen[c] = true
-		for i, o := range c.rejecters {
-			if i == len(ops) {
-				ops, fails, evals, first = append(ops, o), append(fails, 0), append(evals, 0), append(first, "")
-			}
-			n := o.fails.Load()
-			fails[i] += n
-			evals[i] += o.evals.Load()
-			if msg, _ := o.first.Load().(string); n > 0 && first[i] == "" {
-				first[i] = msg
-			}
-		}
-	}
-	var out []string
-	for i, o := range ops {
-		if n := fails[i]; n > 0 {
-			what := "each rejecting its draw (log density -Inf)"
-			if o.derived {
-				what = "each leaving its draw's derived values NaN"
-			}
-			m := max(n, evals[i])
-			out = append(out, fmt.Sprintf("%s: %s failed on %d of %d %s%s, %s; the first: %s", o.pos, o.name, n, m, o.unit, plural1(int(m)), what, first[i]))
-		}
-	}
-	return out
-}
-
-// SolverNotes is SolverNotes(c).
-func (c *Compiled) SolverNotes() []string { return SolverNotes(c) }
-
-// lastRejection is the reason of the first op of c that rejected at its
-// last evaluation since clearRejections, or "".
-func (c *Compiled) lastRejection() string {
-	for _, r := range c.rejecters {
-		if r.last != "" {
-			return r.reason()
-		}
-	}
-	return ""
-}
-
-// clearRejections forgets the last reasons of c's ops.
-func (c *Compiled) clearRejections() {
-	for _, r := range c.rejecters {
-		r.last = ""
-	}
-}
-
-// ---- the projected cost of calls whose work is not in the graph's size ----
-
-// An ODE solve or an hmm_marginal is one node of the graph but may cost
-// as much as millions: each call adds its projection (seconds per
-// evaluation of the log density, bytes) and the model is refused, at the
-// call or at the loop that repeats it (projected after loopProbe
-// iterations, as the graph's size is), when the total passes the bounds.
-const (
-	maxHeavySeconds = 1.0     // per evaluation: a fit evaluates thousands of times
-	maxHeavyBytes   = 2 << 30 // the calls' own buffers
-	// an ODE solve is projected at odeNominalSteps steps of 7 evaluations of
-	// its right-hand side (the real count depends on the problem and the
-	// tolerances), at odeNodeSeconds per node of its tape
-	odeNominalSteps = 100
-	odeNodeSeconds  = 10e-9
-)
-
-// heavyCost is the projected cost of such calls.
-type heavyCost struct {
-	seconds, bytes float64
-	name           string   // the last call's name
-	pos            lang.Pos // and position
-}
-
-// heavy adds one call's projection; outside loops it refuses the model at
-// the call when the total passes the bounds.
-func (cp *compiler) heavy(pos lang.Pos, name string, seconds, bytes float64) {
-	h := &cp.heavyCost
-	h.seconds += seconds
-	h.bytes += bytes
-	h.name, h.pos = name, pos
-	if len(cp.loopCtx) == 0 && (h.seconds > maxHeavySeconds || h.bytes > maxHeavyBytes) {
-		cp.fail(pos, "%s would take about %.3g s per evaluation of the log density and %s of buffers with the calls before it, more than the limits of %g s and %s; a fit evaluates the log density thousands of times",
-			name, h.seconds, byteSize(h.bytes), maxHeavySeconds, byteSize(maxHeavyBytes))
-	}
-}
-
-// heavyLoop refuses a loop of lo..hi whose iterations so far (done, from
-// the cost before) project past the bounds: checked after loopProbe
-// iterations, at the last, and whenever the bounds are passed already.
-func (cp *compiler) heavyLoop(s *For, lo, hi, done int, before heavyCost) {
-	h := cp.heavyCost
-	n := float64(hi - lo + 1)
-	sec := before.seconds + (h.seconds-before.seconds)/float64(done)*n
-	bytes := before.bytes + (h.bytes-before.bytes)/float64(done)*n
-	over := h.seconds > maxHeavySeconds || h.bytes > maxHeavyBytes
-	if !over && done != loopProbe && done != hi-lo+1 || sec <= maxHeavySeconds && bytes <= maxHeavyBytes {
-		return
-	}
-	cp.fail(s.Pos(), "the loop over %s in %d..%d calls %s (at %d:%d) %d times: projected about %.3g s per evaluation of the log density and %s of buffers, more than the limits of %g s and %s; a fit evaluates the log density thousands of times, so reduce the loop or vectorise the calls",
-		s.Var.Name, lo, hi, h.name, h.pos.Line, h.pos.Col, hi-lo+1, sec, byteSize(bytes), maxHeavySeconds, byteSize(maxHeavyBytes))
 }

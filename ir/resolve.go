@@ -311,7 +311,7 @@ func (r *resolver) decl(d *lang.Decl, kind VarKind) {
 			return
 		}
 		if _, err := bij.Unconstrain(x); err != nil {
-			r.errorf(r.at(d.Init.Pos), "initial value %g of param %s is outside its constraint %s", x, d.Name, bijString(bij))
+			r.errorf(r.at(d.Init.Pos), "initial value %g of param %s is outside its constraint %s", x, d.Name, BijString(bij))
 			return
 		}
 		v.Init = make([]float64, t.Len())
@@ -387,7 +387,7 @@ func (r *resolver) constant(e *lang.Expr) (float64, bool) {
 	v, ok := foldConst(x)
 	if !ok {
 		if z := zeroDivisor(x); z != nil {
-			r.errorf(z.Pos(), "%s", divByZeroMsg(z))
+			r.errorf(z.Pos(), "%s", DivByZeroMsg(z))
 			return 0, false
 		}
 		r.errorf(r.at(e.Pos), "%s must be a constant (numbers and data sizes only)", FormatExpr(x))
@@ -405,9 +405,9 @@ func (r *resolver) constant(e *lang.Expr) (float64, bool) {
 // constant 0, or nil.
 func zeroDivisor(e Expr) *Binary {
 	var z *Binary
-	walkExpr(e, func(x Expr) {
+	WalkExpr(e, func(x Expr) {
 		if b, ok := x.(*Binary); ok && z == nil {
-			if y, ok := foldConst(b.Y); ok && intDivByZero(b, y) {
+			if y, ok := foldConst(b.Y); ok && IntDivByZero(b, y) {
 				z = b
 			}
 		}
@@ -435,13 +435,13 @@ func foldConst(e Expr) (float64, bool) {
 		if !ok1 || !ok2 {
 			return 0, false
 		}
-		if intDivByZero(e, y) {
+		if IntDivByZero(e, y) {
 			return 0, false
 		}
-		return applyOp(e.Op, x, y, e.T.Kind == Int), true
+		return ApplyOp(e.Op, x, y, e.T.Kind == Int), true
 	case *Not:
 		x, ok := foldConst(e.X)
-		return b2f(x == 0), ok
+		return BoolToFloat(x == 0), ok
 	case *Cond:
 		c, ok := foldConst(e.C)
 		if !ok {
@@ -475,9 +475,9 @@ func (r *resolver) dataDecl(d *lang.Decl, p lang.Pos, bij stdlib.Bijection) {
 		if !ok {
 			return
 		}
-		t := tReal
+		t := TReal
 		if base == "int" {
-			t = tInt
+			t = TInt
 			if x != math.Trunc(x) {
 				r.errorf(r.at(d.Init.Pos), "int data %s has a non-integer value %g", d.Name, x)
 				return
@@ -567,10 +567,10 @@ func (r *resolver) checkBounds(v *Var, b stdlib.Bijection, p lang.Pos) {
 	for i, x := range v.Value {
 		if (b.HasLower && x < b.Lower) || (b.HasUpper && x > b.Upper) {
 			if v.Type.Kind == Matrix {
-				r.errorf(p, "data %s violates its constraint %s: element [%d, %d] is %g", v.Name, bijString(b), i/v.Type.Cols+1, i%v.Type.Cols+1, x)
+				r.errorf(p, "data %s violates its constraint %s: element [%d, %d] is %g", v.Name, BijString(b), i/v.Type.Cols+1, i%v.Type.Cols+1, x)
 				return
 			}
-			r.errorf(p, "data %s violates its constraint %s: element %d is %g", v.Name, bijString(b), i+1, x)
+			r.errorf(p, "data %s violates its constraint %s: element %d is %g", v.Name, BijString(b), i+1, x)
 			return
 		}
 	}
@@ -582,7 +582,7 @@ func (r *resolver) checkBounds(v *Var, b stdlib.Bijection, p lang.Pos) {
 func (r *resolver) bindSize(e *lang.Expr, n int, what string, source ...string) bool {
 	if name, ok := plainName(e); ok {
 		if _, known := r.global[name]; !known {
-			v := r.newVar(name, r.at(e.Pos), SizeVar, tInt)
+			v := r.newVar(name, r.at(e.Pos), SizeVar, TInt)
 			v.Value = []float64{float64(n)}
 			v.Source = fmt.Sprintf("the number of %s of %s", what, r.table.File)
 			if len(source) > 0 {
@@ -701,11 +701,11 @@ func (r *resolver) stmt(s *lang.Stmt) Stmt {
 		if sizedByLoop(f.Body, map[string]bool{f.Var: true}) {
 			return r.sizedLoop(f, lo, hi, p)
 		}
-		v := r.newVar(f.Var, p, LoopVar, tInt)
+		v := r.newVar(f.Var, p, LoopVar, TInt)
 		r.scopes = append(r.scopes, map[string]*Var{f.Var: v}, map[string]*Var{})
 		body := r.stmts(f.Body)
 		r.scopes = r.scopes[:len(r.scopes)-2]
-		return &For{stmtBase: stmtBase{p}, Var: v, Lo: lo, Hi: hi, Body: body}
+		return &For{StmtBase: StmtBase{p}, Var: v, Lo: lo, Hi: hi, Body: body}
 	}
 	sm := s.Simple
 	if sm.Assign != nil || sm.Compound != "" {
@@ -734,7 +734,7 @@ func (r *resolver) stmt(s *lang.Stmt) Stmt {
 		}
 		v := r.newVar(name, r.at(sm.LHS.Pos), LocalVar, x.Type())
 		r.scopes[len(r.scopes)-1][name] = v
-		return &Assign{stmtBase: stmtBase{p}, Local: v, X: x}
+		return &Assign{StmtBase: StmtBase{p}, Local: v, X: x}
 	}
 	return r.tilde(sm, p)
 }
@@ -756,7 +756,7 @@ func (r *resolver) tilde(sm *lang.Simple, p lang.Pos) Stmt {
 	}
 	if !ok {
 		e := r.errorf(cp, "unknown distribution %q", call.Name)
-		if _, isFn := functions[call.Name]; isFn {
+		if _, isFn := FunctionsByName[call.Name]; isFn {
 			e.Hint = fmt.Sprintf("%s is a function, not a distribution", call.Name)
 		} else if s := lang.Suggest(call.Name, stdlib.FamilyNames()); s != "" {
 			e.Hint = fmt.Sprintf("did you mean %q?", s)
@@ -770,7 +770,7 @@ func (r *resolver) tilde(sm *lang.Simple, p lang.Pos) Stmt {
 		for i, ps := range fam.Params {
 			names[i] = ps.Name
 		}
-		r.errorf(cp, "%s takes %d argument%s (%s), got %d", fam.Name, len(fam.Params), plural1(len(fam.Params)), strings.Join(names, ", "), len(call.Args))
+		r.errorf(cp, "%s takes %d argument%s (%s), got %d", fam.Name, len(fam.Params), Plural1(len(fam.Params)), strings.Join(names, ", "), len(call.Args))
 		return nil
 	}
 	args := make([]Expr, len(call.Args))
@@ -823,10 +823,10 @@ func (r *resolver) tilde(sm *lang.Simple, p lang.Pos) Stmt {
 	if root == nil {
 		root = &Var{Name: FormatExpr(lhs), Kind: DataVar}
 	}
-	return &Tilde{stmtBase: stmtBase{p}, LHS: lhs, Dist: fam, Args: args, Root: root, Text: text}
+	return &Tilde{StmtBase: StmtBase{p}, LHS: lhs, Dist: fam, Args: args, Root: root, Text: text}
 }
 
-func plural1(n int) string {
+func Plural1(n int) string {
 	if n == 1 {
 		return ""
 	}
@@ -846,7 +846,7 @@ func rootVar(e Expr) *Var {
 			return ref.Var
 		}
 	case *Builtin: // a[:, k] of a 2-D array
-		if ref, ok := e.Args[0].(*Ref); ok && e.Def == arrayCol {
+		if ref, ok := e.Args[0].(*Ref); ok && e.Def == ArrayCol {
 			return ref.Var
 		}
 	}
@@ -966,7 +966,7 @@ func (r *resolver) cond(c Expr, e *lang.Expr) Expr {
 	switch {
 	case ta.Scalar() && tb.Scalar():
 		if ta.Kind != tb.Kind {
-			t = tReal
+			t = TReal
 		}
 	case !sameShape(ta, tb):
 		e := r.errorf(a.Pos(), "the branches of ?: have different types, %s and %s", ta, tb)
@@ -979,7 +979,7 @@ func (r *resolver) cond(c Expr, e *lang.Expr) Expr {
 		}
 		return b
 	}
-	return &Cond{exprBase: exprBase{c.Pos(), t}, C: c, A: a, B: b}
+	return &Cond{ExprBase: ExprBase{c.Pos(), t}, C: c, A: a, B: b}
 }
 
 // binOps maps the written operators to the IR's.
@@ -1061,12 +1061,12 @@ func (r *resolver) unary(u *lang.Unary) Expr {
 			r.errorf(r.at(u.Pos), "! takes a scalar, got %s", x.Type())
 			return nil
 		}
-		return &Not{exprBase: exprBase{r.at(u.Pos), tInt}, X: x}
+		return &Not{ExprBase: ExprBase{r.at(u.Pos), TInt}, X: x}
 	}
 	if n, ok := x.(*Num); ok {
-		return &Num{exprBase: exprBase{r.at(u.Pos), n.T}, V: -n.V}
+		return &Num{ExprBase: ExprBase{r.at(u.Pos), n.T}, V: -n.V}
 	}
-	return &Unary{exprBase: exprBase{r.at(u.Pos), x.Type()}, X: x}
+	return &Unary{ExprBase: ExprBase{r.at(u.Pos), x.Type()}, X: x}
 }
 
 func (r *resolver) power(p *lang.Power) Expr {
@@ -1120,14 +1120,14 @@ func (r *resolver) postfix(p *lang.Postfix) Expr {
 			}
 			if it := idx[i].Type(); it.Kind == Vector && it.IntElems && t.Kind == Matrix && t.Array > 0 && len(idx) == 1 {
 				// a[g] of an array of vectors or a 2-D array: the rows a[g[1]], ...
-				x = &Index{exprBase: exprBase{x.Pos(), arrayRowsType(t, it.Rows)}, X: x, Idx: idx}
+				x = &Index{ExprBase: ExprBase{x.Pos(), arrayRowsType(t, it.Rows)}, X: x, Idx: idx}
 				goto next
 			}
 			if it := idx[i].Type(); it.Kind == Vector && it.IntElems && t.Kind == Vector {
 				// a[g] with an integer array g: the vector of a[g[1]], a[g[2]], ...
 				gt := vecType(it.Rows)
 				gt.Array, gt.IntElems = t.Array, t.IntElems
-				x = &Index{exprBase: exprBase{x.Pos(), gt}, X: x, Idx: idx}
+				x = &Index{ExprBase: ExprBase{x.Pos(), gt}, X: x, Idx: idx}
 				goto next
 			}
 			if idx[i].Type().Kind != Int {
@@ -1140,7 +1140,7 @@ func (r *resolver) postfix(p *lang.Postfix) Expr {
 					size = t.Cols
 				}
 				if v < 1 || v > float64(size) {
-					r.errorf(idx[i].Pos(), "index %g is out of range: %s has %d %s (indices start at 1)", v, FormatExpr(x), size, plural(t, i))
+					r.errorf(idx[i].Pos(), "index %g is out of range: %s has %d %s (indices start at 1)", v, FormatExpr(x), size, Plural(t, i))
 					return nil
 				}
 			}
@@ -1153,7 +1153,7 @@ func (r *resolver) postfix(p *lang.Postfix) Expr {
 					rt.Array, rt.IntElems = 1, t.IntElems
 				}
 			}
-			x = &Index{exprBase: exprBase{x.Pos(), rt}, X: x, Idx: idx}
+			x = &Index{ExprBase: ExprBase{x.Pos(), rt}, X: x, Idx: idx}
 		}
 	next:
 	}
@@ -1172,16 +1172,16 @@ func (r *resolver) primary(p *lang.Primary) Expr {
 			r.errorf(pos, "number %s is out of range", *p.Number)
 			return nil
 		}
-		t := tReal
+		t := TReal
 		if !strings.ContainsAny(*p.Number, ".eE") {
-			t = tInt
+			t = TInt
 			// (parsed exactly: 2^53 + 1 rounds to 2^53 as a float64)
 			if n, err := strconv.ParseUint(*p.Number, 10, 64); err != nil || n > maxExactInt {
 				r.errorf(pos, "the integer %s is beyond the integers a float64 holds exactly (2^53 = %d); write it as a real (%se0) if a rounded value will do", *p.Number, int64(maxExactInt), *p.Number)
 				return nil
 			}
 		}
-		return &Num{exprBase: exprBase{pos, t}, V: v}
+		return &Num{ExprBase: ExprBase{pos, t}, V: v}
 	case p.String != nil:
 		r.errorf(pos, "a string is not a value here; strings appear only after from and in the infer block")
 		return nil
@@ -1196,7 +1196,7 @@ func (r *resolver) primary(p *lang.Primary) Expr {
 	if v == nil {
 		return nil
 	}
-	return &Ref{exprBase: exprBase{pos, v.Type}, Var: v}
+	return &Ref{ExprBase: ExprBase{pos, v.Type}, Var: v}
 }
 
 func (r *resolver) call(c *lang.Call) Expr {
@@ -1204,7 +1204,7 @@ func (r *resolver) call(c *lang.Call) Expr {
 	if fd, ok := r.funcs[c.Name]; ok {
 		return r.inline(c, fd)
 	}
-	if f, ok := functions[c.Name]; ok {
+	if f, ok := FunctionsByName[c.Name]; ok {
 		return r.callFunction(c, f)
 	}
 	if x, ok := r.rngCall(c); ok {
@@ -1236,12 +1236,12 @@ func (r *resolver) call(c *lang.Call) Expr {
 func (r *resolver) binary(op BinOp, x, y Expr, p lang.Pos) Expr {
 	a, b := x.Type(), y.Type()
 	mk := func(t Type, mv bool) Expr {
-		return &Binary{exprBase: exprBase{x.Pos(), t}, Op: op, X: x, Y: y, MatVec: mv}
+		return &Binary{ExprBase: ExprBase{x.Pos(), t}, Op: op, X: x, Y: y, MatVec: mv}
 	}
 	if a.Scalar() && b.Scalar() {
-		t := tReal
+		t := TReal
 		if op.Logical() || a.Kind == Int && b.Kind == Int && op != OpPow && op != OpEDiv {
-			t = tInt
+			t = TInt
 		}
 		return mk(t, false)
 	}
@@ -1268,14 +1268,14 @@ func (r *resolver) binary(op BinOp, x, y Expr, p lang.Pos) Expr {
 		case b.Scalar():
 			return mk(a, false)
 		case a.Kind == Matrix && b.Kind == Vector && isRow(x) && a.Cols == b.Rows:
-			return fnCall("dot", x.Pos(), tReal, x.(*Builtin).Args[0], y)
+			return fnCall("dot", x.Pos(), TReal, x.(*Builtin).Args[0], y)
 		case a.Kind == Matrix && b.Kind == Matrix:
 			if a.Cols != b.Rows {
 				e := r.errorf(p, "shape mismatch in %s * %s: %s has %d columns but %s has %d rows", FormatExpr(x), FormatExpr(y), a, a.Cols, b, b.Rows)
 				e.Hint = "a matrix[r, k] multiplies a matrix[k, c]"
 				return nil
 			}
-			return &MatCall{exprBase: exprBase{x.Pos(), matType(a.Rows, b.Cols)}, Name: "matmul", Op: stdlib.NewMatMul(a.Rows, a.Cols, b.Cols), Args: []Expr{x, y}}
+			return &MatCall{ExprBase: ExprBase{x.Pos(), matType(a.Rows, b.Cols)}, Name: "matmul", Op: stdlib.NewMatMul(a.Rows, a.Cols, b.Cols), Args: []Expr{x, y}}
 		case a.Kind == Matrix && b.Kind == Vector:
 			if a.Cols != b.Rows {
 				e := r.errorf(p, "shape mismatch in %s * %s: %s has %d columns but %s has %d elements", FormatExpr(x), FormatExpr(y), a, a.Cols, b, b.Rows)
@@ -1283,10 +1283,10 @@ func (r *resolver) binary(op BinOp, x, y Expr, p lang.Pos) Expr {
 				return nil
 			}
 			return mk(vecType(a.Rows), true)
-		case a.Kind == Vector && b.Kind == Vector && isMatrixRow(x) && a.Rows == b.Rows:
+		case a.Kind == Vector && b.Kind == Vector && IsMatrixRow(x) && a.Rows == b.Rows:
 			// x[n] * beta, a row of a matrix times a vector (Stan's
 			// row_vector * vector): the inner product
-			return fnCall("dot", x.Pos(), tReal, x, y)
+			return fnCall("dot", x.Pos(), TReal, x, y)
 		case a.Kind == Vector && b.Kind == Vector:
 			return bad("use dot(a, b) for the inner product")
 		}

@@ -1,7 +1,6 @@
 package ir
 
 import (
-	"github.com/mscppl/mscppl/autodiff"
 	"github.com/mscppl/mscppl/lang"
 	"github.com/mscppl/mscppl/stdlib"
 )
@@ -12,15 +11,15 @@ func (r *resolver) transpose(x Expr) Expr {
 	t := x.Type()
 	switch t.Kind {
 	case Matrix:
-		return &MatCall{exprBase: exprBase{x.Pos(), matType(t.Cols, t.Rows)}, Name: "transpose", Op: stdlib.NewTranspose(t.Rows, t.Cols), Args: []Expr{x}}
+		return &MatCall{ExprBase: ExprBase{x.Pos(), matType(t.Cols, t.Rows)}, Name: "transpose", Op: stdlib.NewTranspose(t.Rows, t.Cols), Args: []Expr{x}}
 	case Vector:
-		return &Builtin{exprBase: exprBase{x.Pos(), matType(1, t.Rows)}, Name: "row", Def: rowVector, Args: []Expr{x}}
+		return &Builtin{ExprBase: ExprBase{x.Pos(), matType(1, t.Rows)}, Name: "row", Def: rowVector, Args: []Expr{x}}
 	}
 	return x // a scalar is its own transpose
 }
 
 // isMatrixRow reports whether e is a row m[i] of a matrix m.
-func isMatrixRow(e Expr) bool {
+func IsMatrixRow(e Expr) bool {
 	ix, ok := e.(*Index)
 	return ok && len(ix.Idx) == 1 && ix.X.Type().Kind == Matrix && ix.Idx[0].Type().Kind == Int
 }
@@ -36,7 +35,7 @@ func isRow(x Expr) bool {
 // M[i, a:b] part of row i). The bounds are known before inference
 // (1-based, inclusive); Keep says which dimensions the result keeps.
 type Slice struct {
-	exprBase
+	ExprBase
 	X      Expr
 	Lo, Hi [2]int
 	Keep   [2]bool
@@ -47,11 +46,11 @@ type Slice struct {
 }
 
 // index is the single index of dimension d (not kept).
-func (e *Slice) index(d int) Expr {
+func (e *Slice) Index(d int) Expr {
 	if e.Dyn[d] != nil {
 		return e.Dyn[d]
 	}
-	return &Num{exprBase: exprBase{e.Pos(), tInt}, V: float64(e.Lo[d])}
+	return &Num{ExprBase: ExprBase{e.Pos(), TInt}, V: float64(e.Lo[d])}
 }
 
 // slice resolves an index with at least one range slot.
@@ -81,8 +80,8 @@ func (r *resolver) slice(x Expr, ix *lang.Index) Expr {
 				out.Dyn[d] = ie // checked when compiled
 				v = 1
 			default:
-				if _, ok := exactInt(v); !ok {
-					r.errorf(ie.Pos(), "%s", bigIntMsg(ie, v))
+				if _, ok := ExactInt(v); !ok {
+					r.errorf(ie.Pos(), "%s", BigIntMsg(ie, v))
 					return nil
 				}
 				markSizeUse(ie, ie.Pos())
@@ -106,7 +105,7 @@ func (r *resolver) slice(x Expr, ix *lang.Index) Expr {
 			}
 		}
 		if lo < 1 || hi > size[d] || hi < lo-1 {
-			r.errorf(r.at(sl.Pos), "the range %d:%d is outside %s, which has %d %s (indices start at 1)", lo, hi, FormatExpr(x), size[d], plural(t, d))
+			r.errorf(r.at(sl.Pos), "the range %d:%d is outside %s, which has %d %s (indices start at 1)", lo, hi, FormatExpr(x), size[d], Plural(t, d))
 			return nil
 		}
 		out.Lo[d], out.Hi[d] = lo, hi
@@ -140,45 +139,13 @@ func (r *resolver) sliceBound(e *lang.Expr) (int, bool) {
 		r.errorf(x.Pos(), "a range bound must be an integer known before inference")
 		return 0, false
 	}
-	n, ok := exactInt(v)
+	n, ok := ExactInt(v)
 	if !ok {
-		r.errorf(x.Pos(), "%s", bigIntMsg(x, v))
+		r.errorf(x.Pos(), "%s", BigIntMsg(x, v))
 		return 0, false
 	}
 	markSizeUse(x, x.Pos())
 	return n, true
-}
-
-// slice lowers a Slice.
-func (cp *compiler) slice(e *Slice) autodiff.Node {
-	g := cp.g
-	x := cp.expr(e.X)
-	if e.X.Type().Kind == Vector {
-		return g.Slice(x, e.Lo[0]-1, e.Hi[0])
-	}
-	lo, hi := e.Lo, e.Hi
-	t := e.X.Type()
-	for d, ie := range e.Dyn {
-		if ie == nil {
-			continue
-		}
-		v := cp.intExpr(ie)
-		if size := [2]int{t.Rows, t.Cols}[d]; v < 1 || v > size {
-			cp.fail(ie.Pos(), "index %d is out of range: %s has %d %s (indices start at 1)", v, FormatExpr(e.X), size, plural(t, d))
-		}
-		lo[d], hi[d] = v, v
-	}
-	var el []autodiff.Node
-	for i := lo[0]; i <= hi[0]; i++ {
-		for j := lo[1]; j <= hi[1]; j++ {
-			el = append(el, g.Index2(x, i-1, j-1))
-		}
-	}
-	n := g.Stack(el...)
-	if e.T.Kind == Matrix {
-		return g.Reshape(n, e.T.Rows, e.T.Cols)
-	}
-	return n
 }
 
 // dynColRow resolves col(M, j) or row(M, i) whose index is known when the
@@ -189,7 +156,7 @@ func (r *resolver) dynColRow(m, idx Expr, col bool, pos lang.Pos) Expr {
 		r.errorf(pos, "%s takes a matrix and an index, got %s", map[bool]string{true: "col", false: "row"}[col], t)
 		return nil
 	}
-	out := &Slice{exprBase: exprBase{pos, vecType(t.Rows)}, X: m, Lo: [2]int{1, 1}, Hi: [2]int{t.Rows, t.Cols}}
+	out := &Slice{ExprBase: ExprBase{pos, vecType(t.Rows)}, X: m, Lo: [2]int{1, 1}, Hi: [2]int{t.Rows, t.Cols}}
 	if col {
 		out.Keep[0], out.Dyn[1], out.Hi[1] = true, idx, 1
 	} else {

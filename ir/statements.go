@@ -30,10 +30,10 @@ func (r *resolver) localDecl(d *lang.Decl) Stmt {
 		want = min(len(d.Type.Dims), 2) // an integer array int[n] or int[n, k]
 	}
 	if len(d.Type.Dims) != want {
-		r.errorf(tp, "%s takes %d size%s here, got %d", base, want, plural1(want), len(d.Type.Dims))
+		r.errorf(tp, "%s takes %d size%s here, got %d", base, want, Plural1(want), len(d.Type.Dims))
 		return nil
 	}
-	t := tReal
+	t := TReal
 	switch {
 	case base == "int" && want == 1:
 		n, ok := r.sizeExpr(d.Type.Dims[0])
@@ -51,7 +51,7 @@ func (r *resolver) localDecl(d *lang.Decl) Stmt {
 		t = matType(rows, cols)
 		t.IntElems = true
 	case base == "int":
-		t = tInt
+		t = TInt
 	case base == "vector":
 		n, ok := r.sizeExpr(d.Type.Dims[0])
 		if !ok {
@@ -85,7 +85,7 @@ func (r *resolver) localDecl(d *lang.Decl) Stmt {
 		v.Known = []float64{x} // a size until it is assigned again
 	}
 	r.scopes[len(r.scopes)-1][d.Name] = v
-	return &LocalDecl{stmtBase: stmtBase{p}, Local: v, Init: init}
+	return &LocalDecl{StmtBase: StmtBase{p}, Local: v, Init: init}
 }
 
 // assignable checks that a value of x's type can be stored in a local of
@@ -120,7 +120,7 @@ func (r *resolver) reassign(v *Var, sm *lang.Simple, p lang.Pos) Stmt {
 		return nil
 	}
 	v.DataOnly = v.DataOnly && !dependsOnUnknowns(x)
-	return &Assign{stmtBase: stmtBase{p}, Local: v, X: x}
+	return &Assign{StmtBase: StmtBase{p}, Local: v, X: x}
 }
 
 // elementAssign resolves name[i] = expr or name[i, j] = expr (or a matrix
@@ -170,7 +170,7 @@ func (r *resolver) elementAssign(sm *lang.Simple, p lang.Pos) Stmt {
 		return nil
 	}
 	v.DataOnly = v.DataOnly && !dependsOnUnknowns(x)
-	return &Assign{stmtBase: stmtBase{p}, Local: v, Idx: ix.Idx, X: x}
+	return &Assign{StmtBase: StmtBase{p}, Local: v, Idx: ix.Idx, X: x}
 }
 
 // ifStmt resolves if cond { } else if cond { } else { }. Each branch is a
@@ -190,7 +190,7 @@ func (r *resolver) ifStmt(f *lang.If) Stmt {
 		defer func() { r.scopes = r.scopes[:len(r.scopes)-1] }()
 		return r.stmts(ss)
 	}
-	out := &If{stmtBase: stmtBase{p}, Cond: cond, Then: branch(f.Then)}
+	out := &If{StmtBase: StmtBase{p}, Cond: cond, Then: branch(f.Then)}
 	switch {
 	case f.ElseIf != nil:
 		if s := r.ifStmt(f.ElseIf); s != nil {
@@ -212,7 +212,7 @@ func (r *resolver) target(e *lang.Expr, p lang.Pos) Stmt {
 		r.errorf(x.Pos(), "target += takes a scalar or a vector (its sum is added), got %s", x.Type())
 		return nil
 	}
-	return &Target{stmtBase: stmtBase{p}, X: x, Text: "target += " + FormatExpr(x)}
+	return &Target{StmtBase: StmtBase{p}, X: x, Text: "target += " + FormatExpr(x)}
 }
 
 // densityCall resolves NAME_lpdf(y | args) and NAME_lpmf(y | args).
@@ -269,7 +269,7 @@ func (r *resolver) densityCall(c *lang.Call) (Expr, bool) {
 		return nil, true
 	}
 	if len(c.Given) != len(fam.Params) {
-		r.errorf(pos, "%s takes %d parameter%s (%s), got %d", c.Name, len(fam.Params), plural1(len(fam.Params)), paramList(fam), len(c.Given))
+		r.errorf(pos, "%s takes %d parameter%s (%s), got %d", c.Name, len(fam.Params), Plural1(len(fam.Params)), paramList(fam), len(c.Given))
 		return nil, true
 	}
 	args := make([]Expr, 0, 1+len(c.Given))
@@ -292,7 +292,7 @@ func (r *resolver) densityCall(c *lang.Call) (Expr, bool) {
 			return nil, true
 		}
 	}
-	return &Density{exprBase: exprBase{pos, tReal}, Name: c.Name, Dist: fam, Args: args}, true
+	return &Density{ExprBase: ExprBase{pos, TReal}, Name: c.Name, Dist: fam, Args: args}, true
 }
 
 func paramList(f *stdlib.Family) string {
@@ -323,7 +323,7 @@ func (r *resolver) transformedData(s *lang.Stmt) {
 	v := r.newVar(name, r.at(sm.LHS.Pos), LocalVar, x.Type())
 	v.DataOnly = true
 	r.declare(v)
-	r.prelude = append(r.prelude, &Assign{stmtBase: stmtBase{p}, Local: v, X: x})
+	r.prelude = append(r.prelude, &Assign{StmtBase: StmtBase{p}, Local: v, X: x})
 }
 
 // dependsOnUnknowns reports whether e involves a latent or a param, directly
@@ -332,7 +332,7 @@ func (r *resolver) transformedData(s *lang.Stmt) {
 // and random draws).
 func dependsOnUnknowns(e Expr) bool {
 	found := false
-	walkExpr(e, func(x Expr) {
+	WalkExpr(e, func(x Expr) {
 		switch x := x.(type) {
 		case *Ref:
 			switch x.Var.Kind {
@@ -408,10 +408,10 @@ func (r *resolver) cdfApply(c *lang.Call, f *stdlib.NaryFunc, fam *stdlib.Family
 	}
 	if len(in) != f.Arity {
 		if c.Bar {
-			r.errorf(pos, "%s takes a value and %d parameter%s, got %d", c.Name, f.Arity-1, plural1(f.Arity-1), len(c.Given))
+			r.errorf(pos, "%s takes a value and %d parameter%s, got %d", c.Name, f.Arity-1, Plural1(f.Arity-1), len(c.Given))
 			return nil, true
 		}
-		r.errorf(pos, "%s takes %d argument%s, got %d", c.Name, f.Arity, plural1(f.Arity), len(c.Args))
+		r.errorf(pos, "%s takes %d argument%s, got %d", c.Name, f.Arity, Plural1(f.Arity), len(c.Args))
 		return nil, true
 	}
 	k := &site{r: r, pos: pos, name: c.Name, args: make([]Expr, len(in))}
@@ -428,7 +428,7 @@ func (r *resolver) cdfApply(c *lang.Call, f *stdlib.NaryFunc, fam *stdlib.Family
 	if (c.Bar || f.Arity == 1) && x.Type().Kind == Vector {
 		// Stan's NAME_lcdf(y | ...) of a vector is the sum over its
 		// elements (std_normal_lcdf(y) has no bar)
-		return fnCall("sum", pos, tReal, x), true
+		return fnCall("sum", pos, TReal, x), true
 	}
 	return x, true
 }
@@ -475,10 +475,10 @@ func (r *resolver) derived(b *lang.Block) {
 		}
 		t := v.Type
 		if t.Kind == Int {
-			t = tReal
+			t = TReal
 		}
 		q := r.newVar(v.Name, v.Pos, LatentVar, t)
-		q.Derived = &Ref{exprBase: exprBase{v.Pos, v.Type}, Var: v}
+		q.Derived = &Ref{ExprBase: ExprBase{v.Pos, v.Type}, Var: v}
 		q.Offset, q.XOffset = r.m.LatentDim, r.m.XDim
 		r.m.XDim += t.Len()
 		r.m.Latents = append(r.m.Latents, q)
@@ -562,7 +562,7 @@ func (r *resolver) vecTilde(call *lang.Call, fam *stdlib.Family, lhs Expr, p lan
 	if d == nil {
 		return nil
 	}
-	return &Target{stmtBase: stmtBase{p}, X: d, Text: FormatExpr(lhs) + " ~ " + call.String()}
+	return &Target{StmtBase: StmtBase{p}, X: d, Text: FormatExpr(lhs) + " ~ " + call.String()}
 }
 
 // glmMean resolves the parameters (X, alpha, beta, sigma) of normal_id_glm
@@ -607,7 +607,7 @@ func (r *resolver) glmTilde(lhs Expr, call *lang.Call, glm *stdlib.Family, p lan
 		return nil
 	}
 	fam, _ := stdlib.Lookup(glm.GLMOf)
-	return &Tilde{stmtBase: stmtBase{p}, LHS: lhs, Dist: fam, Args: []Expr{mu, sigma}, Root: root, Text: FormatExpr(lhs) + " ~ " + call.String()}
+	return &Tilde{StmtBase: StmtBase{p}, LHS: lhs, Dist: fam, Args: []Expr{mu, sigma}, Root: root, Text: FormatExpr(lhs) + " ~ " + call.String()}
 }
 
 // glmDensity resolves normal_id_glm_lpdf(y | X, alpha, beta, sigma) as
@@ -623,5 +623,5 @@ func (r *resolver) glmDensity(c *lang.Call, glm *stdlib.Family, y Expr, pos lang
 		return nil
 	}
 	fam, _ := stdlib.Lookup(glm.GLMOf)
-	return &Density{exprBase: exprBase{pos, tReal}, Name: c.Name, Dist: fam, Args: []Expr{y, mu, sigma}}
+	return &Density{ExprBase: ExprBase{pos, TReal}, Name: c.Name, Dist: fam, Args: []Expr{y, mu, sigma}}
 }

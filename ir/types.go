@@ -73,8 +73,8 @@ func (t Type) String() string {
 }
 
 var (
-	tInt  = Type{Kind: Int}
-	tReal = Type{Kind: Real}
+	TInt  = Type{Kind: Int}
+	TReal = Type{Kind: Real}
 )
 
 func vecType(n int) Type    { return Type{Kind: Vector, Rows: n} }
@@ -167,37 +167,37 @@ type Expr interface {
 	isExpr()
 }
 
-type exprBase struct {
+type ExprBase struct {
 	P lang.Pos
 	T Type
 }
 
-func (e exprBase) Pos() lang.Pos { return e.P }
-func (e exprBase) Type() Type    { return e.T }
-func (exprBase) isExpr()         {}
+func (e ExprBase) Pos() lang.Pos { return e.P }
+func (e ExprBase) Type() Type    { return e.T }
+func (ExprBase) isExpr()         {}
 
 // Num is a numeric literal.
 type Num struct {
-	exprBase
+	ExprBase
 	V float64
 }
 
 // Ref is a reference to a variable.
 type Ref struct {
-	exprBase
+	ExprBase
 	Var *Var
 }
 
 // Index is x[i] or x[i, j] with 1-based integer indices.
 type Index struct {
-	exprBase
+	ExprBase
 	X   Expr
 	Idx []Expr
 }
 
 // Unary is -x.
 type Unary struct {
-	exprBase
+	ExprBase
 	X Expr
 }
 
@@ -232,7 +232,7 @@ func (o BinOp) Logical() bool { return o >= OpEq }
 
 // Not is !x: 1 when x is 0, else 0.
 type Not struct {
-	exprBase
+	ExprBase
 	X Expr
 }
 
@@ -240,14 +240,14 @@ type Not struct {
 // (an int branch beside a real one is promoted). When C depends on latents
 // or params the value, and the gradient, are those of the branch taken.
 type Cond struct {
-	exprBase
+	ExprBase
 	C, A, B Expr
 }
 
 // Density is NAME_lpdf(y | args) or NAME_lpmf(y | args): the summed log
 // density of y (a scalar or a vector) under a family.
 type Density struct {
-	exprBase
+	ExprBase
 	Name string
 	Dist *stdlib.Family
 	Args []Expr // y first
@@ -255,7 +255,7 @@ type Density struct {
 
 // Binary is x op y. MatVec is set when op is * between a matrix and a vector.
 type Binary struct {
-	exprBase
+	ExprBase
 	Op     BinOp
 	X, Y   Expr
 	MatVec bool
@@ -265,7 +265,7 @@ type Binary struct {
 // an elementwise op (exp, Phi, sum, dot, ...): Def is its entry in the
 // vocabulary (the canonical one for an alias), Name the name as written.
 type Call struct {
-	exprBase
+	ExprBase
 	Name string
 	Def  *Function
 	Args []Expr
@@ -275,7 +275,7 @@ type Call struct {
 // fmin, log_mix, normal_lcdf, ...), applied elementwise with broadcasting.
 // Name is the name as written (Fn.Name is the op's).
 type NaryCall struct {
-	exprBase
+	ExprBase
 	Name string
 	Fn   *stdlib.NaryFunc
 	Args []Expr
@@ -288,7 +288,7 @@ type NaryCall struct {
 // Inline is a call of a user function, inlined: its statements (the
 // parameters bound to the arguments, then the body) and its result.
 type Inline struct {
-	exprBase
+	ExprBase
 	Name   string
 	Call   string // the call as written, for messages
 	Stmts  []Stmt
@@ -301,14 +301,14 @@ type Stmt interface {
 	isStmt()
 }
 
-type stmtBase struct{ P lang.Pos }
+type StmtBase struct{ P lang.Pos }
 
-func (s stmtBase) Pos() lang.Pos { return s.P }
-func (stmtBase) isStmt()         {}
+func (s StmtBase) Pos() lang.Pos { return s.P }
+func (StmtBase) isStmt()         {}
 
 // Tilde is lhs ~ dist(args).
 type Tilde struct {
-	stmtBase
+	StmtBase
 	LHS  Expr
 	Dist *stdlib.Family
 	Args []Expr
@@ -321,7 +321,7 @@ type Tilde struct {
 // Assign is a local definition or reassignment name = expr, or an element
 // assignment name[i] = expr (Idx non-nil) of a local vector or matrix.
 type Assign struct {
-	stmtBase
+	StmtBase
 	Local *Var
 	Idx   []Expr
 	X     Expr
@@ -329,28 +329,28 @@ type Assign struct {
 
 // LocalDecl is name: type [= expr] in the model block.
 type LocalDecl struct {
-	stmtBase
+	StmtBase
 	Local *Var
 	Init  Expr // nil: elements are assigned later
 }
 
 // If is if cond { Then } else { Else }; an else-if chain nests in Else.
 type If struct {
-	stmtBase
+	StmtBase
 	Cond       Expr
 	Then, Else []Stmt
 }
 
 // Target is target += expr: the sum of expr added to the log density.
 type Target struct {
-	stmtBase
+	StmtBase
 	X    Expr
 	Text string
 }
 
 // For is for v in lo..hi { body }.
 type For struct {
-	stmtBase
+	StmtBase
 	Var    *Var
 	Lo, Hi Expr
 	Body   []Stmt

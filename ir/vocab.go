@@ -37,7 +37,7 @@ type Function struct {
 	Alias string
 
 	// arity lists the numbers of arguments it takes (one for most).
-	arity []int
+	Arity []int
 	// ints is how many of the last arguments are integers known before
 	// inference (sizes and offsets, as in head(v, n)): check reads them
 	// in site.ints.
@@ -47,18 +47,18 @@ type Function struct {
 	// error and returns nil.
 	check func(k *site) Expr
 	// lower puts a Call or Builtin of this entry on the tape.
-	lower func(g *autodiff.Graph, x lowering) autodiff.Node
+	Lower func(g *autodiff.Graph, x Lowering) autodiff.Node
 	// raw, for a function whose arguments are not all expressions (an
 	// ODE solver's first argument names a user function), resolves the
 	// whole call itself (arity is then its least number of arguments).
-	raw func(r *resolver, c *lang.Call, pos lang.Pos) Expr
+	Raw func(r *resolver, c *lang.Call, pos lang.Pos) Expr
 	// elementwise: a Call of it applies to each element of its one
 	// argument (vectorised loops batch it).
-	elementwise bool
+	Elementwise bool
 	// elem and nary are the stdlib op it puts on the tape, if any (for
 	// the tests of its values).
-	elem *stdlib.ElemFunc
-	nary *stdlib.NaryFunc
+	Elem *stdlib.ElemFunc
+	Nary *stdlib.NaryFunc
 }
 
 // site is a call being checked: its arguments resolved, its integer
@@ -88,45 +88,45 @@ func (k *site) badf(format string, a ...any) Expr {
 
 // builtin is the Builtin node of this call, of type t.
 func (k *site) builtin(t Type) Expr {
-	return &Builtin{exprBase: exprBase{k.pos, t}, Name: k.name, Def: k.def, Args: k.args, Ints: k.ints}
+	return &Builtin{ExprBase: ExprBase{k.pos, t}, Name: k.name, Def: k.def, Args: k.args, Ints: k.ints}
 }
 
 // call is the Call node of this call, of type t.
 func (k *site) call(t Type) Expr {
-	return &Call{exprBase: exprBase{k.pos, t}, Name: k.name, Def: k.def, Args: k.args}
+	return &Call{ExprBase: ExprBase{k.pos, t}, Name: k.name, Def: k.def, Args: k.args}
 }
 
 // lowering is what a Function's lower sees of a call.
-type lowering struct {
-	name string // the entry's
-	args []Expr // the arguments' expressions
-	a    []autodiff.Node
-	ints []int
-	t    Type // the call's type
+type Lowering struct {
+	Name string // the entry's
+	Args []Expr // the arguments' expressions
+	A    []autodiff.Node
+	Ints []int
+	T    Type // the call's type
 }
 
 // n is the length of the first argument.
-func (x lowering) n() int { return x.args[0].Type().Len() }
+func (x Lowering) n() int { return x.Args[0].Type().Len() }
 
 // functions are the entries of the table (builtins.go) by name, aliases
 // included; filled in by init (the table's checks reach the resolver,
 // which reads this map).
-var functions = map[string]*Function{}
+var FunctionsByName = map[string]*Function{}
 
 func init() {
 	for _, f := range functionTable {
-		if _, dup := functions[f.Name]; dup || f.Doc == "" && f.Alias == "" {
+		if _, dup := FunctionsByName[f.Name]; dup || f.Doc == "" && f.Alias == "" {
 			panic("ir: function " + f.Name + " listed twice or without Doc")
 		}
-		functions[f.Name] = f
+		FunctionsByName[f.Name] = f
 	}
 	for _, f := range functionTable {
 		if f.Alias != "" {
-			to := functions[f.Alias]
+			to := FunctionsByName[f.Alias]
 			if to == nil || to.Alias != "" {
 				panic("ir: alias " + f.Name + " of " + f.Alias)
 			}
-			f.Params, f.arity = to.Params, to.arity
+			f.Params, f.Arity = to.Params, to.Arity
 			if f.Doc == "" {
 				f.Doc = "another name of " + to.Name
 			}
@@ -136,8 +136,8 @@ func init() {
 
 // Functions lists the built-in functions, aliases included, sorted by name.
 func Functions() []*Function {
-	out := make([]*Function, 0, len(functions))
-	for _, f := range functions {
+	out := make([]*Function, 0, len(FunctionsByName))
+	for _, f := range FunctionsByName {
 		out = append(out, f)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -146,8 +146,8 @@ func Functions() []*Function {
 
 // FunctionNames lists the built-in functions' names, sorted.
 func FunctionNames() []string {
-	out := make([]string, 0, len(functions))
-	for n := range functions {
+	out := make([]string, 0, len(FunctionsByName))
+	for n := range FunctionsByName {
 		out = append(out, n)
 	}
 	sort.Strings(out)
@@ -213,7 +213,7 @@ func arityText(ns []int) (string, string) {
 	if len(s) > 1 {
 		text = strings.Join(s[:len(s)-1], ", ") + " or " + text
 	}
-	return text, plural1(ns[len(ns)-1])
+	return text, Plural1(ns[len(ns)-1])
 }
 
 // barMessage is the error for a bar in a call that takes none.
@@ -226,17 +226,17 @@ func (r *resolver) callFunction(c *lang.Call, f *Function) Expr {
 	pos := r.at(c.Pos)
 	def := f
 	if f.Alias != "" {
-		def = functions[f.Alias]
+		def = FunctionsByName[f.Alias]
 	}
 	if c.Bar {
 		r.errorf(pos, barMessage, c.Name)
 		return nil
 	}
-	if def.raw != nil {
-		return def.raw(r, c, pos)
+	if def.Raw != nil {
+		return def.Raw(r, c, pos)
 	}
-	if !slices.Contains(def.arity, len(c.Args)) {
-		n, s := arityText(def.arity)
+	if !slices.Contains(def.Arity, len(c.Args)) {
+		n, s := arityText(def.Arity)
 		r.errorf(pos, "%s takes %s argument%s, got %d", c.Name, n, s, len(c.Args))
 		return nil
 	}
@@ -262,8 +262,8 @@ func (r *resolver) callFunction(c *lang.Call, f *Function) Expr {
 			r.errorf(x.Pos(), "argument %d of %s must be an integer known before inference", nv+i+1, c.Name)
 			return nil
 		}
-		if k.ints[i], ok = exactInt(v); !ok {
-			r.errorf(x.Pos(), "%s", bigIntMsg(x, v))
+		if k.ints[i], ok = ExactInt(v); !ok {
+			r.errorf(x.Pos(), "%s", BigIntMsg(x, v))
 			return nil
 		}
 		markSizeUse(x, x.Pos())
@@ -274,7 +274,7 @@ func (r *resolver) callFunction(c *lang.Call, f *Function) Expr {
 // fnCall is a Call of the entry name made by the resolver itself (dot for
 // v' * w, sum of a vector of log CDFs).
 func fnCall(name string, pos lang.Pos, t Type, args ...Expr) *Call {
-	return &Call{exprBase: exprBase{pos, t}, Name: name, Def: functions[name], Args: args}
+	return &Call{ExprBase: ExprBase{pos, t}, Name: name, Def: FunctionsByName[name], Args: args}
 }
 
 // unsupported are prefixes and suffixes of Stan's functions and
@@ -302,7 +302,7 @@ func unsupportedStan(name string) bool {
 // builtinName reports whether name is taken by the vocabulary: a
 // built-in function, a distribution or a distribution's function.
 func builtinName(name string) bool {
-	if _, ok := functions[name]; ok {
+	if _, ok := FunctionsByName[name]; ok {
 		return true
 	}
 	if _, ok := stdlib.Lookup(name); ok {

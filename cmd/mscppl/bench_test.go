@@ -9,11 +9,11 @@ import (
 	"github.com/mscppl/mscppl/infer"
 	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/mscppl/mscppl/internal/simdata"
-	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/lower"
 )
 
 // compiled loads and compiles a model through the same path as the CLI.
-func compiled(b testing.TB, model, data string) *ir.Compiled { return loaded(b, model, data).Comp }
+func compiled(b testing.TB, model, data string) *lower.Compiled { return loaded(b, model, data).Comp }
 
 // problem is the engine's view of a model loaded as the CLI loads it.
 func problem(b testing.TB, model, data string) *msc.Problem { return loaded(b, model, data).Problem() }

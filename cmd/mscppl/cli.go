@@ -17,7 +17,7 @@ import (
 
 	"github.com/mscppl/mscppl/cmd/mscppl/internal/show"
 	"github.com/mscppl/mscppl/infer"
-	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/lower"
 
 	"github.com/alecthomas/kong"
 	"golang.org/x/term"
@@ -444,7 +444,7 @@ func helpVars() kong.Vars {
 		"kernel_names":        strings.Join(msc.MarkovKernelNames(), "|"),
 		// packages infer and ir
 		"draws":              strconv.Itoa(infer.DefaultDraws),
-		"max_nodes":          strconv.Itoa(ir.DefaultMaxNodes),
+		"max_nodes":          strconv.Itoa(lower.DefaultMaxNodes),
 		"seed":               strconv.FormatUint(c.Seed, 10),
 		"proposal":           c.Proposal,
 		"init":               c.Init,

@@ -9,7 +9,7 @@ import (
 
 	"github.com/mscppl/mscppl/infer"
 	"github.com/mscppl/mscppl/infer/msc"
-	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/lower"
 )
 
 // TestHelpDefaults: the defaults that --help shows and the flags take are
@@ -23,9 +23,9 @@ func TestHelpDefaults(t *testing.T) {
 	d.SweepSamples, d.SweepInits, d.SweepMethods, d.SweepIters = []int{3, 4}, 33, []string{"advi"}, 444
 	d.EvidenceParticles, d.EvidenceRepeats = 555, 6
 	for cmd, want := range map[string][]string{
-		"run": {"infer block's seed, else " + strconv.FormatUint(d.Seed, 10) + ")", "(default " + strconv.Itoa(ir.DefaultMaxNodes) + ")",
+		"run": {"infer block's seed, else " + strconv.FormatUint(d.Seed, 10) + ")", "(default " + strconv.Itoa(lower.DefaultMaxNodes) + ")",
 			"(default: " + itersHelp(msc.Defaults.Iters) + ";", "(default " + strconv.Itoa(infer.DefaultDraws) + ")"},
-		"check": {"(default " + strconv.Itoa(ir.DefaultMaxNodes) + ")"},
+		"check": {"(default " + strconv.Itoa(lower.DefaultMaxNodes) + ")"},
 		"cv": {"--splits=" + strconv.Itoa(d.CVSplits), "--test-fraction=" + strconv.FormatFloat(d.CVTestFraction, 'g', -1, 64),
 			"--methods=" + strings.Join(d.CVMethods, ",")},
 		"sweep": {"--samples=" + strconv.Itoa(d.SweepSamples[0]) + ",", "--inits=" + strconv.Itoa(d.SweepInits),

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/lower"
 )
 
 // loaded returns a session state with a model file and its data loaded.
@@ -75,7 +76,7 @@ func TestFunctionNamesResolve(t *testing.T) {
 		if dists[n] {
 			continue // used after ~
 		}
-		_, err := ir.CompileExpr(r.m.Comp, evalName, []byte(n+"(z)"))
+		_, err := lower.CompileExpr(r.m.Comp, evalName, []byte(n+"(z)"))
 		if err != nil {
 			require.NotContains(t, err.Error(), "unknown function", n)
 		}

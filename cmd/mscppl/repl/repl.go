@@ -28,6 +28,7 @@ import (
 	"github.com/mscppl/mscppl/cmd/mscppl/internal/show"
 	"github.com/mscppl/mscppl/infer"
 	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/lower"
 	"github.com/mscppl/mscppl/lang"
 )
 
@@ -764,17 +765,17 @@ func (r *state) eval(expr string) {
 	r.sources[evalName] = src
 	comp := r.last.Model.Comp
 	kind, inner := evalShape(src)
-	var e *ir.ExprEval
+	var e *lower.ExprEval
 	var err error
 	if kind == evalMean {
 		// mean(x) of a scalar x is its posterior mean; of a vector, the
 		// language's mean of its elements
-		if e, err = ir.CompileExpr(comp, evalName, inner); err == nil && !e.Type.Scalar() {
+		if e, err = lower.CompileExpr(comp, evalName, inner); err == nil && !e.Type.Scalar() {
 			kind = evalPlain
-			e, err = ir.CompileExpr(comp, evalName, src)
+			e, err = lower.CompileExpr(comp, evalName, src)
 		}
 	} else {
-		e, err = ir.CompileExpr(comp, evalName, src)
+		e, err = lower.CompileExpr(comp, evalName, src)
 	}
 	if err != nil {
 		r.fail(evalError(err, comp.Model))

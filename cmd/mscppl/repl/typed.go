@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/lower"
 
 	"github.com/mscppl/mscppl/infer"
 	"github.com/mscppl/mscppl/lang"
@@ -271,7 +271,7 @@ func (r *state) bareEval(text string) bool {
 	if kind, inner := evalShape(src); kind == evalMean {
 		src = inner // mean(x) of a scalar x, as :eval reads it
 	}
-	if _, err := ir.CompileExpr(r.last.Model.Comp, evalName, src); err != nil {
+	if _, err := lower.CompileExpr(r.last.Model.Comp, evalName, src); err != nil {
 		return false
 	}
 	r.eval(expr)

@@ -18,6 +18,7 @@ import (
 	"github.com/mscppl/mscppl/infer"
 	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/ir/dataset"
+	"github.com/mscppl/mscppl/ir/lower"
 	"github.com/mscppl/mscppl/lang"
 )
 
@@ -246,7 +247,7 @@ func fig(f infer.Figure) string {
 // Layout prints what check found: sizes, data, params, latents,
 // dimensions, and the structure of a state-space model (or of a model
 // that looks like an attempt at one). table may be nil.
-func Layout(w io.Writer, model string, m *ir.Model, comp *ir.Compiled, table *dataset.Table) {
+func Layout(w io.Writer, model string, m *ir.Model, comp *lower.Compiled, table *dataset.Table) {
 	fmt.Fprintf(w, "model %s: ok\n", model)
 	for _, note := range m.Notes {
 		fmt.Fprintf(w, "note: %s\n", note)

@@ -1,0 +1,226 @@
+package lower
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// formsCSV is a data set for the state-space forms: a real and a count
+// series and two covariates.
+func formsCSV(T int) string {
+	rng := rand.New(rand.NewPCG(4, 4))
+	var b strings.Builder
+	b.WriteString("y,k,b,c\n")
+	for range T {
+		fmt.Fprintf(&b, "%.4f,%d,%.4f,%.4f\n", rng.NormFloat64(), rng.IntN(6), 0.5+rng.Float64(), rng.NormFloat64())
+	}
+	return b.String()
+}
+
+const formsData = "data { y: vector[T]; k: int[T]; b: vector[T]; c: vector[T] }\n"
+
+// TestStateSpaceForms: structure detection recognises the state-space
+// models as Stan users write them, one model per form, with the static
+// latents beside the state; the view's step-by-step log densities add up
+// to the model's own log joint (differences over the trajectory at fixed
+// statics, so that the statics' log-Jacobians cancel).
+func TestStateSpaceForms(t *testing.T) {
+	const T = 12
+	csv := formsCSV(T)
+	statics := "latent { phi: real<lower=-1, upper=1>; s: real<lower=0>; x: vector[T] }\n"
+	prior := " phi ~ uniform(-1, 1)\n s ~ normal(0, 1)\n"
+	for _, c := range []struct {
+		name, latent, model string
+		statics             string // "" for a model whose latents are the state alone
+		gaussian            bool
+	}{
+		{"vectorised observation", statics, prior + " x[1] ~ normal(0, 1)\n for t in 2..T { x[t] ~ normal(phi * x[t - 1], s) }\n y ~ normal(x, 1)", "phi, s", true},
+		{"vectorised transition", statics, prior + " x[1] ~ normal(0, s / sqrt(1 - phi^2))\n x[2:T] ~ normal(phi * x[1:(T - 1)], s)\n for t in 1..T { y[t] ~ normal(x[t], 1) }", "phi, s", true},
+		{"both vectorised", statics, prior + " x[1] ~ normal(0, 1)\n x[2:T] ~ normal(phi * x[1:(T - 1)], s)\n y ~ normal(x, s)", "phi, s", true},
+		{"poisson_log observation", statics, prior + " x[1] ~ normal(0, 1)\n x[2:T] ~ normal(phi * x[1:(T - 1)], s)\n k ~ poisson_log(x)", "phi, s", true},
+		{"affine observation", statics, prior + " x[1] ~ normal(0, 1)\n x[2:T] ~ normal(phi * x[1:(T - 1)], s)\n y ~ normal(x .* b + c, s)", "phi, s", true},
+		{"shifted observation", statics, prior + " x[1] ~ normal(0, 1)\n x[2:T] ~ normal(phi * x[1:(T - 1)], s)\n y[2:T] ~ normal(exp(x[1:(T - 1)] / 2), s)", "phi, s", true},
+		{"student_t transition", statics, prior + " x[1] ~ normal(0, 1)\n x[2:T] ~ student_t(5, phi * x[1:(T - 1)], s)\n y ~ normal(x, 1)", "phi, s", false},
+		{"conditional in a loop", statics, prior + " for t in 1..T { x[t] ~ normal(t > 1 ? phi * x[t - 1] : 0, t > 1 ? s : 1) }\n y ~ normal(x, 1)", "phi, s", true},
+		{"no statics, vectorised", "param { phi: real = 0.5 }\nlatent { x: vector[T] }\n", " x[1] ~ normal(0, 1)\n x[2:T] ~ normal(phi * x[1:(T - 1)], 1)\n y ~ normal(x, 1)", "", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := compile(t, formsData+c.latent+"model {\n"+c.model+"\n}\n", csv)
+			st := m.Structure()
+			require.True(t, st.StateSpace, st.Reason)
+			require.Equal(t, c.gaussian, st.GaussianTransition)
+			require.Equal(t, "x", st.Latent.Name)
+			require.Equal(t, c.statics, staticNames(st.Statics))
+			var ss *StateSpace
+			var set func([]float64)
+			var pos []int
+			if c.statics == "" {
+				ss = m.StateSpace()
+				require.NotNil(t, ss)
+			} else {
+				require.Nil(t, m.StateSpace(), "with statics the latents are not the trajectory alone")
+				sv := m.StaticStateSpace()
+				ss, set, pos = sv.StateSpace(), sv.SetStatics, sv.Statics()
+			}
+			rng := rand.New(rand.NewPCG(7, 7))
+			d := m.Dim()
+			z1, z2 := make([]float64, d), make([]float64, d)
+			for trial := 0; trial < 5; trial++ {
+				for i := range z1 {
+					z1[i] = rng.NormFloat64()
+					z2[i] = z1[i]
+				}
+				for t := 0; t < T; t++ { // another trajectory, the same statics
+					z2[d-T+t] = rng.NormFloat64()
+				}
+				var l1, l2 [1]float64
+				m.LogJoint(z1, l1[:])
+				m.LogJoint(z2, l2[:])
+				if set != nil {
+					theta := make([]float64, len(pos))
+					for i, p := range pos {
+						theta[i] = z1[p]
+					}
+					set(theta)
+				}
+				view := func(z []float64) float64 {
+					x := z[d-T:]
+					s, out := 0.0, []float64{0}
+					ss.ReserveParticles(1)
+					for t := 0; t < T; t++ {
+						prev := []float64{0}
+						if t > 0 {
+							prev[0] = x[t-1]
+						}
+						ss.TransitionLogDensity(t, prev, x[t:t+1], out)
+						s += out[0]
+						ss.ObsLogDensity(t, x[t:t+1], out)
+						s += out[0]
+					}
+					return s
+				}
+				require.InDelta(t, l1[0]-l2[0], view(z1)-view(z2), 1e-9)
+			}
+		})
+	}
+}
+
+// TestNotStateSpaceNamesTheStatement: a model that looks like a state-space
+// model but is not one gets a reason that names the statement breaking the
+// structure and what would make it one.
+func TestNotStateSpaceNamesTheStatement(t *testing.T) {
+	const T = 12
+	csv := formsCSV(T)
+	latent := "latent { phi: real<lower=-1, upper=1>; s: real<lower=0>; x: vector[T] }\n"
+	for _, c := range []struct{ model, want string }{
+		{" x[1] ~ normal(0, 1)\n x[2:T] ~ normal(phi * x[1:(T - 1)], s)\n y ~ normal(cumulative_sum(x), s)",
+			"the statement at m.msc:8:2 (y ~ normal(cumulative_sum(x), s)) reads x in a way that is not elementwise over t"},
+		{" x[1] ~ normal(0, 1)\n x[2:T] ~ normal(phi * x[1:(T - 1)], s)\n y[3:T] ~ normal(x[3:T] - x[1:(T - 2)], s)",
+			"depends on both"},
+		{" x[1] ~ normal(0, 1)\n for t in 3..T { x[t] ~ normal(phi * x[t - 2], s) }\n x[2] ~ normal(0, 1)\n y ~ normal(x, 1)",
+			"depends on x[1], not only on x[2]"},
+		{" x ~ normal(0, 1)\n target += -0.5 * dot_self(x[2:T] - x[1:(T - 1)])\n y ~ normal(x, 1)", ""},
+	} {
+		m := compile(t, formsData+latent+"model {\n phi ~ uniform(-1, 1)\n s ~ normal(0, 1)\n"+c.model+"\n}\n", csv)
+		st := m.Structure()
+		require.False(t, st.StateSpace, c.model)
+		require.Contains(t, st.Reason, c.want, c.model)
+		if c.want != "" {
+			require.True(t, st.Attempt, "the reason is worth reporting")
+		}
+	}
+}
+
+// TestVectorStateForms: a state of several components, as two latent
+// vectors (loops, or a vectorised observation) or as a matrix[T, 2] row by
+// row, is a state-space model whose step-by-step log densities add up to
+// the model's log joint.
+func TestVectorStateForms(t *testing.T) {
+	const T = 10
+	csv := formsCSV(T)
+	vecs := "latent { level: vector[T]; slope: vector[T] }\n"
+	trans := " level[1] ~ normal(0, 10)\n slope[1] ~ normal(0, 1)\n for t in 2..T {\n  level[t] ~ normal(level[t - 1] + slope[t - 1], 0.3)\n  slope[t] ~ normal(slope[t - 1], 0.05)\n }\n"
+	for _, c := range []struct {
+		name, latent, model string
+		gaussian            bool
+	}{
+		{"two vectors, loops", vecs, trans + " for t in 1..T { y[t] ~ normal(level[t], 1) }", true},
+		{"two vectors, vectorised observation", vecs, trans + " y ~ normal(level + 0.5 * slope, 1)", true},
+		{"a component drawn given the other's past", "latent { u: vector[T]; w: vector[T] }\n",
+			" u[1] ~ normal(0, 1)\n w[1] ~ normal(0, 1)\n for t in 2..T {\n  u[t] ~ normal(0.5 * u[t - 1], 1)\n  w[t] ~ student_t(4, u[t - 1], 1)\n }\n k ~ poisson_log(w)", false},
+		{"a matrix row by row", "latent { x: matrix[T, 2] }\n",
+			" x[1, 1] ~ normal(0, 10)\n x[1, 2] ~ normal(0, 1)\n for t in 2..T {\n  x[t, 1] ~ normal(x[t - 1, 1] + x[t - 1, 2], 0.3)\n  x[t, 2] ~ normal(x[t - 1, 2], 0.05)\n }\n for t in 1..T { y[t] ~ normal(x[t, 1], 1) }", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := compile(t, formsData+c.latent+"model {\n"+c.model+"\n}\n", csv)
+			st := m.Structure()
+			require.True(t, st.StateSpace, st.Reason)
+			require.Equal(t, c.gaussian, st.GaussianTransition)
+			v := m.VectorStateSpace()
+			require.NotNil(t, v)
+			require.Nil(t, m.StateSpace())
+			require.Equal(t, T, v.Len())
+			require.Equal(t, 2, v.StateDim())
+			K, d := v.StateDim(), m.Dim()
+			rng := rand.New(rand.NewPCG(8, 8))
+			z := make([]float64, d)
+			for trial := 0; trial < 4; trial++ {
+				for i := range z {
+					z[i] = rng.NormFloat64()
+				}
+				var want [1]float64
+				m.LogJoint(z, want[:])
+				v.ReserveParticles(1)
+				got, out := 0.0, []float64{0}
+				prev, cur := make([]float64, K), make([]float64, K)
+				for s := 0; s < T; s++ {
+					for k := range K {
+						cur[k] = z[v.Index(s, k)]
+					}
+					v.TransitionLogDensity(s, prev, cur, out)
+					got += out[0]
+					v.ObsLogDensity(s, cur, out)
+					got += out[0]
+					copy(prev, cur)
+				}
+				require.InDelta(t, want[0], got, 1e-9)
+				if c.gaussian { // the transition's moments give its density
+					mean, chol := make([]float64, K), make([]float64, K*K)
+					lp := 0.0
+					for s := 0; s < T; s++ {
+						if s > 0 {
+							for k := range K {
+								prev[k] = z[v.Index(s-1, k)]
+							}
+						}
+						v.Transition(s, prev, mean, chol)
+						for k := range K {
+							sd := chol[k*K+k]
+							r := (z[v.Index(s, k)] - mean[k]) / sd
+							lp += -0.5*r*r - math.Log(sd) - 0.5*math.Log(2*math.Pi)
+						}
+						v.ObsLogDensity(s, []float64{z[v.Index(s, 0)], z[v.Index(s, 1)]}, out)
+						lp += out[0]
+					}
+					require.InDelta(t, want[0], lp, 1e-9)
+				}
+			}
+		})
+	}
+	// what is not one
+	for _, c := range []struct{ latent, model, want string }{
+		{vecs, trans + " y[2:T] ~ normal(level[2:T] - level[1:(T - 1)], 1)", "depends on the state at steps"},
+		{"latent { u: vector[T]; w: vector[T] }\n", " u[1] ~ normal(0, 1)\n w[1] ~ normal(0, 1)\n for t in 2..T {\n  u[t] ~ normal(u[t - 1], 1)\n  w[t] ~ normal(u[t], 1)\n }\n y ~ normal(w, 1)", "not only on the state at step"},
+		{"latent { s: real<lower=0>; u: vector[T]; w: vector[T] }\n", " s ~ normal(0, 1)\n u[1] ~ normal(0, 1)\n w[1] ~ normal(0, 1)\n for t in 2..T {\n  u[t] ~ normal(u[t - 1], s)\n  w[t] ~ normal(w[t - 1], s)\n }\n y ~ normal(u + w, 1)", "particle Gibbs takes a one-dimensional state"},
+	} {
+		m := compile(t, formsData+c.latent+"model {\n"+c.model+"\n}\n", csv)
+		st := m.Structure()
+		require.False(t, st.StateSpace, c.model)
+		require.Contains(t, st.Reason, c.want, c.model)
+	}
+}
