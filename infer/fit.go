@@ -357,7 +357,7 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	if m.IR.LatentDim == 0 {
 		return nil, noLatents(m)
 	}
-	if err := m.Comp.ImproperError(); err != nil {
+	if err := lower.ImproperError(m.Comp); err != nil {
 		return nil, err
 	}
 	o, warns, err := opt.resolve(m.IR)
@@ -397,7 +397,7 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	}
 	ko := o.kernelOptions()
 	if ko.ProposePrior { // why the prior cannot be sampled, at its place
-		if err := m.Comp.PriorError(); err != nil {
+		if err := lower.PriorError(m.Comp); err != nil {
 			return nil, err
 		}
 	}
@@ -697,7 +697,7 @@ func (f *Fitted) check(o Options) error {
 // chain's compiled model (nil when none was).
 func (f *Fitted) rngError() error {
 	for _, c := range append([]*lower.Compiled{f.Model.Comp}, f.comps...) {
-		if err := c.RNGError(); err != nil {
+		if err := lower.RNGError(c); err != nil {
 			return err
 		}
 	}

@@ -15,7 +15,7 @@ var (
 	_ msc.GradTarget              = (*lower.Compiled)(nil)
 	_ msc.ParamTarget             = (*lower.Compiled)(nil)
 	_ msc.PriorTarget             = (*lower.Compiled)(nil)
-	_ msc.Diagnoser               = (*lower.Compiled)(nil)
+	_ msc.Diagnoser               = diagnoser{}
 	_ msc.StateSpace              = (*lower.StateSpace)(nil)
 	_ msc.GeneralStateSpace       = (*lower.StateSpace)(nil)
 	_ msc.Target                  = (*splitTarget)(nil)
@@ -41,18 +41,24 @@ func (s staticView) Given() (msc.GeneralStateSpace, msc.StateSpace) {
 	return ss, nil
 }
 
+// diagnoser explains a compiled model's non-finite log joint: it names
+// the statement (lower.Diagnose).
+type diagnoser struct{ c *lower.Compiled }
+
+func (d diagnoser) Diagnose(z []float64) error { return lower.Diagnose(d.c, z) }
+
 // newProblem is the engine's view of one compiled model: every capability
 // the model has, the state-space structure when detection found one, and,
 // when clone is not nil, a split over ways cores of its batched log joint.
 func newProblem(c *lower.Compiled, ways int, clone func() (*lower.Compiled, error)) *msc.Problem {
 	p := &msc.Problem{
 		Dim: c.Dim(), Names: c.Model.UnconstrainedNames(), ParamNames: unconstrainedParamNames(c.Model),
-		Target: c, Grad: c, Diagnoser: c, Facts: facts(c), Cost: tapeCost(c),
+		Target: c, Grad: c, Diagnoser: diagnoser{c}, Facts: facts(c), Cost: tapeCost(c),
 	}
 	if c.NumParams() > 0 {
 		p.Params = c
 	}
-	if c.PriorError() == nil {
+	if lower.PriorError(c) == nil {
 		p.Prior = c
 	}
 	switch st := c.Structure(); {

@@ -74,7 +74,7 @@ func importanceSample(rng *rand.Rand, comps []*lower.Compiled, q proposal, M int
 		// no draw of q has positive density: say which statement rules
 		// out the first one
 		const why = "the model's data or constraints rule them out; check the supports of the distributions against the data and the declared bounds"
-		if pos, text, overflow, reason, ok := comps[0].ZeroDensity(im.u[0]); ok {
+		if pos, text, overflow, reason, ok := lower.ZeroDensity(comps[0], im.u[0]); ok {
 			if reason != "" {
 				return im, lang.Errorf(pos, "all %d draws of q have zero posterior density: at the first, %s", len(im.lr), reason)
 			}
@@ -123,7 +123,7 @@ const drawBatchBytes = 32 << 20
 // loaded it 2.5 times as often, for no memory more).
 func drawBatchFor(c *lower.Compiled) int {
 	per := 8 * max(1, c.Graph().RowFloats())
-	return max(4, min(maxDrawBatch, max(drawBatchBytes/per, c.Reserved())))
+	return max(4, min(maxDrawBatch, max(drawBatchBytes/per, lower.Reserved(c))))
 }
 
 // draw adds n draws of q with their log ratios. The draws are sampled in
@@ -139,7 +139,7 @@ func (im *importance) draw(rng *rand.Rand, comps []*lower.Compiled, q proposal, 
 	comp := comps[0]
 	d, xd := comp.Dim(), comp.Model.XDim
 	W := max(1, min(len(comps), runtime.GOMAXPROCS(0)))
-	if comp.UsesRNG() {
+	if lower.UsesRNG(comp) {
 		W = 1 // derived _rng quantities: one random stream, consumed in order
 	}
 	batch := drawBatchFor(comp)
@@ -174,7 +174,7 @@ func (im *importance) draw(rng *rand.Rand, comps []*lower.Compiled, q proposal, 
 			if math.IsNaN(v) || math.IsInf(v, 1) {
 				lj = math.Inf(-1)
 				if im.nonFinite == 0 {
-					if err := comp.Diagnose(row); err != nil {
+					if err := lower.Diagnose(comp, row); err != nil {
 						im.firstNaN = err.Error()
 					}
 				}

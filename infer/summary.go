@@ -462,7 +462,7 @@ func (f *Fitted) draws(n int, seed uint64, constrained bool) ([][]float64, error
 // when the prior cannot be sampled).
 func PriorDraws(m *Model, n int, seed uint64) [][]float64 {
 	comp := m.Comp
-	if comp.PriorError() != nil {
+	if lower.PriorError(comp) != nil {
 		return nil
 	}
 	d := comp.Dim()

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mscppl/mscppl/autodiff"
 	"github.com/mscppl/mscppl/lang"
 	"github.com/mscppl/mscppl/stdlib"
 )
@@ -155,35 +154,13 @@ func (r *resolver) arrayLiteral(pos lang.Pos, elems []*lang.Expr) Expr {
 	if t0.Kind == Vector {
 		t = Type{Kind: Matrix, Rows: len(args), Cols: t0.Rows, Array: 1 + t0.Array, IntElems: ints}
 	}
-	return &Builtin{ExprBase: ExprBase{pos, t}, Name: "{...}", Def: arrayLit, Args: args}
+	return &Builtin{ExprBase: ExprBase{pos, t}, Name: "{...}", Def: ArrayLit, Args: args}
 }
 
-// arrayLit is the function of an array literal {a, b, c}: a constant
+// ArrayLit is the function of an array literal {a, b, c}: a constant
 // when every element is known when the model is compiled (so that
 // x[{1, 3}] indexes as an int array does), else their concatenation.
-var arrayLit = &Function{Name: "{...}", Lower: func(g *autodiff.Graph, x Lowering) autodiff.Node {
-	lens := make(ConcatN, len(x.A))
-	known := true
-	for i, a := range x.A {
-		lens[i] = x.Args[i].Type().Len()
-		known = known && g.IsConst(a)
-	}
-	if known {
-		v := make([]float64, 0, x.T.Len())
-		for _, a := range x.A {
-			v = append(v, g.Value(a, 0)...)
-		}
-		if x.T.Kind == Matrix {
-			return g.ConstMatrix(x.T.Rows, x.T.Cols, v)
-		}
-		return g.Const(v)
-	}
-	n := g.Custom(lens, x.T.Len(), x.A...)
-	if x.T.Kind == Matrix {
-		n = g.Reshape(n, x.T.Rows, x.T.Cols)
-	}
-	return n
-}}
+var ArrayLit = &Function{Name: "{...}"}
 
 // arrayColumn resolves a[:, k] of a 2-D array (or of an array of
 // vectors): column k as a 1-D array, where k may be a loop variable or
@@ -228,18 +205,6 @@ func arrayRowsType(t Type, n int) Type {
 	rt := matType(n, t.Cols)
 	rt.Array, rt.IntElems = t.Array, t.IntElems
 	return rt
-}
-
-// gatherRows expands row indices (0-based) into the indices of their
-// elements in a row-major matrix of cols columns.
-func GatherRows(rows Gather, cols int) Gather {
-	out := make(Gather, 0, len(rows)*cols)
-	for _, r := range rows {
-		for j := 0; j < cols; j++ {
-			out = append(out, r*cols+j)
-		}
-	}
-	return out
 }
 
 // arraySliced gives a slice of an array its array dimensions: a range of
@@ -307,7 +272,7 @@ func checkDims(k *site) Expr {
 	}
 	rt := intArrayType(len(dims))
 	rt.Array = 1
-	return &Builtin{ExprBase: ExprBase{k.pos, rt}, Name: k.name, Def: arrayLit,
+	return &Builtin{ExprBase: ExprBase{k.pos, rt}, Name: k.name, Def: ArrayLit,
 		Args: []Expr{&Num{ExprBase: ExprBase{k.pos, TInt}, V: dims[0]}, &Num{ExprBase: ExprBase{k.pos, TInt}, V: dims[len(dims)-1]}}[:len(dims)]}
 }
 
@@ -319,15 +284,6 @@ func checkToArray1D(k *site) Expr {
 	rt := vecType(t.Len())
 	rt.Array, rt.IntElems = 1, t.IntElems
 	return k.builtin(rt)
-}
-
-// lowerToArray1D flattens arrays in their (row-major) order and matrices
-// column by column, as Stan does.
-func lowerToArray1D(g *autodiff.Graph, x Lowering) autodiff.Node {
-	if t := x.Args[0].Type(); t.Kind == Matrix && t.Array == 0 {
-		return lowerToVector(g, x)
-	}
-	return g.Slice(x.A[0], 0, x.n())
 }
 
 func checkToMatrix(k *site) Expr {

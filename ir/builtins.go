@@ -95,56 +95,37 @@ var functionTable = []*Function{
 	nary("fma", "a, b, c", "a * b + c"),
 
 	// ---- reductions and products
-	{Name: "sum", Params: "v", Doc: "the sum of the elements", Arity: []int{1}, check: reduction,
-		Lower: func(g *autodiff.Graph, x Lowering) autodiff.Node { return g.Sum(x.A[0]) }},
+	{Name: "sum", Params: "v", Doc: "the sum of the elements", Arity: []int{1}, check: reduction},
 	{Name: "log_sum_exp", Params: "v", Doc: "log(sum(exp(v))), computed stably; log_sum_exp(a, b) of two scalars",
-		Arity: []int{1, 2}, check: checkLogSumExp, Lower: lowerLogSumExp},
-	{Name: "dot", Params: "u, v", Doc: "the inner product of two vectors", Arity: []int{2}, check: checkDot,
-		Lower: func(g *autodiff.Graph, x Lowering) autodiff.Node { return g.Dot(x.A[0], x.A[1]) }},
+		Arity: []int{1, 2}, check: checkLogSumExp},
+	{Name: "dot", Params: "u, v", Doc: "the inner product of two vectors", Arity: []int{2}, check: checkDot},
 	{Name: "dot_product", Alias: "dot"},
 	minMax("min", "fmin", "the smallest element; min(a, b) of two scalars is fmin(a, b)"),
 	minMax("max", "fmax", "the largest element; max(a, b) of two scalars is fmax(a, b)"),
-	vecFn("prod", "v", "the product of the elements", 1, 0, checkMinMax, lowerReduce),
-	vecFn("mean", "v", "the mean of the elements", 1, 0, checkMoments, lowerMoments),
-	vecFn("variance", "v", "the sample variance of the elements", 1, 0, checkMoments, lowerMoments),
-	vecFn("sd", "v", "the sample standard deviation of the elements", 1, 0, checkMoments, lowerMoments),
-	vecFn("dot_self", "v", "dot(v, v)", 1, 0, checkDotSelf,
-		func(g *autodiff.Graph, x Lowering) autodiff.Node { return g.Dot(x.A[0], x.A[0]) }),
-	vecFn("rows_dot_product", "A, B", "the dot products of the rows of A and B", 2, 0, checkRowsCols, lowerRowsCols),
-	vecFn("columns_dot_product", "A, B", "the dot products of the columns of A and B", 2, 0, checkRowsCols, lowerRowsCols),
-	vecFn("rows_dot_self", "A", "the dot products of the rows of A with themselves", 1, 0, checkRowsCols, lowerRowsCols),
-	vecFn("columns_dot_self", "A", "the dot products of the columns of A with themselves", 1, 0, checkRowsCols, lowerRowsCols),
+	vecFn("prod", "v", "the product of the elements", 1, 0, checkMinMax),
+	vecFn("mean", "v", "the mean of the elements", 1, 0, checkMoments),
+	vecFn("variance", "v", "the sample variance of the elements", 1, 0, checkMoments),
+	vecFn("sd", "v", "the sample standard deviation of the elements", 1, 0, checkMoments),
+	vecFn("dot_self", "v", "dot(v, v)", 1, 0, checkDotSelf),
+	vecFn("rows_dot_product", "A, B", "the dot products of the rows of A and B", 2, 0, checkRowsCols),
+	vecFn("columns_dot_product", "A, B", "the dot products of the columns of A and B", 2, 0, checkRowsCols),
+	vecFn("rows_dot_self", "A", "the dot products of the rows of A with themselves", 1, 0, checkRowsCols),
+	vecFn("columns_dot_self", "A", "the dot products of the columns of A with themselves", 1, 0, checkRowsCols),
 
 	// ---- vectors and matrices
-	vecFn("cumulative_sum", "v", "the running sums of a vector", 1, 0, checkVecToVec, lowerCumulativeSum),
-	vecFn("softmax", "v", "exp(v) / sum(exp(v))", 1, 0, checkVecToVec,
-		func(g *autodiff.Graph, x Lowering) autodiff.Node {
-			return g.Exp(g.Sub(x.A[0], g.LogSumExp(x.A[0])))
-		}),
-	vecFn("log_softmax", "v", "v - log_sum_exp(v)", 1, 0, checkVecToVec,
-		func(g *autodiff.Graph, x Lowering) autodiff.Node { return g.Sub(x.A[0], g.LogSumExp(x.A[0])) }),
-	vecFn("head", "v, n", "the first n elements", 1, 1, checkHeadTail,
-		func(g *autodiff.Graph, x Lowering) autodiff.Node { return g.Slice(x.A[0], 0, x.Ints[0]) }),
-	vecFn("tail", "v, n", "the last n elements", 1, 1, checkHeadTail,
-		func(g *autodiff.Graph, x Lowering) autodiff.Node { return g.Slice(x.A[0], x.n()-x.Ints[0], x.n()) }),
-	vecFn("segment", "v, i, n", "the n elements from element i", 1, 2, checkSegment,
-		func(g *autodiff.Graph, x Lowering) autodiff.Node {
-			return g.Slice(x.A[0], x.Ints[0]-1, x.Ints[0]-1+x.Ints[1])
-		}),
-	vecFn("rep_matrix", "x, r, c", "the r x c matrix of x", 1, 2, checkRepMatrix, lowerRepMatrix),
-	vecFn("diag_pre_multiply", "v, M", "diag_matrix(v) * M", 2, 0, checkDiagPreMultiply, lowerDiagPreMultiply),
-	vecFn("to_vector", "M", "a matrix column by column (Stan's order); a vector as it is", 1, 0, checkToVector, lowerToVector),
-	vecFn("append_row", "a, b", "the vector of a's elements then b's (vectors or scalars)", 2, 0, checkAppendRow,
-		func(g *autodiff.Graph, x Lowering) autodiff.Node {
-			return g.Custom(concat{x.n(), x.Args[1].Type().Len()}, x.T.Len(), x.A[0], x.A[1])
-		}),
-	vecFn("col", "M, j", "column j of a matrix, as a vector", 1, 1, checkColRow, lowerCol),
-	vecFn("row", "M, i", "row i of a matrix, as a vector", 1, 1, checkColRow,
-		func(g *autodiff.Graph, x Lowering) autodiff.Node {
-			c := x.Args[0].Type().Cols
-			return g.Slice(x.A[0], (x.Ints[0]-1)*c, x.Ints[0]*c)
-		}),
-	vecFn("block", "M, i, j, nr, nc", "the nr x nc block of M from row i and column j", 1, 4, checkBlock, lowerBlock),
+	vecFn("cumulative_sum", "v", "the running sums of a vector", 1, 0, checkVecToVec),
+	vecFn("softmax", "v", "exp(v) / sum(exp(v))", 1, 0, checkVecToVec),
+	vecFn("log_softmax", "v", "v - log_sum_exp(v)", 1, 0, checkVecToVec),
+	vecFn("head", "v, n", "the first n elements", 1, 1, checkHeadTail),
+	vecFn("tail", "v, n", "the last n elements", 1, 1, checkHeadTail),
+	vecFn("segment", "v, i, n", "the n elements from element i", 1, 2, checkSegment),
+	vecFn("rep_matrix", "x, r, c", "the r x c matrix of x", 1, 2, checkRepMatrix),
+	vecFn("diag_pre_multiply", "v, M", "diag_matrix(v) * M", 2, 0, checkDiagPreMultiply),
+	vecFn("to_vector", "M", "a matrix column by column (Stan's order); a vector as it is", 1, 0, checkToVector),
+	vecFn("append_row", "a, b", "the vector of a's elements then b's (vectors or scalars)", 2, 0, checkAppendRow),
+	vecFn("col", "M, j", "column j of a matrix, as a vector", 1, 1, checkColRow),
+	vecFn("row", "M, i", "row i of a matrix, as a vector", 1, 1, checkColRow),
+	vecFn("block", "M, i, j, nr, nc", "the nr x nc block of M from row i and column j", 1, 4, checkBlock),
 	matFn("gp_exp_quad_cov", "x, alpha, rho", "the exponentiated quadratic covariance alpha^2 exp(-(x_i - x_j)^2 / (2 rho^2))", 3, checkGPExpQuadCov),
 	matFn("diag_matrix", "v", "the diagonal matrix of v", 1, checkDiagMatrix),
 	matFn("rep_vector", "x, n", "the vector of n copies of x", 2, checkRepVector),
@@ -160,16 +141,15 @@ var functionTable = []*Function{
 	odeEntry("integrate_ode_bdf", "f, y0, t0, ts, theta, x_r, x_i[, rtol, atol, max_steps]", "Stan's older ode_bdf: f(t, y, theta, x_r, x_i)", odeForm{old: true, stiff: true}),
 
 	// ---- sizes, known before inference
-	vecFn("rows", "x", "the number of rows", 1, 0, checkSize, nil),
-	vecFn("cols", "x", "the number of columns (1 for a vector)", 1, 0, checkSize, nil),
-	vecFn("num_elements", "x", "the number of elements", 1, 0, checkSize, nil),
-	vecFn("size", "x", "the number of elements (of an array: its first size)", 1, 0, checkSize, nil),
-	vecFn("dims", "x", "the sizes of an array, vector or matrix, as an int array", 1, 0, checkDims, nil),
+	vecFn("rows", "x", "the number of rows", 1, 0, checkSize),
+	vecFn("cols", "x", "the number of columns (1 for a vector)", 1, 0, checkSize),
+	vecFn("num_elements", "x", "the number of elements", 1, 0, checkSize),
+	vecFn("size", "x", "the number of elements (of an array: its first size)", 1, 0, checkSize),
+	vecFn("dims", "x", "the sizes of an array, vector or matrix, as an int array", 1, 0, checkDims),
 
 	// ---- arrays (arrays.go)
-	vecFn("to_array_1d", "x", "an array's elements in order (a matrix's column by column), as a 1-D array", 1, 0, checkToArray1D, lowerToArray1D),
-	vecFn("to_matrix", "a", "a 2-D array or an array of vectors (one per row) as a matrix", 1, 0, checkToMatrix,
-		func(g *autodiff.Graph, x Lowering) autodiff.Node { return x.A[0] }),
+	vecFn("to_array_1d", "x", "an array's elements in order (a matrix's column by column), as a 1-D array", 1, 0, checkToArray1D),
+	vecFn("to_matrix", "a", "a 2-D array or an array of vectors (one per row) as a matrix", 1, 0, checkToMatrix),
 	{Name: "rep_array", Params: "x, n[, m]", Doc: "the array of n copies of x (an n x m array with m)", Arity: []int{2, 3}, check: checkRepArray},
 
 	// ---- constants: Stan's functions of no arguments
@@ -186,8 +166,7 @@ var functionTable = []*Function{
 
 // tapeElem is an elementwise function built into the tape.
 func tapeElem(name, doc string, op func(*autodiff.Graph, autodiff.Node) autodiff.Node) *Function {
-	return &Function{Name: name, Params: "x", Doc: doc, Arity: []int{1}, check: elementwise, Elementwise: true,
-		Lower: func(g *autodiff.Graph, x Lowering) autodiff.Node { return op(g, x.A[0]) }}
+	return &Function{Name: name, Params: "x", Doc: doc, Arity: []int{1}, check: elementwise, Elementwise: true, Tape: op}
 }
 
 // elem is an elementwise function whose op is stdlib's ElemFunc of that
@@ -203,8 +182,7 @@ func elem(name, doc string) *Function {
 // elemOp is an elementwise function with the given op (an entry may make
 // its own with stdlib.NewElemFunc).
 func elemOp(op *stdlib.ElemFunc, doc string) *Function {
-	return &Function{Name: op.Name(), Params: "x", Doc: doc, Arity: []int{1}, check: elementwise, Elementwise: true, Elem: op,
-		Lower: func(g *autodiff.Graph, x Lowering) autodiff.Node { return g.Map(op, x.A[0]) }}
+	return &Function{Name: op.Name(), Params: "x", Doc: doc, Arity: []int{1}, check: elementwise, Elementwise: true, Elem: op}
 }
 
 // withConstant lets an elementwise function be called without arguments
@@ -241,14 +219,14 @@ func nary(name, params, doc string) *Function {
 // vecFn is a function on vectors and matrices: vecs value arguments, then
 // ints integers known before inference; check types it, lower lowers its
 // Builtin.
-func vecFn(name, params, doc string, vecs, ints int, check func(*site) Expr, lower func(*autodiff.Graph, Lowering) autodiff.Node) *Function {
-	return &Function{Name: name, Params: params, Doc: doc, Arity: []int{vecs + ints}, ints: ints, check: check, Lower: lower}
+func vecFn(name, params, doc string, vecs, ints int, check func(*site) Expr) *Function {
+	return &Function{Name: name, Params: params, Doc: doc, Arity: []int{vecs + ints}, ints: ints, check: check}
 }
 
 // minMax is min or max: of the elements of a vector or matrix, or of two
 // scalars (pair: fmin or fmax).
 func minMax(name, pair, doc string) *Function {
-	f := vecFn(name, "v", doc, 1, 0, checkMinMax, lowerReduce)
+	f := vecFn(name, "v", doc, 1, 0, checkMinMax)
 	op := stdlib.FindNary(pair)
 	f.Arity = []int{1, 2}
 	f.check = func(k *site) Expr {
@@ -313,13 +291,6 @@ func checkLogSumExp(k *site) Expr {
 	return k.call(TReal)
 }
 
-func lowerLogSumExp(g *autodiff.Graph, x Lowering) autodiff.Node {
-	if len(x.A) == 2 {
-		return g.LogSumExp(g.Stack(x.A[0], x.A[1]))
-	}
-	return g.LogSumExp(x.A[0])
-}
-
 func checkDot(k *site) Expr {
 	a, b := k.t(0), k.t(1)
 	if a.Kind != Vector || b.Kind != Vector || a.Rows != b.Rows {
@@ -338,29 +309,12 @@ func checkMinMax(k *site) Expr {
 	return k.builtin(TReal)
 }
 
-func lowerReduce(g *autodiff.Graph, x Lowering) autodiff.Node {
-	return g.Custom(reduce(x.Name), 1, x.A[0])
-}
-
 func checkMoments(k *site) Expr {
 	t := k.t(0)
 	if t.Scalar() || k.def.Name != "mean" && t.Len() < 2 {
 		return k.bad("a vector or a matrix (of at least 2 elements for variance and sd)")
 	}
 	return k.builtin(TReal)
-}
-
-func lowerMoments(g *autodiff.Graph, x Lowering) autodiff.Node {
-	n := x.n()
-	if x.Name == "mean" {
-		return g.Div(g.Sum(x.A[0]), g.Const([]float64{float64(n)}))
-	}
-	dev := g.Sub(x.A[0], g.Div(g.Sum(x.A[0]), g.Const([]float64{float64(n)})))
-	v := g.Div(g.Sum(g.Mul(dev, dev)), g.Const([]float64{float64(n - 1)}))
-	if x.Name == "sd" {
-		return g.Sqrt(v)
-	}
-	return v
 }
 
 func checkDotSelf(k *site) Expr {
@@ -389,46 +343,11 @@ func checkRowsCols(k *site) Expr {
 	return k.builtin(vecType(max(t.Cols, 1)))
 }
 
-func lowerRowsCols(g *autodiff.Graph, x Lowering) autodiff.Node {
-	a, b := x.A[0], x.A[0]
-	if len(x.A) == 2 {
-		b = x.A[1]
-	}
-	t := x.Args[0].Type()
-	rows, cols := t.Rows, max(t.Cols, 1) // a vector is one column
-	el := []autodiff.Node{}
-	if strings.HasPrefix(x.Name, "rows") {
-		for i := 0; i < rows; i++ {
-			el = append(el, g.Dot(g.Slice(a, i*cols, (i+1)*cols), g.Slice(b, i*cols, (i+1)*cols)))
-		}
-	} else {
-		for j := 0; j < cols; j++ {
-			idx := make(Gather, rows)
-			for i := range idx {
-				idx[i] = i*cols + j
-			}
-			el = append(el, g.Dot(g.Custom(idx, rows, a), g.Custom(idx, rows, b)))
-		}
-	}
-	return g.Stack(el...)
-}
-
 func checkVecToVec(k *site) Expr {
 	if k.t(0).Kind != Vector {
 		return k.bad("a vector")
 	}
 	return k.builtin(k.t(0))
-}
-
-func lowerCumulativeSum(g *autodiff.Graph, x Lowering) autodiff.Node {
-	el := make([]autodiff.Node, x.n())
-	for i := range el {
-		el[i] = g.Index(x.A[0], i)
-		if i > 0 {
-			el[i] = g.Add(el[i-1], el[i])
-		}
-	}
-	return g.Stack(el...)
 }
 
 func checkHeadTail(k *site) Expr {
@@ -454,14 +373,6 @@ func checkRepMatrix(k *site) Expr {
 	return k.builtin(matType(k.ints[0], k.ints[1]))
 }
 
-func lowerRepMatrix(g *autodiff.Graph, x Lowering) autodiff.Node {
-	el := make([]autodiff.Node, x.Ints[0]*x.Ints[1])
-	for i := range el {
-		el[i] = x.A[0]
-	}
-	return g.Reshape(g.Stack(el...), x.Ints[0], x.Ints[1])
-}
-
 // checkDiagPreMultiply: diag_pre_multiply(v, M) is diag(v) * M.
 func checkDiagPreMultiply(k *site) Expr {
 	t, m := k.t(0), k.t(1)
@@ -472,18 +383,6 @@ func checkDiagPreMultiply(k *site) Expr {
 	return k.builtin(m)
 }
 
-func lowerDiagPreMultiply(g *autodiff.Graph, x Lowering) autodiff.Node {
-	g, t := g, x.T
-	el := make([]autodiff.Node, t.Len())
-	for i := 0; i < t.Rows; i++ {
-		vi := g.Index(x.A[0], i)
-		for j := 0; j < t.Cols; j++ {
-			el[i*t.Cols+j] = g.Mul(vi, g.Index2(x.A[1], i, j))
-		}
-	}
-	return g.Reshape(g.Stack(el...), t.Rows, t.Cols)
-}
-
 // checkToVector: a vector (or int[N]) as it is, a matrix column by column
 // (Stan's order).
 func checkToVector(k *site) Expr {
@@ -491,20 +390,6 @@ func checkToVector(k *site) Expr {
 		return k.bad("a vector or a matrix")
 	}
 	return k.builtin(vecType(k.t(0).Len()))
-}
-
-func lowerToVector(g *autodiff.Graph, x Lowering) autodiff.Node {
-	t, n := x.Args[0].Type(), x.n()
-	if t.Kind != Matrix {
-		return x.A[0]
-	}
-	idx := make(Gather, 0, n) // column by column
-	for j := 0; j < t.Cols; j++ {
-		for i := 0; i < t.Rows; i++ {
-			idx = append(idx, i*t.Cols+j)
-		}
-	}
-	return g.Custom(idx, n, x.A[0])
 }
 
 func checkAppendRow(k *site) Expr {
@@ -529,15 +414,6 @@ func checkColRow(k *site) Expr {
 	return k.builtin(rt)
 }
 
-func lowerCol(g *autodiff.Graph, x Lowering) autodiff.Node {
-	t := x.Args[0].Type()
-	idx := make(Gather, t.Rows)
-	for i := range idx {
-		idx[i] = i*t.Cols + x.Ints[0] - 1
-	}
-	return g.Custom(idx, t.Rows, x.A[0])
-}
-
 func checkBlock(k *site) Expr {
 	t := k.t(0)
 	i, j, nr, nc := k.ints[0], k.ints[1], k.ints[2], k.ints[3]
@@ -545,18 +421,6 @@ func checkBlock(k *site) Expr {
 		return k.bad("a matrix, a first row and column (1-based) and a number of rows and columns that fit in it")
 	}
 	return k.builtin(matType(nr, nc))
-}
-
-func lowerBlock(g *autodiff.Graph, x Lowering) autodiff.Node {
-	t := x.Args[0].Type()
-	i0, j0, nr, nc := x.Ints[0]-1, x.Ints[1]-1, x.Ints[2], x.Ints[3]
-	idx := make(Gather, 0, nr*nc)
-	for i := i0; i < i0+nr; i++ {
-		for j := j0; j < j0+nc; j++ {
-			idx = append(idx, i*t.Cols+j)
-		}
-	}
-	return g.Reshape(g.Custom(idx, nr*nc, x.A[0]), nr, nc)
 }
 
 // checkSize: rows, cols, num_elements and size are constants.
@@ -619,10 +483,9 @@ func checkCholesky(k *site) Expr {
 	return matCall(k, matType(n, n), stdlib.NewCholesky(n), k.args...)
 }
 
-// rowVector is v' for a vector v: a 1 x n matrix (v' * w is the dot
+// RowVector is v' for a vector v: a 1 x n matrix (v' * w is the dot
 // product). It is an operator's node, not a function of the table.
-var rowVector = &Function{Name: "row",
-	Lower: func(g *autodiff.Graph, x Lowering) autodiff.Node { return g.Reshape(x.A[0], 1, x.n()) }}
+var RowVector = &Function{Name: "row"}
 
 // Rng is NAME_rng(params): a draw from a family on each evaluation,
 // allowed in the derived block only (posterior predictive quantities).
@@ -679,96 +542,4 @@ func CdfArgMessage(e *NaryCall, j int, x float64, want string) string {
 		name = e.CDFOf.Params[j-1].Name
 	}
 	return fmt.Sprintf("%s: argument %d (%s) must be %s, got %g", e.Name, j+1, name, want, x)
-}
-
-// concat is the autodiff op of append_row: out = (a, b).
-type concat [2]int
-
-func (concat) Name() string { return "append_row" }
-
-func (o concat) Forward(out []float64, in [][]float64) {
-	copy(out[:o[0]], in[0])
-	copy(out[o[0]:], in[1])
-}
-
-func (o concat) Backward(_, dout []float64, _ [][]float64, din [][]float64) {
-	for k, d := range din {
-		if d == nil {
-			continue
-		}
-		part := dout[:o[0]]
-		if k == 1 {
-			part = dout[o[0]:]
-		}
-		for i, v := range part {
-			d[i] += v
-		}
-	}
-}
-
-// reduce is the autodiff op of min, max and prod over a vector. min and
-// max pass the adjoint to the first element that attains them (NaN if
-// any element is NaN); prod's derivative in x_i is the product of the
-// others (exact at zeros).
-type reduce string
-
-func (o reduce) Name() string { return string(o) }
-
-func (o reduce) Forward(out []float64, in [][]float64) {
-	out[0] = o.value(in[0])
-}
-
-func (o reduce) value(x []float64) float64 {
-	switch o {
-	case "prod":
-		p := 1.0
-		for _, v := range x {
-			p *= v
-		}
-		return p
-	}
-	return x[o.arg(x)]
-}
-
-// arg is the index of the first extreme element (of a NaN if any).
-func (o reduce) arg(x []float64) int {
-	k := 0
-	for i, v := range x {
-		switch {
-		case v != v:
-			return i
-		case o == "min" && v < x[k], o == "max" && v > x[k]:
-			k = i
-		}
-	}
-	return k
-}
-
-func (o reduce) Backward(_, dout []float64, in [][]float64, din [][]float64) {
-	dx, x := din[0], in[0]
-	if dx == nil {
-		return
-	}
-	if o != "prod" {
-		dx[o.arg(x)] += dout[0]
-		return
-	}
-	// the product of the others: prod / x_i without zeros; with one zero
-	// only its own derivative is not 0; with two or more, none is
-	zeros, at, p := 0, -1, 1.0
-	for i, v := range x {
-		if v == 0 {
-			zeros, at = zeros+1, i
-			continue
-		}
-		p *= v
-	}
-	switch zeros {
-	case 0:
-		for i, v := range x {
-			dx[i] += dout[0] * p / v
-		}
-	case 1:
-		dx[at] += dout[0] * p
-	}
 }

@@ -4,14 +4,6 @@ import (
 	"github.com/mscppl/mscppl/stdlib"
 )
 
-// The ops of this package that keep no state between calls are shared by
-// the copies.
-
-func (o concat) Clone() stdlib.VecOp  { return o }
-func (o reduce) Clone() stdlib.VecOp  { return o }
-func (o ConcatN) Clone() stdlib.VecOp { return o }
-func (o Gather) Clone() stdlib.VecOp  { return o }
-
 // Clone is a fresh op with its own scratch that has rejected nothing.
 func (o *HmmOp) Clone() stdlib.VecOp {
 	v := o.VecOp.Clone()
@@ -20,6 +12,7 @@ func (o *HmmOp) Clone() stdlib.VecOp {
 	}
 	return &HmmOp{VecOp: v, Rejections: o.Rejections.Fresh(), K: o.K}
 }
+
 // Counts is the op's count of rejections.
 func (o *HmmOp) Counts() *Rejections { return &o.Rejections }
 

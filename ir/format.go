@@ -80,12 +80,12 @@ func formatExpr(b *strings.Builder, e Expr, outer int) {
 		}
 		b.WriteString(e.Name + "(...)")
 	case *Builtin:
-		if e.Def == rowVector {
+		if e.Def == RowVector {
 			formatExpr(b, e.Args[0], 5)
 			b.WriteByte('\'')
 			return
 		}
-		if e.Def == arrayLit && e.Name == "{...}" {
+		if e.Def == ArrayLit && e.Name == "{...}" {
 			b.WriteByte('{')
 			for i, a := range e.Args {
 				if i > 0 {

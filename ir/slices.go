@@ -13,7 +13,7 @@ func (r *resolver) transpose(x Expr) Expr {
 	case Matrix:
 		return &MatCall{ExprBase: ExprBase{x.Pos(), matType(t.Cols, t.Rows)}, Name: "transpose", Op: stdlib.NewTranspose(t.Rows, t.Cols), Args: []Expr{x}}
 	case Vector:
-		return &Builtin{ExprBase: ExprBase{x.Pos(), matType(1, t.Rows)}, Name: "row", Def: rowVector, Args: []Expr{x}}
+		return &Builtin{ExprBase: ExprBase{x.Pos(), matType(1, t.Rows)}, Name: "row", Def: RowVector, Args: []Expr{x}}
 	}
 	return x // a scalar is its own transpose
 }
@@ -27,7 +27,7 @@ func IsMatrixRow(e Expr) bool {
 // isRow reports whether x is a transposed vector.
 func isRow(x Expr) bool {
 	b, ok := x.(*Builtin)
-	return ok && b.Def == rowVector
+	return ok && b.Def == RowVector
 }
 
 // Slice is x[a:b] of a vector, or a block of a matrix M[a:b, c:d] where

@@ -47,7 +47,8 @@ type Function struct {
 	// error and returns nil.
 	check func(k *site) Expr
 	// lower puts a Call or Builtin of this entry on the tape.
-	Lower func(g *autodiff.Graph, x Lowering) autodiff.Node
+	// Tape, for an elementwise function the tape has, is its operation.
+	Tape func(*autodiff.Graph, autodiff.Node) autodiff.Node
 	// raw, for a function whose arguments are not all expressions (an
 	// ODE solver's first argument names a user function), resolves the
 	// whole call itself (arity is then its least number of arguments).
@@ -95,18 +96,6 @@ func (k *site) builtin(t Type) Expr {
 func (k *site) call(t Type) Expr {
 	return &Call{ExprBase: ExprBase{k.pos, t}, Name: k.name, Def: k.def, Args: k.args}
 }
-
-// lowering is what a Function's lower sees of a call.
-type Lowering struct {
-	Name string // the entry's
-	Args []Expr // the arguments' expressions
-	A    []autodiff.Node
-	Ints []int
-	T    Type // the call's type
-}
-
-// n is the length of the first argument.
-func (x Lowering) n() int { return x.Args[0].Type().Len() }
 
 // functions are the entries of the table (builtins.go) by name, aliases
 // included; filled in by init (the table's checks reach the resolver,

@@ -6,13 +6,13 @@ import (
 )
 
 // lowerArrayCol lowers a Builtin of arrayCol.
-func (cp *compiler) lowerArrayCol(x ir.Lowering) autodiff.Node {
+func (cp *compiler) lowerArrayCol(x lowering) autodiff.Node {
 	t := x.Args[0].Type()
 	k := cp.intExpr(x.Args[1])
 	if k < 1 || k > t.Cols {
 		cp.fail(x.Args[1].Pos(), "index %d is out of range: %s has %d columns (indices start at 1)", k, ir.FormatExpr(x.Args[0]), t.Cols)
 	}
-	idx := make(ir.Gather, t.Rows)
+	idx := make(gather, t.Rows)
 	for i := range idx {
 		idx[i] = i*t.Cols + k - 1
 	}

@@ -15,11 +15,7 @@ func (cp *compiler) builtin(e *ir.Builtin) autodiff.Node {
 	for i, x := range e.Args {
 		a[i] = cp.expr(x)
 	}
-	x := ir.Lowering{Args: e.Args, A: a, Ints: e.Ints, T: e.T, Name: e.Def.Name}
-	if e.Def == ir.ArrayCol {
-		return cp.lowerArrayCol(x)
-	}
-	return e.Def.Lower(cp.g, x)
+	return cp.lowerEntry(e.Def, lowering{Args: e.Args, A: a, Ints: e.Ints, T: e.T, Name: e.Def.Name})
 }
 
 // rng lowers an Rng to a random op anchored on the latent input.
@@ -95,11 +91,11 @@ func (cp *compiler) cdfArgCheck(e *ir.NaryCall, v autodiff.Node, n int, args []a
 // reports first the first integer division by zero at a draw (an int
 // divisor that depends on the latents), at the operator, and a reject
 // statement of the derived block reached at a draw.
-func (c *Compiled) RNGError() error {
-	if err := c.intError(); err != nil {
+func RNGError(c *Compiled) error {
+	if err := intError(c); err != nil {
 		return err
 	}
-	if err := c.rejectError(); err != nil {
+	if err := rejectError(c); err != nil {
 		return err
 	}
 	for i, op := range c.rngs {
@@ -141,7 +137,7 @@ func (c *Compiled) SeedRNG(seed uint64) {
 // UsesRNG reports whether the model draws random numbers (NAME_rng in
 // derived quantities): then Constrain consumes a random stream, and the
 // draws of a run must be constrained in order on one compiled model.
-func (c *Compiled) UsesRNG() bool { return len(c.rngs) > 0 }
+func UsesRNG(c *Compiled) bool { return len(c.rngs) > 0 }
 
 // rngSite is where a NAME_rng op draws: its call and the loops around it.
 type rngSite struct {

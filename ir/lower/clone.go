@@ -42,14 +42,14 @@ func Clones() int64 { return clones.Load() }
 // Clone reads c: it may run in several goroutines at once, but not while
 // c is evaluated.
 func (c *Compiled) Clone() (*Compiled, bool) {
-	n, ok := c.clone()
+	n, ok := cloneCompiled(c)
 	if ok {
 		clones.Add(1)
 	}
 	return n, ok
 }
 
-func (c *Compiled) clone() (*Compiled, bool) {
+func cloneCompiled(c *Compiled) (*Compiled, bool) {
 	rngs := map[*stdlib.RandOp]*stdlib.RandOp{}
 	msgs := map[*messageOp]*messageOp{}
 	ints := map[*intOp]*intOp{}
@@ -120,7 +120,7 @@ func (c *Compiled) clone() (*Compiled, bool) {
 		n.ssm = &StateSpace{c: n, steps: c.ssm.steps, fast: &ssmFast{}}
 	}
 	if c.sv != nil {
-		view, ok := c.sv.view.clone()
+		view, ok := cloneCompiled(c.sv.view)
 		if !ok {
 			return nil, false
 		}
@@ -133,7 +133,7 @@ func (c *Compiled) clone() (*Compiled, bool) {
 		}
 		n.sv = &sv
 	}
-	if err := n.initParams(); err != nil {
+	if err := initParams(n); err != nil {
 		return nil, false // not met: c's compile set the same values
 	}
 	return n, true

@@ -261,12 +261,12 @@ func lower(m *ir.Model, opt CompileOptions) (*Compiled, error) {
 	c.priorOrder = g.Ancestors(c.logPrior)
 	c.priorErr = cp.priorCheck()
 	c.unpriored = cp.unpriored()
-	c.detect()
+	detect(c)
 	if !c.structure.StateSpace && !opt.noView {
-		c.detectView(opt)
+		detectView(c, opt)
 	}
 	c.Reserve(1)
-	if err := c.initParams(); err != nil {
+	if err := initParams(c); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -274,7 +274,7 @@ func lower(m *ir.Model, opt CompileOptions) (*Compiled, error) {
 
 // initParams sets the params to their initial values (unset ones stay as
 // they are: zero in a new graph).
-func (c *Compiled) initParams() error {
+func initParams(c *Compiled) error {
 	if !c.hasParam {
 		return nil
 	}
@@ -792,7 +792,7 @@ func (cp *compiler) expr(e ir.Expr) autodiff.Node {
 				cp.fail(e.Idx[0].Pos(), "an index array must be known before inference")
 			}
 			x := cp.expr(e.X)
-			idx := make(ir.Gather, it.Rows)
+			idx := make(gather, it.Rows)
 			for k, v := range g.Value(gn, 0) {
 				if v < 1 || v > float64(t.Rows) {
 					cp.fail(e.Idx[0].Pos(), "index %g (element %d of %s) is out of range: %s has %d elements", v, k+1, ir.FormatExpr(e.Idx[0]), ir.FormatExpr(e.X), t.Rows)
@@ -800,7 +800,7 @@ func (cp *compiler) expr(e ir.Expr) autodiff.Node {
 				idx[k] = int(v) - 1
 			}
 			if t.Kind == ir.Matrix { // the rows of an array
-				idx = ir.GatherRows(idx, t.Cols)
+				idx = gatherRows(idx, t.Cols)
 				return g.Reshape(g.Custom(idx, len(idx), x), it.Rows, t.Cols)
 			}
 			return g.Custom(idx, len(idx), x)
@@ -966,7 +966,7 @@ func (cp *compiler) expr(e ir.Expr) autodiff.Node {
 
 // call lowers a Call through its entry.
 func (cp *compiler) call(e *ir.Call, a []autodiff.Node) autodiff.Node {
-	return e.Def.Lower(cp.g, ir.Lowering{Name: e.Def.Name, Args: e.Args, A: a, T: e.T})
+	return cp.lowerEntry(e.Def, lowering{Name: e.Def.Name, Args: e.Args, A: a, T: e.T})
 }
 
 // ---- the compiled target -------------------------------------------------
@@ -987,9 +987,9 @@ func (c *Compiled) Reserve(n int) {
 
 // Reserved is the largest batch prepared so far (Reserve): a batch up to it
 // costs no memory more.
-func (c *Compiled) Reserved() int { return c.maxBatch }
+func Reserved(c *Compiled) int { return c.maxBatch }
 
-func (c *Compiled) Load(z []float64, batch int) {
+func Load(c *Compiled, z []float64, batch int) {
 	d := c.Model.LatentDim
 	if d == 0 {
 		return
@@ -1003,7 +1003,7 @@ func (c *Compiled) Load(z []float64, batch int) {
 func (c *Compiled) LogJoint(z []float64, out []float64) {
 	batch := len(out)
 	c.Reserve(batch)
-	c.Load(z, batch)
+	Load(c, z, batch)
 	c.g.ForwardNodes(c.jointOrder, batch)
 	for b := range out {
 		out[b] = c.g.Value(c.logJoint, b)[0]
@@ -1014,7 +1014,7 @@ func (c *Compiled) LogJoint(z []float64, out []float64) {
 func (c *Compiled) LogPrior(z []float64, out []float64) {
 	batch := len(out)
 	c.Reserve(batch)
-	c.Load(z, batch)
+	Load(c, z, batch)
 	c.g.ForwardNodes(c.priorOrder, batch)
 	for b := range out {
 		out[b] = c.g.Value(c.logPrior, b)[0]
@@ -1051,7 +1051,7 @@ var flatShifts = [...]float64{-4, -1, 0.5, 1.5, 6}
 // same, bit for bit, whatever its value at two base points): the posterior
 // is then flat along it, and improper. nil when there is none (a latent
 // without a prior that the likelihood bounds is not reported).
-func (c *Compiled) ImproperError() error {
+func ImproperError(c *Compiled) error {
 	d, rows := c.Dim(), 2*len(flatShifts)
 	if len(c.unpriored) == 0 {
 		return nil
@@ -1071,9 +1071,9 @@ func (c *Compiled) ImproperError() error {
 			}
 		}
 		c.Reserve(rows)
-		c.Load(z, rows)
+		Load(c, z, rows)
 		c.g.ForwardNodes(c.jointOrder, rows)
-		if c.termsFlat(rows) {
+		if termsFlat(c, rows) {
 			e := lang.Errorf(v.Pos, "the posterior looks improper: %s has no prior and the likelihood does not bound it (no term of the model changes with %s, so the posterior is flat along it)", v.Name, v.Name)
 			e.Hint = fmt.Sprintf("give %s a prior (%s ~ normal(0, 10)), use it in the model, or remove it", v.Name, v.Name)
 			return lang.ErrorList{e}
@@ -1084,7 +1084,7 @@ func (c *Compiled) ImproperError() error {
 
 // termsFlat reports whether every term of the model is finite and has one
 // value over the rows of each base point.
-func (c *Compiled) termsFlat(rows int) bool {
+func termsFlat(c *Compiled, rows int) bool {
 	half := rows / 2
 	for _, f := range c.Factors {
 		for r := range rows {
@@ -1098,7 +1098,7 @@ func (c *Compiled) termsFlat(rows int) bool {
 }
 
 // PriorError says why the prior cannot be used as a proposal (nil if it can).
-func (c *Compiled) PriorError() error { return c.priorErr }
+func PriorError(c *Compiled) error { return c.priorErr }
 
 // maxPriorTries bounds the draws SamplePrior makes for one latent element.
 const maxPriorTries = 1000
@@ -1112,8 +1112,8 @@ func (c *Compiled) SamplePrior(rng *rand.Rand, z []float64) {
 	c.Reserve(1)
 	u := c.g.Value(c.latent, 0)
 	clear(u)
-	for _, fi := range c.priorSchedule() {
-		c.drawPrior(rng, &c.Factors[fi], u)
+	for _, fi := range priorSchedule(c) {
+		drawPrior(c, rng, &c.Factors[fi], u)
 	}
 	copy(z, u[:c.Model.LatentDim])
 }
@@ -1123,7 +1123,7 @@ func (c *Compiled) SamplePrior(rng *rand.Rand, z []float64) {
 // order, each taking the statements whose arguments depend only on latents
 // already drawn; statements left in a cycle come last in their order.
 // Computed once.
-func (c *Compiled) priorSchedule() []int {
+func priorSchedule(c *Compiled) []int {
 	if c.priorSched != nil {
 		return c.priorSched
 	}
@@ -1173,7 +1173,7 @@ func (c *Compiled) priorSchedule() []int {
 // drawPrior draws the latent elements a prior statement f writes into u
 // (the graph's latent input at row 0), from its arguments evaluated on the
 // values drawn so far.
-func (c *Compiled) drawPrior(rng *rand.Rand, f *Factor, u []float64) {
+func drawPrior(c *Compiled, rng *rand.Rand, f *Factor, u []float64) {
 	g := c.g
 	p := c.scratch[:]
 	args := f.Tilde.Args[1:]
@@ -1213,7 +1213,7 @@ func (c *Compiled) drawPrior(rng *rand.Rand, f *Factor, u []float64) {
 // respect to the unconstrained latents.
 func (c *Compiled) GradLogJoint(z []float64, grad []float64) float64 {
 	c.Reserve(1)
-	c.Load(z, 1)
+	Load(c, z, 1)
 	c.g.ForwardNodes(c.jointOrder, 1)
 	c.g.Backward(c.logJoint, 1)
 	copy(grad, c.g.Grad(c.latent, 0)[:c.Model.LatentDim])
@@ -1251,7 +1251,7 @@ func (c *Compiled) GradParams(z []float64, grad []float64) float64 {
 		return c.sv.view.GradParams(z, grad)
 	}
 	c.Reserve(1)
-	c.Load(z, 1)
+	Load(c, z, 1)
 	c.g.ForwardNodes(c.jointOrder, 1)
 	c.g.Backward(c.logJoint, 1)
 	if c.hasParam {
@@ -1267,18 +1267,18 @@ func (c *Compiled) GradParams(z []float64, grad []float64) float64 {
 // so (naming the largest magnitude among them); else it is "". why is the
 // statement's own reason for its -Inf when it has one (a failed ODE solve:
 // the solver's), else "".
-func (c *Compiled) ZeroDensity(z []float64) (pos lang.Pos, text, overflow, why string, ok bool) {
+func ZeroDensity(c *Compiled, z []float64) (pos lang.Pos, text, overflow, why string, ok bool) {
 	c.Reserve(1)
-	c.Load(z, 1)
-	c.clearRejections()
+	Load(c, z, 1)
+	clearRejections(c)
 	c.g.ForwardNodes(c.jointOrder, 1)
 	for _, f := range c.Factors {
 		if v := c.g.Value(f.node, 0)[0]; math.IsInf(v, -1) {
-			why = c.lastRejection()
+			why = lastRejection(c)
 			if f.why != nil {
 				why = f.why()
 			}
-			return f.Pos, f.text, c.overflowed(f), why, true
+			return f.Pos, f.text, overflowed(c, f), why, true
 		}
 	}
 	return pos, "", "", "", false
@@ -1291,7 +1291,7 @@ const overflowAt = 1e150
 // overflowed explains the -Inf of a ~ term (at row 0) as an overflow when
 // its values and arguments are all in their domains and one of them is
 // huge; "" otherwise.
-func (c *Compiled) overflowed(f Factor) string {
+func overflowed(c *Compiled, f Factor) string {
 	if f.Tilde == nil || f.Tilde.Family.Params == nil && f.Tilde.Family.Vec != nil {
 		return ""
 	}
@@ -1313,16 +1313,16 @@ func (c *Compiled) overflowed(f Factor) string {
 
 // Diagnose evaluates one row z and explains a non-finite log joint by naming
 // the first statement whose log density is NaN or +Inf.
-func (c *Compiled) Diagnose(z []float64) error {
+func Diagnose(c *Compiled, z []float64) error {
 	c.Reserve(1)
-	c.Load(z, 1)
+	Load(c, z, 1)
 	c.g.ForwardNodes(c.jointOrder, 1)
 	for _, f := range c.Factors {
 		v := c.g.Value(f.node, 0)[0]
 		if !math.IsNaN(v) && !math.IsInf(v, 1) {
 			continue
 		}
-		if err := c.intError(); err != nil && math.IsNaN(v) {
+		if err := intError(c); err != nil && math.IsNaN(v) {
 			return err // an int divided by 0 (NaN) is the cause named
 		}
 		what := "NaN"
@@ -1419,7 +1419,7 @@ func (c *Compiled) Constrain(u, x []float64) {
 		}
 		c.specialOrder = c.g.Ancestors(nodes...)
 	}
-	c.Load(u, 1)
+	Load(c, u, 1)
 	c.g.ForwardNodes(c.specialOrder, 1)
 	for _, v := range c.Model.Latents {
 		if v.Special() {

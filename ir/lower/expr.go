@@ -79,7 +79,7 @@ func (cp *compiler) exprSafe(x ir.Expr) (n autodiff.Node, err error) {
 func (e *ExprEval) Eval(z []float64) []float64 {
 	c := e.c
 	c.Reserve(1)
-	c.Load(z, 1)
+	Load(c, z, 1)
 	c.g.ForwardNodes(e.order, 1)
 	return append([]float64(nil), c.g.Value(e.node, 0)...)
 }

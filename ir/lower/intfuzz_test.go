@@ -116,7 +116,7 @@ func FuzzIntArith(f *testing.F) {
 		x := make([]float64, c.Model.XDim)
 		c.Constrain([]float64{0}, x)
 		got := x[c.Model.Latents[len(c.Model.Latents)-1].XOffset]
-		err := c.RNGError()
+		err := RNGError(c)
 		switch {
 		case werr != nil && (!math.IsNaN(got) || err == nil || !strings.Contains(err.Error(), "integer division by zero in")):
 			t.Fatalf("%s per draw: want NaN and a division by zero, got %g, %v", src, got, err)

@@ -209,7 +209,7 @@ func TestCheckErrors(t *testing.T) {
 
 func TestNaNDiagnosis(t *testing.T) {
 	c := compile(t, "latent { z: real }\nmodel {\n z ~ normal(0, 1)\n z ~ normal(0, sqrt(z))\n}\n", "")
-	err := c.Diagnose([]float64{-1})
+	err := Diagnose(c, []float64{-1})
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "m.msc:4:2")
 	require.Contains(t, err.Error(), "is NaN")
@@ -238,7 +238,7 @@ func strconvF(x float64) string { return strconv.FormatFloat(x, 'f', 6, 64) }
 // inner loop.
 func TestSamplePriorAllocatesNothing(t *testing.T) {
 	c := compile(t, "latent {\n s: real<lower=0>\n w: vector[3]\n}\nmodel {\n s ~ exponential(1)\n w ~ normal(0, s)\n}\n", "")
-	require.NoError(t, c.PriorError())
+	require.NoError(t, PriorError(c))
 	rng := rand.New(rand.NewPCG(1, 1))
 	z := make([]float64, c.Dim())
 	c.SamplePrior(rng, z)

@@ -129,7 +129,7 @@ type condition struct {
 
 // rejectError is the first reject of the derived block that ran, at its
 // position with its message; nil when none did.
-func (c *Compiled) rejectError() error {
+func rejectError(c *Compiled) error {
 	for _, o := range c.messages {
 		if !o.s.Reject || o.n.Load() == 0 || !o.derived {
 			continue

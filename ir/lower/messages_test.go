@@ -38,8 +38,8 @@ func TestMessages(t *testing.T) {
 	d := compile(t, "latent { mu: real }\nmodel { mu ~ normal(0, 1) }\nderived {\n z = mu\n if z < 0 { reject(\"z = \", z) }\n}\n", "")
 	x := make([]float64, d.Model.XDim)
 	d.Constrain([]float64{0.5}, x)
-	require.NoError(t, d.RNGError())
+	require.NoError(t, RNGError(d))
 	d.Constrain([]float64{-0.25}, x)
-	require.EqualError(t, d.RNGError(), "m.msc:5:13: reject: z = -0.25 (at a posterior draw)")
+	require.EqualError(t, RNGError(d), "m.msc:5:13: reject: z = -0.25 (at a posterior draw)")
 	require.Empty(t, RejectNotes(d), "a reject of the derived block is an error, not a note")
 }

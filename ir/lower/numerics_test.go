@@ -47,11 +47,11 @@ func TestRNGArgumentsValidated(t *testing.T) {
 		c := compile(t, src(withArg(args, 0, "z * 0 + "+args[0])), "")
 		x := make([]float64, c.Model.XDim)
 		c.Constrain([]float64{0.2}, x)
-		require.NoError(t, c.RNGError(), n)
+		require.NoError(t, RNGError(c), n)
 		require.False(t, math.IsNaN(x[len(x)-1]), n)
 		nan := compile(t, src(withArg(args, 0, "z * 0 + not_a_number()")), "")
 		nan.Constrain([]float64{0.2}, x)
-		require.NoError(t, nan.RNGError(), "%s with a NaN argument", n)
+		require.NoError(t, RNGError(nan), "%s with a NaN argument", n)
 		require.True(t, math.IsNaN(x[len(x)-1]), "%s with a NaN argument draws NaN", n)
 		for i, p := range f.Params {
 			for _, b := range bad[p.Domain] {
@@ -64,7 +64,7 @@ func TestRNGArgumentsValidated(t *testing.T) {
 				require.Contains(t, buildErr(t, src(withArg(args, i, b)), ""), where, "%s with %s = %s", n, p.Name, b)
 				c := compile(t, src(withArg(args, i, "z * 0 + "+b)), "")
 				c.Constrain([]float64{0.2}, x)
-				err := c.RNGError()
+				err := RNGError(c)
 				require.Error(t, err, "%s with %s = z * 0 + %s", n, p.Name, b)
 				require.Contains(t, err.Error(), where, n)
 				require.Contains(t, err.Error(), "at a posterior draw", n)
@@ -78,7 +78,7 @@ func TestRNGArgumentsValidated(t *testing.T) {
 			require.Contains(t, buildErr(t, src(withArg(args, j, args[i]+" - 1")), ""), where, n)
 			c := compile(t, src(withArg(args, j, "z * 0 + "+args[i]+" - 1")), "")
 			c.Constrain([]float64{0.2}, x)
-			err := c.RNGError()
+			err := RNGError(c)
 			require.Error(t, err, n)
 			require.Contains(t, err.Error(), where, n)
 			checked++
@@ -131,13 +131,13 @@ func TestCDFArgumentsValidated(t *testing.T) {
 			c := compile(t, src(withArg(args, 0, "z * 0 + "+args[0])), "")
 			x := make([]float64, c.Model.XDim)
 			c.Constrain([]float64{0.2}, x)
-			require.NoError(t, c.RNGError(), call)
+			require.NoError(t, RNGError(c), call)
 			try := func(i int, b, want string) {
 				where := fmt.Sprintf("m.msc:4:%d: %s: argument %d (%s) must be %s", col(i), call, i+1, want, "")
 				require.Contains(t, buildErr(t, src(withArg(args, i, b)), ""), where, "%s with argument %d = %s", call, i+1, b)
 				c := compile(t, src(withArg(args, i, "z * 0 + "+b)), "")
 				c.Constrain([]float64{0.2}, x)
-				err := c.RNGError()
+				err := RNGError(c)
 				require.Error(t, err, "%s with argument %d = z * 0 + %s", call, i+1, b)
 				require.Contains(t, err.Error(), where, call)
 				require.Contains(t, err.Error(), "at a posterior draw", call)
@@ -181,7 +181,7 @@ func TestImproperError(t *testing.T) {
 		{"latent { z: real }\nmodel { z ~ normal(0, 1) }\n", "", ""},
 		{"latent { z: real\n  s: real<lower=0> }\nmodel { z ~ normal(0, s)\n  s ~ exponential(1) }\n", "", ""},
 	} {
-		err := compile(t, c.src, c.csv).ImproperError()
+		err := ImproperError(compile(t, c.src, c.csv))
 		if c.want == "" {
 			require.NoError(t, err, c.src)
 			continue
@@ -196,24 +196,24 @@ func TestImproperError(t *testing.T) {
 // from a value outside the support.
 func TestNumericalTroubleMessages(t *testing.T) {
 	c := compile(t, "latent { z: real }\nmodel {\n  z ~ normal(0, 1)\n  target += positive_infinity()\n}\n", "")
-	err := c.Diagnose([]float64{0.5})
+	err := Diagnose(c, []float64{0.5})
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "m.msc:4:3: `target += +Inf` added +Inf to the target")
 
 	c = compile(t, "latent { a: real\n  b: real<lower=a, upper=a-1> }\nmodel { a ~ normal(0, 1) }\n", "")
-	err = c.Diagnose([]float64{0.5, 0})
+	err = Diagnose(c, []float64{0.5, 0})
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "m.msc:2:3: the bounds of b are empty at this point: the lower bound 0.5 is not below the upper bound -0.5")
 
 	c = compile(t, "data { y: vector[N] }\nlatent { mu: real }\nmodel { mu ~ normal(0, 1)\n  y ~ normal(mu, 1) }\n", "y\n1e300\n-2e300\n")
-	pos, text, overflow, _, ok := c.ZeroDensity([]float64{0})
+	pos, text, overflow, _, ok := ZeroDensity(c, []float64{0})
 	require.True(t, ok)
 	require.Equal(t, "m.msc:4:3", fmt.Sprintf("%s:%d:%d", pos.File, pos.Line, pos.Col))
 	require.Equal(t, "y ~ normal(mu, 1)", text)
 	require.Contains(t, overflow, "a term overflowed: they reach 2e+300 in magnitude")
 
 	c = compile(t, "latent { z: real }\nmodel { z ~ exponential(1) }\n", "")
-	_, _, overflow, _, ok = c.ZeroDensity([]float64{-1})
+	_, _, overflow, _, ok = ZeroDensity(c, []float64{-1})
 	require.True(t, ok)
 	require.Empty(t, overflow, "a value outside the support is no overflow")
 }

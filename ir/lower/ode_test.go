@@ -109,10 +109,10 @@ func TestODEFailure(t *testing.T) {
 	c.LogJoint([]float64{-1, 2}, o[:]) // a = 2: blows up at t = 0.5
 	require.False(t, math.IsInf(o[0], 0) || math.IsNaN(o[0]), "a = -1: %g", o[0])
 	require.True(t, math.IsInf(o[1], -1), "a = 2: %g", o[1])
-	require.NoError(t, c.Diagnose([]float64{2}), "a failed solve is -Inf, not a NaN to diagnose")
+	require.NoError(t, Diagnose(c, []float64{2}), "a failed solve is -Inf, not a NaN to diagnose")
 	g := make([]float64, 1)
 	c.GradLogJoint([]float64{2}, g)
-	notes := c.SolverNotes()
+	notes := SolverNotes(c)
 	require.Len(t, notes, 1)
 	require.Contains(t, notes[0], "m.msc:14:20: ode_rk45 failed on 3 of 4 solves, each rejecting its draw (log density -Inf); the first: at t = 0.5")
 }
@@ -186,7 +186,7 @@ func TestODESensitivityFailure(t *testing.T) {
 	g := make([]float64, 1)
 	c.GradLogJoint([]float64{1}, g)
 	require.True(t, math.IsNaN(g[0]), "gradient %g", g[0])
-	require.Len(t, c.SolverNotes(), 1)
+	require.Len(t, SolverNotes(c), 1)
 }
 
 // TestODEDerivedFailure: a solve of the derived block that fails (y' = a
@@ -210,7 +210,7 @@ func TestODEDerivedFailure(t *testing.T) {
 	for _, name := range []string{"z[1,1]", "z[2,1]"} {
 		require.True(t, math.IsNaN(x[slices.Index(names, name)]), "a = 2: %s = %g", name, x[slices.Index(names, name)])
 	}
-	notes := c.SolverNotes()
+	notes := SolverNotes(c)
 	require.Len(t, notes, 1)
 	require.Contains(t, notes[0], "m.msc:16:20: ode_rk45 failed on 1 of 2 solves, each leaving its draw's derived values NaN; the first: at t = 0.5")
 }

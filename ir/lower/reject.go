@@ -58,12 +58,10 @@ func SolverNotes(cs ...*Compiled) []string {
 	return out
 }
 
-// SolverNotes is SolverNotes(c).
-func (c *Compiled) SolverNotes() []string { return SolverNotes(c) }
 
 // lastRejection is the reason of the first op of c that rejected at its
 // last evaluation since clearRejections, or "".
-func (c *Compiled) lastRejection() string {
+func lastRejection(c *Compiled) string {
 	for _, r := range c.rejecters {
 		if r.Last != "" {
 			return r.Reason()
@@ -73,7 +71,7 @@ func (c *Compiled) lastRejection() string {
 }
 
 // clearRejections forgets the last reasons of c's ops.
-func (c *Compiled) clearRejections() {
+func clearRejections(c *Compiled) {
 	for _, r := range c.rejecters {
 		r.Last = ""
 	}

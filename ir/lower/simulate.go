@@ -99,7 +99,7 @@ func NewSimulator(m *ir.Model, f *lang.File) (*Simulator, error) {
 	if err != nil {
 		return nil, simCompileError(err, s.Data)
 	}
-	if err := c.simPriorCheck(s); err != nil {
+	if err := simPriorCheck(c, s); err != nil {
 		return nil, err
 	}
 	s.c = c
@@ -137,7 +137,7 @@ func joinNames(names []string) string {
 // the data elements no ~ statement draws (the first values of an
 // autoregression, which the model conditions on) keep their values
 // (s.fixed).
-func (c *Compiled) simPriorCheck(s *Simulator) error {
+func simPriorCheck(c *Compiled, s *Simulator) error {
 	covered := make([]int, c.Model.LatentDim)
 	for _, f := range c.Factors {
 		if f.Prior != nil {
@@ -199,8 +199,8 @@ func (s *Simulator) Draw(rng *rand.Rand, x []float64, data [][]float64) error {
 	for _, f := range s.fixed {
 		u[f.pos] = f.x
 	}
-	for _, fi := range c.priorSchedule() {
-		c.drawPrior(rng, &c.Factors[fi], u)
+	for _, fi := range priorSchedule(c) {
+		drawPrior(c, rng, &c.Factors[fi], u)
 	}
 	copy(s.u, u[:c.Model.LatentDim])
 	for _, v := range s.Data {

@@ -100,7 +100,7 @@ model {
 }
 `
 	c := compile(t, src, "")
-	require.NoError(t, c.PriorError())
+	require.NoError(t, PriorError(c))
 	rng := rand.New(rand.NewPCG(3, 3))
 	z := make([]float64, 50)
 	var innov, lag0, lag1 []float64

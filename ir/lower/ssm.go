@@ -60,7 +60,7 @@ func (s Structure) String() string {
 
 // looksDynamic reports whether some ~ statement draws one element of a
 // latent vector given another element of the same vector.
-func (c *Compiled) looksDynamic() bool {
+func looksDynamic(c *Compiled) bool {
 	for _, f := range c.Factors {
 		if f.Prior == nil || len(f.Prior.LhsPos) != 1 {
 			continue
@@ -93,7 +93,7 @@ type ssmStep struct {
 // detect classifies the compiled model from the dependency sets of its
 // terms (factors[i].deps, and factors[i].prior.lhsPos for the positions a
 // prior term draws). It also collects the terms that depend on no latent.
-func (c *Compiled) detect() {
+func detect(c *Compiled) {
 	c.constTerms = c.constTerms[:0]
 	for i, f := range c.Factors {
 		if f.Prior == nil && len(f.deps) == 0 {
@@ -102,7 +102,7 @@ func (c *Compiled) detect() {
 	}
 	m := c.Model
 	no := func(format string, args ...any) {
-		c.structure = Structure{Reason: fmt.Sprintf(format, args...), Attempt: c.looksDynamic()}
+		c.structure = Structure{Reason: fmt.Sprintf(format, args...), Attempt: looksDynamic(c)}
 	}
 	var drawn []*ir.Var // the latents proper (derived quantities are computed from them)
 	for _, v := range m.Latents {

@@ -39,7 +39,7 @@ type vecStep struct {
 // detectVector classifies the compile as a state-space model whose state
 // is the vectors vars (one length T), or one matrix[T, K] whose row t is
 // the state at step t, reporting the reason when it is not.
-func (c *Compiled) detectVector(vars []*ir.Var) (*VectorStateSpace, string) {
+func detectVector(c *Compiled, vars []*ir.Var) (*VectorStateSpace, string) {
 	T, K := vars[0].Type.Rows, len(vars)
 	matrix := vars[0].Type.Kind == ir.Matrix
 	if matrix {

@@ -43,9 +43,9 @@ type viewInfo struct {
 
 // detectView tries the state-space view after the model's own detection
 // failed; on success c.structure describes the view and c.sv holds it.
-func (c *Compiled) detectView(opt CompileOptions) {
+func detectView(c *Compiled, opt CompileOptions) {
 	m := c.Model
-	states, why := c.dynamicLatents()
+	states, why := dynamicLatents(c)
 	if states == nil {
 		if why != "" {
 			c.structure.Reason, c.structure.Attempt = why, true
@@ -90,7 +90,7 @@ func (c *Compiled) detectView(opt CompileOptions) {
 	}
 	info := &viewInfo{view: view, statics: statics, nParams: m.ParamDim}
 	if len(states) > 1 || state.Type.Kind == ir.Matrix {
-		vss, why := view.detectVector(states)
+		vss, why := detectVector(view, states)
 		if vss == nil {
 			c.structure.Reason = why
 			return
@@ -124,7 +124,7 @@ func (c *Compiled) detectView(opt CompileOptions) {
 // fixed point, so that a component drawn given another's past joins), all
 // of one length; nil when there is none, with a reason when their lengths
 // differ.
-func (c *Compiled) dynamicLatents() ([]*ir.Var, string) {
+func dynamicLatents(c *Compiled) ([]*ir.Var, string) {
 	var cands []*ir.Var
 	for _, v := range c.Model.Latents {
 		if (v.Type.Kind == ir.Vector || v.Type.Kind == ir.Matrix) && v.Derived == nil && v.Type.Rows >= 2 && v.VecBij == nil {

@@ -91,7 +91,7 @@ func TestConstLogDensityWithoutConstTerms(t *testing.T) {
 // stale value.
 func TestSamplePriorImpossibleDraw(t *testing.T) {
 	c := compile(t, "latent {\n s: real<lower=0>\n w: real\n}\nmodel {\n s ~ normal(-1000, 1)\n w ~ normal(0, 1)\n}\n", "")
-	require.NoError(t, c.PriorError())
+	require.NoError(t, PriorError(c))
 	rng := rand.New(rand.NewPCG(1, 1))
 	z := []float64{7, 7}
 	c.SamplePrior(rng, z)

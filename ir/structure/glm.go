@@ -78,7 +78,7 @@ func RecogniseGLM(c *lower.Compiled) (*GLM, error) {
 			z[b*d+j] = 3 * rng.NormFloat64()
 		}
 	}
-	c.Load(z, rows)
+	lower.Load(c, z, rows)
 	eta := args[1]
 	g.ForwardNodes(g.Ancestors(eta), rows)
 	y := g.Value(args[0], 0)
