@@ -58,7 +58,6 @@ func SolverNotes(cs ...*Compiled) []string {
 	return out
 }
 
-
 // lastRejection is the reason of the first op of c that rejected at its
 // last evaluation since clearRejections, or "".
 func lastRejection(c *Compiled) string {

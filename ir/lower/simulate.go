@@ -194,7 +194,7 @@ type fixedElem struct {
 func (s *Simulator) Draw(rng *rand.Rand, x []float64, data [][]float64) error {
 	c := s.c
 	c.Reserve(1)
-	u := c.g.Value(c.latent, 0)
+	u := c.Graph().Value(c.latent, 0)
 	clear(u)
 	for _, f := range s.fixed {
 		u[f.pos] = f.x
