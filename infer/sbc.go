@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/mscppl/mscppl/infer/diag"
-	"github.com/mscppl/mscppl/ir/lower"
+	"github.com/mscppl/mscppl/ir/simulate"
 )
 
 // Simulation-based calibration (Talts et al. 2018; Modrák et al. 2023):
@@ -150,12 +150,12 @@ func countDone(errs []error) int {
 type simulators struct {
 	m    *Model
 	mu   sync.Mutex
-	free []*lower.Simulator
+	free []*simulate.Simulator
 }
 
 func newSimulators(m *Model) *simulators { return &simulators{m: m} }
 
-func (s *simulators) get() (*lower.Simulator, error) {
+func (s *simulators) get() (*simulate.Simulator, error) {
 	s.mu.Lock()
 	if n := len(s.free); n > 0 {
 		sim := s.free[n-1]
@@ -168,7 +168,7 @@ func (s *simulators) get() (*lower.Simulator, error) {
 	if err != nil {
 		return nil, err
 	}
-	sim, err := lower.NewSimulator(irm, s.m.File)
+	sim, err := simulate.NewSimulator(irm, s.m.File)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +176,7 @@ func (s *simulators) get() (*lower.Simulator, error) {
 	return s.get()
 }
 
-func (s *simulators) put(sim *lower.Simulator) {
+func (s *simulators) put(sim *simulate.Simulator) {
 	s.mu.Lock()
 	s.free = append(s.free, sim)
 	s.mu.Unlock()

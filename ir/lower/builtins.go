@@ -20,7 +20,7 @@ func (cp *compiler) builtin(e *ir.Builtin) autodiff.Node {
 
 // rng lowers an Rng to a random op anchored on the latent input.
 func (cp *compiler) rng(e *ir.Rng) autodiff.Node {
-	in := []autodiff.Node{cp.g.Index(cp.c.latent, 0)}
+	in := []autodiff.Node{cp.g.Index(cp.c.LatentNode, 0)}
 	var konst []autodiff.Node
 	for i, a := range e.Args {
 		n := cp.expr(a)

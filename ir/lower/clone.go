@@ -80,7 +80,7 @@ func cloneCompiled(c *Compiled) (*Compiled, bool) {
 	n := &Compiled{
 		Model:        c.Model,
 		g:            g,
-		latent:       c.latent,
+		LatentNode:   c.LatentNode,
 		param:        c.param,
 		hasParam:     c.hasParam,
 		logJoint:     c.logJoint,

@@ -38,7 +38,7 @@ type CompileOptions struct {
 	// two).
 	UnrollLoops bool
 	// noView: the compile is itself a state-space view (ssmview.go).
-	noView bool
+	NoView bool
 }
 
 // factor is one term of the log joint in the unrolled graph: the log
@@ -91,12 +91,12 @@ type Compiled struct {
 	Model *ir.Model
 	g     *autodiff.Graph
 
-	latent   autodiff.Node // batched input: the unconstrained latents
-	param    autodiff.Node // shared input: the unconstrained params
-	hasParam bool
-	logJoint autodiff.Node
-	logPrior autodiff.Node
-	Factors  []Factor
+	LatentNode autodiff.Node // batched input: the unconstrained latents
+	param      autodiff.Node // shared input: the unconstrained params
+	hasParam   bool
+	logJoint   autodiff.Node
+	logPrior   autodiff.Node
+	Factors    []Factor
 	// constrained value node of each latent and param variable, by Var.ID
 	varNode []autodiff.Node
 
@@ -262,7 +262,7 @@ func lower(m *ir.Model, opt CompileOptions) (*Compiled, error) {
 	c.priorErr = cp.priorCheck()
 	c.unpriored = cp.unpriored()
 	detect(c)
-	if !c.structure.StateSpace && !opt.noView {
+	if !c.structure.StateSpace && !opt.NoView {
 		detectView(c, opt)
 	}
 	c.Reserve(1)
@@ -348,7 +348,7 @@ func (cp *compiler) leaves() {
 	if dim == 0 {
 		dim = 1 // keep a batched input so the graph has a batch dimension
 	}
-	c.latent = g.Input(dim)
+	c.LatentNode = g.Input(dim)
 	for _, v := range m.Latents {
 		if v.Derived != nil {
 			continue // computed after the model body
@@ -357,7 +357,7 @@ func (cp *compiler) leaves() {
 			cp.specialLeaf(v)
 			continue
 		}
-		u := cp.part(c.latent, v)
+		u := cp.part(c.LatentNode, v)
 		n := u
 		if v.Bij.HasLower || v.Bij.HasUpper {
 			n = g.Map(v.Bij.Func(), u)
@@ -838,7 +838,7 @@ func (cp *compiler) expr(e ir.Expr) autodiff.Node {
 			if len(idx) == 2 {
 				pos = r.Var.Offset + (idx[0]-1)*t.Cols + idx[1] - 1
 			}
-			n := g.Index(cp.c.latent, pos)
+			n := g.Index(cp.c.LatentNode, pos)
 			if r.Var.Bij.HasLower || r.Var.Bij.HasUpper {
 				n = g.Map(r.Var.Bij.Func(), n)
 			}
@@ -995,7 +995,7 @@ func Load(c *Compiled, z []float64, batch int) {
 		return
 	}
 	for b := 0; b < batch; b++ {
-		copy(c.g.Value(c.latent, b), z[b*d:(b+1)*d])
+		copy(c.g.Value(c.LatentNode, b), z[b*d:(b+1)*d])
 	}
 }
 
@@ -1110,10 +1110,10 @@ const maxPriorTries = 1000
 // inside the latent's constraint (after 1000 tries) is NaN in z.
 func (c *Compiled) SamplePrior(rng *rand.Rand, z []float64) {
 	c.Reserve(1)
-	u := c.g.Value(c.latent, 0)
+	u := c.g.Value(c.LatentNode, 0)
 	clear(u)
-	for _, fi := range priorSchedule(c) {
-		drawPrior(c, rng, &c.Factors[fi], u)
+	for _, fi := range PriorSchedule(c) {
+		DrawPrior(c, rng, &c.Factors[fi], u)
 	}
 	copy(z, u[:c.Model.LatentDim])
 }
@@ -1123,7 +1123,7 @@ func (c *Compiled) SamplePrior(rng *rand.Rand, z []float64) {
 // order, each taking the statements whose arguments depend only on latents
 // already drawn; statements left in a cycle come last in their order.
 // Computed once.
-func priorSchedule(c *Compiled) []int {
+func PriorSchedule(c *Compiled) []int {
 	if c.priorSched != nil {
 		return c.priorSched
 	}
@@ -1173,7 +1173,7 @@ func priorSchedule(c *Compiled) []int {
 // drawPrior draws the latent elements a prior statement f writes into u
 // (the graph's latent input at row 0), from its arguments evaluated on the
 // values drawn so far.
-func drawPrior(c *Compiled, rng *rand.Rand, f *Factor, u []float64) {
+func DrawPrior(c *Compiled, rng *rand.Rand, f *Factor, u []float64) {
 	g := c.g
 	p := c.scratch[:]
 	args := f.Tilde.Args[1:]
@@ -1216,7 +1216,7 @@ func (c *Compiled) GradLogJoint(z []float64, grad []float64) float64 {
 	Load(c, z, 1)
 	c.g.ForwardNodes(c.jointOrder, 1)
 	c.g.Backward(c.logJoint, 1)
-	copy(grad, c.g.Grad(c.latent, 0)[:c.Model.LatentDim])
+	copy(grad, c.g.Grad(c.LatentNode, 0)[:c.Model.LatentDim])
 	return c.g.Value(c.logJoint, 0)[0]
 }
 

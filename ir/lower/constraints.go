@@ -10,7 +10,7 @@ import (
 // with a vector constraint or expression bounds.
 func (cp *compiler) specialLeaf(v *ir.Var) {
 	g, c := cp.g, cp.c
-	u := g.Slice(c.latent, v.Offset, v.Offset+v.UDim())
+	u := g.Slice(c.LatentNode, v.Offset, v.Offset+v.UDim())
 	var x, jac autodiff.Node
 	if v.VecBij != nil {
 		n := v.Type.Len()

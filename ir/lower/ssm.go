@@ -327,7 +327,7 @@ func (s *StateSpace) transitionGeneric(t int, prev, mean, sd []float64) {
 	n := len(mean)
 	if t > 0 {
 		for i := 0; i < n; i++ {
-			c.g.Value(c.latent, i)[t-1] = prev[i]
+			c.g.Value(c.LatentNode, i)[t-1] = prev[i]
 		}
 	}
 	c.g.ForwardNodes(st.transOrder, n)
@@ -358,7 +358,7 @@ func (s *StateSpace) obsLogDensityGeneric(t int, cur, out []float64) {
 		return
 	}
 	for i := 0; i < n; i++ {
-		c.g.Value(c.latent, i)[t] = cur[i]
+		c.g.Value(c.LatentNode, i)[t] = cur[i]
 	}
 	c.g.ForwardNodes(st.obsOrder, n)
 	for i := 0; i < n; i++ {
@@ -382,7 +382,7 @@ func (s *StateSpace) transitionLogDensityGeneric(t int, prev, cur, out []float64
 	f := &c.Factors[st.trans]
 	n := len(out)
 	for i := 0; i < n; i++ {
-		u := c.g.Value(c.latent, i)
+		u := c.g.Value(c.LatentNode, i)
 		if t > 0 {
 			u[t-1] = prev[i]
 		}

@@ -94,7 +94,7 @@ func (s *StateSpace) buildFast(f *ssmFast) bool {
 		if st.obsSum >= 0 {
 			obs = []autodiff.Node{st.obsSum}
 		}
-		p, err := g.CompileStep(c.latent, []int{t - 1, t}, mom, []autodiff.Node{fac.node}, obs)
+		p, err := g.CompileStep(c.LatentNode, []int{t - 1, t}, mom, []autodiff.Node{fac.node}, obs)
 		if err != nil || p.SegmentReads(segObs) {
 			return false
 		}

@@ -160,7 +160,7 @@ func (v *VectorStateSpace) ReserveParticles(n int) { v.c.Reserve(n) }
 func (v *VectorStateSpace) Load(t int, x []float64, n int) {
 	K := v.K
 	for i := range n {
-		row := v.c.g.Value(v.c.latent, i)
+		row := v.c.g.Value(v.c.LatentNode, i)
 		for k := range K {
 			row[v.pos[t*K+k]] = x[i*K+k]
 		}

@@ -207,7 +207,7 @@ func compileView(m *ir.Model, body []ir.Stmt, states []*ir.Var, statics []*ir.Va
 		off += v.UDim()
 	}
 	vm.ParamDim = off
-	opt.noView = true
+	opt.NoView = true
 	return lower(&vm, opt)
 }
 

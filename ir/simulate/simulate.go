@@ -1,4 +1,4 @@
-package lower
+package simulate
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/lower"
 	"github.com/mscppl/mscppl/lang"
 	"github.com/mscppl/mscppl/stdlib"
 )
@@ -25,7 +26,7 @@ import (
 
 // Simulator draws latents and observed data from a model.
 type Simulator struct {
-	c *Compiled
+	c *lower.Compiled
 	// Data are the data variables the model's ~ statements draw, in the
 	// order of their declarations.
 	Data []*ir.Var
@@ -95,7 +96,7 @@ func NewSimulator(m *ir.Model, f *lang.File) (*Simulator, error) {
 		m.Latents = append(m.Latents, v)
 	}
 	m.Data = data
-	c, err := Compile(m, CompileOptions{noView: true})
+	c, err := lower.Compile(m, lower.CompileOptions{NoView: true})
 	if err != nil {
 		return nil, simCompileError(err, s.Data)
 	}
@@ -137,7 +138,7 @@ func joinNames(names []string) string {
 // the data elements no ~ statement draws (the first values of an
 // autoregression, which the model conditions on) keep their values
 // (s.fixed).
-func simPriorCheck(c *Compiled, s *Simulator) error {
+func simPriorCheck(c *lower.Compiled, s *Simulator) error {
 	covered := make([]int, c.Model.LatentDim)
 	for _, f := range c.Factors {
 		if f.Prior != nil {
@@ -194,13 +195,13 @@ type fixedElem struct {
 func (s *Simulator) Draw(rng *rand.Rand, x []float64, data [][]float64) error {
 	c := s.c
 	c.Reserve(1)
-	u := c.Graph().Value(c.latent, 0)
+	u := c.Graph().Value(c.LatentNode, 0)
 	clear(u)
 	for _, f := range s.fixed {
 		u[f.pos] = f.x
 	}
-	for _, fi := range priorSchedule(c) {
-		drawPrior(c, rng, &c.Factors[fi], u)
+	for _, fi := range lower.PriorSchedule(c) {
+		lower.DrawPrior(c, rng, &c.Factors[fi], u)
 	}
 	copy(s.u, u[:c.Model.LatentDim])
 	for _, v := range s.Data {

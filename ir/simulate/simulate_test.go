@@ -1,10 +1,11 @@
-package lower
+package simulate
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/mscppl/mscppl/ir/lower"
 	"github.com/mscppl/mscppl/lang"
 	"github.com/stretchr/testify/require"
 )
@@ -100,7 +101,7 @@ model {
 }
 `
 	c := compile(t, src, "")
-	require.NoError(t, PriorError(c))
+	require.NoError(t, lower.PriorError(c))
 	rng := rand.New(rand.NewPCG(3, 3))
 	z := make([]float64, 50)
 	var innov, lag0, lag1 []float64
