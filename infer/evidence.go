@@ -60,7 +60,7 @@ func ReadVariational(path string, m *Model) (msc.Family, error) {
 	if m.IR.ParamDim > 0 {
 		m.Comp.SetParams(v.ParamsUnconstrained)
 	}
-	q, err := msc.UnmarshalFamily(v.Family, newProblem(m.Comp, 0, nil), v.Q)
+	q, err := msc.UnmarshalFamily(v.Family, newProblem(m.Comp), v.Q)
 	if err != nil {
 		return nil, Errorf("", "%s does not hold a q for this model: %v", path, err)
 	}
@@ -91,7 +91,7 @@ func Evidence(rng *rand.Rand, m *Model, q msc.Family, n, reps int) (*EvidenceRes
 		return nil, Errorf("", "--particles and --repeats must be at least 2")
 	}
 	comp := m.Comp
-	p := newProblem(comp, 0, nil)
+	p := newProblem(comp)
 	r := &EvidenceResult{Particles: n, Repeats: reps}
 	var err error
 	if p.General != nil || p.VectorGeneral != nil {

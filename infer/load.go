@@ -107,6 +107,9 @@ func (m *Model) load(src []byte, opt ...LoadOptions) error {
 		}
 		return err
 	}
+	if err := checkBlock(m.IR.Settings); err != nil {
+		return err
+	}
 	m.IR.Notes = append(notes, m.IR.Notes...)
 	var o ir.CompileOptions
 	if len(opt) > 0 {

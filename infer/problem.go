@@ -40,9 +40,8 @@ func (s staticView) Given() (msc.GeneralStateSpace, msc.StateSpace) {
 }
 
 // newProblem is the engine's view of one compiled model: every capability
-// the model has, the state-space structure when detection found one, and,
-// when clone is not nil, a split over ways cores of its batched log joint.
-func newProblem(c *ir.Compiled, ways int, clone func() (*ir.Compiled, error)) *msc.Problem {
+// the model has and the state-space structure when detection found one.
+func newProblem(c *ir.Compiled) *msc.Problem {
 	p := &msc.Problem{
 		Dim: c.Dim(), Names: c.Model.UnconstrainedNames(), ParamNames: unconstrainedParamNames(c.Model),
 		Target: c, Grad: c, Diagnoser: c, Facts: facts(c), Cost: tapeCost(c),
@@ -71,7 +70,13 @@ func newProblem(c *ir.Compiled, ways int, clone func() (*ir.Compiled, error)) *m
 	default:
 		p.NotStateSpace = st.String()
 	}
-	if clone != nil && ways >= 2 {
+	return p
+}
+
+// splitOver lets p, the problem of c, split its batched log joint over
+// ways cores (Problem.Split), on copies of c that clone makes.
+func splitOver(p *msc.Problem, c *ir.Compiled, ways int, clone func() (*ir.Compiled, error)) {
+	if ways >= 2 {
 		p.Split = func(S int) (*msc.Problem, func(), error) {
 			t, stop, err := newSplitTarget(c, ways, S, clone)
 			if err != nil || t == nil {
@@ -85,12 +90,11 @@ func newProblem(c *ir.Compiled, ways int, clone func() (*ir.Compiled, error)) *m
 			return &sp, stop, nil
 		}
 	}
-	return p
 }
 
 // Problem is the engine's view of the model's compiled target, for callers
 // that drive package msc themselves (benchmarks, tools).
-func (m *Model) Problem() *msc.Problem { return newProblem(m.Comp, 0, nil) }
+func (m *Model) Problem() *msc.Problem { return newProblem(m.Comp) }
 
 // unconstrainedParamNames names the params' unconstrained components as a
 // user reads them: s for an unconstrained s, log(s) for s > 0, logit of the

@@ -359,9 +359,10 @@ type For struct {
 // Settings are inference settings given in the model's infer block.
 type Settings map[string]SettingValue
 
-// SettingValue is a literal in the infer block.
+// SettingValue is a literal in the infer block, at Pos, set by the key at
+// KeyPos. Package infer checks the keys and the values (infer.Settings).
 type SettingValue struct {
-	Pos   lang.Pos
+	Pos, KeyPos lang.Pos
 	Num   float64
 	Str   string
 	IsStr bool

@@ -141,7 +141,7 @@ var help = fmt.Sprintf(`commands:
   :save DIR           copy the last run's outputs (summary.json, variational.json, draws.csv, trace.csv) to DIR
   :help               this help
   :quit               leave (or Ctrl-D); Ctrl-C stops a running fit and keeps the partial result
-`, infer.Defaults.EvalDraws, strings.Join(setKeys, ", "))
+`, infer.Defaults.EvalDraws, strings.Join(infer.SettingKeys(), ", "))
 
 // Run runs a session reading commands from in until :quit, the end of the
 // input or the end of ctx (checked between commands). Output goes to out,
@@ -527,8 +527,8 @@ func (r *state) command(cmd string) bool {
 			break
 		}
 		key := fields[1]
-		if !slices.Contains(setKeys, key) {
-			r.fail(infer.Errorf("the keys are "+strings.Join(setKeys, ", "), "unknown setting %q", key))
+		if err := infer.SetSetting(key, fields[2]); err != nil {
+			r.fail(err)
 			break
 		}
 		r.defaults[key] = fields[2]
@@ -619,7 +619,7 @@ func (r *state) run(flags []string) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		args = append(args, "--"+strings.ReplaceAll(k, "_", "-"), r.defaults[k])
+		args = append(args, "--"+infer.SettingFlag(k), r.defaults[k])
 	}
 	args = append(args, flags...)
 	m, err := r.load()
@@ -651,11 +651,6 @@ func summary(w io.Writer, s *infer.Summary, all bool) {
 func (r *state) draws(n int, seed uint64) ([][]float64, error) {
 	return r.last.UnconstrainedDraws(n, seed)
 }
-
-// setKeys are the settings :set takes, as the infer block spells them
-// (param_lr is run's --param-lr): the run flags a model's infer block can
-// also set.
-var setKeys = []string{"seed", "samples", "iters", "method", "family", "optimizer", "lr", "param_lr", "kernel", "init", "proposal"}
 
 func (r *state) seed() uint64 {
 	if v, ok := r.defaults["seed"]; ok {
