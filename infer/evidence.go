@@ -87,11 +87,18 @@ func EvidenceRand(seed uint64) *rand.Rand { return NewRand(seed, 0x657669) }
 // error. Factors that depend on no latent (data and params only) are
 // added exactly.
 func Evidence(rng *rand.Rand, m *Model, q msc.Family, n, reps int) (*EvidenceResult, error) {
+	return evidence(rng, m.Comp, nil, q, n, reps)
+}
+
+// evidence is Evidence on comp, whose problem p is given when it is made
+// already (nil: made here).
+func evidence(rng *rand.Rand, comp *ir.Compiled, p *msc.Problem, q msc.Family, n, reps int) (*EvidenceResult, error) {
 	if n < 2 || reps < 2 {
 		return nil, Errorf("", "--particles and --repeats must be at least 2")
 	}
-	comp := m.Comp
-	p := newProblem(comp)
+	if p == nil {
+		p = newProblem(comp)
+	}
 	r := &EvidenceResult{Particles: n, Repeats: reps}
 	var err error
 	if p.General != nil || p.VectorGeneral != nil {

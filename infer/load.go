@@ -47,6 +47,9 @@ type Model struct {
 	// readTime and compileTime: the wall time of reading the files (the
 	// data parsed) and of binding and compiling, for Summary.Timing
 	readTime, compileTime time.Duration
+	// compile are the options of Load's compile, which a model compiled
+	// again (Rebind, WithData, a Clone that ir cannot copy) keeps
+	compile ir.CompileOptions
 }
 
 // LoadOptions tune Load.
@@ -111,11 +114,10 @@ func (m *Model) load(src []byte, opt ...LoadOptions) error {
 		return err
 	}
 	m.IR.Notes = append(notes, m.IR.Notes...)
-	var o ir.CompileOptions
 	if len(opt) > 0 {
-		o.MaxNodes = opt[0].MaxNodes
+		m.compile.MaxNodes = opt[0].MaxNodes
 	}
-	m.Comp, err = ir.Compile(m.IR, o)
+	m.Comp, err = ir.Compile(m.IR, m.compile)
 	m.compileTime = time.Since(read)
 	return err
 }
@@ -162,12 +164,12 @@ func dedupe(err error) error {
 // Rebind returns the model compiled on another table (a subset of the rows
 // for cross-validation). The result is independent of m.
 func (m *Model) Rebind(t *dataset.Table) (*Model, error) {
-	c := &Model{Path: m.Path, DataPath: m.DataPath, Sources: m.Sources, File: m.File, Table: t, JSON: m.JSON, data: m.data}
+	c := &Model{Path: m.Path, DataPath: m.DataPath, Sources: m.Sources, File: m.File, Table: t, JSON: m.JSON, data: m.data, compile: m.compile}
 	var err error
 	if c.IR, err = c.build(m.File, t); err != nil {
 		return nil, err
 	}
-	c.Comp, err = ir.Compile(c.IR, ir.CompileOptions{})
+	c.Comp, err = ir.Compile(c.IR, c.compile)
 	return c, err
 }
 
@@ -212,7 +214,7 @@ func (m *Model) Clone() (*Model, error) {
 	if !ok {
 		return m.Rebind(m.Table)
 	}
-	return &Model{Path: m.Path, DataPath: m.DataPath, Sources: m.Sources, File: m.File, Table: m.Table, JSON: m.JSON, IR: m.IR, Comp: comp}, nil
+	return &Model{Path: m.Path, DataPath: m.DataPath, Sources: m.Sources, File: m.File, Table: m.Table, JSON: m.JSON, IR: m.IR, Comp: comp, data: m.data, compile: m.compile}, nil
 }
 
 // FileError words an error reading a user's file.

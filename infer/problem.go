@@ -2,6 +2,7 @@ package infer
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/mscppl/mscppl/ir"
@@ -39,9 +40,14 @@ func (s staticView) Given() (msc.GeneralStateSpace, msc.StateSpace) {
 	return ss, nil
 }
 
+// problemsMade counts the problems newProblem made (the tests check that a
+// run makes one per chain).
+var problemsMade atomic.Int64
+
 // newProblem is the engine's view of one compiled model: every capability
 // the model has and the state-space structure when detection found one.
 func newProblem(c *ir.Compiled) *msc.Problem {
+	problemsMade.Add(1)
 	p := &msc.Problem{
 		Dim: c.Dim(), Names: c.Model.UnconstrainedNames(), ParamNames: unconstrainedParamNames(c.Model),
 		Target: c, Grad: c, Diagnoser: c, Facts: facts(c), Cost: tapeCost(c),

@@ -88,9 +88,9 @@ func SettingKeys() []string {
 	return out
 }
 
-// lookupSetting is the setting of a key.
-func lookupSetting(key string) (Setting, bool) {
-	for _, s := range Settings() {
+// lookupSetting is the setting of a key in the table.
+func lookupSetting(table []Setting, key string) (Setting, bool) {
+	for _, s := range table {
 		if s.Key == key {
 			return s, true
 		}
@@ -98,10 +98,10 @@ func lookupSetting(key string) (Setting, bool) {
 	return Setting{}, false
 }
 
-// SetSetting checks the value text of the setting key (as the REPL's :set
-// takes it: a name, or a number) by the setting's parser.
-func SetSetting(key, text string) error {
-	s, ok := lookupSetting(key)
+// CheckSetting checks the value text of the setting key (as the REPL's
+// :set takes it: a name, or a number) by the setting's parser.
+func CheckSetting(key, text string) error {
+	s, ok := lookupSetting(Settings(), key)
 	if !ok {
 		return Errorf("the keys are "+strings.Join(SettingKeys(), ", "), "unknown setting %q", key)
 	}
@@ -204,10 +204,10 @@ func hintOf(err error) string {
 // value its parser refuses at the value.
 func checkBlock(set ir.Settings) error {
 	var errs lang.ErrorList
-	keys := SettingKeys()
+	table, keys := Settings(), SettingKeys()
 	for _, key := range blockKeys(set) {
 		v := set[key]
-		s, ok := lookupSetting(key)
+		s, ok := lookupSetting(table, key)
 		if !ok {
 			e := lang.Errorf(v.KeyPos, "unknown setting %q", key)
 			if near := lang.Suggest(key, keys); near != "" {

@@ -399,7 +399,7 @@ func (f *Fitted) Evidence(n, reps int, seed uint64) (*EvidenceResult, error) {
 	if f.Result != nil && f.Result.Params != nil {
 		f.Model.Comp.SetParams(f.Result.Params)
 	}
-	return Evidence(NewRand(seed, 0x657669), f.Model, f.Q, n, reps)
+	return evidence(EvidenceRand(seed), f.Model.Comp, f.problem, f.Q, n, reps)
 }
 
 // unconstrainedParams are the fitted params (the model's initial values

@@ -527,7 +527,7 @@ func (r *state) command(cmd string) bool {
 			break
 		}
 		key := fields[1]
-		if err := infer.SetSetting(key, fields[2]); err != nil {
+		if err := infer.CheckSetting(key, fields[2]); err != nil {
 			r.fail(err)
 			break
 		}
