@@ -652,14 +652,10 @@ func (r *state) draws(n int, seed uint64) ([][]float64, error) {
 	return r.last.UnconstrainedDraws(n, seed)
 }
 
-func (r *state) seed() uint64 {
-	if v, ok := r.defaults["seed"]; ok {
-		if s, err := strconv.ParseUint(v, 10, 64); err == nil {
-			return s
-		}
-	}
-	return infer.Defaults.Seed
-}
+// seed is the seed of :sample's and :eval's draws: the last run's, as it
+// resolved it (:set seed, run's --seed, the model's infer block or the
+// default), not filled in again here.
+func (r *state) seed() uint64 { return r.last.Summary.Seed }
 
 func (r *state) sample(arg string) {
 	if !r.needRun() {
