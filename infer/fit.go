@@ -198,14 +198,14 @@ func NewRand(seed, stream uint64) *rand.Rand { return rand.New(rand.NewPCG(seed,
 // whose needs are checked.
 func kernelFor(pl *plan, p *msc.Problem) (*msc.KernelSpec, error) {
 	ko := pl.kernelOptions()
-	k := pl.kernel
-	if k == nil {
+	if pl.kernel == nil {
 		k, err := msc.ChooseKernel(pl.method.name, p, ko)
 		if err != nil {
 			return nil, Errorf(missingHint(err, "--method "+Defaults.Method), "%v", err)
 		}
 		return k, nil
 	}
+	k := pl.kernel
 	if k.Method != pl.method.name {
 		return nil, Errorf("the kernels are those of MSC; the baselines have none", "--kernel %s cannot be used with --method %s", k.Name, pl.method.name)
 	}
@@ -324,8 +324,7 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 		if i == 0 && rng != nil {
 			rngi = rng
 		}
-		// more cores for a costly model when there are fewer chains than cores
-		p := f.problem // the first chain's model is m itself: its problem is made
+		p := f.problem // the first chain's model is m itself, whose problem chose the kernel
 		if i > 0 {
 			p = newProblem(mi.Comp)
 		}

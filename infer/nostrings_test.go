@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -60,7 +61,7 @@ func registeredNames() map[string]string {
 	add("family", msc.FamilyNames()...)
 	add("distribution", stdlib.FamilyNames()...)
 	add("method", Methods()...)
-	for _, s := range SummarySources() {
+	for _, s := range summarySources() {
 		add("summary source", s.String())
 	}
 	for _, v := range settingValueNames() {
@@ -182,3 +183,12 @@ func nameComparisons(t *testing.T, root, rel string, names map[string]string) []
 	}
 	return out
 }
+
+// settingValueNames are the names the typed settings (proposal, init)
+// take.
+func settingValueNames() []string {
+	return append(slices.Clone(proposalNames[:]), initNames[:]...)
+}
+
+// summarySources lists the sources a run records.
+func summarySources() []SummarySource { return []SummarySource{SourcePSIS, SourceQ, SourceChain} }

@@ -24,8 +24,6 @@ const (
 
 var proposalNames = [...]string{ProposeQ: "q", ProposePrior: "prior"}
 
-func (p Proposal) String() string { return proposalNames[p] }
-
 // Init is how each chain's q starts.
 type Init uint8
 
@@ -65,12 +63,6 @@ func InitNames() []string { return slices.Clone(initNames[:]) }
 // draws behind the PSIS check before k-hat extended them, and the rows of
 // a run's draws.csv).
 func (f *Fitted) DrawsSetting() int { return f.plan.draws }
-
-// settingValueNames are the names the typed settings (proposal, init)
-// take.
-func settingValueNames() []string {
-	return append(slices.Clone(proposalNames[:]), initNames[:]...)
-}
 
 // parseMethod is the method of a name.
 func parseMethod(s string) (*method, error) {

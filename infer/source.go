@@ -20,9 +20,6 @@ const (
 // summarySourceNames are the sources' names in summary.json.
 var summarySourceNames = [...]string{SourceUnknown: "", SourcePSIS: "psis", SourceQ: "q", SourceChain: "chain"}
 
-// SummarySources lists the sources a run records.
-func SummarySources() []SummarySource { return []SummarySource{SourcePSIS, SourceQ, SourceChain} }
-
 func (s SummarySource) String() string {
 	if int(s) < len(summarySourceNames) {
 		return summarySourceNames[s]
