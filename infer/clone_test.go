@@ -28,14 +28,23 @@ func countCompiles(f func()) (builds, compiles, clones int64) {
 func TestRunBuildsOnce(t *testing.T) {
 	model, data := probitData(t, 200, 3)
 	var m *Model
+	var f *Fitted
+	problems := problemsMade.Load()
 	b, c, k := countCompiles(func() {
 		var err error
 		m, err = Load(model, data)
 		require.NoError(t, err)
-		_, err = Fit(context.Background(), m, Options{Seed: 1, Chains: 4, Iters: 5, Fixed: true, Draws: 100})
+		f, err = Fit(context.Background(), m, Options{Seed: 1, Chains: 4, Iters: 5, Fixed: true, Draws: 100})
 		require.NoError(t, err)
 	})
 	require.Equal(t, [3]int64{1, 1, 3}, [3]int64{b, c, k}, "builds, compiles, clones")
+	// the engine's view of each chain's model is made once (the first
+	// chain's model is the one the kernel was chosen on), and the evidence
+	// of the fit reuses it
+	require.Equal(t, int64(4), problemsMade.Load()-problems, "problems made")
+	_, err := f.Evidence(200, 2, 1)
+	require.NoError(t, err)
+	require.Equal(t, int64(4), problemsMade.Load()-problems, "problems made with the evidence")
 
 	b, c, k = countCompiles(func() {
 		_, err := m.Rebind(m.Table.Subset([]int{0, 1, 2}))

@@ -7,13 +7,13 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/mscppl/mscppl/infer/baselines"
 	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/mscppl/mscppl/ir/structure"
+	"github.com/mscppl/mscppl/stdlib"
 )
 
 // Split is one random train/test partition of the rows 0..n-1.
@@ -99,7 +99,7 @@ func CrossValidate(ctx context.Context, m *Model, o CVOptions) (*CVResult, error
 		return nil, err
 	}
 	metric := "held-out log predictive density"
-	if glm, gerr := structure.RecogniseGLM(m.Comp); gerr == nil && strings.HasPrefix(glm.Family.Name, "bernoulli") {
+	if glm, gerr := structure.RecogniseGLM(m.Comp); gerr == nil && glm.Family.Support == stdlib.Binary {
 		metric = "test error"
 	}
 	lo, hi, err := o.Shard.Range(len(splits))
@@ -303,12 +303,12 @@ func predictGLM(test *Model, q msc.Sampler, rng *rand.Rand) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !strings.HasPrefix(glm.Family.Name, "bernoulli") {
+	if glm.Family.Support != stdlib.Binary {
 		return nil, Errorf("", "prediction is available for bernoulli regressions; this likelihood is %s", glm.Family.Name)
 	}
 	d := glm.D
 	var p []float64
-	if glm.Family.Name == "bernoulli_probit" {
+	if glm.Family == probitFamily {
 		mean, sd := make([]float64, d), make([]float64, d)
 		cov := make([]float64, d*d)
 		q.Moments(mean, sd)

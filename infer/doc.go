@@ -13,8 +13,11 @@
 // chain, on a copy of the compiled model (Model.Clone: the model is built
 // and compiled once per run), with the model's capabilities and its
 // state-space structure),
-// resolves the options against the model's infer block and the defaults,
-// checks the sizes it will allocate against the machine's memory before
+// resolves the options once, against the model's infer block and the
+// defaults, into a typed plan (plan.go: the method, the named kernel or
+// auto, the family, the optimizer, the proposal and the init as registry
+// entries and small enums, which the run reads instead of names), checks
+// the sizes it will allocate against the machine's memory before
 // anything is allocated (sizes.go: --samples, --draws, --chains), chooses
 // the method (Methods: the methods of msc's registered kernels, EP
 // and msc-prior, registered here) and its kernel (msc.ChooseKernel: CSMC for
@@ -42,7 +45,13 @@
 // the fits' draws; sbcstats.go holds its statistics (chi-square, the ECDF
 // with simultaneous bands). The three take a Shard, a slice of their jobs
 // whose results MergeSBC, MergeCV and MergeSweep combine into those of one
-// process. The defaults of the commands that are not settings of one fit
+// process. Settings (settings.go) is the one table of a run's settings
+// (key, help, parser): Load checks a model's infer block with it (an
+// unknown key or a refused value at its position), the REPL's :set checks
+// its values with it (CheckSetting), and the command's flags' help and the
+// docs' list are its help. A summary's SummarySource is a typed constant,
+// written by its name. The defaults of the commands that are not settings
+// of one fit
 // (cv, sweep, evidence, the draws behind derived displays) are Defaults;
 // those of one fit are msc.Defaults. The engine itself (problems, families, kernels, the run loop)
 // is package infer/msc; the baselines' kernels are infer/baselines.

@@ -34,7 +34,7 @@ func (f *Fitted) SummarizeDraws(x []float64) DrawsSummary {
 // sd/sqrt(n).
 func (f *Fitted) drawsMCSE(sd float64, n int) float64 {
 	v := 1 / float64(n)
-	if s := f.Summary; s != nil && s.SummarySource == "psis" {
+	if s := f.Summary; s != nil && s.SummarySource == SourcePSIS {
 		if ess := float64(s.Diagnostics.ESSBulkMin); ess > 0 {
 			v += 1 / ess
 		}

@@ -10,9 +10,9 @@ import (
 // TestDrawsMCSE: sd/sqrt(n) for independent draws of q; draws resampled
 // by the PSIS weights add the importance-sampling error sd/sqrt(ESS).
 func TestDrawsMCSE(t *testing.T) {
-	q := &Fitted{Summary: &Summary{SummarySource: "q", Diagnostics: Diagnostics{ESSBulkMin: 1000}}}
+	q := &Fitted{Summary: &Summary{SummarySource: SourceQ, Diagnostics: Diagnostics{ESSBulkMin: 1000}}}
 	require.InDelta(t, 2/math.Sqrt(4000), q.drawsMCSE(2, 4000), 1e-15)
-	p := &Fitted{Summary: &Summary{SummarySource: "psis", Diagnostics: Diagnostics{ESSBulkMin: 1000}}}
+	p := &Fitted{Summary: &Summary{SummarySource: SourcePSIS, Diagnostics: Diagnostics{ESSBulkMin: 1000}}}
 	require.InDelta(t, 2*math.Sqrt(1.0/4000+1.0/1000), p.drawsMCSE(2, 4000), 1e-15)
 	p.Summary.Diagnostics.ESSBulkMin = Figure(math.NaN())
 	require.InDelta(t, 2/math.Sqrt(4000), p.drawsMCSE(2, 4000), 1e-15, "no ESS")
@@ -26,7 +26,7 @@ func TestSummarizeDraws(t *testing.T) {
 	for i := range x {
 		x[len(x)-1-i] = float64(i) // unsorted: x is not changed
 	}
-	f := &Fitted{Summary: &Summary{SummarySource: "q"}}
+	f := &Fitted{Summary: &Summary{SummarySource: SourceQ}}
 	s := f.SummarizeDraws(x)
 	require.Equal(t, 50.0, s.Mean)
 	require.InDelta(t, math.Sqrt(101*102/12.0), s.SD, 1e-12)

@@ -7,10 +7,24 @@ import (
 	"github.com/mscppl/mscppl/infer/baselines"
 	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/mscppl/mscppl/ir/structure"
+	"github.com/mscppl/mscppl/stdlib"
 )
 
 func init() {
 	registerMethod(method{name: "ep", help: "expectation propagation, probit regression only", solve: (*Fitted).fitEP})
+}
+
+// probitFamily is the likelihood EP and the closed-form prediction take:
+// y ~ bernoulli_probit(eta).
+var probitFamily = mustDistribution("bernoulli_probit")
+
+// mustDistribution is stdlib's distribution of a name.
+func mustDistribution(name string) *stdlib.Family {
+	f, ok := stdlib.Lookup(name)
+	if !ok {
+		panic("infer: no distribution " + name)
+	}
+	return f
 }
 
 // fitEP runs expectation propagation when the model is a probit regression
@@ -22,8 +36,8 @@ func (f *Fitted) fitEP() error {
 	if err != nil {
 		return Errorf("EP works for probit regression: y ~ bernoulli_probit(linear predictor) with normal priors", "--method ep is not available for this model: %v", err)
 	}
-	if glm.Family.Name != "bernoulli_probit" {
-		return Errorf("EP works for probit regression", "--method ep is not available for this model: its likelihood at %s is %s, not bernoulli_probit", glm.Pos, glm.Family.Name)
+	if glm.Family != probitFamily {
+		return Errorf("EP works for probit regression", "--method ep is not available for this model: its likelihood at %s is %s, not %s", glm.Pos, glm.Family.Name, probitFamily.Name)
 	}
 	if glm.PriorMean == nil {
 		return Errorf("EP works with independent normal priors with constant arguments", "--method ep is not available for this model: %s", glm.PriorReason)

@@ -60,7 +60,7 @@ func ReadVariational(path string, m *Model) (msc.Family, error) {
 	if m.IR.ParamDim > 0 {
 		m.Comp.SetParams(v.ParamsUnconstrained)
 	}
-	q, err := msc.UnmarshalFamily(v.Family, newProblem(m.Comp, 0, nil), v.Q)
+	q, err := msc.UnmarshalFamily(v.Family, newProblem(m.Comp), v.Q)
 	if err != nil {
 		return nil, Errorf("", "%s does not hold a q for this model: %v", path, err)
 	}
@@ -87,11 +87,18 @@ func EvidenceRand(seed uint64) *rand.Rand { return NewRand(seed, 0x657669) }
 // error. Factors that depend on no latent (data and params only) are
 // added exactly.
 func Evidence(rng *rand.Rand, m *Model, q msc.Family, n, reps int) (*EvidenceResult, error) {
+	return evidence(rng, m.Comp, nil, q, n, reps)
+}
+
+// evidence is Evidence on comp, whose problem p is given when it is made
+// already (nil: made here).
+func evidence(rng *rand.Rand, comp *lower.Compiled, p *msc.Problem, q msc.Family, n, reps int) (*EvidenceResult, error) {
 	if n < 2 || reps < 2 {
 		return nil, Errorf("", "--particles and --repeats must be at least 2")
 	}
-	comp := m.Comp
-	p := newProblem(comp, 0, nil)
+	if p == nil {
+		p = newProblem(comp)
+	}
 	r := &EvidenceResult{Particles: n, Repeats: reps}
 	var err error
 	if p.General != nil || p.VectorGeneral != nil {

@@ -12,7 +12,6 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/mscppl/mscppl/infer/msc"
-	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/ir/lower"
 	"github.com/mscppl/mscppl/lang"
 )
@@ -75,6 +74,7 @@ type Fitted struct {
 	peak     mode              // the highest log joint the warm start's searches evaluated, where
 	neck     *neck             // a funnel's neck the summaries' draws never reach (nil when none)
 	kernel   *msc.KernelSpec   // the kernel of the run (nil for a method without one)
+	plan     *plan             // the options resolved
 }
 
 // proposalDF and proposalWiden shape the heavier-tailed proposal tried
@@ -192,144 +192,25 @@ func (f *Fitted) confirmCorrection(seed uint64) func(msc.Family, int) (bool, str
 // NewRand returns the seeded generator of a named stream.
 func NewRand(seed, stream uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, stream)) }
 
-// resolve merges the options with the model's infer block.
-func (o Options) resolve(m *ir.Model) (Options, []string, error) {
-	var warns []string
-	set := m.Settings
-	str := func(v *string, key, def string) error {
-		if *v != "" {
-			return nil
-		}
-		if sv, ok := set[key]; ok {
-			if !sv.IsStr {
-				return lang.Errorf(sv.Pos, "setting %s takes a name such as %s", key, def)
-			}
-			*v = sv.Str
-			return nil
-		}
-		*v = def
-		return nil
-	}
-	num := func(v *float64, key string) error {
-		if *v != 0 {
-			return nil
-		}
-		if sv, ok := set[key]; ok {
-			if sv.IsStr {
-				return lang.Errorf(sv.Pos, "setting %s takes a number", key)
-			}
-			// 0 would mean "the default" on the command line, and a
-			// learning rate of 0 a q that never moves: a setting written
-			// in the infer block must be a usable value
-			if !(sv.Num > 0) || math.IsInf(sv.Num, 0) {
-				return lang.Errorf(sv.Pos, "setting %s must be positive, got %g", key, sv.Num)
-			}
-			*v = sv.Num
-		}
-		return nil
-	}
-	integer := func(v *int, key string) error {
-		f := float64(*v)
-		if err := num(&f, key); err != nil {
-			return err
-		}
-		if f != math.Trunc(f) || f < 0 || f > math.MaxInt32 {
-			sv, ok := set[key]
-			if !ok { // a flag: an integer, at least 0 (the flags check their minimum)
-				return Errorf("", "--%s %d is more than the limit of %d", key, *v, math.MaxInt32)
-			}
-			return lang.Errorf(sv.Pos, "setting %s must be a positive integer, got %g", key, f)
-		}
-		*v = int(f)
-		return nil
-	}
-	for _, e := range []error{
-		str(&o.Method, "method", Defaults.Method), str(&o.Kernel, "kernel", Defaults.Kernel), str(&o.Family, "family", ""),
-		str(&o.Optimizer, "optimizer", ""), str(&o.Proposal, "proposal", Defaults.Proposal), str(&o.Init, "init", Defaults.Init),
-		num(&o.LR, "lr"), num(&o.ParamLR, "param_lr"), integer(&o.Samples, "samples"), integer(&o.Iters, "iters"),
-	} {
-		if e != nil {
-			return o, nil, e
-		}
-	}
-	if o.Seed == 0 {
-		if sv, ok := set["seed"]; ok {
-			if sv.IsStr || sv.Num != math.Trunc(sv.Num) || sv.Num < 0 || sv.Num > 1<<53 {
-				got := sv.Str
-				if !sv.IsStr {
-					got = fmt.Sprint(sv.Num)
-				}
-				e := lang.Errorf(sv.Pos, "setting seed must be a non-negative integer (at most 2^53), got %s", got)
-				e.Hint = "for example seed = 42"
-				return o, nil, lang.ErrorList{e}
-			}
-			o.Seed = uint64(sv.Num)
-		} else {
-			o.Seed = Defaults.Seed
-		}
-	}
-	meth, ok := lookupMethod(o.Method)
-	if !ok {
-		return o, nil, settingError(m, "method", o.Method, "the methods are "+joinAnd(Methods()), "unknown method %q", o.Method)
-	}
-	if meth.base != "" {
-		o.Method, o.Proposal = meth.base, meth.proposal
-	}
-	if o.Init != "laplace" && o.Init != "zero" {
-		return o, nil, settingError(m, "init", o.Init, "", "unknown init %q (use laplace or zero)", o.Init)
-	}
-	if o.Proposal != "q" && o.Proposal != "prior" {
-		return o, nil, settingError(m, "proposal", o.Proposal, "", "unknown proposal %q (use q or prior)", o.Proposal)
-	}
-	if o.Samples < 0 || o.Iters < 0 || o.LR < 0 || o.ParamLR < 0 || o.AverageLast < 0 || o.Chains < 0 || o.Draws < 0 {
-		return o, nil, Errorf("", "--samples, --iters, --chains, --draws, --lr, --param-lr and --average-last must be positive")
-	}
-	if o.Fixed && o.Iters == 0 {
-		return o, nil, Errorf("for example --iters 20000 --fixed", "--fixed needs --iters: the number of iterations to run")
-	}
-	if o.Draws == 0 {
-		o.Draws = DefaultDraws
-	}
-	if o.Draws < 100 {
-		return o, nil, Errorf("", "--draws must be at least 100 for the PSIS check, got %d", o.Draws)
-	}
-	if o.Family == "" {
-		o.Family = msc.Defaults.Family
-		if m.LatentDim > msc.Defaults.FullRankLimit {
-			o.Family = msc.Defaults.FamilyLarge
-			warns = append(warns, fmt.Sprintf("the model has %d latent dimensions, more than %d, so q is mean-field by default: a full-rank q would refactor a %dx%d covariance every iteration; pass --family fullrank to insist", m.LatentDim, msc.Defaults.FullRankLimit, m.LatentDim, m.LatentDim))
-		}
-	}
-	return o, warns, nil
-}
-
-// kernelOptions are the kernel options of o.
-func (o Options) kernelOptions() msc.KernelOptions {
-	return msc.KernelOptions{ProposePrior: o.Proposal == "prior"}
-}
-
 // kernelFor decides the kernel: with --kernel auto, the kernel of the
 // method that ranks highest among those whose needs the model meets (CSMC
 // for a state-space model under MSC); otherwise the named Markov kernel,
 // whose needs are checked.
-func kernelFor(o Options, p *msc.Problem) (*msc.KernelSpec, error) {
-	ko := o.kernelOptions()
-	if o.Kernel == "" || o.Kernel == "auto" {
-		k, err := msc.ChooseKernel(o.Method, p, ko)
+func kernelFor(pl *plan, p *msc.Problem) (*msc.KernelSpec, error) {
+	ko := pl.kernelOptions()
+	if pl.kernel == nil {
+		k, err := msc.ChooseKernel(pl.method.name, p, ko)
 		if err != nil {
 			return nil, Errorf(missingHint(err, "--method "+Defaults.Method), "%v", err)
 		}
 		return k, nil
 	}
-	k, ok := msc.LookupKernel(o.Kernel)
-	if !ok || !k.Markov {
-		return nil, Errorf("", "unknown kernel %q (use auto or %s)", o.Kernel, joinOr(msc.MarkovKernelNames()))
-	}
-	if k.Method != o.Method {
-		return nil, Errorf("the kernels are those of MSC; the baselines have none", "--kernel %s cannot be used with --method %s", o.Kernel, o.Method)
+	k := pl.kernel
+	if k.Method != pl.method.name {
+		return nil, Errorf("the kernels are those of MSC; the baselines have none", "--kernel %s cannot be used with --method %s", k.Name, pl.method.name)
 	}
 	if err := k.Check(p, ko); err != nil {
-		return nil, Errorf(missingHint(err, "--kernel auto"), "--kernel %s: %v", o.Kernel, err)
+		return nil, Errorf(missingHint(err, "--kernel "+AutoKernel), "--kernel %s: %v", k.Name, err)
 	}
 	return k, nil
 }
@@ -360,24 +241,23 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	if err := lower.ImproperError(m.Comp); err != nil {
 		return nil, err
 	}
-	o, warns, err := opt.resolve(m.IR)
+	o, err := opt.resolve(m.IR)
 	if err != nil {
 		return nil, err
 	}
 	lim := machineLimits()
-	if err := checkSizes(m, lim, 0, o.Chains, o.Draws); err != nil {
+	if err := checkSizes(m, lim, 0, o.chains, o.draws); err != nil {
 		return nil, err
 	}
-	meth, _ := lookupMethod(o.Method)
-	f := &Fitted{Model: m, Method: o.Method, problem: newProblem(m.Comp, 0, nil)}
-	if meth.solve != nil {
-		if o.Kernel != "" && o.Kernel != "auto" {
-			return nil, Errorf("the kernels are those of MSC; the baselines have none", "--kernel %s cannot be used with --method %s", o.Kernel, o.Method)
+	f := &Fitted{Model: m, Method: o.method.name, plan: o, problem: newProblem(m.Comp)}
+	if o.method.solve != nil {
+		if o.kernel != nil {
+			return nil, Errorf("the kernels are those of MSC; the baselines have none", "--kernel %s cannot be used with --method %s", o.kernel.Name, o.method.name)
 		}
 		tm := m.timing()
 		tm.Compile += time.Since(start).Seconds()
 		solve := time.Now()
-		if err := meth.solve(f); err != nil {
+		if err := o.method.solve(f); err != nil {
 			return nil, err
 		}
 		check := time.Now()
@@ -402,25 +282,18 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 		}
 	}
 	kernel, err := kernelFor(o, f.problem)
-	if _, known := msc.LookupKernel(o.Kernel); err != nil && !known && o.Kernel != "" && o.Kernel != "auto" {
-		return nil, settingError(m.IR, "kernel", o.Kernel, "", "%v", err)
-	}
 	if err != nil {
 		return nil, err
 	}
 	f.kernel = kernel
-	s := msc.Settings{Samples: o.Samples, Iters: o.Iters, Fixed: o.Fixed, Chains: o.Chains, LR: o.LR, ParamLR: o.ParamLR, RetainedOnly: o.Retained, Trace: o.Trace}
-	if !o.SkipCheck { // the PSIS step will correct q's Monte Carlo error
-		s.Corrected = f.confirmCorrection(o.Seed)
-	}
-	if s.Optimizer, err = msc.ParseOptimizer(o.Optimizer); err != nil {
-		return nil, settingError(m.IR, "optimizer", o.Optimizer, "", "%v", err)
+	s := msc.Settings{Samples: o.samples, Iters: o.iters, Fixed: o.fixed, Chains: o.chains, Optimizer: o.optimizer,
+		LR: o.lr, ParamLR: o.paramLR, RetainedOnly: o.retained, Trace: o.trace}
+	if !o.skipCheck { // the PSIS step will correct q's Monte Carlo error
+		s.Corrected = f.confirmCorrection(o.seed)
 	}
 	var family *msc.FamilySpec
 	if !kernel.StateSpace {
-		if family, _ = msc.LookupFamily(o.Family); family == nil || family.New == nil {
-			return nil, settingError(m.IR, "family", o.Family, "", "unknown family %q (the families are %s)", o.Family, joinAnd(msc.FamilyNames()))
-		}
+		family = o.family
 	}
 	d := m.IR.LatentDim
 	if s, err = msc.Fill(s, d, kernel, family); err != nil {
@@ -429,8 +302,8 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	if err := checkSizes(m, lim, s.Samples, s.Chains, 0); err != nil {
 		return nil, err
 	}
-	if o.AverageLast > 0 {
-		s.AverageFraction = math.Min(1, float64(o.AverageLast)/float64(s.Iters))
+	if o.averageLast > 0 {
+		s.AverageFraction = math.Min(1, float64(o.averageLast)/float64(s.Iters))
 	}
 	C := s.Chains
 	chains := make([]msc.Chain, C)
@@ -447,12 +320,16 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 			// 10^6 rows, 61 MB for each chain)
 			mi.Comp.Reserve(s.Samples)
 		}
-		rngi := NewRand(o.Seed, streamRun+uint64(i))
+		rngi := NewRand(o.seed, streamRun+uint64(i))
 		if i == 0 && rng != nil {
 			rngi = rng
 		}
+		p := f.problem // the first chain's model is m itself, whose problem chose the kernel
+		if i > 0 {
+			p = newProblem(mi.Comp)
+		}
 		// more cores for a costly model when there are fewer chains than cores
-		p := newProblem(mi.Comp, splitWays(C), func() (*lower.Compiled, error) {
+		splitOver(p, mi.Comp, splitWays(C), func() (*lower.Compiled, error) {
 			c, err := m.Clone()
 			if err != nil {
 				return nil, err
@@ -465,7 +342,7 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 		}
 		k, release, err := msc.NewKernel(kernel, p, q, s.Samples, ko)
 		if err != nil {
-			return nil, Errorf("", "--method %s: %v", o.Method, err)
+			return nil, Errorf("", "--method %s: %v", o.method.name, err)
 		}
 		defer release()
 		chains[i] = msc.Chain{Rand: rngi, Problem: p, Q: q, Kernel: k}
@@ -475,8 +352,8 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	tm.Compile += time.Since(start).Seconds() // the chains' copies
 	warmT := time.Now()
 	var warm warmStart
-	if kernel.WarmStart && !ko.ProposePrior && o.InitMean == nil && o.Init == "laplace" {
-		warm = startAtLaplace(o.Seed, chains)
+	if kernel.WarmStart && !ko.ProposePrior && o.initMean == nil && o.init == InitLaplace {
+		warm = startAtLaplace(o.seed, chains)
 		f.modes, f.peak = warm.modes, warm.peak
 	}
 	runT := time.Now()
@@ -501,18 +378,20 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	f.Summary.Notes = append(f.Summary.Notes, lower.RejectNotes(append([]*lower.Compiled{m.Comp}, f.comps...)...)...)
 	switch {
 	case warm.started:
-		f.Summary.Init = "laplace"
+		f.Summary.Init = InitLaplace.String()
 		if warm.dominant > 1 {
 			f.Summary.Notes = append(f.Summary.Notes, fmt.Sprintf("the chains' searches found %d modes; the others hold less than 1/%g of the best one's Laplace mass, so every chain started at the best", warm.dominant, comparableMass))
 		}
 	case warm.tried:
-		f.Summary.Init = "zero"
+		f.Summary.Init = InitZero.String()
 		f.Summary.Notes = append(f.Summary.Notes, "q started at N(0, I), not at a Laplace approximation: "+warm.reason)
 	case kernel.WarmStart:
-		f.Summary.Init = "zero"
+		f.Summary.Init = InitZero.String()
 	}
 	if !kernel.StateSpace { // the family warning concerns q over all latents
-		f.Summary.Warnings = append(warns, f.Summary.Warnings...)
+		if o.familyNote != "" {
+			f.Summary.Warnings = append([]string{o.familyNote}, f.Summary.Warnings...)
+		}
 	}
 	if kernel.StateSpace && !m.Comp.Structure().GaussianTransition {
 		f.Summary.Warnings = append(f.Summary.Warnings, fmt.Sprintf("the %s transition is not Gaussian, so the proposal is a per-step Gaussian N(a_t + b_t z[t-1], s_t^2) instead of the twisted one", m.Comp.Structure().Transition))
@@ -527,7 +406,7 @@ func (m *Model) timing() *Timing {
 
 // newQ builds the family of one chain: the state-space proposal for a
 // state-space kernel, the named family otherwise.
-func newQ(o Options, kernel *msc.KernelSpec, p *msc.Problem) (msc.Family, error) {
+func newQ(o *plan, kernel *msc.KernelSpec, p *msc.Problem) (msc.Family, error) {
 	if kernel.StateSpace {
 		q, err := msc.NewProposal(p)
 		if err != nil {
@@ -535,12 +414,12 @@ func newQ(o Options, kernel *msc.KernelSpec, p *msc.Problem) (msc.Family, error)
 		}
 		return q, nil
 	}
-	q, err := msc.NewFamily(o.Family, p.Dim)
+	q, err := msc.NewFamily(o.family.Name, p.Dim)
 	if err != nil {
 		return nil, Errorf("", "%v", err)
 	}
-	if o.InitMean != nil {
-		if err := q.SetMoments(o.InitMean, nil); err != nil {
+	if o.initMean != nil {
+		if err := q.SetMoments(o.initMean, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -560,7 +439,7 @@ func joinWith(names []string, last string) string {
 
 // check weighs draws of the fitted q against the model (PSIS), or for a
 // state-space run estimates the evidence with the learned proposal.
-func (f *Fitted) check(o Options) error {
+func (f *Fitted) check(o *plan) error {
 	comp := f.Model.Comp
 	if len(f.comps) == 0 {
 		f.comps = []*lower.Compiled{comp}
@@ -570,14 +449,14 @@ func (f *Fitted) check(o Options) error {
 			c.SetParams(f.Result.Params)
 		}
 	}
-	rng := NewRand(o.Seed, streamSummary)
-	comp.SeedRNG(o.Seed)
-	if sq, ok := f.Q.(msc.Sampler); ok && o.SkipCheck {
-		f.impQ = drawsOf(rng, comp, sq, o.Draws)
+	rng := NewRand(o.seed, streamSummary)
+	comp.SeedRNG(o.seed)
+	if sq, ok := f.Q.(msc.Sampler); ok && o.skipCheck {
+		f.impQ = drawsOf(rng, comp, sq, o.draws)
 		return nil
 	}
 	if sq, ok := f.Q.(msc.Sampler); ok {
-		im, err := importanceSample(rng, f.comps, sq, o.Draws)
+		im, err := importanceSample(rng, f.comps, sq, o.draws)
 		if err != nil {
 			return err
 		}
@@ -591,7 +470,7 @@ func (f *Fitted) check(o Options) error {
 			if p == nil {
 				return nil
 			}
-			ip, err := importanceSample(rng, f.comps, p, o.Draws)
+			ip, err := importanceSample(rng, f.comps, p, o.draws)
 			if err == nil && ip.khat < im.khat {
 				im, prop, sprop = ip, p, p
 				im.proposal = what
@@ -620,7 +499,7 @@ func (f *Fitted) check(o Options) error {
 			if g == nil || !moved {
 				break
 			}
-			ip, err := importanceSample(rng, f.comps, g, o.Draws)
+			ip, err := importanceSample(rng, f.comps, g, o.draws)
 			if err != nil || ip.khat > KhatMax {
 				break
 			}
@@ -633,7 +512,7 @@ func (f *Fitted) check(o Options) error {
 		// times the Gaussian's, and the heavy tails reach what a Gaussian's
 		// draws are too rare to show, such as a scale near zero)
 		if im.khat <= KhatMax {
-			ip, mix, err := withTails(rng, f.comps, im, sprop, o.Draws/2)
+			ip, mix, err := withTails(rng, f.comps, im, sprop, o.draws/2)
 			if err != nil {
 				return err
 			}
@@ -653,7 +532,7 @@ func (f *Fitted) check(o Options) error {
 			if err != nil {
 				return err
 			}
-			ip, err := importanceSample(rng, f.comps, mix, o.Draws)
+			ip, err := importanceSample(rng, f.comps, mix, o.draws)
 			if err != nil {
 				return err
 			}
@@ -668,8 +547,8 @@ func (f *Fitted) check(o Options) error {
 		// until the target or the cap: on Ionosphere (k-hat 0.68 at 4000
 		// draws) one step stopped at 19000 draws with an ESS of 1600 and an
 		// sd 14% off; the cap of 64000 gave an ESS of 9000 and 3%.
-		for im.khat <= KhatMax && im.ess < targetESS && im.draws < 16*o.Draws {
-			more := min(16*o.Draws, int(math.Ceil(1.2*float64(im.draws)*targetESS/math.Max(im.ess, 1))))
+		for im.khat <= KhatMax && im.ess < targetESS && im.draws < 16*o.draws {
+			more := min(16*o.draws, int(math.Ceil(1.2*float64(im.draws)*targetESS/math.Max(im.ess, 1))))
 			im.draw(rng, f.comps, prop, more-im.draws)
 			if err := im.smooth(); err != nil {
 				return err
@@ -680,7 +559,7 @@ func (f *Fitted) check(o Options) error {
 		// a second opinion on the tails (drawn after the summaries' draws,
 		// so they do not change)
 		if im.khat <= KhatMax && f.missed == nil {
-			f.tails = secondOpinion(rng, f.comps, sprop, im, o.Draws/2, f.Model.IR.LatentNames())
+			f.tails = secondOpinion(rng, f.comps, sprop, im, o.draws/2, f.Model.IR.LatentNames())
 		}
 		return nil
 	}
@@ -702,18 +581,6 @@ func (f *Fitted) rngError() error {
 		}
 	}
 	return nil
-}
-
-// settingError is the error for a bad value of the setting key: at the
-// value in the model's infer block when it came from there, else (a flag)
-// without a position.
-func settingError(m *ir.Model, key, value, hint, format string, args ...any) error {
-	if sv, ok := m.Settings[key]; ok && sv.IsStr && sv.Str == value {
-		e := lang.Errorf(sv.Pos, "setting "+key+": "+format, args...)
-		e.Hint = hint
-		return lang.ErrorList{e}
-	}
-	return Errorf(hint, format, args...)
 }
 
 // noLatents is the error for a model without latent variables, placed at

@@ -109,7 +109,8 @@ func TestPredictProbit(t *testing.T) {
 // usable value, reported at its position: lr = 0 (a q that never moved,
 // with a converged verdict) and samples = 2.5 are errors, and so is every
 // unknown name (method, init, proposal, kernel, family, optimizer) and a
-// seed that is no non-negative integer.
+// seed that is no non-negative integer, and an unknown key (at the key,
+// with the nearest key as a hint). Load reports them (mscppl check too).
 func TestInferBlockSettings(t *testing.T) {
 	for _, c := range []struct{ setting, want string }{
 		{"lr = 0", "m.msc:3:14: setting lr must be positive, got 0"},
@@ -127,11 +128,11 @@ func TestInferBlockSettings(t *testing.T) {
 		{"seed = x", "m.msc:3:16: setting seed must be a non-negative integer (at most 2^53), got x"},
 		{"seed = -3", "m.msc:3:16: setting seed must be a non-negative integer (at most 2^53), got -3"},
 		{"seed = 1.5", "m.msc:3:16: setting seed must be a non-negative integer (at most 2^53), got 1.5"},
+		{"sample = 10", "m.msc:3:9: unknown setting \"sample\" (did you mean \"samples\"?)"},
+		{"colour = 1", "m.msc:3:9: unknown setting \"colour\" (the settings are method, family,"},
 	} {
 		src := "latent { a: real }\nmodel { a ~ normal(0, 1) }\ninfer { " + c.setting + " }\n"
-		m, err := LoadSource("m.msc", []byte(src), "")
-		require.NoError(t, err)
-		_, err = Fit(context.Background(), m, Options{})
+		_, err := LoadSource("m.msc", []byte(src), "")
 		require.Error(t, err, c.setting)
 		require.Contains(t, err.Error(), c.want)
 	}

@@ -91,7 +91,7 @@ model {
 	mean.MulVec(&cov, &aty)
 
 	require.True(t, s.Converged, s.Warnings)
-	require.Equal(t, "psis", s.SummarySource)
+	require.Equal(t, SourcePSIS, s.SummarySource)
 	require.Less(t, s.Iterations, msc.Defaults.FirstCheck, "the corrected schedule")
 	require.LessOrEqual(t, float64(s.Diagnostics.ChainSpreadMax), msc.Defaults.AgreeSDCorrected)
 	require.True(t, strings.Contains(strings.Join(s.Notes, "\n"), "asked to agree within 0.1 posterior sd instead of 0.05 once draws of their q had reliable weights (k-hat"), s.Notes)

@@ -48,11 +48,14 @@ type Model struct {
 	// readTime and compileTime: the wall time of reading the files (the
 	// data parsed) and of binding and compiling, for Summary.Timing
 	readTime, compileTime time.Duration
+	// compile are the options of Load's compile, which a model compiled
+	// again (Rebind, WithData, a Clone that ir cannot copy) keeps
+	compile lower.CompileOptions
 }
 
 // LoadOptions tune Load.
 type LoadOptions struct {
-	MaxNodes int // see ir.CompileOptions
+	MaxNodes int // see lower.CompileOptions
 }
 
 // Load reads, parses and checks a model, binds its data (dataPath may be
@@ -108,12 +111,14 @@ func (m *Model) load(src []byte, opt ...LoadOptions) error {
 		}
 		return err
 	}
-	m.IR.Notes = append(notes, m.IR.Notes...)
-	var o lower.CompileOptions
-	if len(opt) > 0 {
-		o.MaxNodes = opt[0].MaxNodes
+	if err := checkBlock(m.IR.Settings); err != nil {
+		return err
 	}
-	m.Comp, err = lower.Compile(m.IR, o)
+	m.IR.Notes = append(notes, m.IR.Notes...)
+	if len(opt) > 0 {
+		m.compile.MaxNodes = opt[0].MaxNodes
+	}
+	m.Comp, err = lower.Compile(m.IR, m.compile)
 	m.compileTime = time.Since(read)
 	return err
 }
@@ -160,12 +165,12 @@ func dedupe(err error) error {
 // Rebind returns the model compiled on another table (a subset of the rows
 // for cross-validation). The result is independent of m.
 func (m *Model) Rebind(t *dataset.Table) (*Model, error) {
-	c := &Model{Path: m.Path, DataPath: m.DataPath, Sources: m.Sources, File: m.File, Table: t, JSON: m.JSON, data: m.data}
+	c := &Model{Path: m.Path, DataPath: m.DataPath, Sources: m.Sources, File: m.File, Table: t, JSON: m.JSON, data: m.data, compile: m.compile}
 	var err error
 	if c.IR, err = c.build(m.File, t); err != nil {
 		return nil, err
 	}
-	c.Comp, err = lower.Compile(c.IR, lower.CompileOptions{})
+	c.Comp, err = lower.Compile(c.IR, c.compile)
 	return c, err
 }
 
@@ -200,7 +205,7 @@ func (m *Model) build(f *lang.File, t *dataset.Table) (*ir.Model, error) {
 
 // Clone returns an independent copy of the model for another chain or
 // worker (a compiled model is not safe for concurrent use): the compiled
-// model copied (ir.Compiled.Clone), not built and compiled again, sharing
+// model copied (lower.Compiled.Clone), not built and compiled again, sharing
 // the checked IR, the data and the constants. A model that ir cannot copy
 // (one with an op that has no Clone) is compiled again. Clones of one
 // model may be made at once from several goroutines, but not while m
@@ -210,7 +215,7 @@ func (m *Model) Clone() (*Model, error) {
 	if !ok {
 		return m.Rebind(m.Table)
 	}
-	return &Model{Path: m.Path, DataPath: m.DataPath, Sources: m.Sources, File: m.File, Table: m.Table, JSON: m.JSON, IR: m.IR, Comp: comp}, nil
+	return &Model{Path: m.Path, DataPath: m.DataPath, Sources: m.Sources, File: m.File, Table: m.Table, JSON: m.JSON, IR: m.IR, Comp: comp, data: m.data, compile: m.compile}, nil
 }
 
 // FileError words an error reading a user's file.

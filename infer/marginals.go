@@ -90,7 +90,7 @@ func EstimateMarginals(in MarginalsInput) *Marginals {
 					comps[names[v.XOffset+i]] = transform{bij: v.Bij, known: true, u: v.Offset + i}
 				}
 			}
-			if in.Summary != nil && in.Summary.SummarySource == "q" && in.Variational != "" {
+			if in.Summary != nil && in.Summary.SummarySource == SourceQ && in.Variational != "" {
 				if q, err := ReadVariational(in.Variational, m); err == nil && q.Dim() == m.IR.LatentDim {
 					qMean, qSD = gaussianMoments(q)
 				}
@@ -98,7 +98,7 @@ func EstimateMarginals(in MarginalsInput) *Marginals {
 		}
 	}
 	neff := 0.0
-	if in.Summary != nil && in.Summary.SummarySource == "psis" {
+	if in.Summary != nil && in.Summary.SummarySource == SourcePSIS {
 		neff = float64(in.Summary.Diagnostics.ESSBulkMin)
 	}
 	for j, name := range in.Names {

@@ -113,7 +113,7 @@ func TestEstimateMarginals(t *testing.T) {
 
 	// the draws are q's own: a Gaussian q is drawn exactly
 	sum := *in.Summary
-	sum.SummarySource = "q"
+	sum.SummarySource = SourceQ
 	in.Summary = &sum
 	ms = EstimateMarginals(in)
 	require.True(t, ms.Exact)
@@ -128,7 +128,7 @@ func TestEstimateMarginals(t *testing.T) {
 	// a Student-t q is not Gaussian: its density is estimated from its draws
 	st := marginalsRun(t, "student_t", "adam")
 	sumT := *st.Summary
-	sumT.SummarySource = "q"
+	sumT.SummarySource = SourceQ
 	st.Summary = &sumT
 	require.False(t, EstimateMarginals(st).Exact)
 

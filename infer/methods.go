@@ -18,7 +18,8 @@ type method struct {
 	// solve fits q without a kernel.
 	solve func(f *Fitted) error
 	// base and proposal: the method is base with --proposal proposal.
-	base, proposal string
+	base     string
+	proposal Proposal
 }
 
 var methodRegistry = map[string]*method{}
@@ -27,7 +28,7 @@ var methodRegistry = map[string]*method{}
 func registerMethod(m method) { methodRegistry[m.name] = &m }
 
 func init() {
-	registerMethod(method{name: "msc-prior", help: "MSC whose CIS kernel proposes from the prior (the paper's MSC (prior))", base: "msc", proposal: "prior"})
+	registerMethod(method{name: "msc-prior", help: "MSC whose CIS kernel proposes from the prior (the paper's MSC (prior))", base: "msc", proposal: ProposePrior})
 }
 
 // lookupMethod returns the method of that name: a registered one, or the
@@ -100,7 +101,7 @@ func (m *method) stateSpaceOnly() bool {
 
 // aliasOf is the name of the alias that stands for method base with
 // proposal ("" when none does), so that a summary names the variant.
-func aliasOf(base, proposal string) string {
+func aliasOf(base string, proposal Proposal) string {
 	for _, n := range slices.Sorted(maps.Keys(methodRegistry)) {
 		if m := methodRegistry[n]; m.base == base && m.proposal == proposal {
 			return n

@@ -2,6 +2,7 @@ package infer
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/mscppl/mscppl/ir"
@@ -26,7 +27,7 @@ var (
 )
 
 // staticView is the state-space structure of a model with static latents
-// (ir.StaticView) as msc takes it.
+// (lower.StaticView) as msc takes it.
 type staticView struct {
 	*lower.StaticView
 	gaussian bool
@@ -41,6 +42,10 @@ func (s staticView) Given() (msc.GeneralStateSpace, msc.StateSpace) {
 	return ss, nil
 }
 
+// problemsMade counts the problems newProblem made (the tests check that a
+// run makes one per chain).
+var problemsMade atomic.Int64
+
 // diagnoser explains a compiled model's non-finite log joint: it names
 // the statement (lower.Diagnose).
 type diagnoser struct{ c *lower.Compiled }
@@ -48,9 +53,9 @@ type diagnoser struct{ c *lower.Compiled }
 func (d diagnoser) Diagnose(z []float64) error { return lower.Diagnose(d.c, z) }
 
 // newProblem is the engine's view of one compiled model: every capability
-// the model has, the state-space structure when detection found one, and,
-// when clone is not nil, a split over ways cores of its batched log joint.
-func newProblem(c *lower.Compiled, ways int, clone func() (*lower.Compiled, error)) *msc.Problem {
+// the model has and the state-space structure when detection found one.
+func newProblem(c *lower.Compiled) *msc.Problem {
+	problemsMade.Add(1)
 	p := &msc.Problem{
 		Dim: c.Dim(), Names: c.Model.UnconstrainedNames(), ParamNames: unconstrainedParamNames(c.Model),
 		Target: c, Grad: c, Diagnoser: diagnoser{c}, Facts: facts(c), Cost: tapeCost(c),
@@ -79,7 +84,13 @@ func newProblem(c *lower.Compiled, ways int, clone func() (*lower.Compiled, erro
 	default:
 		p.NotStateSpace = st.String()
 	}
-	if clone != nil && ways >= 2 {
+	return p
+}
+
+// splitOver lets p, the problem of c, split its batched log joint over
+// ways cores (Problem.Split), on copies of c that clone makes.
+func splitOver(p *msc.Problem, c *lower.Compiled, ways int, clone func() (*lower.Compiled, error)) {
+	if ways >= 2 {
 		p.Split = func(S int) (*msc.Problem, func(), error) {
 			t, stop, err := newSplitTarget(c, ways, S, clone)
 			if err != nil || t == nil {
@@ -93,12 +104,11 @@ func newProblem(c *lower.Compiled, ways int, clone func() (*lower.Compiled, erro
 			return &sp, stop, nil
 		}
 	}
-	return p
 }
 
 // Problem is the engine's view of the model's compiled target, for callers
 // that drive package msc themselves (benchmarks, tools).
-func (m *Model) Problem() *msc.Problem { return newProblem(m.Comp, 0, nil) }
+func (m *Model) Problem() *msc.Problem { return newProblem(m.Comp) }
 
 // unconstrainedParamNames names the params' unconstrained components as a
 // user reads them: s for an unconstrained s, log(s) for s > 0, logit of the
@@ -128,7 +138,7 @@ func unconstrainedParamNames(m *ir.Model) []string {
 	return out
 }
 
-// facts are the model's facts (ir.Facts) as the engine takes them.
+// facts are the model's facts (structure.Facts) as the engine takes them.
 func facts(c *lower.Compiled) msc.Facts {
 	f := structure.FactsOf(c)
 	var out msc.Facts

@@ -25,7 +25,7 @@ func TestWidenedProposal(t *testing.T) {
 		}
 		require.NoError(t, q.SetMoments(nil, cov))
 		f := &Fitted{Model: m, Q: q, Result: &msc.Result{}}
-		require.NoError(t, f.check(Options{Draws: 4000, Seed: 1}))
+		require.NoError(t, f.check(&plan{draws: 4000, seed: 1}))
 		return f
 	}
 	worstSD := func(im *importance) float64 {

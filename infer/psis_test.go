@@ -102,7 +102,7 @@ func BenchmarkLogisticCISStep(b *testing.B) {
 		q.Mu[i] = 0.1
 		q.L[i*d+i] = 0.01
 	}
-	k := msc.NewCIS(newProblem(m.Comp, 0, nil), q, 10)
+	k := msc.NewCIS(newProblem(m.Comp), q, 10)
 	z0 := append([]float64(nil), q.Mu...)
 	var lp [1]float64
 	m.Comp.LogJoint(z0, lp[:])

@@ -2,16 +2,8 @@ package infer
 
 import (
 	"context"
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"io/fs"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"runtime"
-	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -116,108 +108,4 @@ func TestTestOnlyKernelAndFamily(t *testing.T) {
 	q, err := msc.NewFamily(msc.Defaults.Family, 2)
 	require.NoError(t, err)
 	require.Contains(t, khatAdvice(q, msc.Facts{}, nil, 0), "--family "+msc.HeavyTailedFamily())
-}
-
-// TestNoNameComparisons: outside registration and printing, no code
-// compares a kernel's, a method's or a family's name: behaviour follows
-// from the registrations' traits. The test parses every non-test Go file of
-// infer/ and cmd/ and reports each == or != against a registered name and
-// each case clause that lists one.
-func TestNoNameComparisons(t *testing.T) {
-	names := map[string]bool{}
-	for _, k := range msc.Kernels() {
-		names[k.Name] = true
-	}
-	for _, f := range msc.Families() {
-		names[f.Name] = true
-	}
-	for _, n := range Methods() {
-		names[n] = true
-	}
-	for n := range names {
-		if strings.HasPrefix(n, "test") { // this file's
-			delete(names, n)
-		}
-	}
-	require.True(t, names["cis"] && names["csmc"] && names["fullrank"] && names["ep"], "the registries are read")
-	bad := nameComparisons(t, []string{".", "../cmd"}, names)
-	require.Empty(t, bad, "compare traits, not names")
-
-	// the check finds what it looks for
-	dir := t.TempDir()
-	src := "package x\nfunc f(k, m string) bool {\n\tswitch m {\n\tcase \"advi\":\n\t}\n\treturn k == \"csmc\"\n}\n"
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "x.go"), []byte(src), 0o644))
-	require.Equal(t, []string{"x.go:4 case \"advi\"", "x.go:6 == \"csmc\""}, nameComparisons(t, []string{dir}, names))
-}
-
-// nameComparisons lists the comparisons with names in the Go files under
-// roots, skipping tests, registrations and the printing package.
-func nameComparisons(t *testing.T, roots []string, names map[string]bool) []string {
-	var bad []string
-	fset := token.NewFileSet()
-	for _, root := range roots {
-		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-				return err
-			}
-			if strings.Contains(filepath.ToSlash(path), "internal/show/") { // printing
-				return nil
-			}
-			src, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			if registers(string(src)) {
-				return nil
-			}
-			f, err := parser.ParseFile(fset, path, src, 0)
-			if err != nil {
-				return err
-			}
-			isName := func(e ast.Expr) (string, bool) {
-				lit, ok := e.(*ast.BasicLit)
-				if !ok || lit.Kind != token.STRING {
-					return "", false
-				}
-				s, err := strconv.Unquote(lit.Value)
-				return s, err == nil && names[s]
-			}
-			rel, _ := filepath.Rel(root, path)
-			ast.Inspect(f, func(n ast.Node) bool {
-				switch n := n.(type) {
-				case *ast.BinaryExpr:
-					if n.Op != token.EQL && n.Op != token.NEQ {
-						return true
-					}
-					for _, e := range []ast.Expr{n.X, n.Y} {
-						if s, ok := isName(e); ok {
-							bad = append(bad, rel+":"+strconv.Itoa(fset.Position(n.Pos()).Line)+" "+n.Op.String()+" "+strconv.Quote(s))
-						}
-					}
-				case *ast.CaseClause:
-					for _, e := range n.List {
-						if s, ok := isName(e); ok {
-							bad = append(bad, rel+":"+strconv.Itoa(fset.Position(e.Pos()).Line)+" case "+strconv.Quote(s))
-						}
-					}
-				}
-				return true
-			})
-			return nil
-		})
-		require.NoError(t, err)
-	}
-	slices.Sort(bad)
-	return bad
-}
-
-// registers reports whether a file registers a kernel, a family or a method
-// (registration may name them).
-func registers(src string) bool {
-	for _, r := range []string{"msc.RegisterKernel(", "msc.RegisterFamily(", "registerMethod(", "\tRegisterKernel(", "\tRegisterFamily("} {
-		if strings.Contains(src, r) {
-			return true
-		}
-	}
-	return false
 }

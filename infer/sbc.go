@@ -52,14 +52,14 @@ type SBCRun struct {
 	// Truth are the drawn latents (Model.IR.LatentNames), Ranks their
 	// ranks among the L posterior draws, Lower and Upper the ends of the
 	// fit's central 99% interval of each.
-	Truth     []float64 `json:"truth"`
-	Lower     []float64 `json:"lower99"`
-	Upper     []float64 `json:"upper99"`
-	Ranks     []int     `json:"ranks"`
-	Converged bool      `json:"converged"`
-	Khat      Number    `json:"khat"`
-	Source    string    `json:"source"` // the fit's SummarySource
-	Seconds   float64   `json:"seconds"`
+	Truth     []float64     `json:"truth"`
+	Lower     []float64     `json:"lower99"`
+	Upper     []float64     `json:"upper99"`
+	Ranks     []int         `json:"ranks"`
+	Converged bool          `json:"converged"`
+	Khat      Number        `json:"khat"`
+	Source    SummarySource `json:"source"` // the fit's SummarySource
+	Seconds   float64       `json:"seconds"`
 	// Err is why the fit failed ("" when it did not); the other fields
 	// but Sim and Seed are then empty.
 	Err string `json:"error,omitempty"`
@@ -290,7 +290,7 @@ func posteriorDraws(f *Fitted, L int, seed uint64) ([][]float64, error) {
 // chainDraws are the pooled records of the chains (without lp__) when the
 // summaries come from them, else nil.
 func chainDraws(f *Fitted) [][]float64 {
-	if f.Summary.SummarySource != "chain" {
+	if f.Summary.SummarySource != SourceChain {
 		return nil
 	}
 	cs := f.ChainSamples()
@@ -313,7 +313,7 @@ func centralInterval(f *Fitted, p float64, seed uint64) (lower, upper []float64,
 	ps := []float64{(1 - p) / 2, (1 + p) / 2}
 	var rows [][]float64
 	var w []float64
-	if wd := f.WeightedDraws(); wd != nil && f.Summary.SummarySource == "psis" {
+	if wd := f.WeightedDraws(); wd != nil && f.Summary.SummarySource == SourcePSIS {
 		rows, w = wd.Rows, wd.Weight
 	} else if cs := chainDraws(f); cs != nil {
 		rows = cs

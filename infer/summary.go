@@ -105,7 +105,7 @@ type Summary struct {
 	// estimated by PSIS-weighted draws of q), "q" (q's own marginals, when
 	// k-hat is too large), or "chain" (the retained trajectories of a
 	// state-space run).
-	SummarySource string             `json:"summary_source"`
+	SummarySource SummarySource      `json:"summary_source"`
 	Latent        map[string]Moments `json:"latent"`
 	LatentOrder   []string           `json:"latent_order"`
 	// QLatent are q's own marginals in each latent's space.
@@ -155,7 +155,7 @@ type Timing struct {
 // PSIS-weighted draws of q when k-hat allows, q's own marginals otherwise;
 // for a state-space run the moments of the retained trajectories over the
 // averaged iterations.
-func (f *Fitted) summarize(o Options, elapsed time.Duration) *Summary {
+func (f *Fitted) summarize(o *plan, elapsed time.Duration) *Summary {
 	m, comp, res := f.Model.IR, f.Model.Comp, f.Result
 	nan := Figure(math.NaN())
 	// the kernel is named when it is one of MSC's Markov kernels; a
@@ -168,8 +168,8 @@ func (f *Fitted) summarize(o Options, elapsed time.Duration) *Summary {
 		}
 	}
 	sum := &Summary{
-		Model: f.Model.Path, Data: f.Model.DataPath, Method: o.Method, Kernel: kernel, Family: f.Q.Name(),
-		Optimizer: optimizer, Samples: samples, Iterations: res.Iterations, Seed: o.Seed,
+		Model: f.Model.Path, Data: f.Model.DataPath, Method: o.method.name, Kernel: kernel, Family: f.Q.Name(),
+		Optimizer: optimizer, Samples: samples, Iterations: res.Iterations, Seed: o.seed,
 		Reported: res.Reported, Latent: map[string]Moments{}, Params: map[string]float64{},
 		Converged: res.Converged, Warnings: append([]string{}, res.Warnings...), ElapsedSeconds: elapsed.Seconds(),
 		LogEvidence: nan, LogEvidenceSE: nan,
@@ -177,7 +177,7 @@ func (f *Fitted) summarize(o Options, elapsed time.Duration) *Summary {
 			RhatMax: nan, ChainSpreadMax: nan, Khat: nan, KhatQ: nan, ESSBulkMin: nan, StoppedByRule: res.StoppedByRule},
 	}
 	sum.Notes = append(sum.Notes, m.Notes...) // remarks on the model itself
-	if alias := aliasOf(o.Method, o.Proposal); alias != "" {
+	if alias := aliasOf(o.method.name, o.proposal); alias != "" {
 		sum.Method = alias
 	}
 	names := m.LatentNames()
@@ -214,7 +214,7 @@ func (f *Fitted) summarize(o Options, elapsed time.Duration) *Summary {
 	im, iq := f.imp, f.impQ
 	switch {
 	case im == nil && iq != nil: // the check was skipped
-		sum.SummarySource, sum.Draws = "q", iq.draws
+		sum.SummarySource, sum.Draws = SourceQ, iq.draws
 		sum.QLatent = iq.qMarginals(m)
 		maps.Copy(sum.Latent, sum.QLatent)
 		sum.Notes = append(sum.Notes, "the PSIS check was skipped: the summaries are q's own marginals")
@@ -224,7 +224,7 @@ func (f *Fitted) summarize(o Options, elapsed time.Duration) *Summary {
 		sum.LogEvidence, sum.LogEvidenceSE = Figure(im.logZ), Figure(im.seZ)
 		sum.QLatent = iq.qMarginals(m)
 		if im.khat <= KhatMax {
-			sum.SummarySource = "psis"
+			sum.SummarySource = SourcePSIS
 			sum.Diagnostics.ESSBulkMin = Figure(im.ess)
 			if note := correctedNote(res, f.problem); note != "" {
 				sum.Notes = append(sum.Notes, note)
@@ -248,7 +248,7 @@ func (f *Fitted) summarize(o Options, elapsed time.Duration) *Summary {
 					iq.khat, above, im.proposal, im.khat))
 			}
 		} else {
-			sum.SummarySource = "q"
+			sum.SummarySource = SourceQ
 			maps.Copy(sum.Latent, sum.QLatent)
 			sum.Converged = false
 			sum.Warnings = append(sum.Warnings, fmt.Sprintf(
@@ -259,7 +259,7 @@ func (f *Fitted) summarize(o Options, elapsed time.Duration) *Summary {
 			sum.Warnings = append(sum.Warnings, fmt.Sprintf("the log joint was not finite at %d of %d draws of q (given weight 0): %s", im.nonFinite, im.draws, im.firstNaN))
 		}
 	default: // a state-space proposal: the chain's smoothing marginals
-		sum.SummarySource = "chain"
+		sum.SummarySource = SourceChain
 		sum.Family = f.Q.Name()
 		x := make([]float64, m.XDim)
 		comp.SetParams(f.unconstrainedParams())
@@ -310,7 +310,7 @@ func (f *Fitted) summarize(o Options, elapsed time.Duration) *Summary {
 		sum.Converged = false
 		sum.Warnings = append(sum.Warnings, f.neckWarning(f.neck))
 	}
-	if f.tails != "" && sum.SummarySource == "psis" {
+	if f.tails != "" && sum.SummarySource == SourcePSIS {
 		sum.Converged = false
 		sum.Warnings = append(sum.Warnings, fmt.Sprintf(
 			"a second opinion on the tails, from draws mixed half and half with a multivariate Student-t (%g degrees of freedom, %g times the sds), disagrees with the PSIS estimates from draws of %s: %s; the posterior has mass in tails that the summaries' draws reach too rarely for their weights to show, so the summaries may be off there although their k-hat is %.2f; %s",
@@ -349,17 +349,17 @@ func verdict(s *Summary) string {
 	var parts []string
 	if !math.IsNaN(float64(d.RhatMax)) || d.RhatOf != "" {
 		parts = append(parts, fmt.Sprintf("R-hat %s", fig(d.RhatMax, "%.3f")))
-		if s.SummarySource == "chain" { // the chains' own averages: their Monte Carlo error is what matters
+		if s.SummarySource == SourceChain { // the chains' own averages: their Monte Carlo error is what matters
 			parts = append(parts, fmt.Sprintf("ESS at least %s", fig(d.ESSBulkMin, "%.0f")))
 		} else {
 			parts = append(parts, fmt.Sprintf("chains agree within %s sd", fig(d.ChainSpreadMax, "%.3f")))
 		}
 	}
-	if s.SummarySource != "chain" {
+	if s.SummarySource != SourceChain {
 		parts = append(parts, fmt.Sprintf("k-hat %s", fig(d.Khat, "%.2f")))
 	}
-	what := map[string]string{"psis": "the summaries are PSIS-weighted posterior estimates",
-		"q": "the summaries are q's own marginals", "chain": "the summaries are the chains' smoothing marginals"}[s.SummarySource]
+	what := map[SummarySource]string{SourcePSIS: "the summaries are PSIS-weighted posterior estimates",
+		SourceQ: "the summaries are q's own marginals", SourceChain: "the summaries are the chains' smoothing marginals"}[s.SummarySource]
 	head := "converged"
 	switch {
 	case s.interrupted && len(s.Warnings) > 0:
@@ -400,7 +400,7 @@ func (f *Fitted) Evidence(n, reps int, seed uint64) (*EvidenceResult, error) {
 	if f.Result != nil && f.Result.Params != nil {
 		f.Model.Comp.SetParams(f.Result.Params)
 	}
-	return Evidence(NewRand(seed, 0x657669), f.Model, f.Q, n, reps)
+	return evidence(EvidenceRand(seed), f.Model.Comp, f.problem, f.Q, n, reps)
 }
 
 // unconstrainedParams are the fitted params (the model's initial values
@@ -428,7 +428,7 @@ func (f *Fitted) draws(n int, seed uint64, constrained bool) ([][]float64, error
 	if constrained {
 		rng = NewRand(seed, 0x647261)
 	}
-	if f.imp != nil && f.Summary != nil && f.Summary.SummarySource == "psis" {
+	if f.imp != nil && f.Summary != nil && f.Summary.SummarySource == SourcePSIS {
 		return f.imp.resample(rng, f.imp.w, n, !constrained), nil
 	}
 	q, ok := f.Q.(msc.Sampler)

@@ -85,7 +85,7 @@ func TestExactAnswers(t *testing.T) {
 			require.Less(t, dm, 0.1)
 			require.Less(t, ds, 0.1)
 			require.True(t, s.Converged, s.Warnings)
-			require.Equal(t, "psis", s.SummarySource)
+			require.Equal(t, SourcePSIS, s.SummarySource)
 			require.Empty(t, s.Warnings)
 			require.Len(t, s.Chains, 4)
 			require.LessOrEqual(t, float64(s.Diagnostics.RhatMax), 1.01)
@@ -204,7 +204,7 @@ func TestQOffNote(t *testing.T) {
 // that q itself is off.
 func TestQOffNoteSkewNormal(t *testing.T) {
 	s := fitExample(t, "skew_normal.msc", "", Options{Samples: 2, Seed: 3, Iters: 500, Fixed: true})
-	require.Equal(t, "psis", s.SummarySource)
+	require.Equal(t, SourcePSIS, s.SummarySource)
 	got, q := s.Latent["z"], s.QLatent["z"]
 	const mean, sd = 2.0647804, 1.2455771 // 0.5 + 2 delta sqrt(2/pi), 2 sqrt(1 - 2 delta^2/pi), delta = 5/sqrt(26)
 	require.InDelta(t, mean, got.Mean, 0.1*sd)

@@ -113,7 +113,7 @@ func chainsFor(t testing.TB, m *Model, C int) []msc.Chain {
 		require.NoError(t, err)
 		q, err := msc.NewFamily(msc.Defaults.Family, mi.IR.LatentDim)
 		require.NoError(t, err)
-		chains[i] = msc.Chain{Problem: newProblem(mi.Comp, 0, nil), Q: q}
+		chains[i] = msc.Chain{Problem: newProblem(mi.Comp), Q: q}
 	}
 	return chains
 }

@@ -1330,9 +1330,8 @@ func (r *resolver) binary(op BinOp, x, y Expr, p lang.Pos) Expr {
 
 // ---- settings ---------------------------------------------------------------
 
-// SettingKeys are the keys of the infer block.
-var SettingKeys = []string{"method", "family", "samples", "iters", "optimizer", "lr", "proposal", "kernel", "seed", "param_lr", "init"}
-
+// settings keeps the infer block's key = value pairs; package infer checks
+// them against its table of settings.
 func (r *resolver) settings(b *lang.Block) {
 	for _, it := range b.Items {
 		p := r.at(it.Pos)
@@ -1345,22 +1344,8 @@ func (r *resolver) settings(b *lang.Block) {
 			r.errorf(p, "a setting is name = value")
 			continue
 		}
-		known := false
-		for _, k := range SettingKeys {
-			known = known || k == key
-		}
-		if !known {
-			e := r.errorf(p, "unknown setting %q", key)
-			if s := lang.Suggest(key, SettingKeys); s != "" {
-				e.Hint = fmt.Sprintf("did you mean %q?", s)
-			} else {
-				e.Hint = "the settings are " + strings.Join(SettingKeys, ", ")
-			}
-			continue
-		}
 		rhs := it.Stmt.Simple.Assign
-		vp := r.at(rhs.Pos)
-		sv := SettingValue{Pos: vp}
+		sv := SettingValue{Pos: r.at(rhs.Pos), KeyPos: p}
 		if name, ok := plainName(rhs); ok {
 			sv.Str, sv.IsStr = name, true
 		} else if s := stringLit(rhs); s != nil {

@@ -359,12 +359,15 @@ type For struct {
 // Settings are inference settings given in the model's infer block.
 type Settings map[string]SettingValue
 
-// SettingValue is a literal in the infer block.
+// SettingValue is a literal in the infer block. Package infer checks the
+// keys and the values (infer.Settings).
 type SettingValue struct {
 	Pos   lang.Pos
 	Num   float64
 	Str   string
 	IsStr bool
+
+	KeyPos lang.Pos // the key's position
 }
 
 // Model is a resolved, type-checked model bound to its data.

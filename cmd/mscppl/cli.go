@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -250,12 +249,12 @@ type runCmd struct {
 	Model string `arg:"" help:"The model file: .msc, or a Stan program (.stan)."`
 	Data  string `arg:"" optional:"" help:"The data file, CSV or CmdStan JSON (needed when the model has a data block bound to columns)."`
 
-	Method     string  `help:"Inference method. ${methods}." placeholder:"${method_names}"`
-	Seed       uint64  `help:"Random seed; the same seed gives the same result (default: the infer block's seed, else ${seed})."`
-	Proposal   string  `help:"CIS proposal: q (q itself) or prior (default ${proposal})." placeholder:"q|prior"`
-	Init       string  `help:"Where each chain's q starts: laplace (a Laplace approximation at the mode found from a random point, N(0, I) when there is none) or zero (N(0, I)) (default ${init})." placeholder:"laplace|zero"`
-	Kernel     string  `help:"Markov kernel of MSC: auto (the kernel the model's structure allows: csmc for state-space models, cis otherwise), or ${kernels} (default ${kernel})." placeholder:"auto|${kernel_names}"`
-	ParamLR    float64 `name:"param-lr" help:"Adam step for the model parameters (default ${param_lr}; ${param_lr_ssm} with the csmc kernel, the paper's)."`
+	Method     string  `help:"${setting_method}" placeholder:"${method_names}"`
+	Seed       uint64  `help:"${setting_seed}"`
+	Proposal   string  `help:"${setting_proposal}" placeholder:"${proposal_names}"`
+	Init       string  `help:"${setting_init}" placeholder:"${init_names}"`
+	Kernel     string  `help:"${setting_kernel}" placeholder:"auto|${kernel_names}"`
+	ParamLR    float64 `name:"param-lr" help:"${setting_param_lr}"`
 	Retained   bool    `help:"Use only the retained sample in the gradient instead of all S samples (Rao-Blackwellised, the default)."`
 	JSON       bool    `name:"json" help:"Print the machine-readable summary on stdout."`
 	All        bool    `help:"Print every element of every latent (by default a vector of more than ${long_vector} elements shows its first and last ${vector_ends} and those a warning names)."`
@@ -379,11 +378,8 @@ func (c *runCmd) execute(e *env, m *infer.Model) (*outcome, error) {
 // writeSet writes the files of a run into its output set, summary.json
 // last with the time the others took since start.
 func (c *runCmd) writeSet(set *outSet, tr *tracer, f *infer.Fitted, start time.Time) error {
-	draws := c.Draws // the setting, not the draws k-hat's extension took
-	if draws <= 0 {
-		draws = infer.DefaultDraws
-	}
-	if err := writeTables(set, tr, f, draws, f.Summary.Seed); err != nil {
+	// the setting, not the draws k-hat's extension took
+	if err := writeTables(set, tr, f, f.DrawsSetting(), f.Summary.Seed); err != nil {
 		return err
 	}
 	if err := writeStanFiles(set, f); err != nil {
@@ -401,7 +397,9 @@ func (c *runCmd) writeSet(set *outSet, tr *tracer, f *infer.Fitted, start time.T
 const timingAfter = 5 * time.Second
 
 // helpVars are the defaults of packages msc, infer and ir, printed by
-// --help and taken by the flags that have one.
+// --help and taken by the flags that have one; setting_KEY is the help of
+// the flag of each setting of a run (infer.Settings, the table the infer
+// block, the REPL's :set and the docs read too).
 func helpVars() kong.Vars {
 	d, c := msc.Defaults, infer.Defaults
 	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
@@ -412,43 +410,19 @@ func helpVars() kong.Vars {
 		}
 		return strings.Join(s, ",")
 	}
-	// the largest d at which a dense family keeps the default S
-	denseUpTo := 1
-	for math.Ceil(float64(denseUpTo+1)*d.SamplesPerDim) <= float64(d.Samples) {
-		denseUpTo++
-	}
-	return kong.Vars{
+	v := kong.Vars{
 		// package msc: one fit
-		"samples":             strconv.Itoa(d.Samples),
-		"samples_per_dim":     strconv.FormatFloat(1/d.SamplesPerDim, 'g', 3, 64),
-		"samples_dense_above": strconv.Itoa(denseUpTo),
-		"iters":               itersHelp(d.Iters),
-		"iters_ssm":           strconv.Itoa(d.ItersSSM),
-		"iters_pg":            strconv.Itoa(d.ItersPG),
-		"chains":              strconv.Itoa(d.Chains),
-		"lr_natural":          g(d.LRNatural),
-		"lr_natural_dim":      g(d.LRNaturalDim),
-		"lr_rm":               g(d.LRRM),
-		"lr_adam":             g(d.LRAdam),
-		"lr_ssm":              g(d.LRSSM),
-		"param_lr":            g(d.ParamLR),
-		"param_lr_ssm":        g(d.ParamLRSSM),
-		"average_percent":     g(100 * d.AverageFraction),
-		"families":            strings.Join(msc.FamilyNames(), ", "),
-		"fullrank_limit":      strconv.Itoa(d.FullRankLimit),
-		"family_default":      d.Family,
-		"family_large":        d.FamilyLarge,
-		"methods":             infer.MethodsHelp(),
-		"method_names":        strings.Join(infer.Methods(), "|"),
-		"kernels":             kernelsHelp(),
-		"kernel_names":        strings.Join(msc.MarkovKernelNames(), "|"),
+		"chains":          strconv.Itoa(d.Chains),
+		"average_percent": g(100 * d.AverageFraction),
+		"methods":         infer.MethodsHelp(),
+		"method_names":    strings.Join(infer.Methods(), "|"),
+		"kernel_names":    strings.Join(msc.MarkovKernelNames(), "|"),
+		"proposal_names":  strings.Join(infer.ProposalNames(), "|"),
+		"init_names":      strings.Join(infer.InitNames(), "|"),
 		// packages infer and ir
 		"draws":              strconv.Itoa(infer.DefaultDraws),
 		"max_nodes":          strconv.Itoa(lower.DefaultMaxNodes),
 		"seed":               strconv.FormatUint(c.Seed, 10),
-		"proposal":           c.Proposal,
-		"init":               c.Init,
-		"kernel":             c.Kernel,
 		"cv_splits":          strconv.Itoa(c.CVSplits),
 		"cv_test_fraction":   g(c.CVTestFraction),
 		"cv_methods":         strings.Join(c.CVMethods, ","),
@@ -465,38 +439,8 @@ func helpVars() kong.Vars {
 		"long_vector": strconv.Itoa(show.LongVector),
 		"vector_ends": strconv.Itoa(show.Ends),
 	}
-}
-
-// itersHelp describes the default cap on the iterations, a step function
-// of the number of dimensions, as "100000 up to 10 dimensions, 40000
-// above".
-func itersHelp(iters func(d int) int) string {
-	const maxDim = 1 << 16
-	var parts []string
-	cur := iters(1)
-	for dim := 2; dim <= maxDim; dim++ {
-		if v := iters(dim); v != cur {
-			unit := "dimensions"
-			if dim == 2 {
-				unit = "dimension"
-			}
-			parts = append(parts, fmt.Sprintf("%d up to %d %s", cur, dim-1, unit))
-			cur = v
-		}
+	for _, s := range infer.Settings() {
+		v["setting_"+s.Key] = s.Help
 	}
-	if parts == nil {
-		return strconv.Itoa(cur)
-	}
-	return strings.Join(append(parts, strconv.Itoa(cur)+" above"), ", ")
-}
-
-// kernelsHelp lists MSC's Markov kernels with their help lines.
-func kernelsHelp() string {
-	var parts []string
-	for _, k := range msc.Kernels() {
-		if k.Markov {
-			parts = append(parts, k.Name+": "+k.Help)
-		}
-	}
-	return strings.Join(parts, "; ")
+	return v
 }

@@ -11,13 +11,13 @@ import (
 
 // fitFlags are the inference flags shared by run, cv and sweep.
 type fitFlags struct {
-	Samples     int     `help:"Samples S per kernel step (default ${samples}, d/${samples_per_dim} above ${samples_dense_above} dimensions with a dense covariance, or the model's infer block)."`
-	Iters       int     `help:"The most iterations K of each chain (default: ${iters}; ${iters_ssm} with the csmc kernel, ${iters_pg} with particle Gibbs); the run stops earlier when the chains agree, unless --fixed."`
+	Samples     int     `help:"${setting_samples}"`
+	Iters       int     `help:"${setting_iters}"`
 	Fixed       bool    `help:"Run exactly --iters iterations, with no stopping rule (the paper's experiments)."`
 	Chains      int     `help:"Independent chains, run in parallel (default ${chains})."`
-	Optimizer   string  `help:"Update rule: natural, rm or adam (default: the kernel's first, natural for cis, adam for the state-space kernels and advi)." placeholder:"natural|rm|adam"`
-	LR          float64 `help:"Step size: rho_0 for natural (default ${lr_natural}, at most ${lr_natural_dim}/d with a dense covariance), c for rm (${lr_rm}), the step for adam (${lr_adam}; ${lr_ssm} for state-space proposals)."`
-	Family      string  `help:"Variational family: ${families} (default ${family_default} up to ${fullrank_limit} dimensions, ${family_large} above)." placeholder:"NAME"`
+	Optimizer   string  `help:"${setting_optimizer}" placeholder:"natural|rm|adam"`
+	LR          float64 `help:"${setting_lr}"`
+	Family      string  `help:"${setting_family}" placeholder:"NAME"`
 	AverageLast int     `help:"Report the average of the last N iterates (default: the last ${average_percent}%)."`
 }
 

@@ -11,7 +11,8 @@
 // infer. Every default lives in msc.Defaults (one fit), infer.Defaults
 // (the commands' other settings) or ir (the graph's size limit), from where
 // --help prints it; the methods, kernels and families --help lists come from
-// their registries. The REPL is the library cmd/mscppl/repl, to which this
+// their registries, and the help of the flags that a model's infer block can
+// also set is that of infer.Settings (the vars setting_KEY). The REPL is the library cmd/mscppl/repl, to which this
 // package passes how :run's and :plot's flags are parsed; what both print lives in
 // cmd/mscppl/internal/show.
 //

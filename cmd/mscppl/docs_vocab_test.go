@@ -12,6 +12,7 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mscppl/mscppl/infer"
 	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/stdlib"
 )
@@ -25,7 +26,7 @@ var generatedRE = regexp.MustCompile(`(?s)(<!-- generated: (\w+)[^>]*-->\n)(.*?)
 
 // TestDocsVocabulary: the lists of built-in functions, distributions and
 // settings in docs/language.md are those of the vocabulary tables (ir's
-// functions, stdlib's registry, ir.SettingKeys with the run flags' help);
+// functions, stdlib's registry, infer.Settings, the run flags' help);
 // -update rewrites them.
 func TestDocsVocabulary(t *testing.T) {
 	src, err := os.ReadFile(docLanguage)
@@ -130,8 +131,8 @@ func docLists(t *testing.T) map[string]string {
 			lists["distributions"] = table("| distribution | what it is | kind | functions |", rows)
 		}
 	}
-	// the settings: each key of the infer block is the default of the run
-	// flag of its name, whose help says what it is
+	// the settings: the table of infer.Settings, whose help is that of
+	// the run flag of each key
 	var c cli
 	p, err := newParser(&c, &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard})
 	require.NoError(t, err)
@@ -144,10 +145,11 @@ func docLists(t *testing.T) map[string]string {
 		}
 	}
 	var rows [][]string
-	for _, k := range ir.SettingKeys {
-		f := flags[strings.ReplaceAll(k, "_", "-")]
-		require.NotNil(t, f, "the setting %s has a run flag of its name", k)
-		rows = append(rows, []string{"`" + k + "`", "`--" + f.Name + "`", f.Help})
+	for _, s := range infer.Settings() {
+		f := flags[s.Flag()]
+		require.NotNil(t, f, "the setting %s has a run flag of its name", s.Key)
+		require.Equal(t, s.Help, f.Help, "--%s's help is the setting's", f.Name)
+		rows = append(rows, []string{"`" + s.Key + "`", "`--" + f.Name + "`", s.Help})
 	}
 	lists["settings"] = table("| setting | flag | what it sets |", rows)
 	return lists

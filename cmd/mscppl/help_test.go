@@ -24,7 +24,7 @@ func TestHelpDefaults(t *testing.T) {
 	d.EvidenceParticles, d.EvidenceRepeats = 555, 6
 	for cmd, want := range map[string][]string{
 		"run": {"infer block's seed, else " + strconv.FormatUint(d.Seed, 10) + ")", "(default " + strconv.Itoa(lower.DefaultMaxNodes) + ")",
-			"(default: " + itersHelp(msc.Defaults.Iters) + ";", "(default " + strconv.Itoa(infer.DefaultDraws) + ")"},
+			"(default: " + infer.ItersHelp(msc.Defaults.Iters) + ";", "(default " + strconv.Itoa(infer.DefaultDraws) + ")"},
 		"check": {"(default " + strconv.Itoa(lower.DefaultMaxNodes) + ")"},
 		"cv": {"--splits=" + strconv.Itoa(d.CVSplits), "--test-fraction=" + strconv.FormatFloat(d.CVTestFraction, 'g', -1, 64),
 			"--methods=" + strings.Join(d.CVMethods, ",")},
@@ -39,22 +39,6 @@ func TestHelpDefaults(t *testing.T) {
 			require.Contains(t, out, w, "mscppl %s --help", cmd)
 		}
 	}
-}
-
-// TestItersHelp: the cap on the iterations, a step function of the
-// dimension, in words.
-func TestItersHelp(t *testing.T) {
-	require.Equal(t, "100000 up to 10 dimensions, 40000 above", itersHelp(msc.DefaultIters))
-	require.Equal(t, "5000", itersHelp(func(int) int { return 5000 }))
-	require.Equal(t, "3 up to 1 dimension, 2 up to 99 dimensions, 1 above", itersHelp(func(d int) int {
-		switch {
-		case d < 2:
-			return 3
-		case d < 100:
-			return 2
-		}
-		return 1
-	}))
 }
 
 // TestHelpDataFormats: every command that reads a data file says that it

@@ -169,7 +169,7 @@ func TestSkewNormalDefaults(t *testing.T) {
 		require.Equal(t, "msc", s.Method)
 		require.Equal(t, 2, s.Samples)
 		require.Greater(t, s.Diagnostics.ChangeRate, 0.3)
-		if s.SummarySource == "q" {
+		if s.SummarySource == infer.SourceQ {
 			require.False(t, s.Converged)
 			require.Contains(t, strings.Join(s.Warnings, "\n"), "k-hat")
 		}

@@ -561,9 +561,9 @@ func (c *plotCmd) marginalPlots(e *env, dir string, sum *infer.Summary, m *infer
 	label := "draws"
 	if sum != nil {
 		switch sum.SummarySource {
-		case "psis":
+		case infer.SourcePSIS:
 			label = "posterior (PSIS)"
-		case "q":
+		case infer.SourceQ:
 			label = "q"
 		}
 	}

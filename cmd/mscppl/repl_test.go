@@ -104,3 +104,23 @@ func TestREPLLoadsStan(t *testing.T) {
 	require.Contains(t, o, "theta[1] - mu")
 	require.Empty(t, errb.String())
 }
+
+// TestREPLSampleSeed: :sample draws with the seed the last run resolved:
+// a model's infer { seed = 7 } gives the draws :set seed 7 gives, and not
+// those of the default seed.
+func TestREPLSampleSeed(t *testing.T) {
+	dir := t.TempDir()
+	base := "latent { mu: real }\nmodel { mu ~ normal(0, 1) }\n"
+	session := func(model, set string) string {
+		path := filepath.Join(dir, "m.msc")
+		require.NoError(t, os.WriteFile(path, []byte(model), 0o644))
+		script := ":load " + path + "\n" + set + ":run --quiet --iters 50 --fixed\n:sample 2\n:quit\n"
+		var out, errb bytes.Buffer
+		require.Equal(t, 0, run([]string{"repl"}, strings.NewReader(script), &out, &errb), errb.String())
+		s := out.String()
+		return s[strings.LastIndex(s, "      mu"):] // the :sample rows
+	}
+	block := session(base+"infer { seed = 7 }\n", "")
+	require.Equal(t, session(base, ":set seed 7\n"), block)
+	require.NotEqual(t, session(base, ""), block)
+}

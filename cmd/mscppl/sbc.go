@@ -196,7 +196,7 @@ func simsCSV(res *infer.SBCResult) []byte {
 	rows := [][]string{{"sim", "seed", "converged", "khat", "source", "seconds", "error"}}
 	for _, r := range res.Runs {
 		rows = append(rows, []string{strconv.Itoa(r.Sim), strconv.FormatUint(r.Seed, 10), strconv.FormatBool(r.Converged),
-			fmtFloat(float64(r.Khat)), r.Source, strconv.FormatFloat(r.Seconds, 'f', 3, 64), r.Err})
+			fmtFloat(float64(r.Khat)), r.Source.String(), strconv.FormatFloat(r.Seconds, 'f', 3, 64), r.Err})
 	}
 	return csvBytes(rows)
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mscppl/mscppl/infer"
 )
 
 // TestSMCBaseline runs the SMC baseline (--method smc) end to end on a
@@ -29,7 +31,7 @@ func TestSMCBaseline(t *testing.T) {
 	require.Equal(t, "smc", s.Method)
 	require.Equal(t, "none", s.Kernel, "the baseline's kernel is not one of MSC's")
 	require.Equal(t, "twisted-gaussian", s.Family)
-	require.Equal(t, "chain", s.SummarySource)
+	require.Equal(t, infer.SourceChain, s.SummarySource)
 	require.Equal(t, "draws of the kernel", s.Diagnostics.RhatOf)
 	require.Equal(t, 2000, s.Iterations)
 	rhat := float64(s.Diagnostics.RhatMax)

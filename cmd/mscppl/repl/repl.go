@@ -142,7 +142,7 @@ var help = fmt.Sprintf(`commands:
   :save DIR           copy the last run's outputs (summary.json, variational.json, draws.csv, trace.csv) to DIR
   :help               this help
   :quit               leave (or Ctrl-D); Ctrl-C stops a running fit and keeps the partial result
-`, infer.Defaults.EvalDraws, strings.Join(setKeys, ", "))
+`, infer.Defaults.EvalDraws, strings.Join(infer.SettingKeys(), ", "))
 
 // Run runs a session reading commands from in until :quit, the end of the
 // input or the end of ctx (checked between commands). Output goes to out,
@@ -528,8 +528,8 @@ func (r *state) command(cmd string) bool {
 			break
 		}
 		key := fields[1]
-		if !slices.Contains(setKeys, key) {
-			r.fail(infer.Errorf("the keys are "+strings.Join(setKeys, ", "), "unknown setting %q", key))
+		if err := infer.CheckSetting(key, fields[2]); err != nil {
+			r.fail(err)
 			break
 		}
 		r.defaults[key] = fields[2]
@@ -620,7 +620,7 @@ func (r *state) run(flags []string) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		args = append(args, "--"+strings.ReplaceAll(k, "_", "-"), r.defaults[k])
+		args = append(args, "--"+infer.SettingFlag(k), r.defaults[k])
 	}
 	args = append(args, flags...)
 	m, err := r.load()
@@ -653,19 +653,10 @@ func (r *state) draws(n int, seed uint64) ([][]float64, error) {
 	return r.last.UnconstrainedDraws(n, seed)
 }
 
-// setKeys are the settings :set takes, as the infer block spells them
-// (param_lr is run's --param-lr): the run flags a model's infer block can
-// also set.
-var setKeys = []string{"seed", "samples", "iters", "method", "family", "optimizer", "lr", "param_lr", "kernel", "init", "proposal"}
-
-func (r *state) seed() uint64 {
-	if v, ok := r.defaults["seed"]; ok {
-		if s, err := strconv.ParseUint(v, 10, 64); err == nil {
-			return s
-		}
-	}
-	return infer.Defaults.Seed
-}
+// seed is the seed of :sample's and :eval's draws: the last run's, as it
+// resolved it (:set seed, run's --seed, the model's infer block or the
+// default), not filled in again here.
+func (r *state) seed() uint64 { return r.last.Summary.Seed }
 
 func (r *state) sample(arg string) {
 	if !r.needRun() {

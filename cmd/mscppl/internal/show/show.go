@@ -16,6 +16,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mscppl/mscppl/infer"
+	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/ir/dataset"
 	"github.com/mscppl/mscppl/ir/lower"
@@ -144,10 +145,15 @@ func summary(w io.Writer, s *infer.Summary, all bool) {
 		tw.Flush()
 	}
 	d := s.Diagnostics
+	// a Markov kernel's change rate is that of its retained state: a
+	// trajectory (a state-space kernel) or a sample; particle Gibbs moves
+	// both, so its rate is neither alone
+	k, _ := msc.LookupKernel(s.Kernel)
+	markov := k != nil && k.Markov && !k.Statics
 	switch {
-	case s.Kernel == "csmc":
+	case markov && k.StateSpace:
 		fmt.Fprintf(w, "mixing: the retained trajectory changed in %.1f%% of sweeps; mean ESS %.2f of %d\n", 100*d.ChangeRate, d.MeanESS, s.Samples)
-	case s.Kernel == "cis":
+	case markov:
 		fmt.Fprintf(w, "mixing: conditional sample changed in %.1f%% of iterations (%.1f%% over the last 10%%); mean ESS %.2f of %d\n",
 			100*d.ChangeRate, 100*d.ChangeRateLast, d.MeanESS, s.Samples)
 	case d.MeanESS > 0:
@@ -229,11 +235,11 @@ func isNameByte(c byte) bool {
 }
 
 // sourceText says what the latent table describes.
-var sourceText = map[string]string{
-	"psis":  "posterior estimates from PSIS-weighted draws of q",
-	"q":     "q's own marginals (k-hat too large for posterior estimates)",
-	"chain": "the chains' smoothing marginals (retained trajectories)",
-	"":      "q's marginals",
+var sourceText = map[infer.SummarySource]string{
+	infer.SourcePSIS:    "posterior estimates from PSIS-weighted draws of q",
+	infer.SourceQ:       "q's own marginals (k-hat too large for posterior estimates)",
+	infer.SourceChain:   "the chains' smoothing marginals (retained trajectories)",
+	infer.SourceUnknown: "q's marginals",
 }
 
 // fig formats a figure, "-" when it is missing.
