@@ -244,7 +244,7 @@ func NeedsDataFile(path string) bool {
 // columns (and so cannot be checked without a data file).
 func NeedsData(f *lang.File) bool {
 	for _, b := range f.Blocks {
-		if b.Kind != "data" {
+		if k, _ := b.KindOf(); k != lang.BlockData {
 			continue
 		}
 		for _, it := range b.Items {

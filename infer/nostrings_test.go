@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/mscppl/mscppl/infer/msc"
+	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/lang"
 	"github.com/mscppl/mscppl/stdlib"
 )
 
@@ -21,9 +23,11 @@ import (
 // a string literal: the parsers of user input (a name typed on the command
 // line, in :set or in a model's infer block), keyed "dir/file.go:Func".
 var parserFuncs = map[string]bool{
-	"infer/msc/run.go:ParseOptimizer": true, // --optimizer
-	"cmd/mscppl/shards.go:shardOf":    true, // --shard auto (not a kernel)
-	"cmd/mscppl/plot.go:panels":       true, // plot q (the plot of q, not a summary source)
+	"infer/msc/run.go:ParseOptimizer":       true, // --optimizer
+	"cmd/mscppl/shards.go:shardOf":          true, // --shard auto (not a kernel)
+	"cmd/mscppl/plot.go:panels":             true, // plot q (the plot of q, not a summary source)
+	"ir/vocab.go:init":                      true, // binds the entries the later stages recognise
+	"cmd/mscppl/repl/evalexpr.go:evalShape": true, // :eval mean(x) as typed
 }
 
 // nameMatchers are the functions that compare a string with another as
@@ -34,9 +38,10 @@ var nameMatchers = map[string]bool{
 }
 
 // nameScanDirs hold the packages whose code must not compare names: the
-// facade, the engine, the baselines, the diagnostics and the command, with
-// the packages under them.
-var nameScanDirs = []string{"infer", "cmd"}
+// IR's stages, the facade, the engine, the baselines, the diagnostics and
+// the command, with the packages under them. (lang and lang/stan are the
+// parsers of the user's text: they read the words.)
+var nameScanDirs = []string{"infer", "cmd", "ir"}
 
 // registeredNames are the names behaviour must never be decided on by
 // comparing strings: the kernels (and auto), the variational families,
@@ -61,6 +66,13 @@ func registeredNames() map[string]string {
 	add("family", msc.FamilyNames()...)
 	add("distribution", stdlib.FamilyNames()...)
 	add("method", Methods()...)
+	for _, n := range lang.BaseTypeNames {
+		if n != "" {
+			add("type", n)
+		}
+	}
+	add("block kind", lang.BlockKinds...)
+	add("built-in function", ir.FunctionNames()...)
 	for _, s := range summarySources() {
 		add("summary source", s.String())
 	}
@@ -70,11 +82,12 @@ func registeredNames() map[string]string {
 	return names
 }
 
-// TestNoNameComparisons: no code of infer, infer/msc, infer/baselines or
-// cmd/mscppl compares a registered name (a kernel, family, distribution,
-// method or summary source) with a string literal, in a comparison or a
-// switch case, outside the parsers of user input (parserFuncs): behaviour
-// follows from the registries' declarations and typed values.
+// TestNoNameComparisons: no code of ir and its stages, infer, infer/msc,
+// infer/baselines or cmd/mscppl compares a registered name (a type, a
+// block kind, a built-in function, a kernel, family, distribution, method
+// or summary source) with a string literal, in a comparison, a switch
+// case or a map index, outside the parsers of user input (parserFuncs):
+// behaviour follows from the registries' declarations and typed values.
 func TestNoNameComparisons(t *testing.T) {
 	names := registeredNames()
 	var bad []string
@@ -152,6 +165,8 @@ func nameComparisons(t *testing.T, root, rel string, names map[string]string) []
 					}
 				case *ast.CaseClause:
 					lits = x.List
+				case *ast.IndexExpr: // blocks["model"]
+					lits = []ast.Expr{x.Index}
 				case *ast.CallExpr: // strings.HasPrefix(name, "bernoulli"), slices.Contains(names, "cis")
 					if sel, ok := x.Fun.(*ast.SelectorExpr); ok {
 						if pkg, ok := sel.X.(*ast.Ident); ok && nameMatchers[pkg.Name+"."+sel.Sel.Name] {

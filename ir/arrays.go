@@ -50,18 +50,18 @@ func (r *resolver) arrayRep(t *lang.Type) (*lang.Type, int, bool) {
 	rep := *t
 	rep.IsArray, rep.Array, rep.Unsized = false, nil, nil
 	na, nd := len(t.Array), len(t.Dims)
-	_, vec := stdlib.LookupVecBijection(t.Base)
+	_, vec := stdlib.LookupVecBijection(t.Base.String())
 	switch {
-	case t.Base == "real" && nd == 0 && na == 1:
-		rep.Base, rep.Dims = "vector", t.Array
-	case t.Base == "int" && nd == 0 && na == 1:
+	case t.Base == lang.BaseReal && nd == 0 && na == 1:
+		rep.Base, rep.Dims = lang.BaseVector, t.Array
+	case t.Base == lang.BaseInt && nd == 0 && na == 1:
 		rep.Dims = t.Array
-	case t.Base == "real" && nd == 0 && na == 2:
-		rep.Base, rep.Dims = "matrix", t.Array
+	case t.Base == lang.BaseReal && nd == 0 && na == 2:
+		rep.Base, rep.Dims = lang.BaseMatrix, t.Array
 		return &rep, 2, true
-	case t.Base == "vector" && nd == 1 && na == 1:
-		rep.Base, rep.Dims = "matrix", []*lang.Expr{t.Array[0], t.Dims[0]}
-	case vec && t.Base != "cholesky_factor_corr" && nd == 1 && na == 1:
+	case t.Base == lang.BaseVector && nd == 1 && na == 1:
+		rep.Base, rep.Dims = lang.BaseMatrix, []*lang.Expr{t.Array[0], t.Dims[0]}
+	case vec && t.Base != lang.BaseCholeskyFactorCorr && nd == 1 && na == 1:
 	default:
 		r.errorf(tp, "%s is not supported yet: arrays hold reals or ints (one or two sizes) or vectors, simplexes, ordered or positive_ordered vectors (one size)", t)
 		return nil, 0, false
@@ -80,7 +80,7 @@ func (r *resolver) arrayDecl(d *lang.Decl, kind VarKind) {
 	dd.Type = rep
 	r.arrayType = d.Type
 	defer func() { r.arrayType = nil }()
-	if mk, ok := stdlib.LookupVecBijection(rep.Base); ok {
+	if mk, ok := stdlib.LookupVecBijection(rep.Base.String()); ok {
 		r.vecArrayLatent(&dd, kind, mk, d.Type.Array[0])
 	} else {
 		r.decl(&dd, kind)
@@ -96,7 +96,7 @@ func (r *resolver) arrayLocal(d *lang.Decl) Stmt {
 	if !ok {
 		return nil
 	}
-	if _, vec := stdlib.LookupVecBijection(rep.Base); vec {
+	if _, vec := stdlib.LookupVecBijection(rep.Base.String()); vec {
 		r.errorf(r.at(d.Type.Pos), "%s is a type for latents; declare a local array of vectors (array[N] vector[K])", d.Type)
 		return nil
 	}
@@ -224,9 +224,9 @@ func arraySliced(x Expr, t Type) {
 }
 
 // paramType names a function parameter's declared type.
-func paramType(arrayDims int, base string) string {
+func paramType(arrayDims int, base lang.BaseType) string {
 	if arrayDims == 0 {
-		return base
+		return base.String()
 	}
 	return fmt.Sprintf("array[%s] %s", strings.Repeat(",", arrayDims-1), base)
 }
@@ -235,22 +235,22 @@ func paramType(arrayDims int, base string) string {
 // function parameter or result declared as base with arrayDims array
 // dimensions (array[] real takes a 1-D real or int array, array[,] real a
 // 2-D array, array[] vector an array of vectors).
-func paramAccepts(arrayDims int, base string, t Type) bool {
+func paramAccepts(arrayDims int, base lang.BaseType, t Type) bool {
 	switch arrayDims {
 	case 0:
 		return baseAccepts(base, t)
 	case 1:
 		switch base {
-		case "real":
+		case lang.BaseReal:
 			return t.Kind == Vector && t.Array == 1
-		case "int":
+		case lang.BaseInt:
 			return t.Kind == Vector && t.Array == 1 && t.IntElems
-		case "vector":
+		case lang.BaseVector:
 			return t.Kind == Matrix && t.Array == 1
 		}
 	case 2:
-		return base == "real" && t.Kind == Matrix && t.Array == 2 ||
-			base == "int" && t.Kind == Matrix && t.Array == 2 && t.IntElems
+		return base == lang.BaseReal && t.Kind == Matrix && t.Array == 2 ||
+			base == lang.BaseInt && t.Kind == Matrix && t.Array == 2 && t.IntElems
 	}
 	return false
 }
@@ -272,7 +272,7 @@ func checkDims(k *site) Expr {
 	}
 	rt := intArrayType(len(dims))
 	rt.Array = 1
-	return &Builtin{ExprBase: ExprBase{k.pos, rt}, Name: k.name, Def: ArrayLit,
+	return &Builtin{ExprBase: ExprBase{k.pos, rt}, Name: k.name, Def: k.def,
 		Args: []Expr{&Num{ExprBase: ExprBase{k.pos, TInt}, V: dims[0]}, &Num{ExprBase: ExprBase{k.pos, TInt}, V: dims[len(dims)-1]}}[:len(dims)]}
 }
 

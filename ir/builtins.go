@@ -103,14 +103,14 @@ var functionTable = []*Function{
 	minMax("min", "fmin", "the smallest element; min(a, b) of two scalars is fmin(a, b)"),
 	minMax("max", "fmax", "the largest element; max(a, b) of two scalars is fmax(a, b)"),
 	vecFn("prod", "v", "the product of the elements", 1, 0, checkMinMax),
-	vecFn("mean", "v", "the mean of the elements", 1, 0, checkMoments),
-	vecFn("variance", "v", "the sample variance of the elements", 1, 0, checkMoments),
-	vecFn("sd", "v", "the sample standard deviation of the elements", 1, 0, checkMoments),
+	vecFn("mean", "v", "the mean of the elements", 1, 0, checkMoments(1)),
+	vecFn("variance", "v", "the sample variance of the elements", 1, 0, checkMoments(2)),
+	vecFn("sd", "v", "the sample standard deviation of the elements", 1, 0, checkMoments(2)),
 	vecFn("dot_self", "v", "dot(v, v)", 1, 0, checkDotSelf),
-	vecFn("rows_dot_product", "A, B", "the dot products of the rows of A and B", 2, 0, checkRowsCols),
-	vecFn("columns_dot_product", "A, B", "the dot products of the columns of A and B", 2, 0, checkRowsCols),
-	vecFn("rows_dot_self", "A", "the dot products of the rows of A with themselves", 1, 0, checkRowsCols),
-	vecFn("columns_dot_self", "A", "the dot products of the columns of A with themselves", 1, 0, checkRowsCols),
+	vecFn("rows_dot_product", "A, B", "the dot products of the rows of A and B", 2, 0, checkRowsCols(true)),
+	vecFn("columns_dot_product", "A, B", "the dot products of the columns of A and B", 2, 0, checkRowsCols(false)),
+	vecFn("rows_dot_self", "A", "the dot products of the rows of A with themselves", 1, 0, checkRowsCols(true)),
+	vecFn("columns_dot_self", "A", "the dot products of the columns of A with themselves", 1, 0, checkRowsCols(false)),
 
 	// ---- vectors and matrices
 	vecFn("cumulative_sum", "v", "the running sums of a vector", 1, 0, checkVecToVec),
@@ -123,8 +123,8 @@ var functionTable = []*Function{
 	vecFn("diag_pre_multiply", "v, M", "diag_matrix(v) * M", 2, 0, checkDiagPreMultiply),
 	vecFn("to_vector", "M", "a matrix column by column (Stan's order); a vector as it is", 1, 0, checkToVector),
 	vecFn("append_row", "a, b", "the vector of a's elements then b's (vectors or scalars)", 2, 0, checkAppendRow),
-	vecFn("col", "M, j", "column j of a matrix, as a vector", 1, 1, checkColRow),
-	vecFn("row", "M, i", "row i of a matrix, as a vector", 1, 1, checkColRow),
+	vecFn("col", "M, j", "column j of a matrix, as a vector", 1, 1, checkColRow(false)),
+	vecFn("row", "M, i", "row i of a matrix, as a vector", 1, 1, checkColRow(true)),
 	vecFn("block", "M, i, j, nr, nc", "the nr x nc block of M from row i and column j", 1, 4, checkBlock),
 	matFn("gp_exp_quad_cov", "x, alpha, rho", "the exponentiated quadratic covariance alpha^2 exp(-(x_i - x_j)^2 / (2 rho^2))", 3, checkGPExpQuadCov),
 	matFn("diag_matrix", "v", "the diagonal matrix of v", 1, checkDiagMatrix),
@@ -141,10 +141,10 @@ var functionTable = []*Function{
 	odeEntry("integrate_ode_bdf", "f, y0, t0, ts, theta, x_r, x_i[, rtol, atol, max_steps]", "Stan's older ode_bdf: f(t, y, theta, x_r, x_i)", odeForm{old: true, stiff: true}),
 
 	// ---- sizes, known before inference
-	vecFn("rows", "x", "the number of rows", 1, 0, checkSize),
-	vecFn("cols", "x", "the number of columns (1 for a vector)", 1, 0, checkSize),
-	vecFn("num_elements", "x", "the number of elements", 1, 0, checkSize),
-	vecFn("size", "x", "the number of elements (of an array: its first size)", 1, 0, checkSize),
+	vecFn("rows", "x", "the number of rows", 1, 0, checkSize(sizeRows)),
+	vecFn("cols", "x", "the number of columns (1 for a vector)", 1, 0, checkSize(sizeCols)),
+	vecFn("num_elements", "x", "the number of elements", 1, 0, checkSize(sizeElements)),
+	vecFn("size", "x", "the number of elements (of an array: its first size)", 1, 0, checkSize(sizeFirst)),
 	vecFn("dims", "x", "the sizes of an array, vector or matrix, as an int array", 1, 0, checkDims),
 
 	// ---- arrays (arrays.go)
@@ -309,12 +309,16 @@ func checkMinMax(k *site) Expr {
 	return k.builtin(TReal)
 }
 
-func checkMoments(k *site) Expr {
-	t := k.t(0)
-	if t.Scalar() || k.def.Name != "mean" && t.Len() < 2 {
-		return k.bad("a vector or a matrix (of at least 2 elements for variance and sd)")
+// checkMoments: mean (of at least one element), variance and sd (of at
+// least two).
+func checkMoments(least int) func(k *site) Expr {
+	return func(k *site) Expr {
+		t := k.t(0)
+		if t.Scalar() || t.Len() < least {
+			return k.bad("a vector or a matrix (of at least 2 elements for variance and sd)")
+		}
+		return k.builtin(TReal)
 	}
-	return k.builtin(TReal)
 }
 
 func checkDotSelf(k *site) Expr {
@@ -326,21 +330,23 @@ func checkDotSelf(k *site) Expr {
 
 // checkRowsCols: rows_dot_product, columns_dot_product, rows_dot_self and
 // columns_dot_self (a vector is one column).
-func checkRowsCols(k *site) Expr {
-	t := k.t(0)
-	if len(k.args) == 2 {
-		u := k.t(1)
-		if t.Kind == Int || t.Kind == Real || !sameShape(t, u) {
-			k.r.errorf(k.pos, "%s takes two matrices (or vectors) of one shape, got %s and %s", k.name, t, u)
-			return nil
+func checkRowsCols(rows bool) func(k *site) Expr {
+	return func(k *site) Expr {
+		t := k.t(0)
+		if len(k.args) == 2 {
+			u := k.t(1)
+			if t.Kind == Int || t.Kind == Real || !sameShape(t, u) {
+				k.r.errorf(k.pos, "%s takes two matrices (or vectors) of one shape, got %s and %s", k.name, t, u)
+				return nil
+			}
+		} else if t.Scalar() {
+			return k.bad("a matrix or a vector")
 		}
-	} else if t.Scalar() {
-		return k.bad("a matrix or a vector")
+		if rows {
+			return k.builtin(vecType(t.Rows))
+		}
+		return k.builtin(vecType(max(t.Cols, 1)))
 	}
-	if strings.HasPrefix(k.def.Name, "rows") {
-		return k.builtin(vecType(t.Rows))
-	}
-	return k.builtin(vecType(max(t.Cols, 1)))
 }
 
 func checkVecToVec(k *site) Expr {
@@ -402,16 +408,18 @@ func checkAppendRow(k *site) Expr {
 }
 
 // checkColRow: col(M, j) and row(M, i) (a vector).
-func checkColRow(k *site) Expr {
-	t := k.t(0)
-	size, what, rt := t.Cols, "column", vecType(t.Rows)
-	if k.def.Name == "row" {
-		size, what, rt = t.Rows, "row", vecType(t.Cols)
+func checkColRow(row bool) func(k *site) Expr {
+	return func(k *site) Expr {
+		t := k.t(0)
+		size, what, rt := t.Cols, "column", vecType(t.Rows)
+		if row {
+			size, what, rt = t.Rows, "row", vecType(t.Cols)
+		}
+		if t.Kind != Matrix || k.ints[0] < 1 || k.ints[0] > size {
+			return k.bad(fmt.Sprintf("a matrix and a %s index (1-based) within it", what))
+		}
+		return k.builtin(rt)
 	}
-	if t.Kind != Matrix || k.ints[0] < 1 || k.ints[0] > size {
-		return k.bad(fmt.Sprintf("a matrix and a %s index (1-based) within it", what))
-	}
-	return k.builtin(rt)
 }
 
 func checkBlock(k *site) Expr {
@@ -423,28 +431,40 @@ func checkBlock(k *site) Expr {
 	return k.builtin(matType(nr, nc))
 }
 
+// sizeOf is which size a size function gives.
+type sizeOf int
+
+const (
+	sizeRows     sizeOf = iota // rows
+	sizeCols                   // cols (1 for a vector)
+	sizeElements               // num_elements
+	sizeFirst                  // size: of an array its first size, else num_elements
+)
+
 // checkSize: rows, cols, num_elements and size are constants.
-func checkSize(k *site) Expr {
-	t := k.t(0)
-	var n int
-	switch k.def.Name {
-	case "rows":
-		n = t.Rows
-	case "cols":
-		n = 1
-		if t.Kind == Matrix {
-			n = t.Cols
-		}
-	default: // num_elements, size
-		if t.Scalar() {
-			return k.bad("a vector or a matrix")
-		}
-		n = t.Len()
-		if k.def.Name == "size" && t.Array > 0 {
+func checkSize(which sizeOf) func(k *site) Expr {
+	return func(k *site) Expr {
+		t := k.t(0)
+		var n int
+		switch which {
+		case sizeRows:
 			n = t.Rows
+		case sizeCols:
+			n = 1
+			if t.Kind == Matrix {
+				n = t.Cols
+			}
+		default: // num_elements, size
+			if t.Scalar() {
+				return k.bad("a vector or a matrix")
+			}
+			n = t.Len()
+			if which == sizeFirst && t.Array > 0 {
+				n = t.Rows
+			}
 		}
+		return &Num{ExprBase: ExprBase{k.pos, TInt}, V: float64(n)}
 	}
-	return &Num{ExprBase: ExprBase{k.pos, TInt}, V: float64(n)}
 }
 
 func checkGPExpQuadCov(k *site) Expr {

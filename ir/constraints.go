@@ -31,13 +31,13 @@ func (r *resolver) vecLatent(d *lang.Decl, kind VarKind, mk func(K int) stdlib.V
 	if !ok {
 		return
 	}
-	if k < 1 || base == "simplex" && k < 2 {
+	if k < 1 || base == lang.BaseSimplex && k < 2 {
 		r.errorf(tp, "%s[%d] is too small", base, k)
 		return
 	}
 	vb := mk(k)
 	t := vecType(k)
-	if base == "cholesky_factor_corr" {
+	if base == lang.BaseCholeskyFactorCorr {
 		t = matType(k, k)
 	}
 	v := r.newVar(d.Name, p, LatentVar, t)
@@ -72,12 +72,12 @@ func (r *resolver) exprBounds(t *lang.Type) bool {
 func (r *resolver) boundedLatent(d *lang.Decl, p lang.Pos) {
 	tp := r.at(d.Type.Pos)
 	base := d.Type.Base
-	if base != "real" && base != "vector" {
+	if base != lang.BaseReal && base != lang.BaseVector {
 		r.errorf(tp, "bounds that depend on other variables are supported for real and vector latents")
 		return
 	}
 	t := TReal
-	if base == "vector" {
+	if base == lang.BaseVector {
 		if len(d.Type.Dims) != 1 {
 			r.errorf(tp, "vector needs one size, as in vector[N]")
 			return

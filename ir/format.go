@@ -73,7 +73,7 @@ func formatExpr(b *strings.Builder, e Expr, outer int) {
 	case *ODECall:
 		b.WriteString(e.Name + "(" + e.Fn + ", ...)")
 	case *MatCall:
-		if e.Name == "transpose" {
+		if e.Postfix {
 			formatExpr(b, e.Args[0], 5)
 			b.WriteByte('\'')
 			return
@@ -85,7 +85,7 @@ func formatExpr(b *strings.Builder, e Expr, outer int) {
 			b.WriteByte('\'')
 			return
 		}
-		if e.Def == ArrayLit && e.Name == "{...}" {
+		if e.Def == ArrayLit {
 			b.WriteByte('{')
 			for i, a := range e.Args {
 				if i > 0 {

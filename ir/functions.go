@@ -93,7 +93,7 @@ func (r *resolver) inline(c *lang.Call, fd *lang.FuncDef) Expr {
 	var stmts []Stmt
 	for i, prm := range fd.Params {
 		pt := args[i].Type()
-		if prm.Base == "real" && prm.ArrayDims() > 0 {
+		if prm.Base == lang.BaseReal && prm.ArrayDims() > 0 {
 			pt.IntElems = false // an int array passed as array[] real
 		}
 		v := r.newVar(prm.Name, r.at(prm.Pos), LocalVar, pt)
@@ -111,10 +111,10 @@ func (r *resolver) inline(c *lang.Call, fd *lang.FuncDef) Expr {
 		return nil
 	}
 	t := result.Type()
-	if fd.Result.Base == "real" && t.Kind == Int {
+	if fd.Result.Base == lang.BaseReal && t.Kind == Int {
 		t = TReal
 	}
-	if fd.Result.Base == "real" {
+	if fd.Result.Base == lang.BaseReal {
 		t.IntElems = false
 	}
 	if len(r.errs) > nerr || r.repeats > nrep {
@@ -155,15 +155,15 @@ func (r *resolver) callErrors(nerr, nrep int, c *lang.Call, pos lang.Pos) {
 
 // baseAccepts reports whether a value of type t may stand for a parameter
 // or result declared with base type base.
-func baseAccepts(base string, t Type) bool {
+func baseAccepts(base lang.BaseType, t Type) bool {
 	switch base {
-	case "int":
+	case lang.BaseInt:
 		return t.Kind == Int
-	case "real":
+	case lang.BaseReal:
 		return t.Scalar()
-	case "vector":
+	case lang.BaseVector:
 		return t.Kind == Vector
-	case "matrix":
+	case lang.BaseMatrix:
 		return t.Kind == Matrix
 	}
 	return false

@@ -75,8 +75,8 @@ func (r *resolver) jsonDecl(d *lang.Decl, p lang.Pos, bij stdlib.Bijection) {
 		r.errorf(p, "data %s: %s", d.Name, miss.Msg).Hint = miss.Hint
 		return
 	}
-	declared := base
-	if base == "int" && !scalar {
+	declared := base.String()
+	if base == lang.BaseInt && !scalar {
 		declared = "int array"
 	}
 	if r.arrayType != nil {
@@ -115,7 +115,7 @@ func (r *resolver) jsonDecl(d *lang.Decl, p lang.Pos, bij stdlib.Bijection) {
 	switch {
 	case scalar:
 		t = TReal
-		if base == "int" {
+		if base == lang.BaseInt {
 			t = TInt
 		}
 		source = fmt.Sprintf("= %g, %s", f.Values[0], source)
@@ -124,7 +124,7 @@ func (r *resolver) jsonDecl(d *lang.Decl, p lang.Pos, bij stdlib.Bijection) {
 			return
 		}
 		t = vecType(f.Dims[0])
-		if base == "int" {
+		if base == lang.BaseInt {
 			t = intArrayType(f.Dims[0])
 		}
 	default:
@@ -133,7 +133,7 @@ func (r *resolver) jsonDecl(d *lang.Decl, p lang.Pos, bij stdlib.Bijection) {
 		}
 		t = matType(f.Dims[0], f.Dims[1])
 	}
-	if base == "int" {
+	if base == lang.BaseInt {
 		for i, x := range f.Values {
 			if x != math.Trunc(x) {
 				r.errorf(f.ElemPos(i), "int data %s has a non-integer value %g%s", d.Name, x, atElem(f, i))
@@ -145,7 +145,7 @@ func (r *resolver) jsonDecl(d *lang.Decl, p lang.Pos, bij stdlib.Bijection) {
 			}
 		}
 	}
-	if old, ok := r.global[d.Name]; ok && old.Kind == SizeVar && scalar && base == "int" && old.Value[0] == f.Values[0] {
+	if old, ok := r.global[d.Name]; ok && old.Kind == SizeVar && scalar && base == lang.BaseInt && old.Value[0] == f.Values[0] {
 		// a size bound by an earlier declaration's length, declared now
 		old.Kind, old.Source = DataVar, source
 		r.checkBounds(old, bij, p)

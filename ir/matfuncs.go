@@ -15,6 +15,8 @@ type MatCall struct {
 	Name string
 	Op   stdlib.VecOp // a fresh op per call site (ops keep scratch)
 	Args []Expr
+	// Postfix is true for the transpose x', printed so.
+	Postfix bool
 }
 
 // shapeFits reports whether t has shape s of size n.

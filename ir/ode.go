@@ -197,7 +197,7 @@ func (r *resolver) odeRHS(x *ODECall, fd *lang.FuncDef) bool {
 		types = append(types, a.Type())
 	}
 	for i, prm := range fd.Params {
-		if !paramAccepts(prm.ArrayDims(), prm.Base, types[i]) || i == 0 && prm.Base != "real" {
+		if !paramAccepts(prm.ArrayDims(), prm.Base, types[i]) || i == 0 && prm.Base != lang.BaseReal {
 			what := "argument"
 			switch i {
 			case 0:

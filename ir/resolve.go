@@ -109,13 +109,10 @@ func (r *resolver) declare(v *Var) {
 }
 
 func (r *resolver) run(f *lang.File) {
-	blocks := map[string]*lang.Block{}
+	var blocks [lang.BlockInfer + 1]*lang.Block
 	for _, b := range f.Blocks {
 		p := r.at(b.Pos)
-		known := false
-		for _, k := range lang.BlockKinds {
-			known = known || k == b.Kind
-		}
+		kind, known := b.KindOf()
 		if !known {
 			e := r.errorf(p, "unknown block %q; the blocks are functions, data, param, latent, model, derived and infer", b.Kind)
 			if s := lang.Suggest(b.Kind, lang.BlockKinds); s != "" {
@@ -123,45 +120,45 @@ func (r *resolver) run(f *lang.File) {
 			}
 			continue
 		}
-		if old, dup := blocks[b.Kind]; dup {
+		if old := blocks[kind]; old != nil {
 			r.errorf(p, "duplicate %s block (the first is at %d:%d); merge them", b.Kind, old.Pos.Line, old.Pos.Column)
 			continue
 		}
-		blocks[b.Kind] = b
+		blocks[kind] = b
 	}
 	if len(r.errs) > 0 {
 		return
 	}
-	if blocks["model"] == nil {
+	if blocks[lang.BlockModel] == nil {
 		r.errorf(lang.Pos{File: r.file, Line: 1, Col: 1}, "the file has no model { ... } block")
 		return
 	}
-	if b := blocks["functions"]; b != nil {
+	if b := blocks[lang.BlockFunctions]; b != nil {
 		r.functions(b)
 	}
-	if b := blocks["data"]; b != nil {
+	if b := blocks[lang.BlockData]; b != nil {
 		r.decls(b, DataVar)
 		if len(r.errs) > 0 {
 			return // later declarations use the sizes the data would give
 		}
 	}
-	if b := blocks["param"]; b != nil {
+	if b := blocks[lang.BlockParam]; b != nil {
 		r.decls(b, ParamVar)
 	}
-	if b := blocks["latent"]; b != nil {
+	if b := blocks[lang.BlockLatent]; b != nil {
 		r.decls(b, LatentVar)
 	}
 	if len(r.errs) > 0 {
 		return
 	}
-	r.model = blocks["model"]
+	r.model = blocks[lang.BlockModel]
 	r.assigned = map[string]lang.Pos{}
 	collectAssigned(r.model.Items, r.assigned, r)
 	r.m.Body = append(r.prelude, r.stmtsOfItems(r.model.Items)...)
-	if b := blocks["derived"]; b != nil {
+	if b := blocks[lang.BlockDerived]; b != nil {
 		r.derived(b)
 	}
-	if b := blocks["infer"]; b != nil {
+	if b := blocks[lang.BlockInfer]; b != nil {
 		r.settings(b)
 	}
 }
@@ -232,22 +229,22 @@ func (r *resolver) decl(d *lang.Decl, kind VarKind) {
 		r.arrayDecl(d, kind)
 		return
 	}
-	if vb, ok := stdlib.LookupVecBijection(base); ok {
+	if vb, ok := stdlib.LookupVecBijection(base.String()); ok {
 		r.vecLatent(d, kind, vb)
 		return
 	}
 	ndims := len(d.Type.Dims)
-	want := map[string]int{"int": 0, "real": 0, "vector": 1, "matrix": 2}[base]
-	if base == "int" && ndims == 1 {
+	want := map[lang.BaseType]int{lang.BaseInt: 0, lang.BaseReal: 0, lang.BaseVector: 1, lang.BaseMatrix: 2}[base]
+	if base == lang.BaseInt && ndims == 1 {
 		want = 1 // an integer array, int[N]
 	}
 	if ndims != want {
 		switch base {
-		case "int":
+		case lang.BaseInt:
 			r.errorf(tp, "int takes no size (a scalar) or one (an integer array, as in int[N])")
-		case "real":
+		case lang.BaseReal:
 			r.errorf(tp, "%s is a scalar type and takes no size", base)
-		case "vector":
+		case lang.BaseVector:
 			r.errorf(tp, "vector needs one size, as in vector[N]")
 		default:
 			r.errorf(tp, "matrix needs two sizes, as in matrix[N, D]")
@@ -266,7 +263,7 @@ func (r *resolver) decl(d *lang.Decl, kind VarKind) {
 		r.errorf(r.at(d.Init.Pos), "latent %s cannot have a value: its value is what inference is about (only params take an initial value)", d.Name)
 		return
 	}
-	if kind != DataVar && base == "int" {
+	if kind != DataVar && base == lang.BaseInt {
 		r.errorf(tp, "%s %s must be continuous (real, vector); int is for data", kind, d.Name)
 		return
 	}
@@ -285,13 +282,13 @@ func (r *resolver) decl(d *lang.Decl, kind VarKind) {
 	// sizes of params and latents are constant expressions of known sizes
 	t := Type{Kind: Real}
 	switch base {
-	case "vector":
+	case lang.BaseVector:
 		n, ok := r.sizeExpr(d.Type.Dims[0])
 		if !ok {
 			return
 		}
 		t = vecType(n)
-	case "matrix":
+	case lang.BaseMatrix:
 		rows, ok1 := r.sizeExpr(d.Type.Dims[0])
 		cols, ok2 := r.sizeExpr(d.Type.Dims[1])
 		if !ok1 || !ok2 {
@@ -462,7 +459,7 @@ func (r *resolver) dataDecl(d *lang.Decl, p lang.Pos, bij stdlib.Bijection) {
 		r.jsonDecl(d, p, bij)
 		return
 	}
-	if (base == "int" || base == "real") && len(d.Type.Dims) == 0 {
+	if (base == lang.BaseInt || base == lang.BaseReal) && len(d.Type.Dims) == 0 {
 		if d.From != nil || d.Standardized {
 			r.errorf(p, "scalar data %s takes a value (%s: %s = 3), not CSV columns", d.Name, d.Name, base)
 			return
@@ -476,7 +473,7 @@ func (r *resolver) dataDecl(d *lang.Decl, p lang.Pos, bij stdlib.Bijection) {
 			return
 		}
 		t := TReal
-		if base == "int" {
+		if base == lang.BaseInt {
 			t = TInt
 			if x != math.Trunc(x) {
 				r.errorf(r.at(d.Init.Pos), "int data %s has a non-integer value %g", d.Name, x)
@@ -526,7 +523,7 @@ func (r *resolver) dataDecl(d *lang.Decl, p lang.Pos, bij stdlib.Bijection) {
 	rows := r.table.Rows
 	var t Type
 	switch base {
-	case "vector", "int":
+	case lang.BaseVector, lang.BaseInt:
 		if len(cols) != 1 {
 			r.errorf(selPos, "%s %s selects %d columns; declare a matrix to take several", base, d.Name, len(cols))
 			return
@@ -535,7 +532,7 @@ func (r *resolver) dataDecl(d *lang.Decl, p lang.Pos, bij stdlib.Bijection) {
 			return
 		}
 		t = vecType(rows)
-		if base == "int" {
+		if base == lang.BaseInt {
 			t = intArrayType(rows)
 		}
 	default:
@@ -548,7 +545,7 @@ func (r *resolver) dataDecl(d *lang.Decl, p lang.Pos, bij stdlib.Bijection) {
 	v.Value = r.table.Matrix(cols)
 	v.Source = desc
 	if d.Standardized {
-		if base == "int" {
+		if base == lang.BaseInt {
 			r.errorf(p, "int data %s cannot be standardized; declare it a vector", d.Name)
 			return
 		}

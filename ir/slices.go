@@ -11,7 +11,7 @@ func (r *resolver) transpose(x Expr) Expr {
 	t := x.Type()
 	switch t.Kind {
 	case Matrix:
-		return &MatCall{ExprBase: ExprBase{x.Pos(), matType(t.Cols, t.Rows)}, Name: "transpose", Op: stdlib.NewTranspose(t.Rows, t.Cols), Args: []Expr{x}}
+		return &MatCall{ExprBase: ExprBase{x.Pos(), matType(t.Cols, t.Rows)}, Name: "transpose", Op: stdlib.NewTranspose(t.Rows, t.Cols), Args: []Expr{x}, Postfix: true}
 	case Vector:
 		return &Builtin{ExprBase: ExprBase{x.Pos(), matType(1, t.Rows)}, Name: "row", Def: RowVector, Args: []Expr{x}}
 	}

@@ -25,8 +25,8 @@ func (r *resolver) localDecl(d *lang.Decl) Stmt {
 		return nil
 	}
 	base := d.Type.Base
-	want := map[string]int{"int": 0, "real": 0, "vector": 1, "matrix": 2}[base]
-	if base == "int" && len(d.Type.Dims) > 0 {
+	want := map[lang.BaseType]int{lang.BaseInt: 0, lang.BaseReal: 0, lang.BaseVector: 1, lang.BaseMatrix: 2}[base]
+	if base == lang.BaseInt && len(d.Type.Dims) > 0 {
 		want = min(len(d.Type.Dims), 2) // an integer array int[n] or int[n, k]
 	}
 	if len(d.Type.Dims) != want {
@@ -35,14 +35,14 @@ func (r *resolver) localDecl(d *lang.Decl) Stmt {
 	}
 	t := TReal
 	switch {
-	case base == "int" && want == 1:
+	case base == lang.BaseInt && want == 1:
 		n, ok := r.sizeExpr(d.Type.Dims[0])
 		if !ok {
 			return nil
 		}
 		t = vecType(n)
 		t.IntElems = true
-	case base == "int" && want == 2:
+	case base == lang.BaseInt && want == 2:
 		rows, ok1 := r.sizeExpr(d.Type.Dims[0])
 		cols, ok2 := r.sizeExpr(d.Type.Dims[1])
 		if !ok1 || !ok2 {
@@ -50,15 +50,15 @@ func (r *resolver) localDecl(d *lang.Decl) Stmt {
 		}
 		t = matType(rows, cols)
 		t.IntElems = true
-	case base == "int":
+	case base == lang.BaseInt:
 		t = TInt
-	case base == "vector":
+	case base == lang.BaseVector:
 		n, ok := r.sizeExpr(d.Type.Dims[0])
 		if !ok {
 			return nil
 		}
 		t = vecType(n)
-	case base == "matrix":
+	case base == lang.BaseMatrix:
 		rows, ok1 := r.sizeExpr(d.Type.Dims[0])
 		cols, ok2 := r.sizeExpr(d.Type.Dims[1])
 		if !ok1 || !ok2 {

@@ -121,7 +121,14 @@ func init() {
 			}
 		}
 	}
+	FnLogSumExp, FnDot = FunctionsByName["log_sum_exp"], FunctionsByName["dot"]
+	FnCol, FnRow = FunctionsByName["col"], FunctionsByName["row"]
 }
+
+// The entries that the later stages recognise (the forward algorithm's
+// log_sum_exp, a row's dot product, a matrix column): compared by entry,
+// never by name.
+var FnLogSumExp, FnDot, FnCol, FnRow *Function
 
 // Functions lists the built-in functions, aliases included, sorted by name.
 func Functions() []*Function {
@@ -244,8 +251,8 @@ func (r *resolver) callFunction(c *lang.Call, f *Function) Expr {
 			return nil
 		}
 		v, ok := foldConst(x)
-		if !ok && x.Type().Kind == Int && !dependsOnUnknowns(x) && (def.Name == "col" || def.Name == "row") {
-			return r.dynColRow(k.args[0], x, def.Name == "col", pos) // col(X, j) in a loop over j
+		if !ok && x.Type().Kind == Int && !dependsOnUnknowns(x) && (def == FnCol || def == FnRow) {
+			return r.dynColRow(k.args[0], x, def == FnCol, pos) // col(X, j) in a loop over j
 		}
 		if !ok || x.Type().Kind != Int {
 			r.errorf(x.Pos(), "argument %d of %s must be an integer known before inference", nv+i+1, c.Name)

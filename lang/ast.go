@@ -1,6 +1,11 @@
 package lang
 
-import "github.com/alecthomas/participle/v2/lexer"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
+)
 
 // The concrete syntax tree (CST) below is filled in by participle. Every
 // node records where it starts (Pos) and most record where they end
@@ -72,7 +77,7 @@ type Param struct {
 	Name   string   `parser:"@Ident \":\""`
 	Array  bool     `parser:"( @\"array\" \"[\""`
 	Commas []string `parser:"  @\",\"* \"]\" )?"`
-	Base   string   `parser:"@(\"int\" | \"real\" | \"vector\" | \"matrix\")"`
+	Base   BaseType `parser:"@(\"int\" | \"real\" | \"vector\" | \"matrix\")"`
 }
 
 // ArrayDims is the number of array dimensions of the parameter (0 when it
@@ -108,7 +113,7 @@ type Type struct {
 	IsArray bool     `parser:"( @\"array\" \"[\""`
 	Array   []*Expr  `parser:"  ( @@ ( \",\" @@ )* \"]\""`
 	Unsized []string `parser:"  | @\",\"* \"]\" ) )?"`
-	Base    string   `parser:"@(\"int\" | \"real\" | \"vector\" | \"matrix\" | \"simplex\" | \"ordered\" | \"positive_ordered\" | \"cholesky_factor_corr\")"`
+	Base    BaseType `parser:"@(\"int\" | \"real\" | \"vector\" | \"matrix\" | \"simplex\" | \"ordered\" | \"positive_ordered\" | \"cholesky_factor_corr\")"`
 	Bounds  []*Bound `parser:"( \"<\" @@ ( \",\" @@ )* \">\" )?"`
 	Dims    []*Expr  `parser:"( \"[\" @@ ( \",\" @@ )* \"]\" )?"`
 	// After is always empty in a File returned by Parse: bounds written
@@ -523,3 +528,85 @@ func (e *Expr) NumberLit() (string, bool) {
 	}
 	return sign + *p.Base.Prim.Number, true
 }
+
+// BaseType is the base of a declared type (int, real, vector, ...): an
+// enum that the parser fills from the type's keyword (Capture), the one
+// place its name is compared.
+type BaseType int
+
+// The base types, in the order of BaseTypeNames.
+const (
+	BaseInt BaseType = iota + 1
+	BaseReal
+	BaseVector
+	BaseMatrix
+	BaseSimplex
+	BaseOrdered
+	BasePositiveOrdered
+	BaseCholeskyFactorCorr
+)
+
+// BaseTypeNames are the base types' keywords, by BaseType.
+var BaseTypeNames = [...]string{BaseInt: "int", BaseReal: "real", BaseVector: "vector", BaseMatrix: "matrix",
+	BaseSimplex: "simplex", BaseOrdered: "ordered", BasePositiveOrdered: "positive_ordered",
+	BaseCholeskyFactorCorr: "cholesky_factor_corr"}
+
+// String is the keyword of b.
+func (b BaseType) String() string {
+	if b <= 0 || int(b) >= len(BaseTypeNames) {
+		return "?"
+	}
+	return BaseTypeNames[b]
+}
+
+// ParseBaseType reads a base type's keyword; ok is false for another word.
+func ParseBaseType(name string) (b BaseType, ok bool) {
+	for i, n := range BaseTypeNames {
+		if n != "" && n == name {
+			return BaseType(i), true
+		}
+	}
+	return 0, false
+}
+
+// Capture lets the parser fill a BaseType from its keyword.
+func (b *BaseType) Capture(values []string) error {
+	v, ok := ParseBaseType(strings.Join(values, ""))
+	if !ok {
+		return fmt.Errorf("unknown type %q", strings.Join(values, ""))
+	}
+	*b = v
+	return nil
+}
+
+// Vector reports whether b is a vector transform's base (simplex,
+// ordered, positive_ordered, cholesky_factor_corr).
+func (b BaseType) Vector() bool { return b >= BaseSimplex }
+
+// BlockKind is a kind of block, by its index in BlockKinds.
+type BlockKind int
+
+// The kinds of block, in the order of BlockKinds.
+const (
+	BlockFunctions BlockKind = iota
+	BlockData
+	BlockParam
+	BlockLatent
+	BlockModel
+	BlockDerived
+	BlockInfer
+)
+
+// KindOf is the block's kind; ok is false for a word that names none
+// (Check reports it).
+func (b *Block) KindOf() (k BlockKind, ok bool) {
+	for i, n := range BlockKinds {
+		if n == b.Kind {
+			return BlockKind(i), true
+		}
+	}
+	return 0, false
+}
+
+// String is the kind's keyword.
+func (k BlockKind) String() string { return BlockKinds[k] }

@@ -248,7 +248,7 @@ func TestConstructs(t *testing.T) {
 			require.Equal(t, want, got)
 			require.Equal(t, 2, f.Blocks[0].Items[0].Decl.Type.ArrayDims())
 			require.Equal(t, 1, f.Blocks[1].Items[1].Decl.Type.ArrayDims())
-			require.Equal(t, 0, (&Type{Base: "real"}).ArrayDims())
+			require.Equal(t, 0, (&Type{Base: BaseReal}).ArrayDims())
 		}},
 		{"unsized array parameters and result", "functions { f(z: array[] real, m: array[,] real, v: array[] vector, k: int) -> array[] real { return {z[1], m[1, 2]} } }\nmodel { }", func(t *testing.T, f *File) {
 			fd := f.Blocks[0].Items[0].Func

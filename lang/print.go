@@ -147,7 +147,7 @@ func (t *Type) String() string {
 		}
 		b.WriteString("] ")
 	}
-	b.WriteString(t.Base)
+	b.WriteString(t.Base.String())
 	if bs := t.AllBounds(); len(bs) > 0 {
 		b.WriteByte('<')
 		for i, x := range bs {

@@ -43,7 +43,7 @@ func (p *filePrinter) line(depth int, s string) {
 func (p *filePrinter) funcDef(fd *FuncDef) {
 	var ps []string
 	for _, a := range fd.Params {
-		t := a.Base
+		t := a.Base.String()
 		if a.Array {
 			t = "array[" + strings.Join(a.Commas, "") + "] " + t
 		}
@@ -138,7 +138,7 @@ func FormatType(t *Type) string {
 		}
 		b.WriteString("] ")
 	}
-	b.WriteString(t.Base)
+	b.WriteString(t.Base.String())
 	if bs := t.AllBounds(); len(bs) > 0 {
 		var parts []string
 		for _, bd := range bs {

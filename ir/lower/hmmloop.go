@@ -106,7 +106,7 @@ func (cp *compiler) matchForward(s *ir.For, lo, hi int) (*fwdLoop, bool) {
 		return nil, false
 	}
 	lse, ok := setG.X.(*ir.Call)
-	if !ok || lse.Def == nil || lse.Def.Name != "log_sum_exp" || len(lse.Args) != 1 || !IsRefTo(lse.Args[0], acc) {
+	if !ok || lse.Def == nil || lse.Def != ir.FnLogSumExp || len(lse.Args) != 1 || !IsRefTo(lse.Args[0], acc) {
 		return nil, false
 	}
 	// acc[j] = gamma[t - 1, j] + the terms of W

@@ -298,7 +298,7 @@ func element(e ir.Expr, k int) (ir.Expr, bool) {
 		}
 		return nil, false
 	case *ir.Builtin: // col(M, j): element k is M[k + 1, j]
-		if e.Def == nil || e.Def.Name != "col" || e.Args[0].Type().Kind != ir.Matrix {
+		if e.Def == nil || e.Def != ir.FnCol || e.Args[0].Type().Kind != ir.Matrix {
 			return nil, false
 		}
 		return &ir.Index{ExprBase: ir.ExprBase{P: e.Pos(), T: et}, X: e.Args[0], Idx: []ir.Expr{num(k + 1), num(e.Ints[0])}}, true

@@ -304,7 +304,7 @@ func (cp *compiler) vecExprOK(e ir.Expr, v *ir.Var, lo, hi int) (ok, dep bool) {
 // variable v and b a vector expression that reads neither v nor the
 // body's locals; nil for any other expression.
 func (cp *compiler) rowDotRows(e *ir.Call, v *ir.Var, lo, hi int) []float64 {
-	if e.Def.Name != "dot" || len(e.Args) != 2 || !ir.IsMatrixRow(e.Args[0]) {
+	if e.Def != ir.FnDot || len(e.Args) != 2 || !ir.IsMatrixRow(e.Args[0]) {
 		return nil
 	}
 	ix := e.Args[0].(*ir.Index)

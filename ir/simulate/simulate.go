@@ -277,7 +277,7 @@ func dataDecls(f *lang.File) []*lang.Decl {
 		return nil
 	}
 	for _, b := range f.Blocks {
-		if b.Kind != "data" {
+		if k, _ := b.KindOf(); k != lang.BlockData {
 			continue
 		}
 		for _, it := range b.Items {

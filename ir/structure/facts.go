@@ -159,7 +159,7 @@ func (ff *factFinder) collect(body []ir.Stmt) {
 						ff.mixes = append(ff.mixes, mixture{weight: x.Args[0], components: x.Args[1:]})
 					}
 				case *ir.Call:
-					if x.Def != nil && x.Def.Name == "log_sum_exp" {
+					if x.Def != nil && x.Def == ir.FnLogSumExp {
 						ff.mixes = append(ff.mixes, mixture{components: x.Args})
 					}
 				}

@@ -302,7 +302,7 @@ var (
 // typ lowers a declaration's type (old holds the sizes of the old array
 // form, real y[N]).
 func (l *lowerer) typ(t *Type, old []*Expr, ctx context) (*lang.Type, shape) {
-	nt := &lang.Type{Pos: t.Pos, EndPos: t.EndPos, Base: t.Base}
+	nt := &lang.Type{Pos: t.Pos, EndPos: t.EndPos, Base: langBase(t.Base)}
 	sh := shape{base: t.Base}
 	for _, e := range t.Array {
 		nt.Array = append(nt.Array, l.expr(e).e)
@@ -325,12 +325,12 @@ func (l *lowerer) typ(t *Type, old []*Expr, ctx context) (*lang.Type, shape) {
 	switch transform, isVec := vectorTypes[t.Base]; {
 	case t.Base == "row_vector":
 		// a vector in the IR, a row_vector in the shapes
-		nt.Base = "vector"
+		nt.Base = lang.BaseVector
 		sh.rowish = sh.arr == 0
 	case isVec:
 		sh.base = "vector"
 		if relaxed || ctx == ctxLocal {
-			nt.Base = "vector"
+			nt.Base = lang.BaseVector
 		} else if !transform {
 			l.refuse(t.Pos, "%s is not supported", t.Base)
 		}
@@ -340,7 +340,7 @@ func (l *lowerer) typ(t *Type, old []*Expr, ctx context) (*lang.Type, shape) {
 		case isMat:
 			sh.base = "matrix"
 			if relaxed || ctx == ctxLocal {
-				nt.Base = "matrix"
+				nt.Base = lang.BaseMatrix
 				if len(nt.Dims) == 1 {
 					nt.Dims = append(nt.Dims, nt.Dims[0])
 				}
@@ -363,7 +363,7 @@ func (l *lowerer) typ(t *Type, old []*Expr, ctx context) (*lang.Type, shape) {
 			nt.Bounds = append(nt.Bounds, &lang.Bound{Pos: b.Pos, Which: b.Which, Value: v.e})
 		}
 	}
-	if ctx == ctxGQ && (len(t.Bounds) > 0 || nt.Base != t.Base) {
+	if ctx == ctxGQ && (len(t.Bounds) > 0 || nt.Base != langBase(t.Base)) {
 		l.note(t.Pos, "the constraint of %s is not checked on each draw", describe(t))
 	}
 	if t.Base == "int" && len(nt.Array) > 1 && ctx != ctxData {
@@ -474,7 +474,7 @@ func (l *lowerer) decl(typ *Type, d *Declarator, pos, end lexer.Position, ctx co
 		v := l.expr(d.Init)
 		nd.Init = v.e
 		l.checkAssign(sh, v.sh, "=", d.Init.Pos)
-	case (l.nanLocals || l.tdAssigned != nil && !l.tdAssigned[d.Name]) && t.Base != "int":
+	case (l.nanLocals || l.tdAssigned != nil && !l.tdAssigned[d.Name]) && t.Base != lang.BaseInt:
 		// Stan's real variables start as NaN (and a transformed data
 		// variable never assigned is not read from the data file)
 		nd.Init = exprOfPrimary(&lang.Primary{Pos: pos, EndPos: pos, Call: &lang.Call{Pos: pos, EndPos: pos, Name: "not_a_number"}})
@@ -760,7 +760,7 @@ func (l *lowerer) functions(fb *Functions) *lang.Block {
 // argType lowers an unsized type of a function's argument or result.
 func (l *lowerer) argType(t *ArgType) (*lang.Param, shape) {
 	n := t.Dims()
-	p := &lang.Param{Pos: t.Pos, Array: n > 0, Base: t.Base}
+	p := &lang.Param{Pos: t.Pos, Array: n > 0, Base: langBase(t.Base)}
 	for i := 1; i < n; i++ {
 		p.Commas = append(p.Commas, ",")
 	}
@@ -768,7 +768,7 @@ func (l *lowerer) argType(t *ArgType) (*lang.Param, shape) {
 	case "int", "real", "vector", "matrix":
 	case "row_vector":
 		// a vector in the IR, a row_vector in the shapes
-		p.Base = "vector"
+		p.Base = lang.BaseVector
 		if t.Old {
 			l.note(t.Pos, "%s[] is Stan's old array syntax, removed in Stan 2.33; write array[] %s", t.Base, t.Base)
 		}
@@ -780,4 +780,11 @@ func (l *lowerer) argType(t *ArgType) (*lang.Param, shape) {
 		l.note(t.Pos, "%s[] is Stan's old array syntax, removed in Stan 2.33; write array[] %s", t.Base, t.Base)
 	}
 	return p, shape{base: t.Base, arr: n}
+}
+
+// langBase is the base of lang's type for a Stan base type's keyword (0
+// for row_vector, which its caller maps onto vector).
+func langBase(name string) lang.BaseType {
+	b, _ := lang.ParseBaseType(name)
+	return b
 }
