@@ -41,7 +41,7 @@
 // step). CrossValidate and Sweep
 // are the experiments of the paper's Table 1 and Figure 2 as library
 // functions. SBC (sbc.go) is simulation-based calibration: data sets drawn
-// from the model (ir.Simulator), fitted, and the true latents ranked among
+// from the model (simulate.Simulator), fitted, and the true latents ranked among
 // the fits' draws; sbcstats.go holds its statistics (chi-square, the ECDF
 // with simultaneous bands). The three take a Shard, a slice of their jobs
 // whose results MergeSBC, MergeCV and MergeSweep combine into those of one

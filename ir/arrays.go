@@ -195,7 +195,7 @@ func (r *resolver) arrayColumn(x Expr, ix *lang.Index) (Expr, bool) {
 	return &Builtin{ExprBase: ExprBase{x.Pos(), rt}, Name: "column", Def: ArrayCol, Args: []Expr{x, k}}, true
 }
 
-// arrayCol is a[:, k] with k known when the model is compiled (the
+// ArrayCol is a[:, k] with k known when the model is compiled (the
 // compiler lowers it itself: lowerArrayCol).
 var ArrayCol = &Function{Name: "column"}
 

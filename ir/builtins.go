@@ -555,7 +555,7 @@ func (r *resolver) rngCall(c *lang.Call) (Expr, bool) {
 	return &Rng{ExprBase: ExprBase{pos, t}, Dist: fam, Args: args}, true
 }
 
-// cdfArgMessage says which argument of a CDF call was bad.
+// CdfArgMessage says which argument of a CDF call was bad.
 func CdfArgMessage(e *NaryCall, j int, x float64, want string) string {
 	name := "y"
 	if j > 0 {

@@ -16,7 +16,7 @@ func (o *HmmOp) Clone() stdlib.VecOp {
 // Counts is the op's count of rejections.
 func (o *HmmOp) Counts() *Rejections { return &o.Rejections }
 
-// fresh is r's description with nothing counted, for a copy of its op.
+// Fresh is r's description with nothing counted, for a copy of its op.
 func (r *Rejections) Fresh() Rejections {
 	return Rejections{Op: r.Op, Pos: r.Pos, Unit: r.Unit, Derived: r.Derived}
 }

@@ -154,7 +154,7 @@ func usesLatents(e Expr) bool {
 	return found
 }
 
-// walkExpr calls f on e and its subexpressions.
+// WalkExpr calls f on e and its subexpressions.
 func WalkExpr(e Expr, f func(Expr)) {
 	f(e)
 	for _, c := range Children(e) {
@@ -162,7 +162,7 @@ func WalkExpr(e Expr, f func(Expr)) {
 	}
 }
 
-// children are the direct subexpressions of e (not the statements of an
+// Children are the direct subexpressions of e (not the statements of an
 // inlined function).
 func Children(e Expr) []Expr {
 	switch e := e.(type) {

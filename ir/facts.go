@@ -1,6 +1,6 @@
 package ir
 
-// stmtExprs are the expressions a statement evaluates itself (not those of
+// StmtExprs are the expressions a statement evaluates itself (not those of
 // the statements it contains).
 func StmtExprs(s Stmt) []Expr {
 	switch s := s.(type) {

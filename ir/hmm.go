@@ -52,17 +52,17 @@ func hmmCost(K, N int) string {
 	return ""
 }
 
-// hmmBytes is the memory of one call: Gamma and log_omega with their
+// HmmBytes is the memory of one call: Gamma and log_omega with their
 // adjoints, the forward probabilities and scaled densities.
 func HmmBytes(K, N int) float64 {
 	k, n := float64(K), float64(N)
 	return 8 * (2*k*k + 4*k*n + 2*n)
 }
 
-// hmmWork is the multiply-adds of one evaluation.
+// HmmWork is the multiply-adds of one evaluation.
 func HmmWork(K, N int) float64 { return float64(K) * float64(K) * float64(N) }
 
-// byteSize words a number of bytes.
+// ByteSize words a number of bytes.
 func ByteSize(b float64) string {
 	switch {
 	case b >= 1<<30:
@@ -77,7 +77,7 @@ func ByteSize(b float64) string {
 // rho (CONSTRAINT_TOLERANCE).
 const hmmSimplexTol = 1e-8
 
-// hmmArgs is why Gamma (K x K, row-major) and rho are not what
+// HmmArgs is why Gamma (K x K, row-major) and rho are not what
 // hmm_marginal takes, as Stan checks them: each row of Gamma and rho a
 // simplex (entries non-negative, sum 1 within 1e-8); "" when they are.
 func HmmArgs(gam, rho []float64, K int) string {
@@ -103,7 +103,7 @@ func HmmArgs(gam, rho []float64, K int) string {
 	return simplex(rho[:K], "rho", func(j int) string { return fmt.Sprintf("rho[%d]", j+1) })
 }
 
-// hmmOp is stdlib's hmm_marginal behind Stan's checks of Gamma and rho: a
+// HmmOp is stdlib's hmm_marginal behind Stan's checks of Gamma and rho: a
 // draw where they fail is rejected (-Inf, no gradient; NaN in the derived
 // block), counted, with the reason.
 type HmmOp struct {

@@ -56,7 +56,7 @@ func (r *resolver) message(m *lang.Message, p lang.Pos) Stmt {
 	return out
 }
 
-// text is the message with the values vals of its expression parts.
+// Text is the message with the values vals of its expression parts.
 func (s *Message) Text(vals [][]float64) string {
 	var b strings.Builder
 	k := 0
@@ -95,7 +95,7 @@ func formatNum(x float64) string {
 	return strconv.FormatFloat(x, 'g', -1, 64)
 }
 
-// where is the message's position as file:line:col.
+// Where is the message's position as file:line:col.
 func (s *Message) Where() string {
 	p := s.Pos()
 	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)

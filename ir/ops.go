@@ -5,7 +5,7 @@ import (
 	"strconv"
 )
 
-// applyOp is a binary operator on numbers; intDiv makes / and % those of
+// ApplyOp is a binary operator on numbers; intDiv makes / and % those of
 // integers, as in Stan: the quotient truncated toward zero and the
 // remainder with the sign of the dividend. A division of integers by zero
 // is NaN here: the callers that know the values refuse it first
@@ -83,7 +83,7 @@ func intRem(x, y float64) float64 {
 	return math.Mod(x, y)
 }
 
-// intDivByZero reports whether e, of values x and y, divides an integer
+// IntDivByZero reports whether e, of values x and y, divides an integer
 // by zero (/, %/% or % on ints).
 func IntDivByZero(e *Binary, y float64) bool {
 	return y == 0 && (e.Op == OpMod || e.Op == OpDiv && e.T.Kind == Int)
@@ -96,12 +96,12 @@ func BoolToFloat(b bool) float64 {
 	return 0
 }
 
-// divByZeroMsg is the error of an integer division by zero at e.
+// DivByZeroMsg is the error of an integer division by zero at e.
 func DivByZeroMsg(e *Binary) string {
 	return "integer division by zero in " + FormatExpr(e)
 }
 
-// exactInt is v as an int when it is an integer within the integers a
+// ExactInt is v as an int when it is an integer within the integers a
 // float64 holds exactly (±2^53); a size, an index or a bound beyond them
 // is an error, never a wrapped-around int.
 func ExactInt(v float64) (int, bool) {
@@ -111,7 +111,7 @@ func ExactInt(v float64) (int, bool) {
 	return int(v), true
 }
 
-// bigIntMsg is the error of an integer expression e of value v beyond
+// BigIntMsg is the error of an integer expression e of value v beyond
 // exactInt.
 func BigIntMsg(e Expr, v float64) string {
 	return FormatExpr(e) + " is " + strconv.FormatFloat(v, 'g', 6, 64) + ", beyond the integers a float64 holds exactly (2^53)"

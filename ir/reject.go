@@ -13,7 +13,7 @@ import (
 // (SolverNotes) and the last for the message that names the statement
 // when every draw is rejected (ZeroDensity).
 
-// rejections is what one such op counts; safe for concurrent use except
+// Rejections is what one such op counts; safe for concurrent use except
 // last, which belongs to the compiled copy evaluating it.
 type Rejections struct {
 	Op      string   // the call's name
@@ -26,7 +26,7 @@ type Rejections struct {
 	Last    string       // the last reason of this copy
 }
 
-// reject counts a rejection with its reason.
+// Reject counts a rejection with its reason.
 func (r *Rejections) Reject(msg string) {
 	r.Last = msg
 	if r.Fails.Add(1) == 1 {
@@ -34,10 +34,10 @@ func (r *Rejections) Reject(msg string) {
 	}
 }
 
-// reason is the last rejection's reason, worded for a message.
+// Reason is the last rejection's reason, worded for a message.
 func (r *Rejections) Reason() string { return r.Op + " failed: " + r.Last }
 
-// rejected is the value of a rejected evaluation: -Inf in the model block
+// Rejected is the value of a rejected evaluation: -Inf in the model block
 // (the draw is rejected), NaN in the derived block (its values are
 // missing, never a made-up number).
 func (r *Rejections) Rejected() float64 {

@@ -18,7 +18,7 @@ func (r *resolver) transpose(x Expr) Expr {
 	return x // a scalar is its own transpose
 }
 
-// isMatrixRow reports whether e is a row m[i] of a matrix m.
+// IsMatrixRow reports whether e is a row m[i] of a matrix m.
 func IsMatrixRow(e Expr) bool {
 	ix, ok := e.(*Index)
 	return ok && len(ix.Idx) == 1 && ix.X.Type().Kind == Matrix && ix.Idx[0].Type().Kind == Int
@@ -45,7 +45,7 @@ type Slice struct {
 	Dyn [2]Expr
 }
 
-// index is the single index of dimension d (not kept).
+// Index is the single index of dimension d (not kept).
 func (e *Slice) Index(d int) Expr {
 	if e.Dyn[d] != nil {
 		return e.Dyn[d]

@@ -36,7 +36,7 @@ type Function struct {
 	// the canonical entry: the call is checked and lowered as that one.
 	Alias string
 
-	// arity lists the numbers of arguments it takes (one for most).
+	// Arity lists the numbers of arguments it takes (one for most).
 	Arity []int
 	// ints is how many of the last arguments are integers known before
 	// inference (sizes and offsets, as in head(v, n)): check reads them
@@ -49,14 +49,14 @@ type Function struct {
 	// lower puts a Call or Builtin of this entry on the tape.
 	// Tape, for an elementwise function the tape has, is its operation.
 	Tape func(*autodiff.Graph, autodiff.Node) autodiff.Node
-	// raw, for a function whose arguments are not all expressions (an
+	// Raw, for a function whose arguments are not all expressions (an
 	// ODE solver's first argument names a user function), resolves the
 	// whole call itself (arity is then its least number of arguments).
 	Raw func(r *resolver, c *lang.Call, pos lang.Pos) Expr
-	// elementwise: a Call of it applies to each element of its one
+	// Elementwise: a Call of it applies to each element of its one
 	// argument (vectorised loops batch it).
 	Elementwise bool
-	// elem and nary are the stdlib op it puts on the tape, if any (for
+	// Elem and nary are the stdlib op it puts on the tape, if any (for
 	// the tests of its values).
 	Elem *stdlib.ElemFunc
 	Nary *stdlib.NaryFunc

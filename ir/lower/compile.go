@@ -37,11 +37,11 @@ type CompileOptions struct {
 	// would compile once over their whole range (the tests compare the
 	// two).
 	UnrollLoops bool
-	// noView: the compile is itself a state-space view (ssmview.go).
+	// NoView: the compile is itself a state-space view (ssmview.go).
 	NoView bool
 }
 
-// factor is one term of the log joint in the unrolled graph: the log
+// Factor is one term of the log joint in the unrolled graph: the log
 // density of one instance of a statement. Every term has a node, a source
 // position and text (for messages), its loop context and its dependency set;
 // a ~ statement adds its family and argument nodes, and a ~ statement whose
@@ -71,7 +71,7 @@ type tildeTerm struct {
 
 // priorTerm are the facts of a ~ statement whose left-hand side is a latent.
 type priorTerm struct {
-	// lhsPos are the unconstrained latent positions written by the
+	// LhsPos are the unconstrained latent positions written by the
 	// statement (one per element of the lhs), bij their bijection.
 	LhsPos []int
 	bij    stdlib.Bijection
@@ -1118,7 +1118,7 @@ func (c *Compiled) SamplePrior(rng *rand.Rand, z []float64) {
 	copy(z, u[:c.Model.LatentDim])
 }
 
-// priorSchedule is the order in which SamplePrior draws the prior
+// PriorSchedule is the order in which SamplePrior draws the prior
 // statements (indexes into factors): repeated passes in the statements'
 // order, each taking the statements whose arguments depend only on latents
 // already drawn; statements left in a cycle come last in their order.
@@ -1170,7 +1170,7 @@ func PriorSchedule(c *Compiled) []int {
 	return sched
 }
 
-// drawPrior draws the latent elements a prior statement f writes into u
+// DrawPrior draws the latent elements a prior statement f writes into u
 // (the graph's latent input at row 0), from its arguments evaluated on the
 // values drawn so far.
 func DrawPrior(c *Compiled, rng *rand.Rand, f *Factor, u []float64) {

@@ -156,7 +156,7 @@ func (v *VectorStateSpace) Index(t, k int) int { return v.pos[t*v.K+k] }
 // ReserveParticles prepares evaluations over n particles.
 func (v *VectorStateSpace) ReserveParticles(n int) { v.c.Reserve(n) }
 
-// load writes the n particles' states (n x K) at step t into the latent rows.
+// Load writes the n particles' states (n x K) at step t into the latent rows.
 func (v *VectorStateSpace) Load(t int, x []float64, n int) {
 	K := v.K
 	for i := range n {

@@ -390,7 +390,7 @@ func (cp *compiler) vecAssign(s *ir.Assign) {
 	cp.localDeps[v.ID] = cp.depsOf(s.X, nil)
 }
 
-// isRefTo reports whether e is the variable v.
+// IsRefTo reports whether e is the variable v.
 func IsRefTo(e ir.Expr, v *ir.Var) bool {
 	r, ok := e.(*ir.Ref)
 	return ok && r.Var == v
