@@ -121,7 +121,7 @@ var lowerByName = map[string]lowerFunc{
 	},
 	"block":       lowerBlock,
 	"to_array_1d": lowerToArray1D,
-	"dims": lowerArrayLit,
+	"dims":        lowerArrayLit,
 	"to_matrix":   func(g *autodiff.Graph, x lowering) autodiff.Node { return x.A[0] },
 	"sum":         func(g *autodiff.Graph, x lowering) autodiff.Node { return g.Sum(x.A[0]) },
 	"log_sum_exp": lowerLogSumExp,
