@@ -9,9 +9,9 @@ import (
 // The CDFs of the families whose CDF is not closed form (student_t, gamma,
 // inv_gamma, beta, chi_square, inv_chi_square, scaled_inv_chi_square and
 // the discrete binomial, poisson and neg_binomial_2, through the
-// regularized incomplete gamma and beta functions of incomplete.go),
-// beta_binomial (a sum of its mass function), and of the rest of the
-// closed-form ones (double_exponential, frechet, uniform, half_normal,
+// regularized incomplete gamma and beta functions special.LogIncGamma and
+// special.LogIncBeta), beta_binomial (a sum of its mass function), and of
+// the rest of the closed-form ones (double_exponential, frechet, uniform, half_normal,
 // bernoulli). Each lccdf is computed directly, never as 1 - cdf, so it
 // keeps its relative accuracy where the CDF rounds to 1. NAME_cdf of every
 // family with NAME_lcdf is exp(NAME_lcdf) (expCDF). The discrete families'
