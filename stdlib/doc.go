@@ -5,15 +5,18 @@
 // puts on the tape.
 //
 // Of mscppl it imports only its subpackage special (the special functions,
-// below). Its operations (SumLogDensity, RandOp, NaryOp, the *ElemFunc
-// functions and the VecOp values: vector bijections, multivariate
-// densities, matrix operations) have the method sets of package autodiff's
-// Op and Func interfaces, so the compiler can put them on the tape without
-// this package knowing about the tape.
+// below). Its operations (SumLogDensity, RandOp, ArgCheckOp, NaryOp, the
+// *ElemFunc functions and the VecOp values: vector bijections,
+// multivariate densities, matrix operations, the forward algorithm of
+// hidden Markov models of hmm.go) have the method sets of package
+// autodiff's Op and Func interfaces, so the compiler can put them on the
+// tape without this package knowing about the tape.
 //
 // Log densities return -Inf, never NaN, when an argument is outside its
 // domain (sd <= 0, p outside [0, 1], ...); NaN comes out only when NaN goes
-// in. Random draws always take an explicit *rand.Rand.
+// in. Random draws always come from an explicit *rand.Rand (Family.Rand's
+// argument; a RandOp's own source, restarted by RandOp.Seed), never from a
+// global one.
 //
 // # The registry of distributions (Lookup, FamilyNames)
 //
