@@ -6,10 +6,7 @@ import "math"
 // the normal density.
 const LnSqrt2Pi = 0.91893853320467274178032973640562
 
-const (
-	invSqrt2 = 0.70710678118654752440084436210485
-	lnSqrt2  = 0.34657359027997265470861606072909 // log(sqrt(2))
-)
+const invSqrt2 = 0.70710678118654752440084436210485
 
 // Phi is the standard normal CDF (fast.go: a table of polynomials and an
 // inlined exp for |x| < 37.5).
