@@ -18,16 +18,21 @@
 // alpha + X beta), adds c in that product, with the bits of Add(c,
 // MatVec(m, v)) and without the product's node and pass.
 //
-// Forward and Backward allocate nothing: Alloc lays out the value arena
-// for a maximum batch size (the constants stay in their store) and
-// the adjoint arena for one row (the gradients are of one row where the
-// values are of many); the first Backward of more rows grows it. A data
-// constant added by ConstView is the caller's slice, not a copy, so that
-// the compiled copies of a model share their data. Distribution log densities and
+// Forward and Backward allocate nothing once the arenas are laid out:
+// Alloc lays out the value arena for a maximum batch size (the constants
+// stay in their store) and the adjoint arena for one row (the gradients
+// are of one row where the values are of many); the first Backward (or
+// Grad) of more rows grows the adjoint arena, once. A data constant added
+// by ConstView is the caller's slice, not a copy, so that the compiled
+// copies of a model share their data. Distribution log densities and
 // special functions come in as Op and Func values (package stdlib provides
-// them), called once per node and batch element, never per scalar. Clone
+// them): an Op is called once per node and batch element, a Func once per
+// node and batch element or, for an elementwise node whose input is
+// batched like it, once for the whole batch; never per scalar. Clone
 // copies a graph for another goroutine (a chain): its own node table,
-// arenas and stateful ops, the constants and Funcs shared (clone.go).
+// arenas and stateful ops (copies that the caller makes; Clone fails when
+// an op cannot be copied), the constants and Funcs shared, the Input and
+// Param values not copied (clone.go).
 //
 // Step programs (step.go) serve state-space models: CompileStep compiles
 // the part of the graph that one time step evaluates into a straight-line

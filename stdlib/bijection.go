@@ -3,6 +3,8 @@ package stdlib
 import (
 	"fmt"
 	"math"
+
+	"github.com/mscppl/mscppl/stdlib/special"
 )
 
 // Bijection maps unconstrained u in R to a constrained x: identity,
@@ -34,7 +36,7 @@ func (b Bijection) Identity() bool { return !b.HasLower && !b.HasUpper }
 func (b Bijection) Constrain(u float64) float64 {
 	switch {
 	case b.HasLower && b.HasUpper:
-		x := b.Lower + (b.Upper-b.Lower)*InvLogit(u)
+		x := b.Lower + (b.Upper-b.Lower)*special.InvLogit(u)
 		// keep x inside the open interval despite rounding
 		if x >= b.Upper {
 			x = math.Nextafter(b.Upper, b.Lower)
@@ -81,7 +83,7 @@ func (b Bijection) Unconstrain(x float64) (float64, error) {
 func (b Bijection) LogJacobian(u float64) float64 {
 	switch {
 	case b.HasLower && b.HasUpper:
-		return math.Log(b.Upper-b.Lower) + LogInvLogit(u) + LogInvLogit(-u)
+		return math.Log(b.Upper-b.Lower) + special.LogInvLogit(u) + special.LogInvLogit(-u)
 	case b.HasLower, b.HasUpper:
 		return u
 	}
@@ -94,7 +96,7 @@ func (b Bijection) Func() *ElemFunc {
 	case b.HasLower && b.HasUpper:
 		w := b.Upper - b.Lower
 		return NewElemFunc("constrain", b.Constrain, func(u, _ float64) float64 {
-			s := InvLogit(u)
+			s := special.InvLogit(u)
 			return w * s * (1 - s)
 		})
 	case b.HasLower:
@@ -110,7 +112,7 @@ func (b Bijection) LogJacFunc() *ElemFunc {
 	if b.HasLower && b.HasUpper {
 		return NewElemFunc("log_jacobian", b.LogJacobian, func(u, _ float64) float64 {
 			// d/du [log s(u) + log s(-u)] = (1 - s) - s
-			return 1 - 2*InvLogit(u)
+			return 1 - 2*special.InvLogit(u)
 		})
 	}
 	if b.HasLower || b.HasUpper {

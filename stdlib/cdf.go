@@ -1,6 +1,10 @@
 package stdlib
 
-import "math"
+import (
+	"math"
+
+	"github.com/mscppl/mscppl/stdlib/special"
+)
 
 // Log CDFs and log complementary CDFs, NAME_lcdf(y | params) and
 // NAME_lccdf(y | params), for the families whose CDF has a closed form:
@@ -31,13 +35,13 @@ func log1mExpNegLog(lt float64) (float64, float64) {
 	if math.IsInf(t, 1) {
 		return 0, 0
 	}
-	return Log1mExp(-t), t / math.Expm1(t)
+	return special.Log1mExp(-t), t / math.Expm1(t)
 }
 
 var cdfSpecs = []cdfSpec{
 	{name: "std_normal", arity: 1,
-		lcdf:  func(a, d []float64) float64 { d[0] = InvMills(a[0]); return LogPhi(a[0]) },
-		lccdf: func(a, d []float64) float64 { d[0] = -InvMills(-a[0]); return LogPhi(-a[0]) }},
+		lcdf:  func(a, d []float64) float64 { d[0] = special.InvMills(a[0]); return special.LogPhi(a[0]) },
+		lccdf: func(a, d []float64) float64 { d[0] = -special.InvMills(-a[0]); return special.LogPhi(-a[0]) }},
 	{name: "exponential", arity: 2,
 		validParams:  func(a []float64) bool { return a[1] > 0 && !math.IsInf(a[1], 0) },
 		belowSupport: func(a []float64) bool { return a[0] <= 0 },
@@ -67,25 +71,25 @@ var cdfSpecs = []cdfSpec{
 		belowSupport: func(a []float64) bool { return a[0] <= 0 },
 		lcdf: func(a, d []float64) float64 {
 			z := (math.Log(a[0]) - a[1]) / a[2]
-			zDerivs(d, InvMills(z), 1/(a[2]*a[0]), a[2], z)
-			return LogPhi(z)
+			zDerivs(d, special.InvMills(z), 1/(a[2]*a[0]), a[2], z)
+			return special.LogPhi(z)
 		},
 		lccdf: func(a, d []float64) float64 {
 			z := (math.Log(a[0]) - a[1]) / a[2]
-			zDerivs(d, -InvMills(-z), 1/(a[2]*a[0]), a[2], z)
-			return LogPhi(-z)
+			zDerivs(d, -special.InvMills(-z), 1/(a[2]*a[0]), a[2], z)
+			return special.LogPhi(-z)
 		}},
 	{name: "logistic", arity: 3,
 		validParams: func(a []float64) bool { return a[2] > 0 && finite(a[1], a[2]) },
 		lcdf: func(a, d []float64) float64 {
 			z := (a[0] - a[1]) / a[2]
-			zDerivs(d, InvLogit(-z), 1/a[2], a[2], z)
-			return -Log1pExp(-z)
+			zDerivs(d, special.InvLogit(-z), 1/a[2], a[2], z)
+			return -special.Log1pExp(-z)
 		},
 		lccdf: func(a, d []float64) float64 {
 			z := (a[0] - a[1]) / a[2]
-			zDerivs(d, -InvLogit(z), 1/a[2], a[2], z)
-			return -Log1pExp(z)
+			zDerivs(d, -special.InvLogit(z), 1/a[2], a[2], z)
+			return -special.Log1pExp(z)
 		}},
 	{name: "gumbel", arity: 3,
 		validParams: func(a []float64) bool { return a[2] > 0 && finite(a[1], a[2]) },

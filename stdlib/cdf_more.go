@@ -1,13 +1,17 @@
 package stdlib
 
-import "math"
+import (
+	"math"
+
+	"github.com/mscppl/mscppl/stdlib/special"
+)
 
 // The CDFs of the families whose CDF is not closed form (student_t, gamma,
 // inv_gamma, beta, chi_square, inv_chi_square, scaled_inv_chi_square and
 // the discrete binomial, poisson and neg_binomial_2, through the
-// regularized incomplete gamma and beta functions of incomplete.go),
-// beta_binomial (a sum of its mass function), and of the rest of the
-// closed-form ones (double_exponential, frechet, uniform, half_normal,
+// regularized incomplete gamma and beta functions special.LogIncGamma and
+// special.LogIncBeta), beta_binomial (a sum of its mass function), and of
+// the rest of the closed-form ones (double_exponential, frechet, uniform, half_normal,
 // bernoulli). Each lccdf is computed directly, never as 1 - cdf, so it
 // keeps its relative accuracy where the CDF rounds to 1. NAME_cdf of every
 // family with NAME_lcdf is exp(NAME_lcdf) (expCDF). The discrete families'
@@ -30,14 +34,14 @@ var moreCDFSpecs = []cdfSpec{
 		belowSupport: func(a []float64) bool { return a[0] <= 0 },
 		aboveSupport: func(a []float64) bool { return math.IsInf(a[0], 1) },
 		lcdf: func(a, d []float64) float64 {
-			g := logIncGamma(a[1], a[2]*a[0])
-			d[0], d[1], d[2] = g.lpX*a[2], g.lpA, g.lpX*a[0]
-			return g.lp
+			g := special.LogIncGamma(a[1], a[2]*a[0])
+			d[0], d[1], d[2] = g.DLogPX*a[2], g.DLogPA, g.DLogPX*a[0]
+			return g.LogP
 		},
 		lccdf: func(a, d []float64) float64 {
-			g := logIncGamma(a[1], a[2]*a[0])
-			d[0], d[1], d[2] = g.lqX*a[2], g.lqA, g.lqX*a[0]
-			return g.lq
+			g := special.LogIncGamma(a[1], a[2]*a[0])
+			d[0], d[1], d[2] = g.DLogQX*a[2], g.DLogQA, g.DLogQX*a[0]
+			return g.LogQ
 		}},
 	{name: "inv_gamma", arity: 3,
 		validParams:  func(a []float64) bool { return a[1] > 0 && a[2] > 0 && finite(a[1], a[2]) },
@@ -45,29 +49,29 @@ var moreCDFSpecs = []cdfSpec{
 		aboveSupport: func(a []float64) bool { return math.IsInf(a[0], 1) },
 		lcdf: func(a, d []float64) float64 {
 			x := a[2] / a[0]
-			g := logIncGamma(a[1], x)
-			d[0], d[1], d[2] = -g.lqX*x/a[0], g.lqA, g.lqX/a[0]
-			return g.lq
+			g := special.LogIncGamma(a[1], x)
+			d[0], d[1], d[2] = -g.DLogQX*x/a[0], g.DLogQA, g.DLogQX/a[0]
+			return g.LogQ
 		},
 		lccdf: func(a, d []float64) float64 {
 			x := a[2] / a[0]
-			g := logIncGamma(a[1], x)
-			d[0], d[1], d[2] = -g.lpX*x/a[0], g.lpA, g.lpX/a[0]
-			return g.lp
+			g := special.LogIncGamma(a[1], x)
+			d[0], d[1], d[2] = -g.DLogPX*x/a[0], g.DLogPA, g.DLogPX/a[0]
+			return g.LogP
 		}},
 	{name: "chi_square", arity: 2,
 		validParams:  func(a []float64) bool { return a[1] > 0 && finite(a[1]) },
 		belowSupport: func(a []float64) bool { return a[0] <= 0 },
 		aboveSupport: func(a []float64) bool { return math.IsInf(a[0], 1) },
 		lcdf: func(a, d []float64) float64 {
-			g := logIncGamma(a[1]/2, a[0]/2)
-			d[0], d[1] = g.lpX/2, g.lpA/2
-			return g.lp
+			g := special.LogIncGamma(a[1]/2, a[0]/2)
+			d[0], d[1] = g.DLogPX/2, g.DLogPA/2
+			return g.LogP
 		},
 		lccdf: func(a, d []float64) float64 {
-			g := logIncGamma(a[1]/2, a[0]/2)
-			d[0], d[1] = g.lqX/2, g.lqA/2
-			return g.lq
+			g := special.LogIncGamma(a[1]/2, a[0]/2)
+			d[0], d[1] = g.DLogQX/2, g.DLogQA/2
+			return g.LogQ
 		}},
 	{name: "inv_chi_square", arity: 2,
 		validParams:  func(a []float64) bool { return a[1] > 0 && finite(a[1]) },
@@ -75,15 +79,15 @@ var moreCDFSpecs = []cdfSpec{
 		aboveSupport: func(a []float64) bool { return math.IsInf(a[0], 1) },
 		lcdf: func(a, d []float64) float64 {
 			x := 0.5 / a[0]
-			g := logIncGamma(a[1]/2, x)
-			d[0], d[1] = -g.lqX*x/a[0], g.lqA/2
-			return g.lq
+			g := special.LogIncGamma(a[1]/2, x)
+			d[0], d[1] = -g.DLogQX*x/a[0], g.DLogQA/2
+			return g.LogQ
 		},
 		lccdf: func(a, d []float64) float64 {
 			x := 0.5 / a[0]
-			g := logIncGamma(a[1]/2, x)
-			d[0], d[1] = -g.lpX*x/a[0], g.lpA/2
-			return g.lp
+			g := special.LogIncGamma(a[1]/2, x)
+			d[0], d[1] = -g.DLogPX*x/a[0], g.DLogPA/2
+			return g.LogP
 		}},
 	{name: "scaled_inv_chi_square", arity: 3,
 		validParams:  func(a []float64) bool { return a[1] > 0 && a[2] > 0 && finite(a[1], a[2]) },
@@ -91,29 +95,29 @@ var moreCDFSpecs = []cdfSpec{
 		aboveSupport: func(a []float64) bool { return math.IsInf(a[0], 1) },
 		lcdf: func(a, d []float64) float64 {
 			x := a[1] * a[2] * a[2] / (2 * a[0])
-			g := logIncGamma(a[1]/2, x)
-			d[0], d[1], d[2] = -g.lqX*x/a[0], g.lqA/2+g.lqX*x/a[1], 2*g.lqX*x/a[2]
-			return g.lq
+			g := special.LogIncGamma(a[1]/2, x)
+			d[0], d[1], d[2] = -g.DLogQX*x/a[0], g.DLogQA/2+g.DLogQX*x/a[1], 2*g.DLogQX*x/a[2]
+			return g.LogQ
 		},
 		lccdf: func(a, d []float64) float64 {
 			x := a[1] * a[2] * a[2] / (2 * a[0])
-			g := logIncGamma(a[1]/2, x)
-			d[0], d[1], d[2] = -g.lpX*x/a[0], g.lpA/2+g.lpX*x/a[1], 2*g.lpX*x/a[2]
-			return g.lp
+			g := special.LogIncGamma(a[1]/2, x)
+			d[0], d[1], d[2] = -g.DLogPX*x/a[0], g.DLogPA/2+g.DLogPX*x/a[1], 2*g.DLogPX*x/a[2]
+			return g.LogP
 		}},
 	{name: "beta", arity: 3,
 		validParams:  func(a []float64) bool { return a[1] > 0 && a[2] > 0 && finite(a[1], a[2]) },
 		belowSupport: func(a []float64) bool { return a[0] <= 0 },
 		aboveSupport: func(a []float64) bool { return a[0] >= 1 },
 		lcdf: func(a, d []float64) float64 {
-			r := logIncBeta(a[1], a[2], a[0], 1-a[0])
-			d[0], d[1], d[2] = r.di[2], r.di[0], r.di[1]
-			return r.li
+			r := special.LogIncBeta(a[1], a[2], a[0], 1-a[0])
+			d[0], d[1], d[2] = r.DLogI[2], r.DLogI[0], r.DLogI[1]
+			return r.LogI
 		},
 		lccdf: func(a, d []float64) float64 {
-			r := logIncBeta(a[1], a[2], a[0], 1-a[0])
-			d[0], d[1], d[2] = r.dc[2], r.dc[0], r.dc[1]
-			return r.lc
+			r := special.LogIncBeta(a[1], a[2], a[0], 1-a[0])
+			d[0], d[1], d[2] = r.DLogC[2], r.DLogC[0], r.DLogC[1]
+			return r.LogC
 		}},
 	{name: "double_exponential", arity: 3,
 		validParams: func(a []float64) bool { return a[2] > 0 && finite(a[1], a[2]) },
@@ -175,20 +179,20 @@ var moreCDFSpecs = []cdfSpec{
 			if z < 1 {
 				v = math.Log(math.Erf(z / math.Sqrt2))
 			} else {
-				v = Log1mExp(math.Ln2 + LogPhi(-z))
+				v = special.Log1mExp(math.Ln2 + special.LogPhi(-z))
 			}
-			fz := math.Exp(math.Ln2 - 0.5*z*z - lnSqrt2Pi - v)
+			fz := math.Exp(math.Ln2 - 0.5*z*z - special.LnSqrt2Pi - v)
 			d[0], d[1] = fz/a[1], -fz*z/a[1]
 			return v
 		},
 		lccdf: func(a, d []float64) float64 {
 			z := a[0] / a[1]
-			fz := -InvMills(-z)
+			fz := -special.InvMills(-z)
 			d[0], d[1] = fz/a[1], -fz*z/a[1]
 			if z < 0.5 { // 2 Phi(-z) = 1 - erf(z/sqrt 2), erf relatively exact
 				return math.Log1p(-math.Erf(z / math.Sqrt2))
 			}
-			return math.Ln2 + LogPhi(-z)
+			return math.Ln2 + special.LogPhi(-z)
 		}},
 	// discrete families: a[0] is the count n
 	{name: "bernoulli", arity: 2,
@@ -203,29 +207,29 @@ var moreCDFSpecs = []cdfSpec{
 		aboveSupport: func(a []float64) bool { return a[0] >= a[1] },
 		lcdf: func(a, d []float64) float64 {
 			n := math.Floor(a[0])
-			r := logIncBeta(a[1]-n, n+1, 1-a[2], a[2])
-			d[2] = -r.di[2]
-			return r.li
+			r := special.LogIncBeta(a[1]-n, n+1, 1-a[2], a[2])
+			d[2] = -r.DLogI[2]
+			return r.LogI
 		},
 		lccdf: func(a, d []float64) float64 {
 			n := math.Floor(a[0])
-			r := logIncBeta(a[1]-n, n+1, 1-a[2], a[2])
-			d[2] = -r.dc[2]
-			return r.lc
+			r := special.LogIncBeta(a[1]-n, n+1, 1-a[2], a[2])
+			d[2] = -r.DLogC[2]
+			return r.LogC
 		}},
 	{name: "poisson", arity: 2,
 		validParams:  func(a []float64) bool { return a[1] >= 0 && finite(a[1]) },
 		belowSupport: func(a []float64) bool { return a[0] < 0 },
 		aboveSupport: func(a []float64) bool { return math.IsInf(a[0], 1) },
 		lcdf: func(a, d []float64) float64 {
-			g := logIncGamma(math.Floor(a[0])+1, a[1])
-			d[1] = g.lqX
-			return g.lq
+			g := special.LogIncGamma(math.Floor(a[0])+1, a[1])
+			d[1] = g.DLogQX
+			return g.LogQ
 		},
 		lccdf: func(a, d []float64) float64 {
-			g := logIncGamma(math.Floor(a[0])+1, a[1])
-			d[1] = g.lpX
-			return g.lp
+			g := special.LogIncGamma(math.Floor(a[0])+1, a[1])
+			d[1] = g.DLogPX
+			return g.LogP
 		}},
 	{name: "neg_binomial_2", arity: 3,
 		validParams:  func(a []float64) bool { return a[1] > 0 && a[2] > 0 && finite(a[1], a[2]) },
@@ -261,12 +265,12 @@ func studentCDF(a, d []float64, complement bool) float64 {
 	}
 	z2 := z * z
 	x, y := nu/(nu+z2), z2/(nu+z2)
-	r := logIncBeta(nu/2, 0.5, x, y)
-	g := r.li - math.Ln2
-	dg := 0.5*r.di[0] + r.di[2]*x*y/nu
+	r := special.LogIncBeta(nu/2, 0.5, x, y)
+	g := r.LogI - math.Ln2
+	dg := 0.5*r.DLogI[0] + r.DLogI[2]*x*y/nu
 	v, dnu := g, dg
 	if (z > 0) != complement {
-		v = Log1mExp(g)
+		v = special.Log1mExp(g)
 		dnu = -math.Exp(g-v) * dg
 	}
 	lg1, _ := math.Lgamma((nu + 1) / 2)
@@ -293,11 +297,11 @@ func studentFarTail(nu, z, s float64, d []float64, complement bool) float64 {
 	lbeta := lga + 0.5*math.Log(math.Pi) - lgab
 	g := a*lx - math.Log(a) - lbeta - math.Ln2
 	// d g / d nu, and the log density, -(nu+1)/2 log(1 + z^2/nu) expanded
-	dg := 0.5*lx + 0.5 - 1/nu - 0.5*(Digamma(a)-Digamma(a+0.5))
+	dg := 0.5*lx + 0.5 - 1/nu - 0.5*(special.Digamma(a)-special.Digamma(a+0.5))
 	lpdf := lgab - lga - 0.5*math.Log(nu*math.Pi) - (nu+1)/2*(2*lz-math.Log(nu))
 	v, dnu := g, dg
 	if (z > 0) != complement {
-		v = Log1mExp(g)
+		v = special.Log1mExp(g)
 		dnu = -math.Exp(g-v) * dg
 	}
 	dz := math.Exp(lpdf - v)
@@ -333,10 +337,10 @@ func negBinomial2CDF(a, d []float64, complement bool) float64 {
 	mu, phi := a[1], a[2]
 	n := math.Floor(a[0])
 	s := mu + phi
-	r := logIncBeta(phi, n+1, phi/s, mu/s)
-	v, dv := r.li, r.di
+	r := special.LogIncBeta(phi, n+1, phi/s, mu/s)
+	v, dv := r.LogI, r.DLogI
 	if complement {
-		v, dv = r.lc, r.dc
+		v, dv = r.LogC, r.DLogC
 	}
 	d[1] = -dv[2] * phi / (s * s)
 	d[2] = dv[0] + dv[2]*mu/(s*s)
@@ -361,7 +365,7 @@ func betaBinomialCDF(a, d []float64, complement bool) float64 {
 	v, g := betaBinomialSum(a, lo, hi)
 	if v > -math.Ln2 {
 		w, gw := betaBinomialSum(a, olo, ohi)
-		v = Log1mExp(w)
+		v = special.Log1mExp(w)
 		f := -math.Exp(w - v)
 		g = [2]float64{f * gw[0], f * gw[1]}
 	}

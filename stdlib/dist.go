@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
+	"github.com/mscppl/mscppl/stdlib/special"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -261,9 +262,9 @@ func isNaN3(x float64, p []float64) bool {
 
 func isInt(x float64) bool { return x == math.Trunc(x) && !math.IsInf(x, 0) }
 
-func digamma(x float64) float64 { return Digamma(x) }
+func digamma(x float64) float64 { return special.Digamma(x) }
 
-func lgamma(x float64) float64 { return lgammaFast(x) }
+func lgamma(x float64) float64 { return special.Lgamma(x) }
 
 // ---- continuous families ----------------------------------------------------
 
@@ -280,7 +281,7 @@ func normalGrad(x float64, p, dp []float64) (float64, float64) {
 	z := (x - mu) / sd
 	dp[0] = z / sd
 	dp[1] = (z*z - 1) / sd
-	return -0.5*z*z - math.Log(sd) - lnSqrt2Pi, -z / sd
+	return -0.5*z*z - math.Log(sd) - special.LnSqrt2Pi, -z / sd
 }
 
 func normalLogPdf(x float64, p []float64) float64 {
@@ -292,7 +293,7 @@ func normalLogPdf(x float64, p []float64) float64 {
 		return negInf
 	}
 	z := (x - mu) / sd
-	return -0.5*z*z - math.Log(sd) - lnSqrt2Pi
+	return -0.5*z*z - math.Log(sd) - special.LnSqrt2Pi
 }
 
 // normalLogPdfSlice is normalLogPdf elementwise for x of full length and
@@ -316,7 +317,7 @@ func normalLogPdfSlice(out []float64, in [][]float64, _ []float64) bool {
 			out[i] = negInf
 		default:
 			z := (xi - mi) / s
-			out[i] = -0.5*z*z - c - lnSqrt2Pi
+			out[i] = -0.5*z*z - c - special.LnSqrt2Pi
 		}
 	}
 	return true
@@ -331,7 +332,7 @@ func skewNormalLogPdf(x float64, p []float64) float64 {
 		return negInf
 	}
 	z := (x - xi) / om
-	return math.Ln2 - math.Log(om) - 0.5*z*z - lnSqrt2Pi + LogPhi(al*z)
+	return math.Ln2 - math.Log(om) - 0.5*z*z - special.LnSqrt2Pi + special.LogPhi(al*z)
 }
 
 func skewNormalGrad(x float64, p, dp []float64) (float64, float64) {
@@ -345,13 +346,13 @@ func skewNormalGrad(x float64, p, dp []float64) (float64, float64) {
 		return negInf, 0
 	}
 	z := (x - xi) / om
-	m := InvMills(al * z)
+	m := special.InvMills(al * z)
 	dz := -z + al*m
 	dx := dz / om
 	dp[0] = -dx
 	dp[1] = (-1 - z*dz) / om
 	dp[2] = z * m
-	return math.Ln2 - math.Log(om) - 0.5*z*z - lnSqrt2Pi + LogPhi(al*z), dx
+	return math.Ln2 - math.Log(om) - 0.5*z*z - special.LnSqrt2Pi + special.LogPhi(al*z), dx
 }
 
 func init() {
@@ -432,13 +433,13 @@ func init() {
 		Name: "bernoulli_logit", Doc: "bernoulli(inv_logit(eta))", Params: []ParamSpec{{"eta", RealLine}}, Support: Binary, Discrete: true,
 		LogPdf: logPdfFromGrad(bernoulliLogitGrad),
 		Grad:   bernoulliLogitGrad,
-		Rand:   func(r *rand.Rand, p []float64) float64 { return b2f(r.Float64() < InvLogit(p[0])) },
+		Rand:   func(r *rand.Rand, p []float64) float64 { return b2f(r.Float64() < special.InvLogit(p[0])) },
 	})
 	register(&Family{
 		Name: "bernoulli_probit", Doc: "bernoulli(Phi(eta))", Params: []ParamSpec{{"eta", RealLine}}, Support: Binary, Discrete: true,
 		LogPdf: logPdfFromGrad(bernoulliProbitGrad),
 		Grad:   bernoulliProbitGrad,
-		Rand:   func(r *rand.Rand, p []float64) float64 { return b2f(r.Float64() < Phi(p[0])) },
+		Rand:   func(r *rand.Rand, p []float64) float64 { return b2f(r.Float64() < special.Phi(p[0])) },
 	})
 	register(&Family{
 		Name: "binomial", Doc: "successes in n trials of probability p", Params: []ParamSpec{{"n", NonNegInt}, {"p", Unit}}, Support: NonNegInt, Discrete: true,
@@ -494,7 +495,7 @@ func halfNormalGrad(x float64, p, dp []float64) (float64, float64) {
 	}
 	z := x / sd
 	dp[0] = (z*z - 1) / sd
-	return math.Ln2 - 0.5*z*z - math.Log(sd) - lnSqrt2Pi, -z / sd
+	return math.Ln2 - 0.5*z*z - math.Log(sd) - special.LnSqrt2Pi, -z / sd
 }
 
 func lognormalGrad(x float64, p, dp []float64) (float64, float64) {
@@ -507,7 +508,7 @@ func lognormalGrad(x float64, p, dp []float64) (float64, float64) {
 	u := (lx - mu) / s
 	dp[0] = u / s
 	dp[1] = (u*u - 1) / s
-	return -0.5*u*u - math.Log(s) - lnSqrt2Pi - lx, (-u/s - 1) / x
+	return -0.5*u*u - math.Log(s) - special.LnSqrt2Pi - lx, (-u/s - 1) / x
 }
 
 func exponentialGrad(x float64, p, dp []float64) (float64, float64) {
@@ -596,11 +597,11 @@ func bernoulliLogitGrad(x float64, p, dp []float64) (float64, float64) {
 		return lp, dx
 	}
 	if x == 1 {
-		dp[0] = InvLogit(-eta)
-		return LogInvLogit(eta), 0
+		dp[0] = special.InvLogit(-eta)
+		return special.LogInvLogit(eta), 0
 	}
-	dp[0] = -InvLogit(eta)
-	return LogInvLogit(-eta), 0
+	dp[0] = -special.InvLogit(eta)
+	return special.LogInvLogit(-eta), 0
 }
 
 func bernoulliProbitGrad(x float64, p, dp []float64) (float64, float64) {
@@ -610,11 +611,11 @@ func bernoulliProbitGrad(x float64, p, dp []float64) (float64, float64) {
 		return lp, dx
 	}
 	if x == 1 {
-		dp[0] = InvMills(eta)
-		return LogPhi(eta), 0
+		dp[0] = special.InvMills(eta)
+		return special.LogPhi(eta), 0
 	}
-	dp[0] = -InvMills(-eta)
-	return LogPhi(-eta), 0
+	dp[0] = -special.InvMills(-eta)
+	return special.LogPhi(-eta), 0
 }
 
 func binomialGrad(x float64, p, dp []float64) (float64, float64) {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/mscppl/mscppl/stdlib/special"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -15,7 +16,7 @@ import (
 func init() {
 	register(&Family{
 		Name: "std_normal", Doc: "normal(0, 1); std_normal_lpdf(y) takes no bar", Support: RealLine,
-		LogPdf: func(x float64, _ []float64) float64 { return -0.5*x*x - lnSqrt2Pi },
+		LogPdf: func(x float64, _ []float64) float64 { return -0.5*x*x - special.LnSqrt2Pi },
 		Grad: func(x float64, p, _ []float64) (float64, float64) {
 			if math.IsNaN(x) {
 				return math.NaN(), math.NaN()
@@ -23,7 +24,7 @@ func init() {
 			if math.IsInf(x, 0) {
 				return negInf, 0
 			}
-			return -0.5*x*x - lnSqrt2Pi, -x
+			return -0.5*x*x - special.LnSqrt2Pi, -x
 		},
 		Rand: func(r *rand.Rand, _ []float64) float64 { return r.NormFloat64() },
 	})
@@ -221,7 +222,7 @@ func negBinomial2LogLogPdf(x float64, p []float64) float64 {
 	}
 	eta, phi := p[0], p[1]
 	lphi := math.Log(phi)
-	return negBinomialLogPmf(x, phi, Log1pExp(eta-lphi), Log1pExp(lphi-eta))
+	return negBinomialLogPmf(x, phi, special.Log1pExp(eta-lphi), special.Log1pExp(lphi-eta))
 }
 
 func negBinomial2LogGrad(x float64, p, dp []float64) (float64, float64) {
@@ -231,11 +232,11 @@ func negBinomial2LogGrad(x float64, p, dp []float64) (float64, float64) {
 	}
 	eta, phi := p[0], p[1]
 	lphi := math.Log(phi)
-	l1 := Log1pExp(eta - lphi)
-	q := InvLogit(eta - lphi) // exp(eta) / (exp(eta) + phi)
+	l1 := special.Log1pExp(eta - lphi)
+	q := special.InvLogit(eta - lphi) // exp(eta) / (exp(eta) + phi)
 	dp[0] = x - (x+phi)*q
 	dp[1] = lgammaRatioDeriv(x, phi) - l1 + q - x*(1-q)/phi
-	return negBinomialLogPmf(x, phi, l1, Log1pExp(lphi-eta)), 0
+	return negBinomialLogPmf(x, phi, l1, special.Log1pExp(lphi-eta)), 0
 }
 
 // badValue is the log density outside the domain: NaN for NaN input, else

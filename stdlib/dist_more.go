@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/mscppl/mscppl/stdlib/special"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -68,7 +69,7 @@ func init() {
 		LogPdf: logPdfFromGrad(binomialLogitGrad),
 		Grad:   binomialLogitGrad,
 		Rand: func(r *rand.Rand, p []float64) float64 {
-			return distuv.Binomial{N: p[0], P: InvLogit(p[1]), Src: r}.Rand()
+			return distuv.Binomial{N: p[0], P: special.InvLogit(p[1]), Src: r}.Rand()
 		},
 	})
 }
@@ -180,12 +181,12 @@ func binomialLogitGrad(x float64, p, dp []float64) (float64, float64) {
 	dp[0] = 0
 	lp := lgamma(n+1) - lgamma(x+1) - lgamma(n-x+1)
 	if x > 0 {
-		lp += x * LogInvLogit(al)
+		lp += x * special.LogInvLogit(al)
 	}
 	if n-x > 0 {
-		lp += (n - x) * LogInvLogit(-al)
+		lp += (n - x) * special.LogInvLogit(-al)
 	}
 	// d/dalpha = x (1 - q) - (n - x) q with q = inv_logit(alpha)
-	dp[1] = x*InvLogit(-al) - (n-x)*InvLogit(al)
+	dp[1] = x*special.InvLogit(-al) - (n-x)*special.InvLogit(al)
 	return lp, 0
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/mscppl/mscppl/stdlib/special"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -90,7 +91,7 @@ func TestLogPdfAgainstReference(t *testing.T) {
 					// the reference's Phi underflows; LogPhi itself is
 					// checked against 40-digit values in TestLogPhiTails
 					z := (x - p[0]) / p[1]
-					want = math.Log(2/p[1]) + distuv.UnitNormal.LogProb(z) + LogPhi(p[2]*z)
+					want = math.Log(2/p[1]) + distuv.UnitNormal.LogProb(z) + special.LogPhi(p[2]*z)
 				}
 				if tc.family == "bernoulli_logit" && x == 0 && p[0] == -30 {
 					want = -math.Log1p(math.Exp(p[0]))
@@ -183,14 +184,14 @@ func TestLogPhiTails(t *testing.T) {
 		{5, -2.8665161296376359338e-7}, {5.0001, -2.865029781317368195e-7}, {8, -6.2209605742717860585e-16},
 	}
 	for _, r := range refs {
-		require.InDeltaf(t, r.want, LogPhi(r.x), 1e-13*math.Max(1, math.Abs(r.want)), "LogPhi(%g)", r.x)
+		require.InDeltaf(t, r.want, special.LogPhi(r.x), 1e-13*math.Max(1, math.Abs(r.want)), "LogPhi(%g)", r.x)
 		// derivative against finite differences
 		h := 1e-5
-		fd := (LogPhi(r.x+h) - LogPhi(r.x-h)) / (2 * h)
-		require.InDeltaf(t, fd, InvMills(r.x), 1e-6*math.Max(1, math.Abs(fd)), "InvMills(%g)", r.x)
+		fd := (special.LogPhi(r.x+h) - special.LogPhi(r.x-h)) / (2 * h)
+		require.InDeltaf(t, fd, special.InvMills(r.x), 1e-6*math.Max(1, math.Abs(fd)), "InvMills(%g)", r.x)
 	}
-	require.Equal(t, 0.0, LogPhi(40))
-	require.False(t, math.IsNaN(LogPhi(-1e10)))
+	require.Equal(t, 0.0, special.LogPhi(40))
+	require.False(t, math.IsNaN(special.LogPhi(-1e10)))
 }
 
 func TestSumLogDensityMatchesScalarAndGradient(t *testing.T) {
@@ -280,7 +281,7 @@ func TestRandMoments(t *testing.T) {
 		{"gamma", []float64{3, 2}, 1.5, 0.75},
 		{"exponential", []float64{2}, 0.5, 0.25},
 		{"poisson", []float64{4}, 4, 4},
-		{"bernoulli_probit", []float64{0.5}, Phi(0.5), Phi(0.5) * (1 - Phi(0.5))},
+		{"bernoulli_probit", []float64{0.5}, special.Phi(0.5), special.Phi(0.5) * (1 - special.Phi(0.5))},
 	}
 	const n = 200000
 	for _, tc := range cases {

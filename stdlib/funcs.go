@@ -3,6 +3,8 @@ package stdlib
 import (
 	"math"
 	"slices"
+
+	"github.com/mscppl/mscppl/stdlib/special"
 )
 
 // ElemFunc is an elementwise function with the method set of autodiff.Func.
@@ -38,12 +40,12 @@ func (e *ElemFunc) Deriv(dx, dy, y, x []float64) {
 
 // Elementwise functions of the language that the tape does not have built in.
 var (
-	PhiFunc = &ElemFunc{"Phi", Phi, func(x, _ float64) float64 {
-		return math.Exp(-0.5*x*x - lnSqrt2Pi)
+	PhiFunc = &ElemFunc{"Phi", special.Phi, func(x, _ float64) float64 {
+		return math.Exp(-0.5*x*x - special.LnSqrt2Pi)
 	}}
-	LogPhiFunc      = &ElemFunc{"log_Phi", LogPhi, func(x, _ float64) float64 { return InvMills(x) }}
-	InvLogitFunc    = &ElemFunc{"inv_logit", InvLogit, func(_, y float64) float64 { return y * (1 - y) }}
-	LogInvLogitFunc = &ElemFunc{"log_inv_logit", LogInvLogit, func(x, _ float64) float64 { return InvLogit(-x) }}
+	LogPhiFunc      = &ElemFunc{"log_Phi", special.LogPhi, func(x, _ float64) float64 { return special.InvMills(x) }}
+	InvLogitFunc    = &ElemFunc{"inv_logit", special.InvLogit, func(_, y float64) float64 { return y * (1 - y) }}
+	LogInvLogitFunc = &ElemFunc{"log_inv_logit", special.LogInvLogit, func(x, _ float64) float64 { return special.InvLogit(-x) }}
 	AbsFunc         = &ElemFunc{"abs", math.Abs, func(x, _ float64) float64 {
 		switch {
 		case x > 0:
@@ -55,7 +57,7 @@ var (
 	}}
 	SquareFunc   = &ElemFunc{"square", func(x float64) float64 { return x * x }, func(x, _ float64) float64 { return 2 * x }}
 	LgammaFunc   = &ElemFunc{"lgamma", lgamma, func(x, _ float64) float64 { return digamma(x) }}
-	Log1pExpFunc = &ElemFunc{"log1p_exp", Log1pExp, func(x, _ float64) float64 { return InvLogit(x) }}
+	Log1pExpFunc = &ElemFunc{"log1p_exp", special.Log1pExp, func(x, _ float64) float64 { return special.InvLogit(x) }}
 )
 
 // ElemFuncs are the elementwise numeric ops of one argument that the tape

@@ -1,6 +1,10 @@
 package stdlib
 
-import "math"
+import (
+	"math"
+
+	"github.com/mscppl/mscppl/stdlib/special"
+)
 
 // Further scalar functions of Stan's library, elementwise on vectors:
 // logit, erf, erfc, tgamma, log2, log10, exp2, cbrt, inv_sqrt, inv_square,
@@ -121,5 +125,5 @@ func logDiffExp(a, b float64) float64 {
 	if math.IsInf(b, -1) {
 		return a
 	}
-	return a + Log1mExp(b-a)
+	return a + special.Log1mExp(b-a)
 }

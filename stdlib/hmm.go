@@ -1,6 +1,10 @@
 package stdlib
 
-import "math"
+import (
+	"math"
+
+	"github.com/mscppl/mscppl/stdlib/special"
+)
 
 // Hidden Markov models as tape ops: Stan's hmm_marginal, and the forward
 // recursion of a loop that writes the forward algorithm in log space
@@ -395,7 +399,7 @@ func lse2(a, b float64) float64 {
 		}
 		return math.NaN()
 	}
-	return a + Log1pExp(d)
+	return a + special.Log1pExp(d)
 }
 
 // at is w[t], or w[0] for a value that does not change with t.

@@ -1,6 +1,10 @@
 package stdlib
 
-import "math"
+import (
+	"math"
+
+	"github.com/mscppl/mscppl/stdlib/special"
+)
 
 // MaxNaryArity is the largest number of arguments of a NaryFunc.
 const MaxNaryArity = 8
@@ -207,7 +211,7 @@ func LogSumExp2(a, b float64) float64 {
 	if math.IsInf(a, -1) || math.IsInf(a, 1) {
 		return a
 	}
-	return a + Log1pExp(b-a)
+	return a + special.Log1pExp(b-a)
 }
 
 // LogMix is log(theta exp(lp1) + (1 - theta) exp(lp2)) computed stably.
@@ -251,7 +255,7 @@ func logMixSlice(out []float64, in [][]float64, buf []float64) bool {
 				d[k] = b - a
 			}
 		}
-		Log1pExpSlice(d, d)
+		special.Log1pExpSlice(d, d)
 		for k, v := range d {
 			out[lo+k] += v
 		}
@@ -306,11 +310,11 @@ func normalLcdfGrad(x, mu, sigma float64, d []float64, upper bool) float64 {
 		}
 		return negInf
 	}
-	m := s * InvMills(z) // d/d((x-mu)/sigma)
+	m := s * special.InvMills(z) // d/d((x-mu)/sigma)
 	d[0] = m / sigma
 	d[1] = -m / sigma
 	d[2] = -m * s * z / sigma
-	return LogPhi(z)
+	return special.LogPhi(z)
 }
 
 var (

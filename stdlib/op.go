@@ -1,6 +1,10 @@
 package stdlib
 
-import "math"
+import (
+	"math"
+
+	"github.com/mscppl/mscppl/stdlib/special"
+)
 
 // SumLogDensity is the vectorised log density of a family, with the method
 // set of autodiff.Op: out[0] = sum_i log p(x_i | params_i). in[0] is x
@@ -88,7 +92,7 @@ func (o *SumLogDensity) Forward(out []float64, in [][]float64) {
 				s += z * z
 			}
 			if v != o.sd {
-				o.sd, o.logSD = v, math.Log(v)+lnSqrt2Pi
+				o.sd, o.logSD = v, math.Log(v)+special.LnSqrt2Pi
 			}
 			r := -0.5*s - float64(n)*o.logSD
 			if math.IsInf(r, 0) || math.IsNaN(r) {
@@ -170,9 +174,9 @@ func (o *SumLogDensity) Forward(out []float64, in [][]float64) {
 				s += sign * v
 			}
 			if o.kind == kindProbit {
-				LogPhiSlice(b, b)
+				special.LogPhiSlice(b, b)
 			} else {
-				Log1pExpSlice(b, b)
+				special.Log1pExpSlice(b, b)
 			}
 			prev = b
 		}
@@ -217,9 +221,9 @@ func (o *SumLogDensity) Backward(out, dout []float64, in [][]float64, din [][]fl
 				o.backwardElem(d, in, din, i, np)
 				continue
 			case xi == 1:
-				g = InvMills(e)
+				g = special.InvMills(e)
 			case xi == 0:
-				g = -InvMills(-e)
+				g = -special.InvMills(-e)
 			default:
 				o.backwardElem(d, in, din, i, np)
 				continue

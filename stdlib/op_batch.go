@@ -1,6 +1,10 @@
 package stdlib
 
-import "math"
+import (
+	"math"
+
+	"github.com/mscppl/mscppl/stdlib/special"
+)
 
 // ForwardBatch evaluates the log density of scalar arguments for a batch
 // at once: out[b] = log p(x_b | params_b), where in[j] holds one value
@@ -85,7 +89,7 @@ func (o *SumLogDensity) normalBatch(out []float64, in [][]float64) {
 		z := (xb - mb) * inv
 		s := 0.0
 		s += z * z
-		r := -0.5*s - 1*(math.Log(v)+lnSqrt2Pi)
+		r := -0.5*s - 1*(math.Log(v)+special.LnSqrt2Pi)
 		if math.IsInf(r, 0) || math.IsNaN(r) {
 			r = o.generic(one(args[:], in, b), 1)
 		}

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/mscppl/mscppl/stdlib/special"
 )
 
 // blockSum is the summed probit or logit density as SumLogDensity defined
@@ -22,12 +24,12 @@ func blockSum(logit bool, x, eta []float64) float64 {
 			b[k] = sign * (2*bc(x, lo+k) - 1) * bc(eta, lo+k)
 		}
 		if logit {
-			Log1pExpSlice(b, b)
+			special.Log1pExpSlice(b, b)
 			for _, v := range b {
 				s -= v
 			}
 		} else {
-			LogPhiSlice(b, b)
+			special.LogPhiSlice(b, b)
 			for _, v := range b {
 				s += v
 			}
@@ -84,5 +86,26 @@ func benchSumLogDensity(b *testing.B, name string, n int) {
 	b.ReportAllocs()
 	for b.Loop() {
 		op.Forward(out[:], in)
+	}
+}
+
+// TestSumLogDensityProbitBackwardMatchesGrad: the gradient of the summed
+// bernoulli_probit density (its slice path) is, element for element and
+// to the bit, that of the family's scalar Grad, on arguments in both tails,
+// infinite and NaN.
+func TestSumLogDensityProbitBackwardMatchesGrad(t *testing.T) {
+	f, _ := Lookup("bernoulli_probit")
+	op := NewSumLogDensity(f)
+	x := []float64{1, 0, 1, 0, 1, 0, 0.5, 1, 0, 1}
+	eta := []float64{0.3, -2, 25, -25, -40, 40, 1, math.Inf(1), math.NaN(), -1e3}
+	dx, deta := make([]float64, len(x)), make([]float64, len(x))
+	op.Backward(nil, []float64{2}, [][]float64{x, eta}, [][]float64{dx, deta})
+	dp := make([]float64, 1)
+	same := func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
+	for i := range x {
+		_, gx := f.Grad(x[i], []float64{eta[i]}, dp)
+		if !same(dx[i], 2*gx) || !same(deta[i], 2*dp[0]) {
+			t.Fatalf("element %d: got %v, %v; Grad gives %v, %v", i, dx[i], deta[i], 2*gx, 2*dp[0])
+		}
 	}
 }

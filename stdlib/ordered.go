@@ -1,6 +1,10 @@
 package stdlib
 
-import "math"
+import (
+	"math"
+
+	"github.com/mscppl/mscppl/stdlib/special"
+)
 
 // OrderedLogisticLpmf is Stan's ordered_logistic_lpmf(y | eta, c): the log
 // probability of category y in 1..K of an ordinal outcome with linear
@@ -34,23 +38,23 @@ func (o *OrderedLogisticLpmf) terms(in [][]float64) (lp, dEta float64, lo, hi in
 		return 0, 0, lo, hi, 0, 0
 	case j == 0: // log(1 - inv_logit(eta - c_1))
 		b := eta - c[0]
-		s := InvLogit(b)
+		s := special.InvLogit(b)
 		hi = 0
-		return -Log1pExp(b), -s, lo, hi, 0, s
+		return -special.Log1pExp(b), -s, lo, hi, 0, s
 	case j == o.k: // log inv_logit(eta - c_K-1)
 		a := eta - c[o.k-1]
-		q := InvLogit(-a) // 1 - inv_logit(a)
+		q := special.InvLogit(-a) // 1 - inv_logit(a)
 		lo = o.k - 1
-		return -Log1pExp(-a), q, lo, hi, -q, 0
+		return -special.Log1pExp(-a), q, lo, hi, -q, 0
 	}
 	a, b := eta-c[j-1], eta-c[j]
 	if !(a > b) {
 		return math.Inf(-1), 0, -1, -1, 0, 0
 	}
 	// log(inv_logit(a) - inv_logit(b)) = log_inv_logit(a) + log1m_exp(log_inv_logit(b) - log_inv_logit(a))
-	la, lb := -Log1pExp(-a), -Log1pExp(-b)
-	lp = la + Log1mExp(lb-la)
-	sa, sb := InvLogit(a), InvLogit(b)
+	la, lb := -special.Log1pExp(-a), -special.Log1pExp(-b)
+	lp = la + special.Log1mExp(lb-la)
+	sa, sb := special.InvLogit(a), special.InvLogit(b)
 	p := math.Exp(lp)
 	da, db := sa*(1-sa)/p, -sb*(1-sb)/p
 	return lp, da + db, j - 1, j, -da, -db

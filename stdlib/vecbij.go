@@ -3,6 +3,8 @@ package stdlib
 import (
 	"fmt"
 	"math"
+
+	"github.com/mscppl/mscppl/stdlib/special"
 )
 
 // VecBijection is a vector-valued constraining transform, as in the
@@ -238,7 +240,7 @@ func (b Simplex) Constrain(u, x []float64) float64 {
 	lr, lj := 0.0, 0.0
 	for k := 0; k < b.N-1; k++ {
 		a := u[k] - b.offset(k)
-		lz, l1z := LogInvLogit(a), LogInvLogit(-a)
+		lz, l1z := special.LogInvLogit(a), special.LogInvLogit(-a)
 		x[k] = math.Exp(lr + lz)
 		lj += lz + l1z + lr
 		lr += l1z
@@ -294,7 +296,7 @@ func (b Simplex) vjp(u, out, dout, du []float64) {
 	gr := dout[n-1]
 	for k := n - 2; k >= 0; k-- {
 		a := u[k] - b.offset(k)
-		z, z1 := InvLogit(a), InvLogit(-a)
+		z, z1 := special.InvLogit(a), special.InvLogit(-a)
 		du[k] += out[k]*z1*(dout[k]-gr) + gl*(1-float64(n-k)*z)
 		gr = dout[k]*z + gr*z1
 	}

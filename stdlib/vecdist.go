@@ -1,6 +1,10 @@
 package stdlib
 
-import "math"
+import (
+	"math"
+
+	"github.com/mscppl/mscppl/stdlib/special"
+)
 
 // Multivariate log densities as tape ops (method set of autodiff.Op,
 // returned as a VecOp): each writes one scalar, out[0], and Backward
@@ -72,9 +76,9 @@ func (o *DirichletLpdf) Backward(out, dout []float64, in [][]float64, din [][]fl
 		for i := 0; i < o.k; i++ {
 			sa += bc(alpha, i)
 		}
-		ds := Digamma(sa)
+		ds := special.Digamma(sa)
 		for i := 0; i < o.k; i++ {
-			accum(da, i, g*(ds-Digamma(bc(alpha, i))+math.Log(theta[i])))
+			accum(da, i, g*(ds-special.Digamma(bc(alpha, i))+math.Log(theta[i])))
 		}
 	}
 }
@@ -169,11 +173,11 @@ func LKJConstant(eta float64, k int) (c, dc float64) {
 	km1 := float64(k - 1)
 	c, _ = math.Lgamma(eta + 0.5*km1)
 	c *= km1
-	dc = km1 * Digamma(eta+0.5*km1)
+	dc = km1 * special.Digamma(eta+0.5*km1)
 	for j := 1; j < k; j++ {
 		lg, _ := math.Lgamma(eta + 0.5*(km1-float64(j)))
 		c -= 0.5*float64(j)*math.Log(math.Pi) + lg
-		dc -= Digamma(eta + 0.5*(km1-float64(j)))
+		dc -= special.Digamma(eta + 0.5*(km1-float64(j)))
 	}
 	return c, dc
 }
@@ -250,7 +254,7 @@ func (o *CategoricalLogitLpmf) Forward(out []float64, in [][]float64) {
 		return
 	}
 	beta := in[1][:o.k]
-	out[0] = beta[j] - LogSumExp(beta)
+	out[0] = beta[j] - special.LogSumExp(beta)
 }
 
 // Backward accumulates d/dbeta_i = [i = y] - softmax(beta)_i.
@@ -262,7 +266,7 @@ func (o *CategoricalLogitLpmf) Backward(out, dout []float64, in [][]float64, din
 		return
 	}
 	beta := in[1][:o.k]
-	lse := LogSumExp(beta)
+	lse := special.LogSumExp(beta)
 	for i, b := range beta {
 		db[i] -= g * math.Exp(b-lse)
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/mscppl/mscppl/stdlib"
+	"github.com/mscppl/mscppl/stdlib/special"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -128,7 +128,7 @@ func EPProbit(X []float64, n, d int, c, y, m0, v0 []float64, s EPSettings) (*EPR
 			yt := 2*y[i] - 1
 			sq := math.Sqrt(1 + s2c)
 			z := yt * muc / sq
-			r := stdlib.InvMills(z)
+			r := special.InvMills(z)
 			muHat := muc + yt*s2c*r/sq
 			s2Hat := s2c - s2c*s2c*r*(z+r)/(1+s2c)
 			if !(s2Hat > 0) {
@@ -202,7 +202,7 @@ func PredictProbit(X []float64, n, d int, c, mu, Sigma []float64) []float64 {
 				v += x * row[b] * x2
 			}
 		}
-		out[i] = stdlib.Phi(m / math.Sqrt(1+v))
+		out[i] = special.Phi(m / math.Sqrt(1+v))
 	}
 	return out
 }

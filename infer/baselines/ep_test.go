@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/mscppl/mscppl/stdlib"
+	"github.com/mscppl/mscppl/stdlib/special"
 	"github.com/stretchr/testify/require"
 )
 
@@ -22,7 +22,7 @@ func quadMoments(x, c, y []float64, m0, v0 float64) (mean, vr float64) {
 			if y[i] == 0 {
 				f = -f
 			}
-			lp += stdlib.LogPhi(f)
+			lp += special.LogPhi(f)
 		}
 		p := math.Exp(lp)
 		z += p
@@ -69,7 +69,7 @@ func TestEPRejectsNonBinary(t *testing.T) {
 func TestPredictProbit(t *testing.T) {
 	p := PredictProbit([]float64{1, 2}, 1, 2, nil, []float64{0.5, -0.1}, []float64{1, 0, 0, 0.25})
 	// mean 0.5 - 0.2 = 0.3, var 1 + 1*1 + 4*0.25 = 3
-	require.InDelta(t, stdlib.Phi(0.3/math.Sqrt(3)), p[0], 1e-12)
+	require.InDelta(t, special.Phi(0.3/math.Sqrt(3)), p[0], 1e-12)
 }
 
 // TestEPFixedPoint: at convergence every site's tilted distribution

@@ -9,8 +9,10 @@
 //
 // Density.Integrate normalises a one-dimensional log density by adaptive
 // 15-point Gauss-Kronrod quadrature (the panel with the largest error
-// estimate split first, to a relative error of 1e-13), and returns a Rule:
-// the Kronrod nodes of the final panels with normalised weights, which
+// estimate split first, to a relative error of 1e-13 by default), and
+// returns an Integrated: the log of the normalising constant (LogZ, the
+// log evidence when the density is a log joint) and a Rule: the Kronrod
+// nodes of the final panels with normalised weights, which
 // gives any posterior expectation, the CDF at any point (the panels below
 // it plus the Kronrod rule on the part of its panel) and the quantiles (by
 // bisection on the CDF; NaN where the CDF is flat, as a median in the gap
@@ -49,17 +51,21 @@
 //     of the ordered marginals (mean 0.129, sd 1.98).
 //
 // Cases returns them all with their model texts and data; the files under
-// testdata are what it writes (TestCaseFiles; -update rewrites them, and
-// so does go run ./examples/tools/exactref).
+// testdata (its README.md aside) are what it writes (TestCaseFiles;
+// -update rewrites them, and so does go run ./examples/tools/exactref).
 //
 // # Scoring runs
 //
 // Score runs an mscppl binary (BIN run MODEL [DATA] --json --quiet --seed
-// S FLAGS...) for each seed and compares the reported quantities with an
-// exact answer: the worst |mean - exact| in exact sds, the worst relative
-// sd error, the worst quantile error in exact sds and the probabilities
-// (the means of 0/1 derived quantities). A run is "ok" (matched and
-// converged), "silent" (converged but wrong), "flagged" (not converged,
-// and wrong), "false-alarm" (not converged, yet matched) or "error".
-// examples/tools/seedscore is its command.
+// S FLAGS...) for each seed, one run at a time, and compares the reported
+// quantities with an exact answer: the worst |mean - exact| in exact sds,
+// the worst relative sd error, the worst quantile error in exact sds and
+// the probabilities (the means of 0/1 derived quantities). A run matches
+// when the means, sds and probabilities are within ScoreConfig's bounds
+// (by default 0.1 exact sd, 10% and 0.05), and, counted strictly, the
+// quantiles too (0.2 exact sd). A run is "ok" (matched and converged),
+// "silent" (converged but wrong), "flagged" (not converged, and wrong),
+// "false-alarm" (not converged, yet matched) or "error"; Tally counts them
+// and WriteTable prints a table of the runs. examples/tools/seedscore is
+// its command.
 package exact

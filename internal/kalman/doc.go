@@ -22,19 +22,28 @@
 // Grid gives the exact posterior of one or two static parameters theta:
 // log prior + Kalman log-likelihood evaluated at the midpoints of a regular
 // grid (on a transformed scale u with theta = g(u) and the log-Jacobian
-// added), normalised; it returns each parameter's posterior mean, sd and
-// quantiles, and the posterior mean and sd of every state x_t averaged over
-// theta (E[x_t | y] = sum_cells w E[x_t | y, theta] and Var[x_t | y] =
-// sum_cells w (Var[x_t | y, theta] + E[x_t | y, theta]^2) - E[x_t | y]^2).
-// The midpoint rule on a smooth density that is negligible at the grid's
-// edges (ParamSummary's EdgeLo and EdgeHi say how negligible) has an error of order h^2
-// in the spacing h; the tests compare each case with a grid twice as fine
-// and with closed forms (conjugate normal means, an inverse-gamma variance).
+// added; the cells in parallel, each independent of the schedule),
+// normalised. Grid.Posterior returns each parameter's posterior mean, sd
+// and quantiles, the log evidence log p(y), and (unless NoStates) the
+// posterior mean and sd of every state x_t averaged over theta
+// (E[x_t | y] = sum_cells w E[x_t | y, theta] and Var[x_t | y] =
+// sum_cells w (Var[x_t | y, theta] + E[x_t | y, theta]^2) - E[x_t | y]^2,
+// the cells of weight below 1e-16 of the largest left out, SkippedMass
+// bounding their mass). The midpoint rule on a smooth density that is
+// negligible at the grid's edges (ParamSummary's EdgeLo and EdgeHi say how
+// negligible) has an error of order h^2 in the spacing h; the tests
+// compare the cases' grids with grids half as fine (and, in the long tier,
+// twice as fine) and, for case (c), with a log-scale grid, and the grid
+// itself with closed forms (conjugate normal means, an inverse-gamma
+// variance).
 //
-// The ready-made cases AR1Noise, LocalLinearTrend and LocalLevel simulate a
-// data set with a fixed seed and return it with its mscppl model text and
-// the exact answer; their files under testdata (model .msc, data .csv and
-// the exact answer _exact.csv) are what the engine's tests read, and
+// The ready-made cases AR1Noise, LocalLinearTrend, LocalLevel and
+// LocalLevel1000 (cases (a) to (d)) simulate a data set with a fixed seed
+// and return it with its mscppl model text and the exact answer (the
+// Kalman smoother's for LocalLinearTrend, whose statics are known; a
+// 300 x 300 grid for the others); their files under testdata (model .msc,
+// data .csv and the exact answer _exact.csv) are what the engine's tests
+// read, and
 // TestCaseFiles checks that they are what the functions produce (go test
 // ./internal/kalman -run TestCaseFiles -update rewrites them).
 package kalman

@@ -1,4 +1,4 @@
-package stdlib
+package special
 
 import (
 	"math"
@@ -8,6 +8,18 @@ import (
 	"gonum.org/v1/gonum/mathext"
 )
 
+// relClose requires got within tol of want, relative to max(1, |want|)
+// (infinities exactly): the helper of the tests of package stdlib, which a
+// _test.go file cannot share between packages.
+func relClose(t *testing.T, want, got float64, tol float64, msg string, args ...any) {
+	t.Helper()
+	if math.IsInf(want, 0) || math.IsInf(got, 0) {
+		require.Equalf(t, want, got, msg, args...)
+		return
+	}
+	require.InDeltaf(t, want, got, tol*math.Max(1, math.Abs(want)), msg, args...)
+}
+
 // TestLogIncGamma: log P and log Q against gonum's mathext.GammaIncReg and
 // GammaIncRegComp, against exact closed forms far in the tails (a = 1:
 // Q = e^-x; a = 2: Q = e^-x (1 + x); a = 1/2: P = erf(sqrt x)), and their
@@ -15,33 +27,33 @@ import (
 func TestLogIncGamma(t *testing.T) {
 	for _, c := range [][2]float64{{0.5, 0.1}, {0.5, 3}, {1, 0.2}, {2.5, 1}, {2.5, 3.4}, {3, 9}, {10, 9}, {10, 12}, {0.05, 1e-3}, {150, 140}, {150, 170}, {1e3, 1.1e3}} {
 		a, x := c[0], c[1]
-		g := logIncGamma(a, x)
-		relClose(t, math.Log(mathext.GammaIncReg(a, x)), g.lp, 1e-12, "log P(%g, %g)", a, x)
-		relClose(t, math.Log(mathext.GammaIncRegComp(a, x)), g.lq, 1e-12, "log Q(%g, %g)", a, x)
+		g := LogIncGamma(a, x)
+		relClose(t, math.Log(mathext.GammaIncReg(a, x)), g.LogP, 1e-12, "log P(%g, %g)", a, x)
+		relClose(t, math.Log(mathext.GammaIncRegComp(a, x)), g.LogQ, 1e-12, "log Q(%g, %g)", a, x)
 		ha, hx := 1e-6*a, 1e-6*x
-		gp, gm := logIncGamma(a+ha, x), logIncGamma(a-ha, x)
-		relClose(t, (gp.lp-gm.lp)/(2*ha), g.lpA, 1e-6, "dlogP/da(%g, %g)", a, x)
-		relClose(t, (gp.lq-gm.lq)/(2*ha), g.lqA, 1e-6, "dlogQ/da(%g, %g)", a, x)
-		gp, gm = logIncGamma(a, x+hx), logIncGamma(a, x-hx)
-		relClose(t, (gp.lp-gm.lp)/(2*hx), g.lpX, 1e-6, "dlogP/dx(%g, %g)", a, x)
-		relClose(t, (gp.lq-gm.lq)/(2*hx), g.lqX, 1e-6, "dlogQ/dx(%g, %g)", a, x)
+		gp, gm := LogIncGamma(a+ha, x), LogIncGamma(a-ha, x)
+		relClose(t, (gp.LogP-gm.LogP)/(2*ha), g.DLogPA, 1e-6, "dlogP/da(%g, %g)", a, x)
+		relClose(t, (gp.LogQ-gm.LogQ)/(2*ha), g.DLogQA, 1e-6, "dlogQ/da(%g, %g)", a, x)
+		gp, gm = LogIncGamma(a, x+hx), LogIncGamma(a, x-hx)
+		relClose(t, (gp.LogP-gm.LogP)/(2*hx), g.DLogPX, 1e-6, "dlogP/dx(%g, %g)", a, x)
+		relClose(t, (gp.LogQ-gm.LogQ)/(2*hx), g.DLogQX, 1e-6, "dlogQ/dx(%g, %g)", a, x)
 	}
 	for _, x := range []float64{50, 800, 1e5} {
-		relClose(t, -x, logIncGamma(1, x).lq, 1e-14, "log Q(1, %g)", x)
-		relClose(t, -x+math.Log1p(x), logIncGamma(2, x).lq, 1e-14, "log Q(2, %g)", x)
-		relClose(t, -1, logIncGamma(1, x).lqX, 1e-12, "dlogQ/dx(1, %g)", x)
+		relClose(t, -x, LogIncGamma(1, x).LogQ, 1e-14, "log Q(1, %g)", x)
+		relClose(t, -x+math.Log1p(x), LogIncGamma(2, x).LogQ, 1e-14, "log Q(2, %g)", x)
+		relClose(t, -1, LogIncGamma(1, x).DLogQX, 1e-12, "dlogQ/dx(1, %g)", x)
 	}
 	for _, x := range []float64{1e-30, 1e-12, 1e-4} {
-		relClose(t, math.Log(math.Erf(math.Sqrt(x))), logIncGamma(0.5, x).lp, 1e-13, "log P(1/2, %g)", x)
-		relClose(t, math.Log(-math.Expm1(-x)), logIncGamma(1, x).lp, 1e-13, "log P(1, %g)", x)
+		relClose(t, math.Log(math.Erf(math.Sqrt(x))), LogIncGamma(0.5, x).LogP, 1e-13, "log P(1/2, %g)", x)
+		relClose(t, math.Log(-math.Expm1(-x)), LogIncGamma(1, x).LogP, 1e-13, "log P(1, %g)", x)
 	}
 	// a large shape with x far below it: P = x^a e^-x / Gamma(a+1) (1 + x/(a+1) + ...)
 	for _, a := range []float64{30, 3000} {
 		x := 1e-8
 		lg, _ := math.Lgamma(a + 1)
-		relClose(t, a*math.Log(x)-x-lg+math.Log1p(x/(a+1)*(1+x/(a+2))), logIncGamma(a, x).lp, 1e-14, "log P(%g, %g)", a, x)
+		relClose(t, a*math.Log(x)-x-lg+math.Log1p(x/(a+1)*(1+x/(a+2))), LogIncGamma(a, x).LogP, 1e-14, "log P(%g, %g)", a, x)
 	}
-	require.True(t, math.IsInf(logIncGamma(2, 0).lp, -1))
+	require.True(t, math.IsInf(LogIncGamma(2, 0).LogP, -1))
 }
 
 // TestLogIncBeta: log I and log(1 - I) against gonum's
@@ -51,26 +63,26 @@ func TestLogIncGamma(t *testing.T) {
 func TestLogIncBeta(t *testing.T) {
 	for _, c := range [][3]float64{{2, 3, 0.3}, {2, 3, 0.8}, {0.5, 0.5, 0.01}, {0.5, 0.5, 0.97}, {1.5, 0.5, 0.4}, {20, 0.5, 0.9}, {30, 40, 0.45}, {30, 40, 0.3}, {0.1, 7, 0.2}, {200, 300, 0.41}} {
 		a, b, x := c[0], c[1], c[2]
-		r := logIncBeta(a, b, x, 1-x)
+		r := LogIncBeta(a, b, x, 1-x)
 		want := mathext.RegIncBeta(a, b, x)
-		relClose(t, math.Log(want), r.li, 1e-11, "log I_%g(%g, %g)", x, a, b)
-		relClose(t, math.Log(mathext.RegIncBeta(b, a, 1-x)), r.lc, 1e-11, "log(1 - I_%g(%g, %g))", x, a, b)
+		relClose(t, math.Log(want), r.LogI, 1e-11, "log I_%g(%g, %g)", x, a, b)
+		relClose(t, math.Log(mathext.RegIncBeta(b, a, 1-x)), r.LogC, 1e-11, "log(1 - I_%g(%g, %g))", x, a, b)
 		for j, h := range []float64{1e-6 * a, 1e-6 * b, 1e-7} {
-			arg := func(s float64) incBeta {
+			arg := func(s float64) IncBeta {
 				v := [3]float64{a, b, x}
 				v[j] += s
-				return logIncBeta(v[0], v[1], v[2], 1-v[2])
+				return LogIncBeta(v[0], v[1], v[2], 1-v[2])
 			}
 			p, m := arg(h), arg(-h)
-			relClose(t, (p.li-m.li)/(2*h), r.di[j], 1e-6, "d log I/d arg %d at %v", j, c)
-			relClose(t, (p.lc-m.lc)/(2*h), r.dc[j], 1e-6, "d log(1-I)/d arg %d at %v", j, c)
+			relClose(t, (p.LogI-m.LogI)/(2*h), r.DLogI[j], 1e-6, "d log I/d arg %d at %v", j, c)
+			relClose(t, (p.LogC-m.LogC)/(2*h), r.DLogC[j], 1e-6, "d log(1-I)/d arg %d at %v", j, c)
 		}
 	}
 	for _, x := range []float64{1e-20, 1e-8, 0.5} {
-		relClose(t, 3*math.Log(x), logIncBeta(3, 1, x, 1-x).li, 1e-13, "log I_%g(3, 1)", x)
-		relClose(t, math.Log(-math.Expm1(2.5*math.Log1p(-x))), logIncBeta(1, 2.5, x, 1-x).li, 1e-13, "log I_%g(1, 2.5)", x)
+		relClose(t, 3*math.Log(x), LogIncBeta(3, 1, x, 1-x).LogI, 1e-13, "log I_%g(3, 1)", x)
+		relClose(t, math.Log(-math.Expm1(2.5*math.Log1p(-x))), LogIncBeta(1, 2.5, x, 1-x).LogI, 1e-13, "log I_%g(1, 2.5)", x)
 		// the upper tail through y = 1 - x given exactly
-		relClose(t, 2.5*math.Log(x), logIncBeta(1, 2.5, 1-x, x).lc, 1e-13, "log(1 - I_(1-%g)(1, 2.5))", x)
+		relClose(t, 2.5*math.Log(x), LogIncBeta(1, 2.5, 1-x, x).LogC, 1e-13, "log(1 - I_(1-%g)(1, 2.5))", x)
 	}
 }
 
@@ -95,11 +107,11 @@ func TestIncLargeShapes(t *testing.T) {
 		{20.0, 3.0, -23.210444234617719, -8.3144235885373471e-11, -1.929660349864562, 1.6044013531446128e-10},
 	}
 	for _, c := range gammas {
-		g := logIncGamma(c[0], c[1])
-		require.InEpsilonf(t, c[2], g.lp, 1e-12, "log P%v", c[:2])
-		require.InEpsilonf(t, c[3], g.lq, 1e-12, "log Q%v", c[:2])
-		require.InEpsilonf(t, c[4], g.lpA, 1e-8, "dlogP/da%v", c[:2])
-		require.InEpsilonf(t, c[5], g.lqA, 1e-8, "dlogQ/da%v", c[:2])
+		g := LogIncGamma(c[0], c[1])
+		require.InEpsilonf(t, c[2], g.LogP, 1e-12, "log P%v", c[:2])
+		require.InEpsilonf(t, c[3], g.LogQ, 1e-12, "log Q%v", c[:2])
+		require.InEpsilonf(t, c[4], g.DLogPA, 1e-8, "dlogP/da%v", c[:2])
+		require.InEpsilonf(t, c[5], g.DLogQA, 1e-8, "dlogQ/da%v", c[:2])
 	}
 	// a, b, y = 1 - x, log I_x(a, b), log(1 - I), dlogI/da, dlogI/db
 	betas := [][7]float64{
@@ -112,10 +124,10 @@ func TestIncLargeShapes(t *testing.T) {
 		{50000.0, 0.5, 2.0000000000000002e-5, -1.8496121074865049, -0.17114208374127024, -2.6389915222825787e-5, 2.4783069816420203},
 	}
 	for _, c := range betas {
-		r := logIncBeta(c[0], c[1], 1-c[2], c[2])
-		require.InEpsilonf(t, c[3], r.li, 1e-12, "log I%v", c[:3])
-		require.InEpsilonf(t, c[4], r.lc, 1e-12, "log(1 - I)%v", c[:3])
-		require.InEpsilonf(t, c[5], r.di[0], 1e-8, "dlogI/da%v", c[:3])
-		require.InEpsilonf(t, c[6], r.di[1], 1e-8, "dlogI/db%v", c[:3])
+		r := LogIncBeta(c[0], c[1], 1-c[2], c[2])
+		require.InEpsilonf(t, c[3], r.LogI, 1e-12, "log I%v", c[:3])
+		require.InEpsilonf(t, c[4], r.LogC, 1e-12, "log(1 - I)%v", c[:3])
+		require.InEpsilonf(t, c[5], r.DLogI[0], 1e-8, "dlogI/da%v", c[:3])
+		require.InEpsilonf(t, c[6], r.DLogI[1], 1e-8, "dlogI/db%v", c[:3])
 	}
 }

@@ -1,4 +1,4 @@
-package stdlib
+package special
 
 import (
 	"math"
@@ -57,7 +57,7 @@ var lgammaRef = []struct{ x, want float64 }{
 	{1e+300, 6.897755278982137414744009e+302},
 }
 
-// lgammaTol is the bound asked of lgammaFast against a reference value
+// lgammaTol is the bound asked of Lgamma against a reference value
 // want at x: 1e-14 relative, and 1e-15 absolute near the zeros 1 and 2.
 func lgammaTol(x, want float64) float64 {
 	tol := 1e-14 * math.Abs(want)
@@ -70,10 +70,10 @@ func lgammaTol(x, want float64) float64 {
 func TestLgammaFastReference(t *testing.T) {
 	maxRel := 0.0
 	for _, c := range lgammaRef {
-		got := lgammaFast(c.x)
+		got := Lgamma(c.x)
 		d := math.Abs(got - c.want)
 		if d > lgammaTol(c.x, c.want) {
-			t.Errorf("lgammaFast(%v) = %v, want %v (error %.3g)", c.x, got, c.want, d)
+			t.Errorf("Lgamma(%v) = %v, want %v (error %.3g)", c.x, got, c.want, d)
 		}
 		maxRel = math.Max(maxRel, d/math.Abs(c.want))
 	}
@@ -115,12 +115,12 @@ func TestLgammaFastVsMath(t *testing.T) {
 	maxRel, maxAbsNearZeros := 0.0, 0.0
 	bad := 0
 	for _, x := range lgammaPoints() {
-		got := lgammaFast(x)
+		got := Lgamma(x)
 		want, _ := math.Lgamma(x)
 		d := math.Abs(got - want)
 		if d > lgammaTol(x, want) {
 			if bad++; bad <= 10 {
-				t.Errorf("lgammaFast(%v) = %v, math.Lgamma %v (difference %.3g)", x, got, want, d)
+				t.Errorf("Lgamma(%v) = %v, math.Lgamma %v (difference %.3g)", x, got, want, d)
 			}
 		}
 		if x > 0.5 && x < 2.5 && math.Abs(want) < 0.1 {
@@ -141,14 +141,14 @@ func TestLgammaFastSpecial(t *testing.T) {
 	for _, x := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1),
 		-0.5, -1, -2, -2.5, -1e-300, -1e300, 5e-324, 1e-310, 0x1p-70, 0x1p-71, 1 << 58, 1e300,
 		math.MaxFloat64, 1, 2} {
-		got := lgammaFast(x)
+		got := Lgamma(x)
 		want, _ := math.Lgamma(x)
 		if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
-			t.Errorf("lgammaFast(%v) = %v, math.Lgamma %v", x, got, want)
+			t.Errorf("Lgamma(%v) = %v, math.Lgamma %v", x, got, want)
 		}
 	}
-	if lgammaFast(1) != 0 || lgammaFast(2) != 0 {
-		t.Errorf("lgammaFast(1), lgammaFast(2) = %v, %v, want 0, 0", lgammaFast(1), lgammaFast(2))
+	if Lgamma(1) != 0 || Lgamma(2) != 0 {
+		t.Errorf("Lgamma(1), Lgamma(2) = %v, %v, want 0, 0", Lgamma(1), Lgamma(2))
 	}
 }
 
@@ -198,7 +198,7 @@ func BenchmarkLgammaFast(b *testing.B) {
 			xs, s := set.xs, 0.0
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				s += lgammaFast(xs[i&1023])
+				s += Lgamma(xs[i&1023])
 			}
 			lgammaSink = s
 		})

@@ -1,4 +1,4 @@
-package stdlib
+package special
 
 import (
 	"math"
@@ -203,7 +203,7 @@ func TestFastAsmScalar(t *testing.T) {
 // Benchmarks of the slice functions on 256 values from N(0, 3), with the
 // AVX2 kernels (asm) and without (go); ns/elem is the time per element:
 //
-//	go test -run xxx -bench 'SliceN03' -cpu 1 -count 3 ./stdlib
+//	go test -run xxx -bench 'SliceN03' -cpu 1 -count 3 ./stdlib/special
 func benchSliceN03(b *testing.B, f func(dst, x []float64)) {
 	r := rand.New(rand.NewPCG(1, 2))
 	x := make([]float64, 256)

@@ -1,12 +1,12 @@
-package stdlib
+package special
 
 import "math"
 
-const (
-	lnSqrt2Pi = 0.91893853320467274178032973640562 // log(sqrt(2 pi))
-	invSqrt2  = 0.70710678118654752440084436210485
-	lnSqrt2   = 0.34657359027997265470861606072909 // log(sqrt(2))
-)
+// LnSqrt2Pi is log(sqrt(2 pi)), the log of the normalising constant of
+// the normal density.
+const LnSqrt2Pi = 0.91893853320467274178032973640562
+
+const invSqrt2 = 0.70710678118654752440084436210485
 
 // Phi is the standard normal CDF (fast.go: a table of polynomials and an
 // inlined exp for |x| < 37.5).
@@ -50,7 +50,7 @@ func logPhiSlow(x float64) float64 {
 func logPhiAsym(x float64) float64 {
 	z := 1 / (x * x)
 	s := 1 - z*(1-z*(3-z*(15-z*(105-z*945))))
-	return -0.5*x*x - math.Log(-x) - lnSqrt2Pi + math.Log(s)
+	return -0.5*x*x - math.Log(-x) - LnSqrt2Pi + math.Log(s)
 }
 
 // millsAsym is the asymptotic series of phi(x)/Phi(x) for x <= -20:
@@ -62,7 +62,7 @@ func millsAsym(x float64) float64 {
 }
 
 // phiDensity is the standard normal density.
-func phiDensity(x float64) float64 { return math.Exp(-0.5*x*x - lnSqrt2Pi) }
+func phiDensity(x float64) float64 { return math.Exp(-0.5*x*x - LnSqrt2Pi) }
 
 // InvMills is d/dx log Phi(x) = phi(x)/Phi(x), computed stably (fast.go
 // for -63 < x < 37.5).
@@ -91,6 +91,23 @@ func InvLogit(x float64) float64 {
 	}
 	e := math.Exp(x)
 	return e / (1 + e)
+}
+
+// PhiApprox is Stan's logistic approximation of Phi.
+func PhiApprox(x float64) float64 { return InvLogit(0.07056*x*x*x + 1.5976*x) }
+
+// InvCloglog is 1 - exp(-exp(x)), accurate for x far below 0.
+func InvCloglog(x float64) float64 { return -math.Expm1(-math.Exp(x)) }
+
+// Log1mExp is log(1 - exp(x)) for x <= 0, computed stably (NaN for x > 0).
+func Log1mExp(x float64) float64 {
+	switch {
+	case x > 0:
+		return math.NaN()
+	case x > -math.Ln2:
+		return math.Log(-math.Expm1(x))
+	}
+	return math.Log1p(-math.Exp(x))
 }
 
 // Log1pExp is log(1 + exp(x)) without overflow (fast.go for |x| < 63).

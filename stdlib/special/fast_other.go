@@ -1,6 +1,6 @@
 //go:build !amd64 || purego || amd64.v3
 
-package stdlib
+package special
 
 // Without the AVX2 kernels of fast_amd64.s (other architectures, the
 // purego tag, and GOAMD64=v3 or later, where the Go kernels use FMA and

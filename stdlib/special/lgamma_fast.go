@@ -1,8 +1,8 @@
-package stdlib
+package special
 
 import "math"
 
-// lgammaFast is log|Gamma(x)| for the hot path of the log densities
+// Lgamma is log|Gamma(x)| for the hot path of the log densities
 // (issue 12, point 2): for 0 < x < 2**58 it is math.Lgamma's own method
 // (Sun's fdlibm, see Go's math/lgamma.go) with the special cases and the
 // negative-x branch taken off the front and a table-driven logarithm
@@ -12,7 +12,7 @@ import "math"
 // and 2). Its error is math.Lgamma's: up to 2.6e-14 relative (2.2e-15
 // absolute) near x = 1.2, elsewhere below 2.5e-15 relative (mpmath).
 // NaN, ±Inf, x <= 0, x <= 2**-70 and x >= 2**58 go to math.Lgamma itself.
-func lgammaFast(x float64) float64 {
+func Lgamma(x float64) float64 {
 	const (
 		tc = 1.46163214496836224576e+00  // argmin of Gamma
 		tf = -1.21486290535849611461e-01 // lgamma(tc)

@@ -1,4 +1,4 @@
-package stdlib
+package special
 
 import "math"
 
@@ -6,7 +6,8 @@ import "math"
 
 // Fast special functions (issue 12): LogPhi, Phi, InvMills and Log1pExp,
 // and the slice versions of the two that the log densities of
-// bernoulli_probit and bernoulli_logit apply to whole vectors (op.go)
+// bernoulli_probit and bernoulli_logit apply to whole vectors (package
+// stdlib, op.go)
 //
 //	LogPhiSlice(dst, x)          dst[i] = LogPhi(x[i])
 //	Log1pExpSlice(dst, x)        dst[i] = Log1pExp(x[i])

@@ -1,6 +1,6 @@
 //go:build !purego && !amd64.v3
 
-package stdlib
+package special
 
 import (
 	"math/bits"

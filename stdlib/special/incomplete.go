@@ -1,9 +1,10 @@
-package stdlib
+package special
 
 import "math"
 
 // The regularized incomplete gamma and beta functions in log space, with
-// their derivatives in every argument, for the CDFs of cdf_more.go.
+// their derivatives in every argument, for the CDFs of package stdlib
+// (cdf_more.go).
 //
 // Method. Each function is computed by the classical expansion that
 // converges fastest where it is used (Numerical Recipes' gser/gcf and
@@ -24,6 +25,8 @@ import "math"
 // derivative have converged. The cost grows like sqrt(a) (sqrt(max(a, b)));
 // shapes beyond about 1e8 would need Temme's uniform asymptotic expansions,
 // which are not implemented (the expansions then stop at incMaxIter terms).
+
+var negInf = math.Inf(-1)
 
 const (
 	incEps     = 1e-16
@@ -54,24 +57,24 @@ func (x dual2) guard() dual2 {
 	return x
 }
 
-// incGamma holds log P(a, x), log Q(a, x) and their derivatives.
-type incGamma struct {
-	lp, lq   float64 // log P, log Q
-	lpA, lpX float64 // d log P / da, d log P / dx
-	lqA, lqX float64 // d log Q / da, d log Q / dx
+// IncGamma holds log P(a, x), log Q(a, x) and their derivatives.
+type IncGamma struct {
+	LogP, LogQ     float64 // log P, log Q
+	DLogPA, DLogPX float64 // d log P / da, d log P / dx
+	DLogQA, DLogQX float64 // d log Q / da, d log Q / dx
 }
 
-// logIncGamma is the regularized incomplete gamma function pair for a > 0:
+// LogIncGamma is the regularized incomplete gamma function pair for a > 0:
 // P(a, x) = gamma(a, x)/Gamma(a) and Q = 1 - P, in logs, with derivatives.
 // x <= 0 gives P = 0, Q = 1 (zero derivatives); x = +Inf gives P = 1.
-func logIncGamma(a, x float64) incGamma {
-	var g incGamma
+func LogIncGamma(a, x float64) IncGamma {
+	var g IncGamma
 	switch {
 	case x <= 0:
-		g.lp = negInf
+		g.LogP = negInf
 		return g
 	case math.IsInf(x, 1):
-		g.lq = negInf
+		g.LogQ = negInf
 		return g
 	}
 	lx := math.Log(x)
@@ -90,12 +93,12 @@ func logIncGamma(a, x float64) incGamma {
 				break
 			}
 		}
-		g.lp = pre - math.Log(a) + math.Log(s.v)
-		g.lpA = lx - Digamma(a+1) + s.a/s.v
-		g.lpX = math.Exp(ld - g.lp)
-		g.lq = Log1mExp(g.lp)
-		r := -math.Exp(g.lp - g.lq)
-		g.lqA, g.lqX = r*g.lpA, r*g.lpX
+		g.LogP = pre - math.Log(a) + math.Log(s.v)
+		g.DLogPA = lx - Digamma(a+1) + s.a/s.v
+		g.DLogPX = math.Exp(ld - g.LogP)
+		g.LogQ = Log1mExp(g.LogP)
+		r := -math.Exp(g.LogP - g.LogQ)
+		g.DLogQA, g.DLogQX = r*g.DLogPA, r*g.DLogPX
 		return g
 	}
 	// Q = x^a e^-x / Gamma(a) * 1/(x+1-a- 1(1-a)/(x+3-a- 2(2-a)/(x+5-a- ...)))
@@ -116,51 +119,51 @@ func logIncGamma(a, x float64) incGamma {
 			break
 		}
 	}
-	g.lq = pre + math.Log(h.v)
-	g.lqA = lx - Digamma(a) + h.a/h.v
-	g.lqX = -math.Exp(ld - g.lq)
-	g.lp = Log1mExp(g.lq)
-	r := -math.Exp(g.lq - g.lp)
-	g.lpA, g.lpX = r*g.lqA, r*g.lqX
+	g.LogQ = pre + math.Log(h.v)
+	g.DLogQA = lx - Digamma(a) + h.a/h.v
+	g.DLogQX = -math.Exp(ld - g.LogQ)
+	g.LogP = Log1mExp(g.LogQ)
+	r := -math.Exp(g.LogQ - g.LogP)
+	g.DLogPA, g.DLogPX = r*g.DLogQA, r*g.DLogQX
 	return g
 }
 
-// incBeta holds log I_x(a, b), log(1 - I_x(a, b)) and their derivatives
+// IncBeta holds log I_x(a, b), log(1 - I_x(a, b)) and their derivatives
 // in (a, b, x).
-type incBeta struct {
-	li, lc float64    // log I, log(1 - I)
-	di, dc [3]float64 // their derivatives in a, b, x
+type IncBeta struct {
+	LogI, LogC   float64    // log I, log(1 - I)
+	DLogI, DLogC [3]float64 // their derivatives in a, b, x
 }
 
-// logIncBeta is the regularized incomplete beta function I_x(a, b) for
+// LogIncBeta is the regularized incomplete beta function I_x(a, b) for
 // a, b > 0, given x and y = 1 - x (each computed without cancellation by
 // the caller), in logs, with derivatives.
-func logIncBeta(a, b, x, y float64) incBeta {
-	var r incBeta
+func LogIncBeta(a, b, x, y float64) IncBeta {
+	var r IncBeta
 	switch {
 	case x <= 0:
-		r.li = negInf
+		r.LogI = negInf
 		return r
 	case y <= 0:
-		r.lc = negInf
+		r.LogC = negInf
 		return r
 	}
 	if x*(a+b+2) < a+1 {
-		r.li, r.di = betaCF(a, b, x, y)
-		r.lc = Log1mExp(r.li)
-		f := -math.Exp(r.li - r.lc)
-		for i := range r.dc {
-			r.dc[i] = f * r.di[i]
+		r.LogI, r.DLogI = betaCF(a, b, x, y)
+		r.LogC = Log1mExp(r.LogI)
+		f := -math.Exp(r.LogI - r.LogC)
+		for i := range r.DLogC {
+			r.DLogC[i] = f * r.DLogI[i]
 		}
 		return r
 	}
 	lj, dj := betaCF(b, a, y, x) // log I_y(b, a) = log(1 - I_x(a, b))
-	r.lc = lj
-	r.dc = [3]float64{dj[1], dj[0], -dj[2]}
-	r.li = Log1mExp(lj)
-	f := -math.Exp(r.lc - r.li)
-	for i := range r.di {
-		r.di[i] = f * r.dc[i]
+	r.LogC = lj
+	r.DLogC = [3]float64{dj[1], dj[0], -dj[2]}
+	r.LogI = Log1mExp(lj)
+	f := -math.Exp(r.LogC - r.LogI)
+	for i := range r.DLogI {
+		r.DLogI[i] = f * r.DLogC[i]
 	}
 	return r
 }
