@@ -20,6 +20,7 @@ import (
 	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/ir/dataset"
 	"github.com/mscppl/mscppl/ir/lower"
+	"github.com/mscppl/mscppl/ir/structure"
 	"github.com/mscppl/mscppl/lang"
 )
 
@@ -297,9 +298,10 @@ func Layout(w io.Writer, model string, m *ir.Model, comp *lower.Compiled, table 
 	})
 	fmt.Fprintf(w, "unconstrained dimension: %d latent, %d param\n", m.LatentDim, m.ParamDim)
 	fmt.Fprintf(w, "graph: %d nodes\n", comp.Graph().NumNodes())
-	// the structure is worth a line for a state-space model, or a model
-	// that looks like an attempt at one (then with the reason it is not)
-	if st := comp.Structure(); st.StateSpace || st.Attempt {
+	// the structure is worth a line for a state-space model, a hidden
+	// Markov model or a GLM, or a model that looks like an attempt at a
+	// state-space model (then with the reason it is not)
+	if st := structure.Of(comp); st.Kind != structure.KindGeneral || st.StateSpace.Attempt {
 		fmt.Fprintf(w, "structure: %s\n", st)
 	}
 }
