@@ -111,7 +111,7 @@ func CrossValidate(ctx context.Context, m *Model, o CVOptions) (*CVResult, error
 		start := time.Now()
 		scores := make([]float64, hi-lo)
 		errs := make([]error, hi-lo)
-		parallel(hi-lo, func(k int) {
+		Parallel(hi-lo, func(k int) {
 			i := lo + k
 			fo := o.Fit
 			fo.Method, fo.Seed, fo.Trace = method, o.Seed, nil
@@ -208,7 +208,7 @@ func orderShards(n, jobs int, what string, shard func(i int) (Shard, bool)) ([]i
 }
 
 // parallel runs f(0..n-1) on GOMAXPROCS workers.
-func parallel(n int, f func(i int)) {
+func Parallel(n int, f func(i int)) {
 	var wg sync.WaitGroup
 	jobs := make(chan int)
 	for w := 0; w < runtime.GOMAXPROCS(0); w++ {

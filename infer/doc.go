@@ -40,12 +40,9 @@
 // (Load's reading and compiling, the warm start, the iterations, the PSIS
 // step). CrossValidate and Sweep
 // are the experiments of the paper's Table 1 and Figure 2 as library
-// functions. SBC (sbc.go) is simulation-based calibration: data sets drawn
-// from the model (simulate.Simulator), fitted, and the true latents ranked among
-// the fits' draws; sbcstats.go holds its statistics (chi-square, the ECDF
-// with simultaneous bands). The three take a Shard, a slice of their jobs
-// whose results MergeSBC, MergeCV and MergeSweep combine into those of one
-// process. Settings (settings.go) is the one table of a run's settings
+// functions, and package infer/sbc builds simulation-based calibration on
+// them. The three take a Shard, a slice of their jobs whose results
+// MergeCV, MergeSweep and sbc.Merge combine into those of one process. Settings (settings.go) is the one table of a run's settings
 // (key, help, parser): Load checks a model's infer block with it (an
 // unknown key or a refused value at its position), the REPL's :set checks
 // its values with it (CheckSetting), and the command's flags' help and the

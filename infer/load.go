@@ -103,7 +103,7 @@ func (m *Model) load(src []byte, opt ...LoadOptions) error {
 	}
 	read := time.Now()
 	m.readTime = read.Sub(start)
-	if m.IR, err = m.build(f, m.Table); err != nil {
+	if m.IR, err = m.BuildIR(f, m.Table); err != nil {
 		if IsStan(m.Path) {
 			// a Stan program's transformed parameters are in the model
 			// block and again in derived: an error in them is reported once
@@ -167,7 +167,7 @@ func dedupe(err error) error {
 func (m *Model) Rebind(t *dataset.Table) (*Model, error) {
 	c := &Model{Path: m.Path, DataPath: m.DataPath, Sources: m.Sources, File: m.File, Table: t, JSON: m.JSON, data: m.data, compile: m.compile}
 	var err error
-	if c.IR, err = c.build(m.File, t); err != nil {
+	if c.IR, err = c.BuildIR(m.File, t); err != nil {
 		return nil, err
 	}
 	c.Comp, err = lower.Compile(c.IR, c.compile)
@@ -189,7 +189,7 @@ func (m *Model) WithData(values map[string][]float64) (*Model, error) {
 
 // build binds the model to its JSON data, or else to the table, and
 // replaces the values of the data WithData gave.
-func (m *Model) build(f *lang.File, t *dataset.Table) (*ir.Model, error) {
+func (m *Model) BuildIR(f *lang.File, t *dataset.Table) (*ir.Model, error) {
 	var irm *ir.Model
 	var err error
 	if m.JSON != nil {

@@ -94,7 +94,7 @@ func Sweep(ctx context.Context, m *Model, o SweepOptions) ([]SweepRow, error) {
 			S := o.Samples[si]
 			means := make([][]float64, o.Inits)
 			errs := make([]error, o.Inits)
-			parallel(o.Inits, func(i int) {
+			Parallel(o.Inits, func(i int) {
 				mc, err := m.Clone()
 				if err != nil {
 					errs[i] = err

@@ -2,13 +2,14 @@ package infer
 
 import (
 	"context"
-	"github.com/mscppl/mscppl/internal/exact"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mscppl/mscppl/internal/exact"
 
 	"github.com/stretchr/testify/require"
 

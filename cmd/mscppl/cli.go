@@ -22,6 +22,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/mscppl/mscppl/infer/msc"
+	"github.com/mscppl/mscppl/infer/sbc"
 )
 
 const version = "0.1.0"
@@ -432,8 +433,8 @@ func helpVars() kong.Vars {
 		"sweep_iters":        strconv.Itoa(c.SweepIters),
 		"evidence_particles": strconv.Itoa(c.EvidenceParticles),
 		"evidence_repeats":   strconv.Itoa(c.EvidenceRepeats),
-		"sbc_sims":           strconv.Itoa(infer.DefaultSims),
-		"rank_draws":         strconv.Itoa(infer.DefaultRankDraws),
+		"sbc_sims":           strconv.Itoa(sbc.DefaultSims),
+		"rank_draws":         strconv.Itoa(sbc.DefaultRankDraws),
 		// the pictures and the table
 		"plot_max":    strconv.Itoa(plotMax),
 		"long_vector": strconv.Itoa(show.LongVector),

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"text/tabwriter"
 
-	"github.com/mscppl/mscppl/infer"
+	"github.com/mscppl/mscppl/infer/sbc"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -60,7 +60,7 @@ func (c *sbcCmd) Run(e *env) error {
 	o.Method, o.Kernel, o.Init, o.Draws, o.SkipCheck, o.ParamLR = c.Method, c.Kernel, c.Init, c.Draws, c.QOnly, c.ParamLR
 	bar := newProgress(e, c.Quiet)
 	defer bar.finish()
-	res, err := infer.SBC(e.ctx, m, infer.SBCOptions{Sims: c.Sims, RankDraws: c.RankDraws, Seed: c.Seed, Shard: shard, Fit: o,
+	res, err := sbc.Run(e.ctx, m, sbc.Options{Sims: c.Sims, RankDraws: c.RankDraws, Seed: c.Seed, Shard: shard, Fit: o,
 		Progress: func(done, total int) { bar.update(done, total, math.NaN()) }})
 	if err != nil {
 		return err
@@ -82,7 +82,7 @@ func (c *sbcCmd) Run(e *env) error {
 }
 
 // printSBC prints the statistics of an SBC as a table.
-func printSBC(e *env, res *infer.SBCResult, s *infer.SBCSummary) error {
+func printSBC(e *env, res *sbc.Result, s *sbc.Summary) error {
 	w := e.stdout
 	what := fmt.Sprintf("%d simulations", s.Sims)
 	if res.Shard.Count > 0 {
@@ -134,7 +134,7 @@ func printSBC(e *env, res *infer.SBCResult, s *infer.SBCSummary) error {
 }
 
 // writeSBCSet writes an SBC's files into its set.
-func writeSBCSet(set *outSet, res *infer.SBCResult, sum *infer.SBCSummary) error {
+func writeSBCSet(set *outSet, res *sbc.Result, sum *sbc.Summary) error {
 	rec, err := json.MarshalIndent(res, "", " ")
 	if err != nil {
 		return err
@@ -176,7 +176,7 @@ func writeSBCSet(set *outSet, res *infer.SBCResult, sum *infer.SBCSummary) error
 func fmtFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
 // ranksCSV has a row per simulation and latent component.
-func ranksCSV(res *infer.SBCResult) []byte {
+func ranksCSV(res *sbc.Result) []byte {
 	rows := [][]string{{"sim", "latent", "rank", "truth", "lower99", "upper99", "converged"}}
 	for _, r := range res.Runs {
 		if r.Err != "" {
@@ -192,7 +192,7 @@ func ranksCSV(res *infer.SBCResult) []byte {
 
 // simsCSV has a row per simulation: its fit's seed, verdict, k-hat, time
 // and error.
-func simsCSV(res *infer.SBCResult) []byte {
+func simsCSV(res *sbc.Result) []byte {
 	rows := [][]string{{"sim", "seed", "converged", "khat", "source", "seconds", "error"}}
 	for _, r := range res.Runs {
 		rows = append(rows, []string{strconv.Itoa(r.Sim), strconv.FormatUint(r.Seed, 10), strconv.FormatBool(r.Converged),
@@ -215,7 +215,7 @@ func csvBytes(rows [][]string) []byte {
 const sbcPanelMax = 24
 
 // sbcPanels are the components the plots draw, in the model's order.
-func sbcPanels(sum *infer.SBCSummary) []int {
+func sbcPanels(sum *sbc.Summary) []int {
 	var out []int
 	for pass := range 2 {
 		for j, l := range sum.Latents {
@@ -231,10 +231,10 @@ func sbcPanels(sum *infer.SBCSummary) []int {
 // sbcPlots draws the rank histograms, with the 99% band of a bin's count
 // under uniform ranks, and the ECDF differences with their simultaneous
 // 95% bands, a panel per latent component (sbcPanels).
-func sbcPlots(res *infer.SBCResult, sum *infer.SBCSummary) (hist, ecdf []byte, err error) {
+func sbcPlots(res *sbc.Result, sum *sbc.Summary) (hist, ecdf []byte, err error) {
 	n, L, B := sum.Runs, res.RankDraws, sum.Bins
-	band := infer.NewECDFBand(n, L)
-	lo, hi := infer.BinomialBand(n, 1/float64(B), 0.01)
+	band := sbc.NewECDFBand(n, L)
+	lo, hi := sbc.BinomialBand(n, 1/float64(B), 0.01)
 	grey := color.Gray{Y: 220}
 	var hp, ep []*plot.Plot
 	for _, j := range sbcPanels(sum) {
@@ -254,7 +254,7 @@ func sbcPlots(res *infer.SBCResult, sum *infer.SBCSummary) (hist, ecdf []byte, e
 		p.Add(poly)
 		h := &plotter.Histogram{FillColor: tableau[0], LineStyle: plotter.DefaultLineStyle, Width: w}
 		h.LineStyle.Color = color.White
-		for b, c := range infer.RankCounts(ranks, L, B) {
+		for b, c := range sbc.RankCounts(ranks, L, B) {
 			h.Bins = append(h.Bins, plotter.HistogramBin{Min: float64(b) * w, Max: float64(b+1) * w, Weight: float64(c)})
 		}
 		p.Add(h)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mscppl/mscppl/infer"
+	"github.com/mscppl/mscppl/infer/sbc"
 )
 
 // Shards: sbc, cv and sweep run the i-th of n slices of their jobs with
@@ -229,15 +230,15 @@ type merged struct {
 // mergers merge the sets of each command that writes shards.
 var mergers = map[string]func(set *outSet, dirs []string) (*merged, error){
 	"sbc": func(set *outSet, dirs []string) (*merged, error) {
-		var parts []*infer.SBCResult
+		var parts []*sbc.Result
 		for _, d := range dirs {
-			var r infer.SBCResult
+			var r sbc.Result
 			if err := readRecord(d, "sbc.json", &r); err != nil {
 				return nil, err
 			}
 			parts = append(parts, &r)
 		}
-		res, err := infer.MergeSBC(parts)
+		res, err := sbc.Merge(parts)
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package infer
+package sbc
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mscppl/mscppl/infer"
 	"github.com/mscppl/mscppl/infer/diag"
 	"github.com/mscppl/mscppl/ir/simulate"
 )
@@ -33,79 +34,79 @@ const DefaultSims = 100
 // streamSBC is the random stream of simulation i: (seed, streamSBC + i).
 const streamSBC = 0x736263 << 32
 
-// SBCOptions configure SBC.
-type SBCOptions struct {
-	Sims      int    // simulations (of all the shards)
-	RankDraws int    // L (default DefaultRankDraws)
-	Seed      uint64 // simulation i's draws and fit depend on (Seed, i) alone
-	Shard     Shard  // the simulations to run (zero: all)
-	Fit       Options
+// Options configure Run.
+type Options struct {
+	Sims      int         // simulations (of all the shards)
+	RankDraws int         // L (default DefaultRankDraws)
+	Seed      uint64      // simulation i's draws and fit depend on (Seed, i) alone
+	Shard     infer.Shard // the simulations to run (zero: all)
+	Fit       infer.Options
 	// Progress, if set, is called after each simulation with the number
 	// done (from the simulations' goroutines, one at a time).
 	Progress func(done, total int)
 }
 
-// SBCRun is one simulation's outcome.
-type SBCRun struct {
+// Sim is one simulation's outcome.
+type Sim struct {
 	Sim  int    `json:"sim"`  // the simulation, counted from 1
 	Seed uint64 `json:"seed"` // the fit's seed
 	// Truth are the drawn latents (Model.IR.LatentNames), Ranks their
 	// ranks among the L posterior draws, Lower and Upper the ends of the
 	// fit's central 99% interval of each.
-	Truth     []float64     `json:"truth"`
-	Lower     []float64     `json:"lower99"`
-	Upper     []float64     `json:"upper99"`
-	Ranks     []int         `json:"ranks"`
-	Converged bool          `json:"converged"`
-	Khat      Number        `json:"khat"`
-	Source    SummarySource `json:"source"` // the fit's SummarySource
-	Seconds   float64       `json:"seconds"`
+	Truth     []float64           `json:"truth"`
+	Lower     []float64           `json:"lower99"`
+	Upper     []float64           `json:"upper99"`
+	Ranks     []int               `json:"ranks"`
+	Converged bool                `json:"converged"`
+	Khat      Number              `json:"khat"`
+	Source    infer.SummarySource `json:"source"` // the fit's SummarySource
+	Seconds   float64             `json:"seconds"`
 	// Err is why the fit failed ("" when it did not); the other fields
 	// but Sim and Seed are then empty.
 	Err string `json:"error,omitempty"`
 }
 
-// SBCResult are the runs of one shard (or all) of an SBC.
-type SBCResult struct {
-	Model     string   `json:"model"`
-	Data      string   `json:"data,omitempty"`
-	Names     []string `json:"latents"`
-	Sims      int      `json:"sims"` // of all the shards
-	RankDraws int      `json:"rank_draws"`
-	Seed      uint64   `json:"seed"`
-	Shard     Shard    `json:"shard"`
-	Runs      []SBCRun `json:"runs"` // in the order of Sim
+// Result are the runs of one shard (or all) of an SBC.
+type Result struct {
+	Model     string      `json:"model"`
+	Data      string      `json:"data,omitempty"`
+	Names     []string    `json:"latents"`
+	Sims      int         `json:"sims"` // of all the shards
+	RankDraws int         `json:"rank_draws"`
+	Seed      uint64      `json:"seed"`
+	Shard     infer.Shard `json:"shard"`
+	Runs      []Sim       `json:"runs"` // in the order of Sim
 }
 
-// SBC runs the simulations of o.Shard in parallel; the result does not
+// Run runs the simulations of o.Shard in parallel; the result does not
 // depend on the number of cores nor on the sharding.
-func SBC(ctx context.Context, m *Model, o SBCOptions) (*SBCResult, error) {
+func Run(ctx context.Context, m *infer.Model, o Options) (*Result, error) {
 	if o.Sims < 1 {
-		return nil, Errorf("", "--sims must be at least 1, got %d", o.Sims)
+		return nil, infer.Errorf("", "--sims must be at least 1, got %d", o.Sims)
 	}
 	if o.RankDraws == 0 {
 		o.RankDraws = DefaultRankDraws
 	}
 	if o.RankDraws < 1 {
-		return nil, Errorf("", "--rank-draws must be at least 1, got %d", o.RankDraws)
+		return nil, infer.Errorf("", "--rank-draws must be at least 1, got %d", o.RankDraws)
 	}
 	lo, hi, err := o.Shard.Range(o.Sims)
 	if err != nil {
 		return nil, err
 	}
 	if m.IR.XDim == 0 {
-		return nil, Errorf("declare the unknowns in a latent block, each with a prior", "sbc ranks the true values of the latents, and %s has none", m.Path)
+		return nil, infer.Errorf("declare the unknowns in a latent block, each with a prior", "sbc ranks the true values of the latents, and %s has none", m.Path)
 	}
 	sims := newSimulators(m)
 	if _, err := sims.get(); err != nil { // the model cannot be simulated
 		return nil, err
 	}
-	res := &SBCResult{Model: m.Path, Data: m.DataPath, Names: m.IR.LatentNames(), Sims: o.Sims, RankDraws: o.RankDraws, Seed: o.Seed, Shard: o.Shard}
-	runs := make([]SBCRun, hi-lo)
+	res := &Result{Model: m.Path, Data: m.DataPath, Names: m.IR.LatentNames(), Sims: o.Sims, RankDraws: o.RankDraws, Seed: o.Seed, Shard: o.Shard}
+	runs := make([]Sim, hi-lo)
 	errs, fitErrs := make([]error, hi-lo), make([]error, hi-lo)
 	var mu sync.Mutex
 	done := 0
-	parallel(hi-lo, func(k int) {
+	infer.Parallel(hi-lo, func(k int) {
 		if ctx.Err() != nil {
 			errs[k] = ctx.Err()
 			return
@@ -121,7 +122,7 @@ func SBC(ctx context.Context, m *Model, o SBCOptions) (*SBCResult, error) {
 	for k, err := range errs {
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, Errorf("", "sbc interrupted after %d of %d simulations; nothing written", countDone(errs), hi-lo)
+				return nil, infer.Errorf("", "sbc interrupted after %d of %d simulations; nothing written", countDone(errs), hi-lo)
 			}
 			return nil, fmt.Errorf("simulation %d: %w", lo+k+1, err)
 		}
@@ -148,12 +149,12 @@ func countDone(errs []error) int {
 // simulators hands out the model's simulators, one per goroutine at a
 // time (a compiled model is not safe for concurrent use).
 type simulators struct {
-	m    *Model
+	m    *infer.Model
 	mu   sync.Mutex
 	free []*simulate.Simulator
 }
 
-func newSimulators(m *Model) *simulators { return &simulators{m: m} }
+func newSimulators(m *infer.Model) *simulators { return &simulators{m: m} }
 
 func (s *simulators) get() (*simulate.Simulator, error) {
 	s.mu.Lock()
@@ -164,7 +165,7 @@ func (s *simulators) get() (*simulate.Simulator, error) {
 		return sim, nil
 	}
 	s.mu.Unlock()
-	irm, err := s.m.build(s.m.File, s.m.Table)
+	irm, err := s.m.BuildIR(s.m.File, s.m.Table)
 	if err != nil {
 		return nil, err
 	}
@@ -186,10 +187,10 @@ func (s *simulators) put(sim *simulate.Simulator) {
 // fails is recorded in the run (Err) and returned as fitErr; err is an
 // error that stops the SBC (a data set that cannot be drawn, an
 // interrupt).
-func sbcRun(ctx context.Context, m *Model, sims *simulators, o SBCOptions, i int) (run SBCRun, fitErr, err error) {
+func sbcRun(ctx context.Context, m *infer.Model, sims *simulators, o Options, i int) (run Sim, fitErr, err error) {
 	start := time.Now()
-	rng := NewRand(o.Seed, streamSBC+uint64(i))
-	run = SBCRun{Sim: i + 1, Seed: rng.Uint64(), Khat: Number(math.NaN())}
+	rng := infer.NewRand(o.Seed, streamSBC+uint64(i))
+	run = Sim{Sim: i + 1, Seed: rng.Uint64(), Khat: Number(math.NaN())}
 	sim, err := sims.get()
 	if err != nil {
 		return run, nil, err
@@ -209,8 +210,8 @@ func sbcRun(ctx context.Context, m *Model, sims *simulators, o SBCOptions, i int
 	if err == nil {
 		fo := o.Fit
 		fo.Seed, fo.Trace = run.Seed, nil
-		var f *Fitted
-		if f, err = Fit(ctx, fm, fo); err == nil {
+		var f *infer.Fitted
+		if f, err = infer.Fit(ctx, fm, fo); err == nil {
 			err = run.record(f, truth, o.RankDraws)
 		}
 	}
@@ -234,7 +235,7 @@ func firstLine(s string) string {
 }
 
 // record fills a run's ranks, intervals and verdict from its fit.
-func (r *SBCRun) record(f *Fitted, truth []float64, L int) error {
+func (r *Sim) record(f *infer.Fitted, truth []float64, L int) error {
 	draws, err := posteriorDraws(f, L, r.Seed)
 	if err != nil {
 		return err
@@ -245,7 +246,7 @@ func (r *SBCRun) record(f *Fitted, truth []float64, L int) error {
 	}
 	r.Truth, r.Lower, r.Upper = truth, lower, upper
 	r.Ranks = make([]int, len(truth))
-	tie := NewRand(r.Seed, 0x746965)
+	tie := infer.NewRand(r.Seed, 0x746965)
 	for j, t := range truth {
 		less, eq := 0, 0
 		for _, d := range draws {
@@ -276,7 +277,7 @@ func (r *SBCRun) record(f *Fitted, truth []float64, L int) error {
 // posteriorDraws are L draws of the fitted posterior in the latents' own
 // spaces: Fitted.Draws, or the chains' retained records thinned evenly
 // when the run's q cannot be sampled on its own (a state-space run).
-func posteriorDraws(f *Fitted, L int, seed uint64) ([][]float64, error) {
+func posteriorDraws(f *infer.Fitted, L int, seed uint64) ([][]float64, error) {
 	if cs := chainDraws(f); cs != nil {
 		out := make([][]float64, L)
 		for l := range out {
@@ -289,8 +290,8 @@ func posteriorDraws(f *Fitted, L int, seed uint64) ([][]float64, error) {
 
 // chainDraws are the pooled records of the chains (without lp__) when the
 // summaries come from them, else nil.
-func chainDraws(f *Fitted) [][]float64 {
-	if f.Summary.SummarySource != SourceChain {
+func chainDraws(f *infer.Fitted) [][]float64 {
+	if f.Summary.SummarySource != infer.SourceChain {
 		return nil
 	}
 	cs := f.ChainSamples()
@@ -309,15 +310,15 @@ func chainDraws(f *Fitted) [][]float64 {
 // centralInterval are the ends of the fit's central interval of mass p of
 // each latent component: of the PSIS-weighted draws behind the summaries,
 // of the chains' records for a state-space run, or of draws of q.
-func centralInterval(f *Fitted, p float64, seed uint64) (lower, upper []float64, err error) {
+func centralInterval(f *infer.Fitted, p float64, seed uint64) (lower, upper []float64, err error) {
 	ps := []float64{(1 - p) / 2, (1 + p) / 2}
 	var rows [][]float64
 	var w []float64
-	if wd := f.WeightedDraws(); wd != nil && f.Summary.SummarySource == SourcePSIS {
+	if wd := f.WeightedDraws(); wd != nil && f.Summary.SummarySource == infer.SourcePSIS {
 		rows, w = wd.Rows, wd.Weight
 	} else if cs := chainDraws(f); cs != nil {
 		rows = cs
-	} else if rows, err = f.Draws(DefaultDraws, seed); err != nil {
+	} else if rows, err = f.Draws(infer.DefaultDraws, seed); err != nil {
 		return nil, nil, err
 	}
 	if w == nil {
@@ -340,52 +341,33 @@ func centralInterval(f *Fitted, p float64, seed uint64) (lower, upper []float64,
 	return lower, upper, nil
 }
 
-// Shard is the Index-th (from 1) of Count slices of a list of jobs; the
-// zero Shard is the whole list.
-type Shard struct {
-	Index int `json:"index"`
-	Count int `json:"count"`
-}
-
-// Range is the slice [lo, hi) of n jobs that the shard runs: contiguous,
-// the shards' sizes differing by one at most.
-func (s Shard) Range(n int) (lo, hi int, err error) {
-	if s.Count == 0 {
-		return 0, n, nil
-	}
-	if s.Index < 1 || s.Index > s.Count {
-		return 0, 0, Errorf("use --shard i/n with 1 <= i <= n", "--shard %d/%d is out of range", s.Index, s.Count)
-	}
-	return (s.Index - 1) * n / s.Count, s.Index * n / s.Count, nil
-}
-
-// MergeSBC combines the results of the shards of one SBC into the result
+// Merge combines the results of the shards of one SBC into the result
 // of the whole, as one process would have made it. The shards must be of
 // the same SBC (names, simulations, L, seed) and hold each simulation once
 // between them.
-func MergeSBC(parts []*SBCResult) (*SBCResult, error) {
+func Merge(parts []*Result) (*Result, error) {
 	if len(parts) == 0 {
-		return nil, Errorf("", "nothing to merge")
+		return nil, infer.Errorf("", "nothing to merge")
 	}
 	a := parts[0]
-	out := &SBCResult{Model: a.Model, Data: a.Data, Names: a.Names, Sims: a.Sims, RankDraws: a.RankDraws, Seed: a.Seed}
+	out := &Result{Model: a.Model, Data: a.Data, Names: a.Names, Sims: a.Sims, RankDraws: a.RankDraws, Seed: a.Seed}
 	for _, p := range parts {
 		if !slices.Equal(p.Names, a.Names) || p.Sims != a.Sims || p.RankDraws != a.RankDraws || p.Seed != a.Seed {
-			return nil, Errorf("merge the shards of one sbc command (same model, --sims, --rank-draws and --seed)", "the shards are of different sbc runs (sims %d and %d, seed %d and %d)", a.Sims, p.Sims, a.Seed, p.Seed)
+			return nil, infer.Errorf("merge the shards of one sbc command (same model, --sims, --rank-draws and --seed)", "the shards are of different sbc runs (sims %d and %d, seed %d and %d)", a.Sims, p.Sims, a.Seed, p.Seed)
 		}
 		out.Runs = append(out.Runs, p.Runs...)
 	}
-	slices.SortFunc(out.Runs, func(x, y SBCRun) int { return x.Sim - y.Sim })
+	slices.SortFunc(out.Runs, func(x, y Sim) int { return x.Sim - y.Sim })
 	for i, r := range out.Runs {
 		switch {
 		case r.Sim < i+1:
-			return nil, Errorf("", "simulation %d is in more than one shard", r.Sim)
+			return nil, infer.Errorf("", "simulation %d is in more than one shard", r.Sim)
 		case r.Sim > i+1:
-			return nil, Errorf("run the missing shard, then merge again", "simulation %d is in none of the shards", i+1)
+			return nil, infer.Errorf("run the missing shard, then merge again", "simulation %d is in none of the shards", i+1)
 		}
 	}
 	if len(out.Runs) != out.Sims {
-		return nil, Errorf("run the missing shard, then merge again", "the shards hold %d of the %d simulations", len(out.Runs), out.Sims)
+		return nil, infer.Errorf("run the missing shard, then merge again", "the shards hold %d of the %d simulations", len(out.Runs), out.Sims)
 	}
 	return out, nil
 }

@@ -1,10 +1,11 @@
-package infer
+package sbc
 
 import (
 	"math"
 	"slices"
 	"sync"
 
+	"github.com/mscppl/mscppl/infer"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -152,7 +153,7 @@ func NewECDFBand(n, L int) *ECDFBand {
 		b.Z = append(b.Z, z)
 		b.tail = append(b.tail, row)
 	}
-	rng := NewRand(0x5bc, uint64(n)<<32|uint64(L))
+	rng := infer.NewRand(0x5bc, uint64(n)<<32|uint64(L))
 	ranks := make([]int, n)
 	b.null = make([]float64, sbcNullReps)
 	for r := range b.null {
@@ -223,8 +224,8 @@ func sortSearch(xs []float64, x float64) int {
 	return n
 }
 
-// SBCLatent are the statistics of one latent component's ranks.
-type SBCLatent struct {
+// Latent are the statistics of one latent component's ranks.
+type Latent struct {
 	Name     string  `json:"name"`
 	Chi2     float64 `json:"chi2"`
 	Chi2DF   int     `json:"chi2_df"`
@@ -241,8 +242,8 @@ type SBCLatent struct {
 	ConvergedMissRate  float64 `json:"converged_miss_rate"` // ConvergedOutside99 / converged runs
 }
 
-// SBCSummary are the statistics of an SBC.
-type SBCSummary struct {
+// Summary are the statistics of an SBC.
+type Summary struct {
 	Sims      int    `json:"sims"`
 	RankDraws int    `json:"rank_draws"`
 	Seed      uint64 `json:"seed"`
@@ -257,15 +258,15 @@ type SBCSummary struct {
 	ECDFGamma    float64 `json:"ecdf_gamma"`
 	Flagged      int     `json:"flagged"`
 	// KhatMedian is the median k-hat of the runs.
-	KhatMedian Figure      `json:"khat_median"` // NaN (null) when no run has one
-	Latents    []SBCLatent `json:"latents"`
+	KhatMedian infer.Figure `json:"khat_median"` // NaN (null) when no run has one
+	Latents    []Latent     `json:"latents"`
 }
 
 // Summarize computes the statistics of the ranks of the runs that
 // finished.
-func (r *SBCResult) Summarize() *SBCSummary {
-	s := &SBCSummary{Sims: r.Sims, RankDraws: r.RankDraws, Seed: r.Seed}
-	var ok []SBCRun
+func (r *Result) Summarize() *Summary {
+	s := &Summary{Sims: r.Sims, RankDraws: r.RankDraws, Seed: r.Seed}
+	var ok []Sim
 	var khat []float64
 	for _, run := range r.Runs {
 		if run.Err != "" {
@@ -281,10 +282,10 @@ func (r *SBCResult) Summarize() *SBCSummary {
 		}
 	}
 	s.Runs = len(ok)
-	s.KhatMedian = Figure(math.NaN())
+	s.KhatMedian = infer.Figure(math.NaN())
 	if n := len(khat); n > 0 {
 		slices.Sort(khat)
-		s.KhatMedian = Figure((khat[(n-1)/2] + khat[n/2]) / 2)
+		s.KhatMedian = infer.Figure((khat[(n-1)/2] + khat[n/2]) / 2)
 	}
 	if s.Runs == 0 {
 		return s
@@ -295,7 +296,7 @@ func (r *SBCResult) Summarize() *SBCSummary {
 	s.ECDFPoints, s.ECDFGamma = band.K, band.Gamma
 	ranks := make([]int, s.Runs)
 	for j, name := range r.Names {
-		l := SBCLatent{Name: name, Chi2DF: s.Bins - 1}
+		l := Latent{Name: name, Chi2DF: s.Bins - 1}
 		for i, run := range ok {
 			ranks[i] = run.Ranks[j]
 			if t := run.Truth[j]; t < run.Lower[j] || t > run.Upper[j] {
@@ -320,7 +321,7 @@ func (r *SBCResult) Summarize() *SBCSummary {
 }
 
 // Ranks are the ranks of component j over the runs that finished.
-func (r *SBCResult) Ranks(j int) []int {
+func (r *Result) Ranks(j int) []int {
 	var out []int
 	for _, run := range r.Runs {
 		if run.Err == "" {

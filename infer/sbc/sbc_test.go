@@ -1,4 +1,4 @@
-package infer
+package sbc
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/mscppl/mscppl/infer"
 	"github.com/mscppl/mscppl/internal/testtier"
 
 	"github.com/stretchr/testify/require"
@@ -14,11 +15,11 @@ import (
 
 // sbcFit are short fits for the fast tests: 300 iterations, 1000 PSIS
 // draws.
-var sbcFit = Options{Iters: 300, Fixed: true, Draws: 1000}
+var sbcFit = infer.Options{Iters: 300, Fixed: true, Draws: 1000}
 
-func loadCollinear(t *testing.T) *Model {
+func loadCollinear(t *testing.T) *infer.Model {
 	t.Helper()
-	m, err := Load("testdata/sbc/collinear.msc", "testdata/sbc/collinear.csv")
+	m, err := infer.Load("testdata/sbc/collinear.msc", "testdata/sbc/collinear.csv")
 	require.NoError(t, err)
 	return m
 }
@@ -28,7 +29,7 @@ func loadCollinear(t *testing.T) *Model {
 // missing the truth with the 99% interval no more often than the 1%
 // calibration allows (at most 1 of 20: P(2 or more) = 1.7% at 1%).
 func TestSBCCalibrated(t *testing.T) {
-	res, err := SBC(context.Background(), loadCollinear(t), SBCOptions{Sims: 20, Seed: 5, Fit: sbcFit})
+	res, err := Run(context.Background(), loadCollinear(t), Options{Sims: 20, Seed: 5, Fit: sbcFit})
 	require.NoError(t, err)
 	s := res.Summarize()
 	require.Equal(t, 20, s.Runs)
@@ -48,7 +49,7 @@ func TestSBCCalibrated(t *testing.T) {
 func TestSBCMiscalibrated(t *testing.T) {
 	fit := sbcFit
 	fit.Method, fit.Family, fit.Iters, fit.Chains = "advi", "meanfield", 1000, 1
-	res, err := SBC(context.Background(), loadCollinear(t), SBCOptions{Sims: 10, Seed: 5, Fit: fit})
+	res, err := Run(context.Background(), loadCollinear(t), Options{Sims: 10, Seed: 5, Fit: fit})
 	require.NoError(t, err)
 	s := res.Summarize()
 	require.Equal(t, 2, s.Flagged, "%+v", s.Latents)
@@ -66,25 +67,25 @@ func TestSBCMiscalibrated(t *testing.T) {
 // (apart from the timings), in any order of the shards.
 func TestSBCShards(t *testing.T) {
 	m := loadCollinear(t)
-	o := SBCOptions{Sims: 6, Seed: 9, Fit: sbcFit}
-	whole, err := SBC(context.Background(), m, o)
+	o := Options{Sims: 6, Seed: 9, Fit: sbcFit}
+	whole, err := Run(context.Background(), m, o)
 	require.NoError(t, err)
-	var parts []*SBCResult
+	var parts []*Result
 	for _, i := range []int{3, 1, 4, 2} {
-		o.Shard = Shard{i, 4}
-		p, err := SBC(context.Background(), m, o)
+		o.Shard = infer.Shard{Index: i, Count: 4}
+		p, err := Run(context.Background(), m, o)
 		require.NoError(t, err)
 		parts = append(parts, p)
 	}
-	merged, err := MergeSBC(parts)
+	merged, err := Merge(parts)
 	require.NoError(t, err)
 	for i := range whole.Runs {
 		whole.Runs[i].Seconds, merged.Runs[i].Seconds = 0, 0
 	}
 	require.Equal(t, whole, merged)
-	_, err = MergeSBC(parts[:3])
+	_, err = Merge(parts[:3])
 	require.ErrorContains(t, err, "simulation 2 is in none of the shards")
-	_, err = MergeSBC(append(parts, parts[0]))
+	_, err = Merge(append(parts, parts[0]))
 	require.ErrorContains(t, err, "is in more than one shard")
 }
 
@@ -95,7 +96,7 @@ func TestShardRange(t *testing.T) {
 		for count := 1; count <= 6; count++ {
 			next := 0
 			for i := 1; i <= count; i++ {
-				lo, hi, err := Shard{i, count}.Range(n)
+				lo, hi, err := infer.Shard{Index: i, Count: count}.Range(n)
 				require.NoError(t, err)
 				require.Equal(t, next, lo)
 				require.LessOrEqual(t, hi-lo, n/count+1)
@@ -105,7 +106,7 @@ func TestShardRange(t *testing.T) {
 			require.Equal(t, n, next)
 		}
 	}
-	_, _, err := Shard{5, 4}.Range(10)
+	_, _, err := infer.Shard{Index: 5, Count: 4}.Range(10)
 	require.Error(t, err)
 }
 
@@ -132,7 +133,7 @@ func TestChiSquare(t *testing.T) {
 func TestECDFBandLevel(t *testing.T) {
 	for _, c := range []struct{ n, L int }{{20, 99}, {200, 99}, {50, 9}} {
 		b := NewECDFBand(c.n, c.L)
-		rng := NewRand(42, 42)
+		rng := infer.NewRand(42, 42)
 		const reps = 2000
 		out, low := 0, 0
 		ranks := make([]int, c.n)
@@ -188,9 +189,9 @@ func TestBinomialBand(t *testing.T) {
 // (fewer misses than the count a 1% rate exceeds with probability 0.001).
 func TestSBCEightSchools(t *testing.T) {
 	testtier.Skip(t)
-	m, err := Load("../examples/eight_schools_noncentered.msc", "../examples/data/eight_schools.csv")
+	m, err := infer.Load("../examples/eight_schools_noncentered.msc", "../examples/data/eight_schools.csv")
 	require.NoError(t, err)
-	res, err := SBC(context.Background(), m, SBCOptions{Sims: 200, Seed: 1})
+	res, err := Run(context.Background(), m, Options{Sims: 200, Seed: 1})
 	require.NoError(t, err)
 	s := res.Summarize()
 	require.Zero(t, s.Failed)
