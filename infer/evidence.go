@@ -94,7 +94,7 @@ func Evidence(rng *rand.Rand, m *Model, q msc.Family, n, reps int) (*EvidenceRes
 	p := newProblem(comp, 0, nil)
 	r := &EvidenceResult{Particles: n, Repeats: reps}
 	var err error
-	if p.General != nil || p.VectorGeneral != nil {
+	if p.StateSpace != nil {
 		if _, ok := q.(msc.Sampler); ok || q == nil {
 			if q, err = msc.NewProposal(p); err != nil {
 				return nil, err

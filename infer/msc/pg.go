@@ -10,7 +10,7 @@ import (
 )
 
 // StaticStateSpace is a state-space model with static latents theta beside
-// its state x_1..x_T (a scalar state): p(theta, x, y) = p(theta)
+// its state x_1..x_T (a scalar state, K = 1): p(theta, x, y) = p(theta)
 // prod_t p(x_t | x_{t-1}, theta) g(y_t | x_t, theta). Package ir implements
 // it with a second compile of the model in which the statics are params.
 type StaticStateSpace interface {
@@ -20,10 +20,10 @@ type StaticStateSpace interface {
 	States() []int
 	// SetStatics sets the (unconstrained) theta at which Given evaluates.
 	SetStatics(theta []float64)
-	// Given is the structure of the state given the statics last set: a
-	// GeneralStateSpace, and a StateSpace when the transition is Gaussian
-	// (nil otherwise).
-	Given() (GeneralStateSpace, StateSpace)
+	// Given is the structure of the state given the statics last set, with
+	// a scalar state: a GeneralStateSpace, and a GaussianStateSpace too
+	// when the transition is Gaussian.
+	Given() GeneralStateSpace
 }
 
 func init() {
@@ -102,14 +102,21 @@ func NewPGFamily(p *Problem, theta Sampler) (*PGFamily, error) {
 	if err := p.Check("the particle-gibbs family", CapStatics); err != nil {
 		return nil, err
 	}
-	gen, ss := p.Statics.Given()
-	var prop Family = NewARProposal(gen.Len())
-	if ss != nil {
-		tw := NewTwisted(ss.Len())
-		for t := range tw.LogLambda {
-			tw.LogLambda[t] = pgTwistStart
+	var prop Family
+	var err error
+	if ss, ok := p.Statics.Given().(GaussianStateSpace); ok {
+		var tw *Twisted
+		if tw, err = NewTwisted(ss); err == nil {
+			for t := range tw.LogDiag {
+				tw.LogDiag[t] = pgTwistStart
+			}
+			prop = tw
 		}
-		prop = tw
+	} else {
+		prop, err = NewARProposal(p.Statics.Given())
+	}
+	if err != nil {
+		return nil, err
 	}
 	f := &PGFamily{Theta: theta, Proposal: prop, statics: p.Statics.Statics(), states: p.Statics.States(), d: p.Dim}
 	if theta.Dim() != len(f.statics) {
@@ -362,8 +369,7 @@ type PG struct {
 	ss   StaticStateSpace
 	q    *PGFamily
 	csmc *CSMC
-	gen  GeneralStateSpace
-	gss  StateSpace // nil without a Gaussian transition: no non-centred step
+	gss  GaussianStateSpace // nil without a Gaussian transition: no non-centred step
 
 	S, d, k, T int
 	statics    []int
@@ -378,6 +384,7 @@ type PG struct {
 	zn, thn, epsn, lpn, lqn, lwn []float64
 	wn, extra                    []float64
 	e                            []float64 // the state's noise
+	x                            []float64 // the retained state
 	prev1, m1, s1, lp1           [1]float64
 	rwL, rwCov                   []float64
 	rwLogC                       float64
@@ -390,23 +397,26 @@ func NewPG(p *Problem, q *PGFamily, S int) (*PG, error) {
 	if err := p.Check("the pg kernel", CapLogJoint|CapStatics); err != nil {
 		return nil, err
 	}
-	gen, gss := p.Statics.Given()
-	sub := &Problem{Dim: gen.Len(), General: gen, StateSpace: gss}
-	c, err := NewCSMC(sub, q.kProp, S)
+	given := p.Statics.Given()
+	if given.StateDim() != 1 {
+		return nil, fmt.Errorf("the pg kernel takes a scalar state, not %d components per step", given.StateDim())
+	}
+	gss, _ := given.(GaussianStateSpace)
+	T := given.Len()
+	c, err := NewCSMC(&Problem{Dim: T, StateSpace: given}, q.kProp, S)
 	if err != nil {
 		return nil, err
 	}
 	d := p.Dim
 	k := len(p.Statics.Statics())
-	T := gen.Len()
 	mk := func(n int) []float64 { return make([]float64, n) }
 	p.Target.Reserve(S)
-	return &PG{p: p, ss: p.Statics, q: q, csmc: c, gen: gen, gss: gss,
+	return &PG{p: p, ss: p.Statics, q: q, csmc: c, gss: gss,
 		S: S, d: d, k: k, T: T, statics: p.Statics.Statics(), states: p.Statics.States(),
 		cur: mk(d), theta: mk(k),
 		z: mk(S * d), th: mk(S * k), eps: mk(S * k), lp: mk(S), lq: mk(S), lw: mk(S), w: mk(S),
 		zn: mk(S * d), thn: mk(S * k), epsn: mk(S * k), lpn: mk(S), lqn: mk(S), lwn: mk(S), wn: mk(S), extra: mk(S),
-		e: mk(T),
+		e: mk(T), x: mk(T),
 	}, nil
 }
 
@@ -464,10 +474,10 @@ func (k *PG) Step(rng *rand.Rand) (StepInfo, error) {
 // finite and whether the state moved.
 func (k *PG) stateBlock(rng *rand.Rand) (ok, changed bool) {
 	k.ss.SetStatics(k.theta)
-	ref := k.csmc.Reference()
 	for t, p := range k.states {
-		ref[t] = k.cur[p]
+		k.x[t] = k.cur[p]
 	}
+	k.csmc.SetReference(k.x)
 	ok = k.csmc.Sweep(rng, true)
 	if ok && k.csmc.Changed {
 		changed = true

@@ -11,7 +11,7 @@ import (
 
 // randomTwist sets deliberately non-trivial twists: nu ~ N(0, 0.7^2),
 // LogDiag ~ N(0, 0.5^2), Off ~ N(0, 0.4^2).
-func randomTwist(tw *VecTwisted, rng *rand.Rand) {
+func randomTwist(tw *Twisted, rng *rand.Rand) {
 	for i := range tw.Nu {
 		tw.Nu[i] = 0.7 * rng.NormFloat64()
 	}
@@ -30,7 +30,7 @@ func TestVecTwistNormaliser(t *testing.T) {
 	const K = 2
 	L := []float64{0.8, 0, -0.3, 0.5}
 	m := []float64{0.4, -0.7}
-	tw := &VecTwisted{T: 1, K: K, Nu: []float64{0.6, -0.9}, LogDiag: []float64{0.2, -0.5}, Off: []float64{0.7}}
+	tw := &Twisted{T: 1, K: K, Nu: []float64{0.6, -0.9}, LogDiag: []float64{0.2, -0.5}, Off: []float64{0.7}}
 	w := newTwistWork(K)
 	tw.factorR(0, w.R)
 	lowerLT(w.R, w.lam, K)
@@ -70,12 +70,12 @@ func TestVecTwistNormaliser(t *testing.T) {
 // (UnmarshalFamily, by name, for the problem), and a clone is independent.
 func TestVecFamilyJSONAndClone(t *testing.T) {
 	m := newLLT(lltY, false)
-	p := vecProb(m)
+	p := ssProb(m)
 	rng := rand.New(rand.NewPCG(8, 8))
-	tw, err := NewVecTwisted(m)
+	tw, err := NewTwisted(m)
 	require.NoError(t, err)
 	randomTwist(tw, rng)
-	ar, err := NewVecAR(m)
+	ar, err := NewARProposal(m)
 	require.NoError(t, err)
 	lam := make([]float64, ar.NumLambda())
 	for i := range lam {
@@ -99,7 +99,7 @@ func TestVecFamilyJSONAndClone(t *testing.T) {
 		c.SetLambda(l2)
 		q.Lambda(l1)
 		require.NotEqual(t, l1[0], l2[0])
-		_, err = UnmarshalFamily(q.Name(), vecProb(newLLT(lltY[:3], false)), b)
+		_, err = UnmarshalFamily(q.Name(), ssProb(newLLT(lltY[:3], false)), b)
 		require.Error(t, err)
 	}
 	b, _ := json.Marshal(tw)

@@ -103,7 +103,7 @@ func (m *lgvec) ObsLogDensity(t int, cur, out []float64) {
 }
 
 // TransitionLogDensity evaluates the Gaussian transition (the model is
-// also a GeneralVectorStateSpace).
+// also a GeneralStateSpace).
 func (m *lgvec) TransitionLogDensity(t int, prev, cur, out []float64) {
 	K := m.K
 	n := len(out)
@@ -123,14 +123,6 @@ func (m *lgvec) TransitionLogDensity(t int, prev, cur, out []float64) {
 		}
 		out[i] = -0.5*ss - ld - 0.5*float64(K)*ln2Pi
 	}
-}
-
-// vecProb is the Problem of a hand-written vector state-space model.
-func vecProb(m VectorLayout) *Problem {
-	p := &Problem{Dim: m.Len() * m.StateDim()}
-	p.VectorStateSpace, _ = m.(VectorStateSpace)
-	p.VectorGeneral, _ = m.(GeneralVectorStateSpace)
-	return p
 }
 
 // denseLG returns the posterior mean (T*K, step by step: t*K + k) and the
@@ -392,7 +384,7 @@ func (m *lgvec) transitionPrecision(t int) *mat.Dense {
 
 // setTwist sets the proposal's psi_t to nu_t and Lambda_t + eps I (eps
 // keeps a singular Lambda_t within the family).
-func setTwist(tw *VecTwisted, nu []*mat.VecDense, lam []*mat.SymDense, eps float64) {
+func setTwist(tw *Twisted, nu []*mat.VecDense, lam []*mat.SymDense, eps float64) {
 	K := tw.K
 	for t := range nu {
 		a := mat.NewSymDense(K, nil)
@@ -427,7 +419,7 @@ func setTwist(tw *VecTwisted, nu []*mat.VecDense, lam []*mat.SymDense, eps float
 // mixLLT is the local linear trend with a non-Gaussian transition: the
 // level's noise is the two-component mixture
 // w N(mu_a, s_a^2) + (1 - w) N(mu_b, s_b^2) (occasional level shifts), the
-// slope's noise N(0, s_2^2); it is only a GeneralVectorStateSpace.
+// slope's noise N(0, s_2^2); it is only a GeneralStateSpace.
 type mixLLT struct {
 	vlayout
 	y          []float64

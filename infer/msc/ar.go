@@ -8,18 +8,18 @@ import (
 	"slices"
 )
 
-// VecAR is the per-step Gaussian proposal for a state-space model with
-// K-dimensional states whose transition is not Gaussian (ARProposal in K
-// dimensions), without twisting (psi = 1):
+// ARProposal is the per-step Gaussian proposal for a state-space model with
+// K-dimensional states (K = 1: a scalar state) whose transition is not
+// Gaussian, without twisting (psi = 1):
 //
 //	q(x_t | x_{t-1}) = N(A_t + B_t x_{t-1}, L_t L_t'),  q(x_1) = N(A_1, L_1 L_1'),
 //
 // with B_t a full K x K matrix and L_t lower triangular with diagonal
 // exp(LogDiag_t) and entries Off_t below it (row by row), so that for
-// K = 1 A, B and LogDiag are ARProposal's A, B and LogS. Indexed by step:
+// K = 1 q(x_t | x_{t-1}) = N(A_t + B_t x_{t-1}, exp(LogDiag_t)^2). Indexed by step:
 // A[t*K+k], B[t*K*K + k*K + l] (row k, column l), LogDiag[t*K+k],
 // Off[t*K(K-1)/2 + k(k-1)/2 + l] for k > l. B_1 is not used.
-type VecAR struct {
+type ARProposal struct {
 	T, K    int
 	A, B    []float64
 	LogDiag []float64
@@ -40,24 +40,24 @@ func newARWork(K int) *arWork {
 	return &arWork{L: m(), linv: m(), prev: v(), mean: v(), r: v(), u: v(), v: v(), eps: v()}
 }
 
-// NewVecAR returns the vector per-step proposal for the model's layout,
+// NewARProposal returns the per-step proposal for the model's layout,
 // started at N(0, I) at every step.
-func NewVecAR(l VectorLayout) (*VecAR, error) {
+func NewARProposal(l Layout) (*ARProposal, error) {
 	idx, err := layoutIndex(l)
 	if err != nil {
 		return nil, err
 	}
 	T, K := l.Len(), l.StateDim()
-	return &VecAR{T: T, K: K, A: make([]float64, T*K), B: make([]float64, T*K*K), LogDiag: make([]float64, T*K),
+	return &ARProposal{T: T, K: K, A: make([]float64, T*K), B: make([]float64, T*K*K), LogDiag: make([]float64, T*K),
 		Off: make([]float64, T*K*(K-1)/2), idx: idx, wk: newARWork(K)}, nil
 }
 
-func (p *VecAR) fits(l VectorLayout) error {
-	return fitsLayout("vector per-step proposal", p.T, p.K, p.idx, l)
+func (p *ARProposal) fits(l Layout) error {
+	return fitsLayout("per-step proposal", p.T, p.K, p.idx, l)
 }
 
 // factor writes L_t into L and its inverse into linv, returning log det L_t.
-func (p *VecAR) factor(t int, L, linv []float64) float64 {
+func (p *ARProposal) factor(t int, L, linv []float64) float64 {
 	K := p.K
 	off := p.Off[t*K*(K-1)/2:]
 	o := 0
@@ -75,7 +75,7 @@ func (p *VecAR) factor(t int, L, linv []float64) float64 {
 }
 
 // meanAt writes A_t + B_t prev (A_1 at t = 0) into dst.
-func (p *VecAR) meanAt(t int, prev, dst []float64) {
+func (p *ARProposal) meanAt(t int, prev, dst []float64) {
 	K := p.K
 	copy(dst, p.A[t*K:(t+1)*K])
 	if t == 0 {
@@ -87,11 +87,11 @@ func (p *VecAR) meanAt(t int, prev, dst []float64) {
 	}
 }
 
-// vecARSteps evaluates the vector per-step proposal in a sweep: the
+// arSteps evaluates the per-step proposal in a sweep: the
 // incremental weight is p(x_t | x_{t-1}) / q(x_t | x_{t-1}) times g_{t-1}.
-type vecARSteps struct {
-	ssm     GeneralVectorStateSpace
-	p       *VecAR
+type arSteps struct {
+	ssm     GeneralStateSpace
+	p       *ARProposal
 	N, K    int
 	zp      []float64 // the N x K particles of step t-1
 	prev    []float64 // N x K: each particle's previous state
@@ -99,25 +99,30 @@ type vecARSteps struct {
 	lt, lq  []float64 // N
 	logDetL float64
 	wk      *arWork
+	generic bool // use the K-dimensional algebra at K = 1 too (a test's reference)
 }
 
-func newVecARSteps(ssm GeneralVectorStateSpace, p *VecAR, n int) *vecARSteps {
+func newARSteps(ssm GeneralStateSpace, p *ARProposal, n int) *arSteps {
 	ssm.ReserveParticles(n)
 	K := p.K
-	return &vecARSteps{ssm: ssm, p: p, N: n, K: K, prev: make([]float64, n*K), rrep: make([]float64, n*K),
+	return &arSteps{ssm: ssm, p: p, N: n, K: K, prev: make([]float64, n*K), rrep: make([]float64, n*K),
 		lt: make([]float64, n), lq: make([]float64, n), wk: newARWork(K)}
 }
 
-func (s *vecARSteps) obs(t int, cur, out []float64)    { s.ssm.ObsLogDensity(t, cur, out) }
-func (s *vecARSteps) subPsi(int, []float64, []float64) {}
-func (s *vecARSteps) retain(int, int)                  {}
+func (s *arSteps) obs(t int, cur, out []float64) { s.ssm.ObsLogDensity(t, cur, out) }
+func (s *arSteps) final(_ int, _, g, logw []float64) {
+	for i := range logw {
+		logw[i] += g[i]
+	}
+}
+func (s *arSteps) retain(int, int) {}
 
-func (s *vecARSteps) prepare(t int, prev []float64) {
+func (s *arSteps) prepare(t int, prev []float64) {
 	s.zp = prev
 	s.logDetL = s.p.factor(t, s.wk.L, s.wk.linv)
 }
 
-func (s *vecARSteps) ancestorLogDensity(t int, r []float64, out []float64) {
+func (s *arSteps) ancestorLogDensity(t int, r []float64, out []float64) {
 	K := s.K
 	for j := range out {
 		copy(s.rrep[j*K:(j+1)*K], r)
@@ -125,7 +130,11 @@ func (s *vecARSteps) ancestorLogDensity(t int, r []float64, out []float64) {
 	s.ssm.TransitionLogDensity(t, s.zp, s.rrep, out)
 }
 
-func (s *vecARSteps) propose(rng *rand.Rand, t int, anc []int32, z, inc []float64, start int) {
+func (s *arSteps) propose(rng *rand.Rand, t int, anc []int32, z, inc []float64, start int) {
+	if s.K == 1 && !s.generic {
+		s.propose1(rng, t, anc, z, inc, start)
+		return
+	}
 	K, wk := s.K, s.wk
 	c := s.logDetL + 0.5*float64(K)*ln2Pi
 	for i := range inc {
@@ -157,15 +166,15 @@ func (s *vecARSteps) propose(rng *rand.Rand, t int, anc []int32, z, inc []float6
 	}
 }
 
-// ---- the vector per-step proposal as a Family -------------------------------
+// ---- the per-step proposal as a Family -------------------------------
 
-func (p *VecAR) Name() string   { return "vector-per-step-gaussian" }
-func (p *VecAR) Dim() int       { return p.T * p.K }
-func (p *VecAR) NumLambda() int { return len(p.A) + len(p.B) + len(p.LogDiag) + len(p.Off) }
-func (p *VecAR) NumStats() int  { return p.NumLambda() }
+func (p *ARProposal) Name() string   { return "per-step-gaussian" }
+func (p *ARProposal) Dim() int       { return p.T * p.K }
+func (p *ARProposal) NumLambda() int { return len(p.A) + len(p.B) + len(p.LogDiag) + len(p.Off) }
+func (p *ARProposal) NumStats() int  { return p.NumLambda() }
 
 // Lambda writes A, B, LogDiag, then Off.
-func (p *VecAR) Lambda(dst []float64) {
+func (p *ARProposal) Lambda(dst []float64) {
 	n := copy(dst, p.A)
 	n += copy(dst[n:], p.B)
 	n += copy(dst[n:], p.LogDiag)
@@ -173,7 +182,7 @@ func (p *VecAR) Lambda(dst []float64) {
 }
 
 // SetLambda is the inverse of Lambda.
-func (p *VecAR) SetLambda(src []float64) {
+func (p *ARProposal) SetLambda(src []float64) {
 	n := copy(p.A, src)
 	n += copy(p.B, src[n:])
 	n += copy(p.LogDiag, src[n:])
@@ -181,14 +190,14 @@ func (p *VecAR) SetLambda(src []float64) {
 }
 
 // Stats are the parameters themselves.
-func (p *VecAR) Stats(dst []float64) { p.Lambda(dst) }
+func (p *ARProposal) Stats(dst []float64) { p.Lambda(dst) }
 
 // SetStats sets lambda.
-func (p *VecAR) SetStats(src []float64) error { p.SetLambda(src); return nil }
+func (p *ARProposal) SetStats(src []float64) error { p.SetLambda(src); return nil }
 
 // Clone copies the proposal (the layout is shared: it is never written).
-func (p *VecAR) Clone() Family {
-	return &VecAR{T: p.T, K: p.K, A: slices.Clone(p.A), B: slices.Clone(p.B), LogDiag: slices.Clone(p.LogDiag),
+func (p *ARProposal) Clone() Family {
+	return &ARProposal{T: p.T, K: p.K, A: slices.Clone(p.A), B: slices.Clone(p.B), LogDiag: slices.Clone(p.LogDiag),
 		Off: slices.Clone(p.Off), idx: p.idx, wk: newARWork(p.K)}
 }
 
@@ -196,7 +205,11 @@ func (p *VecAR) Clone() Family {
 // the trajectory z (in the problem's layout). With r = x_t - A_t - B_t x_{t-1},
 // u = L^-1 r and v = L^-T u: d/dA = v, d/dB = v x_{t-1}', d/dL_kl = v_k u_l
 // below the diagonal and d/dLogDiag_k = v_k u_k L_kk - 1.
-func (p *VecAR) AddScore(w float64, z, grad []float64) {
+func (p *ARProposal) AddScore(w float64, z, grad []float64) {
+	if p.K == 1 {
+		p.addScore1(w, z, grad)
+		return
+	}
 	T, K := p.T, p.K
 	wk := p.wk
 	gA := grad[:T*K]
@@ -233,7 +246,7 @@ func (p *VecAR) AddScore(w float64, z, grad []float64) {
 	}
 }
 
-type vecARJSON struct {
+type arJSON struct {
 	K       int         `json:"state_dim"`
 	A       [][]float64 `json:"a"`
 	B       [][]float64 `json:"b"`
@@ -242,23 +255,23 @@ type vecARJSON struct {
 }
 
 // MarshalJSON writes the parameters step by step (B_t row-major).
-func (p *VecAR) MarshalJSON() ([]byte, error) {
+func (p *ARProposal) MarshalJSON() ([]byte, error) {
 	T, K := p.T, p.K
-	return json.Marshal(vecARJSON{K: K, A: rows(p.A, T, K), B: rows(p.B, T, K*K), LogDiag: rows(p.LogDiag, T, K),
+	return json.Marshal(arJSON{K: K, A: rows(p.A, T, K), B: rows(p.B, T, K*K), LogDiag: rows(p.LogDiag, T, K),
 		Off: rows(p.Off, T, K*(K-1)/2)})
 }
 
 // UnmarshalJSON reads what MarshalJSON wrote.
-func (p *VecAR) UnmarshalJSON(b []byte) error {
-	var v vecARJSON
+func (p *ARProposal) UnmarshalJSON(b []byte) error {
+	var v arJSON
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
 	T, K := p.T, p.K
 	if v.K != K {
-		return fmt.Errorf("the vector per-step proposal has %d-dimensional states, not %d", K, v.K)
+		return fmt.Errorf("the per-step proposal has %d-dimensional states, not %d", K, v.K)
 	}
-	q := &VecAR{A: make([]float64, len(p.A)), B: make([]float64, len(p.B)), LogDiag: make([]float64, len(p.LogDiag)), Off: make([]float64, len(p.Off))}
+	q := &ARProposal{A: make([]float64, len(p.A)), B: make([]float64, len(p.B)), LogDiag: make([]float64, len(p.LogDiag)), Off: make([]float64, len(p.Off))}
 	for _, f := range []struct {
 		name string
 		r    [][]float64
@@ -278,8 +291,8 @@ func (p *VecAR) UnmarshalJSON(b []byte) error {
 
 func init() {
 	RegisterFamily(FamilySpec{
-		Name: "vector-per-step-gaussian", Help: "a per-step Gaussian proposal N(a_t + B_t x[t-1], L_t L_t') for a state-space model with vector states and any transition",
-		Proposal: true, Needs: CapVectorStateSpace, Start: "N(0, I) proposals",
-		NewFor: func(p *Problem) (Family, error) { return NewVecAR(p.VectorGeneral) },
+		Name: "per-step-gaussian", Help: "a per-step Gaussian proposal N(a_t + B_t x[t-1], L_t L_t') for a state-space model with any transition",
+		Proposal: true, Needs: CapTransitionDensity, Start: "N(0, I) proposals",
+		NewFor: func(p *Problem) (Family, error) { return NewARProposal(p.StateSpace) },
 	})
 }
