@@ -1,11 +1,8 @@
 package msc
 
 import (
-	"encoding/json"
-	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 )
 
 // ARProposal is the per-step Gaussian proposal for a state-space model with
@@ -20,13 +17,10 @@ import (
 // A[t*K+k], B[t*K*K + k*K + l] (row k, column l), LogDiag[t*K+k],
 // Off[t*K(K-1)/2 + k(k-1)/2 + l] for k > l. B_1 is not used.
 type ARProposal struct {
-	T, K    int
-	A, B    []float64
-	LogDiag []float64
-	Off     []float64
+	stepParams
+	A, B, LogDiag, Off []float64 // views of lambda
 
-	idx []int // T x K: the position of (t, k) in the problem's latent vector
-	wk  *arWork
+	wk *arWork
 }
 
 type arWork struct {
@@ -43,17 +37,19 @@ func newARWork(K int) *arWork {
 // NewARProposal returns the per-step proposal for the model's layout,
 // started at N(0, I) at every step.
 func NewARProposal(l Layout) (*ARProposal, error) {
-	idx, err := layoutIndex(l)
+	p, b, err := newStepParams(l, []string{"a", "b", "log_s_diag", "s_factor_offdiag"},
+		func(K int) []int { return []int{K, K * K, K, K * (K - 1) / 2} })
 	if err != nil {
 		return nil, err
 	}
-	T, K := l.Len(), l.StateDim()
-	return &ARProposal{T: T, K: K, A: make([]float64, T*K), B: make([]float64, T*K*K), LogDiag: make([]float64, T*K),
-		Off: make([]float64, T*K*(K-1)/2), idx: idx, wk: newARWork(K)}, nil
+	q := &ARProposal{stepParams: p}
+	q.views(b)
+	return q, nil
 }
 
-func (p *ARProposal) fits(l Layout) error {
-	return fitsLayout("per-step proposal", p.T, p.K, p.idx, l)
+func (p *ARProposal) views(b [][]float64) {
+	p.A, p.B, p.LogDiag, p.Off = b[0], b[1], b[2], b[3]
+	p.wk = newARWork(p.K)
 }
 
 // factor writes L_t into L and its inverse into linv, returning log det L_t.
@@ -168,37 +164,15 @@ func (s *arSteps) propose(rng *rand.Rand, t int, anc []int32, z, inc []float64, 
 
 // ---- the per-step proposal as a Family -------------------------------
 
-func (p *ARProposal) Name() string   { return "per-step-gaussian" }
-func (p *ARProposal) Dim() int       { return p.T * p.K }
-func (p *ARProposal) NumLambda() int { return len(p.A) + len(p.B) + len(p.LogDiag) + len(p.Off) }
-func (p *ARProposal) NumStats() int  { return p.NumLambda() }
+func (p *ARProposal) Name() string { return "per-step-gaussian" }
 
-// Lambda writes A, B, LogDiag, then Off.
-func (p *ARProposal) Lambda(dst []float64) {
-	n := copy(dst, p.A)
-	n += copy(dst[n:], p.B)
-	n += copy(dst[n:], p.LogDiag)
-	copy(dst[n:], p.Off)
-}
-
-// SetLambda is the inverse of Lambda.
-func (p *ARProposal) SetLambda(src []float64) {
-	n := copy(p.A, src)
-	n += copy(p.B, src[n:])
-	n += copy(p.LogDiag, src[n:])
-	copy(p.Off, src[n:])
-}
-
-// Stats are the parameters themselves.
-func (p *ARProposal) Stats(dst []float64) { p.Lambda(dst) }
-
-// SetStats sets lambda.
-func (p *ARProposal) SetStats(src []float64) error { p.SetLambda(src); return nil }
-
-// Clone copies the proposal (the layout is shared: it is never written).
+// Clone copies the proposal.
 func (p *ARProposal) Clone() Family {
-	return &ARProposal{T: p.T, K: p.K, A: slices.Clone(p.A), B: slices.Clone(p.B), LogDiag: slices.Clone(p.LogDiag),
-		Off: slices.Clone(p.Off), idx: p.idx, wk: newARWork(p.K)}
+	c := &ARProposal{}
+	var b [][]float64
+	c.stepParams, b = p.clone()
+	c.views(b)
+	return c
 }
 
 // AddScore adds w grad log q(z) with respect to (A, B, LogDiag, Off) for
@@ -244,49 +218,6 @@ func (p *ARProposal) AddScore(w float64, z, grad []float64) {
 		}
 		copy(wk.prev, x)
 	}
-}
-
-type arJSON struct {
-	K       int         `json:"state_dim"`
-	A       [][]float64 `json:"a"`
-	B       [][]float64 `json:"b"`
-	LogDiag [][]float64 `json:"log_s_diag"`
-	Off     [][]float64 `json:"s_factor_offdiag"`
-}
-
-// MarshalJSON writes the parameters step by step (B_t row-major).
-func (p *ARProposal) MarshalJSON() ([]byte, error) {
-	T, K := p.T, p.K
-	return json.Marshal(arJSON{K: K, A: rows(p.A, T, K), B: rows(p.B, T, K*K), LogDiag: rows(p.LogDiag, T, K),
-		Off: rows(p.Off, T, K*(K-1)/2)})
-}
-
-// UnmarshalJSON reads what MarshalJSON wrote.
-func (p *ARProposal) UnmarshalJSON(b []byte) error {
-	var v arJSON
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	T, K := p.T, p.K
-	if v.K != K {
-		return fmt.Errorf("the per-step proposal has %d-dimensional states, not %d", K, v.K)
-	}
-	q := &ARProposal{A: make([]float64, len(p.A)), B: make([]float64, len(p.B)), LogDiag: make([]float64, len(p.LogDiag)), Off: make([]float64, len(p.Off))}
-	for _, f := range []struct {
-		name string
-		r    [][]float64
-		x    []float64
-		n    int
-	}{{"a", v.A, q.A, K}, {"b", v.B, q.B, K * K}, {"log_s_diag", v.LogDiag, q.LogDiag, K}, {"s_factor_offdiag", v.Off, q.Off, K * (K - 1) / 2}} {
-		if err := unrows(f.name, f.r, f.x, T, f.n); err != nil {
-			return err
-		}
-	}
-	copy(p.A, q.A)
-	copy(p.B, q.B)
-	copy(p.LogDiag, q.LogDiag)
-	copy(p.Off, q.Off)
-	return nil
 }
 
 func init() {

@@ -86,7 +86,7 @@ func NewCSMC(model *Problem, q Family, n int) (*CSMC, error) {
 			return nil, err
 		}
 		ss := model.StateSpace.(GaussianStateSpace)
-		if err := q.fits(ss); err != nil {
+		if err := q.fits("twisted proposal", ss); err != nil {
 			return nil, err
 		}
 		p = newTwistedSteps(ss, q, n)
@@ -95,7 +95,7 @@ func NewCSMC(model *Problem, q Family, n int) (*CSMC, error) {
 			return nil, err
 		}
 		ss := model.StateSpace.(GeneralStateSpace)
-		if err := q.fits(ss); err != nil {
+		if err := q.fits("per-step proposal", ss); err != nil {
 			return nil, err
 		}
 		p = newARSteps(ss, q, n)

@@ -1,6 +1,7 @@
 package msc
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 )
@@ -95,18 +96,127 @@ func identity(idx []int) bool {
 	return true
 }
 
-// fitsLayout checks that a proposal built for T x K states in the layout
-// idx fits the layout l.
-func fitsLayout(who string, T, K int, idx []int, l Layout) error {
-	if l.Len() != T || l.StateDim() != K {
-		return fmt.Errorf("the %s has %d x %d states, the model %d x %d", who, T, K, l.Len(), l.StateDim())
+// stepParams are the parameters of a state-space proposal: one vector,
+// lambda, cut into blocks of so many values per step (named for the JSON
+// form), with the layout of the states it was built for. The proposals
+// embed it for Family's Dim, NumLambda, Lambda, SetLambda, Stats, SetStats
+// and their JSON (the iterates are averaged in lambda).
+type stepParams struct {
+	T, K   int
+	idx    []int // T x K: the position of (t, k) in the problem's latent vector
+	lam    []float64
+	names  []string
+	widths []int    // values per step of each block
+	note   []string // a key and a value the JSON form adds (what the blocks mean)
+}
+
+// newStepParams returns the parameters for layout l, zero, and the views
+// of their blocks.
+func newStepParams(l Layout, names []string, widths func(K int) []int, note ...string) (stepParams, [][]float64, error) {
+	idx, err := layoutIndex(l)
+	if err != nil {
+		return stepParams{}, nil, err
+	}
+	p := stepParams{T: l.Len(), K: l.StateDim(), idx: idx, names: names, widths: widths(l.StateDim()), note: note}
+	n := 0
+	for _, w := range p.widths {
+		n += p.T * w
+	}
+	p.lam = make([]float64, n)
+	return p, p.blocks(), nil
+}
+
+// blocks are the views of lambda's blocks.
+func (p *stepParams) blocks() [][]float64 {
+	out := make([][]float64, len(p.widths))
+	n := 0
+	for i, w := range p.widths {
+		out[i] = p.lam[n : n+p.T*w : n+p.T*w]
+		n += p.T * w
+	}
+	return out
+}
+
+// clone copies the parameters (the layout is shared: it is never written)
+// and returns the views of the copy's blocks.
+func (p *stepParams) clone() (stepParams, [][]float64) {
+	c := *p
+	c.lam = slices.Clone(p.lam)
+	return c, c.blocks()
+}
+
+func (p *stepParams) Dim() int                     { return p.T * p.K }
+func (p *stepParams) NumLambda() int               { return len(p.lam) }
+func (p *stepParams) NumStats() int                { return len(p.lam) }
+func (p *stepParams) Lambda(dst []float64)         { copy(dst, p.lam) }
+func (p *stepParams) SetLambda(src []float64)      { copy(p.lam, src) }
+func (p *stepParams) Stats(dst []float64)          { copy(dst, p.lam) }
+func (p *stepParams) SetStats(src []float64) error { copy(p.lam, src); return nil }
+
+// fits checks that the proposal (who) was built for layout l.
+func (p *stepParams) fits(who string, l Layout) error {
+	if l.Len() != p.T || l.StateDim() != p.K {
+		return fmt.Errorf("the %s has %d x %d states, the model %d x %d", who, p.T, p.K, l.Len(), l.StateDim())
 	}
 	want, err := layoutIndex(l)
 	if err != nil {
 		return err
 	}
-	if !slices.Equal(want, idx) {
+	if !slices.Equal(want, p.idx) {
 		return fmt.Errorf("the %s was built for another layout of the states", who)
 	}
+	return nil
+}
+
+// MarshalJSON writes the state dimension and each block step by step, a
+// row of its values per step.
+func (p *stepParams) MarshalJSON() ([]byte, error) {
+	b := fmt.Appendf(nil, `{"state_dim":%d`, p.K)
+	for i, x := range p.blocks() {
+		rows := make([][]float64, p.T)
+		for t := range rows {
+			rows[t] = x[t*p.widths[i] : (t+1)*p.widths[i]]
+		}
+		r, err := json.Marshal(rows)
+		if err != nil {
+			return nil, err
+		}
+		b = append(fmt.Appendf(b, ",%q:", p.names[i]), r...)
+	}
+	for i := 0; i+1 < len(p.note); i += 2 {
+		b = fmt.Appendf(b, ",%q:%q", p.note[i], p.note[i+1])
+	}
+	return append(b, '}'), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote, all blocks or none.
+func (p *stepParams) UnmarshalJSON(b []byte) error {
+	var v map[string]json.RawMessage
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	var K int
+	if err := json.Unmarshal(v["state_dim"], &K); err != nil || K != p.K {
+		return fmt.Errorf("the proposal has %d-dimensional states, not %s", p.K, v["state_dim"])
+	}
+	lam := make([]float64, len(p.lam))
+	n := 0
+	for i, name := range p.names {
+		w := p.widths[i]
+		var rows [][]float64
+		if err := json.Unmarshal(v[name], &rows); err != nil {
+			return fmt.Errorf("%s: %v", name, err)
+		}
+		if len(rows) != p.T {
+			return fmt.Errorf("%s has %d steps, not %d", name, len(rows), p.T)
+		}
+		for t, r := range rows {
+			if len(r) != w {
+				return fmt.Errorf("%s[%d] has %d values, not %d", name, t, len(r), w)
+			}
+			n += copy(lam[n:], r)
+		}
+	}
+	copy(p.lam, lam)
 	return nil
 }

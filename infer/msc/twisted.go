@@ -1,11 +1,8 @@
 package msc
 
 import (
-	"encoding/json"
-	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 )
 
 // Twisted is the paper's twisted Gaussian proposal for a state-space model
@@ -32,12 +29,9 @@ import (
 // Nu, LogDiag and Off are indexed by step: Nu[t*K+k], LogDiag[t*K+k],
 // Off[t*K(K-1)/2 + k(k-1)/2 + l] for k > l.
 type Twisted struct {
-	T, K    int
-	Nu      []float64
-	LogDiag []float64
-	Off     []float64
+	stepParams
+	Nu, LogDiag, Off []float64 // views of lambda
 
-	idx  []int     // T x K: the position of (t, k) in the problem's latent vector
 	path []float64 // T x (K + K*K): the transition mean and factor along the retained trajectory
 	work *twistWork
 }
@@ -46,28 +40,24 @@ type Twisted struct {
 // started at psi close to 1 (Lambda_t = 0.01 I, nu_t = 0: q close to the
 // model's transition, the bootstrap proposal).
 func NewTwisted(l Layout) (*Twisted, error) {
-	idx, err := layoutIndex(l)
+	p, b, err := newStepParams(l, []string{"nu", "log_lambda_diag", "lambda_unit_factor_offdiag"},
+		func(K int) []int { return []int{K, K, K * (K - 1) / 2} },
+		"lambda", "Lambda_t = U_t D_t U_t', D_t = diag(exp(log_lambda_diag[t])), U_t unit lower triangular with lambda_unit_factor_offdiag[t] below the diagonal, row by row")
 	if err != nil {
 		return nil, err
 	}
-	T, K := l.Len(), l.StateDim()
-	tw := &Twisted{T: T, K: K, Nu: make([]float64, T*K), LogDiag: make([]float64, T*K),
-		Off: make([]float64, T*K*(K-1)/2), idx: idx}
+	tw := &Twisted{stepParams: p}
+	tw.views(b)
 	for i := range tw.LogDiag {
 		tw.LogDiag[i] = math.Log(1e-2)
 	}
-	tw.alloc()
 	return tw, nil
 }
 
-func (tw *Twisted) alloc() {
+func (tw *Twisted) views(b [][]float64) {
+	tw.Nu, tw.LogDiag, tw.Off = b[0], b[1], b[2]
 	tw.path = make([]float64, tw.T*(tw.K+tw.K*tw.K))
 	tw.work = newTwistWork(tw.K)
-}
-
-// fits checks that the proposal was built for layout l.
-func (tw *Twisted) fits(l Layout) error {
-	return fitsLayout("twisted proposal", tw.T, tw.K, tw.idx, l)
 }
 
 // factorR writes R_t = U_t D_t^(1/2), the lower Cholesky factor of
@@ -193,9 +183,6 @@ func newTwistedSteps(ssm GaussianStateSpace, tw *Twisted, n int) *twistedSteps {
 	T, K := tw.T, tw.K
 	KK := K * K
 	ssm.ReserveParticles(n)
-	if len(tw.path) != T*(K+KK) || tw.work == nil {
-		tw.alloc()
-	}
 	return &twistedSteps{ssm: ssm, tw: tw, N: n, K: K, KK: KK,
 		tm: make([]float64, T*n*K), tc: make([]float64, T*n*KK), shared: make([]bool, T), tcs: make([]float64, n*KK),
 		t: -1, R: make([]float64, KK), Rprev: make([]float64, KK),
@@ -357,36 +344,14 @@ func (s *twistedSteps) retain(t, a int) {
 
 // ---- the twisted proposal as a Family --------------------------------
 
-func (tw *Twisted) Name() string   { return "twisted-gaussian" }
-func (tw *Twisted) Dim() int       { return tw.T * tw.K }
-func (tw *Twisted) NumLambda() int { return len(tw.Nu) + len(tw.LogDiag) + len(tw.Off) }
-func (tw *Twisted) NumStats() int  { return tw.NumLambda() }
+func (tw *Twisted) Name() string { return "twisted-gaussian" }
 
-// Lambda writes Nu, LogDiag, then Off.
-func (tw *Twisted) Lambda(dst []float64) {
-	n := copy(dst, tw.Nu)
-	n += copy(dst[n:], tw.LogDiag)
-	copy(dst[n:], tw.Off)
-}
-
-// SetLambda is the inverse of Lambda.
-func (tw *Twisted) SetLambda(src []float64) {
-	n := copy(tw.Nu, src)
-	n += copy(tw.LogDiag, src[n:])
-	copy(tw.Off, src[n:])
-}
-
-// Stats are the parameters themselves (the iterates are averaged in lambda).
-func (tw *Twisted) Stats(dst []float64) { tw.Lambda(dst) }
-
-// SetStats sets lambda.
-func (tw *Twisted) SetStats(src []float64) error { tw.SetLambda(src); return nil }
-
-// Clone copies the proposal (the layout is shared: it is never written).
+// Clone copies the proposal.
 func (tw *Twisted) Clone() Family {
-	c := &Twisted{T: tw.T, K: tw.K, Nu: slices.Clone(tw.Nu), LogDiag: slices.Clone(tw.LogDiag),
-		Off: slices.Clone(tw.Off), idx: tw.idx}
-	c.alloc()
+	c := &Twisted{}
+	var b [][]float64
+	c.stepParams, b = tw.clone()
+	c.views(b)
 	return c
 }
 
@@ -455,72 +420,6 @@ func (tw *Twisted) AddScore(w float64, z, grad []float64) {
 			}
 		}
 	}
-}
-
-type twistedJSON struct {
-	K             int         `json:"state_dim"`
-	Nu            [][]float64 `json:"nu"`
-	LogDiag       [][]float64 `json:"log_lambda_diag"`
-	Off           [][]float64 `json:"lambda_unit_factor_offdiag"`
-	Parameterised string      `json:"lambda"`
-}
-
-const twistedLambdaDoc = "Lambda_t = U_t D_t U_t', D_t = diag(exp(log_lambda_diag[t])), U_t unit lower triangular with lambda_unit_factor_offdiag[t] below the diagonal, row by row"
-
-// rows splits x into T rows of n.
-func rows(x []float64, T, n int) [][]float64 {
-	out := make([][]float64, T)
-	for t := range out {
-		out[t] = x[t*n : (t+1)*n]
-	}
-	return out
-}
-
-// unrows copies T rows of n into x.
-func unrows(name string, r [][]float64, x []float64, T, n int) error {
-	if len(r) != T {
-		return fmt.Errorf("%s has %d steps, not %d", name, len(r), T)
-	}
-	for t, v := range r {
-		if len(v) != n {
-			return fmt.Errorf("%s[%d] has %d values, not %d", name, t, len(v), n)
-		}
-		copy(x[t*n:], v)
-	}
-	return nil
-}
-
-// MarshalJSON writes the parameters step by step.
-func (tw *Twisted) MarshalJSON() ([]byte, error) {
-	T, K := tw.T, tw.K
-	return json.Marshal(twistedJSON{K: K, Nu: rows(tw.Nu, T, K), LogDiag: rows(tw.LogDiag, T, K),
-		Off: rows(tw.Off, T, K*(K-1)/2), Parameterised: twistedLambdaDoc})
-}
-
-// UnmarshalJSON reads what MarshalJSON wrote.
-func (tw *Twisted) UnmarshalJSON(b []byte) error {
-	var v twistedJSON
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	T, K := tw.T, tw.K
-	if v.K != K {
-		return fmt.Errorf("the twisted proposal has %d-dimensional states, not %d", K, v.K)
-	}
-	nu, ld, off := make([]float64, T*K), make([]float64, T*K), make([]float64, len(tw.Off))
-	if err := unrows("nu", v.Nu, nu, T, K); err != nil {
-		return err
-	}
-	if err := unrows("log_lambda_diag", v.LogDiag, ld, T, K); err != nil {
-		return err
-	}
-	if err := unrows("lambda_unit_factor_offdiag", v.Off, off, T, K*(K-1)/2); err != nil {
-		return err
-	}
-	copy(tw.Nu, nu)
-	copy(tw.LogDiag, ld)
-	copy(tw.Off, off)
-	return nil
 }
 
 func init() {

@@ -2,6 +2,7 @@ package msc
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -30,7 +31,11 @@ func TestVecTwistNormaliser(t *testing.T) {
 	const K = 2
 	L := []float64{0.8, 0, -0.3, 0.5}
 	m := []float64{0.4, -0.7}
-	tw := &Twisted{T: 1, K: K, Nu: []float64{0.6, -0.9}, LogDiag: []float64{0.2, -0.5}, Off: []float64{0.7}}
+	tw, err := NewTwisted(vlayout{T: 1, K: K})
+	require.NoError(t, err)
+	copy(tw.Nu, []float64{0.6, -0.9})
+	copy(tw.LogDiag, []float64{0.2, -0.5})
+	copy(tw.Off, []float64{0.7})
 	w := newTwistWork(K)
 	tw.factorR(0, w.R)
 	lowerLT(w.R, w.lam, K)
@@ -66,42 +71,52 @@ func TestVecTwistNormaliser(t *testing.T) {
 	require.InDelta(t, e11/z-mu[1]*mu[1], cov[3], 1e-9)
 }
 
-// TestVecFamilyJSONAndClone: the vector proposals read back what they write
-// (UnmarshalFamily, by name, for the problem), and a clone is independent.
+// TestVecFamilyJSONAndClone: the proposals read back what they write
+// (UnmarshalFamily, by name, for the problem), with K = 2 and K = 1, and a
+// clone is independent; a file for other states is refused.
 func TestVecFamilyJSONAndClone(t *testing.T) {
-	m := newLLT(lltY, false)
-	p := ssProb(m)
-	rng := rand.New(rand.NewPCG(8, 8))
-	tw, err := NewTwisted(m)
-	require.NoError(t, err)
-	randomTwist(tw, rng)
-	ar, err := NewARProposal(m)
-	require.NoError(t, err)
-	lam := make([]float64, ar.NumLambda())
-	for i := range lam {
-		lam[i] = rng.NormFloat64()
-	}
-	ar.SetLambda(lam)
-	for _, q := range []Family{tw, ar} {
-		b, err := json.Marshal(q)
+	k1 := &lgvec{vlayout: vlayout{T: 4, K: 1}, y: lltY[:4], F: []float64{0.7}, Lq: []float64{0.6},
+		m0: []float64{0}, L0: []float64{1}, H: []float64{1}, r: 0.5}
+	for _, m := range []*lgvec{newLLT(lltY, false), k1} {
+		p := ssProb(m)
+		rng := rand.New(rand.NewPCG(8, 8))
+		tw, err := NewTwisted(m)
 		require.NoError(t, err)
-		back, err := UnmarshalFamily(q.Name(), p, b)
+		ar, err := NewARProposal(m)
 		require.NoError(t, err)
-		l1, l2 := make([]float64, q.NumLambda()), make([]float64, q.NumLambda())
-		q.Lambda(l1)
-		back.Lambda(l2)
-		require.Equal(t, l1, l2)
-		st := make([]float64, q.NumStats())
-		q.Stats(st)
-		require.Equal(t, l1, st)
-		c := q.Clone()
-		l2[0] += 1
-		c.SetLambda(l2)
-		q.Lambda(l1)
-		require.NotEqual(t, l1[0], l2[0])
-		_, err = UnmarshalFamily(q.Name(), ssProb(newLLT(lltY[:3], false)), b)
-		require.Error(t, err)
+		for _, q := range []Family{tw, ar} {
+			lam := make([]float64, q.NumLambda())
+			for i := range lam {
+				lam[i] = rng.NormFloat64()
+			}
+			q.SetLambda(lam)
+			b, err := json.Marshal(q)
+			require.NoError(t, err)
+			require.Contains(t, string(b), fmt.Sprintf(`{"state_dim":%d,`, m.K))
+			back, err := UnmarshalFamily(q.Name(), p, b)
+			require.NoError(t, err)
+			l1, l2 := make([]float64, q.NumLambda()), make([]float64, q.NumLambda())
+			q.Lambda(l1)
+			back.Lambda(l2)
+			require.Equal(t, lam, l2)
+			st := make([]float64, q.NumStats())
+			q.Stats(st)
+			require.Equal(t, l1, st)
+			c := q.Clone()
+			l2[0] += 1
+			c.SetLambda(l2)
+			q.Lambda(l1)
+			require.NotEqual(t, l1[0], l2[0])
+			short := *m
+			short.T = m.T - 1
+			_, err = UnmarshalFamily(q.Name(), ssProb(&short), b)
+			require.ErrorContains(t, err, fmt.Sprintf("has %d steps, not %d", m.T, m.T-1))
+			other := newLLT(lltY[:4], false)
+			if m.K == 2 {
+				other = k1
+			}
+			_, err = UnmarshalFamily(q.Name(), ssProb(other), b)
+			require.ErrorContains(t, err, "-dimensional states, not")
+		}
 	}
-	b, _ := json.Marshal(tw)
-	require.Contains(t, string(b), `"state_dim":2`)
 }
