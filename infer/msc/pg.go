@@ -371,9 +371,9 @@ type PG struct {
 	csmc *CSMC
 	gss  GaussianStateSpace // nil without a Gaussian transition: no non-centred step
 
-	S, d, k, T int
-	statics    []int
-	states     []int
+	S, d, k int
+	statics []int
+	states  []int
 
 	cur   []float64 // the retained z
 	theta []float64 // its statics
@@ -412,7 +412,7 @@ func NewPG(p *Problem, q *PGFamily, S int) (*PG, error) {
 	mk := func(n int) []float64 { return make([]float64, n) }
 	p.Target.Reserve(S)
 	return &PG{p: p, ss: p.Statics, q: q, csmc: c, gss: gss,
-		S: S, d: d, k: k, T: T, statics: p.Statics.Statics(), states: p.Statics.States(),
+		S: S, d: d, k: k, statics: p.Statics.Statics(), states: p.Statics.States(),
 		cur: mk(d), theta: mk(k),
 		z: mk(S * d), th: mk(S * k), eps: mk(S * k), lp: mk(S), lq: mk(S), lw: mk(S), w: mk(S),
 		zn: mk(S * d), thn: mk(S * k), epsn: mk(S * k), lpn: mk(S), lqn: mk(S), lwn: mk(S), wn: mk(S), extra: mk(S),
@@ -548,6 +548,26 @@ func (k *PG) Retained() []float64 { return k.cur }
 // Refresh does nothing: every block recomputes what it weighs.
 func (k *PG) Refresh() {}
 
+// walkNoise walks the state of row along the transition at the statics
+// last set: it records the state's noise e_t = (x_t - m_t) / s_t, or with
+// rebuild it sets x_t = m_t + s_t e_t. It returns sum_t log s_t.
+func (k *PG) walkNoise(row []float64, rebuild bool) float64 {
+	ls := 0.0
+	for t, p := range k.states {
+		if t > 0 {
+			k.prev1[0] = row[k.states[t-1]]
+		}
+		k.gss.Transition(t, k.prev1[:], k.m1[:], k.s1[:])
+		if rebuild {
+			row[p] = k.m1[0] + k.s1[0]*k.e[t]
+		} else {
+			k.e[t] = (row[p] - k.m1[0]) / k.s1[0]
+		}
+		ls += math.Log(k.s1[0])
+	}
+	return ls
+}
+
 // nonCentred moves theta given the state's noise e by S-1 random-walk
 // Metropolis steps, the state rebuilt from e at each proposal. The steps
 // are N(0, c^2 Cov(q(theta))), c adapted towards an acceptance of 0.3 with
@@ -556,19 +576,11 @@ func (k *PG) Refresh() {}
 // 2.1 times less: theta given e is much narrower than q.) It reports
 // whether theta moved.
 func (k *PG) nonCentred(rng *rand.Rand) (bool, error) {
-	d, nk, T := k.d, k.k, k.T
+	d, nk := k.d, k.k
 	k.ss.SetStatics(k.theta)
 	row0 := k.zn[:d]
 	copy(row0, k.cur)
-	ex0 := 0.0
-	for t := 0; t < T; t++ {
-		if t > 0 {
-			k.prev1[0] = row0[k.states[t-1]]
-		}
-		k.gss.Transition(t, k.prev1[:], k.m1[:], k.s1[:])
-		k.e[t] = (row0[k.states[t]] - k.m1[0]) / k.s1[0]
-		ex0 += math.Log(k.s1[0])
-	}
+	ex0 := k.walkNoise(row0, false)
 	lp := k.lp1[:]
 	k.p.Target.LogJoint(row0, lp)
 	cur := lp[0] + ex0
@@ -601,15 +613,7 @@ func (k *PG) nonCentred(rng *rand.Rand) (bool, error) {
 		copy(row, row0)
 		k.setTheta(row, th)
 		k.ss.SetStatics(th)
-		ex := 0.0
-		for t := 0; t < T; t++ {
-			if t > 0 {
-				k.prev1[0] = row[k.states[t-1]]
-			}
-			k.gss.Transition(t, k.prev1[:], k.m1[:], k.s1[:])
-			row[k.states[t]] = k.m1[0] + k.s1[0]*k.e[t]
-			ex += math.Log(k.s1[0])
-		}
+		ex := k.walkNoise(row, true)
 		k.p.Target.LogJoint(row, lp)
 		prop := lp[0] + ex
 		acc := 0.0
