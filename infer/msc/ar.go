@@ -3,6 +3,8 @@ package msc
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/mscppl/mscppl/internal/smallmat"
 )
 
 // ARProposal is the per-step Gaussian proposal for a state-space model with
@@ -67,7 +69,7 @@ func (p *ARProposal) factor(t int, L, linv []float64) float64 {
 			L[i*K+j] = 0
 		}
 	}
-	return invLower(L, linv, K)
+	return smallmat.InvLower(L, linv, K)
 }
 
 // meanAt writes A_t + B_t prev (A_1 at t = 0) into dst.
@@ -79,7 +81,7 @@ func (p *ARProposal) meanAt(t int, prev, dst []float64) {
 	}
 	B := p.B[t*K*K : (t+1)*K*K]
 	for k := range dst {
-		dst[k] += dot(B[k*K:(k+1)*K], prev)
+		dst[k] += smallmat.Dot(B[k*K:(k+1)*K], prev)
 	}
 }
 
@@ -145,7 +147,7 @@ func (s *arSteps) propose(rng *rand.Rand, t int, anc []int32, z, inc []float64, 
 			for k := range wk.eps {
 				wk.eps[k] = rng.NormFloat64()
 			}
-			lowerMulVec(wk.L, wk.eps, x, K)
+			smallmat.LowerMulVec(wk.L, wk.eps, x, K)
 			for k, m := range wk.mean {
 				x[k] += m
 			}
@@ -153,8 +155,8 @@ func (s *arSteps) propose(rng *rand.Rand, t int, anc []int32, z, inc []float64, 
 		for k := range wk.r {
 			wk.r[k] = x[k] - wk.mean[k]
 		}
-		lowerMulVec(wk.linv, wk.r, wk.u, K)
-		s.lq[i] = -0.5*dot(wk.u, wk.u) - c
+		smallmat.LowerMulVec(wk.linv, wk.r, wk.u, K)
+		s.lq[i] = -0.5*smallmat.Dot(wk.u, wk.u) - c
 	}
 	s.ssm.TransitionLogDensity(t, s.prev, z, s.lt)
 	for i := range inc {
@@ -200,8 +202,8 @@ func (p *ARProposal) AddScore(w float64, z, grad []float64) {
 		for k := range wk.r {
 			wk.r[k] = x[k] - wk.mean[k]
 		}
-		lowerMulVec(wk.linv, wk.r, wk.u, K)
-		lowerTMulVec(wk.linv, wk.u, wk.v, K)
+		smallmat.LowerMulVec(wk.linv, wk.r, wk.u, K)
+		smallmat.LowerTMulVec(wk.linv, wk.u, wk.v, K)
 		o := t * K * (K - 1) / 2
 		for k := 0; k < K; k++ {
 			gA[t*K+k] += w * wk.v[k]

@@ -3,6 +3,8 @@ package msc
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/mscppl/mscppl/internal/smallmat"
 )
 
 // Twisted is the paper's twisted Gaussian proposal for a state-space model
@@ -102,15 +104,15 @@ func newTwistWork(K int) *twistWork {
 // (p is scratch), with log det L and log det chol(P); ok is false when P
 // is not numerically positive definite.
 func covFactor(L, lam, linv, sinv, p, cinv []float64, K int) (logDetL, logDetC float64, ok bool) {
-	logDetL = invLower(L, linv, K)
-	lowerTL(linv, sinv, K)
+	logDetL = smallmat.InvLower(L, linv, K)
+	smallmat.LowerTL(linv, sinv, K)
 	for i := range p {
 		p[i] = sinv[i] + lam[i]
 	}
-	if !cholLower(p, K) {
+	if !smallmat.CholLower(p, K) {
 		return logDetL, math.NaN(), false
 	}
-	logDetC = invLower(p, cinv, K)
+	logDetC = smallmat.InvLower(p, cinv, K)
 	return logDetL, logDetC, true
 }
 
@@ -122,22 +124,22 @@ func covFactor(L, lam, linv, sinv, p, cinv []float64, K int) (logDetL, logDetC f
 //
 // h and u are scratch (K).
 func twistApply(m, nu, linv, sinv, cinv []float64, logDetL, logDetC float64, mu, h, u []float64, K int) float64 {
-	symMulVec(sinv, m, h, K)
+	smallmat.SymMulVec(sinv, m, h, K)
 	for i := range h {
 		h[i] += nu[i]
 	}
-	lowerMulVec(cinv, h, u, K) // u = C^-1 h, |u|^2 = h' P^-1 h
-	lowerTMulVec(cinv, u, mu, K)
-	uu := dot(u, u)
-	lowerMulVec(linv, m, u, K) // L^-1 m
-	return -logDetL - logDetC + 0.5*uu - 0.5*dot(u, u)
+	smallmat.LowerMulVec(cinv, h, u, K) // u = C^-1 h, |u|^2 = h' P^-1 h
+	smallmat.LowerTMulVec(cinv, u, mu, K)
+	uu := smallmat.Dot(u, u)
+	smallmat.LowerMulVec(linv, m, u, K) // L^-1 m
+	return -logDetL - logDetC + 0.5*uu - 0.5*smallmat.Dot(u, u)
 }
 
 // logPsi is log psi_t(x) with R the factor of Lambda_t (u scratch).
 func (tw *Twisted) logPsi(t int, R, x, u []float64) float64 {
 	K := tw.K
-	lowerTMulVec(R, x, u, K)
-	return -0.5*dot(u, u) + dot(tw.Nu[t*K:(t+1)*K], x)
+	smallmat.LowerTMulVec(R, x, u, K)
+	return -0.5*smallmat.Dot(u, u) + smallmat.Dot(tw.Nu[t*K:(t+1)*K], x)
 }
 
 // ---- the steps of a sweep ---------------------------------------------------
@@ -207,7 +209,7 @@ func (s *twistedSteps) prepare(t int, prev []float64) {
 	s.t = t
 	s.R, s.Rprev = s.Rprev, s.R
 	tw.factorR(t, s.R)
-	lowerLT(s.R, w.lam, K)
+	smallmat.LowerLT(s.R, w.lam, K)
 	m := N
 	if t == 0 {
 		m = 1 // every particle has the initial distribution
@@ -285,8 +287,8 @@ func (s *twistedSteps) ancestorLogDensity(t int, r []float64, out []float64) {
 		if s.stride == 0 {
 			f = 0
 		}
-		lowerMulVec(s.linv[f*KK:(f+1)*KK], d, u, K)
-		out[j] = -0.5*dot(u, u) - s.logDetL[f] - s.psiPrev[j]
+		smallmat.LowerMulVec(s.linv[f*KK:(f+1)*KK], d, u, K)
+		out[j] = -0.5*smallmat.Dot(u, u) - s.logDetL[f] - s.psiPrev[j]
 	}
 }
 
@@ -308,7 +310,7 @@ func (s *twistedSteps) propose(rng *rand.Rand, t int, anc []int32, z, inc []floa
 			}
 			x := z[i*K : (i+1)*K]
 			o := a * s.stride
-			lowerTMulVec(s.cinv[o:o+KK], eps, x, K) // C^-T eps has covariance P^-1
+			smallmat.LowerTMulVec(s.cinv[o:o+KK], eps, x, K) // C^-T eps has covariance P^-1
 			for k, m := range s.qmu[a*K : (a+1)*K] {
 				x[k] += m
 			}
@@ -359,7 +361,7 @@ func (tw *Twisted) Clone() Family {
 func (tw *Twisted) LambdaMatrix(t int, dst []float64) {
 	R := make([]float64, tw.K*tw.K)
 	tw.factorR(t, R)
-	lowerLT(R, dst, tw.K)
+	smallmat.LowerLT(R, dst, tw.K)
 }
 
 // AddScore adds w grad log q(z) with respect to (Nu, LogDiag, Off) for the
@@ -385,13 +387,13 @@ func (tw *Twisted) AddScore(w float64, z, grad []float64) {
 		}
 		p := tw.path[t*(K+KK) : (t+1)*(K+KK)]
 		tw.factorR(t, wk.R)
-		lowerLT(wk.R, wk.lam, K)
+		smallmat.LowerLT(wk.R, wk.lam, K)
 		ld, lc, ok := covFactor(p[K:], wk.lam, wk.linv, wk.sinv, wk.p, wk.ci, K)
 		if !ok {
 			continue
 		}
 		twistApply(p[:K], tw.Nu[t*K:(t+1)*K], wk.linv, wk.sinv, wk.ci, ld, lc, wk.mu, wk.h, wk.u, K)
-		lowerTL(wk.ci, wk.g, K) // P^-1 = C^-T C^-1
+		smallmat.LowerTL(wk.ci, wk.g, K) // P^-1 = C^-T C^-1
 		for i := 0; i < K; i++ {
 			gNu[t*K+i] += w * (x[i] - wk.mu[i])
 			for j := 0; j < K; j++ {

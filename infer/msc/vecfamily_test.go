@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/mscppl/mscppl/internal/smallmat"
+
 	"github.com/stretchr/testify/require"
 )
 
@@ -38,7 +40,7 @@ func TestVecTwistNormaliser(t *testing.T) {
 	copy(tw.Off, []float64{0.7})
 	w := newTwistWork(K)
 	tw.factorR(0, w.R)
-	lowerLT(w.R, w.lam, K)
+	smallmat.LowerLT(w.R, w.lam, K)
 	ld, lc, ok := covFactor(L, w.lam, w.linv, w.sinv, w.p, w.ci, K)
 	require.True(t, ok)
 	mu := make([]float64, K)
@@ -65,7 +67,7 @@ func TestVecTwistNormaliser(t *testing.T) {
 	require.InDelta(t, e0/z, mu[0], 1e-9)
 	require.InDelta(t, e1/z, mu[1], 1e-9)
 	cov := make([]float64, K*K)
-	lowerTL(w.ci, cov, K)
+	smallmat.LowerTL(w.ci, cov, K)
 	require.InDelta(t, e00/z-mu[0]*mu[0], cov[0], 1e-9)
 	require.InDelta(t, e01/z-mu[0]*mu[1], cov[1], 1e-9)
 	require.InDelta(t, e11/z-mu[1]*mu[1], cov[3], 1e-9)

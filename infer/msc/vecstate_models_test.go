@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/mscppl/mscppl/internal/smallmat"
+
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -97,7 +99,7 @@ func (m *lgvec) ObsLogDensity(t int, cur, out []float64) {
 	K := m.K
 	c, ir := -math.Log(m.r)-0.5*ln2Pi, 1/m.r
 	for i := range out {
-		d := (m.y[t] - dot(m.H, cur[i*K:(i+1)*K])) * ir
+		d := (m.y[t] - smallmat.Dot(m.H, cur[i*K:(i+1)*K])) * ir
 		out[i] = -0.5*d*d + c
 	}
 }
