@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/mscppl/mscppl/infer/msc"
+	"github.com/mscppl/mscppl/internal/resample"
 	"github.com/mscppl/mscppl/ir"
 )
 
@@ -143,7 +144,7 @@ func isEvidence(rng *rand.Rand, comp *ir.Compiled, q msc.Sampler, n, reps int) (
 				lw = append(lw, lp[i]-q.LogQNoise(z[i*d:(i+1)*d], eps[i*d:(i+1)*d]))
 			}
 		}
-		logs[r], _ = msc.LogMeanExpSE(lw)
+		logs[r], _ = resample.LogMeanExpSE(lw)
 	}
-	return msc.LogMeanExpSE(logs)
+	return resample.LogMeanExpSE(logs)
 }

@@ -2,8 +2,9 @@ package msc
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
+
+	"github.com/mscppl/mscppl/internal/resample"
 )
 
 // CSMC is the conditional sequential Monte Carlo kernel with ancestor
@@ -39,7 +40,7 @@ type CSMC struct {
 	aw   []float64 // N ancestor-sampling log weights
 	us   []float64 // 2N scratch for sorted uniforms and cumulative weights
 	ref  []float64 // T x K retained trajectory
-	out  []float64 // the retained trajectory in the problem's layout (ref itself when the layout is t*K + k)
+	out  []float64 // the retained trajectory in the problem's layout
 	idx  []int     // T x K: the position of (t, k) in out
 
 	// Per sweep diagnostics.
@@ -116,11 +117,7 @@ func NewCSMC(model *Problem, q Family, n int) (*CSMC, error) {
 		p: p, N: n, T: T, K: K,
 		z: make([]float64, T*n*K), anc: make([]int32, T*n),
 		logw: mk(), inc: mk(), wn: mk(), gPrv: mk(), gCur: mk(), aw: mk(), us: make([]float64, 2*n),
-		ref: make([]float64, T*K), idx: idx,
-	}
-	c.out = c.ref
-	if !identity(idx) {
-		c.out = make([]float64, T*K)
+		ref: make([]float64, T*K), out: make([]float64, T*K), idx: idx,
 	}
 	return c, nil
 }
@@ -158,14 +155,14 @@ func (c *CSMC) Sweep(rng *rand.Rand, conditional bool) bool {
 			clear(at)
 		} else {
 			p.prepare(t, c.z[(t-1)*N*K:t*N*K])
-			multinomial(rng, c.wn, at[start:], c.us)
+			resample.Multinomial(rng, c.wn, at[start:], c.us)
 			if conditional {
 				p.ancestorLogDensity(t, rt, c.aw)
 				for j := range c.aw {
 					c.aw[j] += c.logw[j] + c.gPrv[j]
 				}
-				if normaliseWeights(c.aw, c.aw) {
-					at[0] = int32(categorical(rng, c.aw))
+				if resample.NormaliseWeights(c.aw, c.aw) {
+					at[0] = int32(resample.Categorical(rng, c.aw))
 				} else {
 					at[0], ok = 0, false
 				}
@@ -186,7 +183,7 @@ func (c *CSMC) Sweep(rng *rand.Rand, conditional bool) bool {
 		if t == T-1 {
 			p.final(t, zt, c.gCur, c.logw)
 		}
-		logMean, ess, good := normaliseStep(c.logw, c.wn)
+		logMean, ess, good := resample.NormaliseStep(c.logw, c.wn)
 		ok = ok && good
 		c.LogZ += logMean
 		c.MeanESS += ess / float64(T)
@@ -196,7 +193,7 @@ func (c *CSMC) Sweep(rng *rand.Rand, conditional bool) bool {
 		c.Changed, c.FracDiff = false, 0
 		return false
 	}
-	c.traceBack(categorical(rng, c.wn))
+	c.traceBack(resample.Categorical(rng, c.wn))
 	return ok
 }
 
@@ -206,6 +203,20 @@ func (c *CSMC) Sweep(rng *rand.Rand, conditional bool) bool {
 func (c *CSMC) traceBack(j int) {
 	N, K := c.N, c.K
 	diff := 0
+	if K == 1 {
+		for t := c.T - 1; t >= 0; t-- {
+			if v := c.z[t*N+j]; v != c.ref[t] {
+				diff++
+				c.ref[t] = v
+				c.out[c.idx[t]] = v
+			}
+			a := int(c.anc[t*N+j])
+			c.p.retain(t, a)
+			j = a
+		}
+		c.Changed, c.FracDiff = diff > 0, float64(diff)/float64(c.T)
+		return
+	}
 	for t := c.T - 1; t >= 0; t-- {
 		x := c.z[(t*N+j)*K : (t*N+j+1)*K]
 		r := c.ref[t*K : (t+1)*K]
@@ -226,152 +237,6 @@ func (c *CSMC) traceBack(j int) {
 	}
 	c.Changed, c.FracDiff = diff > 0, float64(diff)/float64(c.T)
 }
-
-// normalise turns log weights into normalised weights and returns
-// log(mean weight) and the ESS. ok is false if every weight is -Inf or a
-// weight is NaN.
-func normalise(logw, wn []float64) (logMean, ess float64, ok bool) {
-	mx, sum, ok := weights(logw, wn)
-	if !ok {
-		return mx, 0, false
-	}
-	sq := 0.0
-	for i := range wn {
-		wn[i] /= sum
-		sq += wn[i] * wn[i]
-	}
-	return mx + math.Log(sum/float64(len(logw))), 1 / sq, true
-}
-
-// normaliseWeights is normalise without the mean and the ESS.
-func normaliseWeights(logw, wn []float64) bool {
-	_, sum, ok := weights(logw, wn)
-	if ok {
-		for i := range wn {
-			wn[i] /= sum
-		}
-	}
-	return ok
-}
-
-// weights writes exp(logw - max) into wn and returns the max and the sum
-// (NaN or -Inf and false if a weight is NaN or all are zero).
-func weights(logw, wn []float64) (mx, sum float64, ok bool) {
-	mx = math.Inf(-1)
-	for _, lw := range logw {
-		if math.IsNaN(lw) {
-			return math.NaN(), 0, false
-		}
-		if lw > mx {
-			mx = lw
-		}
-	}
-	if math.IsInf(mx, -1) {
-		return math.Inf(-1), 0, false
-	}
-	for i, lw := range logw {
-		w := math.Exp(lw - mx)
-		wn[i] = w
-		sum += w
-	}
-	return mx, sum, true
-}
-
-// normaliseStep normalises the log weights of one SMC step; if they
-// degenerated (all -Inf or NaN) it sets uniform weights, so that the sweep
-// can end, and reports false (the caller then keeps the retained
-// trajectory).
-func normaliseStep(logw, wn []float64) (logMean, ess float64, ok bool) {
-	logMean, ess, ok = normalise(logw, wn)
-	if !ok {
-		for i := range wn {
-			wn[i] = 1 / float64(len(wn))
-		}
-		ess = 0
-	}
-	return logMean, ess, ok
-}
-
-// Normalise turns log weights into normalised weights in w, returning the
-// ESS and false if every weight is zero or one is NaN (for kernels outside
-// this package).
-func Normalise(lw, w []float64) (ess float64, ok bool) {
-	_, ess, ok = normalise(lw, w)
-	return ess, ok
-}
-
-// Categorical draws an index with probabilities w (normalised).
-func Categorical(rng *rand.Rand, w []float64) int { return categorical(rng, w) }
-
-// categorical draws an index with probabilities w (normalised).
-func categorical(rng *rand.Rand, w []float64) int {
-	u := rng.Float64()
-	c := 0.0
-	for i, p := range w {
-		c += p
-		if u < c {
-			return i
-		}
-	}
-	return len(w) - 1
-}
-
-// multinomial fills out with independent draws from the categorical
-// distribution w, in O(len(w) + len(out)) time: sorted uniforms from
-// normalised cumulative exponential spacings, merged with the cumulative
-// weights. scratch needs len(out)+len(w) slots.
-func multinomial(rng *rand.Rand, w []float64, out []int32, scratch []float64) {
-	n := len(out)
-	if n == 0 {
-		return
-	}
-	u := scratch[:n+1]
-	s := 0.0
-	for i := range u {
-		s += rng.ExpFloat64()
-		u[i] = s
-	}
-	total := u[n]
-	if len(w) <= smallN {
-		// draw i is the first j with x = u_i/total < c_j = w_0 + ... + w_j
-		// (the last j at most): the number of j < len(w)-1 with c_j <= x,
-		// the c_j being nondecreasing. For few particles counting is
-		// faster than the merge below, whose exits are unpredictable, and
-		// gives the same draws.
-		c := scratch[n+1 : n+len(w)]
-		cj := 0.0
-		for j := range c {
-			cj += w[j]
-			c[j] = cj
-		}
-		for i := 0; i < n; i++ {
-			x := u[i] / total
-			k := 0
-			for _, v := range c {
-				if v <= x {
-					k++
-				}
-			}
-			out[i] = int32(k)
-		}
-		return
-	}
-	j, c := 0, w[0]
-	for i := 0; i < n; i++ {
-		x := u[i] / total
-		for x >= c && j < len(w)-1 {
-			j++
-			c += w[j]
-		}
-		out[i] = int32(j)
-	}
-	// the draws are sorted; the kernel does not care about their order,
-	// since particles are exchangeable
-}
-
-// smallN is the number of particles up to which multinomial counts
-// instead of merging.
-const smallN = 24
 
 // ---- CSMC as a Kernel -----------------------------------------------------
 
@@ -430,8 +295,7 @@ func (k *SMCKernel) Init(rng *rand.Rand) error { k.c.Sweep(rng, false); return n
 
 // Step runs one sweep.
 func (k *SMCKernel) Step(rng *rand.Rand) (StepInfo, error) {
-	ok := k.c.Sweep(rng, k.Conditional)
-	c := k.c
+	ok, c := k.c.Sweep(rng, k.Conditional), k.c
 	return StepInfo{Changed: c.Changed, ESS: c.MeanESS, FracDiff: c.FracDiff, Degenerate: !ok}, nil
 }
 
@@ -446,11 +310,10 @@ func (k *SMCKernel) Refresh() {}
 
 // LogEvidence estimates log p(x; theta) with reps independent particle
 // filters of n particles each with proposal q (a *Twisted or an
-// *ARProposal), returning
-// the log of the average of the unbiased estimates and its Monte Carlo
-// standard error (delta method). Factors that depend on no latent state
-// are not part of the filter: add them (ir's ConstLogDensity) to the
-// result.
+// *ARProposal), returning the log of the average of the unbiased estimates
+// and its Monte Carlo standard error (delta method). Factors that depend on
+// no latent state are not part of the filter: add them (ir's
+// ConstLogDensity) to the result.
 func LogEvidence(rng *rand.Rand, model *Problem, q Family, n, reps int) (logZ, se float64, err error) {
 	c, err := NewCSMC(model, q, n)
 	if err != nil {
@@ -461,30 +324,6 @@ func LogEvidence(rng *rand.Rand, model *Problem, q Family, n, reps int) (logZ, s
 		c.Sweep(rng, false)
 		ls[r] = c.LogZ
 	}
-	logZ, se = LogMeanExpSE(ls)
+	logZ, se = resample.LogMeanExpSE(ls)
 	return logZ, se, nil
-}
-
-// LogMeanExpSE returns log of the mean of exp(x) and the standard error of
-// that log (delta method).
-func LogMeanExpSE(x []float64) (float64, float64) {
-	mx := math.Inf(-1)
-	for _, v := range x {
-		mx = math.Max(mx, v)
-	}
-	n := float64(len(x))
-	m := 0.0
-	for _, v := range x {
-		m += math.Exp(v-mx) / n
-	}
-	s := 0.0
-	for _, v := range x {
-		d := math.Exp(v-mx) - m
-		s += d * d
-	}
-	se := 0.0
-	if len(x) > 1 {
-		se = math.Sqrt(s/(n-1)/n) / m
-	}
-	return mx + math.Log(m), se
 }

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/mscppl/mscppl/internal/adam"
+	"github.com/mscppl/mscppl/internal/resample"
 	"github.com/mscppl/mscppl/stdlib"
 )
 
@@ -81,7 +83,7 @@ type PGFamily struct {
 	curT, curP []float64 // scratch: the iterates' statistics
 	navg, nseg int       // the steps taken, those of the current segment
 
-	adam        *AdamState
+	adam        *adam.State
 	steps       int // natural steps taken, for the proposal's decreasing step
 	lamP, gradP []float64
 	rows        []float64 // scratch: the statics of the weighted rows
@@ -128,7 +130,7 @@ func NewPGFamily(p *Problem, theta Sampler) (*PGFamily, error) {
 
 func (f *PGFamily) init() {
 	n := f.Proposal.NumLambda()
-	f.adam, f.lamP, f.gradP = NewAdam(n), make([]float64, n), make([]float64, n)
+	f.adam, f.lamP, f.gradP = adam.New(n), make([]float64, n), make([]float64, n)
 	f.kTheta, f.kProp = f.Theta.Clone().(Sampler), f.Proposal.Clone()
 	if tw, ok := f.Proposal.(*Twisted); ok {
 		// the kernel's sweeps record the path that the iterate's score reads
@@ -182,11 +184,6 @@ func (f *PGFamily) average() error {
 	return err
 }
 
-// KernelTheta and KernelProposal are the proposals the PG kernel uses: the
-// running averages of q(theta) and of the state proposal.
-func (f *PGFamily) KernelTheta() Sampler   { return f.kTheta }
-func (f *PGFamily) KernelProposal() Family { return f.kProp }
-
 func (f *PGFamily) Name() string   { return "particle-gibbs" }
 func (f *PGFamily) Dim() int       { return f.d }
 func (f *PGFamily) NumLambda() int { return f.Theta.NumLambda() + f.Proposal.NumLambda() }
@@ -229,8 +226,7 @@ func (f *PGFamily) rowStatics(z []float64, b int) []float64 {
 	return th
 }
 
-// trajectory returns the state of row z: a view when the state is
-// contiguous (always, for a vector latent), else a copy.
+// trajectory returns the state of row z, a view (a vector latent's).
 func (f *PGFamily) trajectory(z []float64) []float64 {
 	lo := f.states[0]
 	return z[lo : lo+len(f.states)]
@@ -530,13 +526,13 @@ func (k *PG) draw(rng *rand.Rand, z, lp, lq, extra, lw, w []float64) (int, float
 			lw[b] += extra[b]
 		}
 	}
-	_, ess, ok := normalise(lw, w)
+	_, ess, ok := resample.Normalise(lw, w)
 	if !ok {
 		clear(w)
 		w[0] = 1
 		return 0, 0, nil
 	}
-	return categorical(rng, w), ess, nil
+	return resample.Categorical(rng, w), ess, nil
 }
 
 // Weighted returns the centred block's rows and normalised weights.

@@ -86,16 +86,6 @@ func layoutIndex(l Layout) ([]int, error) {
 	return idx, nil
 }
 
-// identity reports whether idx maps every position to itself.
-func identity(idx []int) bool {
-	for i, j := range idx {
-		if i != j {
-			return false
-		}
-	}
-	return true
-}
-
 // stepParams are the parameters of a state-space proposal: one vector,
 // lambda, cut into blocks of so many values per step (named for the JSON
 // form), with the layout of the states it was built for. The proposals

@@ -38,9 +38,8 @@ type Twisted struct {
 	work *twistWork
 }
 
-// NewTwisted returns the twisted proposal for the model's layout,
-// started at psi close to 1 (Lambda_t = 0.01 I, nu_t = 0: q close to the
-// model's transition, the bootstrap proposal).
+// NewTwisted returns the twisted proposal for the model's layout, started
+// at Lambda_t = 0.01 I, nu_t = 0 (q close to the bootstrap proposal).
 func NewTwisted(l Layout) (*Twisted, error) {
 	p, b, err := newStepParams(l, []string{"nu", "log_lambda_diag", "lambda_unit_factor_offdiag"},
 		func(K int) []int { return []int{K, K, K * (K - 1) / 2} },
@@ -223,23 +222,21 @@ func (s *twistedSteps) prepare(t int, prev []float64) {
 	tcs := s.tcs[:m*KK]
 	shared := !s.perParticle && sameFactors(tcs, K)
 	s.shared[t] = shared
-	tc := s.tc[t*N*KK:]
-	if shared {
-		copy(tc[:KK], tcs[:KK])
-		s.stride = 0
-		ld, lc, ok := covFactor(tcs[:KK], w.lam, s.linv[:KK], w.sinv, w.p, s.cinv[:KK], K)
-		s.logDetL[0] = ld
-		for j := 0; j < m; j++ {
-			s.qlz[j] = s.logZ(ok, tm[j*K:(j+1)*K], nu, s.linv[:KK], w.sinv, s.cinv[:KK], ld, lc, s.qmu[j*K:(j+1)*K])
-		}
-		return
-	}
-	copy(tc[:m*KK], tcs)
+	nf := m
 	s.stride = KK
+	if shared {
+		s.stride, nf = 0, 1
+	}
+	copy(s.tc[t*N*KK:], tcs[:nf*KK])
+	var ld, lc float64
+	var ok bool
 	for j := 0; j < m; j++ {
-		linv, cinv := s.linv[j*KK:(j+1)*KK], s.cinv[j*KK:(j+1)*KK]
-		ld, lc, ok := covFactor(tcs[j*KK:(j+1)*KK], w.lam, linv, w.sinv, w.p, cinv, K)
-		s.logDetL[j] = ld
+		f := j * s.stride
+		linv, cinv := s.linv[f:f+KK], s.cinv[f:f+KK]
+		if j == 0 || !shared {
+			ld, lc, ok = covFactor(tcs[f:f+KK], w.lam, linv, w.sinv, w.p, cinv, K)
+			s.logDetL[j] = ld
+		}
 		s.qlz[j] = s.logZ(ok, tm[j*K:(j+1)*K], nu, linv, w.sinv, cinv, ld, lc, s.qmu[j*K:(j+1)*K])
 	}
 }
@@ -336,6 +333,10 @@ func (s *twistedSteps) final(t int, cur, g, logw []float64) {
 
 func (s *twistedSteps) retain(t, a int) {
 	K, KK, N := s.K, s.KK, s.N
+	if s.scalar() {
+		s.tw.path[2*t], s.tw.path[2*t+1] = s.tm[t*N+a], s.tc[t*N+a]
+		return
+	}
 	p := s.tw.path[t*(K+KK) : (t+1)*(K+KK)]
 	copy(p[:K], s.tm[(t*N+a)*K:(t*N+a+1)*K])
 	if s.shared[t] {
@@ -355,13 +356,6 @@ func (tw *Twisted) Clone() Family {
 	c.stepParams, b = tw.clone()
 	c.views(b)
 	return c
-}
-
-// LambdaMatrix writes Lambda_t (K x K, row-major) into dst.
-func (tw *Twisted) LambdaMatrix(t int, dst []float64) {
-	R := make([]float64, tw.K*tw.K)
-	tw.factorR(t, R)
-	smallmat.LowerLT(R, dst, tw.K)
 }
 
 // AddScore adds w grad log q(z) with respect to (Nu, LogDiag, Off) for the

@@ -4,8 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/mscppl/mscppl/internal/resample"
 	"github.com/mscppl/mscppl/internal/smallmat"
-
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -283,7 +283,7 @@ func (g *gaussMix) moments() ([]float64, float64) {
 
 // draw writes an exact posterior draw, in the model's layout, into z.
 func (g *gaussMix) draw(rng *rand.Rand, z []float64) {
-	c := categorical(rng, g.prob)
+	c := resample.Categorical(rng, g.prob)
 	n := len(g.means[c])
 	xi := make([]float64, n)
 	for i := range xi {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/mscppl/mscppl/internal/smallmat"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 )
@@ -712,4 +713,11 @@ func BenchmarkVecCSMCSweep(b *testing.B) {
 		c.Sweep(rng, true)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(T*N), "ns/particle-step")
+}
+
+// LambdaMatrix writes Lambda_t (K x K, row-major) into dst.
+func (tw *Twisted) LambdaMatrix(t int, dst []float64) {
+	R := make([]float64, tw.K*tw.K)
+	tw.factorR(t, R)
+	smallmat.LowerLT(R, dst, tw.K)
 }
