@@ -721,3 +721,30 @@ func (tw *Twisted) LambdaMatrix(t int, dst []float64) {
 	tw.factorR(t, R)
 	smallmat.LowerLT(R, dst, tw.K)
 }
+
+// BenchmarkK1Sweep: one conditional sweep of a scalar AR(1) state (T =
+// 2000, N = 10) through the K = 1 inner loop and through the
+// K-dimensional algebra (the twisted proposal).
+func BenchmarkK1Sweep(b *testing.B) {
+	const T, N = 2000, 10
+	rng := rand.New(rand.NewPCG(1, 1))
+	y := make([]float64, T)
+	for t := range y {
+		y[t] = rng.NormFloat64()
+	}
+	m := &lgvec{vlayout: vlayout{T: T, K: 1}, y: y, F: []float64{0.9}, Lq: []float64{0.5}, m0: []float64{0}, L0: []float64{1}, H: []float64{1}, r: 0.7}
+	for _, generic := range []bool{false, true} {
+		b.Run(map[bool]string{false: "scalar", true: "generic"}[generic], func(b *testing.B) {
+			tw, err := NewTwisted(m)
+			require.NoError(b, err)
+			c, err := NewCSMC(ssProb(m), tw, N)
+			require.NoError(b, err)
+			c.p.(*twistedSteps).generic = generic
+			c.Sweep(rng, false)
+			b.ReportAllocs()
+			for b.Loop() {
+				c.Sweep(rng, true)
+			}
+		})
+	}
+}
