@@ -1,6 +1,7 @@
 package msc
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -86,11 +87,10 @@ func layoutIndex(l Layout) ([]int, error) {
 	return idx, nil
 }
 
-// stepParams are the parameters of a state-space proposal: one vector,
-// lambda, cut into blocks of so many values per step (named for the JSON
-// form), with the layout of the states it was built for. The proposals
-// embed it for Family's Dim, NumLambda, Lambda, SetLambda, Stats, SetStats
-// and their JSON (the iterates are averaged in lambda).
+// stepParams are a state-space proposal's parameters: lambda, in named
+// blocks of so many values per step, and the layout of the states it was
+// built for. The proposals embed it for Family's Dim, NumLambda, Lambda,
+// SetLambda, Stats and SetStats (lambda itself) and their JSON form.
 type stepParams struct {
 	T, K   int
 	idx    []int // T x K: the position of (t, k) in the problem's latent vector
@@ -187,7 +187,7 @@ func (p *stepParams) UnmarshalJSON(b []byte) error {
 	}
 	var K int
 	if err := json.Unmarshal(v["state_dim"], &K); err != nil || K != p.K {
-		return fmt.Errorf("the proposal has %d-dimensional states, not %s", p.K, v["state_dim"])
+		return fmt.Errorf("the proposal has %d-dimensional states, the file's state_dim %s", p.K, cmp.Or(string(v["state_dim"]), "is missing (an older mscppl's form: fit again)"))
 	}
 	lam := make([]float64, len(p.lam))
 	n := 0

@@ -118,7 +118,9 @@ func TestVecFamilyJSONAndClone(t *testing.T) {
 				other = k1
 			}
 			_, err = UnmarshalFamily(q.Name(), ssProb(other), b)
-			require.ErrorContains(t, err, "-dimensional states, not")
+			require.ErrorContains(t, err, "-dimensional states, the file's state_dim")
+			_, err = UnmarshalFamily(q.Name(), p, []byte(`{"nu": [0.5], "log_lambda": [0]}`)) // the scalar form before issue 32
+			require.ErrorContains(t, err, "state_dim is missing (an older mscppl's form: fit again)")
 		}
 	}
 }
