@@ -12,6 +12,7 @@ import (
 
 	"github.com/mscppl/mscppl/infer/baselines"
 	"github.com/mscppl/mscppl/infer/msc"
+	"github.com/mscppl/mscppl/internal/resample"
 	"github.com/mscppl/mscppl/ir/structure"
 	"github.com/mscppl/mscppl/stdlib"
 )
@@ -357,6 +358,6 @@ func heldOutLPD(test *Model, q msc.Sampler, rng *rand.Rand) float64 {
 		test.Comp.LogPrior(z, b[:])
 		ll[k] = a[0] - b[0]
 	}
-	v, _ := msc.LogMeanExpSE(ll)
+	v, _ := resample.LogMeanExpSE(ll)
 	return v
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/mscppl/mscppl/infer/msc"
+	"github.com/mscppl/mscppl/internal/resample"
 	"github.com/mscppl/mscppl/ir/lower"
 )
 
@@ -101,7 +102,7 @@ func evidence(rng *rand.Rand, comp *lower.Compiled, p *msc.Problem, q msc.Family
 	}
 	r := &EvidenceResult{Particles: n, Repeats: reps}
 	var err error
-	if p.General != nil || p.VectorGeneral != nil {
+	if p.StateSpace != nil {
 		if _, ok := q.(msc.Sampler); ok || q == nil {
 			if q, err = msc.NewProposal(p); err != nil {
 				return nil, err
@@ -150,7 +151,7 @@ func isEvidence(rng *rand.Rand, comp *lower.Compiled, q msc.Sampler, n, reps int
 				lw = append(lw, lp[i]-q.LogQNoise(z[i*d:(i+1)*d], eps[i*d:(i+1)*d]))
 			}
 		}
-		logs[r], _ = msc.LogMeanExpSE(lw)
+		logs[r], _ = resample.LogMeanExpSE(lw)
 	}
-	return msc.LogMeanExpSE(logs)
+	return resample.LogMeanExpSE(logs)
 }

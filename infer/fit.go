@@ -219,7 +219,7 @@ func kernelFor(pl *plan, p *msc.Problem) (*msc.KernelSpec, error) {
 // choice that runs on any model.
 func missingHint(err error, other string) string {
 	var me *msc.MissingError
-	if errors.As(err, &me) && me.Missing&(msc.CapStateSpace|msc.CapGaussianTransition) != 0 {
+	if errors.As(err, &me) && me.Missing&(msc.CapStateSpace|msc.CapGaussianTransition|msc.CapTransitionDensity) != 0 {
 		return "write the model as z[t] ~ normal(f(z[t-1]), s) with observations x[t] depending on z[t] only, or use " + other
 	}
 	return ""

@@ -40,13 +40,22 @@ func TestDensity(t *testing.T) {
 	}
 }
 
+// steps is the layout of T scalar states.
+type steps int
+
+func (s steps) Len() int         { return int(s) }
+func (steps) StateDim() int      { return 1 }
+func (steps) Index(t, _ int) int { return t }
+
 // TestIsGaussian: q's marginals are drawn exactly only for a Gaussian q,
 // known by its family's registration, not by its name.
 func TestIsGaussian(t *testing.T) {
 	require.True(t, isGaussian(msc.NewFullRank(2)))
 	require.True(t, isGaussian(msc.NewMeanField(2)))
 	require.False(t, isGaussian(msc.NewStudentT(2, 5)))
-	require.False(t, isGaussian(msc.NewTwisted(3)), "a state-space proposal")
+	tw, err := msc.NewTwisted(steps(3))
+	require.NoError(t, err)
+	require.False(t, isGaussian(tw), "a state-space proposal")
 	mean, sd := gaussianMoments(msc.NewMeanField(3))
 	require.Equal(t, []float64{0, 0, 0}, mean)
 	require.Equal(t, []float64{1, 1, 1}, sd)

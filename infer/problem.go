@@ -12,19 +12,44 @@ import (
 
 // The compiled model provides these capabilities of msc.Problem.
 var (
-	_ msc.Target                  = (*lower.Compiled)(nil)
-	_ msc.GradTarget              = (*lower.Compiled)(nil)
-	_ msc.ParamTarget             = (*lower.Compiled)(nil)
-	_ msc.PriorTarget             = (*lower.Compiled)(nil)
-	_ msc.Diagnoser               = diagnoser{}
-	_ msc.StateSpace              = (*lower.StateSpace)(nil)
-	_ msc.GeneralStateSpace       = (*lower.StateSpace)(nil)
-	_ msc.Target                  = (*splitTarget)(nil)
-	_ msc.ParamTarget             = (*splitTarget)(nil)
-	_ msc.StaticStateSpace        = staticView{}
-	_ msc.VectorStateSpace        = (*lower.VectorStateSpace)(nil)
-	_ msc.GeneralVectorStateSpace = (*lower.VectorStateSpace)(nil)
+	_ msc.Target           = (*lower.Compiled)(nil)
+	_ msc.GradTarget       = (*lower.Compiled)(nil)
+	_ msc.ParamTarget      = (*lower.Compiled)(nil)
+	_ msc.PriorTarget      = (*lower.Compiled)(nil)
+	_ msc.Diagnoser        = diagnoser{}
+	_ msc.Target           = (*splitTarget)(nil)
+	_ msc.ParamTarget      = (*splitTarget)(nil)
+	_ msc.StaticStateSpace = staticView{}
+	_ gaussianStateSpace   = scalarState{}
+	_ gaussianStateSpace   = (*lower.VectorStateSpace)(nil)
 )
+
+// gaussianStateSpace is a state-space structure that offers its
+// transition's moments and its density, as ir's do whatever the transition
+// (the moments are those of a Gaussian only when the transition is one).
+type gaussianStateSpace interface {
+	msc.GaussianStateSpace
+	msc.GeneralStateSpace
+}
+
+// scalarState is ir's structure with a scalar state as msc takes it: the
+// state of dimension K = 1, at z[t].
+type scalarState struct{ *lower.StateSpace }
+
+func (scalarState) StateDim() int      { return 1 }
+func (scalarState) Index(t, _ int) int { return t }
+
+// generalOnly hides the moments of a transition that is not Gaussian.
+type generalOnly struct{ msc.GeneralStateSpace }
+
+// stateSpace is the structure ss as msc takes it: with its transition's
+// moments when the transition is Gaussian, its density alone otherwise.
+func stateSpace(ss gaussianStateSpace, gaussian bool) msc.GeneralStateSpace {
+	if gaussian {
+		return ss
+	}
+	return generalOnly{ss}
+}
 
 // staticView is the state-space structure of a model with static latents
 // (lower.StaticView) as msc takes it.
@@ -34,12 +59,8 @@ type staticView struct {
 }
 
 // Given is the structure of the state given the statics last set.
-func (s staticView) Given() (msc.GeneralStateSpace, msc.StateSpace) {
-	ss := s.StateSpace()
-	if s.gaussian {
-		return ss, ss
-	}
-	return ss, nil
+func (s staticView) Given() msc.GeneralStateSpace {
+	return stateSpace(scalarState{s.StateSpace()}, s.gaussian)
 }
 
 // problemsMade counts the problems newProblem made (the tests check that a
@@ -68,17 +89,10 @@ func newProblem(c *lower.Compiled) *msc.Problem {
 	}
 	switch st := c.Structure(); {
 	case c.StateSpace() != nil:
-		ss := c.StateSpace()
-		p.General = ss
-		if st.GaussianTransition {
-			p.StateSpace = ss
-		}
+		p.StateSpace = stateSpace(scalarState{c.StateSpace()}, st.GaussianTransition)
 	case c.VectorStateSpace() != nil:
 		vs := c.VectorStateSpace()
-		p.VectorGeneral = vs
-		if vs.GaussianTransition() {
-			p.VectorStateSpace = vs
-		}
+		p.StateSpace = stateSpace(vs, vs.GaussianTransition())
 	case c.StaticStateSpace() != nil:
 		p.Statics = staticView{c.StaticStateSpace(), st.GaussianTransition}
 	default:

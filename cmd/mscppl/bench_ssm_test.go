@@ -13,7 +13,12 @@ import (
 func BenchmarkGradParamsSV(b *testing.B) {
 	m := loaded(b, "../../examples/stochastic_volatility_paper.msc", "../../examples/data/dem2gbp.csv")
 	c := m.Comp
-	k, err := msc.NewCSMC(m.Problem(), msc.NewTwisted(c.StateSpace().Len()), 10)
+	p := m.Problem()
+	tw, err := msc.NewTwisted(p.StateSpace)
+	if err != nil {
+		b.Fatal(err)
+	}
+	k, err := msc.NewCSMC(p, tw, 10)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -43,10 +48,13 @@ func BenchmarkGradParamsSV(b *testing.B) {
 // evaluated for the proposals and for ancestor sampling.
 func BenchmarkCSMCSweepSVt(b *testing.B) {
 	p := problem(b, "../../examples/stochastic_volatility_t.msc", "../../examples/data/dem2gbp.csv")
-	q := msc.NewARProposal(p.General.Len())
+	q, err := msc.NewARProposal(p.StateSpace)
+	if err != nil {
+		b.Fatal(err)
+	}
 	for t := range q.B {
 		q.B[t] = 0.9
-		q.LogS[t] = -1.5
+		q.LogDiag[t] = -1.5
 	}
 	k, err := msc.NewCSMC(p, q, 10)
 	if err != nil {

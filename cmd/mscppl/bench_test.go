@@ -92,7 +92,11 @@ func BenchmarkMSCProbitIonosphere(b *testing.B) {
 // T = 1974.
 func BenchmarkCSMCSweepSV(b *testing.B) {
 	p := problem(b, "../../examples/stochastic_volatility_paper.msc", "../../examples/data/dem2gbp.csv")
-	k, err := msc.NewCSMC(p, msc.NewTwisted(p.StateSpace.Len()), 10)
+	tw, err := msc.NewTwisted(p.StateSpace)
+	if err != nil {
+		b.Fatal(err)
+	}
+	k, err := msc.NewCSMC(p, tw, 10)
 	if err != nil {
 		b.Fatal(err)
 	}

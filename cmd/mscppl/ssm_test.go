@@ -96,8 +96,10 @@ func TestLGSSMAgainstKalman(t *testing.T) {
 	ll, smooth := kalman(x, phi)
 
 	// (a) chain means of the CSMC kernel with the bootstrap proposal
-	tw := msc.NewTwisted(comp.StateSpace().Len())
-	k, err := msc.NewCSMC(lm.Problem(), tw, 10)
+	p := lm.Problem()
+	tw, err := msc.NewTwisted(p.StateSpace)
+	require.NoError(t, err)
+	k, err := msc.NewCSMC(p, tw, 10)
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(5, 6))
 	k.Sweep(rng, false)

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/mscppl/mscppl/infer/msc"
+	"github.com/mscppl/mscppl/internal/resample"
 )
 
 func init() {
@@ -66,7 +67,7 @@ func (k *IS) Step(rng *rand.Rand) (msc.StepInfo, error) {
 		k.lq[b] = k.q.LogQNoise(k.z[b*d:(b+1)*d], k.eps[b*d:(b+1)*d])
 		k.lw[b] = k.lp[b] - k.lq[b]
 	}
-	ess, ok := msc.Normalise(k.lw, k.w)
+	_, ess, ok := resample.Normalise(k.lw, k.w)
 	if !ok {
 		clear(k.w) // no information this step: q does not move
 		return msc.StepInfo{Degenerate: true}, nil
@@ -78,7 +79,7 @@ func (k *IS) Step(rng *rand.Rand) (msc.StepInfo, error) {
 // Retained draws one of this step's samples by its weight (for the params'
 // gradient, or the --retained score); each call is a new draw.
 func (k *IS) Retained() []float64 {
-	j := msc.Categorical(k.rng, k.w)
+	j := resample.Categorical(k.rng, k.w)
 	copy(k.pick, k.z[j*k.d:(j+1)*k.d])
 	return k.pick
 }

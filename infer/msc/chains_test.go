@@ -215,7 +215,7 @@ func TestRunChainsInterruptedStateSpace(t *testing.T) {
 	require.NoError(t, err)
 	chains := make([]Chain, 4)
 	for i := range chains {
-		q := NewTwisted(3)
+		q := twisted1(3)
 		k, err := NewSMCKernel(ssProb(m), q, 10, true)
 		require.NoError(t, err)
 		chains[i] = Chain{Rand: rand.New(rand.NewPCG(3, uint64(i))), Problem: ssProb(m), Q: q, Kernel: k}

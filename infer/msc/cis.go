@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+
+	"github.com/mscppl/mscppl/internal/resample"
 )
 
 func init() {
@@ -192,14 +194,14 @@ func (k *CIS) Step(rng *rand.Rand) (StepInfo, error) {
 		}
 		k.lw[b] = k.lp[b] - k.lq[b]
 	}
-	_, ess, ok := normalise(k.lw, k.w)
+	_, ess, ok := resample.Normalise(k.lw, k.w)
 	if !ok {
 		clear(k.w)
 		k.w[0] = 1
 		return StepInfo{Degenerate: true}, nil
 	}
 	info := StepInfo{ESS: ess}
-	if j := categorical(rng, k.w); j != 0 {
+	if j := resample.Categorical(rng, k.w); j != 0 {
 		info.Changed = true
 		copy(k.cond, k.z[j*d:(j+1)*d])
 		k.condLP = k.lp[j]

@@ -9,7 +9,10 @@ import (
 )
 
 // tssm: z_1 ~ N(0, 1), z_t ~ student_t(4, 0.7 z_{t-1}, 0.5), x_t ~ N(z_t, 0.6).
-type tssm struct{ x []float64 }
+type tssm struct {
+	k1
+	x []float64
+}
 
 func tLogPdf(x, loc, scale, nu float64) float64 {
 	z := (x - loc) / scale
@@ -68,7 +71,10 @@ func (m *tssm) exactMeans() []float64 {
 func TestCSMCARInvariance(t *testing.T) {
 	m := &tssm{x: []float64{0.9, -0.5, 1.4}}
 	exact := m.exactMeans()
-	p := &ARProposal{A: []float64{0.3, -0.2, 0.1}, B: []float64{0, 0.3, 1.1}, LogS: []float64{0.2, -0.3, 0.4}}
+	p := ar1(3)
+	copy(p.A, []float64{0.3, -0.2, 0.1})
+	copy(p.B, []float64{0, 0.3, 1.1})
+	copy(p.LogDiag, []float64{0.2, -0.3, 0.4})
 	for _, n := range []int{3, 10} {
 		k, err := NewCSMC(ssProb(m), p, n)
 		require.NoError(t, err)

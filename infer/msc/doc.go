@@ -8,11 +8,14 @@
 //   - Problem is the model as the engine sees it: its dimension, its
 //     components' names and typed, optional capabilities (Target, the
 //     batched log joint; Grad; Params, learned by the Fisher identity;
-//     Prior; Diagnoser; StateSpace and General, the state-space structure,
-//     and VectorStateSpace and VectorGeneral, the same with a K-dimensional
-//     state per step; Split, more cores for a costly log joint). Has lists them as a
-//     Capability set; Check names what is missing. Package infer builds one
-//     per chain from the compiled model; tests build them by hand.
+//     Prior; Diagnoser; StateSpace, the state-space structure with a
+//     K-dimensional state per step, K = 1 for a scalar state, its
+//     transition Gaussian when it is a GaussianStateSpace and its density
+//     known when it is a GeneralStateSpace; Statics, for static latents
+//     beside the state; Split, more cores for a costly log joint). Has
+//     lists them as a Capability set; Check names what is missing. Package
+//     infer builds one per chain from the compiled model; tests build them
+//     by hand.
 //   - Family is the variational family q(z; lambda): its parameters, its
 //     score, the statistics averaged into the reported q, and its
 //     variational.json form. Sampler adds sampling and log q; NaturalFamily
@@ -20,9 +23,8 @@
 //     ADVI. Each family is one file that registers a FamilySpec
 //     (RegisterFamily): its constructor and its traits (Dense, Gaussian,
 //     HeavyTails, its mixing hint; Proposal for the state-space proposals
-//     Twisted and ARProposal, and VecTwisted and VecAR for vector states,
-//     built for a Problem by NewFor and chosen by their Needs and
-//     Priority).
+//     Twisted and ARProposal, for scalar and vector states alike, built for
+//     a Problem by NewFor and chosen by their Needs and Priority).
 //   - Kernel moves the retained state: CIS (Algorithm 2 of the paper),
 //     SMCKernel (conditional SMC with ancestor sampling, or the particle
 //     filter of the SMC baseline) and PG (particle Gibbs within MSC, for

@@ -40,6 +40,7 @@ var gewekeScales = []gewekeScale{{"unit", 1, 0, 1}, {"scale1000", 50, 1000, 100}
 // (through its view) the StateSpace and GeneralStateSpace of x given the
 // statics last set. y is overwritten by the simulator between steps.
 type gewekeLL struct {
+	k1
 	gewekeScale
 	T      int
 	y      []float64
@@ -91,7 +92,7 @@ func (m *gewekeLL) States() []int {
 func (m *gewekeLL) SetStatics(theta []float64) {
 	m.sq, m.sr = math.Exp(theta[0]), math.Exp(theta[1])
 }
-func (m *gewekeLL) Given() (GeneralStateSpace, StateSpace) { return m, m }
+func (m *gewekeLL) Given() GeneralStateSpace { return m }
 
 func (m *gewekeLL) Len() int               { return m.T }
 func (m *gewekeLL) ReserveParticles(n int) {}
@@ -298,10 +299,10 @@ func gewekeQ(t *testing.T, a float64) *FullRank {
 
 // gewekeTwisted is a fixed twisted proposal, roughly at the state's scale.
 func gewekeTwisted(m *gewekeLL) *Twisted {
-	tw := NewTwisted(m.T)
+	tw := twisted1(m.T)
 	for t := range tw.Nu {
 		lam := 0.5 / (m.s0 * m.s0)
-		tw.LogLambda[t] = math.Log(lam)
+		tw.LogDiag[t] = math.Log(lam)
 		tw.Nu[t] = lam * (m.m0 + 0.3*m.s0*float64(t%3-1))
 	}
 	return tw
@@ -364,12 +365,12 @@ var gewekeKernels = []gewekeKernel{
 		return csmcStep(k)
 	}},
 	{name: "csmc-per-step", fixed: true, build: func(t *testing.T, m *gewekeLL, S int) func(*rand.Rand, []float64) {
-		ar := NewARProposal(m.T)
+		ar := ar1(m.T)
 		for i := range ar.A {
-			ar.A[i], ar.B[i], ar.LogS[i] = 0.2*m.m0, 0.8, math.Log(1.5*m.s0)
+			ar.A[i], ar.B[i], ar.LogDiag[i] = 0.2*m.m0, 0.8, math.Log(1.5*m.s0)
 		}
 		ar.A[0] = m.m0 + 0.5*m.s0
-		k, err := NewSMCKernel(&Problem{Dim: m.T, General: m}, ar, S, true)
+		k, err := NewSMCKernel(ssProb(m), ar, S, true)
 		require.NoError(t, err)
 		return csmcStep(k)
 	}},

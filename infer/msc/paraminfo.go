@@ -44,7 +44,7 @@ const probeParticles = 500
 func (e *evaluator) unidentified() *Unidentified {
 	C := len(e.chains)
 	c0 := e.chains[0]
-	if C < 3 || c0.l.pt == nil || c0.l.p.General == nil && c0.l.p.StateSpace == nil {
+	if C < 3 || c0.l.pt == nil || c0.l.p.StateSpace == nil {
 		return nil
 	}
 	np := len(e.theta)

@@ -6,11 +6,13 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/mscppl/mscppl/internal/adam"
+	"github.com/mscppl/mscppl/internal/resample"
 	"github.com/mscppl/mscppl/stdlib"
 )
 
 // StaticStateSpace is a state-space model with static latents theta beside
-// its state x_1..x_T (a scalar state): p(theta, x, y) = p(theta)
+// its state x_1..x_T (a scalar state, K = 1): p(theta, x, y) = p(theta)
 // prod_t p(x_t | x_{t-1}, theta) g(y_t | x_t, theta). Package ir implements
 // it with a second compile of the model in which the statics are params.
 type StaticStateSpace interface {
@@ -20,10 +22,10 @@ type StaticStateSpace interface {
 	States() []int
 	// SetStatics sets the (unconstrained) theta at which Given evaluates.
 	SetStatics(theta []float64)
-	// Given is the structure of the state given the statics last set: a
-	// GeneralStateSpace, and a StateSpace when the transition is Gaussian
-	// (nil otherwise).
-	Given() (GeneralStateSpace, StateSpace)
+	// Given is the structure of the state given the statics last set, with
+	// a scalar state: a GeneralStateSpace, and a GaussianStateSpace too
+	// when the transition is Gaussian.
+	Given() GeneralStateSpace
 }
 
 func init() {
@@ -81,7 +83,7 @@ type PGFamily struct {
 	curT, curP []float64 // scratch: the iterates' statistics
 	navg, nseg int       // the steps taken, those of the current segment
 
-	adam        *AdamState
+	adam        *adam.State
 	steps       int // natural steps taken, for the proposal's decreasing step
 	lamP, gradP []float64
 	rows        []float64 // scratch: the statics of the weighted rows
@@ -102,14 +104,21 @@ func NewPGFamily(p *Problem, theta Sampler) (*PGFamily, error) {
 	if err := p.Check("the particle-gibbs family", CapStatics); err != nil {
 		return nil, err
 	}
-	gen, ss := p.Statics.Given()
-	var prop Family = NewARProposal(gen.Len())
-	if ss != nil {
-		tw := NewTwisted(ss.Len())
-		for t := range tw.LogLambda {
-			tw.LogLambda[t] = pgTwistStart
+	var prop Family
+	var err error
+	if ss, ok := p.Statics.Given().(GaussianStateSpace); ok {
+		var tw *Twisted
+		if tw, err = NewTwisted(ss); err == nil {
+			for t := range tw.LogDiag {
+				tw.LogDiag[t] = pgTwistStart
+			}
+			prop = tw
 		}
-		prop = tw
+	} else {
+		prop, err = NewARProposal(p.Statics.Given())
+	}
+	if err != nil {
+		return nil, err
 	}
 	f := &PGFamily{Theta: theta, Proposal: prop, statics: p.Statics.Statics(), states: p.Statics.States(), d: p.Dim}
 	if theta.Dim() != len(f.statics) {
@@ -121,7 +130,7 @@ func NewPGFamily(p *Problem, theta Sampler) (*PGFamily, error) {
 
 func (f *PGFamily) init() {
 	n := f.Proposal.NumLambda()
-	f.adam, f.lamP, f.gradP = NewAdam(n), make([]float64, n), make([]float64, n)
+	f.adam, f.lamP, f.gradP = adam.New(n), make([]float64, n), make([]float64, n)
 	f.kTheta, f.kProp = f.Theta.Clone().(Sampler), f.Proposal.Clone()
 	if tw, ok := f.Proposal.(*Twisted); ok {
 		// the kernel's sweeps record the path that the iterate's score reads
@@ -175,11 +184,6 @@ func (f *PGFamily) average() error {
 	return err
 }
 
-// KernelTheta and KernelProposal are the proposals the PG kernel uses: the
-// running averages of q(theta) and of the state proposal.
-func (f *PGFamily) KernelTheta() Sampler   { return f.kTheta }
-func (f *PGFamily) KernelProposal() Family { return f.kProp }
-
 func (f *PGFamily) Name() string   { return "particle-gibbs" }
 func (f *PGFamily) Dim() int       { return f.d }
 func (f *PGFamily) NumLambda() int { return f.Theta.NumLambda() + f.Proposal.NumLambda() }
@@ -222,8 +226,7 @@ func (f *PGFamily) rowStatics(z []float64, b int) []float64 {
 	return th
 }
 
-// trajectory returns the state of row z: a view when the state is
-// contiguous (always, for a vector latent), else a copy.
+// trajectory returns the state of row z, a view (a vector latent's).
 func (f *PGFamily) trajectory(z []float64) []float64 {
 	lo := f.states[0]
 	return z[lo : lo+len(f.states)]
@@ -362,12 +365,11 @@ type PG struct {
 	ss   StaticStateSpace
 	q    *PGFamily
 	csmc *CSMC
-	gen  GeneralStateSpace
-	gss  StateSpace // nil without a Gaussian transition: no non-centred step
+	gss  GaussianStateSpace // nil without a Gaussian transition: no non-centred step
 
-	S, d, k, T int
-	statics    []int
-	states     []int
+	S, d, k int
+	statics []int
+	states  []int
 
 	cur   []float64 // the retained z
 	theta []float64 // its statics
@@ -378,6 +380,7 @@ type PG struct {
 	zn, thn, epsn, lpn, lqn, lwn []float64
 	wn, extra                    []float64
 	e                            []float64 // the state's noise
+	x                            []float64 // the retained state
 	prev1, m1, s1, lp1           [1]float64
 	rwL, rwCov                   []float64
 	rwLogC                       float64
@@ -390,23 +393,26 @@ func NewPG(p *Problem, q *PGFamily, S int) (*PG, error) {
 	if err := p.Check("the pg kernel", CapLogJoint|CapStatics); err != nil {
 		return nil, err
 	}
-	gen, gss := p.Statics.Given()
-	sub := &Problem{Dim: gen.Len(), General: gen, StateSpace: gss}
-	c, err := NewCSMC(sub, q.kProp, S)
+	given := p.Statics.Given()
+	if given.StateDim() != 1 {
+		return nil, fmt.Errorf("the pg kernel takes a scalar state, not %d components per step", given.StateDim())
+	}
+	gss, _ := given.(GaussianStateSpace)
+	T := given.Len()
+	c, err := NewCSMC(&Problem{Dim: T, StateSpace: given}, q.kProp, S)
 	if err != nil {
 		return nil, err
 	}
 	d := p.Dim
 	k := len(p.Statics.Statics())
-	T := gen.Len()
 	mk := func(n int) []float64 { return make([]float64, n) }
 	p.Target.Reserve(S)
-	return &PG{p: p, ss: p.Statics, q: q, csmc: c, gen: gen, gss: gss,
-		S: S, d: d, k: k, T: T, statics: p.Statics.Statics(), states: p.Statics.States(),
+	return &PG{p: p, ss: p.Statics, q: q, csmc: c, gss: gss,
+		S: S, d: d, k: k, statics: p.Statics.Statics(), states: p.Statics.States(),
 		cur: mk(d), theta: mk(k),
 		z: mk(S * d), th: mk(S * k), eps: mk(S * k), lp: mk(S), lq: mk(S), lw: mk(S), w: mk(S),
 		zn: mk(S * d), thn: mk(S * k), epsn: mk(S * k), lpn: mk(S), lqn: mk(S), lwn: mk(S), wn: mk(S), extra: mk(S),
-		e: mk(T),
+		e: mk(T), x: mk(T),
 	}, nil
 }
 
@@ -464,10 +470,10 @@ func (k *PG) Step(rng *rand.Rand) (StepInfo, error) {
 // finite and whether the state moved.
 func (k *PG) stateBlock(rng *rand.Rand) (ok, changed bool) {
 	k.ss.SetStatics(k.theta)
-	ref := k.csmc.Reference()
 	for t, p := range k.states {
-		ref[t] = k.cur[p]
+		k.x[t] = k.cur[p]
 	}
+	k.csmc.SetReference(k.x)
 	ok = k.csmc.Sweep(rng, true)
 	if ok && k.csmc.Changed {
 		changed = true
@@ -520,13 +526,13 @@ func (k *PG) draw(rng *rand.Rand, z, lp, lq, extra, lw, w []float64) (int, float
 			lw[b] += extra[b]
 		}
 	}
-	_, ess, ok := normalise(lw, w)
+	_, ess, ok := resample.Normalise(lw, w)
 	if !ok {
 		clear(w)
 		w[0] = 1
 		return 0, 0, nil
 	}
-	return categorical(rng, w), ess, nil
+	return resample.Categorical(rng, w), ess, nil
 }
 
 // Weighted returns the centred block's rows and normalised weights.
@@ -538,6 +544,26 @@ func (k *PG) Retained() []float64 { return k.cur }
 // Refresh does nothing: every block recomputes what it weighs.
 func (k *PG) Refresh() {}
 
+// walkNoise walks the state of row along the transition at the statics
+// last set: it records the state's noise e_t = (x_t - m_t) / s_t, or with
+// rebuild it sets x_t = m_t + s_t e_t. It returns sum_t log s_t.
+func (k *PG) walkNoise(row []float64, rebuild bool) float64 {
+	ls := 0.0
+	for t, p := range k.states {
+		if t > 0 {
+			k.prev1[0] = row[k.states[t-1]]
+		}
+		k.gss.Transition(t, k.prev1[:], k.m1[:], k.s1[:])
+		if rebuild {
+			row[p] = k.m1[0] + k.s1[0]*k.e[t]
+		} else {
+			k.e[t] = (row[p] - k.m1[0]) / k.s1[0]
+		}
+		ls += math.Log(k.s1[0])
+	}
+	return ls
+}
+
 // nonCentred moves theta given the state's noise e by S-1 random-walk
 // Metropolis steps, the state rebuilt from e at each proposal. The steps
 // are N(0, c^2 Cov(q(theta))), c adapted towards an acceptance of 0.3 with
@@ -546,19 +572,11 @@ func (k *PG) Refresh() {}
 // 2.1 times less: theta given e is much narrower than q.) It reports
 // whether theta moved.
 func (k *PG) nonCentred(rng *rand.Rand) (bool, error) {
-	d, nk, T := k.d, k.k, k.T
+	d, nk := k.d, k.k
 	k.ss.SetStatics(k.theta)
 	row0 := k.zn[:d]
 	copy(row0, k.cur)
-	ex0 := 0.0
-	for t := 0; t < T; t++ {
-		if t > 0 {
-			k.prev1[0] = row0[k.states[t-1]]
-		}
-		k.gss.Transition(t, k.prev1[:], k.m1[:], k.s1[:])
-		k.e[t] = (row0[k.states[t]] - k.m1[0]) / k.s1[0]
-		ex0 += math.Log(k.s1[0])
-	}
+	ex0 := k.walkNoise(row0, false)
 	lp := k.lp1[:]
 	k.p.Target.LogJoint(row0, lp)
 	cur := lp[0] + ex0
@@ -591,15 +609,7 @@ func (k *PG) nonCentred(rng *rand.Rand) (bool, error) {
 		copy(row, row0)
 		k.setTheta(row, th)
 		k.ss.SetStatics(th)
-		ex := 0.0
-		for t := 0; t < T; t++ {
-			if t > 0 {
-				k.prev1[0] = row[k.states[t-1]]
-			}
-			k.gss.Transition(t, k.prev1[:], k.m1[:], k.s1[:])
-			row[k.states[t]] = k.m1[0] + k.s1[0]*k.e[t]
-			ex += math.Log(k.s1[0])
-		}
+		ex := k.walkNoise(row, true)
 		k.p.Target.LogJoint(row, lp)
 		prop := lp[0] + ex
 		acc := 0.0

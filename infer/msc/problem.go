@@ -32,23 +32,16 @@ type Problem struct {
 	Prior PriorTarget
 	// Diagnoser explains a NaN log joint (names the statement).
 	Diagnoser Diagnoser
-	// StateSpace is the state-space structure with a conditionally Gaussian
-	// transition (the twisted proposal); General any state-space structure
-	// whose transition density can be evaluated (the per-step proposal).
-	// A model with a Gaussian transition has both.
+	// StateSpace is the state-space structure (ssm.go): K-dimensional
+	// states per time step, K = 1 for a scalar state. What its transition
+	// offers is what it implements beside: GaussianStateSpace (the twisted
+	// proposal), GeneralStateSpace (the per-step proposal).
 	StateSpace StateSpace
-	General    GeneralStateSpace
 	// Statics is the state-space structure of a model with static latents
-	// beside its state (particle Gibbs); StateSpace and General are then
-	// nil, since the latents are not the trajectory alone.
+	// beside its state (particle Gibbs); StateSpace is then nil, since the
+	// latents are not the trajectory alone, and the structure of the state
+	// changes with the statics (StaticStateSpace.Given).
 	Statics StaticStateSpace
-	// VectorStateSpace and VectorGeneral are the same for a model with a
-	// K-dimensional state per time step (vecstate.go): VectorStateSpace
-	// when the transition is Gaussian (the vector twisted proposal),
-	// VectorGeneral whenever its density can be evaluated (the vector
-	// per-step proposal). A model with a Gaussian transition has both.
-	VectorStateSpace VectorStateSpace
-	VectorGeneral    GeneralVectorStateSpace
 	// NotStateSpace says why the model is not a state-space model, for the
 	// message of a kernel that needs one ("" when unknown).
 	NotStateSpace string
@@ -78,17 +71,10 @@ const (
 	CapPrior                                     // a prior to sample and evaluate
 	CapStateSpace                                // a state-space structure
 	CapGaussianTransition                        // a state-space structure with a Gaussian transition
+	CapTransitionDensity                         // a state-space structure whose transition density can be evaluated
 	CapSplit                                     // a log joint that can use more cores
 	CapStatics                                   // a state-space structure with static latents beside the state
-	CapVectorStateSpace                          // a state-space structure with a vector state per step
-	CapVectorGaussian                            // a vector state-space structure with a Gaussian transition
 )
-
-// CapAnyStateSpace is the need of a kernel that runs on a state-space
-// structure with scalar or with vector states: Check counts it as met when
-// the problem has either, and String names it once ("a state-space
-// structure").
-const CapAnyStateSpace = CapStateSpace | CapVectorStateSpace
 
 var capNames = []string{
 	"a batched log joint",
@@ -97,18 +83,14 @@ var capNames = []string{
 	"a prior that can be sampled",
 	"a state-space structure",
 	"a state-space structure with a Gaussian transition",
+	"a state-space structure whose transition density can be evaluated",
 	"a log joint that can be split over cores",
 	"a state-space structure with static latents beside the state",
-	"a state-space structure with vector states",
-	"a vector state-space structure with a Gaussian transition",
 }
 
 // String lists the capabilities in words.
 func (c Capability) String() string {
 	var out []string
-	if c&CapAnyStateSpace == CapAnyStateSpace {
-		c &^= CapVectorStateSpace // either structure will do
-	}
 	for i, n := range capNames {
 		if c&(1<<i) != 0 {
 			out = append(out, n)
@@ -132,12 +114,13 @@ func (p *Problem) Has() Capability {
 	set(p.Grad != nil, CapGradient)
 	set(p.Params != nil && p.Params.NumParams() > 0, CapParams)
 	set(p.Prior != nil, CapPrior)
-	set(p.General != nil, CapStateSpace)
-	set(p.StateSpace != nil, CapGaussianTransition)
+	set(p.StateSpace != nil, CapStateSpace)
+	_, gauss := p.StateSpace.(GaussianStateSpace)
+	set(gauss, CapGaussianTransition)
+	_, dens := p.StateSpace.(GeneralStateSpace)
+	set(dens, CapTransitionDensity)
 	set(p.Split != nil, CapSplit)
 	set(p.Statics != nil, CapStatics)
-	set(p.VectorGeneral != nil, CapVectorStateSpace)
-	set(p.VectorStateSpace != nil, CapVectorGaussian)
 	return c
 }
 
@@ -146,14 +129,11 @@ func (p *Problem) Has() Capability {
 func (p *Problem) Check(who string, need Capability) error {
 	has := p.Has()
 	missing := need &^ has
-	if need&CapAnyStateSpace == CapAnyStateSpace && has&CapAnyStateSpace != 0 {
-		missing &^= CapAnyStateSpace // either structure will do
-	}
 	if missing == 0 {
 		return nil
 	}
 	msg := fmt.Sprintf("%s needs %s, which this model does not provide", who, missing)
-	if missing&(CapAnyStateSpace|CapGaussianTransition|CapVectorGaussian|CapStatics) != 0 && p.NotStateSpace != "" {
+	if missing&(CapStateSpace|CapGaussianTransition|CapTransitionDensity|CapStatics) != 0 && p.NotStateSpace != "" {
 		msg += " (it is " + p.NotStateSpace + ")"
 	}
 	return &MissingError{Who: who, Missing: missing, msg: msg}

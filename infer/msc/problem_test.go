@@ -18,10 +18,39 @@ func prob(t Target) *Problem {
 }
 
 // ssProb is the Problem of a hand-written state-space model.
-func ssProb(m interface{ Len() int }) *Problem {
-	p := &Problem{Dim: m.Len()}
-	p.StateSpace, _ = m.(StateSpace)
-	p.General, _ = m.(GeneralStateSpace)
+func ssProb(m StateSpace) *Problem {
+	return &Problem{Dim: m.Len() * m.StateDim(), StateSpace: m}
+}
+
+// k1 is the layout of a hand-written model with a scalar state (K = 1, the
+// state of step t at z[t]); line is that of T scalar states.
+type k1 struct{}
+
+func (k1) StateDim() int      { return 1 }
+func (k1) Index(t, _ int) int { return t }
+
+type line struct {
+	k1
+	T int
+}
+
+func (l line) Len() int { return l.T }
+
+// twisted1 and ar1 are the twisted and the per-step proposals of T scalar
+// states at their start.
+func twisted1(T int) *Twisted {
+	tw, err := NewTwisted(line{T: T})
+	if err != nil {
+		panic(err)
+	}
+	return tw
+}
+
+func ar1(T int) *ARProposal {
+	p, err := NewARProposal(line{T: T})
+	if err != nil {
+		panic(err)
+	}
 	return p
 }
 
@@ -42,7 +71,7 @@ func TestProblemCheck(t *testing.T) {
 	csmc, ok := LookupKernel("csmc")
 	require.True(t, ok)
 	p.NotStateSpace = "not a state-space model: no latent vector"
-	_, _, err := NewKernel(csmc, p, NewTwisted(3), 10, KernelOptions{})
+	_, _, err := NewKernel(csmc, p, twisted1(3), 10, KernelOptions{})
 	require.EqualError(t, err, "the csmc kernel needs a state-space structure, which this model does not provide (it is not a state-space model: no latent vector)")
 	cis, _ := LookupKernel("cis")
 	_, _, err = NewKernel(cis, p, NewFullRank(1), 10, KernelOptions{ProposePrior: true})
@@ -65,15 +94,15 @@ func TestProblemCheck(t *testing.T) {
 // one otherwise.
 func TestChooseKernelStateSpace(t *testing.T) {
 	p := ssProb(&lgssm{x: []float64{0.8, -0.4, 1.3}, phi: 0.7, q: 0.6, r: 0.5, s0: 1})
-	p.General = &tssm{x: []float64{0.9, -0.5, 1.4}}
-	require.NotZero(t, p.Has()&CapGaussianTransition)
+	require.Equal(t, CapStateSpace|CapGaussianTransition, p.Has())
 	spec, err := ChooseKernel("msc", p, KernelOptions{})
 	require.NoError(t, err)
 	require.Equal(t, "csmc", spec.Name)
 	q, err := NewProposal(p)
 	require.NoError(t, err)
 	require.IsType(t, &Twisted{}, q)
-	p.StateSpace = nil
+	p.StateSpace = &tssm{x: []float64{0.9, -0.5, 1.4}}
+	require.Equal(t, CapStateSpace|CapTransitionDensity, p.Has())
 	q, err = NewProposal(p)
 	require.NoError(t, err)
 	require.IsType(t, &ARProposal{}, q)

@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
+
+	"github.com/mscppl/mscppl/internal/adam"
 )
 
 // Optimizer selects the update rule for the variational parameters.
@@ -546,10 +548,10 @@ type loop struct {
 	d   int
 
 	lam, grad   []float64
-	adamQ       *AdamState
+	adamQ       *adam.State
 	pt          ParamTarget
 	theta, gT   []float64
-	adamP       *AdamState
+	adamP       *adam.State
 	paramsFixed bool      // fixed by RunChains: no more Fisher-identity steps
 	decaying    bool      // q's Adam step decreases (a state-space kernel's proposal)
 	one         []float64 // weight 1 for the retained sample
@@ -579,13 +581,13 @@ func newLoop(p *Problem, q Family, k Kernel, s *Settings) *loop {
 	}
 	n := q.NumLambda()
 	l.lam, l.grad = make([]float64, n), make([]float64, n)
-	l.adamQ = NewAdam(n)
+	l.adamQ = adam.New(n)
 	np := 0
 	if pt := p.Params; pt != nil && pt.NumParams() > 0 {
 		l.pt = pt
 		np = pt.NumParams()
 		l.theta = append([]float64(nil), pt.Params()...)
-		l.gT, l.adamP = make([]float64, np), NewAdam(np)
+		l.gT, l.adamP = make([]float64, np), adam.New(np)
 	}
 	l.stats = make([]float64, q.NumStats())
 	_, sampler := q.(Sampler)
@@ -742,46 +744,6 @@ func logTick(k int) bool {
 		k /= 10
 	}
 	return k == 1 || k == 2 || k == 5
-}
-
-// AdamState is the state of the Adam optimiser (Kingma & Ba) for one
-// parameter vector, used for ascent: x += lr * mhat / (sqrt(vhat) + eps).
-type AdamState struct {
-	M, V []float64
-	T    int
-}
-
-// NewAdam returns a fresh state for n parameters.
-func NewAdam(n int) *AdamState { return &AdamState{M: make([]float64, n), V: make([]float64, n)} }
-
-// adamClip bounds a gradient component so that its square (the second
-// moment) cannot overflow; Adam's step is invariant to the gradient's
-// scale, so the step direction is unchanged.
-const adamClip = 1e150
-
-// Step takes one ascent step along g and reports whether x moved. A NaN
-// gradient component leaves its coordinate where it is.
-func (a *AdamState) Step(x, g []float64, lr float64) bool {
-	const b1, b2, eps = 0.9, 0.999, 1e-8
-	a.T++
-	c1 := 1 - math.Pow(b1, float64(a.T))
-	c2 := 1 - math.Pow(b2, float64(a.T))
-	moved := false
-	for i := range x {
-		gi := g[i]
-		if math.IsNaN(gi) {
-			continue
-		}
-		gi = math.Max(-adamClip, math.Min(adamClip, gi))
-		a.M[i] = b1*a.M[i] + (1-b1)*gi
-		a.V[i] = b2*a.V[i] + (1-b2)*gi*gi
-		step := lr * (a.M[i] / c1) / (math.Sqrt(a.V[i]/c2) + eps)
-		if step != 0 {
-			moved = true
-		}
-		x[i] += step
-	}
-	return moved
 }
 
 // fixParams sets the chain's params to theta and stops their updates.

@@ -1,278 +1,212 @@
 package msc
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"slices"
 )
 
-// ---- the twisted Gaussian proposal as a Family ----------------------------
-
-func (tw *Twisted) Name() string   { return "twisted-gaussian" }
-func (tw *Twisted) Dim() int       { return len(tw.Nu) }
-func (tw *Twisted) NumLambda() int { return 2 * len(tw.Nu) }
-func (tw *Twisted) NumStats() int  { return 2 * len(tw.Nu) }
-
-// Lambda writes Nu then LogLambda.
-func (tw *Twisted) Lambda(dst []float64) {
-	copy(dst, tw.Nu)
-	copy(dst[len(tw.Nu):], tw.LogLambda)
+// Layout says where the states of a state-space model with a K-dimensional
+// state per time step lie in the problem's latent vector z. A scalar state
+// is the state of dimension K = 1.
+type Layout interface {
+	// Len is the number of time steps T.
+	Len() int
+	// StateDim is the dimension K >= 1 of the state at each step.
+	StateDim() int
+	// Index is the position in z of component k of the state at step t
+	// (0-based). The model decides the layout: K latent vectors of length
+	// T give k*T + t, a matrix[T, K] stored row by row t*K + k, one vector
+	// t. Every position of z is the index of exactly one (t, k).
+	Index(t, k int) int
 }
 
-// SetLambda is the inverse of Lambda.
-func (tw *Twisted) SetLambda(src []float64) {
-	copy(tw.Nu, src)
-	copy(tw.LogLambda, src[len(tw.Nu):])
+// StateSpace is a state-space model with a K-dimensional state x_t per
+// time step (K = 1: a scalar state),
+//
+//	x_1 ~ p_1,  x_t | x_{t-1} ~ p_t(x_t | x_{t-1}),  y_t | x_t ~ g_t(y_t | x_t),
+//
+// as package ir detects it. Particles are passed as n x K arrays, row i the
+// state of particle i. Time steps are 0-based. What the transition offers
+// is said by the optional interfaces GaussianStateSpace (its moments, for
+// the twisted proposal) and GeneralStateSpace (its density, for the
+// per-step proposal); a model with a Gaussian transition usually offers
+// both.
+type StateSpace interface {
+	Layout
+	// ReserveParticles prepares evaluations over n particles.
+	ReserveParticles(n int)
+	// ObsLogDensity writes log g_t(y_t | x_t = cur[i*K:(i+1)*K]) for each
+	// particle (cur is n x K).
+	ObsLogDensity(t int, cur []float64, out []float64)
 }
 
-// Stats are the parameters themselves (the iterates are averaged in lambda).
-func (tw *Twisted) Stats(dst []float64) { tw.Lambda(dst) }
-
-// SetStats sets lambda.
-func (tw *Twisted) SetStats(src []float64) error { tw.SetLambda(src); return nil }
-
-// Clone copies the proposal.
-func (tw *Twisted) Clone() Family {
-	return &Twisted{Nu: slices.Clone(tw.Nu), LogLambda: slices.Clone(tw.LogLambda), path: make([]float64, 2*len(tw.Nu))}
+// GaussianStateSpace is a StateSpace with a conditionally Gaussian
+// transition, x_1 ~ N(m_1, S_1), x_t | x_{t-1} ~ N(m_t(x_{t-1}), S_t(x_{t-1})).
+type GaussianStateSpace interface {
+	StateSpace
+	// Transition writes, for each particle i, the mean (row i of mean,
+	// n x K) and the lower Cholesky factor of the covariance (chol,
+	// n x K x K, each K x K row-major; the upper triangle is not read; for
+	// K = 1 the sd) of x_t given x_{t-1} = prev[i*K:(i+1)*K]. At t = 0 prev
+	// is ignored and the initial distribution is returned. The diagonal of
+	// each factor must be positive.
+	Transition(t int, prev []float64, mean, chol []float64)
 }
 
-// AddScore adds w grad log q(z) with respect to (Nu, LogLambda) for the
-// trajectory z, using the transition moments recorded along it by the last
-// CSMC sweep. With P = 1/s^2 + Lambda and mu = (m/s^2 + Nu)/P,
-// d log q/d Nu = z - mu and d log q/d Lambda = (1/P + mu^2 - z^2)/2.
-func (tw *Twisted) AddScore(w float64, z, grad []float64) {
-	T := len(tw.Nu)
+// GeneralStateSpace is a StateSpace whose transition density can be
+// evaluated (it need not be Gaussian).
+type GeneralStateSpace interface {
+	StateSpace
+	// TransitionLogDensity writes log p(x_t = cur_i | x_{t-1} = prev_i)
+	// for each particle i (rows of the n x K arrays cur and prev; at t = 0
+	// the initial density, prev ignored).
+	TransitionLogDensity(t int, prev, cur, out []float64)
+}
+
+// layoutIndex returns Index(t, k) at t*K + k, after checking that the
+// layout is a one-to-one map onto [0, T*K).
+func layoutIndex(l Layout) ([]int, error) {
+	T, K := l.Len(), l.StateDim()
+	if T < 1 || K < 1 {
+		return nil, fmt.Errorf("a state-space structure needs T >= 1 steps and K >= 1 components, not %d x %d", T, K)
+	}
+	idx := make([]int, T*K)
+	seen := make([]bool, T*K)
 	for t := 0; t < T; t++ {
-		mu, prec, _ := tw.twist(t, tw.path[2*t], tw.path[2*t+1])
-		grad[t] += w * (z[t] - mu)
-		grad[T+t] += w * math.Exp(tw.LogLambda[t]) * 0.5 * (1/prec + mu*mu - z[t]*z[t])
-	}
-}
-
-type twistedJSON struct {
-	Nu        []float64 `json:"nu"`
-	LogLambda []float64 `json:"log_lambda"`
-}
-
-// MarshalJSON writes Nu and LogLambda.
-func (tw *Twisted) MarshalJSON() ([]byte, error) {
-	return json.Marshal(twistedJSON{tw.Nu, tw.LogLambda})
-}
-
-// UnmarshalJSON reads what MarshalJSON wrote.
-func (tw *Twisted) UnmarshalJSON(b []byte) error {
-	var v twistedJSON
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	if len(v.Nu) != len(tw.Nu) || len(v.LogLambda) != len(tw.Nu) {
-		return fmt.Errorf("the twisted proposal has %d steps", len(tw.Nu))
-	}
-	copy(tw.Nu, v.Nu)
-	copy(tw.LogLambda, v.LogLambda)
-	return nil
-}
-
-// ---- the per-step Gaussian proposal as a Family ---------------------------
-
-func (p *ARProposal) Name() string   { return "per-step-gaussian" }
-func (p *ARProposal) Dim() int       { return len(p.A) }
-func (p *ARProposal) NumLambda() int { return 3 * len(p.A) }
-func (p *ARProposal) NumStats() int  { return 3 * len(p.A) }
-
-// Lambda writes A, B, LogS.
-func (p *ARProposal) Lambda(dst []float64) {
-	T := len(p.A)
-	copy(dst, p.A)
-	copy(dst[T:], p.B)
-	copy(dst[2*T:], p.LogS)
-}
-
-// SetLambda is the inverse of Lambda.
-func (p *ARProposal) SetLambda(src []float64) {
-	T := len(p.A)
-	copy(p.A, src[:T])
-	copy(p.B, src[T:2*T])
-	copy(p.LogS, src[2*T:])
-}
-
-// Stats are the parameters themselves.
-func (p *ARProposal) Stats(dst []float64) { p.Lambda(dst) }
-
-// SetStats sets lambda.
-func (p *ARProposal) SetStats(src []float64) error { p.SetLambda(src); return nil }
-
-// Clone copies the proposal.
-func (p *ARProposal) Clone() Family {
-	return &ARProposal{A: slices.Clone(p.A), B: slices.Clone(p.B), LogS: slices.Clone(p.LogS)}
-}
-
-// AddScore adds w grad log q(z) with respect to (A, B, LogS).
-func (p *ARProposal) AddScore(w float64, z, grad []float64) {
-	T := len(p.A)
-	prev := 0.0
-	for t := 0; t < T; t++ {
-		s := math.Exp(p.LogS[t])
-		r := (z[t] - p.mean(t, prev)) / s
-		grad[t] += w * r / s
-		if t > 0 {
-			grad[T+t] += w * r / s * prev
+		for k := 0; k < K; k++ {
+			j := l.Index(t, k)
+			if j < 0 || j >= T*K || seen[j] {
+				return nil, fmt.Errorf("the state-space layout is not one-to-one onto %d latents (Index(%d, %d) = %d)", T*K, t, k, j)
+			}
+			seen[j] = true
+			idx[t*K+k] = j
 		}
-		grad[2*T+t] += w * (r*r - 1)
-		prev = z[t]
 	}
+	return idx, nil
 }
 
-type arJSON struct {
-	A    []float64 `json:"a"`
-	B    []float64 `json:"b"`
-	LogS []float64 `json:"log_s"`
+// stepParams are a state-space proposal's parameters: lambda, in named
+// blocks of so many values per step, and the layout of the states it was
+// built for. The proposals embed it for Family's Dim, NumLambda, Lambda,
+// SetLambda, Stats and SetStats (lambda itself) and their JSON form.
+type stepParams struct {
+	T, K   int
+	idx    []int // T x K: the position of (t, k) in the problem's latent vector
+	lam    []float64
+	names  []string
+	widths []int    // values per step of each block
+	note   []string // a key and a value the JSON form adds (what the blocks mean)
 }
 
-// MarshalJSON writes A, B and LogS.
-func (p *ARProposal) MarshalJSON() ([]byte, error) { return json.Marshal(arJSON{p.A, p.B, p.LogS}) }
+// newStepParams returns the parameters for layout l, zero, and the views
+// of their blocks.
+func newStepParams(l Layout, names []string, widths func(K int) []int, note ...string) (stepParams, [][]float64, error) {
+	idx, err := layoutIndex(l)
+	if err != nil {
+		return stepParams{}, nil, err
+	}
+	p := stepParams{T: l.Len(), K: l.StateDim(), idx: idx, names: names, widths: widths(l.StateDim()), note: note}
+	n := 0
+	for _, w := range p.widths {
+		n += p.T * w
+	}
+	p.lam = make([]float64, n)
+	return p, p.blocks(), nil
+}
 
-// UnmarshalJSON reads what MarshalJSON wrote.
-func (p *ARProposal) UnmarshalJSON(b []byte) error {
-	var v arJSON
-	if err := json.Unmarshal(b, &v); err != nil {
+// blocks are the views of lambda's blocks.
+func (p *stepParams) blocks() [][]float64 {
+	out := make([][]float64, len(p.widths))
+	n := 0
+	for i, w := range p.widths {
+		out[i] = p.lam[n : n+p.T*w : n+p.T*w]
+		n += p.T * w
+	}
+	return out
+}
+
+// clone copies the parameters (the layout is shared: it is never written)
+// and returns the views of the copy's blocks.
+func (p *stepParams) clone() (stepParams, [][]float64) {
+	c := *p
+	c.lam = slices.Clone(p.lam)
+	return c, c.blocks()
+}
+
+func (p *stepParams) Dim() int                     { return p.T * p.K }
+func (p *stepParams) NumLambda() int               { return len(p.lam) }
+func (p *stepParams) NumStats() int                { return len(p.lam) }
+func (p *stepParams) Lambda(dst []float64)         { copy(dst, p.lam) }
+func (p *stepParams) SetLambda(src []float64)      { copy(p.lam, src) }
+func (p *stepParams) Stats(dst []float64)          { copy(dst, p.lam) }
+func (p *stepParams) SetStats(src []float64) error { copy(p.lam, src); return nil }
+
+// fits checks that the proposal (who) was built for layout l.
+func (p *stepParams) fits(who string, l Layout) error {
+	if l.Len() != p.T || l.StateDim() != p.K {
+		return fmt.Errorf("the %s has %d x %d states, the model %d x %d", who, p.T, p.K, l.Len(), l.StateDim())
+	}
+	want, err := layoutIndex(l)
+	if err != nil {
 		return err
 	}
-	T := len(p.A)
-	if len(v.A) != T || len(v.B) != T || len(v.LogS) != T {
-		return fmt.Errorf("the per-step proposal has %d steps", T)
+	if !slices.Equal(want, p.idx) {
+		return fmt.Errorf("the %s was built for another layout of the states", who)
 	}
-	copy(p.A, v.A)
-	copy(p.B, v.B)
-	copy(p.LogS, v.LogS)
 	return nil
 }
 
-// ---- CSMC as a Kernel -----------------------------------------------------
-
-func init() {
-	RegisterFamily(FamilySpec{
-		Name: "twisted-gaussian", Help: "the twisted Gaussian proposal of a state-space model with a Gaussian transition (the paper's)",
-		Proposal: true, Needs: CapGaussianTransition, Priority: 1, Start: "the bootstrap proposal",
-		NewFor: func(p *Problem) (Family, error) { return NewTwisted(p.StateSpace.Len()), nil },
-	})
-	RegisterFamily(FamilySpec{
-		Name: "per-step-gaussian", Help: "a per-step Gaussian proposal N(a_t + b_t z[t-1], s_t^2) for a state-space model with any transition",
-		Proposal: true, Needs: CapStateSpace, Start: "N(0, 1) proposals",
-		NewFor: func(p *Problem) (Family, error) { return NewARProposal(p.General.Len()), nil },
-	})
-	RegisterKernel(KernelSpec{
-		Name: "csmc", Help: "conditional SMC with ancestor sampling, for state-space models (the paper's Algorithm 4)",
-		Method: "msc", Priority: 1, Needs: CapAnyStateSpace, Markov: true, StateSpace: true,
-		Optimizers: []Optimizer{Adam},
-		New: func(p *Problem, q Family, n int, _ KernelOptions) (Kernel, error) {
-			return NewSMCKernel(p, q, n, true)
-		},
-	})
-	RegisterKernel(KernelSpec{
-		Name: "smc", Help: "a particle filter whose final weights pick the trajectory",
-		Method: "smc", MethodHelp: "particle-filter gradients (Gu, Ghahramani & Turner 2015), state-space models only",
-		Needs: CapAnyStateSpace, StateSpace: true,
-		Optimizers: []Optimizer{Adam},
-		New: func(p *Problem, q Family, n int, _ KernelOptions) (Kernel, error) {
-			return NewSMCKernel(p, q, n, false)
-		},
-	})
+// MarshalJSON writes the state dimension and each block step by step, a
+// row of its values per step.
+func (p *stepParams) MarshalJSON() ([]byte, error) {
+	b := fmt.Appendf(nil, `{"state_dim":%d`, p.K)
+	for i, x := range p.blocks() {
+		rows := make([][]float64, p.T)
+		for t := range rows {
+			rows[t] = x[t*p.widths[i] : (t+1)*p.widths[i]]
+		}
+		r, err := json.Marshal(rows)
+		if err != nil {
+			return nil, err
+		}
+		b = append(fmt.Appendf(b, ",%q:", p.names[i]), r...)
+	}
+	for i := 0; i+1 < len(p.note); i += 2 {
+		b = fmt.Appendf(b, ",%q:%q", p.note[i], p.note[i+1])
+	}
+	return append(b, '}'), nil
 }
 
-// SMCKernel is the conditional SMC kernel with ancestor sampling (MSC's
-// kernel for state-space models) or, with Conditional false, a fresh
-// particle filter whose final weights pick the trajectory (the SMC
-// baseline of Gu, Ghahramani & Turner 2015, which is biased).
-type SMCKernel struct {
-	c           sweeper
-	Conditional bool
-	one         []float64
-}
-
-// NewSMCKernel returns the CSMC kernel (conditional) or the particle-filter
-// baseline for a state-space model with n particles and proposal q, which
-// must be the model's *Twisted (for a StateSpace) or *ARProposal (for a
-// GeneralStateSpace), or for vector states its *VecTwisted (for a
-// VectorStateSpace) or *VecAR (for a GeneralVectorStateSpace).
-func NewSMCKernel(model *Problem, q Family, n int, conditional bool) (*SMCKernel, error) {
-	c, err := newSweeper(model, q, n)
-	if err != nil {
-		return nil, err
+// UnmarshalJSON reads what MarshalJSON wrote, all blocks or none.
+func (p *stepParams) UnmarshalJSON(b []byte) error {
+	var v map[string]json.RawMessage
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
 	}
-	return &SMCKernel{c: c, Conditional: conditional, one: []float64{1}}, nil
-}
-
-func (k *SMCKernel) Name() string {
-	if k.Conditional {
-		return "csmc"
+	var K int
+	if err := json.Unmarshal(v["state_dim"], &K); err != nil || K != p.K {
+		return fmt.Errorf("the proposal has %d-dimensional states, the file's state_dim %s", p.K, cmp.Or(string(v["state_dim"]), "is missing (an older mscppl's form: fit again)"))
 	}
-	return "smc"
-}
-func (k *SMCKernel) Markov() bool { return k.Conditional }
-
-// Init runs one unconditional sweep to draw the first trajectory.
-func (k *SMCKernel) Init(rng *rand.Rand) error { k.c.Sweep(rng, false); return nil }
-
-// Step runs one sweep.
-func (k *SMCKernel) Step(rng *rand.Rand) (StepInfo, error) {
-	ok := k.c.Sweep(rng, k.Conditional)
-	c := k.c.info()
-	return StepInfo{Changed: c.changed, ESS: c.meanESS, FracDiff: c.fracDiff, Degenerate: !ok}, nil
-}
-
-// Weighted is the retained trajectory with weight 1.
-func (k *SMCKernel) Weighted() ([]float64, []float64) { return k.c.Reference(), k.one }
-
-// Retained is the retained trajectory.
-func (k *SMCKernel) Retained() []float64 { return k.c.Reference() }
-
-// Refresh does nothing: a sweep recomputes every weight.
-func (k *SMCKernel) Refresh() {}
-
-// LogEvidence estimates log p(x; theta) with reps independent particle
-// filters of n particles each with proposal q (a *Twisted or an
-// *ARProposal, or for vector states a *VecTwisted or a *VecAR), returning
-// the log of the average of the unbiased estimates and its Monte Carlo
-// standard error (delta method). Factors that depend on no latent state
-// are not part of the filter: add them (ir's ConstLogDensity) to the
-// result.
-func LogEvidence(rng *rand.Rand, model *Problem, q Family, n, reps int) (logZ, se float64, err error) {
-	c, err := newSweeper(model, q, n)
-	if err != nil {
-		return 0, 0, err
+	lam := make([]float64, len(p.lam))
+	n := 0
+	for i, name := range p.names {
+		w := p.widths[i]
+		var rows [][]float64
+		if err := json.Unmarshal(v[name], &rows); err != nil {
+			return fmt.Errorf("%s: %v", name, err)
+		}
+		if len(rows) != p.T {
+			return fmt.Errorf("%s has %d steps, not %d", name, len(rows), p.T)
+		}
+		for t, r := range rows {
+			if len(r) != w {
+				return fmt.Errorf("%s[%d] has %d values, not %d", name, t, len(r), w)
+			}
+			n += copy(lam[n:], r)
+		}
 	}
-	ls := make([]float64, reps)
-	for r := range ls {
-		c.Sweep(rng, false)
-		ls[r] = c.info().logZ
-	}
-	logZ, se = LogMeanExpSE(ls)
-	return logZ, se, nil
-}
-
-// LogMeanExpSE returns log of the mean of exp(x) and the standard error of
-// that log (delta method).
-func LogMeanExpSE(x []float64) (float64, float64) {
-	mx := math.Inf(-1)
-	for _, v := range x {
-		mx = math.Max(mx, v)
-	}
-	n := float64(len(x))
-	m := 0.0
-	for _, v := range x {
-		m += math.Exp(v-mx) / n
-	}
-	s := 0.0
-	for _, v := range x {
-		d := math.Exp(v-mx) - m
-		s += d * d
-	}
-	se := 0.0
-	if len(x) > 1 {
-		se = math.Sqrt(s/(n-1)/n) / m
-	}
-	return mx + math.Log(m), se
+	copy(p.lam, lam)
+	return nil
 }

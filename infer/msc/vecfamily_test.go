@@ -2,16 +2,19 @@ package msc
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/mscppl/mscppl/internal/smallmat"
 
 	"github.com/stretchr/testify/require"
 )
 
 // randomTwist sets deliberately non-trivial twists: nu ~ N(0, 0.7^2),
 // LogDiag ~ N(0, 0.5^2), Off ~ N(0, 0.4^2).
-func randomTwist(tw *VecTwisted, rng *rand.Rand) {
+func randomTwist(tw *Twisted, rng *rand.Rand) {
 	for i := range tw.Nu {
 		tw.Nu[i] = 0.7 * rng.NormFloat64()
 	}
@@ -30,10 +33,14 @@ func TestVecTwistNormaliser(t *testing.T) {
 	const K = 2
 	L := []float64{0.8, 0, -0.3, 0.5}
 	m := []float64{0.4, -0.7}
-	tw := &VecTwisted{T: 1, K: K, Nu: []float64{0.6, -0.9}, LogDiag: []float64{0.2, -0.5}, Off: []float64{0.7}}
+	tw, err := NewTwisted(vlayout{T: 1, K: K})
+	require.NoError(t, err)
+	copy(tw.Nu, []float64{0.6, -0.9})
+	copy(tw.LogDiag, []float64{0.2, -0.5})
+	copy(tw.Off, []float64{0.7})
 	w := newTwistWork(K)
 	tw.factorR(0, w.R)
-	lowerLT(w.R, w.lam, K)
+	smallmat.LowerLT(w.R, w.lam, K)
 	ld, lc, ok := covFactor(L, w.lam, w.linv, w.sinv, w.p, w.ci, K)
 	require.True(t, ok)
 	mu := make([]float64, K)
@@ -60,48 +67,60 @@ func TestVecTwistNormaliser(t *testing.T) {
 	require.InDelta(t, e0/z, mu[0], 1e-9)
 	require.InDelta(t, e1/z, mu[1], 1e-9)
 	cov := make([]float64, K*K)
-	lowerTL(w.ci, cov, K)
+	smallmat.LowerTL(w.ci, cov, K)
 	require.InDelta(t, e00/z-mu[0]*mu[0], cov[0], 1e-9)
 	require.InDelta(t, e01/z-mu[0]*mu[1], cov[1], 1e-9)
 	require.InDelta(t, e11/z-mu[1]*mu[1], cov[3], 1e-9)
 }
 
-// TestVecFamilyJSONAndClone: the vector proposals read back what they write
-// (UnmarshalFamily, by name, for the problem), and a clone is independent.
+// TestVecFamilyJSONAndClone: the proposals read back what they write
+// (UnmarshalFamily, by name, for the problem), with K = 2 and K = 1, and a
+// clone is independent; a file for other states is refused.
 func TestVecFamilyJSONAndClone(t *testing.T) {
-	m := newLLT(lltY, false)
-	p := vecProb(m)
-	rng := rand.New(rand.NewPCG(8, 8))
-	tw, err := NewVecTwisted(m)
-	require.NoError(t, err)
-	randomTwist(tw, rng)
-	ar, err := NewVecAR(m)
-	require.NoError(t, err)
-	lam := make([]float64, ar.NumLambda())
-	for i := range lam {
-		lam[i] = rng.NormFloat64()
-	}
-	ar.SetLambda(lam)
-	for _, q := range []Family{tw, ar} {
-		b, err := json.Marshal(q)
+	k1 := &lgvec{vlayout: vlayout{T: 4, K: 1}, y: lltY[:4], F: []float64{0.7}, Lq: []float64{0.6},
+		m0: []float64{0}, L0: []float64{1}, H: []float64{1}, r: 0.5}
+	for _, m := range []*lgvec{newLLT(lltY, false), k1} {
+		p := ssProb(m)
+		rng := rand.New(rand.NewPCG(8, 8))
+		tw, err := NewTwisted(m)
 		require.NoError(t, err)
-		back, err := UnmarshalFamily(q.Name(), p, b)
+		ar, err := NewARProposal(m)
 		require.NoError(t, err)
-		l1, l2 := make([]float64, q.NumLambda()), make([]float64, q.NumLambda())
-		q.Lambda(l1)
-		back.Lambda(l2)
-		require.Equal(t, l1, l2)
-		st := make([]float64, q.NumStats())
-		q.Stats(st)
-		require.Equal(t, l1, st)
-		c := q.Clone()
-		l2[0] += 1
-		c.SetLambda(l2)
-		q.Lambda(l1)
-		require.NotEqual(t, l1[0], l2[0])
-		_, err = UnmarshalFamily(q.Name(), vecProb(newLLT(lltY[:3], false)), b)
-		require.Error(t, err)
+		for _, q := range []Family{tw, ar} {
+			lam := make([]float64, q.NumLambda())
+			for i := range lam {
+				lam[i] = rng.NormFloat64()
+			}
+			q.SetLambda(lam)
+			b, err := json.Marshal(q)
+			require.NoError(t, err)
+			require.Contains(t, string(b), fmt.Sprintf(`{"state_dim":%d,`, m.K))
+			back, err := UnmarshalFamily(q.Name(), p, b)
+			require.NoError(t, err)
+			l1, l2 := make([]float64, q.NumLambda()), make([]float64, q.NumLambda())
+			q.Lambda(l1)
+			back.Lambda(l2)
+			require.Equal(t, lam, l2)
+			st := make([]float64, q.NumStats())
+			q.Stats(st)
+			require.Equal(t, l1, st)
+			c := q.Clone()
+			l2[0] += 1
+			c.SetLambda(l2)
+			q.Lambda(l1)
+			require.NotEqual(t, l1[0], l2[0])
+			short := *m
+			short.T = m.T - 1
+			_, err = UnmarshalFamily(q.Name(), ssProb(&short), b)
+			require.ErrorContains(t, err, fmt.Sprintf("has %d steps, not %d", m.T, m.T-1))
+			other := newLLT(lltY[:4], false)
+			if m.K == 2 {
+				other = k1
+			}
+			_, err = UnmarshalFamily(q.Name(), ssProb(other), b)
+			require.ErrorContains(t, err, "-dimensional states, the file's state_dim")
+			_, err = UnmarshalFamily(q.Name(), p, []byte(`{"nu": [0.5], "log_lambda": [0]}`)) // the scalar form before issue 32
+			require.ErrorContains(t, err, "state_dim is missing (an older mscppl's form: fit again)")
+		}
 	}
-	b, _ := json.Marshal(tw)
-	require.Contains(t, string(b), `"state_dim":2`)
 }

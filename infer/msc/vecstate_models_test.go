@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/mscppl/mscppl/internal/resample"
+	"github.com/mscppl/mscppl/internal/smallmat"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -97,13 +99,13 @@ func (m *lgvec) ObsLogDensity(t int, cur, out []float64) {
 	K := m.K
 	c, ir := -math.Log(m.r)-0.5*ln2Pi, 1/m.r
 	for i := range out {
-		d := (m.y[t] - dot(m.H, cur[i*K:(i+1)*K])) * ir
+		d := (m.y[t] - smallmat.Dot(m.H, cur[i*K:(i+1)*K])) * ir
 		out[i] = -0.5*d*d + c
 	}
 }
 
 // TransitionLogDensity evaluates the Gaussian transition (the model is
-// also a GeneralVectorStateSpace).
+// also a GeneralStateSpace).
 func (m *lgvec) TransitionLogDensity(t int, prev, cur, out []float64) {
 	K := m.K
 	n := len(out)
@@ -123,14 +125,6 @@ func (m *lgvec) TransitionLogDensity(t int, prev, cur, out []float64) {
 		}
 		out[i] = -0.5*ss - ld - 0.5*float64(K)*ln2Pi
 	}
-}
-
-// vecProb is the Problem of a hand-written vector state-space model.
-func vecProb(m VectorLayout) *Problem {
-	p := &Problem{Dim: m.Len() * m.StateDim()}
-	p.VectorStateSpace, _ = m.(VectorStateSpace)
-	p.VectorGeneral, _ = m.(GeneralVectorStateSpace)
-	return p
 }
 
 // denseLG returns the posterior mean (T*K, step by step: t*K + k) and the
@@ -289,7 +283,7 @@ func (g *gaussMix) moments() ([]float64, float64) {
 
 // draw writes an exact posterior draw, in the model's layout, into z.
 func (g *gaussMix) draw(rng *rand.Rand, z []float64) {
-	c := categorical(rng, g.prob)
+	c := resample.Categorical(rng, g.prob)
 	n := len(g.means[c])
 	xi := make([]float64, n)
 	for i := range xi {
@@ -392,7 +386,7 @@ func (m *lgvec) transitionPrecision(t int) *mat.Dense {
 
 // setTwist sets the proposal's psi_t to nu_t and Lambda_t + eps I (eps
 // keeps a singular Lambda_t within the family).
-func setTwist(tw *VecTwisted, nu []*mat.VecDense, lam []*mat.SymDense, eps float64) {
+func setTwist(tw *Twisted, nu []*mat.VecDense, lam []*mat.SymDense, eps float64) {
 	K := tw.K
 	for t := range nu {
 		a := mat.NewSymDense(K, nil)
@@ -427,7 +421,7 @@ func setTwist(tw *VecTwisted, nu []*mat.VecDense, lam []*mat.SymDense, eps float
 // mixLLT is the local linear trend with a non-Gaussian transition: the
 // level's noise is the two-component mixture
 // w N(mu_a, s_a^2) + (1 - w) N(mu_b, s_b^2) (occasional level shifts), the
-// slope's noise N(0, s_2^2); it is only a GeneralVectorStateSpace.
+// slope's noise N(0, s_2^2); it is only a GeneralStateSpace.
 type mixLLT struct {
 	vlayout
 	y          []float64

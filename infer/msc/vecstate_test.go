@@ -6,13 +6,14 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/mscppl/mscppl/internal/smallmat"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 )
 
 // chainMeans runs sweeps conditional sweeps after burn and returns the
 // chain's means of every latent with their batch-means standard errors.
-func chainMeans(t *testing.T, c *VecCSMC, rng *rand.Rand, burn, sweeps, nb int) (mean, se []float64) {
+func chainMeans(t *testing.T, c *CSMC, rng *rand.Rand, burn, sweeps, nb int) (mean, se []float64) {
 	d := len(c.Reference())
 	batch := make([][]float64, nb)
 	for b := range batch {
@@ -49,10 +50,10 @@ func TestVecCSMCInvariance(t *testing.T) {
 	m := newLLT(lltY, true)
 	exact, _ := m.exact()
 	for _, n := range []int{3, 10} {
-		tw, err := NewVecTwisted(m)
+		tw, err := NewTwisted(m)
 		require.NoError(t, err)
 		randomTwist(tw, rand.New(rand.NewPCG(11, 12)))
-		c, err := NewVecCSMC(vecProb(m), tw, n)
+		c, err := NewCSMC(ssProb(m), tw, n)
 		require.NoError(t, err)
 		rng := rand.New(rand.NewPCG(7, uint64(n)))
 		c.Sweep(rng, false)
@@ -71,8 +72,8 @@ func TestVecCSMCInvariance(t *testing.T) {
 // N(0, 0.2^2)). (A proposal that ignores the dynamics altogether leaves
 // the chain invariant too, see TestVecOneSweepInvariance, but mixes along
 // the slopes too slowly for batch means.)
-func skewedAR(t *testing.T, l VectorLayout) *VecAR {
-	p, err := NewVecAR(l)
+func skewedAR(t *testing.T, l Layout) *ARProposal {
+	p, err := NewARProposal(l)
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(3, 3))
 	F := []float64{1, 1, 0, 1}
@@ -97,8 +98,8 @@ func skewedAR(t *testing.T, l VectorLayout) *VecAR {
 // dynamics with B_t slightly perturbed (sd 0.05), scales wider than the
 // transition's (0.9 for the level, 0.4 for the slope, 1.3 at the first
 // step), mildly correlated.
-func widerAR(t *testing.T, l VectorLayout) *VecAR {
-	p, err := NewVecAR(l)
+func widerAR(t *testing.T, l Layout) *ARProposal {
+	p, err := NewARProposal(l)
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(4, 4))
 	F := []float64{1, 1, 0, 1}
@@ -129,7 +130,7 @@ func TestVecCSMCARInvariance(t *testing.T) {
 	exact, _ := m.exact()
 	p := skewedAR(t, m)
 	for _, n := range []int{3, 10} {
-		c, err := NewVecCSMC(vecProb(m), p, n)
+		c, err := NewCSMC(ssProb(m), p, n)
 		require.NoError(t, err)
 		rng := rand.New(rand.NewPCG(9, uint64(n)))
 		c.Sweep(rng, false)
@@ -154,11 +155,11 @@ func TestVecCSMCARInvariance(t *testing.T) {
 func TestVecOneSweepInvariance(t *testing.T) {
 	llt := newLLT(lltY, true)
 	mix := newMixLLT(mixY)
-	tw, err := NewVecTwisted(llt)
+	tw, err := NewTwisted(llt)
 	require.NoError(t, err)
 	randomTwist(tw, rand.New(rand.NewPCG(11, 12)))
-	poor := func(l VectorLayout) *VecAR {
-		p, err := NewVecAR(l)
+	poor := func(l Layout) *ARProposal {
+		p, err := NewARProposal(l)
 		require.NoError(t, err)
 		lam := make([]float64, p.NumLambda())
 		rng := rand.New(rand.NewPCG(3, 3))
@@ -170,13 +171,13 @@ func TestVecOneSweepInvariance(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name string
-		m    VectorLayout
+		m    StateSpace
 		post *gaussMix
 		q    Family
 	}{{"twisted", llt, llt.posterior(), tw}, {"per-step", llt, llt.posterior(), poor(llt)}, {"per-step, mixture", mix, mix.posterior(), poor(mix)}} {
 		exact, _ := c.post.moments()
 		for _, n := range []int{2, 5} {
-			k, err := NewVecCSMC(vecProb(c.m), c.q, n)
+			k, err := NewCSMC(ssProb(c.m), c.q, n)
 			require.NoError(t, err)
 			rng := rand.New(rand.NewPCG(21, uint64(n)))
 			const reps = 100000
@@ -207,7 +208,7 @@ func TestVecOneSweepInvariance(t *testing.T) {
 
 // zHatRatio runs reps particle filters and returns the mean of Zhat / Z
 // and its standard error.
-func zHatRatio(c *VecCSMC, rng *rand.Rand, logZ float64, reps int) (mean, se float64) {
+func zHatRatio(c *CSMC, rng *rand.Rand, logZ float64, reps int) (mean, se float64) {
 	r := make([]float64, reps)
 	for i := range r {
 		c.Sweep(rng, false)
@@ -229,7 +230,7 @@ func zHatRatio(c *VecCSMC, rng *rand.Rand, logZ float64, reps int) (mean, se flo
 func TestVecParticleFilterEvidence(t *testing.T) {
 	llt := newLLT(lltY, true)
 	_, logZ := llt.exact()
-	tw, err := NewVecTwisted(llt)
+	tw, err := NewTwisted(llt)
 	require.NoError(t, err)
 	randomTwist(tw, rand.New(rand.NewPCG(1, 5)))
 	arL := widerAR(t, llt)
@@ -238,11 +239,11 @@ func TestVecParticleFilterEvidence(t *testing.T) {
 	arM := widerAR(t, mix)
 	for _, c := range []struct {
 		name string
-		m    VectorLayout
+		m    StateSpace
 		q    Family
 		logZ float64
 	}{{"twisted", llt, tw, logZ}, {"per-step", llt, arL, logZ}, {"per-step, mixture", mix, arM, logZmix}} {
-		k, err := NewVecCSMC(vecProb(c.m), c.q, 20)
+		k, err := NewCSMC(ssProb(c.m), c.q, 20)
 		require.NoError(t, err)
 		mean, se := zHatRatio(k, rand.New(rand.NewPCG(3, 4)), c.logZ, 20000)
 		t.Logf("%s: E[Zhat/Z] = %.4f (se %.4f)", c.name, mean, se)
@@ -250,7 +251,7 @@ func TestVecParticleFilterEvidence(t *testing.T) {
 		require.Less(t, se, 0.025)
 	}
 	// LogEvidence (the facade's) goes through the same sweep
-	est, se, err := LogEvidence(rand.New(rand.NewPCG(5, 6)), vecProb(llt), tw, 200, 20)
+	est, se, err := LogEvidence(rand.New(rand.NewPCG(5, 6)), ssProb(llt), tw, 200, 20)
 	require.NoError(t, err)
 	require.InDeltaf(t, logZ, est, 4*se+1e-3, "LogEvidence %.4f +- %.4f, exact %.4f", est, se, logZ)
 }
@@ -263,11 +264,11 @@ func TestVecParticleFilterEvidence(t *testing.T) {
 func TestVecOptimalTwistIsExact(t *testing.T) {
 	m := newLLT(lltY, false)
 	_, logZ := m.exact()
-	tw, err := NewVecTwisted(m)
+	tw, err := NewTwisted(m)
 	require.NoError(t, err)
 	nu, lam := m.optimalTwist()
 	setTwist(tw, nu, lam, 1e-12)
-	c, err := NewVecCSMC(vecProb(m), tw, 5)
+	c, err := NewCSMC(ssProb(m), tw, 5)
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(1, 1))
 	for i := 0; i < 100; i++ {
@@ -293,7 +294,7 @@ func TestVecRunLearnsOptimalTwist(t *testing.T) {
 	}
 	m := newLLT(lltY[:4], true)
 	nu, lam := m.optimalTwist()
-	p := vecProb(m)
+	p := ssProb(m)
 	spec, err := ChooseKernel("msc", p, KernelOptions{})
 	require.NoError(t, err)
 	require.Equal(t, "csmc", spec.Name)
@@ -310,7 +311,7 @@ func TestVecRunLearnsOptimalTwist(t *testing.T) {
 		release()
 		q = res.Q
 	}
-	got := res.Q.(*VecTwisted)
+	got := res.Q.(*Twisted)
 	K := m.K
 	L := make([]float64, K*K)
 	for st := range nu {
@@ -336,92 +337,88 @@ func TestVecRunLearnsOptimalTwist(t *testing.T) {
 	require.Greater(t, res.ChangeRate, 0.5)
 }
 
-// TestVecK1MatchesScalar: with K = 1 the vector sweep is the scalar one:
-// the same model, proposals with the same parameters (LogDiag = LogLambda,
-// LogDiag = LogS) and the same random streams give the same trajectories
-// and evidence estimates, up to rounding.
-func TestVecK1MatchesScalar(t *testing.T) {
-	sm := &lgssm{x: []float64{0.8, -0.4, 1.3, 0.2, -1.1, 0.5, 2.1}, phi: 0.7, q: 0.6, r: 0.5, s0: 1}
-	T := sm.Len()
-	vm := &lgvec{vlayout: vlayout{T: T, K: 1}, y: sm.x, F: []float64{sm.phi}, Lq: []float64{sm.q},
-		m0: []float64{0}, L0: []float64{sm.s0}, H: []float64{1}, r: sm.r}
+// TestK1MatchesGeneric: with K = 1 the sweep's scalar inner loop
+// (steps1.go) is the K-dimensional algebra's: the same model, proposals
+// and random streams give the same trajectories, evidence estimates and
+// recorded transition moments, up to rounding, with a shared transition
+// sd and with one per particle.
+func TestK1MatchesGeneric(t *testing.T) {
+	y := []float64{0.8, -0.4, 1.3, 0.2, -1.1, 0.5, 2.1}
+	T := len(y)
+	base := func() *lgvec {
+		return &lgvec{vlayout: vlayout{T: T, K: 1}, y: y, F: []float64{0.7}, Lq: []float64{0.6},
+			m0: []float64{0}, L0: []float64{1}, H: []float64{1}, r: 0.5}
+	}
+	hetero := base()
+	hetero.scale = func(_ int, prev []float64) float64 { return 0.3 * math.Abs(prev[0]) }
 	rng := rand.New(rand.NewPCG(5, 6))
-	tw := NewTwisted(T)
-	vtw, err := NewVecTwisted(vm)
-	require.NoError(t, err)
-	ar := NewARProposal(T)
-	vAR, err := NewVecAR(vm)
-	require.NoError(t, err)
-	for i := 0; i < T; i++ {
-		tw.Nu[i], tw.LogLambda[i] = rng.NormFloat64(), rng.NormFloat64()
-		vtw.Nu[i], vtw.LogDiag[i] = tw.Nu[i], tw.LogLambda[i]
-		ar.A[i], ar.B[i], ar.LogS[i] = rng.NormFloat64(), rng.NormFloat64(), 0.3*rng.NormFloat64()
-		vAR.A[i], vAR.B[i], vAR.LogDiag[i] = ar.A[i], ar.B[i], ar.LogS[i]
-	}
-	for _, c := range []struct {
-		name string
-		s, v Family
-	}{{"twisted", tw, vtw}, {"per-step", ar, vAR}} {
-		sk, err := NewCSMC(ssProb(&lgssmGen{sm}), c.s, 6)
+	for _, m := range []*lgvec{base(), hetero} {
+		tw, err := NewTwisted(m)
 		require.NoError(t, err)
-		vk, err := NewVecCSMC(vecProb(vm), c.v, 6)
+		ar, err := NewARProposal(m)
 		require.NoError(t, err)
-		r1, r2 := rand.New(rand.NewPCG(1, 1)), rand.New(rand.NewPCG(1, 1))
-		for it := 0; it < 300; it++ {
-			cond := it > 0
-			require.Equal(t, sk.Sweep(r1, cond), vk.Sweep(r2, cond))
-			require.InDeltaSlice(t, sk.Reference(), vk.Reference(), 1e-9, "%s: sweep %d", c.name, it)
-			require.InDelta(t, sk.LogZ, vk.LogZ, 1e-9, "%s: sweep %d", c.name, it)
-			require.InDelta(t, sk.MeanESS, vk.MeanESS, 1e-9)
-			require.Equal(t, sk.Changed, vk.Changed)
+		for i := 0; i < T; i++ {
+			tw.Nu[i], tw.LogDiag[i] = rng.NormFloat64(), rng.NormFloat64()
+			ar.A[i], ar.B[i], ar.LogDiag[i] = rng.NormFloat64(), rng.NormFloat64(), 0.3*rng.NormFloat64()
 		}
-		// and the scores at the retained trajectory
-		gs, gv := make([]float64, c.s.NumLambda()), make([]float64, c.v.NumLambda())
-		c.s.AddScore(1, sk.Reference(), gs)
-		c.v.AddScore(1, vk.Reference(), gv)
-		require.InDeltaSlice(t, gs, gv, 1e-9, c.name)
-	}
-}
-
-// lgssmGen is lgssm with its transition density (a GeneralStateSpace too).
-type lgssmGen struct{ *lgssm }
-
-func (m *lgssmGen) TransitionLogDensity(t int, prev, cur, out []float64) {
-	for i, z := range cur {
-		if t == 0 {
-			out[i] = normLogPdf(z, 0, m.s0)
-		} else {
-			out[i] = normLogPdf(z, m.phi*prev[i], m.q)
+		for _, q := range []Family{tw, ar} {
+			q2 := q.Clone()
+			fast, err := NewCSMC(ssProb(m), q, 6)
+			require.NoError(t, err)
+			slow, err := NewCSMC(ssProb(m), q2, 6)
+			require.NoError(t, err)
+			switch p := slow.p.(type) {
+			case *twistedSteps:
+				p.generic = true
+			case *arSteps:
+				p.generic = true
+			}
+			r1, r2 := rand.New(rand.NewPCG(1, 1)), rand.New(rand.NewPCG(1, 1))
+			for it := 0; it < 300; it++ {
+				cond := it > 0
+				require.Equal(t, fast.Sweep(r1, cond), slow.Sweep(r2, cond))
+				require.InDeltaSlice(t, slow.Reference(), fast.Reference(), 1e-9, "%s: sweep %d", q.Name(), it)
+				require.InDelta(t, slow.LogZ, fast.LogZ, 1e-9, "%s: sweep %d", q.Name(), it)
+				require.InDelta(t, slow.MeanESS, fast.MeanESS, 1e-9)
+				require.Equal(t, slow.Changed, fast.Changed)
+				if tw, ok := q.(*Twisted); ok {
+					require.InDeltaSlice(t, q2.(*Twisted).path, tw.path, 1e-12)
+				}
+			}
 		}
 	}
 }
 
-// TestVecTwistedSharedMatchesPerParticle: computing the proposal's factors
+// TestTwistedSharedMatchesPerParticle: computing the proposal's factors
 // once per step when every particle has the same transition covariance
-// gives the same sweeps, to the bit, as computing them per particle.
-func TestVecTwistedSharedMatchesPerParticle(t *testing.T) {
-	m := newLLT(lltY, true)
-	tw, err := NewVecTwisted(m)
-	require.NoError(t, err)
-	randomTwist(tw, rand.New(rand.NewPCG(2, 2)))
-	fast, err := NewVecCSMC(vecProb(m), tw, 6)
-	require.NoError(t, err)
-	tw2 := tw.Clone().(*VecTwisted)
-	slow, err := NewVecCSMC(vecProb(m), tw2, 6)
-	require.NoError(t, err)
-	slow.p.(*vecTwistedSteps).perParticle = true
-	r1, r2 := rand.New(rand.NewPCG(1, 1)), rand.New(rand.NewPCG(1, 1))
-	g1, g2 := make([]float64, tw.NumLambda()), make([]float64, tw.NumLambda())
-	for it := 0; it < 200; it++ {
-		cond := it > 0
-		require.Equal(t, fast.Sweep(r1, cond), slow.Sweep(r2, cond))
-		require.Equal(t, fast.Reference(), slow.Reference(), "sweep %d", it)
-		require.Equal(t, math.Float64bits(fast.LogZ), math.Float64bits(slow.LogZ), "sweep %d", it)
-		require.Equal(t, tw.path, tw2.path)
+// gives the same sweeps, to the bit, as computing them per particle, with
+// K = 2 and with the scalar inner loop (K = 1).
+func TestTwistedSharedMatchesPerParticle(t *testing.T) {
+	k1 := &lgvec{vlayout: vlayout{T: 7, K: 1}, y: []float64{0.8, -0.4, 1.3, 0.2, -1.1, 0.5, 2.1},
+		F: []float64{0.7}, Lq: []float64{0.6}, m0: []float64{0}, L0: []float64{1}, H: []float64{1}, r: 0.5}
+	for _, m := range []*lgvec{newLLT(lltY, true), k1} {
+		tw, err := NewTwisted(m)
+		require.NoError(t, err)
+		randomTwist(tw, rand.New(rand.NewPCG(2, 2)))
+		fast, err := NewCSMC(ssProb(m), tw, 6)
+		require.NoError(t, err)
+		tw2 := tw.Clone().(*Twisted)
+		slow, err := NewCSMC(ssProb(m), tw2, 6)
+		require.NoError(t, err)
+		slow.p.(*twistedSteps).perParticle = true
+		r1, r2 := rand.New(rand.NewPCG(1, 1)), rand.New(rand.NewPCG(1, 1))
+		g1, g2 := make([]float64, tw.NumLambda()), make([]float64, tw.NumLambda())
+		for it := 0; it < 200; it++ {
+			cond := it > 0
+			require.Equal(t, fast.Sweep(r1, cond), slow.Sweep(r2, cond))
+			require.Equal(t, fast.Reference(), slow.Reference(), "K = %d, sweep %d", m.K, it)
+			require.Equal(t, math.Float64bits(fast.LogZ), math.Float64bits(slow.LogZ), "K = %d, sweep %d", m.K, it)
+			require.Equal(t, tw.path, tw2.path)
+		}
+		tw.AddScore(1, fast.Reference(), g1)
+		tw2.AddScore(1, slow.Reference(), g2)
+		require.Equal(t, g1, g2)
 	}
-	tw.AddScore(1, fast.Reference(), g1)
-	tw2.AddScore(1, slow.Reference(), g2)
-	require.Equal(t, g1, g2)
 }
 
 // logNormal is log N(x; mu, C) by gonum, for the reference log q.
@@ -443,7 +440,7 @@ func logNormal(x, mu []float64, C *mat.SymDense) float64 {
 // directly: at each step the model's transition at the previous state,
 // Lambda_t from the documented parameterisation, and the Gaussian
 // N(P^-1 (S^-1 m + nu), P^-1), P = S^-1 + Lambda, by gonum.
-func refLogQTwisted(m *lgvec, tw *VecTwisted, z []float64) float64 {
+func refLogQTwisted(m *lgvec, tw *Twisted, z []float64) float64 {
 	T, K := m.T, m.K
 	lp := 0.0
 	prev := make([]float64, K)
@@ -492,7 +489,7 @@ func refLogQTwisted(m *lgvec, tw *VecTwisted, z []float64) float64 {
 }
 
 // refLogQAR is log q(z) of the vector per-step proposal, by gonum.
-func refLogQAR(l vlayout, p *VecAR, z []float64) float64 {
+func refLogQAR(l vlayout, p *ARProposal, z []float64) float64 {
 	T, K := l.T, l.K
 	lp := 0.0
 	prev := make([]float64, K)
@@ -524,31 +521,37 @@ func refLogQAR(l vlayout, p *VecAR, z []float64) float64 {
 	return lp
 }
 
-// TestVecScores: AddScore of both vector proposals equals central finite
+// TestVecScores: AddScore of both proposals equals central finite
 // differences of log q computed directly (gonum) in every parameter, at a
-// retained trajectory of a K = 3 model whose transition covariance
-// depends on the previous state (so the factor recorded along the
-// trajectory is each particle's own).
+// retained trajectory of a K = 3 and a K = 1 model whose transition
+// covariance depends on the previous state (so the factor recorded along
+// the trajectory is each particle's own).
 func TestVecScores(t *testing.T) {
-	const K, T = 3, 4
-	m := &lgvec{vlayout: vlayout{T: T, K: K, colMajor: true}, y: []float64{0.5, -0.2, 1.1, 0.7},
+	scale := func(_ int, prev []float64) float64 { return 0.3 * math.Abs(prev[0]) }
+	y := []float64{0.5, -0.2, 1.1, 0.7}
+	for _, m := range []*lgvec{{vlayout: vlayout{T: 4, K: 3, colMajor: true}, y: y,
 		F:  []float64{0.9, 0.2, 0, -0.1, 0.8, 0.3, 0, 0.1, 0.7},
 		Lq: []float64{0.5, 0, 0, 0.1, 0.4, 0, -0.2, 0.1, 0.6},
 		m0: []float64{0, 0.5, -0.5}, L0: []float64{1, 0, 0, 0.2, 0.9, 0, 0.1, -0.3, 0.8},
-		H: []float64{1, 0.5, -0.5}, r: 0.7,
-		scale: func(_ int, prev []float64) float64 { return 0.3 * math.Abs(prev[0]) },
+		H: []float64{1, 0.5, -0.5}, r: 0.7, scale: scale,
+	}, {vlayout: vlayout{T: 4, K: 1}, y: y, F: []float64{0.9}, Lq: []float64{0.5}, m0: []float64{0.2}, L0: []float64{1},
+		H: []float64{1}, r: 0.7, scale: scale}} { // K = 1: the scalar scores (steps1.go)
+		vecScores(t, m)
 	}
+}
+
+func vecScores(t *testing.T, m *lgvec) {
 	rng := rand.New(rand.NewPCG(4, 4))
-	tw, err := NewVecTwisted(m)
+	tw, err := NewTwisted(m)
 	require.NoError(t, err)
 	randomTwist(tw, rng)
-	c, err := NewVecCSMC(vecProb(m), tw, 8)
+	c, err := NewCSMC(ssProb(m), tw, 8)
 	require.NoError(t, err)
 	c.Sweep(rng, false)
 	for i := 0; i < 20; i++ {
 		c.Sweep(rng, true)
 	}
-	require.False(t, c.p.(*vecTwistedSteps).shared[1])
+	require.False(t, c.p.(*twistedSteps).shared[1])
 	z := append([]float64(nil), c.Reference()...)
 	fd := func(q Family, logq func() float64) {
 		lam := make([]float64, q.NumLambda())
@@ -570,7 +573,7 @@ func TestVecScores(t *testing.T) {
 	}
 	fd(tw, func() float64 { return refLogQTwisted(m, tw, z) })
 
-	ar, err := NewVecAR(m)
+	ar, err := NewARProposal(m)
 	require.NoError(t, err)
 	lam := make([]float64, ar.NumLambda())
 	for i := range lam {
@@ -586,15 +589,15 @@ func TestVecScores(t *testing.T) {
 // proposals are not offered, and the messages are unchanged.
 func TestVecProblemCapabilities(t *testing.T) {
 	m := newLLT(lltY, true)
-	p := vecProb(m)
-	require.Equal(t, CapVectorStateSpace|CapVectorGaussian, p.Has())
+	p := ssProb(m)
+	require.Equal(t, CapStateSpace|CapGaussianTransition|CapTransitionDensity, p.Has())
 	for _, name := range []string{"csmc", "smc"} {
 		spec, ok := LookupKernel(name)
 		require.True(t, ok)
 		require.NoError(t, spec.Check(p, KernelOptions{}))
 		q, err := NewProposal(p)
 		require.NoError(t, err)
-		require.IsType(t, &VecTwisted{}, q)
+		require.IsType(t, &Twisted{}, q)
 		k, release, err := NewKernel(spec, p, q, 10, KernelOptions{})
 		require.NoError(t, err)
 		release()
@@ -607,27 +610,23 @@ func TestVecProblemCapabilities(t *testing.T) {
 	spec, err := ChooseKernel("msc", p, KernelOptions{})
 	require.NoError(t, err)
 	require.Equal(t, "csmc", spec.Name)
-	require.Error(t, p.Check("the twisted-gaussian proposal", CapGaussianTransition))
-	require.Error(t, p.Check("the per-step-gaussian proposal", CapStateSpace))
 
-	mp := vecProb(newMixLLT(mixY))
-	require.Equal(t, CapVectorStateSpace, mp.Has())
+	mp := ssProb(newMixLLT(mixY))
+	require.Equal(t, CapStateSpace|CapTransitionDensity, mp.Has())
 	q, err := NewProposal(mp)
 	require.NoError(t, err)
-	require.IsType(t, &VecAR{}, q)
-	_, err = NewVecCSMC(mp, mustVecTwisted(t, m), 5)
-	require.ErrorContains(t, err, "needs a vector state-space structure with a Gaussian transition")
+	require.IsType(t, &ARProposal{}, q)
+	_, err = NewCSMC(mp, mustTwisted(t, m), 5)
+	require.ErrorContains(t, err, "needs a state-space structure with a Gaussian transition")
 
 	// the scalar model is unaffected
 	sp := ssProb(&lgssm{x: []float64{0.8, -0.4, 1.3}, phi: 0.7, q: 0.6, r: 0.5, s0: 1})
 	q, err = NewProposal(sp)
 	require.NoError(t, err)
 	require.IsType(t, &Twisted{}, q)
-	require.Equal(t, "a state-space structure", CapAnyStateSpace.String())
-	require.Equal(t, "a state-space structure with vector states", CapVectorStateSpace.String())
 
 	// a layout that is not one-to-one
-	_, err = NewVecTwisted(badLayout{})
+	_, err = NewTwisted(badLayout{})
 	require.ErrorContains(t, err, "not one-to-one")
 }
 
@@ -637,8 +636,8 @@ func (badLayout) Len() int           { return 3 }
 func (badLayout) StateDim() int      { return 2 }
 func (badLayout) Index(t, k int) int { return t }
 
-func mustVecTwisted(t *testing.T, l VectorLayout) *VecTwisted {
-	tw, err := NewVecTwisted(l)
+func mustTwisted(t *testing.T, l Layout) *Twisted {
+	tw, err := NewTwisted(l)
 	require.NoError(t, err)
 	return tw
 }
@@ -649,14 +648,14 @@ func mustVecTwisted(t *testing.T, l VectorLayout) *VecTwisted {
 // allocates, so the per-step proposal runs on a model that does not).
 func TestVecStepNoAllocs(t *testing.T) {
 	llt := newLLT(lltY, true)
-	tw, err := NewVecTwisted(llt)
+	tw, err := NewTwisted(llt)
 	require.NoError(t, err)
-	ar, err := NewVecAR(llt)
+	ar, err := NewARProposal(llt)
 	require.NoError(t, err)
 	for _, c := range []struct {
 		p *Problem
 		q Family
-	}{{vecProb(llt), tw}, {&Problem{Dim: 10, VectorGeneral: noAllocGeneral{llt}}, ar}} {
+	}{{ssProb(llt), tw}, {ssProb(noAllocGeneral{llt}), ar}} {
 		k, err := NewSMCKernel(c.p, c.q, 10, true)
 		require.NoError(t, err)
 		rng := rand.New(rand.NewPCG(1, 1))
@@ -699,11 +698,11 @@ func BenchmarkVecCSMCSweep(b *testing.B) {
 		y[t] = lv + 0.5*rng.NormFloat64()
 	}
 	m := newLLT(y, true)
-	tw, err := NewVecTwisted(m)
+	tw, err := NewTwisted(m)
 	if err != nil {
 		b.Fatal(err)
 	}
-	c, err := NewVecCSMC(vecProb(m), tw, N)
+	c, err := NewCSMC(ssProb(m), tw, N)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -714,4 +713,38 @@ func BenchmarkVecCSMCSweep(b *testing.B) {
 		c.Sweep(rng, true)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(T*N), "ns/particle-step")
+}
+
+// LambdaMatrix writes Lambda_t (K x K, row-major) into dst.
+func (tw *Twisted) LambdaMatrix(t int, dst []float64) {
+	R := make([]float64, tw.K*tw.K)
+	tw.factorR(t, R)
+	smallmat.LowerLT(R, dst, tw.K)
+}
+
+// BenchmarkK1Sweep: one conditional sweep of a scalar AR(1) state (T =
+// 2000, N = 10) through the K = 1 inner loop and through the
+// K-dimensional algebra (the twisted proposal).
+func BenchmarkK1Sweep(b *testing.B) {
+	const T, N = 2000, 10
+	rng := rand.New(rand.NewPCG(1, 1))
+	y := make([]float64, T)
+	for t := range y {
+		y[t] = rng.NormFloat64()
+	}
+	m := &lgvec{vlayout: vlayout{T: T, K: 1}, y: y, F: []float64{0.9}, Lq: []float64{0.5}, m0: []float64{0}, L0: []float64{1}, H: []float64{1}, r: 0.7}
+	for _, generic := range []bool{false, true} {
+		b.Run(map[bool]string{false: "scalar", true: "generic"}[generic], func(b *testing.B) {
+			tw, err := NewTwisted(m)
+			require.NoError(b, err)
+			c, err := NewCSMC(ssProb(m), tw, N)
+			require.NoError(b, err)
+			c.p.(*twistedSteps).generic = generic
+			c.Sweep(rng, false)
+			b.ReportAllocs()
+			for b.Loop() {
+				c.Sweep(rng, true)
+			}
+		})
+	}
 }

@@ -1,15 +1,11 @@
-package msc
+package smallmat
 
 import "math"
 
-// Small dense matrices for the vector state-space proposals: K x K,
-// row-major, K the state dimension (a handful). Lower-triangular matrices
-// keep zeros above the diagonal.
-
-// cholLower replaces the symmetric positive-definite a (its lower triangle
+// CholLower replaces the symmetric positive-definite a (its lower triangle
 // is read) by its lower Cholesky factor, zeroing the upper triangle, and
 // reports false when a is not positive definite.
-func cholLower(a []float64, K int) bool {
+func CholLower(a []float64, K int) bool {
 	for j := 0; j < K; j++ {
 		d := a[j*K+j]
 		for l := 0; l < j; l++ {
@@ -34,10 +30,10 @@ func cholLower(a []float64, K int) bool {
 	return true
 }
 
-// invLower writes the inverse of the lower-triangular L (K x K, upper
+// InvLower writes the inverse of the lower-triangular L (K x K, upper
 // triangle not read) into dst, lower triangular, and returns
 // log det L = sum log L_kk.
-func invLower(L, dst []float64, K int) float64 {
+func InvLower(L, dst []float64, K int) float64 {
 	det := 1.0
 	for j := 0; j < K; j++ {
 		d := L[j*K+j]
@@ -71,9 +67,9 @@ func logDiagSum(M []float64, det float64, K int) float64 {
 	return s
 }
 
-// lowerTL writes M' M for the lower-triangular M into dst (symmetric, both
+// LowerTL writes M' M for the lower-triangular M into dst (symmetric, both
 // triangles).
-func lowerTL(M, dst []float64, K int) {
+func LowerTL(M, dst []float64, K int) {
 	for i := 0; i < K; i++ {
 		for j := 0; j <= i; j++ {
 			s := 0.0
@@ -85,9 +81,9 @@ func lowerTL(M, dst []float64, K int) {
 	}
 }
 
-// lowerLT writes M M' for the lower-triangular M into dst (symmetric,
+// LowerLT writes M M' for the lower-triangular M into dst (symmetric,
 // both triangles).
-func lowerLT(M, dst []float64, K int) {
+func LowerLT(M, dst []float64, K int) {
 	for i := 0; i < K; i++ {
 		for j := 0; j <= i; j++ {
 			s := 0.0
@@ -99,8 +95,8 @@ func lowerLT(M, dst []float64, K int) {
 	}
 }
 
-// lowerMulVec writes M x for the lower-triangular M into dst (not x).
-func lowerMulVec(M, x, dst []float64, K int) {
+// LowerMulVec writes M x for the lower-triangular M into dst (not x).
+func LowerMulVec(M, x, dst []float64, K int) {
 	if K == 2 {
 		x0, x1 := x[0], x[1]
 		dst[0] = M[0] * x0
@@ -116,8 +112,8 @@ func lowerMulVec(M, x, dst []float64, K int) {
 	}
 }
 
-// lowerTMulVec writes M' x for the lower-triangular M into dst (not x).
-func lowerTMulVec(M, x, dst []float64, K int) {
+// LowerTMulVec writes M' x for the lower-triangular M into dst (not x).
+func LowerTMulVec(M, x, dst []float64, K int) {
 	if K == 2 {
 		x0, x1 := x[0], x[1]
 		dst[0] = M[0]*x0 + M[2]*x1
@@ -133,8 +129,8 @@ func lowerTMulVec(M, x, dst []float64, K int) {
 	}
 }
 
-// symMulVec writes S x for the symmetric (full) S into dst (not x).
-func symMulVec(S, x, dst []float64, K int) {
+// SymMulVec writes S x for the symmetric (full) S into dst (not x).
+func SymMulVec(S, x, dst []float64, K int) {
 	if K == 2 {
 		x0, x1 := x[0], x[1]
 		dst[0] = S[0]*x0 + S[1]*x1
@@ -150,7 +146,7 @@ func symMulVec(S, x, dst []float64, K int) {
 	}
 }
 
-func dot(a, b []float64) float64 {
+func Dot(a, b []float64) float64 {
 	s := 0.0
 	for i, v := range a {
 		s += v * b[i]
