@@ -115,7 +115,7 @@ func evidence(rng *rand.Rand, comp *lower.Compiled, p *msc.Problem, q msc.Family
 		if err != nil {
 			return nil, err
 		}
-		r.LogEvidence += comp.ConstLogDensity()
+		r.LogEvidence += lower.ConstLogDensity(comp)
 	} else {
 		sq, ok := q.(msc.Sampler)
 		if !ok {

@@ -393,8 +393,8 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 			f.Summary.Warnings = append([]string{o.familyNote}, f.Summary.Warnings...)
 		}
 	}
-	if kernel.StateSpace && !m.Comp.Structure().GaussianTransition {
-		f.Summary.Warnings = append(f.Summary.Warnings, fmt.Sprintf("the %s transition is not Gaussian, so the proposal is a per-step Gaussian N(a_t + b_t z[t-1], s_t^2) instead of the twisted one", m.Comp.Structure().Transition))
+	if kernel.StateSpace && !lower.StructureOf(m.Comp).GaussianTransition {
+		f.Summary.Warnings = append(f.Summary.Warnings, fmt.Sprintf("the %s transition is not Gaussian, so the proposal is a per-step Gaussian N(a_t + b_t z[t-1], s_t^2) instead of the twisted one", lower.StructureOf(m.Comp).Transition))
 	}
 	return f, nil
 }
@@ -566,7 +566,7 @@ func (f *Fitted) check(o *plan) error {
 	// a particle filter with the learned proposal: 10 S particles, 4 repeats
 	logZ, se, err := msc.LogEvidence(rng, f.problem, f.Q, 10*f.Settings.Samples, 4)
 	if err == nil {
-		f.evidence = &EvidenceResult{LogEvidence: logZ + comp.ConstLogDensity(), SE: se}
+		f.evidence = &EvidenceResult{LogEvidence: logZ + lower.ConstLogDensity(comp), SE: se}
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mscppl/mscppl/ir/lower"
 	"github.com/mscppl/mscppl/ir/structure"
 )
 
@@ -39,7 +40,7 @@ func TestEvidenceAddsDataOnlyFactors(t *testing.T) {
 		src := []byte(strings.Replace(ssmModel, "EXTRA", extra, 1))
 		m, err := LoadSource("ssm.msc", src, csv)
 		require.NoError(t, err)
-		require.True(t, m.Comp.Structure().StateSpace)
+		require.True(t, lower.StructureOf(m.Comp).StateSpace)
 		return m
 	}
 	base, more := load(""), load("y0 ~ normal(0, 1)")

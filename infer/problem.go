@@ -87,14 +87,14 @@ func newProblem(c *lower.Compiled) *msc.Problem {
 	if lower.PriorError(c) == nil {
 		p.Prior = c
 	}
-	switch st := c.Structure(); {
-	case c.StateSpace() != nil:
-		p.StateSpace = stateSpace(scalarState{c.StateSpace()}, st.GaussianTransition)
-	case c.VectorStateSpace() != nil:
-		vs := c.VectorStateSpace()
+	switch st := lower.StructureOf(c); {
+	case lower.StateSpaceOf(c) != nil:
+		p.StateSpace = stateSpace(scalarState{lower.StateSpaceOf(c)}, st.GaussianTransition)
+	case lower.VectorStateSpaceOf(c) != nil:
+		vs := lower.VectorStateSpaceOf(c)
 		p.StateSpace = stateSpace(vs, vs.GaussianTransition())
-	case c.StaticStateSpace() != nil:
-		p.Statics = staticView{c.StaticStateSpace(), st.GaussianTransition}
+	case lower.StaticStateSpaceOf(c) != nil:
+		p.Statics = staticView{lower.StaticStateSpaceOf(c), st.GaussianTransition}
 	default:
 		p.NotStateSpace = st.String()
 	}

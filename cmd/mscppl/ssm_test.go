@@ -2,13 +2,15 @@ package main
 
 import (
 	"fmt"
-	"github.com/mscppl/mscppl/infer"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mscppl/mscppl/infer"
+	"github.com/mscppl/mscppl/ir/lower"
 
 	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/stretchr/testify/require"
@@ -91,7 +93,7 @@ func TestLGSSMAgainstKalman(t *testing.T) {
 	dir, x := lgssmData(t, 60)
 	lm := loaded(nil, filepath.Join(dir, "lgssm.msc"), filepath.Join(dir, "x.csv"))
 	comp := lm.Comp
-	require.True(t, comp.Structure().StateSpace)
+	require.True(t, lower.StructureOf(comp).StateSpace)
 	phi := 0.3 // the param's initial value
 	ll, smooth := kalman(x, phi)
 

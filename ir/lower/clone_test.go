@@ -83,7 +83,7 @@ func cloneCase(t *testing.T, i int) *Compiled {
 		require.Truef(t, names[name], "the tape has no %s op", name)
 	}
 	if strings.HasPrefix(c.name, "state space") || strings.HasPrefix(c.name, "vector state") {
-		kinds := []bool{comp.StateSpace() != nil, comp.StaticStateSpace() != nil, comp.VectorStateSpace() != nil}
+		kinds := []bool{StateSpaceOf(comp) != nil, StaticStateSpaceOf(comp) != nil, VectorStateSpaceOf(comp) != nil}
 		want := []bool{c.name == "state space", strings.Contains(c.name, "statics"), strings.HasPrefix(c.name, "vector")}
 		require.Equal(t, want, kinds, "scalar state, statics, vector state")
 	}
@@ -125,13 +125,13 @@ func evalAt(c *Compiled, z [][]float64, seed uint64) []uint64 {
 		add(x...)
 	}
 	switch { // a state-space model's steps, over two particles
-	case c.StateSpace() != nil:
-		add(stepsAt(c.StateSpace(), 1, z)...)
-	case c.VectorStateSpace() != nil:
-		v := c.VectorStateSpace()
+	case StateSpaceOf(c) != nil:
+		add(stepsAt(StateSpaceOf(c), 1, z)...)
+	case VectorStateSpaceOf(c) != nil:
+		v := VectorStateSpaceOf(c)
 		add(stepsAt(v, v.StateDim(), z)...)
-	case c.StaticStateSpace() != nil:
-		sv := c.StaticStateSpace()
+	case StaticStateSpaceOf(c) != nil:
+		sv := StaticStateSpaceOf(c)
 		sv.SetStatics(z[0][:len(sv.Statics())])
 		add(stepsAt(sv.StateSpace(), 1, z)...)
 	}

@@ -989,6 +989,8 @@ func (c *Compiled) Reserve(n int) {
 // costs no memory more.
 func Reserved(c *Compiled) int { return c.maxBatch }
 
+// Load puts z, batch rows of unconstrained latents, on the graph's input
+// (the GLM recogniser evaluates nodes of its own after it).
 func Load(c *Compiled, z []float64, batch int) {
 	d := c.Model.LatentDim
 	if d == 0 {

@@ -19,7 +19,7 @@ func TestConditionalOperator(t *testing.T) {
 	a := compile(t, "data { x: vector[T] }\nlatent { z: vector[T] }\nmodel {\n for t in 1..T { z[t] ~ normal(t > 1 ? 0.9 * z[t - 1] : 0, t == 1 ? 2 : 1) }\n for t in 1..T { x[t] ~ normal(z[t], 0.5) }\n}", csv)
 	b := compile(t, "data { x: vector[T] }\nlatent { z: vector[T] }\nmodel {\n z[1] ~ normal(0, 2)\n for t in 2..T { z[t] ~ normal(0.9 * z[t - 1], 1) }\n for t in 1..T { x[t] ~ normal(z[t], 0.5) }\n}", csv)
 	sameLogJoint(t, a, b, 0)
-	require.True(t, a.Structure().StateSpace, a.Structure().Reason)
+	require.True(t, StructureOf(a).StateSpace, StructureOf(a).Reason)
 
 	// on a latent: the branch taken, value and gradient (and a branch that
 	// is -Inf or NaN where it is not taken does not spoil either)

@@ -31,8 +31,8 @@
 //
 // While compiling, Compile records which unconstrained latent positions
 // each term of the log joint depends on and which ones it draws; that is
-// how it detects a state-space model (Structure, StateSpace,
-// VectorStateSpace, StaticStateSpace), whose time steps are then
+// how it detects a state-space model (StructureOf, StateSpaceOf,
+// VectorStateSpaceOf, StaticStateSpaceOf), whose time steps are then
 // compiled, on first use and where they can be, into step programs
 // evaluated over all particles at once (ssm_fast.go). CompileExpr compiles
 // an expression over a compiled model, for the REPL.

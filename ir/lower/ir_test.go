@@ -123,7 +123,7 @@ func f64(x float64) string { return strings.TrimRight(strings.TrimRight(strconvF
 func TestGradientsAgainstFiniteDifferences(t *testing.T) {
 	src := "data { x: vector[T] }\nparam {\n sigma2: real<lower=0> = 0.3\n phi: real<lower=-1, upper=1> = 0.6\n mu: real = 0.2\n}\nlatent { z: vector[T] }\nmodel {\n z[1] ~ normal(mu, sqrt(sigma2 / (1 - phi^2)))\n for t in 2..T {\n  z[t] ~ normal(mu + phi * (z[t-1] - mu), sqrt(sigma2))\n }\n for t in 1..T {\n  x[t] ~ normal(0, exp(z[t] / 2))\n }\n}\n"
 	c := compile(t, src, "x\n0.5\n-1.2\n0.3\n2.2\n")
-	require.True(t, c.Structure().StateSpace, c.Structure().String())
+	require.True(t, StructureOf(c).StateSpace, StructureOf(c).String())
 	z := []float64{0.1, -0.4, 0.8, 0.3}
 	g := make([]float64, 4)
 	c.GradLogJoint(z, g)
@@ -160,16 +160,16 @@ func TestGradientsAgainstFiniteDifferences(t *testing.T) {
 func TestStructureDetection(t *testing.T) {
 	sv := "data { x: vector[T] }\nlatent { z: vector[T] }\nmodel {\n z[1] ~ normal(0, 1)\n for t in 2..T { z[t] ~ normal(0.9 * z[t-1], 0.3) }\n for t in 1..T { x[t] ~ normal(z[t], 1) }\n}\n"
 	c := compile(t, sv, "x\n1\n2\n3\n")
-	require.Equal(t, "state-space: z over t = 1..3, Gaussian transition: CSMC with twisted Gaussian proposals", c.Structure().String())
+	require.Equal(t, "state-space: z over t = 1..3, Gaussian transition: CSMC with twisted Gaussian proposals", StructureOf(c).String())
 	heavy := strings.Replace(sv, "z[t] ~ normal(0.9 * z[t-1], 0.3)", "z[t] ~ student_t(4, 0.9 * z[t-1], 0.3)", 1)
 	c = compile(t, heavy, "x\n1\n2\n3\n")
-	require.True(t, c.Structure().StateSpace)
-	require.False(t, c.Structure().GaussianTransition)
-	require.Contains(t, c.Structure().String(), "student_t transition, not Gaussian: CSMC with per-step Gaussian proposals")
+	require.True(t, StructureOf(c).StateSpace)
+	require.False(t, StructureOf(c).GaussianTransition)
+	require.Contains(t, StructureOf(c).String(), "student_t transition, not Gaussian: CSMC with per-step Gaussian proposals")
 	// the transition density of the compiled model is the Student-t's
 	out := make([]float64, 2)
-	c.StateSpace().ReserveParticles(2)
-	c.StateSpace().TransitionLogDensity(1, []float64{0.5, -1}, []float64{0.2, 0.3}, out)
+	StateSpaceOf(c).ReserveParticles(2)
+	StateSpaceOf(c).TransitionLogDensity(1, []float64{0.5, -1}, []float64{0.2, 0.3}, out)
 	for i, pr := range []float64{0.5, -1} {
 		cur := []float64{0.2, 0.3}[i]
 		z := (cur - 0.9*pr) / 0.3
@@ -180,12 +180,12 @@ func TestStructureDetection(t *testing.T) {
 	}
 	notMarkov := strings.Replace(sv, "0.9 * z[t-1]", "0.9 * z[1]", 1)
 	c = compile(t, notMarkov, "x\n1\n2\n3\n")
-	require.False(t, c.Structure().StateSpace)
-	require.Contains(t, c.Structure().Reason, "depends on z[1]")
+	require.False(t, StructureOf(c).StateSpace)
+	require.Contains(t, StructureOf(c).Reason, "depends on z[1]")
 	twoObs := strings.Replace(sv, "x[t] ~ normal(z[t], 1)", "x[t] ~ normal(z[t] + z[1], 1)", 1)
 	c = compile(t, twoObs, "x\n1\n2\n3\n")
-	require.False(t, c.Structure().StateSpace)
-	require.Contains(t, c.Structure().Reason, "depends on both")
+	require.False(t, StructureOf(c).StateSpace)
+	require.Contains(t, StructureOf(c).Reason, "depends on both")
 }
 
 func TestCheckErrors(t *testing.T) {

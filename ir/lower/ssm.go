@@ -228,11 +228,11 @@ type StateSpace struct {
 	fast  *ssmFast // the step templates (nil: the generic path)
 }
 
-// StateSpace returns the model's state-space structure when its latents
+// StateSpaceOf returns the model's state-space structure when its latents
 // are exactly the state trajectory (found on the model, or on its view when
-// statements are vectorised over the state), or nil (Structure says why;
-// with static latents see StaticStateSpace).
-func (c *Compiled) StateSpace() *StateSpace {
+// statements are vectorised over the state), or nil (StructureOf says why;
+// with static latents see StaticStateSpaceOf).
+func StateSpaceOf(c *Compiled) *StateSpace {
 	if c.sv != nil {
 		if len(c.sv.statics) > 0 {
 			return nil
@@ -246,9 +246,9 @@ func (c *Compiled) StateSpace() *StateSpace {
 // beside its state: the state-space view evaluates at the statics last set.
 type StaticView struct{ c *Compiled }
 
-// StaticStateSpace returns the model's state-space structure given its
+// StaticStateSpaceOf returns the model's state-space structure given its
 // static latents, or nil when the model has none.
-func (c *Compiled) StaticStateSpace() *StaticView {
+func StaticStateSpaceOf(c *Compiled) *StaticView {
 	if c.sv == nil || len(c.sv.statics) == 0 {
 		return nil
 	}
@@ -276,7 +276,7 @@ func (s *StaticView) StateSpace() *StateSpace { return s.c.sv.view.ssm }
 // constant in z. A state-space model's log joint at z is the sum over t of
 // TransitionLogDensity and ObsLogDensity plus ConstLogDensity, so the
 // evidence of a particle filter must include it.
-func (c *Compiled) ConstLogDensity() float64 {
+func ConstLogDensity(c *Compiled) float64 {
 	if len(c.constTerms) == 0 {
 		return 0
 	}
@@ -296,8 +296,8 @@ func (c *Compiled) ConstLogDensity() float64 {
 	return s
 }
 
-// Structure reports the detected structure.
-func (c *Compiled) Structure() Structure { return c.structure }
+// StructureOf reports the detected structure of c.
+func StructureOf(c *Compiled) Structure { return c.structure }
 
 // Len is the number of time steps.
 func (s *StateSpace) Len() int { return len(s.steps) }

@@ -123,16 +123,16 @@ func closeTo(t *testing.T, want, got, tol float64, msg string, args ...any) {
 // GradParams along trajectories (to 1e-12), at several params.
 func checkFastPath(t *testing.T, c *Compiled, maxTemplates int, exact bool) {
 	t.Helper()
-	require.True(t, c.Structure().StateSpace, c.Structure().String())
+	require.True(t, StructureOf(c).StateSpace, StructureOf(c).String())
 	f := c.ssm.fastSteps()
 	require.NotNil(t, f, "the fast path was not built")
 	require.LessOrEqual(t, len(f.tpls), maxTemplates)
 	require.Equal(t, exact, f.grad.Exact, "exact gradient order")
 	const N = 7
-	c.StateSpace().ReserveParticles(N)
-	T := c.StateSpace().Len()
+	StateSpaceOf(c).ReserveParticles(N)
+	T := StateSpaceOf(c).Len()
 	rng := rand.New(rand.NewPCG(3, 4))
-	gauss := c.Structure().GaussianTransition
+	gauss := StructureOf(c).GaussianTransition
 	prev, cur := make([]float64, N), make([]float64, N)
 	a1, b1, a2, b2 := make([]float64, N), make([]float64, N), make([]float64, N), make([]float64, N)
 	np := c.NumParams()
@@ -155,18 +155,18 @@ func checkFastPath(t *testing.T, c *Compiled, maxTemplates int, exact bool) {
 			}
 			if gauss {
 				c.ssm.fast = nil
-				c.StateSpace().Transition(tt, prev, a1, b1)
+				StateSpaceOf(c).Transition(tt, prev, a1, b1)
 				c.ssm.fast = f
-				c.StateSpace().Transition(tt, prev, a2, b2)
+				StateSpaceOf(c).Transition(tt, prev, a2, b2)
 				require.Equal(t, a1, a2, "transition mean at t = %d", tt)
 				require.Equal(t, b1, b2, "transition sd at t = %d", tt)
 			}
 			c.ssm.fast = nil
-			c.StateSpace().ObsLogDensity(tt, cur, a1)
-			c.StateSpace().TransitionLogDensity(tt, prev, cur, b1)
+			StateSpaceOf(c).ObsLogDensity(tt, cur, a1)
+			StateSpaceOf(c).TransitionLogDensity(tt, prev, cur, b1)
 			c.ssm.fast = f
-			c.StateSpace().ObsLogDensity(tt, cur, a2)
-			c.StateSpace().TransitionLogDensity(tt, prev, cur, b2)
+			StateSpaceOf(c).ObsLogDensity(tt, cur, a2)
+			StateSpaceOf(c).TransitionLogDensity(tt, prev, cur, b2)
 			require.Equal(t, a1, a2, "observation log density at t = %d", tt)
 			require.Equal(t, b1, b2, "transition log density at t = %d", tt)
 		}
@@ -227,7 +227,7 @@ func TestStepTemplatesMatchGraphLinearGaussian(t *testing.T) {
 func TestStepTemplatesMatchGraphGeneral(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 3))
 	c := compileCSV(t, svtSrc, map[string][]float64{"x": randomSeries(rng, 41), "y": randomSeries(rng, 41)})
-	require.False(t, c.Structure().GaussianTransition)
+	require.False(t, StructureOf(c).GaussianTransition)
 	checkFastPath(t, c, 8, true)
 }
 
@@ -248,7 +248,7 @@ func TestStepTemplatesMatchGraphSVData(t *testing.T) {
 	require.NoError(t, err)
 	c, err := Compile(m, CompileOptions{})
 	require.NoError(t, err)
-	require.Equal(t, 1974, c.StateSpace().Len())
+	require.Equal(t, 1974, StateSpaceOf(c).Len())
 	checkFastPath(t, c, 2, true)
 }
 
@@ -315,11 +315,11 @@ model {
 `
 	rng := rand.New(rand.NewPCG(1, 6))
 	c := compileCSV(t, src, map[string][]float64{"x1": randomSeries(rng, 10), "x2": randomSeries(rng, 10)})
-	require.True(t, c.Structure().StateSpace)
+	require.True(t, StructureOf(c).StateSpace)
 	require.Nil(t, c.ssm.fastSteps())
 	out := make([]float64, 3)
-	c.StateSpace().ReserveParticles(3)
-	c.StateSpace().ObsLogDensity(4, []float64{0.1, 0.2, 0.3}, out)
+	StateSpaceOf(c).ReserveParticles(3)
+	StateSpaceOf(c).ObsLogDensity(4, []float64{0.1, 0.2, 0.3}, out)
 	x := c.Model.Data[0].Value
 	for i, z := range []float64{0.1, 0.2, 0.3} {
 		closeTo(t, logNormal(x[8], z, 1)+logNormal(x[9], 2*z, 1), out[i], 1e-12, "obs")

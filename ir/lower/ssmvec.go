@@ -234,9 +234,9 @@ func stateNames(vs []*ir.Var) string {
 	return strings.Join(names, ", ")
 }
 
-// VectorStateSpace returns the model's structure when its latents are
+// VectorStateSpaceOf returns the model's structure when its latents are
 // exactly a state of several components (found on its view), or nil.
-func (c *Compiled) VectorStateSpace() *VectorStateSpace {
+func VectorStateSpaceOf(c *Compiled) *VectorStateSpace {
 	if c.sv == nil || len(c.sv.statics) > 0 {
 		return nil
 	}

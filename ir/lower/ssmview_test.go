@@ -51,7 +51,7 @@ func TestStateSpaceForms(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := compile(t, formsData+c.latent+"model {\n"+c.model+"\n}\n", csv)
-			st := m.Structure()
+			st := StructureOf(m)
 			require.True(t, st.StateSpace, st.Reason)
 			require.Equal(t, c.gaussian, st.GaussianTransition)
 			require.Equal(t, "x", st.Latent.Name)
@@ -60,11 +60,11 @@ func TestStateSpaceForms(t *testing.T) {
 			var set func([]float64)
 			var pos []int
 			if c.statics == "" {
-				ss = m.StateSpace()
+				ss = StateSpaceOf(m)
 				require.NotNil(t, ss)
 			} else {
-				require.Nil(t, m.StateSpace(), "with statics the latents are not the trajectory alone")
-				sv := m.StaticStateSpace()
+				require.Nil(t, StateSpaceOf(m), "with statics the latents are not the trajectory alone")
+				sv := StaticStateSpaceOf(m)
 				ss, set, pos = sv.StateSpace(), sv.SetStatics, sv.Statics()
 			}
 			rng := rand.New(rand.NewPCG(7, 7))
@@ -127,7 +127,7 @@ func TestNotStateSpaceNamesTheStatement(t *testing.T) {
 		{" x ~ normal(0, 1)\n target += -0.5 * dot_self(x[2:T] - x[1:(T - 1)])\n y ~ normal(x, 1)", ""},
 	} {
 		m := compile(t, formsData+latent+"model {\n phi ~ uniform(-1, 1)\n s ~ normal(0, 1)\n"+c.model+"\n}\n", csv)
-		st := m.Structure()
+		st := StructureOf(m)
 		require.False(t, st.StateSpace, c.model)
 		require.Contains(t, st.Reason, c.want, c.model)
 		if c.want != "" {
@@ -158,12 +158,12 @@ func TestVectorStateForms(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := compile(t, formsData+c.latent+"model {\n"+c.model+"\n}\n", csv)
-			st := m.Structure()
+			st := StructureOf(m)
 			require.True(t, st.StateSpace, st.Reason)
 			require.Equal(t, c.gaussian, st.GaussianTransition)
-			v := m.VectorStateSpace()
+			v := VectorStateSpaceOf(m)
 			require.NotNil(t, v)
-			require.Nil(t, m.StateSpace())
+			require.Nil(t, StateSpaceOf(m))
 			require.Equal(t, T, v.Len())
 			require.Equal(t, 2, v.StateDim())
 			K, d := v.StateDim(), m.Dim()
@@ -219,7 +219,7 @@ func TestVectorStateForms(t *testing.T) {
 		{"latent { s: real<lower=0>; u: vector[T]; w: vector[T] }\n", " s ~ normal(0, 1)\n u[1] ~ normal(0, 1)\n w[1] ~ normal(0, 1)\n for t in 2..T {\n  u[t] ~ normal(u[t - 1], s)\n  w[t] ~ normal(w[t - 1], s)\n }\n y ~ normal(u + w, 1)", "particle Gibbs takes a one-dimensional state"},
 	} {
 		m := compile(t, formsData+c.latent+"model {\n"+c.model+"\n}\n", csv)
-		st := m.Structure()
+		st := StructureOf(m)
 		require.False(t, st.StateSpace, c.model)
 		require.Contains(t, st.Reason, c.want, c.model)
 	}

@@ -41,10 +41,10 @@ func TestStateSpaceDecomposition(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			csv, w := ssmTable(T, 3)
 			c := compile(t, tc.src, csv)
-			st := c.Structure()
+			st := StructureOf(c)
 			require.True(t, st.StateSpace, st.Reason)
 			require.Equal(t, tc.gauss, st.GaussianTransition)
-			require.Equal(t, T, c.StateSpace().Len())
+			require.Equal(t, T, StateSpaceOf(c).Len())
 			rng := rand.New(rand.NewPCG(5, 6))
 			for trial := 0; trial < 5; trial++ {
 				theta := []float64{rng.NormFloat64(), 0.5 * rng.NormFloat64()}
@@ -55,17 +55,17 @@ func TestStateSpaceDecomposition(t *testing.T) {
 				}
 				var joint [1]float64
 				c.LogJoint(z, joint[:])
-				c.StateSpace().ReserveParticles(1)
-				sum := c.ConstLogDensity()
+				StateSpaceOf(c).ReserveParticles(1)
+				sum := ConstLogDensity(c)
 				out := make([]float64, 1)
 				for t0 := 0; t0 < T; t0++ {
 					prev := []float64{0}
 					if t0 > 0 {
 						prev[0] = z[t0-1]
 					}
-					c.StateSpace().TransitionLogDensity(t0, prev, z[t0:t0+1], out)
+					StateSpaceOf(c).TransitionLogDensity(t0, prev, z[t0:t0+1], out)
 					sum += out[0]
-					c.StateSpace().ObsLogDensity(t0, z[t0:t0+1], out)
+					StateSpaceOf(c).ObsLogDensity(t0, z[t0:t0+1], out)
 					sum += out[0]
 				}
 				require.InDelta(t, joint[0], sum, 1e-9)
@@ -75,7 +75,7 @@ func TestStateSpaceDecomposition(t *testing.T) {
 				for _, wt := range w {
 					want += logNormal(wt, mu, s)
 				}
-				require.InDelta(t, want, c.ConstLogDensity(), 1e-9)
+				require.InDelta(t, want, ConstLogDensity(c), 1e-9)
 			}
 		})
 	}
@@ -83,7 +83,7 @@ func TestStateSpaceDecomposition(t *testing.T) {
 
 func TestConstLogDensityWithoutConstTerms(t *testing.T) {
 	c := compile(t, "data { x: vector[T] }\nlatent { z: vector[T] }\nmodel {\n z[1] ~ normal(0, 1)\n for t in 2..T { z[t] ~ normal(z[t-1], 1) }\n for t in 1..T { x[t] ~ normal(z[t], 1) }\n}\n", "x\n1\n2\n")
-	require.Zero(t, c.ConstLogDensity())
+	require.Zero(t, ConstLogDensity(c))
 }
 
 // TestSamplePriorImpossibleDraw: when no draw from the prior lies inside the
@@ -145,8 +145,8 @@ func BenchmarkCompileSV(b *testing.B) {
 			csv := svTable(T)
 			for b.Loop() {
 				c := compile(b, svSource, csv)
-				if !c.Structure().StateSpace {
-					b.Fatal(c.Structure().Reason)
+				if !StructureOf(c).StateSpace {
+					b.Fatal(StructureOf(c).Reason)
 				}
 			}
 		})

@@ -49,7 +49,7 @@ type Structure struct {
 // general). It evaluates the model (the GLM check): the model must not be
 // in use meanwhile. Its facts, costlier to find, are FactsOf's.
 func Of(c *lower.Compiled) Structure {
-	s := Structure{StateSpace: c.Structure()}
+	s := Structure{StateSpace: lower.StructureOf(c)}
 	switch st := s.StateSpace; {
 	case st.StateSpace:
 		s.Kind, s.K = KindStateSpace, max(1, len(st.States))
