@@ -206,15 +206,3 @@ func TestRunSSMLearnsOptimalTwist(t *testing.T) {
 	require.Greater(t, res.ChangeRate, 0.5)
 }
 
-// hetero is lgssm with a transition sd that depends on the previous state.
-type hetero struct{ lgssm }
-
-func (m *hetero) Transition(t int, prev, mean, sd []float64) {
-	for i := range mean {
-		if t == 0 {
-			mean[i], sd[i] = 0, m.s0
-		} else {
-			mean[i], sd[i] = m.phi*prev[i], m.q+0.2*math.Abs(prev[i])
-		}
-	}
-}
