@@ -205,4 +205,3 @@ func TestRunSSMLearnsOptimalTwist(t *testing.T) {
 	}
 	require.Greater(t, res.ChangeRate, 0.5)
 }
-
