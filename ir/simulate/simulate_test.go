@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/mscppl/mscppl/internal/irtest"
 	"github.com/mscppl/mscppl/ir/lower"
 	"github.com/mscppl/mscppl/lang"
 	"github.com/stretchr/testify/require"
@@ -12,7 +13,7 @@ import (
 
 func simulator(t *testing.T, src, csv string) (*Simulator, error) {
 	t.Helper()
-	f, m := parseBuild(t, src, csv)
+	f, m := irtest.ParseBuild(t, src, csv)
 	return NewSimulator(m, f)
 }
 
@@ -100,7 +101,7 @@ model {
   z[2:50] ~ normal(0.8 * z[1:49], 0.6)
 }
 `
-	c := compile(t, src, "")
+	c := irtest.Compile(t, src, "")
 	require.NoError(t, lower.PriorError(c))
 	rng := rand.New(rand.NewPCG(3, 3))
 	z := make([]float64, 50)
@@ -128,7 +129,7 @@ model {
 // TestSamplePriorOrder: a prior statement whose arguments are latents
 // drawn by a later statement is drawn after it.
 func TestSamplePriorOrder(t *testing.T) {
-	c := compile(t, "latent {\n theta: real\n mu: real\n}\nmodel {\n theta ~ normal(mu, 0.1)\n mu ~ normal(10, 0.1)\n}\n", "")
+	c := irtest.Compile(t, "latent {\n theta: real\n mu: real\n}\nmodel {\n theta ~ normal(mu, 0.1)\n mu ~ normal(10, 0.1)\n}\n", "")
 	rng := rand.New(rand.NewPCG(1, 2))
 	z := make([]float64, 2)
 	sum := 0.0

@@ -1,4 +1,8 @@
-package structure
+// Package irtest builds and compiles models for the tests of the IR's
+// later stages (ir/structure, ir/simulate): a _test.go file cannot be
+// shared between packages, and ir/lower's own tests, inside the package,
+// cannot import this one.
+package irtest
 
 import (
 	"os"
@@ -13,8 +17,9 @@ import (
 	"github.com/mscppl/mscppl/lang"
 )
 
-// compile compiles src with the CSV text csv ("" for no data file).
-func compile(t testing.TB, src, csv string) *lower.Compiled {
+// ParseBuild parses src as m.msc and binds it to the CSV text csv ("" for
+// no data file).
+func ParseBuild(t testing.TB, src, csv string) (*lang.File, *ir.Model) {
 	t.Helper()
 	f, err := lang.Parse("m.msc", []byte(src))
 	require.NoError(t, err)
@@ -25,13 +30,21 @@ func compile(t testing.TB, src, csv string) *lower.Compiled {
 	}
 	m, err := ir.Build(f, table)
 	require.NoError(t, err)
+	return f, m
+}
+
+// Compile compiles src bound to csv.
+func Compile(t testing.TB, src, csv string) *lower.Compiled {
+	t.Helper()
+	_, m := ParseBuild(t, src, csv)
 	c, err := lower.Compile(m, lower.CompileOptions{})
 	require.NoError(t, err)
 	return c
 }
 
-// compileFile compiles a model file with a CSV or JSON data file.
-func compileFile(t *testing.T, model, data string, edit func(string) string) *lower.Compiled {
+// CompileFile compiles a model file with a CSV or JSON data file, its
+// text edited first by edit when edit is not nil.
+func CompileFile(t testing.TB, model, data string, edit func(string) string) *lower.Compiled {
 	t.Helper()
 	src, err := os.ReadFile(model)
 	require.NoError(t, err)
