@@ -15,7 +15,7 @@ func (cp *compiler) builtin(e *ir.Builtin) autodiff.Node {
 	for i, x := range e.Args {
 		a[i] = cp.expr(x)
 	}
-	return cp.lowerEntry(e.Def, lowering{Args: e.Args, A: a, Ints: e.Ints, T: e.T, Name: e.Def.Name})
+	return cp.lowerEntry(e.Def, lowering{Args: e.Args, A: a, Ints: e.Ints, T: e.T})
 }
 
 // rng lowers an Rng to a random op anchored on the latent input.

@@ -966,7 +966,7 @@ func (cp *compiler) expr(e ir.Expr) autodiff.Node {
 
 // call lowers a Call through its entry.
 func (cp *compiler) call(e *ir.Call, a []autodiff.Node) autodiff.Node {
-	return cp.lowerEntry(e.Def, lowering{Name: e.Def.Name, Args: e.Args, A: a, T: e.T})
+	return cp.lowerEntry(e.Def, lowering{Args: e.Args, A: a, T: e.T})
 }
 
 // ---- the compiled target -------------------------------------------------

@@ -12,7 +12,6 @@ import (
 // arguments' expressions and nodes, the integer arguments known before
 // inference, and the call's type.
 type lowering struct {
-	Name string // the entry's
 	Args []ir.Expr
 	A    []autodiff.Node
 	Ints []int
