@@ -433,6 +433,11 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	}
 	C := s.Chains
 	chains := make([]msc.Chain, C)
+	// a signal stops a long ODE solve at its next step (copies inherit
+	// it); undone when the iterations end, so the checks after them are
+	// never cut short
+	m.Comp.SetDone(ctx.Done())
+	defer m.Comp.SetDone(nil)
 	for i := range C {
 		mi := m
 		if i > 0 { // each chain needs its own compiled model
@@ -483,6 +488,17 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	var res msc.Result
 	if err := msc.RunChains(ctx, chains, s, &res); err != nil {
 		return nil, err
+	}
+	interrupted := false
+	for _, c := range append([]*ir.Compiled{m.Comp}, f.comps...) {
+		interrupted = interrupted || c.Interrupted()
+		c.SetDone(nil)
+	}
+	if interrupted {
+		// solves were cut short, so the draws evaluated since were not the
+		// model's, and the PSIS check would take as long as those solves
+		// (each up to its maximum of steps): q's own marginals are reported
+		o.SkipCheck = true
 	}
 	checkT := time.Now()
 	tm.Iterations = checkT.Sub(runT).Seconds()

@@ -194,7 +194,7 @@ func (o *hmmOp) counts() *rejections { return &o.rejections }
 
 // fresh is r's description with nothing counted, for a copy of its op.
 func (r *rejections) fresh() rejections {
-	return rejections{name: r.name, pos: r.pos, unit: r.unit, derived: r.derived}
+	return rejections{name: r.name, pos: r.pos, unit: r.unit, derived: r.derived, done: r.done}
 }
 
 // Clone is a fresh op that has met no division by zero.

@@ -423,6 +423,7 @@ func (o *odeOp) Forward(out []float64, in [][]float64) {
 	nk := o.n * o.k
 	out[nk] = 0
 	o.evals.Add(1)
+	o.solver.Done = o.done
 	if err := o.solver.Solve(in[0], o.p, in[1][0], in[2], o.opt, out[:nk], nil); err != nil {
 		o.failed(err)
 		for n := 0; n < o.n; n++ {
@@ -438,9 +439,15 @@ func (o *odeOp) Forward(out []float64, in [][]float64) {
 }
 
 // failed counts a failed solve with the solver's reason, and suggests the
-// stiff solver when rk45 found the problem stiff.
+// stiff solver when rk45 found the problem stiff; a solve stopped because
+// the run was interrupted is recorded, not counted.
 func (o *odeOp) failed(err error) {
 	msg := err.Error()
+	if errors.Is(err, ode.ErrInterrupted) {
+		o.interrupt(msg)
+		o.evals.Add(-1) // (nor is the solve)
+		return
+	}
 	if errors.Is(err, ode.ErrStiff) {
 		msg += "; use ode_bdf (or ode_bdf_tol), the stiff solver"
 	}
@@ -455,6 +462,7 @@ func (o *odeOp) Backward(out, dout []float64, in [][]float64, din [][]float64) {
 		return // a failed solve: its log density is -Inf, no gradient
 	}
 	o.gather(in)
+	o.solver.Done = o.done
 	if err := o.solver.Solve(in[0], o.p, in[1][0], in[2], o.opt, o.ys, o.sens); err != nil {
 		// the solve with sensitivities failed where the one without did
 		// not: the gradient is NaN, not silently 0

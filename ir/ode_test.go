@@ -117,6 +117,34 @@ func TestODEFailure(t *testing.T) {
 	require.Contains(t, notes[0], "m.msc:14:20: ode_rk45 failed on 3 of 4 solves, each rejecting its draw (log density -Inf); the first: at t = 0.5")
 }
 
+// TestODEDone: once the channel of SetDone is closed, a solve stops at
+// its next step: the draw's log density is -Inf, Interrupted reports it,
+// and it is not counted as a failure in the notes; a copy made after
+// SetDone inherits the channel; SetDone(nil) restores the solves (the
+// closed form -sum(exp(-k ts))).
+func TestODEDone(t *testing.T) {
+	src := "functions {\n decay(t: real, y: vector, k: real) -> vector {\n  return -k * y\n }\n}\n" +
+		"data {\n ts: vector[N]\n}\nlatent {\n k: real\n}\nmodel {\n" +
+		" z: matrix[N, 1] = ode_rk45(decay, rep_vector(1, 1), 0, ts, k)\n target += -sum(z)\n}\n"
+	c := compile(t, src, "ts\n1\n2\n")
+	want := -math.Exp(-1) - math.Exp(-2)
+	done := make(chan struct{})
+	c.SetDone(done)
+	cp, ok := c.Clone()
+	require.True(t, ok)
+	close(done)
+	for _, m := range []*Compiled{c, cp} {
+		var o [1]float64
+		m.LogJoint([]float64{1}, o[:])
+		require.True(t, math.IsInf(o[0], -1), "log joint %g after done", o[0])
+		require.True(t, m.Interrupted())
+		require.Empty(t, m.SolverNotes(), "an interrupted solve is no failure")
+		m.SetDone(nil)
+		m.LogJoint([]float64{1}, o[:])
+		require.InDelta(t, want, o[0], 1e-6)
+	}
+}
+
 // TestODEErrors: misuse is reported at its position.
 func TestODEErrors(t *testing.T) {
 	head := "functions {\n f(t: real, y: vector, k: real) -> vector {\n  return -k * y\n }\n g(t: real, y: vector) -> real {\n  return 1\n }\n" +

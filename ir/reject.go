@@ -25,6 +25,11 @@ type rejections struct {
 	fails   atomic.Int64
 	first   atomic.Value // string: the first reason
 	last    string       // the last reason of this copy
+	// done, when closed, stops the op's work in progress (a long ODE
+	// solve) and the evaluations after it: the run was interrupted (set
+	// by SetDone, copied by Clone); interrupted records that it did
+	done        <-chan struct{}
+	interrupted atomic.Bool
 }
 
 // reject counts a rejection with its reason.
@@ -56,6 +61,37 @@ func (cp *compiler) addRejecter(r *rejections) {
 		}
 	}
 	cp.c.rejecters = append(cp.c.rejecters, r)
+}
+
+// SetDone makes c's ops that may work long (ODE solves, up to their
+// maximum of steps) stop at their next step once done is closed, leaving
+// their draw rejected (or NaN); nil undoes it. Copies of c made after it
+// inherit done. A run sets its context's Done before it starts and nil
+// when its iterations end, so that no evaluation after them is cut short.
+// Not while c is evaluated.
+func (c *Compiled) SetDone(done <-chan struct{}) {
+	for _, r := range c.rejecters {
+		r.done = done
+	}
+}
+
+// Interrupted reports whether an op of c stopped its work because the
+// done channel of SetDone was closed: the draws evaluated since are not
+// the model's.
+func (c *Compiled) Interrupted() bool {
+	for _, r := range c.rejecters {
+		if r.interrupted.Load() {
+			return true
+		}
+	}
+	return false
+}
+
+// interrupt records that the op stopped on done (not a failure of the
+// model: not counted in the notes, but the reason of a rejection).
+func (r *rejections) interrupt(msg string) {
+	r.last = msg
+	r.interrupted.Store(true)
 }
 
 // SolverNotes words the rejections so far of the compiled copies of one
