@@ -444,6 +444,7 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 			if mi, err = m.Clone(); err != nil {
 				return nil, err
 			}
+			mi.Comp.SetDone(ctx.Done()) // (a copy compiled anew has none)
 		}
 		if !kernel.StateSpace { // CIS reserves its samples on the model:
 			// that batch first, so that the model's checks (newProblem)
