@@ -223,6 +223,9 @@ func (s *Solver) Solve(y0, p []float64, t0 float64, ts []float64, opt Options, o
 	if err := CheckArgs(t0, ts, opt); err != nil {
 		return err
 	}
+	if err := s.interrupted(t0); err != nil {
+		return err // before the first right-hand side, which may be costly
+	}
 	opt = opt.withDefaults()
 	s.p = p
 	s.sens = sens != nil
@@ -480,16 +483,24 @@ func (s *Solver) trial(t, tEnd, h float64, opt Options) (hs float64, last bool, 
 	if s.Steps >= opt.MaxSteps {
 		return 0, false, fmt.Errorf("at t = %g: %w (%d)", t, ErrMaxSteps, opt.MaxSteps)
 	}
-	select {
-	case <-s.Done:
-		return 0, false, fmt.Errorf("at t = %g, after %d steps: %w", t, s.Steps, ErrInterrupted)
-	default:
+	if err := s.interrupted(t); err != nil {
+		return 0, false, err
 	}
 	s.Steps++
 	if t+h >= tEnd || tEnd-(t+h) < 1e-10*h {
 		return tEnd - t, true, nil
 	}
 	return h, false, nil
+}
+
+// interrupted is ErrInterrupted (at t) once Done is closed, else nil.
+func (s *Solver) interrupted(t float64) error {
+	select {
+	case <-s.Done:
+		return fmt.Errorf("at t = %g, after %d steps: %w", t, s.Steps, ErrInterrupted)
+	default:
+		return nil
+	}
 }
 
 // Dormand and Prince's continuous extension of order 4 (Hairer, Norsett
