@@ -164,5 +164,5 @@ func (cp *compiler) hmm(h *hmmOp, e *MatCall, args []autodiff.Node) {
 	h.derived = cp.inDerived
 	cp.addRejecter(&h.rejections)
 	K, N := e.Args[0].Type().Rows, e.Args[0].Type().Cols
-	cp.heavy(e.Pos(), e.Name, hmmWork(K, N)/maxHMMWork, hmmBytes(K, N))
+	cp.heavy(e.Pos(), e.Name, "", hmmWork(K, N)/maxHMMWork, hmmBytes(K, N))
 }

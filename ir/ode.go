@@ -319,11 +319,16 @@ func (cp *compiler) ode(e *ODECall) autodiff.Node {
 	}
 	op.method = method
 	op.solver = ode.NewSolver(ode.System{K: K, P: P, F: op.rhs.f, Jac: op.rhs.jac}, method)
-	// the projection: nominal steps of 7 evaluations of f's tape, and the
+	// the projection: odeNominalSteps steps (odeStepSeconds), and the
 	// buffers (the solver's 14 states of K + K (K + P), the outputs and
 	// sensitivities, f's tape)
 	full := float64(K + K*(K+P))
-	cp.heavy(e.Pos(), e.Name, odeNominalSteps*7*float64(sg.NumNodes())*odeNodeSeconds,
+	step := odeStepSeconds(op.rhs.order, sg, K, e.Stiff)
+	basis := fmt.Sprintf("projected at %d steps of rk45 on %d states, %.3g ms each", odeNominalSteps, K, 1e3*step)
+	if e.Stiff {
+		basis = fmt.Sprintf("projected at %d steps of the stiff method on %d states, %.3g ms each: 3 Jacobians of %d sweeps of the right-hand side and an LU of %d x %d", odeNominalSteps, K, 1e3*step, 2*K, K, K)
+	}
+	cp.heavy(e.Pos(), e.Name, basis, odeNominalSteps*step,
 		8*(14*full+float64(len(op.sens)+len(op.ys)))+512*float64(sg.NumNodes()))
 	cp.addRejecter(&op.rejections)
 	n := g.Custom(op, N*K+1, ins...)
