@@ -140,6 +140,7 @@ func TestODEDone(t *testing.T) {
 		require.True(t, m.Interrupted())
 		require.Empty(t, m.SolverNotes(), "an interrupted solve is no failure")
 		m.SetDone(nil)
+		require.False(t, m.Interrupted(), "the next run starts afresh")
 		m.LogJoint([]float64{1}, o[:])
 		require.InDelta(t, want, o[0], 1e-6)
 	}

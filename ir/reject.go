@@ -66,19 +66,21 @@ func (cp *compiler) addRejecter(r *rejections) {
 
 // SetDone makes c's ops that may work long (ODE solves, up to their
 // maximum of steps) stop at their next step once done is closed, leaving
-// their draw rejected (or NaN); nil undoes it. Copies of c made after it
-// inherit done. A run sets its context's Done before it starts and nil
-// when its iterations end, so that no evaluation after them is cut short.
-// Not while c is evaluated.
+// their draw rejected (or NaN); nil undoes it. Either way Interrupted
+// reports false until an op stops on the new channel. Copies of c made
+// after it inherit done. A run sets its context's Done before it starts
+// and nil when its iterations end, so that no evaluation after them is
+// cut short. Not while c is evaluated.
 func (c *Compiled) SetDone(done <-chan struct{}) {
 	for _, r := range c.rejecters {
 		r.done = done
+		r.interrupted.Store(false)
 	}
 }
 
-// Interrupted reports whether an op of c stopped its work because the
-// done channel of SetDone was closed: the draws evaluated since are not
-// the model's.
+// Interrupted reports whether an op of c stopped its work since the last
+// SetDone because its done channel was closed: the draws evaluated since
+// are not the model's.
 func (c *Compiled) Interrupted() bool {
 	for _, r := range c.rejecters {
 		if r.interrupted.Load() {
