@@ -187,8 +187,8 @@ type Solver struct {
 	// nanAt is where the right-hand side was NaN at a finite state (NaN
 	// when it was not)
 	nanAt float64
-	// overflowed: the last trial step left a state that is not finite
-	// (its error norm +Inf) from a finite one
+	// overflowed: a trial step of this solve overflowed (its error norm
+	// +Inf) from a finite state
 	overflowed bool
 }
 
@@ -373,16 +373,21 @@ func (s *Solver) initialStep(t0, tEnd float64, z, f0 []float64, order int, opt O
 
 // overflowNear is the size of a state from which a trial step that
 // overflows to Inf means that the solution itself overflows (a stiff
-// problem's explicit trial steps overflow from states of moderate size).
-const overflowNear = 1e300
+// problem's explicit trial steps overflow from states of moderate size);
+// overflowLarge the size from which a step that underflows after trial
+// steps overflowed is put down to the overflow (a square of it overflows).
+const (
+	overflowNear  = 1e300
+	overflowLarge = 1e150
+)
 
 // rejectedErr is the error after a step from the state z at t was
 // rejected, when the solve cannot go on (nil when it retries with h);
 // inf says that the trial step overflowed (its error norm +Inf: its state
 // or its error estimate not finite). A trial that overflowed from a state
 // beyond overflowNear, or one that overflowed earlier and a step h that
-// has underflowed since at a state beyond 1e150, is ErrOverflow; another
-// step underflow is ErrStepSize.
+// has underflowed since at a state beyond overflowLarge, is ErrOverflow;
+// another step underflow is ErrStepSize.
 func (s *Solver) rejectedErr(t, h float64, z []float64, inf bool) error {
 	K := s.sys.K
 	if inf && finite(z) {
@@ -394,7 +399,7 @@ func (s *Solver) rejectedErr(t, h float64, z []float64, inf bool) error {
 	if !tooSmall(h, t) {
 		return nil
 	}
-	if s.overflowed && finite(z[:K]) && maxAbs(z[:K]) > 1e150 {
+	if s.overflowed && finite(z[:K]) && maxAbs(z[:K]) > overflowLarge {
 		return s.overflowErr(t, z)
 	}
 	return fmt.Errorf("at t = %g: %w", t, ErrStepSize)
@@ -410,7 +415,7 @@ func (s *Solver) overflowErr(t float64, z []float64) error {
 			i, big = j, a
 		}
 	}
-	if big <= overflowNear && s.sens {
+	if big <= overflowNear && s.sens && maxAbs(z[K:s.n]) > overflowNear {
 		return fmt.Errorf("at t = %g: %w: the sensitivities d y / d (y0, parameters) do (the largest state is %.3g)", t, ErrOverflow, big)
 	}
 	return fmt.Errorf("at t = %g: %w: |y[%d]| = %.3g", t, ErrOverflow, i+1, big)
