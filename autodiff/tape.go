@@ -747,6 +747,37 @@ func (g *Graph) Ancestors(targets ...Node) []Node {
 	return out
 }
 
+// Work is the number of values the nodes (of batch 1) write and read:
+// each computed node's value and its inputs' (inputs, params and
+// constants count nothing). A proxy for the cost of evaluating
+// them that counts a matrix-vector product by its matrix and a sum by its
+// vector, where NumNodes counts each node once.
+func (g *Graph) Work(nodes []Node) int {
+	w := 0
+	for _, n := range nodes {
+		r := &g.recs[n]
+		switch r.op {
+		case opInput, opParam, opConst: // not computed
+			continue
+		}
+		w += int(r.n)
+		switch r.op {
+		case opAddN, opStack, opCustom:
+			for _, a := range g.args[r.argOff : r.argOff+r.argN] {
+				w += int(g.recs[a].n)
+			}
+		case opAffine:
+			w += int(g.recs[r.a].n) + int(g.recs[r.b].n)
+		default:
+			w += int(g.recs[r.a].n)
+			if hasB(r.op) {
+				w += int(g.recs[r.b].n)
+			}
+		}
+	}
+	return w
+}
+
 func hasB(op opcode) bool {
 	switch op {
 	case opAdd, opSub, opMul, opDiv, opPow, opDot, opMatVec:

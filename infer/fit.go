@@ -307,12 +307,18 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	}
 	C := s.Chains
 	chains := make([]msc.Chain, C)
+	// a signal stops a long ODE solve at its next step (copies inherit
+	// it); undone when the iterations end, so the checks after them are
+	// never cut short
+	lower.SetDone(m.Comp, ctx.Done())
+	defer lower.SetDone(m.Comp, nil)
 	for i := range C {
 		mi := m
 		if i > 0 { // each chain needs its own compiled model
 			if mi, err = m.Clone(); err != nil {
 				return nil, err
 			}
+			lower.SetDone(mi.Comp, ctx.Done()) // (a copy compiled anew has none)
 		}
 		if !kernel.StateSpace { // CIS reserves its samples on the model:
 			// that batch first, so that the model's checks (newProblem)
@@ -361,6 +367,17 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	var res msc.Result
 	if err := msc.RunChains(ctx, chains, s, &res); err != nil {
 		return nil, err
+	}
+	interrupted := false
+	for _, c := range append([]*lower.Compiled{m.Comp}, f.comps...) {
+		interrupted = interrupted || lower.Interrupted(c)
+		lower.SetDone(c, nil)
+	}
+	if interrupted {
+		// solves were cut short, so the draws evaluated since were not the
+		// model's, and the PSIS check would take as long as those solves
+		// (each up to its maximum of steps): q's own marginals are reported
+		o.skipCheck = true
 	}
 	checkT := time.Now()
 	tm.Iterations = checkT.Sub(runT).Seconds()

@@ -18,5 +18,5 @@ func (o *HmmOp) Counts() *Rejections { return &o.Rejections }
 
 // Fresh is r's description with nothing counted, for a copy of its op.
 func (r *Rejections) Fresh() Rejections {
-	return Rejections{Op: r.Op, Pos: r.Pos, Unit: r.Unit, Derived: r.Derived}
+	return Rejections{Op: r.Op, Pos: r.Pos, Unit: r.Unit, Derived: r.Derived, Done: r.Done}
 }

@@ -24,7 +24,25 @@ type Rejections struct {
 	Fails   atomic.Int64
 	First   atomic.Value // string: the first reason
 	Last    string       // the last reason of this copy
+	// Done, when closed, stops the op's work in progress (a long ODE
+	// solve) and the evaluations after it: the run was interrupted (set
+	// by lower.SetDone, copied by Fresh); interrupted records that it did.
+	Done        <-chan struct{}
+	interrupted atomic.Bool
 }
+
+// Interrupt records that the op stopped on Done (not a failure of the
+// model: not counted in the notes, but the reason of a rejection).
+func (r *Rejections) Interrupt(msg string) {
+	r.Last = msg
+	r.interrupted.Store(true)
+}
+
+// Interrupted reports whether the op stopped on Done since ResetInterrupt.
+func (r *Rejections) Interrupted() bool { return r.interrupted.Load() }
+
+// ResetInterrupt forgets that the op stopped on Done.
+func (r *Rejections) ResetInterrupt() { r.interrupted.Store(false) }
 
 // Reject counts a rejection with its reason.
 func (r *Rejections) Reject(msg string) {

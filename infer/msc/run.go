@@ -485,14 +485,24 @@ func newChain(rng *rand.Rand, p *Problem, q Family, k Kernel, s *Settings) (*cha
 	return c, nil
 }
 
-// advance runs the chain up to iteration to (or until the context ends).
+// advance runs the chain up to iteration to (or until the context ends:
+// a run stopped at once still makes its first 63 iterations, for a result
+// to report; after them it stops before the next iteration, where it
+// waited for the next multiple of 64: minutes when an iteration takes
+// seconds, and iterations whose ODE solves the context cut short, their
+// draws rejected, drew q towards the retained sample).
 func (c *chain) advance(ctx context.Context, to int) error {
 	l, s, k := c.l, c.l.s, c.l.k
+	done := ctx.Done()
 	for c.it < to {
 		it := c.it + 1
-		if it&63 == 0 && ctx.Err() != nil {
-			c.stopped = true
-			return nil
+		if it&63 == 0 || it > 64 {
+			select {
+			case <-done:
+				c.stopped = true
+				return nil
+			default:
+			}
 		}
 		info, err := k.Step(c.rng)
 		if err != nil {

@@ -17,5 +17,5 @@ func (cp *compiler) hmm(h *ir.HmmOp, e *ir.MatCall, args []autodiff.Node) {
 	h.Derived = cp.inDerived
 	cp.addRejecter(&h.Rejections)
 	K, N := e.Args[0].Type().Rows, e.Args[0].Type().Cols
-	cp.heavy(e.Pos(), e.Name, ir.HmmWork(K, N)/ir.MaxHMMWork, ir.HmmBytes(K, N))
+	cp.heavy(e.Pos(), e.Name, "", ir.HmmWork(K, N)/ir.MaxHMMWork, ir.HmmBytes(K, N))
 }

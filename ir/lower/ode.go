@@ -2,6 +2,7 @@ package lower
 
 import (
 	"errors"
+	"fmt"
 	"math"
 
 	"github.com/mscppl/mscppl/autodiff"
@@ -85,11 +86,16 @@ func (cp *compiler) ode(e *ir.ODECall) autodiff.Node {
 	}
 	op.method = method
 	op.solver = ode.NewSolver(ode.System{K: K, P: P, F: op.rhs.f, Jac: op.rhs.jac}, method)
-	// the projection: nominal steps of 7 evaluations of f's tape, and the
+	// the projection: odeNominalSteps steps (odeStepSeconds), and the
 	// buffers (the solver's 14 states of K + K (K + P), the outputs and
 	// sensitivities, f's tape)
 	full := float64(K + K*(K+P))
-	cp.heavy(e.Pos(), e.Name, odeNominalSteps*7*float64(sg.NumNodes())*odeNodeSeconds,
+	step := odeStepSeconds(op.rhs.order, sg, K, e.Stiff)
+	basis := fmt.Sprintf("projected at %d steps of rk45 on %d states, %.3g ms each", odeNominalSteps, K, 1e3*step)
+	if e.Stiff {
+		basis = fmt.Sprintf("projected at %d steps of the stiff method on %d states, %.3g ms each: 3 Jacobians of %d sweeps of the right-hand side and an LU of %d x %d", odeNominalSteps, K, 1e3*step, 2*K, K, K)
+	}
+	cp.heavy(e.Pos(), e.Name, basis, odeNominalSteps*step,
 		8*(14*full+float64(len(op.sens)+len(op.ys)))+512*float64(sg.NumNodes()))
 	cp.addRejecter(&op.Rejections)
 	n := g.Custom(op, N*K+1, ins...)
@@ -189,6 +195,7 @@ func (o *odeOp) Forward(out []float64, in [][]float64) {
 	nk := o.n * o.k
 	out[nk] = 0
 	o.Evals.Add(1)
+	o.solver.Done = o.Done
 	if err := o.solver.Solve(in[0], o.p, in[1][0], in[2], o.opt, out[:nk], nil); err != nil {
 		o.failed(err)
 		for n := 0; n < o.n; n++ {
@@ -204,9 +211,15 @@ func (o *odeOp) Forward(out []float64, in [][]float64) {
 }
 
 // failed counts a failed solve with the solver's reason, and suggests the
-// stiff solver when rk45 found the problem stiff.
+// stiff solver when rk45 found the problem stiff; a solve stopped because
+// the run was interrupted is recorded, not counted.
 func (o *odeOp) failed(err error) {
 	msg := err.Error()
+	if errors.Is(err, ode.ErrInterrupted) {
+		o.Interrupt(msg)
+		o.Evals.Add(-1) // (nor is the solve)
+		return
+	}
 	if errors.Is(err, ode.ErrStiff) {
 		msg += "; use ode_bdf (or ode_bdf_tol), the stiff solver"
 	}
@@ -221,6 +234,7 @@ func (o *odeOp) Backward(out, dout []float64, in [][]float64, din [][]float64) {
 		return // a failed solve: its log density is -Inf, no gradient
 	}
 	o.gather(in)
+	o.solver.Done = o.Done
 	if err := o.solver.Solve(in[0], o.p, in[1][0], in[2], o.opt, o.ys, o.sens); err != nil {
 		// the solve with sensitivities failed where the one without did
 		// not: the gradient is NaN, not silently 0

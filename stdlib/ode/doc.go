@@ -40,9 +40,13 @@
 //
 // Failures (an initial state, or a right-hand side there, that is not
 // finite; a right-hand side that is NaN at a finite state, which fails at
-// once instead of shrinking the step; a step size that underflows; more
+// once instead of shrinking the step; a step size that underflows; a
+// solution that overflows float64 (ErrOverflow, naming the state); more
 // than MaxSteps steps; stiffness found by RK45; arguments that CheckArgs
 // refuses) are error values, most of them wrapping one of the Err
-// variables; nothing panics. A Solver allocates its buffers once and
+// variables; nothing panics. A solve's work is bounded by MaxSteps steps,
+// and a Solver whose Done channel is closed stops before its first
+// right-hand side or at its next step (ErrInterrupted: a run interrupted
+// in the middle of a long solve). A Solver allocates its buffers once and
 // allocates nothing per solve but for the error it returns.
 package ode

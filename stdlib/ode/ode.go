@@ -73,6 +73,12 @@ var (
 	ErrNotFinite = errors.New("the right-hand side is not finite at the initial state")
 	ErrStiff     = errors.New("the problem is stiff (rk45's stiffness test: the step is held at the explicit method's stability boundary)")
 	ErrArgs      = errors.New("invalid arguments")
+	// ErrOverflow: the solution grows past what a float64 holds (an
+	// exponential growth too fast for the time span, or a blow-up).
+	ErrOverflow = errors.New("the solution overflows (it, or the right-hand side at it, grows past the largest float64, about 1.8e308)")
+	// ErrInterrupted: Done was closed during the solve; not a failure of
+	// the problem.
+	ErrInterrupted = errors.New("the solve was interrupted")
 )
 
 // CheckArgs checks what a solve needs of its arguments before the first
@@ -118,6 +124,10 @@ type Solver struct {
 	m      int // K + P
 	// Steps counts the steps (accepted and rejected) of the last solve.
 	Steps int
+	// Done, when closed, stops a solve at its next step with
+	// ErrInterrupted (nil: never). It is read by the solving goroutine; set
+	// it between solves.
+	Done <-chan struct{}
 
 	p    []float64
 	sens bool
@@ -136,6 +146,9 @@ type Solver struct {
 	// nanAt is where the right-hand side was NaN at a finite state (NaN
 	// when it was not)
 	nanAt float64
+	// overflowed: a trial step of this solve overflowed (its error norm
+	// +Inf) from a finite state
+	overflowed bool
 }
 
 // NewSolver makes a solver for sys (K >= 1, P >= 0).
@@ -165,8 +178,12 @@ func (s *Solver) Solve(y0, p []float64, t0 float64, ts []float64, opt Options, o
 	K, M := s.sys.K, s.m
 	s.Steps = 0
 	s.nanAt = math.NaN()
+	s.overflowed = false
 	if err := CheckArgs(t0, ts, opt); err != nil {
 		return err
+	}
+	if err := s.interrupted(t0); err != nil {
+		return err // before the first right-hand side, which may be costly
 	}
 	opt = opt.withDefaults()
 	s.p = p
@@ -313,6 +330,65 @@ func (s *Solver) initialStep(t0, tEnd float64, z, f0 []float64, order int, opt O
 	return math.Min(100*h0, h1)
 }
 
+// overflowNear is the size of a state from which a trial step that
+// overflows to Inf means that the solution itself overflows (a stiff
+// problem's explicit trial steps overflow from states of moderate size);
+// overflowLarge the size from which a step that underflows after trial
+// steps overflowed is put down to the overflow (a square of it overflows).
+const (
+	overflowNear  = 1e300
+	overflowLarge = 1e150
+)
+
+// rejectedErr is the error after a step from the state z at t was
+// rejected, when the solve cannot go on (nil when it retries with h);
+// inf says that the trial step overflowed (its error norm +Inf: its state
+// or its error estimate not finite). A trial that overflowed from a state
+// beyond overflowNear, or one that overflowed earlier and a step h that
+// has underflowed since at a state beyond overflowLarge, is ErrOverflow;
+// another step underflow is ErrStepSize.
+func (s *Solver) rejectedErr(t, h float64, z []float64, inf bool) error {
+	K := s.sys.K
+	if inf && finite(z) {
+		if big := maxAbs(z); big > overflowNear {
+			return s.overflowErr(t, z)
+		}
+		s.overflowed = true
+	}
+	if !tooSmall(h, t) {
+		return nil
+	}
+	if s.overflowed && finite(z[:K]) && maxAbs(z[:K]) > overflowLarge {
+		return s.overflowErr(t, z)
+	}
+	return fmt.Errorf("at t = %g: %w", t, ErrStepSize)
+}
+
+// overflowErr is ErrOverflow at t from the state z, naming its largest
+// component (or the sensitivities, when they are what overflows).
+func (s *Solver) overflowErr(t float64, z []float64) error {
+	K := s.sys.K
+	i, big := 0, 0.0
+	for j, v := range z[:K] {
+		if a := math.Abs(v); a > big {
+			i, big = j, a
+		}
+	}
+	if big <= overflowNear && s.sens && maxAbs(z[K:s.n]) > overflowNear {
+		return fmt.Errorf("at t = %g: %w: the sensitivities d y / d (y0, parameters) do (the largest state is %.3g)", t, ErrOverflow, big)
+	}
+	return fmt.Errorf("at t = %g: %w: |y[%d]| = %.3g", t, ErrOverflow, i+1, big)
+}
+
+// maxAbs is the largest |x_i|.
+func maxAbs(x []float64) float64 {
+	m := 0.0
+	for _, v := range x {
+		m = math.Max(m, math.Abs(v))
+	}
+	return m
+}
+
 // tooSmall reports whether h is too small a step at t.
 func tooSmall(h, t float64) bool {
 	return !(h > 16*math.Abs(t)*0x1p-52) || h < 1e-300
@@ -371,11 +447,24 @@ func (s *Solver) trial(t, tEnd, h float64, opt Options) (hs float64, last bool, 
 	if s.Steps >= opt.MaxSteps {
 		return 0, false, fmt.Errorf("at t = %g: %w (%d)", t, ErrMaxSteps, opt.MaxSteps)
 	}
+	if err := s.interrupted(t); err != nil {
+		return 0, false, err
+	}
 	s.Steps++
 	if t+h >= tEnd || tEnd-(t+h) < 1e-10*h {
 		return tEnd - t, true, nil
 	}
 	return h, false, nil
+}
+
+// interrupted is ErrInterrupted (at t) once Done is closed, else nil.
+func (s *Solver) interrupted(t float64) error {
+	select {
+	case <-s.Done:
+		return fmt.Errorf("at t = %g, after %d steps: %w", t, s.Steps, ErrInterrupted)
+	default:
+		return nil
+	}
 }
 
 // Dormand and Prince's continuous extension of order 4 (Hairer, Norsett
@@ -484,8 +573,8 @@ func (s *Solver) dopri(t0 float64, ts []float64, opt Options, out, sens []float6
 		if en > 1 {
 			rejected = true
 			h = rejectedStep(hs, en, 0.9, 0.2)
-			if tooSmall(h, t) {
-				return fmt.Errorf("at t = %g: %w", t, ErrStepSize)
+			if err := s.rejectedErr(t, h, z, math.IsInf(en, 1)); err != nil {
+				return err
 			}
 			continue
 		}
@@ -567,7 +656,8 @@ func (s *Solver) rosenbrock(t0 float64, ts []float64, opt Options, out, sens []f
 			s.lu[i*K+i]++
 		}
 		en := math.Inf(1)
-		if luFactor(s.lu, s.piv, K) {
+		solved := luFactor(s.lu, s.piv, K) // else W is singular: no trial state
+		if solved {
 			// k1 = W^-1 (F0 + h d T)
 			copy(k1, f0)
 			for i := 0; i < K; i++ {
@@ -610,8 +700,8 @@ func (s *Solver) rosenbrock(t0 float64, ts []float64, opt Options, out, sens []f
 		if en > 1 {
 			rejected = true
 			h = rejectedStep(hs, en, 0.8, 1.0/3)
-			if tooSmall(h, t) {
-				return fmt.Errorf("at t = %g: %w", t, ErrStepSize)
+			if err := s.rejectedErr(t, h, z, solved && math.IsInf(en, 1)); err != nil {
+				return err
 			}
 			continue
 		}

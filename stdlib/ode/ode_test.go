@@ -2,9 +2,11 @@ package ode
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
+	"time"
 )
 
 // linear makes the system y' = A(p) y (+ nothing) from a function giving
@@ -122,7 +124,7 @@ func rk4(sys System, y0, p []float64, t0 float64, ts []float64, h float64) []flo
 	return out
 }
 
-func close(a, b, rel, abs float64) bool { return math.Abs(a-b) <= abs+rel*math.Abs(b) }
+func near(a, b, rel, abs float64) bool { return math.Abs(a-b) <= abs+rel*math.Abs(b) }
 
 var methods = []struct {
 	name string
@@ -151,10 +153,10 @@ func TestDecayExact(t *testing.T) {
 		}
 		for n, tt := range ts {
 			E := math.Exp(-p[0] * tt)
-			if !close(out[n], y0[0]*E, m.rel, 1e-6) {
+			if !near(out[n], y0[0]*E, m.rel, 1e-6) {
 				t.Errorf("%s: y(%g) = %g, want %g", m.name, tt, out[n], y0[0]*E)
 			}
-			if !close(sens[2*n], E, m.rel, 1e-6) || !close(sens[2*n+1], -tt*y0[0]*E, m.rel, 1e-6) {
+			if !near(sens[2*n], E, m.rel, 1e-6) || !near(sens[2*n+1], -tt*y0[0]*E, m.rel, 1e-6) {
 				t.Errorf("%s: sens(%g) = %v, want %g %g", m.name, tt, sens[2*n:2*n+2], E, -tt*y0[0]*E)
 			}
 		}
@@ -173,11 +175,11 @@ func TestLinearChainExact(t *testing.T) {
 		for n, tt := range ts {
 			y, sv := chainExact(y0, p, tt)
 			for i := 0; i < 2; i++ {
-				if !close(out[2*n+i], y[i], m.rel, 1e-5) {
+				if !near(out[2*n+i], y[i], m.rel, 1e-5) {
 					t.Errorf("%s: y%d(%g) = %g, want %g", m.name, i+1, tt, out[2*n+i], y[i])
 				}
 				for j := 0; j < 4; j++ {
-					if got := sens[8*n+4*i+j]; !close(got, sv[i][j], 10*m.rel, 1e-5) {
+					if got := sens[8*n+4*i+j]; !near(got, sv[i][j], 10*m.rel, 1e-5) {
 						t.Errorf("%s: dy%d(%g)/dtheta%d = %g, want %g", m.name, i+1, tt, j+1, got, sv[i][j])
 					}
 				}
@@ -202,7 +204,7 @@ func TestStiff(t *testing.T) {
 		c := 1e4 / (1e4 - 1)
 		want := [2]float64{math.Exp(-tt), c * (math.Exp(-tt) - math.Exp(-1e4*tt))}
 		for i := 0; i < 2; i++ {
-			if !close(out[2*n+i], want[i], 3e-3, 1e-6) {
+			if !near(out[2*n+i], want[i], 3e-3, 1e-6) {
 				t.Errorf("stiff: y%d(%g) = %g, want %g", i+1, tt, out[2*n+i], want[i])
 			}
 		}
@@ -231,7 +233,7 @@ func TestNotStiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d steps", s.Steps)
-	if s.Steps < 2*stiffEvery || !close(out[0], 1, 1e-5, 1e-5) || !close(out[1], 0, 1e-5, 1e-5) {
+	if s.Steps < 2*stiffEvery || !near(out[0], 1, 1e-5, 1e-5) || !near(out[1], 0, 1e-5, 1e-5) {
 		t.Errorf("%d steps, y(T) = %v, want (1, 0) after more than %d steps", s.Steps, out, 2*stiffEvery)
 	}
 }
@@ -264,11 +266,11 @@ func TestDenseOutput(t *testing.T) {
 			y, sv := chainExact(y0, p, tt)
 			for i := 0; i < 2; i++ {
 				worst = math.Max(worst, math.Abs(out[2*n+i]-y[i]))
-				if !close(out[2*n+i], y[i], 3*m.rel, m.rel) {
+				if !near(out[2*n+i], y[i], 3*m.rel, m.rel) {
 					t.Fatalf("%s: y%d(%g) = %g, want %g", m.name, i+1, tt, out[2*n+i], y[i])
 				}
 				for j := 0; j < 4; j++ {
-					if got := sens[8*n+4*i+j]; !close(got, sv[i][j], 30*m.rel, m.rel) {
+					if got := sens[8*n+4*i+j]; !near(got, sv[i][j], 30*m.rel, m.rel) {
 						t.Fatalf("%s: dy%d(%g)/dtheta%d = %g, want %g", m.name, i+1, tt, j+1, got, sv[i][j])
 					}
 				}
@@ -366,7 +368,7 @@ func TestRobertson(t *testing.T) {
 	}
 	want := []float64{0.7158270687, 9.185534764e-6, 0.2841637457}
 	for i := range want {
-		if !close(out[i], want[i], 1e-5, 0) {
+		if !near(out[i], want[i], 1e-5, 0) {
 			t.Errorf("y%d(40) = %.10g, want %.10g", i+1, out[i], want[i])
 		}
 	}
@@ -389,7 +391,7 @@ func TestLotkaVolterra(t *testing.T) {
 			t.Fatal(m.name, err)
 		}
 		for i := range ref {
-			if !close(out[i], ref[i], 1e-4, 1e-4) {
+			if !near(out[i], ref[i], 1e-4, 1e-4) {
 				t.Errorf("%s: state %d = %.8g, reference %.8g", m.name, i, out[i], ref[i])
 			}
 		}
@@ -412,7 +414,7 @@ func TestLotkaVolterra(t *testing.T) {
 				for i := 0; i < 2; i++ {
 					fd := (up[2*n+i] - dn[2*n+i]) / (2 * h)
 					got := sens[12*n+6*i+j]
-					if !close(got, fd, 2e-3, 1e-3) {
+					if !near(got, fd, 2e-3, 1e-3) {
 						t.Errorf("%s: dy%d(%g)/dtheta%d = %g, finite differences %g", m.name, i+1, ts[n], j+1, got, fd)
 					}
 				}
@@ -431,7 +433,7 @@ func TestFailures(t *testing.T) {
 		s := NewSolver(blow, m.m)
 		out := make([]float64, 1)
 		err := s.Solve([]float64{1}, nil, 0, []float64{2}, Options{MaxSteps: 100000}, out, nil)
-		if !errors.Is(err, ErrStepSize) && !errors.Is(err, ErrMaxSteps) {
+		if !errors.Is(err, ErrStepSize) && !errors.Is(err, ErrOverflow) {
 			t.Errorf("%s blow-up: err %v", m.name, err)
 		}
 		s = NewSolver(lotka(), m.m)
@@ -464,6 +466,94 @@ func TestNoAllocs(t *testing.T) {
 		out, sens := make([]float64, 6), make([]float64, 36)
 		if n := testing.AllocsPerRun(3, func() { _ = s.Solve(y0, p, 0, ts, Options{}, out, sens) }); n != 0 {
 			t.Errorf("%s: %v allocations per solve", m.name, n)
+		}
+	}
+}
+
+// growth is y' = p y (a latent rate with a wide prior: e^(p t) passes the
+// largest float64 at p t = 709.8).
+func growth() System {
+	return linear(1, 1, func(p, A []float64) { A[0] = p[0] }, func(p []float64, j int, D []float64) { D[0] = 1 })
+}
+
+// TestOverflow: a solution that grows past the largest float64 fails with
+// ErrOverflow where it overflows (p t near 709.8), naming the state, in
+// about as many steps as reaching that point takes, with and without
+// sensitivities; a finite-time blow-up whose right-hand side overflows
+// (y' = y^2) fails too, with ErrOverflow or ErrStepSize.
+func TestOverflow(t *testing.T) {
+	for _, m := range methods {
+		for _, p := range []float64{100, 1000} {
+			for _, sens := range []bool{false, true} {
+				s := NewSolver(growth(), m.m)
+				var sv []float64
+				if sens {
+					sv = make([]float64, 6)
+				}
+				err := s.Solve([]float64{1}, []float64{p}, 0, []float64{1, 5, 10}, Options{}, make([]float64, 3), sv)
+				var at float64
+				if !errors.Is(err, ErrOverflow) || !strings.Contains(err.Error(), "|y[1]| = ") {
+					t.Fatalf("%s, p = %g, sens %v: err %v, want ErrOverflow naming y[1]", m.name, p, sens, err)
+				}
+				if _, e := fmt.Sscanf(err.Error(), "at t = %g:", &at); e != nil || !(at*p > 695 && at*p < 709.8) {
+					t.Errorf("%s, p = %g: failed at t = %g (%v), want p t in [695, 709.8] (y in [1e302, 1.8e308])", m.name, p, at, err)
+				}
+				if s.Steps > 40000 {
+					t.Errorf("%s, p = %g: %d steps", m.name, p, s.Steps)
+				}
+			}
+		}
+	}
+	blow := System{K: 1, F: func(t float64, y, p, dy []float64) { dy[0] = y[0] * y[0] },
+		Jac: func(t float64, y, p, dy, jy, jp, ft []float64) { dy[0], jy[0], ft[0] = y[0]*y[0], 2*y[0], 0 }}
+	for _, m := range methods {
+		s := NewSolver(blow, m.m)
+		err := s.Solve([]float64{1}, nil, 0, []float64{2}, Options{}, make([]float64, 1), nil)
+		if !errors.Is(err, ErrOverflow) && !errors.Is(err, ErrStepSize) || s.Steps > 40000 {
+			t.Errorf("%s: y' = y^2: %d steps, err %v", m.name, s.Steps, err)
+		}
+	}
+}
+
+// TestInterrupt: a solve whose Done channel is closed stops at its next
+// step with ErrInterrupted: at once when it was closed before (not even
+// evaluating the right-hand side, whose Jacobian may be costly), and within
+// 100 ms when it is closed during a solve of 10^9 steps (a fast
+// oscillation over a long span; it would take minutes).
+func TestInterrupt(t *testing.T) {
+	calls := 0
+	osc := linear(2, 0, func(p, A []float64) { calls++; A[0], A[1], A[2], A[3] = 0, 1, -1e8, 0 }, nil)
+	osc.Jac = func(t float64, y, p, dy, jy, jp, ft []float64) {
+		calls++
+		dy[0], dy[1] = y[1], -1e8*y[0]
+		jy[0], jy[1], jy[2], jy[3] = 0, 1, -1e8, 0
+		clear(ft)
+	}
+	for _, m := range methods {
+		s := NewSolver(osc, m.m)
+		done := make(chan struct{})
+		close(done)
+		s.Done = done
+		calls = 0
+		err := s.Solve([]float64{1, 0}, nil, 0, []float64{1e6}, Options{MaxSteps: 1e9}, make([]float64, 2), nil)
+		if !errors.Is(err, ErrInterrupted) || s.Steps != 0 || calls != 0 {
+			t.Errorf("%s, closed before: %d steps, %d right-hand sides, err %v", m.name, s.Steps, calls, err)
+		}
+		done = make(chan struct{})
+		s.Done = done
+		var closed time.Time
+		timer := time.AfterFunc(50*time.Millisecond, func() { closed = time.Now(); close(done) })
+		err = s.Solve([]float64{1, 0}, nil, 0, []float64{1e6}, Options{MaxSteps: 1e9}, make([]float64, 2), nil)
+		timer.Stop()
+		if !errors.Is(err, ErrInterrupted) || closed.IsZero() {
+			t.Fatalf("%s, closed during: %d steps, err %v", m.name, s.Steps, err)
+		}
+		if d := time.Since(closed); d > 100*time.Millisecond {
+			t.Errorf("%s: stopped %v after Done was closed", m.name, d)
+		}
+		s.Done = nil // no channel: never interrupted
+		if err := s.Solve([]float64{1, 0}, nil, 0, []float64{1e-3}, Options{}, make([]float64, 2), nil); err != nil {
+			t.Errorf("%s: Done nil: %v", m.name, err)
 		}
 	}
 }
