@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mscppl/mscppl/infer/diag"
+	"github.com/mscppl/mscppl/internal/runwindow"
 )
 
 // Chain is one chain of RunChains: its random stream, its problem, its q
@@ -301,9 +302,9 @@ func (e *evaluator) evaluate(n int, final bool) bool {
 	e.chainMeans = make([][]float64, C)
 	e.chainThetas = make([][]float64, C)
 	for i, c := range e.chains {
-		c.l.win.mean(from, avg, th, zm, zs)
-		addTo(sum, avg)
-		addTo(theta, th)
+		c.l.win.Mean(from, avg, th, zm, zs)
+		runwindow.AddTo(sum, avg)
+		runwindow.AddTo(theta, th)
 		e.chainThetas[i] = append([]float64(nil), th...)
 		m := make([]float64, d)
 		if sq, ok := c.l.q.(Sampler); ok {

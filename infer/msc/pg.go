@@ -8,6 +8,7 @@ import (
 
 	"github.com/mscppl/mscppl/internal/adam"
 	"github.com/mscppl/mscppl/internal/resample"
+	"github.com/mscppl/mscppl/internal/runwindow"
 	"github.com/mscppl/mscppl/stdlib"
 )
 
@@ -162,8 +163,8 @@ func (f *PGFamily) average() error {
 	f.nseg++
 	f.Theta.Stats(f.curT)
 	f.Proposal.Stats(f.curP)
-	addTo(f.sumT, f.curT)
-	addTo(f.sumP, f.curP)
+	runwindow.AddTo(f.sumT, f.curT)
+	runwindow.AddTo(f.sumP, f.curP)
 	if f.navg&(f.navg-1) != 0 {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mscppl/mscppl/internal/adam"
+	"github.com/mscppl/mscppl/internal/runwindow"
 )
 
 // Optimizer selects the update rule for the variational parameters.
@@ -528,10 +529,10 @@ func (c *chain) advance(ctx context.Context, to int) error {
 				if c.cached != nil {
 					lp = c.cached.RetainedLogJoint()
 				}
-				c.buf.add(it, k.Retained(), lp)
+				c.buf.Add(it, k.Retained(), lp)
 			} else {
 				l.q.(Sampler).Moments(c.qMean, c.qSD)
-				c.buf.add(it, c.qMean, math.NaN())
+				c.buf.Add(it, c.qMean, math.NaN())
 			}
 		}
 		if c.trace != nil && (it%s.TraceEvery == 0 || (it < s.TraceEvery && logTick(it))) {
@@ -572,7 +573,7 @@ type loop struct {
 	ownDraws bool
 
 	stats  []float64
-	win    *window
+	win    *runwindow.Window
 	frozen int // consecutive iterations in which lambda did not move
 
 	changes         int
@@ -606,7 +607,7 @@ func newLoop(p *Problem, q Family, k Kernel, s *Settings) *loop {
 	if l.ownDraws {
 		nz = l.d
 	}
-	l.win = newWindow(q.NumStats(), np, nz)
+	l.win = runwindow.NewWindow(q.NumStats(), np, nz)
 	return l
 }
 
@@ -696,7 +697,7 @@ func (l *loop) accumulate(it int, changed bool) {
 	if l.ownDraws { // the chain's own moments
 		z = l.k.Retained()
 	}
-	l.win.add(it, changed, l.stats, l.theta, z)
+	l.win.Add(it, changed, l.stats, l.theta, z)
 }
 
 // finish writes the chain's result: q and the params averaged over the
@@ -716,7 +717,7 @@ func (c *chain) finish(res *Result) {
 		theta = make([]float64, len(l.theta))
 	}
 	res.ChainMean, res.ChainSD = make([]float64, l.d), make([]float64, l.d)
-	first, n := l.win.mean(l.s.windowStart(iters), avg, theta, res.ChainMean, res.ChainSD)
+	first, n := l.win.Mean(l.s.windowStart(iters), avg, theta, res.ChainMean, res.ChainSD)
 	res.Averaged = n
 	if n == 0 {
 		l.q.Stats(avg)
@@ -736,7 +737,7 @@ func (c *chain) finish(res *Result) {
 		res.StepsChange = l.fracSum / float64(iters)
 	}
 	last := 0
-	res.ChangeRateLast, last = l.win.changeRate(iters - max(1, iters/10) + 1)
+	res.ChangeRateLast, last = l.win.ChangeRate(iters - max(1, iters/10) + 1)
 	res.Degenerate = l.degenerate
 	res.Reported = fmt.Sprintf("average of iterations %d-%d (%d iterates)", first, iters, n)
 	if l.k.Markov() && res.ChangeRateLast < MixingThreshold && iters > 0 {

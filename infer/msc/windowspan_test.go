@@ -28,7 +28,7 @@ func TestWindowSpan(t *testing.T) {
 				l := &loop{d: 1}
 				b := &drawBuf{d: 1, cap: 4000, thin: 1}
 				for it := range tc.iters {
-					b.add(it, []float64{float64(it)}, -float64(it))
+					b.Add(it, []float64{float64(it)}, -float64(it))
 				}
 				e.chains = append(e.chains, &chain{l: l, buf: b})
 			}
