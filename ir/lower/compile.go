@@ -1074,7 +1074,7 @@ func ImproperError(c *Compiled) error {
 		}
 		c.Reserve(rows)
 		Load(c, z, rows)
-		c.g.ForwardNodes(c.jointOrder, rows)
+		c.Graph().ForwardNodes(c.jointOrder, rows)
 		if termsFlat(c, rows) {
 			e := lang.Errorf(v.Pos, "the posterior looks improper: %s has no prior and the likelihood does not bound it (no term of the model changes with %s, so the posterior is flat along it)", v.Name, v.Name)
 			e.Hint = fmt.Sprintf("give %s a prior (%s ~ normal(0, 10)), use it in the model, or remove it", v.Name, v.Name)
@@ -1090,7 +1090,7 @@ func termsFlat(c *Compiled, rows int) bool {
 	half := rows / 2
 	for _, f := range c.Factors {
 		for r := range rows {
-			v, first := c.g.Value(f.node, r)[0], c.g.Value(f.node, r/half*half)[0]
+			v, first := c.Graph().Value(f.node, r)[0], c.Graph().Value(f.node, r/half*half)[0]
 			if math.IsNaN(v) || math.IsInf(v, 0) || v != first {
 				return false
 			}
@@ -1273,9 +1273,9 @@ func ZeroDensity(c *Compiled, z []float64) (pos lang.Pos, text, overflow, why st
 	c.Reserve(1)
 	Load(c, z, 1)
 	clearRejections(c)
-	c.g.ForwardNodes(c.jointOrder, 1)
+	c.Graph().ForwardNodes(c.jointOrder, 1)
 	for _, f := range c.Factors {
-		if v := c.g.Value(f.node, 0)[0]; math.IsInf(v, -1) {
+		if v := c.Graph().Value(f.node, 0)[0]; math.IsInf(v, -1) {
 			why = lastRejection(c)
 			if f.why != nil {
 				why = f.why()
@@ -1299,7 +1299,7 @@ func overflowed(c *Compiled, f Factor) string {
 	}
 	big := 0.0
 	for j, a := range f.Tilde.Args {
-		for _, x := range c.g.Value(a, 0) {
+		for _, x := range c.Graph().Value(a, 0) {
 			valid := j == 0 && f.Tilde.Family.InSupport(x) || j > 0 && f.Tilde.Family.Params[j-1].Admits(x)
 			if !valid || math.IsInf(x, 0) {
 				return ""
@@ -1318,9 +1318,9 @@ func overflowed(c *Compiled, f Factor) string {
 func Diagnose(c *Compiled, z []float64) error {
 	c.Reserve(1)
 	Load(c, z, 1)
-	c.g.ForwardNodes(c.jointOrder, 1)
+	c.Graph().ForwardNodes(c.jointOrder, 1)
 	for _, f := range c.Factors {
-		v := c.g.Value(f.node, 0)[0]
+		v := c.Graph().Value(f.node, 0)[0]
 		if !math.IsNaN(v) && !math.IsInf(v, 1) {
 			continue
 		}
@@ -1337,7 +1337,7 @@ func Diagnose(c *Compiled, z []float64) error {
 			args = f.Tilde.Args
 		}
 		for j, a := range args {
-			for _, x := range c.g.Value(a, 0) {
+			for _, x := range c.Graph().Value(a, 0) {
 				if math.IsNaN(x) || math.IsInf(x, 0) {
 					name := "the left-hand side"
 					if j > 0 {
@@ -1363,12 +1363,12 @@ func Diagnose(c *Compiled, z []float64) error {
 		}
 		return lang.ErrorList{e}
 	}
-	v := c.g.Value(c.logJoint, 0)[0]
+	v := c.Graph().Value(c.logJoint, 0)[0]
 	if !math.IsNaN(v) {
 		return nil
 	}
 	for _, b := range c.bounded {
-		lo, hi := c.g.Value(b.lo, 0), c.g.Value(b.hi, 0)
+		lo, hi := c.Graph().Value(b.lo, 0), c.Graph().Value(b.hi, 0)
 		for i := range max(len(lo), len(hi)) {
 			l, h := lo[min(i, len(lo)-1)], hi[min(i, len(hi)-1)]
 			if l < h {

@@ -109,7 +109,6 @@ func TestODEFailure(t *testing.T) {
 	c.LogJoint([]float64{-1, 2}, o[:]) // a = 2: blows up at t = 0.5
 	require.False(t, math.IsInf(o[0], 0) || math.IsNaN(o[0]), "a = -1: %g", o[0])
 	require.True(t, math.IsInf(o[1], -1), "a = 2: %g", o[1])
-	require.NoError(t, Diagnose(c, []float64{2}), "a failed solve is -Inf, not a NaN to diagnose")
 	g := make([]float64, 1)
 	c.GradLogJoint([]float64{2}, g)
 	notes := SolverNotes(c)
