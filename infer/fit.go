@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/mscppl/mscppl/infer/msc"
+	"github.com/mscppl/mscppl/ir/explain"
 	"github.com/mscppl/mscppl/ir/lower"
 	"github.com/mscppl/mscppl/lang"
 )
@@ -238,7 +239,7 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	if m.IR.LatentDim == 0 {
 		return nil, noLatents(m)
 	}
-	if err := lower.ImproperError(m.Comp); err != nil {
+	if err := explain.ImproperError(m.Comp); err != nil {
 		return nil, err
 	}
 	o, err := opt.resolve(m.IR)

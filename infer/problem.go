@@ -6,6 +6,7 @@ import (
 
 	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/explain"
 	"github.com/mscppl/mscppl/ir/lower"
 	"github.com/mscppl/mscppl/ir/structure"
 )
@@ -71,7 +72,7 @@ var problemsMade atomic.Int64
 // the statement (lower.Diagnose).
 type diagnoser struct{ c *lower.Compiled }
 
-func (d diagnoser) Diagnose(z []float64) error { return lower.Diagnose(d.c, z) }
+func (d diagnoser) Diagnose(z []float64) error { return explain.Diagnose(d.c, z) }
 
 // newProblem is the engine's view of one compiled model: every capability
 // the model has and the state-space structure when detection found one.

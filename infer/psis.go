@@ -10,6 +10,7 @@ import (
 
 	"github.com/mscppl/mscppl/infer/diag"
 	"github.com/mscppl/mscppl/infer/msc"
+	"github.com/mscppl/mscppl/ir/explain"
 	"github.com/mscppl/mscppl/ir/lower"
 	"github.com/mscppl/mscppl/lang"
 )
@@ -74,7 +75,7 @@ func importanceSample(rng *rand.Rand, comps []*lower.Compiled, q proposal, M int
 		// no draw of q has positive density: say which statement rules
 		// out the first one
 		const why = "the model's data or constraints rule them out; check the supports of the distributions against the data and the declared bounds"
-		if pos, text, overflow, reason, ok := lower.ZeroDensity(comps[0], im.u[0]); ok {
+		if pos, text, overflow, reason, ok := explain.ZeroDensity(comps[0], im.u[0]); ok {
 			if reason != "" {
 				return im, lang.Errorf(pos, "all %d draws of q have zero posterior density: at the first, %s", len(im.lr), reason)
 			}
@@ -174,7 +175,7 @@ func (im *importance) draw(rng *rand.Rand, comps []*lower.Compiled, q proposal, 
 			if math.IsNaN(v) || math.IsInf(v, 1) {
 				lj = math.Inf(-1)
 				if im.nonFinite == 0 {
-					if err := lower.Diagnose(comp, row); err != nil {
+					if err := explain.Diagnose(comp, row); err != nil {
 						im.firstNaN = err.Error()
 					}
 				}

@@ -35,6 +35,7 @@
 //
 // The stages after this one are packages of their own, each importing
 // only the earlier ones: ir/lower compiles a Model to the tape,
-// ir/structure analyses the compiled model (its facts, a GLM), and
+// ir/explain words a compiled model's numerical trouble, ir/structure
+// analyses the compiled model (its kind, its facts, a GLM), and
 // ir/simulate draws data sets from its prior predictive.
 package ir

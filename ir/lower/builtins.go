@@ -92,7 +92,7 @@ func (cp *compiler) cdfArgCheck(e *ir.NaryCall, v autodiff.Node, n int, args []a
 // divisor that depends on the latents), at the operator, and a reject
 // statement of the derived block reached at a draw.
 func RNGError(c *Compiled) error {
-	if err := intError(c); err != nil {
+	if err := IntError(c); err != nil {
 		return err
 	}
 	if err := rejectError(c); err != nil {

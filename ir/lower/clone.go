@@ -83,12 +83,12 @@ func cloneCompiled(c *Compiled) (*Compiled, bool) {
 		LatentNode:   c.LatentNode,
 		param:        c.param,
 		hasParam:     c.hasParam,
-		logJoint:     c.logJoint,
+		LogJointNode: c.LogJointNode,
 		logPrior:     c.logPrior,
 		Factors:      c.Factors,
 		varNode:      slices.Clone(c.varNode),
 		priorOrder:   c.priorOrder,
-		jointOrder:   c.jointOrder,
+		JointOrder:   c.JointOrder,
 		maxBatch:     max(c.maxBatch, 1), // the graph's copy is laid out (for 1 row at least)
 		priorErr:     c.priorErr,
 		structure:    c.structure,
@@ -97,14 +97,14 @@ func cloneCompiled(c *Compiled) (*Compiled, bool) {
 		env:          slices.Clone(c.env),
 		specialOrder: slices.Clip(c.specialOrder),
 		rngAt:        c.rngAt,
-		unpriored:    c.unpriored,
-		bounded:      c.bounded,
+		Unpriored:    c.Unpriored,
+		Bounded:      c.Bounded,
 		derivedMsgs:  c.derivedMsgs,
 		cdfAt:        c.cdfAt,
 	}
 	var listed [4]bool
 	n.rngs, listed[0] = remap(c.rngs, rngs)
-	n.rejecters, listed[1] = remap(c.rejecters, rejecters)
+	n.Rejecters, listed[1] = remap(c.Rejecters, rejecters)
 	n.messages, listed[2] = remap(c.messages, msgs)
 	n.cdfChecks, listed[3] = remap(c.cdfChecks, checks)
 	if listed != [4]bool{true, true, true, true} {

@@ -199,10 +199,10 @@ func TestCloneSameBits(t *testing.T) {
 			// the ops that reject draws (ODE solves, hmm_marginal) are the
 			// copy's own, of the original's kinds (an hmm_marginal copied
 			// without its checks would be plain stdlib)
-			require.Len(t, k.rejecters, len(c.rejecters))
-			for j, r := range k.rejecters {
-				require.NotSame(t, c.rejecters[j], r)
-				require.Equal(t, c.rejecters[j].Op, r.Op)
+			require.Len(t, k.Rejecters, len(c.Rejecters))
+			for j, r := range k.Rejecters {
+				require.NotSame(t, c.Rejecters[j], r)
+				require.Equal(t, c.Rejecters[j].Op, r.Op)
 			}
 			for nd := range k.g.NumNodes() {
 				if op, ok := k.g.OpOf(autodiff.Node(nd)); ok {

@@ -49,10 +49,10 @@ type CompileOptions struct {
 // draws and their bijection. Other statements (such as a future
 // `target += expr`) are terms with the common fields only.
 type Factor struct {
-	node  autodiff.Node // the term's log density, one scalar per row
+	Node  autodiff.Node // the term's log density, one scalar per row
 	Pos   lang.Pos      // the statement, for messages
-	text  string        // the statement as written, for messages
-	loops string        // "t = 5" for statements inside loops
+	Text  string        // the statement as written, for messages
+	Loops string        // "t = 5" for statements inside loops
 	// deps lists the unconstrained latent positions the term depends on,
 	// other than the ones it draws (prior.lhsPos).
 	deps  []int
@@ -60,7 +60,7 @@ type Factor struct {
 	Prior *priorTerm // nil when the term does not draw a latent
 	// why, when set, explains the term's -Inf at the last evaluation (a
 	// failed ODE solve: the solver's reason)
-	why func() string
+	Why func() string
 }
 
 // tildeTerm are the facts of a term that comes from lhs ~ family(args).
@@ -91,17 +91,17 @@ type Compiled struct {
 	Model *ir.Model
 	g     *autodiff.Graph
 
-	LatentNode autodiff.Node // batched input: the unconstrained latents
-	param      autodiff.Node // shared input: the unconstrained params
-	hasParam   bool
-	logJoint   autodiff.Node
-	logPrior   autodiff.Node
-	Factors    []Factor
+	LatentNode   autodiff.Node // batched input: the unconstrained latents
+	param        autodiff.Node // shared input: the unconstrained params
+	hasParam     bool
+	LogJointNode autodiff.Node
+	logPrior     autodiff.Node
+	Factors      []Factor
 	// constrained value node of each latent and param variable, by Var.ID
 	varNode []autodiff.Node
 
 	priorOrder []autodiff.Node // nodes to evaluate for LogPrior
-	jointOrder []autodiff.Node
+	JointOrder []autodiff.Node
 	maxBatch   int
 	priorErr   error // why SamplePrior is unavailable, if it is
 	priorSched []int // the order of SamplePrior's statements (priorSchedule)
@@ -129,10 +129,10 @@ type Compiled struct {
 	rngAt []rngSite
 	// the latents with no prior statement whose declared space is
 	// unbounded (ImproperError)
-	unpriored []*ir.Var
+	Unpriored []*ir.Var
 	// the latents with both bounds expressions, and their nodes (Diagnose)
-	bounded   []boundedLatent
-	rejecters []*ir.Rejections // the ops that reject draws (reject.go)
+	Bounded   []boundedLatent
+	Rejecters []*ir.Rejections // the ops that reject draws (reject.go)
 	// the integer divisions known only per draw (ops.go)
 	intOps []intSite
 	// the print and reject statements (messages.go), and the nodes of
@@ -242,9 +242,9 @@ func lower(m *ir.Model, opt CompileOptions) (*Compiled, error) {
 	terms := make([]autodiff.Node, 0, len(c.Factors)+len(cp.jac))
 	prior := make([]autodiff.Node, 0, len(cp.jac)+4)
 	for _, f := range c.Factors {
-		terms = append(terms, f.node)
+		terms = append(terms, f.Node)
 		if f.Prior != nil {
-			prior = append(prior, f.node)
+			prior = append(prior, f.Node)
 		}
 	}
 	terms = append(terms, cp.jac...)
@@ -255,12 +255,12 @@ func lower(m *ir.Model, opt CompileOptions) (*Compiled, error) {
 	if len(prior) == 0 {
 		prior = append(prior, cp.num(0))
 	}
-	c.logJoint = g.AddN(terms...)
+	c.LogJointNode = g.AddN(terms...)
 	c.logPrior = g.AddN(prior...)
-	c.jointOrder = g.Ancestors(c.logJoint)
+	c.JointOrder = g.Ancestors(c.LogJointNode)
 	c.priorOrder = g.Ancestors(c.logPrior)
 	c.priorErr = cp.priorCheck()
-	c.unpriored = cp.unpriored()
+	c.Unpriored = cp.unpriored()
 	detect(c)
 	if !c.structure.StateSpace && !opt.NoView {
 		detectView(c, opt)
@@ -530,9 +530,9 @@ func (cp *compiler) tilde(s *ir.Tilde) {
 		deps = cp.depsOf(s.LHS, deps)
 	}
 	cp.addTerm(Factor{
-		node:  g.Custom(op, 1, args...),
+		Node:  g.Custom(op, 1, args...),
 		Pos:   s.Pos(),
-		text:  s.Text,
+		Text:  s.Text,
 		deps:  deps,
 		Tilde: &tildeTerm{Family: s.Dist, Args: args},
 		Prior: prior,
@@ -541,7 +541,7 @@ func (cp *compiler) tilde(s *ir.Tilde) {
 
 // addTerm adds a term to the log joint, in the current loop context.
 func (cp *compiler) addTerm(f Factor) {
-	f.loops = strings.Join(cp.loopCtx, ", ")
+	f.Loops = strings.Join(cp.loopCtx, ", ")
 	cp.c.Factors = append(cp.c.Factors, f)
 }
 
@@ -1006,9 +1006,9 @@ func (c *Compiled) LogJoint(z []float64, out []float64) {
 	batch := len(out)
 	c.Reserve(batch)
 	Load(c, z, batch)
-	c.g.ForwardNodes(c.jointOrder, batch)
+	c.g.ForwardNodes(c.JointOrder, batch)
 	for b := range out {
-		out[b] = c.g.Value(c.logJoint, b)[0]
+		out[b] = c.g.Value(c.LogJointNode, b)[0]
 	}
 }
 
@@ -1046,58 +1046,7 @@ func (cp *compiler) unpriored() []*ir.Var {
 
 // flatShifts are the values given to a latent without a prior, around two
 // base points, to see whether the model's terms depend on it at all.
-var flatShifts = [...]float64{-4, -1, 0.5, 1.5, 6}
-
-// ImproperError reports a latent that has no prior statement, an unbounded
-// space, and on which no term of the model depends (its terms are the
-// same, bit for bit, whatever its value at two base points): the posterior
-// is then flat along it, and improper. nil when there is none (a latent
-// without a prior that the likelihood bounds is not reported).
-func ImproperError(c *Compiled) error {
-	d, rows := c.Dim(), 2*len(flatShifts)
-	if len(c.unpriored) == 0 {
-		return nil
-	}
-	z := make([]float64, rows*d)
-	for _, v := range c.unpriored {
-		for r := range rows {
-			row := z[r*d : (r+1)*d]
-			for i := range row {
-				row[i] = 0
-				if r >= len(flatShifts) { // the second base point
-					row[i] = 0.3 + 0.1*float64(i%7)
-				}
-			}
-			for i := 0; i < v.UDim(); i++ {
-				row[v.Offset+i] = flatShifts[r%len(flatShifts)] + 0.01*float64(i)
-			}
-		}
-		c.Reserve(rows)
-		Load(c, z, rows)
-		c.Graph().ForwardNodes(c.jointOrder, rows)
-		if termsFlat(c, rows) {
-			e := lang.Errorf(v.Pos, "the posterior looks improper: %s has no prior and the likelihood does not bound it (no term of the model changes with %s, so the posterior is flat along it)", v.Name, v.Name)
-			e.Hint = fmt.Sprintf("give %s a prior (%s ~ normal(0, 10)), use it in the model, or remove it", v.Name, v.Name)
-			return lang.ErrorList{e}
-		}
-	}
-	return nil
-}
-
-// termsFlat reports whether every term of the model is finite and has one
-// value over the rows of each base point.
-func termsFlat(c *Compiled, rows int) bool {
-	half := rows / 2
-	for _, f := range c.Factors {
-		for r := range rows {
-			v, first := c.Graph().Value(f.node, r)[0], c.Graph().Value(f.node, r/half*half)[0]
-			if math.IsNaN(v) || math.IsInf(v, 0) || v != first {
-				return false
-			}
-		}
-	}
-	return true
-}
+var FlatShifts = [...]float64{-4, -1, 0.5, 1.5, 6}
 
 // PriorError says why the prior cannot be used as a proposal (nil if it can).
 func PriorError(c *Compiled) error { return c.priorErr }
@@ -1216,10 +1165,10 @@ func DrawPrior(c *Compiled, rng *rand.Rand, f *Factor, u []float64) {
 func (c *Compiled) GradLogJoint(z []float64, grad []float64) float64 {
 	c.Reserve(1)
 	Load(c, z, 1)
-	c.g.ForwardNodes(c.jointOrder, 1)
-	c.g.Backward(c.logJoint, 1)
+	c.g.ForwardNodes(c.JointOrder, 1)
+	c.g.Backward(c.LogJointNode, 1)
 	copy(grad, c.g.Grad(c.LatentNode, 0)[:c.Model.LatentDim])
-	return c.g.Value(c.logJoint, 0)[0]
+	return c.g.Value(c.LogJointNode, 0)[0]
 }
 
 // NumParams is the number of unconstrained model parameters.
@@ -1254,143 +1203,23 @@ func (c *Compiled) GradParams(z []float64, grad []float64) float64 {
 	}
 	c.Reserve(1)
 	Load(c, z, 1)
-	c.g.ForwardNodes(c.jointOrder, 1)
-	c.g.Backward(c.logJoint, 1)
+	c.g.ForwardNodes(c.JointOrder, 1)
+	c.g.Backward(c.LogJointNode, 1)
 	if c.hasParam {
 		copy(grad, c.g.Grad(c.param, 0))
 	}
-	return c.g.Value(c.logJoint, 0)[0]
-}
-
-// ZeroDensity evaluates one row z and, when its log joint is -Inf, returns
-// the position and text of the first statement whose log density is -Inf.
-// When that statement is a ~ whose values and arguments are all in their
-// domains, the -Inf is no zero density but an overflow, and overflow says
-// so (naming the largest magnitude among them); else it is "". why is the
-// statement's own reason for its -Inf when it has one (a failed ODE solve:
-// the solver's), else "".
-func ZeroDensity(c *Compiled, z []float64) (pos lang.Pos, text, overflow, why string, ok bool) {
-	c.Reserve(1)
-	Load(c, z, 1)
-	clearRejections(c)
-	c.Graph().ForwardNodes(c.jointOrder, 1)
-	for _, f := range c.Factors {
-		if v := c.Graph().Value(f.node, 0)[0]; math.IsInf(v, -1) {
-			why = lastRejection(c)
-			if f.why != nil {
-				why = f.why()
-			}
-			return f.Pos, f.text, overflowed(c, f), why, true
-		}
-	}
-	return pos, "", "", "", false
+	return c.g.Value(c.LogJointNode, 0)[0]
 }
 
 // overflowAt is the magnitude from which a ~ term's -Inf is put down to
 // overflow: the square of a number above about 1.3e154 is +Inf in float64.
-const overflowAt = 1e150
-
-// overflowed explains the -Inf of a ~ term (at row 0) as an overflow when
-// its values and arguments are all in their domains and one of them is
-// huge; "" otherwise.
-func overflowed(c *Compiled, f Factor) string {
-	if f.Tilde == nil || f.Tilde.Family.Params == nil && f.Tilde.Family.Vec != nil {
-		return ""
-	}
-	big := 0.0
-	for j, a := range f.Tilde.Args {
-		for _, x := range c.Graph().Value(a, 0) {
-			valid := j == 0 && f.Tilde.Family.InSupport(x) || j > 0 && f.Tilde.Family.Params[j-1].Admits(x)
-			if !valid || math.IsInf(x, 0) {
-				return ""
-			}
-			big = max(big, math.Abs(x))
-		}
-	}
-	if big < overflowAt {
-		return ""
-	}
-	return fmt.Sprintf("its values and arguments are all in their domains, so a term overflowed: they reach %g in magnitude, and squares or exponentials of such numbers exceed the largest float64 (1.8e308)", big)
-}
-
-// Diagnose evaluates one row z and explains a non-finite log joint by naming
-// the first statement whose log density is NaN or +Inf.
-func Diagnose(c *Compiled, z []float64) error {
-	c.Reserve(1)
-	Load(c, z, 1)
-	c.Graph().ForwardNodes(c.jointOrder, 1)
-	for _, f := range c.Factors {
-		v := c.Graph().Value(f.node, 0)[0]
-		if !math.IsNaN(v) && !math.IsInf(v, 1) {
-			continue
-		}
-		if err := intError(c); err != nil && math.IsNaN(v) {
-			return err // an int divided by 0 (NaN) is the cause named
-		}
-		what := "NaN"
-		if math.IsInf(v, 1) {
-			what = "+Inf"
-		}
-		detail := ""
-		var args []autodiff.Node
-		if f.Tilde != nil {
-			args = f.Tilde.Args
-		}
-		for j, a := range args {
-			for _, x := range c.Graph().Value(a, 0) {
-				if math.IsNaN(x) || math.IsInf(x, 0) {
-					name := "the left-hand side"
-					if j > 0 {
-						name = fmt.Sprintf("argument %d (%s)", j, f.Tilde.Family.Params[j-1].Name)
-					}
-					detail = fmt.Sprintf("; %s is %g", name, x)
-					break
-				}
-			}
-			if detail != "" {
-				break
-			}
-		}
-		e := lang.Errorf(f.Pos, "the log density of `%s` is %s%s", f.text, what, detail)
-		e.Hint = "check for log or sqrt of a negative number, or exp overflow"
-		if what == "+Inf" {
-			e = lang.Errorf(f.Pos, "`%s` added +Inf to the target (the log joint)%s", f.text, detail)
-			e.Hint = "a log density is +Inf only at a pole (a point mass, an sd of 0, a density unbounded at the edge of its support); " +
-				"the target must be finite wherever the posterior has mass: correct this term"
-		}
-		if f.loops != "" {
-			e.Msg += " (at " + f.loops + ")"
-		}
-		return lang.ErrorList{e}
-	}
-	v := c.Graph().Value(c.logJoint, 0)[0]
-	if !math.IsNaN(v) {
-		return nil
-	}
-	for _, b := range c.bounded {
-		lo, hi := c.Graph().Value(b.lo, 0), c.Graph().Value(b.hi, 0)
-		for i := range max(len(lo), len(hi)) {
-			l, h := lo[min(i, len(lo)-1)], hi[min(i, len(hi)-1)]
-			if l < h {
-				continue
-			}
-			what := b.v.Name
-			if !b.v.Type.Scalar() {
-				what = fmt.Sprintf("%s[%d]", b.v.Name, i+1)
-			}
-			e := lang.Errorf(b.v.Pos, "the bounds of %s are empty at this point: the lower bound %g is not below the upper bound %g (lower >= upper)", what, l, h)
-			e.Hint = "the bounds of a latent must leave room for it at every value of the variables they depend on; make the upper bound exceed the lower one (as in upper = a + 1 for lower = a)"
-			return lang.ErrorList{e}
-		}
-	}
-	return lang.ErrorList{lang.Errorf(lang.Pos{File: c.Model.File}, "the log joint is NaN (from a log-Jacobian term)")}
-}
+const OverflowAt = 1e150
 
 // boundedLatent is a latent with a lower and an upper bound expression, and
 // their nodes.
 type boundedLatent struct {
-	v      *ir.Var
-	lo, hi autodiff.Node
+	V      *ir.Var
+	Lo, Hi autodiff.Node
 }
 
 // Constrain maps one unconstrained row u to the constrained latent values x

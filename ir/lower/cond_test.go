@@ -59,7 +59,7 @@ func TestConditionalOperator(t *testing.T) {
 func TestConditionalFormat(t *testing.T) {
 	for _, src := range []string{"a > 0 ? a : -a", "(a > 0 ? a : b) + 1", "a > 0 ? 1 : a < 0 ? -1 : 0"} {
 		c := compile(t, "data { b: real = 2 }\nlatent { a: real }\nmodel { a ~ normal(0, 1)\n target += "+src+" }", "")
-		require.Equal(t, "target += "+src, c.Factors[len(c.Factors)-1].text)
+		require.Equal(t, "target += "+src, c.Factors[len(c.Factors)-1].Text)
 	}
 }
 

@@ -29,7 +29,7 @@ func (cp *compiler) specialLeaf(v *ir.Var) {
 		}
 		switch {
 		case lo >= 0 && hi >= 0: // x = lo + (hi - lo) inv_logit(u)
-			c.bounded = append(c.bounded, boundedLatent{v, lo, hi})
+			c.Bounded = append(c.Bounded, boundedLatent{v, lo, hi})
 			w := g.Sub(hi, lo)
 			x = g.Add(lo, g.Mul(w, g.Map(stdlib.InvLogitFunc, u)))
 			jac = g.Sum(g.Add(g.Log(w), g.Add(g.Map(stdlib.LogInvLogitFunc, u), g.Map(stdlib.LogInvLogitFunc, g.Neg(u)))))

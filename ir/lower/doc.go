@@ -5,9 +5,10 @@
 // and its log joint: it implements the target interfaces of infer/msc
 // (Dim, Reserve, LogJoint, GradLogJoint, the params' methods, LogPrior
 // and SamplePrior), constrains draws (Constrain), and is copied for
-// another chain or worker by Clone, not compiled again. What explains its
-// evaluations is functions of this package (Diagnose, ZeroDensity,
-// ImproperError, PriorError, RNGError, SolverNotes, RejectNotes).
+// another chain or worker by Clone, not compiled again. What it met while
+// evaluating is functions of this package (PriorError, RNGError,
+// SolverNotes, RejectNotes, Interrupted); what explains a non-finite log
+// joint, package ir/explain's.
 //
 // Loops are lowered at compile time: a loop over data rows whose body
 // allows it is compiled once over its whole range into vector operations

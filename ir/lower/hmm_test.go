@@ -115,7 +115,7 @@ func TestForwardLoops(t *testing.T) {
 
 // hasOp reports whether c's log joint evaluates an op of that name.
 func hasOp(c *Compiled, name string) bool {
-	for _, n := range c.jointOrder {
+	for _, n := range c.JointOrder {
 		if op, ok := c.g.OpOf(n); ok && op.Name() == name {
 			return true
 		}
@@ -143,7 +143,7 @@ func TestMatrixFill(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			v, u := compileBoth(t, head+c.body+"}\n", data)
 			if c.fewer {
-				require.Less(t, len(v.jointOrder), len(u.jointOrder)/2)
+				require.Less(t, len(v.JointOrder), len(u.JointOrder)/2)
 			} else {
 				require.Equal(t, v.g.NumNodes(), u.g.NumNodes())
 			}

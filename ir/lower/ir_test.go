@@ -207,14 +207,6 @@ func TestCheckErrors(t *testing.T) {
 	}
 }
 
-func TestNaNDiagnosis(t *testing.T) {
-	c := compile(t, "latent { z: real }\nmodel {\n z ~ normal(0, 1)\n z ~ normal(0, sqrt(z))\n}\n", "")
-	err := Diagnose(c, []float64{-1})
-	require.Error(t, err)
-	require.Contains(t, err.Error(), "m.msc:4:2")
-	require.Contains(t, err.Error(), "is NaN")
-}
-
 func BenchmarkLogJointNormalMean(b *testing.B) {
 	var sb strings.Builder
 	sb.WriteString("x\n")

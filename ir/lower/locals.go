@@ -140,7 +140,7 @@ func (cp *compiler) target(s *ir.Target) {
 	if cp.g.Len(n) > 1 {
 		n = cp.g.Sum(n)
 	}
-	cp.addTerm(Factor{node: n, Pos: s.Pos(), text: s.Text, deps: cp.depsOf(s.X, nil)})
+	cp.addTerm(Factor{Node: n, Pos: s.Pos(), Text: s.Text, deps: cp.depsOf(s.X, nil)})
 }
 
 // piecewise compiles an if whose condition c depends on latents or params:
@@ -165,9 +165,9 @@ func (cp *compiler) piecewise(s *ir.If, c autodiff.Node) {
 		for k := nf; k < len(cp.c.Factors); k++ {
 			f := &cp.c.Factors[k]
 			if taken {
-				f.node = g.Custom(stdlib.NewSelect(1), 1, c, f.node, cp.num(0))
+				f.Node = g.Custom(stdlib.NewSelect(1), 1, c, f.Node, cp.num(0))
 			} else {
-				f.node = g.Custom(stdlib.NewSelect(1), 1, c, cp.num(0), f.node)
+				f.Node = g.Custom(stdlib.NewSelect(1), 1, c, cp.num(0), f.Node)
 			}
 			f.deps = ir.MergeDeps(f.deps, cdeps)
 			if f.Prior != nil { // a conditional prior cannot be sampled directly

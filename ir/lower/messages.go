@@ -116,7 +116,7 @@ func (cp *compiler) message(s *ir.Message) {
 	for _, c := range cp.conds {
 		deps = ir.MergeDeps(deps, c.deps)
 	}
-	cp.addTerm(Factor{node: n, Pos: s.Pos(), text: op.Name() + "(...)", deps: deps})
+	cp.addTerm(Factor{Node: n, Pos: s.Pos(), Text: op.Name() + "(...)", deps: deps})
 }
 
 // condition is the condition of an if on latents being compiled, and the

@@ -105,7 +105,7 @@ func (cp *compiler) ode(e *ir.ODECall) autodiff.Node {
 		for _, a := range e.Args {
 			deps = cp.depsOf(a, deps)
 		}
-		cp.addTerm(Factor{node: g.Index(n, N*K), Pos: e.Pos(), text: ir.FormatExpr(e) + " (a failed solve)", deps: deps, why: op.Reason})
+		cp.addTerm(Factor{Node: g.Index(n, N*K), Pos: e.Pos(), Text: ir.FormatExpr(e) + " (a failed solve)", deps: deps, Why: op.Reason})
 	}
 	return g.Reshape(g.Slice(n, 0, N*K), N, K)
 }

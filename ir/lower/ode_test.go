@@ -113,7 +113,7 @@ func TestODEFailure(t *testing.T) {
 	c.GradLogJoint([]float64{2}, g)
 	notes := SolverNotes(c)
 	require.Len(t, notes, 1)
-	require.Contains(t, notes[0], "m.msc:14:20: ode_rk45 failed on 3 of 4 solves, each rejecting its draw (log density -Inf); the first: at t = 0.5")
+	require.Contains(t, notes[0], "m.msc:14:20: ode_rk45 failed on 2 of 3 solves, each rejecting its draw (log density -Inf); the first: at t = 0.5")
 }
 
 // TestODEDone: once the channel of SetDone is closed, a solve stops at

@@ -109,7 +109,7 @@ type intSite struct {
 
 // intError is the first integer division by zero at a draw, positioned
 // at its operator; nil when there was none.
-func intError(c *Compiled) error {
+func IntError(c *Compiled) error {
 	for _, s := range c.intOps {
 		if !s.op.bad {
 			continue

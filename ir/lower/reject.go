@@ -10,12 +10,12 @@ import (
 
 // addRejecter registers r on the compiled model (once).
 func (cp *compiler) addRejecter(r *ir.Rejections) {
-	for _, x := range cp.c.rejecters {
+	for _, x := range cp.c.Rejecters {
 		if x == r {
 			return
 		}
 	}
-	cp.c.rejecters = append(cp.c.rejecters, r)
+	cp.c.Rejecters = append(cp.c.Rejecters, r)
 }
 
 // SolverNotes words the rejections so far of the compiled copies of one
@@ -33,7 +33,7 @@ func SolverNotes(cs ...*Compiled) []string {
 			continue
 		}
 		seen[c] = true
-		for i, o := range c.rejecters {
+		for i, o := range c.Rejecters {
 			if i == len(ops) {
 				ops, fails, evals, first = append(ops, o), append(fails, 0), append(evals, 0), append(first, "")
 			}
@@ -57,24 +57,6 @@ func SolverNotes(cs ...*Compiled) []string {
 		}
 	}
 	return out
-}
-
-// lastRejection is the reason of the first op of c that rejected at its
-// last evaluation since clearRejections, or "".
-func lastRejection(c *Compiled) string {
-	for _, r := range c.rejecters {
-		if r.Last != "" {
-			return r.Reason()
-		}
-	}
-	return ""
-}
-
-// clearRejections forgets the last reasons of c's ops.
-func clearRejections(c *Compiled) {
-	for _, r := range c.rejecters {
-		r.Last = ""
-	}
 }
 
 // ---- the projected cost of calls whose work is not in the graph's size ----
@@ -122,7 +104,7 @@ func odeStepSeconds(order []autodiff.Node, g *autodiff.Graph, K int, stiff bool)
 // and nil when its iterations end, so that no evaluation after them is
 // cut short. Not while c is evaluated.
 func SetDone(c *Compiled, done <-chan struct{}) {
-	for _, r := range c.rejecters {
+	for _, r := range c.Rejecters {
 		r.Done = done
 		r.ResetInterrupt()
 	}
@@ -132,7 +114,7 @@ func SetDone(c *Compiled, done <-chan struct{}) {
 // SetDone because its done channel was closed: the draws evaluated since
 // are not the model's.
 func Interrupted(c *Compiled) bool {
-	for _, r := range c.rejecters {
+	for _, r := range c.Rejecters {
 		if r.Interrupted() {
 			return true
 		}

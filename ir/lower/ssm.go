@@ -199,11 +199,11 @@ func detect(c *Compiled) {
 		if gauss {
 			steps[t].transOrder = g.Ancestors(f.Tilde.Args[1], f.Tilde.Args[2])
 		}
-		steps[t].transFull = g.Ancestors(f.node)
+		steps[t].transFull = g.Ancestors(f.Node)
 		if len(steps[t].obs) > 0 {
 			nodes := make([]autodiff.Node, len(steps[t].obs))
 			for k, i := range steps[t].obs {
-				nodes[k] = c.Factors[i].node
+				nodes[k] = c.Factors[i].Node
 			}
 			if len(nodes) == 1 {
 				steps[t].obsSum = nodes[0]
@@ -283,7 +283,7 @@ func ConstLogDensity(c *Compiled) float64 {
 	if c.constOrder == nil {
 		nodes := make([]autodiff.Node, len(c.constTerms))
 		for k, i := range c.constTerms {
-			nodes[k] = c.Factors[i].node
+			nodes[k] = c.Factors[i].Node
 		}
 		c.constOrder = c.g.Ancestors(nodes...)
 	}
@@ -291,7 +291,7 @@ func ConstLogDensity(c *Compiled) float64 {
 	c.g.ForwardNodes(c.constOrder, 1)
 	s := 0.0
 	for _, i := range c.constTerms {
-		s += c.g.Value(c.Factors[i].node, 0)[0]
+		s += c.g.Value(c.Factors[i].Node, 0)[0]
 	}
 	return s
 }
@@ -390,6 +390,6 @@ func (s *StateSpace) transitionLogDensityGeneric(t int, prev, cur, out []float64
 	}
 	c.g.ForwardNodes(st.transFull, n)
 	for i := 0; i < n; i++ {
-		out[i] = c.g.Value(f.node, i)[0]
+		out[i] = c.g.Value(f.Node, i)[0]
 	}
 }

@@ -94,7 +94,7 @@ func (s *StateSpace) buildFast(f *ssmFast) bool {
 		if st.obsSum >= 0 {
 			obs = []autodiff.Node{st.obsSum}
 		}
-		p, err := g.CompileStep(c.LatentNode, []int{t - 1, t}, mom, []autodiff.Node{fac.node}, obs)
+		p, err := g.CompileStep(c.LatentNode, []int{t - 1, t}, mom, []autodiff.Node{fac.Node}, obs)
 		if err != nil || p.SegmentReads(segObs) {
 			return false
 		}
@@ -144,7 +144,7 @@ func (s *StateSpace) buildFast(f *ssmFast) bool {
 		f.cur = append(f.cur, make([]float64, len(steps)))
 	}
 	for _, i := range c.constTerms {
-		f.constNodes = append(f.constNodes, c.Factors[i].node)
+		f.constNodes = append(f.constNodes, c.Factors[i].Node)
 	}
 	var vars []autodiff.Node
 	for _, e := range externals {

@@ -119,7 +119,7 @@ func detectVector(c *Compiled, vars []*ir.Var) (*VectorStateSpace, string) {
 				return nil, fmt.Sprintf("%s has no distribution (no %s ~ ... statement)", n, n)
 			}
 			f := c.Factors[i]
-			full = append(full, f.node)
+			full = append(full, f.Node)
 			if v.gaussian {
 				args = append(args, f.Tilde.Args[1], f.Tilde.Args[2])
 			}
@@ -131,7 +131,7 @@ func detectVector(c *Compiled, vars []*ir.Var) (*VectorStateSpace, string) {
 		if len(st.obs) > 0 {
 			nodes := make([]autodiff.Node, len(st.obs))
 			for k, i := range st.obs {
-				nodes[k] = c.Factors[i].node
+				nodes[k] = c.Factors[i].Node
 			}
 			st.obsSum = nodes[0]
 			if len(nodes) > 1 {
@@ -200,7 +200,7 @@ func (v *VectorStateSpace) TransitionLogDensity(t int, prev, cur, out []float64)
 	for i := range n {
 		s := 0.0
 		for _, fi := range st.trans {
-			s += c.g.Value(c.Factors[fi].node, i)[0]
+			s += c.g.Value(c.Factors[fi].Node, i)[0]
 		}
 		out[i] = s
 	}

@@ -83,7 +83,7 @@ func TestVectorLoops(t *testing.T) {
 			loopDeps := func(c *Compiled) map[int]bool {
 				out := map[int]bool{}
 				for _, f := range c.Factors {
-					if f.loops != "" {
+					if f.Loops != "" {
 						for _, d := range f.deps {
 							out[d] = true
 						}
