@@ -10,7 +10,7 @@ import (
 // checkHMMMarginal types hmm_marginal(log_omega, Gamma, rho): log_omega a
 // K x N matrix, Gamma K x K and rho a vector of K; one stdlib op
 // (stdlib.NewHMMMarginal) computes the log marginal likelihood and its
-// gradient, behind hmmOp, which validates Gamma and rho as Stan does. The
+// gradient, behind lower's hmmOp, which validates Gamma and rho as Stan does. The
 // sizes are checked against the limits before anything is allocated.
 func checkHMMMarginal(k *site) Expr {
 	lo, gam, rho := k.t(0), k.t(1), k.t(2)
@@ -23,8 +23,7 @@ func checkHMMMarginal(k *site) Expr {
 	if msg := hmmCost(K, N); msg != "" {
 		return k.badf("%s", msg)
 	}
-	op := &HmmOp{VecOp: stdlib.NewHMMMarginal(K, N), Rejections: Rejections{Op: k.name, Pos: k.pos, Unit: "evaluation"}, K: K}
-	return matCall(k, TReal, op, k.args...)
+	return matCall(k, TReal, stdlib.NewHMMMarginal(K, N), k.args...)
 }
 
 // The bounds of one hmm_marginal call: the bytes of its values (log_omega,
