@@ -5,7 +5,6 @@ import (
 	"sync/atomic"
 
 	"github.com/mscppl/mscppl/autodiff"
-	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/stdlib"
 	"github.com/mscppl/mscppl/stdlib/ode"
 )
@@ -54,7 +53,7 @@ func cloneCompiled(c *Compiled) (*Compiled, bool) {
 	msgs := map[*messageOp]*messageOp{}
 	ints := map[*intOp]*intOp{}
 	checks := map[*stdlib.ArgCheckOp]*stdlib.ArgCheckOp{}
-	rejecters := map[*ir.Rejections]*ir.Rejections{}
+	rejecters := map[*Rejections]*Rejections{}
 	g, ok := c.g.Clone(func(op autodiff.Op) autodiff.Op {
 		cp := cloneOp(op)
 		if r, ok := op.(rejecter); ok {
@@ -167,9 +166,9 @@ func cloneOp(op autodiff.Op) autodiff.Op {
 func (o cmpOp) Clone() stdlib.VecOp { return o }
 
 // rejecter is an op that counts its rejections (ODE solves, hmm_marginal).
-type rejecter interface{ Counts() *ir.Rejections }
+type rejecter interface{ Counts() *Rejections }
 
-func (o *odeOp) Counts() *ir.Rejections { return &o.Rejections }
+func (o *odeOp) Counts() *Rejections { return &o.Rejections }
 
 // Clone is a fresh op that has met no division by zero.
 func (o *intOp) Clone() stdlib.VecOp { return &intOp{op: o.op, e: o.e} }

@@ -132,7 +132,7 @@ type Compiled struct {
 	Unpriored []*ir.Var
 	// the latents with both bounds expressions, and their nodes (Diagnose)
 	Bounded   []boundedLatent
-	Rejecters []*ir.Rejections // the ops that reject draws (reject.go)
+	Rejecters []*Rejections // the ops that reject draws (reject.go)
 	// the integer divisions known only per draw (ops.go)
 	intOps []intSite
 	// the print and reject statements (messages.go), and the nodes of
@@ -142,6 +142,7 @@ type Compiled struct {
 }
 
 type compiler struct {
+	hmmOps  map[*ir.MatCall]*HmmOp // the op of each hmm_marginal call (hmm.go)
 	m       *ir.Model
 	g       *autodiff.Graph
 	c       *Compiled
@@ -914,10 +915,11 @@ func (cp *compiler) expr(e ir.Expr) autodiff.Node {
 		for i, a := range e.Args {
 			args[i] = cp.expr(a)
 		}
-		if h, ok := e.Op.(*ir.HmmOp); ok {
-			cp.hmm(h, e, args)
+		op := e.Op
+		if v, ok := op.(*stdlib.HMMMarginal); ok {
+			op = cp.hmm(v, e, args)
 		}
-		n := g.Custom(e.Op, e.T.Len(), args...)
+		n := g.Custom(op, e.T.Len(), args...)
 		if e.T.Kind == ir.Matrix {
 			n = g.Reshape(n, e.T.Rows, e.T.Cols)
 		}

@@ -25,7 +25,7 @@ func (cp *compiler) ode(e *ir.ODECall) autodiff.Node {
 	}
 	ins := []autodiff.Node{y0, t0, ts}
 	K, N := e.Y0.Type().Rows, e.TS.Type().Rows
-	op := &odeOp{Rejections: ir.Rejections{Op: e.Name, Pos: e.Pos(), Unit: "solve", Derived: cp.inDerived}, k: K, n: N, opt: e.Opt}
+	op := &odeOp{Rejections: Rejections{Op: e.Name, Pos: e.Pos(), Unit: "solve", Derived: cp.inDerived}, k: K, n: N, opt: e.Opt}
 	// the extra arguments: data are constants of f's tape, the others its
 	// parameters (with sensitivities)
 	sg := autodiff.New()
@@ -169,7 +169,7 @@ type odeParam struct{ in, off, n int }
 // than NaN; in the derived block they are NaN: a draw whose solve failed
 // has no derived values, never the initial state's).
 type odeOp struct {
-	ir.Rejections
+	Rejections
 	k, n    int
 	opt     ode.Options
 	params  []odeParam

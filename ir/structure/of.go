@@ -75,7 +75,7 @@ func hasHMM(c *lower.Compiled) bool {
 			continue
 		}
 		switch op.(type) {
-		case *stdlib.HMMForward, *stdlib.HMMMarginal, *ir.HmmOp:
+		case *stdlib.HMMForward, *stdlib.HMMMarginal, *lower.HmmOp:
 			return true
 		}
 	}
