@@ -3,6 +3,7 @@ package lower
 import (
 	"github.com/mscppl/mscppl/autodiff"
 	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/stdlib"
 )
 
 // lowerArrayCol lowers a Builtin of arrayCol.
@@ -12,7 +13,7 @@ func (cp *compiler) lowerArrayCol(x lowering) autodiff.Node {
 	if k < 1 || k > t.Cols {
 		cp.fail(x.Args[1].Pos(), "index %d is out of range: %s has %d columns (indices start at 1)", k, ir.FormatExpr(x.Args[0]), t.Cols)
 	}
-	idx := make(gather, t.Rows)
+	idx := make(stdlib.Gather, t.Rows)
 	for i := range idx {
 		idx[i] = i*t.Cols + k - 1
 	}

@@ -793,7 +793,7 @@ func (cp *compiler) expr(e ir.Expr) autodiff.Node {
 				cp.fail(e.Idx[0].Pos(), "an index array must be known before inference")
 			}
 			x := cp.expr(e.X)
-			idx := make(gather, it.Rows)
+			idx := make(stdlib.Gather, it.Rows)
 			for k, v := range g.Value(gn, 0) {
 				if v < 1 || v > float64(t.Rows) {
 					cp.fail(e.Idx[0].Pos(), "index %g (element %d of %s) is out of range: %s has %d elements", v, k+1, ir.FormatExpr(e.Idx[0]), ir.FormatExpr(e.X), t.Rows)
@@ -801,7 +801,7 @@ func (cp *compiler) expr(e ir.Expr) autodiff.Node {
 				idx[k] = int(v) - 1
 			}
 			if t.Kind == ir.Matrix { // the rows of an array
-				idx = gatherRows(idx, t.Cols)
+				idx = stdlib.GatherRows(idx, t.Cols)
 				return g.Reshape(g.Custom(idx, len(idx), x), it.Rows, t.Cols)
 			}
 			return g.Custom(idx, len(idx), x)

@@ -63,7 +63,7 @@ func (cp *compiler) lowerEntry(def *ir.Function, x lowering) autodiff.Node {
 // lowerArrayLit lowers an array literal {a, b, c}: a constant when every
 // element is known when the model is compiled, else their concatenation.
 func lowerArrayLit(g *autodiff.Graph, x lowering) autodiff.Node {
-	lens := make(concatN, len(x.A))
+	lens := make(stdlib.Concat, len(x.A))
 	known := true
 	for i, a := range x.A {
 		lens[i] = x.Args[i].Type().Len()
@@ -88,7 +88,7 @@ func lowerArrayLit(g *autodiff.Graph, x lowering) autodiff.Node {
 
 // lowerByName are the lowerings of the table's entries, by the entry's name.
 var lowerByName = map[string]lowerFunc{
-	"prod":                lowerReduce(reduceProd),
+	"prod":                lowerReduce(stdlib.ReduceProd),
 	"mean":                lowerMoments(momentMean),
 	"variance":            lowerMoments(momentVariance),
 	"sd":                  lowerMoments(momentSD),
@@ -111,7 +111,7 @@ var lowerByName = map[string]lowerFunc{
 	"diag_pre_multiply": lowerDiagPreMultiply,
 	"to_vector":         lowerToVector,
 	"append_row": func(g *autodiff.Graph, x lowering) autodiff.Node {
-		return g.Custom(concat{x.n(), x.Args[1].Type().Len()}, x.T.Len(), x.A[0], x.A[1])
+		return g.Custom(stdlib.AppendRow{x.n(), x.Args[1].Type().Len()}, x.T.Len(), x.A[0], x.A[1])
 	},
 	"col": lowerCol,
 	"row": func(g *autodiff.Graph, x lowering) autodiff.Node {
@@ -125,8 +125,8 @@ var lowerByName = map[string]lowerFunc{
 	"sum":         func(g *autodiff.Graph, x lowering) autodiff.Node { return g.Sum(x.A[0]) },
 	"log_sum_exp": lowerLogSumExp,
 	"dot":         func(g *autodiff.Graph, x lowering) autodiff.Node { return g.Dot(x.A[0], x.A[1]) },
-	"min":         lowerReduce(reduceMin),
-	"max":         lowerReduce(reduceMax),
+	"min":         lowerReduce(stdlib.ReduceMin),
+	"max":         lowerReduce(stdlib.ReduceMax),
 }
 
 func lowerLogSumExp(g *autodiff.Graph, x lowering) autodiff.Node {
@@ -137,7 +137,7 @@ func lowerLogSumExp(g *autodiff.Graph, x lowering) autodiff.Node {
 }
 
 // lowerReduce lowers prod, min or max of a vector or matrix.
-func lowerReduce(o reduce) lowerFunc {
+func lowerReduce(o stdlib.Reduce) lowerFunc {
 	return func(g *autodiff.Graph, x lowering) autodiff.Node { return g.Custom(o, 1, x.A[0]) }
 }
 
@@ -182,7 +182,7 @@ func lowerRowsCols(byRows bool) lowerFunc {
 			}
 		} else {
 			for j := 0; j < cols; j++ {
-				idx := make(gather, rows)
+				idx := make(stdlib.Gather, rows)
 				for i := range idx {
 					idx[i] = i*cols + j
 				}
@@ -229,7 +229,7 @@ func lowerToVector(g *autodiff.Graph, x lowering) autodiff.Node {
 	if t.Kind != ir.Matrix {
 		return x.A[0]
 	}
-	idx := make(gather, 0, n) // column by column
+	idx := make(stdlib.Gather, 0, n) // column by column
 	for j := 0; j < t.Cols; j++ {
 		for i := 0; i < t.Rows; i++ {
 			idx = append(idx, i*t.Cols+j)
@@ -240,7 +240,7 @@ func lowerToVector(g *autodiff.Graph, x lowering) autodiff.Node {
 
 func lowerCol(g *autodiff.Graph, x lowering) autodiff.Node {
 	t := x.Args[0].Type()
-	idx := make(gather, t.Rows)
+	idx := make(stdlib.Gather, t.Rows)
 	for i := range idx {
 		idx[i] = i*t.Cols + x.Ints[0] - 1
 	}
@@ -250,7 +250,7 @@ func lowerCol(g *autodiff.Graph, x lowering) autodiff.Node {
 func lowerBlock(g *autodiff.Graph, x lowering) autodiff.Node {
 	t := x.Args[0].Type()
 	i0, j0, nr, nc := x.Ints[0]-1, x.Ints[1]-1, x.Ints[2], x.Ints[3]
-	idx := make(gather, 0, nr*nc)
+	idx := make(stdlib.Gather, 0, nr*nc)
 	for i := i0; i < i0+nr; i++ {
 		for j := j0; j < j0+nc; j++ {
 			idx = append(idx, i*t.Cols+j)
@@ -267,169 +267,3 @@ func lowerToArray1D(g *autodiff.Graph, x lowering) autodiff.Node {
 	}
 	return g.Slice(x.A[0], 0, x.n())
 }
-
-// concat is the autodiff op of append_row: out = (a, b).
-type concat [2]int
-
-func (concat) Name() string { return "append_row" }
-
-func (o concat) Forward(out []float64, in [][]float64) {
-	copy(out[:o[0]], in[0])
-	copy(out[o[0]:], in[1])
-}
-
-func (o concat) Backward(_, dout []float64, _ [][]float64, din [][]float64) {
-	for k, d := range din {
-		if d == nil {
-			continue
-		}
-		part := dout[:o[0]]
-		if k == 1 {
-			part = dout[o[0]:]
-		}
-		for i, v := range part {
-			d[i] += v
-		}
-	}
-}
-
-// reduce is the autodiff op of min, max and prod over a vector. min and
-// max pass the adjoint to the first element that attains them (NaN if
-// any element is NaN); prod's derivative in x_i is the product of the
-// others (exact at zeros).
-type reduce int
-
-const (
-	reduceProd reduce = iota
-	reduceMin
-	reduceMax
-)
-
-var reduceNames = [...]string{reduceProd: "prod", reduceMin: "min", reduceMax: "max"}
-
-func (o reduce) Name() string { return reduceNames[o] }
-
-func (o reduce) Forward(out []float64, in [][]float64) {
-	out[0] = o.value(in[0])
-}
-
-func (o reduce) value(x []float64) float64 {
-	switch o {
-	case reduceProd:
-		p := 1.0
-		for _, v := range x {
-			p *= v
-		}
-		return p
-	}
-	return x[o.arg(x)]
-}
-
-// arg is the index of the first extreme element (of a NaN if any).
-func (o reduce) arg(x []float64) int {
-	k := 0
-	for i, v := range x {
-		switch {
-		case v != v:
-			return i
-		case o == reduceMin && v < x[k], o == reduceMax && v > x[k]:
-			k = i
-		}
-	}
-	return k
-}
-
-func (o reduce) Backward(_, dout []float64, in [][]float64, din [][]float64) {
-	dx, x := din[0], in[0]
-	if dx == nil {
-		return
-	}
-	if o != reduceProd {
-		dx[o.arg(x)] += dout[0]
-		return
-	}
-	// the product of the others: prod / x_i without zeros; with one zero
-	// only its own derivative is not 0; with two or more, none is
-	zeros, at, p := 0, -1, 1.0
-	for i, v := range x {
-		if v == 0 {
-			zeros, at = zeros+1, i
-			continue
-		}
-		p *= v
-	}
-	switch zeros {
-	case 0:
-		for i, v := range x {
-			dx[i] += dout[0] * p / v
-		}
-	case 1:
-		dx[at] += dout[0] * p
-	}
-}
-
-// concatN is the autodiff op that concatenates vectors of the given
-// lengths.
-type concatN []int
-
-func (concatN) Name() string { return "concat" }
-
-func (o concatN) Forward(out []float64, in [][]float64) {
-	off := 0
-	for k, n := range o {
-		copy(out[off:off+n], in[k])
-		off += n
-	}
-}
-
-func (o concatN) Backward(_, dout []float64, _ [][]float64, din [][]float64) {
-	off := 0
-	for k, n := range o {
-		if d := din[k]; d != nil {
-			for i, x := range dout[off : off+n] {
-				d[i] += x
-			}
-		}
-		off += n
-	}
-}
-
-// gather is the autodiff op out[k] = in[idx[k]].
-type gather []int
-
-func (gather) Name() string { return "gather" }
-
-func (o gather) Forward(out []float64, in [][]float64) {
-	x := in[0]
-	for k, i := range o {
-		out[k] = x[i]
-	}
-}
-
-func (o gather) Backward(_, dout []float64, _ [][]float64, din [][]float64) {
-	if dx := din[0]; dx != nil {
-		for k, i := range o {
-			dx[i] += dout[k]
-		}
-	}
-}
-
-// gatherRows expands row indices (0-based) into the indices of their
-// elements in a row-major matrix of cols columns.
-func gatherRows(rows gather, cols int) gather {
-	out := make(gather, 0, len(rows)*cols)
-	for _, r := range rows {
-		for j := 0; j < cols; j++ {
-			out = append(out, r*cols+j)
-		}
-	}
-	return out
-}
-
-// The ops of this file keep no state between calls: the copies of a
-// graph share them.
-
-func (o concat) Clone() stdlib.VecOp  { return o }
-func (o reduce) Clone() stdlib.VecOp  { return o }
-func (o concatN) Clone() stdlib.VecOp { return o }
-func (o gather) Clone() stdlib.VecOp  { return o }

@@ -149,7 +149,7 @@ func (cp *compiler) stackElems(el []autodiff.Node, t ir.Type) autodiff.Node {
 			for c := range lens {
 				lens[c] = R
 			}
-			n := g.Custom(concatN(lens), R*C, cols...)
+			n := g.Custom(stdlib.Concat(lens), R*C, cols...)
 			return g.Reshape(g.Custom(stdlib.NewTranspose(C, R), R*C, n), R, C)
 		}
 	}
@@ -183,7 +183,7 @@ func (cp *compiler) stackRuns(el []autodiff.Node) autodiff.Node {
 	if len(parts) == 1 {
 		return parts[0]
 	}
-	return g.Custom(concatN(lens), len(el), parts...)
+	return g.Custom(stdlib.Concat(lens), len(el), parts...)
 }
 
 // wholePart is one node whose elements are els, a run runEnd found (two

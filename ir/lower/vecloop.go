@@ -537,5 +537,5 @@ func (cp *compiler) vecGather(e *ir.Index) autodiff.Node {
 	if idx == nil {
 		cp.fail(e.Pos(), "internal: %s is not a gather", ir.FormatExpr(e))
 	}
-	return cp.g.Custom(gather(idx), len(idx), cp.expr(e.X))
+	return cp.g.Custom(stdlib.Gather(idx), len(idx), cp.expr(e.X))
 }
