@@ -40,7 +40,9 @@
 // applied elementwise with broadcasting by NaryOp). They are numbers only:
 // the language's built-in functions, with their arities, types, aliases
 // and docs, are the entries of package ir's vocabulary, which point to
-// these ops.
+// these ops. The ops that some built-ins lower to and keep no state
+// (tapeops.go: AppendRow, Reduce for prod, min and max, Concat, Gather)
+// are here too.
 //
 // # Vector transforms (LookupVecBijection)
 //
