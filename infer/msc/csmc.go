@@ -48,6 +48,8 @@ type CSMC struct {
 	MeanESS  float64 // mean over t of the ESS of the normalised weights
 	Changed  bool    // the retained trajectory changed
 	FracDiff float64 // fraction of time steps whose retained state changed
+	// StepESS, when not nil (T), receives the ESS of each step's weights.
+	StepESS []float64
 }
 
 // stepProposal is what a sweep needs of a state-space proposal, step by
@@ -187,6 +189,9 @@ func (c *CSMC) Sweep(rng *rand.Rand, conditional bool) bool {
 		ok = ok && good
 		c.LogZ += logMean
 		c.MeanESS += ess / float64(T)
+		if c.StepESS != nil {
+			c.StepESS[t] = ess
+		}
 		c.gPrv, c.gCur = c.gCur, c.gPrv
 	}
 	if !ok && conditional {
