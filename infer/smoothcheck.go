@@ -102,7 +102,6 @@ func (f *Fitted) smootherOpinion(rng *rand.Rand) *smoothOpinion {
 	return o
 }
 
-
 // smoothEnough runs the filters with smoothParticles particles, then with
 // more until every step's median ESS reaches smoothESS or the budget is
 // spent.
