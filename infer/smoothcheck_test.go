@@ -48,11 +48,12 @@ func growthData(T int) []float64 {
 type gridMarginals struct{ mean, sd, pos []float64 }
 
 // growthGrid is the exact reference: a forward filter and backward pass
-// over x on the grid [-50, 50] in steps of 0.05 (the transition sd is
-// 3.16, the posterior sds above 0.3; the states stay within +-30), the
+// over x on the grid [-50, 50] in steps of 0.1 (the transition sd is
+// 3.16, the posterior sds above 0.3, which a Riemann sum at a third of
+// the sd integrates to many digits; the states stay within +-30), the
 // densities renormalised at each step, every sum a Riemann sum.
 func growthGrid(y []float64) gridMarginals {
-	const lo, hi, dx = -50.0, 50.0, 0.05
+	const lo, hi, dx = -50.0, 50.0, 0.1
 	n := int(math.Round((hi-lo)/dx)) + 1
 	xs := make([]float64, n)
 	for i := range xs {
@@ -181,7 +182,17 @@ func smoothedMoments(sm *msc.Smoothed, j int) (m, sd, p, seM, seSD, seP float64)
 // standard errors (Bonferroni over the 3 T figures at about 1%) plus 0.05
 // posterior sd (0.02 for P), the filters' finite-N bias.
 func TestSmootherMatchesGrid(t *testing.T) {
-	const T = 30
+	for _, T := range []int{10, 30} {
+		t.Run(fmt.Sprint("T", T), func(t *testing.T) {
+			if T > 10 {
+				testtier.Skip(t) // about 6 s
+			}
+			smootherMatchesGrid(t, T)
+		})
+	}
+}
+
+func smootherMatchesGrid(t *testing.T, T int) {
 	y := growthData(T)
 	exact := growthGrid(y)
 	two := 0
@@ -256,7 +267,7 @@ model {
 // did not fire.
 func TestSmootherCheckQuietOnLocalLevel(t *testing.T) {
 	_, m := localLevelKnown(t)
-	f, err := Fit(context.Background(), m, Options{Seed: 1, Iters: 1500})
+	f, err := Fit(context.Background(), m, Options{Seed: 1, Iters: 300})
 	require.NoError(t, err)
 	require.NotNil(t, f.smooth, "the check must run")
 	require.Empty(t, f.smooth.bad, f.smooth.warning())
@@ -291,7 +302,8 @@ func TestModesVerdictGrowth(t *testing.T) {
 		iters int
 		long  bool
 	}{
-		{"T30", 30, 1500, false},
+		{"T10", 10, 400, false},
+		{"T30", 30, 1500, true},
 		{"T100default", 100, 0, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
