@@ -17,7 +17,8 @@ import (
 // whose traced trajectories' marginals the kept states' must match. It
 // does not rely on the chains landing in different modes: chains that all
 // sit in one mode of a two-signed state agree with each other, not with
-// the smoother. smoothFilters filters give smoothPer trajectories each;
+// the smoother. smoothFilters filters give smoothPer trajectories each
+// (drawn by backward simulation);
 // the Monte Carlo errors are the filters' (jackknife over filters) and the
 // chains' (their ESS).
 //
@@ -32,10 +33,13 @@ import (
 // says how many.
 const (
 	smoothFilters   = 32
-	smoothPer       = 16
+	smoothPer       = 8
 	smoothParticles = 1000
-	smoothESS       = 50
-	smoothBudget    = 16e6
+	// smoothMinParticles is the fewest particles a filter starts with, when
+	// the budget would allow fewer than smoothParticles (T above 500).
+	smoothMinParticles = 100
+	smoothESS          = 50
+	smoothBudget       = 16e6
 	// smoothSign is how far the chains' and the smoother's P(x > 0) must
 	// be apart to count (beside the Monte Carlo test); means and sds use
 	// the accuracy the summaries aim at (tailsMean, tailsSD).
@@ -102,11 +106,13 @@ func (f *Fitted) smootherOpinion(rng *rand.Rand) *smoothOpinion {
 	return o
 }
 
-// smoothEnough runs the filters with smoothParticles particles, then with
+// smoothEnough runs the filters with smoothParticles particles (fewer for
+// a series too long for them within the budget), then with
 // more until every step's median ESS reaches smoothESS or the budget is
 // spent.
 func smoothEnough(rng *rand.Rand, p *msc.Problem, statics [][]float64, filters, T int) (*msc.Smoothed, error) {
-	for n := smoothParticles; ; {
+	// (a long series starts with fewer particles, within the budget)
+	for n := max(smoothMinParticles, min(smoothParticles, int(smoothBudget/float64(filters*T)))); ; {
 		sm, err := msc.Smooth(rng, p, statics, filters, smoothPer, n)
 		if err != nil {
 			return nil, err

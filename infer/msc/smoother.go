@@ -78,6 +78,13 @@ func Smooth(rng *rand.Rand, p *Problem, statics [][]float64, filters, per, n int
 		boot.LogDiag[i] = math.Inf(-1) // Lambda = 0: the transition itself
 	}
 	T, K := given.Len(), given.StateDim()
+	if K != 1 {
+		return nil, fmt.Errorf("the backward smoother takes a scalar state, not %d components per step", K)
+	}
+	idx, err := layoutIndex(given)
+	if err != nil {
+		return nil, err
+	}
 	c, err := NewCSMC(&Problem{Dim: T * K, StateSpace: given}, boot, n)
 	if err != nil {
 		return nil, err
@@ -96,7 +103,9 @@ func Smooth(rng *rand.Rand, p *Problem, statics [][]float64, filters, per, n int
 			}
 		}
 	}
-	c.StepESS = make([]float64, T)
+	c.StepESS, c.StepW, c.StepG = make([]float64, T), make([]float64, T*n), make([]float64, T*n)
+	steps := c.p.(*twistedSteps)
+	lw, x := make([]float64, n), make([]float64, T)
 	var pos []int
 	if p.Statics != nil {
 		pos = p.Statics.Statics()
@@ -113,13 +122,14 @@ func Smooth(rng *rand.Rand, p *Problem, statics [][]float64, filters, per, n int
 		for t, e := range c.StepESS {
 			ess[t] = append(ess[t], e)
 		}
+		backwardPrepare(c, steps)
 		for r := range per {
-			if r > 0 {
-				c.traceBack(resample.Categorical(rng, c.wn))
+			if !backward(rng, c, steps, lw, x) {
+				return nil, fmt.Errorf("the backward smoother's weights degenerated")
 			}
 			row := s.Row(f*per + r)
-			for i, j := range states {
-				row[j] = c.out[i]
+			for t, v := range x {
+				row[states[idx[t]]] = v
 			}
 			if pos != nil {
 				for i, j := range pos {
@@ -134,4 +144,51 @@ func Smooth(rng *rand.Rand, p *Problem, statics [][]float64, filters, per, n int
 		s.ESS[t] = e[len(e)/2]
 	}
 	return s, nil
+}
+
+// backwardPrepare turns the last sweep's per-step weights of c into what
+// backward needs: StepW[t*N+i] becomes log W_t^i + log g_t(x_t^i) -
+// log sd_{t+1}^i (the filtering weight and the normaliser of
+// p(x_{t+1} | x_t^i)) for t < T-1, the final weights at T-1 stay as they
+// are, and StepG[t*N+i] becomes 1 / sd_{t+1}^i.
+func backwardPrepare(c *CSMC, s *twistedSteps) {
+	N, T := c.N, c.T
+	for t := 0; t < T-1; t++ {
+		w, g := c.StepW[t*N:(t+1)*N], c.StepG[t*N:(t+1)*N]
+		sd := s.tc[(t+1)*N : (t+2)*N]
+		for i := range w {
+			w[i] = math.Log(w[i]) + g[i] - math.Log(sd[i])
+			g[i] = 1 / sd[i]
+		}
+	}
+}
+
+// backward draws one trajectory x (T) by backward simulation (Godsill,
+// Doucet & West 2004) from the particles of the last sweep of c, a
+// bootstrap filter of a scalar state (after backwardPrepare): x_T from the
+// final weights, then x_t from the particles of step t weighted by their
+// filtering weights times p(x_{t+1} | x_t^i), whose moments the sweep
+// recorded. Unlike ancestor tracing, whose paths coalesce a few steps
+// back, this draws each step from all N particles: on the local level
+// with both sds latent (internal/kalman, T = 100, 1000 particles) the
+// traced sd of x[15] came out 0.318 against the exact 0.403, and a run
+// right there was called wrong. lw is scratch (N). It reports false when
+// the weights degenerated.
+func backward(rng *rand.Rand, c *CSMC, s *twistedSteps, lw, x []float64) bool {
+	N, T := c.N, c.T
+	j := resample.Categorical(rng, c.StepW[(T-1)*N:T*N])
+	x[T-1] = c.z[(T-1)*N+j]
+	for t := T - 2; t >= 0; t-- {
+		a, isd := c.StepW[t*N:(t+1)*N], c.StepG[t*N:(t+1)*N]
+		m := s.tm[(t+1)*N : (t+2)*N]
+		for i := range lw {
+			d := (x[t+1] - m[i]) * isd[i]
+			lw[i] = a[i] - 0.5*d*d
+		}
+		if !resample.NormaliseWeights(lw, lw) {
+			return false
+		}
+		x[t] = c.z[t*N+resample.Categorical(rng, lw)]
+	}
+	return true
 }
