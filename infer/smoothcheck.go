@@ -286,7 +286,7 @@ func (o *smoothOpinion) warning() string {
 		subject, verb = "the state", "disagrees"
 	}
 	return fmt.Sprintf(
-		"%s %s (%d of %d) %s with an independent particle smoother (%d bootstrap particle filters of %d particles %s; worst: %s%s): the proposal may be stuck in one mode of a multimodal state, so the chains' state marginals are not the posterior's; remedy: more --samples (particles), or a model whose states' signs the data identify",
+		"%s %s (%d of %d) %s with an independent particle smoother (%d bootstrap particle filters of %d particles %s; worst: %s%s): the proposal may be stuck in one mode of a multimodal state, so the chains' state marginals are not the posterior's; likely cause: a state whose sign or mode the data do not identify, which one Gaussian proposal per step cannot cross; remedy: more --samples (particles) gives each sweep more chances to cross, and a model whose data identify the states' sign removes the cause",
 		subject, list, len(o.bad), o.states, verb, o.filters, o.particles, at, o.worst, o.skippedText())
 }
 
