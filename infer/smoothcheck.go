@@ -9,10 +9,11 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/mscppl/mscppl/infer/msc"
+	"github.com/mscppl/mscppl/infer/pfsmooth"
 )
 
 // The smoother's second opinion on a state-space run: independent
-// bootstrap particle filters (msc.Smooth) at the run's final params (for
+// bootstrap particle filters (package pfsmooth) at the run's final params (for
 // a model with statics, at draws of the statics from the chains' record),
 // whose traced trajectories' marginals the kept states' must match. It
 // does not rely on the chains landing in different modes: chains that all
@@ -110,10 +111,10 @@ func (f *Fitted) smootherOpinion(rng *rand.Rand) *smoothOpinion {
 // a series too long for them within the budget), then with
 // more until every step's median ESS reaches smoothESS or the budget is
 // spent.
-func smoothEnough(rng *rand.Rand, p *msc.Problem, statics [][]float64, filters, T int) (*msc.Smoothed, error) {
+func smoothEnough(rng *rand.Rand, p *msc.Problem, statics [][]float64, filters, T int) (*pfsmooth.Smoothed, error) {
 	// (a long series starts with fewer particles, within the budget)
 	for n := max(smoothMinParticles, min(smoothParticles, int(smoothBudget/float64(filters*T)))); ; {
-		sm, err := msc.Smooth(rng, p, statics, filters, smoothPer, n)
+		sm, err := pfsmooth.Smooth(rng, p, statics, filters, smoothPer, n)
 		if err != nil {
 			return nil, err
 		}
@@ -130,7 +131,7 @@ func smoothEnough(rng *rand.Rand, p *msc.Problem, statics [][]float64, filters, 
 // sm.Dim) of every state with the smoother's: mean, sd and P(x > 0), each
 // difference against both Monte Carlo errors at the Bonferroni level
 // tailsAlpha over all the figures compared, and large enough to matter.
-func compareSmoothed(chains [][]float64, sm *msc.Smoothed, names []string) *smoothOpinion {
+func compareSmoothed(chains [][]float64, sm *pfsmooth.Smoothed, names []string) *smoothOpinion {
 	d, R, per := sm.Dim, sm.Filters, sm.Per
 	out := &smoothOpinion{filters: R, particles: sm.N}
 	z := distuv.UnitNormal.Quantile(1 - tailsAlpha/float64(2*3*len(sm.States)))

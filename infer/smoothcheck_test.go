@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/mscppl/mscppl/infer/msc"
+	"github.com/mscppl/mscppl/infer/pfsmooth"
 	"github.com/mscppl/mscppl/internal/kalman"
 	"github.com/mscppl/mscppl/internal/testtier"
 )
@@ -158,7 +158,7 @@ func writeSeries(t *testing.T, y []float64) string {
 
 // smoothedMoments are the mean, sd and P(x > 0) of position j of the
 // smoother's draws, with their jackknife errors over the filters.
-func smoothedMoments(sm *msc.Smoothed, j int) (m, sd, p, seM, seSD, seP float64) {
+func smoothedMoments(sm *pfsmooth.Smoothed, j int) (m, sd, p, seM, seSD, seP float64) {
 	R := sm.Filters
 	fm, f2, fp := make([]float64, R), make([]float64, R), make([]float64, R)
 	for f := range R {
@@ -224,7 +224,7 @@ func TestSmootherMatchesKalman(t *testing.T) {
 	y, m := localLevelKnown(t)
 	ref, err := kalman.Smooth(kalman.ScalarModel(0, 100, 1, 0.25, 1, 1), kalman.Scalar(y))
 	require.NoError(t, err)
-	sm, err := msc.Smooth(NewRand(1, 2), m.Problem(), nil, 48, 16, 1000)
+	sm, err := pfsmooth.Smooth(NewRand(1, 2), m.Problem(), nil, 48, 16, 1000)
 	require.NoError(t, err)
 	for k := range y {
 		mean, sd, _, seM, seSD, _ := smoothedMoments(sm, k)
@@ -394,8 +394,8 @@ func TestCompareSmoothed(t *testing.T) {
 		}
 		return x
 	}
-	smoothed := func(rng *rand.Rand) *msc.Smoothed {
-		sm := &msc.Smoothed{Filters: R, Per: per, N: 1000, Dim: d, States: []int{0, 1, 2}, Z: make([]float64, R*per*d),
+	smoothed := func(rng *rand.Rand) *pfsmooth.Smoothed {
+		sm := &pfsmooth.Smoothed{Filters: R, Per: per, N: 1000, Dim: d, States: []int{0, 1, 2}, Z: make([]float64, R*per*d),
 			ESS: []float64{500, 500, 500}, StepOf: []int{0, 1, 2}}
 		for i := range sm.Z {
 			sm.Z[i] = draw(rng, false)

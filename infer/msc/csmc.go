@@ -48,10 +48,6 @@ type CSMC struct {
 	MeanESS  float64 // mean over t of the ESS of the normalised weights
 	Changed  bool    // the retained trajectory changed
 	FracDiff float64 // fraction of time steps whose retained state changed
-	// StepESS, when not nil (T), receives the ESS of each step's weights;
-	// StepW and StepG, when not nil (T x N), each step's normalised weights
-	// and observation log densities (a backward smoother's).
-	StepESS, StepW, StepG []float64
 }
 
 // stepProposal is what a sweep needs of a state-space proposal, step by
@@ -191,13 +187,6 @@ func (c *CSMC) Sweep(rng *rand.Rand, conditional bool) bool {
 		ok = ok && good
 		c.LogZ += logMean
 		c.MeanESS += ess / float64(T)
-		if c.StepESS != nil {
-			c.StepESS[t] = ess
-		}
-		if c.StepW != nil {
-			copy(c.StepW[t*N:(t+1)*N], c.wn)
-			copy(c.StepG[t*N:(t+1)*N], c.gCur)
-		}
 		c.gPrv, c.gCur = c.gCur, c.gPrv
 	}
 	if !ok && conditional {
