@@ -437,3 +437,31 @@ func TestCompareSmoothed(t *testing.T) {
 	require.Empty(t, o.bad)
 	require.Contains(t, o.note(), "2 of the 3 states were not compared")
 }
+
+// TestModesVerdictOneChain: one chain stuck in one sign of the growth
+// model's two-signed states (T = 10: x[8], x[9] and x[10], by the grid)
+// passes R-hat, which compares the chain with itself; the smoother's
+// check names exactly those states and the run is NOT converged. (Over
+// seeds 1-8 with 40000 iterations the check named the same three states
+// each time, and R-hat passed on 6.)
+func TestModesVerdictOneChain(t *testing.T) {
+	const T = 10
+	y := growthData(T)
+	exact := growthGrid(y)
+	var twoSigned []string
+	for k, p := range exact.pos {
+		if p > 0.05 && p < 0.95 {
+			twoSigned = append(twoSigned, fmt.Sprintf("x[%d]", k+1))
+		}
+	}
+	require.Equal(t, []string{"x[8]", "x[9]", "x[10]"}, twoSigned)
+	m, err := Load(growthModel, writeSeries(t, y))
+	require.NoError(t, err)
+	f, err := Fit(context.Background(), m, Options{Seed: 1, Chains: 1})
+	require.NoError(t, err)
+	require.LessOrEqual(t, f.Result.RhatMax, 1.01, "R-hat sees nothing")
+	require.NotNil(t, f.smooth)
+	require.Equal(t, twoSigned, f.smooth.bad)
+	require.False(t, f.Summary.Converged)
+	require.Contains(t, f.Summary.Warnings, f.smooth.warning())
+}
