@@ -72,6 +72,7 @@ type Fitted struct {
 	modes    []mode            // the distinct modes the warm start found, best first
 	missed   []mode            // the comparable modes q does not cover
 	tails    string            // where the heavier-tailed proposal's estimates disagree ("" when they agree)
+	smooth   *smoothOpinion    // where a state-space run's states disagree with an independent smoother (nil: not checked)
 	peak     mode              // the highest log joint the warm start's searches evaluated, where
 	neck     *neck             // a funnel's neck the summaries' draws never reach (nil when none)
 	kernel   *msc.KernelSpec   // the kernel of the run (nil for a method without one)
@@ -586,6 +587,8 @@ func (f *Fitted) check(o *plan) error {
 	if err == nil {
 		f.evidence = &EvidenceResult{LogEvidence: logZ + lower.ConstLogDensity(comp), SE: se}
 	}
+	// a second opinion on the states, from particle filters that learned nothing
+	f.smooth = f.smootherOpinion(rng)
 	return nil
 }
 

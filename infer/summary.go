@@ -293,6 +293,13 @@ func (f *Fitted) summarize(o *plan, elapsed time.Duration) *Summary {
 		if f.evidence != nil {
 			sum.LogEvidence, sum.LogEvidenceSE = Figure(f.evidence.LogEvidence), Figure(f.evidence.SE)
 		}
+		if w := f.smooth.warning(); w != "" {
+			sum.Converged = false
+			sum.Warnings = append(sum.Warnings, w)
+		}
+		if n := f.smooth.note(); n != "" {
+			sum.Notes = append(sum.Notes, n)
+		}
 	}
 	if m.ParamDim > 0 {
 		x := make([]float64, m.ParamDim)

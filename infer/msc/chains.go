@@ -501,19 +501,19 @@ func (e *evaluator) essBulkMin(n int) float64 {
 	}
 	lo := math.Inf(1)
 	for j := range e.chains[0].l.d {
-		lo = math.Min(lo, drawsESS(column(j)))
+		lo = math.Min(lo, DrawsESS(column(j)))
 	}
 	return lo
 }
 
-// drawsESS is the ESS of the chains' draws of one component: the bulk ESS,
+// DrawsESS is the ESS of the chains' draws of one component: the bulk ESS,
 // or twice the batch-means ESS when that is smaller (a drift over the
 // window or chains that disagree, which the bulk ESS of a window can
 // miss). The factor 2 keeps the noise of the batch-means figure (19
 // degrees of freedom with 4 chains) from making the smallest ESS over many
 // components far too small, while an MCSE is never more than about 1.4
 // times smaller than batch means say.
-func drawsESS(chains [][]float64) float64 {
+func DrawsESS(chains [][]float64) float64 {
 	b := diag.ESSBulk(chains)
 	if bm := 2 * diag.ESSBatch(chains); bm < b {
 		return bm
@@ -603,7 +603,7 @@ func (e *evaluator) combine(res *Result) {
 			for k, p := range [3]float64{0.05, 0.5, 0.95} {
 				res.ChainQuantiles[j][k] = diag.Quantile(pooled, p)
 			}
-			res.ChainMCSE[j] = res.ChainSD[j] / math.Sqrt(drawsESS(draws))
+			res.ChainMCSE[j] = res.ChainSD[j] / math.Sqrt(DrawsESS(draws))
 		}
 	}
 	res.RhatOf = "retained samples"
