@@ -21,7 +21,7 @@ var (
 	_ msc.Target           = (*splitTarget)(nil)
 	_ msc.ParamTarget      = (*splitTarget)(nil)
 	_ msc.StaticStateSpace = staticView{}
-	_ gaussianStateSpace   = scalarState{}
+	_ gaussianStateSpace   = (*lower.StateSpace)(nil)
 	_ gaussianStateSpace   = (*lower.VectorStateSpace)(nil)
 )
 
@@ -32,13 +32,6 @@ type gaussianStateSpace interface {
 	msc.GaussianStateSpace
 	msc.GeneralStateSpace
 }
-
-// scalarState is ir's structure with a scalar state as msc takes it: the
-// state of dimension K = 1, at z[t].
-type scalarState struct{ *lower.StateSpace }
-
-func (scalarState) StateDim() int      { return 1 }
-func (scalarState) Index(t, _ int) int { return t }
 
 // generalOnly hides the moments of a transition that is not Gaussian.
 type generalOnly struct{ msc.GeneralStateSpace }
@@ -61,7 +54,7 @@ type staticView struct {
 
 // Given is the structure of the state given the statics last set.
 func (s staticView) Given() msc.GeneralStateSpace {
-	return stateSpace(scalarState{s.StateSpace()}, s.gaussian)
+	return stateSpace(s.StateSpace(), s.gaussian)
 }
 
 // problemsMade counts the problems newProblem made (the tests check that a
@@ -90,7 +83,7 @@ func newProblem(c *lower.Compiled) *msc.Problem {
 	}
 	switch st := lower.StructureOf(c); {
 	case lower.StateSpaceOf(c) != nil:
-		p.StateSpace = stateSpace(scalarState{lower.StateSpaceOf(c)}, st.GaussianTransition)
+		p.StateSpace = stateSpace(lower.StateSpaceOf(c), st.GaussianTransition)
 	case lower.VectorStateSpaceOf(c) != nil:
 		vs := lower.VectorStateSpaceOf(c)
 		p.StateSpace = stateSpace(vs, vs.GaussianTransition())

@@ -302,6 +302,16 @@ func StructureOf(c *Compiled) Structure { return c.structure }
 // Len is the number of time steps.
 func (s *StateSpace) Len() int { return len(s.steps) }
 
+// StateDim is the state's dimension: a StateSpace is the K = 1 state-space
+// structure (the state x_t one latent per step), evaluated by step
+// programs where they can be (ssm_fast.go); VectorStateSpace is the same
+// interface for K > 1.
+func (s *StateSpace) StateDim() int { return 1 }
+
+// Index is the unconstrained latent position of x_t (the latents are the
+// trajectory).
+func (s *StateSpace) Index(t, _ int) int { return t }
+
 // ReserveParticles prepares evaluations over n particles.
 func (s *StateSpace) ReserveParticles(n int) {
 	s.c.Reserve(n)
