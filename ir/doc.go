@@ -22,8 +22,8 @@
 //     elements; and a ~ on an expression of latents into a term of the log
 //     density, with a note (Model.Notes) when the expression is not linear;
 //   - the print and reject statements (messages.go), the ODE solvers'
-//     calls with their arguments checked (ode.go), and hmm_marginal's op
-//     with its validation and size projection (hmm.go).
+//     calls with their arguments checked (ode.go), and hmm_marginal's
+//     call with its sizes projected against the limits (hmm.go).
 //
 // The vocabulary of built-in functions is one table (builtins.go, with
 // the machinery in vocab.go): each Function entry has its name, arity,

@@ -26,7 +26,8 @@
 // (dynindex.go). An ODE solver's call (ode_rk45, ode_bdf, ...; ode.go) is
 // one node: its right-hand side, a user function, is compiled into a
 // small tape of its own that the solver of package stdlib/ode evaluates;
-// a solve that fails rejects the draw, and hmm_marginal given a Gamma or
+// a solve that fails rejects the draw, and hmm_marginal (its op behind
+// Stan's checks, HmmOp, hmm.go) given a Gamma or
 // rho that is no simplex does too: both count their rejections with the
 // reason (reject.go, SolverNotes).
 //
