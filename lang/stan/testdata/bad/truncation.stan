@@ -1,9 +1,11 @@
 data {
-  real y;
+  int n;
+  vector[3] y;
 }
 parameters {
   real mu;
 }
 model {
+  n ~ poisson_log(mu) T[0, ];
   y ~ normal(mu, 1) T[0, ];
 }
