@@ -335,6 +335,9 @@ func (r *resolver) bounds(t *lang.Type) (stdlib.Bijection, bool) {
 			return b, false
 		}
 		switch bd.Which {
+		case "offset", "multiplier":
+			r.errorf(r.at(bd.Pos), "an offset or multiplier applies to a latent (a Stan parameter) of type real or vector")
+			return b, false
 		case "lower":
 			if b.HasLower {
 				r.errorf(r.at(bd.Pos), "lower bound given twice")

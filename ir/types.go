@@ -136,6 +136,10 @@ type Var struct {
 	// earlier latents; Bij is the identity then.
 	VecBij         stdlib.VecBijection
 	LowerX, UpperX Expr
+	// OffsetX, MultX are the offset and multiplier of a latent declared
+	// with them (x = offset + multiplier * u, log-Jacobian log(multiplier)
+	// per element), nil when not given (0 and 1).
+	OffsetX, MultX Expr
 	// Derived is the expression of a derived quantity (the derived block):
 	// a latent of no unconstrained dimension.
 	Derived Expr
@@ -146,7 +150,23 @@ type Var struct {
 // unconstrained and constrained lengths or values are then not those of
 // Bij.
 func (v *Var) Special() bool {
-	return v.VecBij != nil || v.LowerX != nil || v.UpperX != nil || v.Derived != nil
+	return v.VecBij != nil || v.LowerX != nil || v.UpperX != nil || v.Affine() || v.Derived != nil
+}
+
+// Affine reports whether a latent is declared with an offset or a
+// multiplier.
+func (v *Var) Affine() bool { return v.OffsetX != nil || v.MultX != nil }
+
+// BoundExprs are the expressions a latent's constraint reads: its bounds,
+// offset and multiplier (those given).
+func (v *Var) BoundExprs() []Expr {
+	var out []Expr
+	for _, x := range []Expr{v.LowerX, v.UpperX, v.OffsetX, v.MultX} {
+		if x != nil {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // UDim is the latent's length in unconstrained space.

@@ -151,11 +151,13 @@ func (t *Type) bound(which string) *Expr {
 	return nil
 }
 
-// Bound is lower=expr or upper=expr. Parse rejects a bound given twice.
+// Bound is lower=expr, upper=expr, offset=expr or multiplier=expr (the
+// affine transform x = offset + multiplier * u of a latent). Parse rejects
+// a bound given twice.
 type Bound struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
-	Which  string `parser:"@(\"lower\" | \"upper\") \"=\""`
+	Which  string `parser:"@(\"lower\" | \"upper\" | \"offset\" | \"multiplier\") \"=\""`
 	Value  *Expr  `parser:"@@"`
 }
 

@@ -38,7 +38,7 @@
 //	OpTerm = (("+" | "-" | "==" | "!=" | "<=" | ">=" | "&&" | "||") | ((?=
 //		("<" | ">") (<ident> | <number> | "(" | "-" | "+" | "!")) (?! ("<" |
 //		">") ((<ident> ":") | "from" | "standardized")) ("<" | ">"))) Term .
-//	Bound = ("lower" | "upper") "=" Expr .
+//	Bound = ("lower" | "upper" | "offset" | "multiplier") "=" Expr .
 //	From = (("all" "except" <string> ("," <string>)*) | <string>) .
 //	FuncDef = <ident> "(" (Param ("," Param)*)? ")" "->" Type "{" Stmt*
 //		"}" .

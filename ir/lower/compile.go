@@ -569,10 +569,8 @@ func (cp *compiler) depsOf(e ir.Expr, dst []int) []int {
 				for i := 0; i < e.Var.UDim(); i++ {
 					add(e.Var.Offset + i)
 				}
-				for _, b := range []ir.Expr{e.Var.LowerX, e.Var.UpperX} {
-					if b != nil {
-						walk(b)
-					}
+				for _, b := range e.Var.BoundExprs() {
+					walk(b)
 				}
 			case ir.LocalVar:
 				for _, p := range cp.localDeps[e.Var.ID] {

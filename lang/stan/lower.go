@@ -367,10 +367,20 @@ func (l *lowerer) typ(t *Type, old []*Expr, ctx context) (*lang.Type, shape) {
 			l.refuse(t.Pos, "the type %s is not supported", t.Base)
 		}
 	}
+	affine, ranged := false, false
+	for _, b := range t.Bounds {
+		affine = affine || b.Which == "offset" || b.Which == "multiplier"
+		ranged = ranged || b.Which == "lower" || b.Which == "upper"
+	}
+	if affine && ranged {
+		l.refuse(t.Pos, "a type takes lower and upper, or offset and multiplier, not both")
+	}
 	for _, b := range t.Bounds {
 		switch {
+		case (b.Which == "offset" || b.Which == "multiplier") && ctx != ctxLatent:
+			// a transform of parameters only: elsewhere it changes nothing
 		case b.Which == "offset" || b.Which == "multiplier":
-			l.refuse(b.Pos, "<offset=, multiplier=> is not supported")
+			nt.Bounds = append(nt.Bounds, &lang.Bound{Pos: b.Pos, Which: b.Which, Value: l.boundVal(b.Value).e})
 		case !relaxed:
 			v := l.boundVal(b.Value)
 			if t.Base == "int" && v.sh.base == "real" && v.sh.arr == 0 {
