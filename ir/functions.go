@@ -173,12 +173,12 @@ func baseAccepts(base lang.BaseType, t Type) bool {
 // that sees only what is declared in it (its parameters, bound by the
 // caller), one level deeper; leave restores the caller's scopes.
 func (r *resolver) enterFunction() (scope map[string]*Var, leave func()) {
-	savedScopes, savedGlobal, savedAssigned := r.scopes, r.global, r.assigned
+	savedScopes, savedGlobal, savedAssigned, savedLoops := r.scopes, r.global, r.assigned, r.loops
 	scope = map[string]*Var{}
-	r.scopes, r.global, r.assigned = []map[string]*Var{scope}, map[string]*Var{}, map[string]lang.Pos{}
+	r.scopes, r.global, r.assigned, r.loops = []map[string]*Var{scope}, map[string]*Var{}, map[string]lang.Pos{}, 0
 	r.depth++
 	return scope, func() {
-		r.scopes, r.global, r.assigned = savedScopes, savedGlobal, savedAssigned
+		r.scopes, r.global, r.assigned, r.loops = savedScopes, savedGlobal, savedAssigned, savedLoops
 		r.depth--
 	}
 }

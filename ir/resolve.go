@@ -80,6 +80,9 @@ type resolver struct {
 	// inData is set while the data block's statements are resolved (no ~
 	// or target += there)
 	inData bool
+	// loops counts the loops around the statement being resolved (break
+	// and continue belong in one)
+	loops int
 }
 
 func (r *resolver) at(p lexer.Position) lang.Pos {
@@ -169,6 +172,8 @@ func collectAssigned(items []*lang.Item, out map[string]lang.Pos, r *resolver) {
 		for _, s := range ss {
 			if s.For != nil {
 				walk(s.For.Body)
+			} else if s.While != nil {
+				walk(s.While.Body)
 			} else if s.Scope != nil {
 				walk(s.Scope.Body)
 			} else if s.Simple != nil && s.Simple.Assign != nil {
@@ -674,6 +679,10 @@ func (r *resolver) stmt(s *lang.Stmt) Stmt {
 		return r.target(s.Target, p)
 	case s.Message != nil:
 		return r.message(s.Message, p)
+	case s.While != nil:
+		return r.whileStmt(s.While, p)
+	case s.Break || s.Continue:
+		return r.jump(s, p)
 	}
 	if f := s.For; f != nil {
 		lo, hi := r.expr(f.Lo), r.expr(f.Hi)
@@ -703,7 +712,9 @@ func (r *resolver) stmt(s *lang.Stmt) Stmt {
 		}
 		v := r.newVar(f.Var, p, LoopVar, TInt)
 		r.scopes = append(r.scopes, map[string]*Var{f.Var: v}, map[string]*Var{})
+		r.loops++
 		body := r.stmts(f.Body)
+		r.loops--
 		r.scopes = r.scopes[:len(r.scopes)-2]
 		return &For{StmtBase: StmtBase{p}, Var: v, Lo: lo, Hi: hi, Body: body}
 	}

@@ -520,7 +520,7 @@ func markUnknowns(ss []Stmt, vs []*Var) {
 				walk(s.Then, u)
 				walk(s.Else, u)
 			case *For:
-				walk(s.Body, under)
+				walk(s.Body, under || s.While != nil && usesLatents(s.While))
 			}
 		}
 	}

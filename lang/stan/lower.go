@@ -459,18 +459,15 @@ func (l *lowerer) stmt(s *Stmt, ctx context) []*lang.Stmt {
 		l.pop()
 		out.For = nf
 	case s.While != nil:
-		l.refuse(s.Pos, "while loops are not supported")
-		return nil
+		out.While = &lang.While{Pos: s.While.Pos, EndPos: s.EndPos, Cond: l.expr(s.While.Cond).e, Body: l.body(s.While.Body, inner)}
 	case s.If != nil:
 		out.If = l.ifStmt(s.If, s.EndPos, inner)
 	case s.Target != nil:
 		out.Target = l.expr(s.Target).e
 	case s.Break:
-		l.refuse(s.Pos, "break is not supported")
-		return nil
+		out.Break = true
 	case s.Continue:
-		l.refuse(s.Pos, "continue is not supported")
-		return nil
+		out.Continue = true
 	case s.Return != nil:
 		if s.Return.Value == nil {
 			l.refuse(s.Pos, "return without a value (in a void function) is not supported")
