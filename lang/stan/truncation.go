@@ -56,6 +56,22 @@ func (l *lowerer) truncation(sm *Simple, y val) []*lang.Stmt {
 		}
 		return nil
 	}
+	for _, b := range []*Expr{tr.Lo, tr.Hi} {
+		if b == nil {
+			continue
+		}
+		l.quiet, l.quietWas = true, l.quiet
+		sh := l.expr(b).sh
+		l.quiet = l.quietWas
+		switch {
+		case sh.nonScalar():
+			l.refuse(b.Pos, "a bound of T[...] is a scalar, not %s", sh)
+			return nil
+		case discrete && sh.base == "real":
+			l.refuse(b.Pos, "the bounds of T[...] on %s, a mass function, are ints", name)
+			return nil
+		}
+	}
 	// every expression below is lowered again, into new nodes, without
 	// reporting its errors twice
 	l.quiet, l.quietWas = true, l.quiet
