@@ -14,7 +14,7 @@ const maxInlineDepth = 32
 
 // functions records the user functions of the functions block.
 func (r *resolver) functions(b *lang.Block) {
-	r.funcs = map[string]*lang.FuncDef{}
+	r.funcs, r.called = map[string]*lang.FuncDef{}, map[string]bool{}
 	for _, it := range b.Items {
 		fd := it.Func
 		if fd == nil {
@@ -63,6 +63,7 @@ func duplicateParam(fd *lang.FuncDef) *lang.Param {
 // sees only them (as in Stan, a function sees no model variables).
 func (r *resolver) inline(c *lang.Call, fd *lang.FuncDef) Expr {
 	pos := r.at(c.Pos)
+	r.called[fd.Name] = true
 	if c.Bar {
 		r.errorf(pos, "only a log density (NAME_lpdf or NAME_lpmf) takes a bar: %s(y | ...)", c.Name)
 		return nil

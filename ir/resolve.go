@@ -60,6 +60,9 @@ type resolver struct {
 	// funcs are the user functions by name; depth counts nested inlining
 	funcs map[string]*lang.FuncDef
 	depth int
+	// called are the user functions some statement calls (the others are
+	// checked on their own, uncalled.go)
+	called map[string]bool
 	// inODE names the ODE call whose right-hand side is being resolved
 	// ("" outside one), for the statements refused there, and inODEDepth
 	// is depth in the right-hand side's own body
@@ -74,6 +77,10 @@ type resolver struct {
 	// inDerived is set while the derived block is resolved (NAME_rng is
 	// allowed there only)
 	inDerived bool
+	// anyBlock is set while an uncalled function is resolved
+	// (uncalled.go): its statements may be those of any block (~, target
+	// +=, NAME_rng)
+	anyBlock bool
 	// arrayType is the array type as written while the declaration of
 	// its representation is resolved (arrays.go), for messages
 	arrayType *lang.Type
@@ -160,6 +167,9 @@ func (r *resolver) run(f *lang.File) {
 	r.m.Body = append(r.prelude, r.stmtsOfItems(r.model.Items)...)
 	if b := blocks[lang.BlockDerived]; b != nil {
 		r.derived(b)
+	}
+	if len(r.errs) == 0 {
+		r.uncalled()
 	}
 	if b := blocks[lang.BlockInfer]; b != nil {
 		r.settings(b)
