@@ -166,7 +166,6 @@ var removedFunctions = map[string]string{
 	"cov_exp_quad":             "gp_exp_quad_cov",
 	"if_else":                  "the conditional operator c ? a : b",
 	"increment_log_prob":       "target +=",
-	"integrate_ode":            "ode_rk45",
 }
 
 // checkRemoved refuses a call of a function Stan removed.
