@@ -2,7 +2,9 @@ package ir
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
+	"strconv"
 
 	"github.com/mscppl/mscppl/lang"
 )
@@ -12,12 +14,19 @@ import (
 // calls is resolved once on its own, with values of its declared
 // argument types, so that a mistake in it is an error too, as in Stan:
 // each array dimension and vector or matrix size is genericSize, and an
-// int argument is genericSize, known (so that it may size a local). The
+// int argument is genericSize, known (so that it may size a local); an
+// error about those sizes is not the function's, and is dropped. The
 // body may hold the statements of any block (~, target +=, NAME_rng): where
 // it is called decides which it may hold.
 
-// genericSize is the size of the arguments of an uncalled function.
-const genericSize = 20
+// genericSize is the size of the arguments of an uncalled function: a
+// number that a program's own sizes are unlikely to be, so that an error
+// that names it (a shape mismatch with a local of a fixed size, an index
+// beyond it) is known to be about the made-up sizes, and dropped.
+const genericSize = 97
+
+// madeUpSize matches a message that names genericSize.
+var madeUpSize = regexp.MustCompile(`\b` + strconv.Itoa(genericSize) + `\b`)
 
 // uncalled resolves the body of each user function never called.
 func (r *resolver) uncalled() {
@@ -41,6 +50,9 @@ func (r *resolver) uncalledFunc(fd *lang.FuncDef) {
 	defer func() { leave(); r.anyBlock = false }()
 	nerr := len(r.errs)
 	defer func() {
+		if len(r.errs) > nerr && madeUpSize.MatchString(r.errs[nerr].Msg) {
+			r.errs = r.errs[:nerr] // about the made-up sizes, not the function
+		}
 		if len(r.errs) > nerr {
 			e := r.errs[nerr]
 			r.errs = r.errs[:nerr+1]

@@ -10,8 +10,9 @@ import (
 // TestUncalledFunctions: the body of a user function that nothing calls is
 // checked with arguments of its declared types (as stanc checks every
 // function): a mistake in it is an error at its line, saying so, and a
-// correct one, sizing locals by its int arguments and drawing with _rng,
-// is accepted.
+// correct one, sizing locals by its int arguments, drawing with _rng, or
+// assuming sizes of its arguments (which the check makes up), is
+// accepted.
 func TestUncalledFunctions(t *testing.T) {
 	cases := []struct{ name, file, src, msg string }{
 		{"unknown function", "t.stan", `functions {
@@ -47,6 +48,10 @@ model { y ~ normal(0, 1) }`, `t.msc:4:21: unknown name "q"`},
   }
   vector h_rng(real mu) {
     return rep_vector(normal_rng(mu, 1), 2);
+  }
+  real fixed(matrix m, vector v) {
+    matrix[2, 3] a = m;
+    return sum(a) + v[5] + sum(v - rep_vector(1, 4));
   }
   real lp_lpdf(real x, real mu) {
     return normal_lpdf(x | mu, 1);
