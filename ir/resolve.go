@@ -761,10 +761,15 @@ func (r *resolver) stmt(s *lang.Stmt) Stmt {
 }
 
 func (r *resolver) tilde(sm *lang.Simple, p lang.Pos) Stmt {
-	lhs := r.expr(sm.LHS)
 	call := sm.Tilde
-	cp := r.at(call.Pos)
 	fam, ok := stdlib.Lookup(call.Name)
+	if !ok {
+		if s := r.userTilde(sm, p); s != nil {
+			return s
+		}
+	}
+	lhs := r.expr(sm.LHS)
+	cp := r.at(call.Pos)
 	switch {
 	case ok && fam.Vec != nil:
 		return r.vecTilde(call, fam, lhs, p)

@@ -50,6 +50,15 @@ model { mu ~ normal(0, 1); y ~ normal(mu, 2) T[0, 3]; }`, func(float64) float64 
 model { mu ~ normal(0, 1); y ~ normal(mu, 2) T[0, ]; }`, func(float64) float64 { return math.Inf(-1) }},
 		{"poisson T[2, ] (P(y >= 2))", `transformed data { int y = 3; } parameters { real l; }
 model { y ~ poisson(exp(l)) T[2, ]; }`, func(l float64) float64 { return poisson(3, l) - math.Log(1-poissonCDF(1, math.Exp(l))) }},
+		{"a user's density, its CDFs and a bar", `functions {
+  real foo_lpdf(real y, real mu) { return normal_lpdf(y | mu, 1); }
+  real foo_lcdf(real y, real mu) { return normal_lcdf(y | mu, 1); }
+  real foo_lccdf(real y, real mu) { return normal_lccdf(y | mu, 1); }
+}
+transformed data { real y = 0.5; } parameters { real mu; }
+model { target += foo_lpdf(y | mu); y ~ foo(mu); y ~ foo(mu) T[-1, 3]; }`, func(mu float64) float64 {
+			return 3*normal(0.5, mu, 1) - math.Log(phi(3-mu)-phi(-1-mu))
+		}},
 		{"poisson T[2, 5]", `transformed data { int y = 3; } parameters { real l; }
 model { y ~ poisson(exp(l)) T[2, 5]; }`, func(l float64) float64 {
 			return poisson(3, l) - math.Log(poissonCDF(5, math.Exp(l))-poissonCDF(1, math.Exp(l)))
