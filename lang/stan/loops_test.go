@@ -88,3 +88,42 @@ model {
 		})
 	}
 }
+
+// TestEarlyReturns: a function returning a scalar from inside its ifs (a
+// return before the end, as Stan allows) gives the value of the path
+// taken, on data and on parameters.
+func TestEarlyReturns(t *testing.T) {
+	src := `functions {
+  real f(real x) {
+    if (x > 0) return x;
+    return -x;
+  }
+  real g(real x) {
+    if (x > 1) {
+      return 1;
+    } else if (x < -1) {
+      return -1;
+    } else {
+      real y = x * x;
+      return y;
+    }
+  }
+  int h(int n) {
+    if (n > 2) return 2;
+    return n;
+  }
+}
+transformed data { int k = h(5); }
+parameters { real mu; }
+model {
+  mu ~ normal(f(mu) + g(mu) + k, 1);
+}`
+	m, err := infer.LoadSource("t.stan", []byte(src), "")
+	require.NoError(t, err)
+	out := make([]float64, 1)
+	for _, c := range []struct{ mu, mean float64 }{{0.5, 0.5 + 0.25 + 2}, {-2, 2 - 1 + 2}, {1.5, 1.5 + 1 + 2}} {
+		m.Comp.LogJoint([]float64{c.mu}, out)
+		z := c.mu - c.mean
+		require.InDelta(t, -0.5*z*z-0.5*math.Log(2*math.Pi), out[0], 1e-12, "at mu = %g", c.mu)
+	}
+}

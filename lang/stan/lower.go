@@ -805,6 +805,7 @@ func (l *lowerer) functions(fb *Functions) *lang.Block {
 		for _, s := range fd.Body {
 			nf.Body = append(nf.Body, l.stmt(s, ctxLocal)...)
 		}
+		nf.Body = singleReturn(nf.Body, res.Base, !res.Array && (res.Base == lang.BaseInt || res.Base == lang.BaseReal), fd.EndPos)
 		l.fn, l.args = "", nil
 		l.pop()
 		b.Items = append(b.Items, &lang.Item{Pos: fd.Pos, EndPos: fd.EndPos, Func: nf})
