@@ -526,7 +526,7 @@ func (r *resolver) rngCall(c *lang.Call) (Expr, bool) {
 		return nil, false
 	}
 	pos := r.at(c.Pos)
-	if !r.inDerived {
+	if !r.inDerived && !r.anyBlock {
 		r.errorf(pos, "%s draws at random: it belongs in the derived block", c.Name)
 		return nil, true
 	}

@@ -1,6 +1,8 @@
 package ir
 
 import (
+	"math"
+
 	"github.com/mscppl/mscppl/lang"
 	"github.com/mscppl/mscppl/stdlib"
 )
@@ -59,8 +61,8 @@ func (r *resolver) exprBounds(t *lang.Type) bool {
 		if x == nil {
 			return false // reported by bounds
 		}
-		if _, ok := foldConst(x); !ok { // latents, params, or a data vector (elementwise)
-			return true
+		if _, ok := foldConst(x); !ok || b.Which == "offset" || b.Which == "multiplier" {
+			return true // latents, params, a data vector (elementwise), or an affine transform
 		}
 	}
 	return false
@@ -102,19 +104,29 @@ func (r *resolver) boundedLatent(d *lang.Decl, p lang.Pos) {
 			r.errorf(x.Pos(), "the %s bound of %s is %s; it must be a scalar or of the shape of %s (%s)", b.Which, d.Name, x.Type(), d.Name, t)
 			return
 		}
-		if b.Which == "lower" {
-			if v.LowerX != nil {
-				r.errorf(r.at(b.Pos), "lower bound given twice")
-				return
+		if local := readsLocal(x); local != nil {
+			what := map[string]string{"lower": "lower bound", "upper": "upper bound"}[b.Which]
+			if what == "" {
+				what = b.Which
 			}
-			v.LowerX = x
-		} else {
-			if v.UpperX != nil {
-				r.errorf(r.at(b.Pos), "upper bound given twice")
-				return
-			}
-			v.UpperX = x
+			e := r.errorf(x.Pos(), "the %s of %s reads %s, which the data block computes; such a %s is not supported", what, d.Name, local.Name, what)
+			e.Hint = "give it as data, a constant or an expression of the latents declared before"
+			return
 		}
+		slot := map[string]*Expr{"lower": &v.LowerX, "upper": &v.UpperX, "offset": &v.OffsetX, "multiplier": &v.MultX}[b.Which]
+		if *slot != nil {
+			r.errorf(r.at(b.Pos), "%s given twice", b.Which)
+			return
+		}
+		*slot = x
+	}
+	if v.Affine() && (v.LowerX != nil || v.UpperX != nil) {
+		r.errorf(tp, "%s has bounds and an offset or multiplier; give one or the other", d.Name)
+		return
+	}
+	if m, ok := foldConst(v.MultX); ok && v.MultX != nil && !(m > 0 && !math.IsInf(m, 0)) {
+		r.errorf(v.MultX.Pos(), "the multiplier of %s must be positive and finite, got %g", d.Name, m)
+		return
 	}
 	v.Offset, v.XOffset = r.m.LatentDim, r.m.XDim
 	r.m.LatentDim += t.Len()
@@ -202,4 +214,17 @@ func Children(e Expr) []Expr {
 		return append([]Expr{e.Y0, e.T0, e.TS}, e.Args...)
 	}
 	return nil
+}
+
+// readsLocal is a local variable e reads (a variable the data block
+// computes), or nil: the constraints of latents are built before the data
+// block's statements run.
+func readsLocal(e Expr) *Var {
+	var out *Var
+	WalkExpr(e, func(x Expr) {
+		if r, ok := x.(*Ref); ok && out == nil && r.Var.Kind == LocalVar {
+			out = r.Var
+		}
+	})
+	return out
 }

@@ -115,6 +115,8 @@ func assignedRoots(ss []*lang.Stmt, out map[string]bool) {
 		switch {
 		case s.For != nil:
 			assignedRoots(s.For.Body, out)
+		case s.While != nil:
+			assignedRoots(s.While.Body, out)
 		case s.Scope != nil:
 			assignedRoots(s.Scope.Body, out)
 		case s.If != nil:

@@ -14,7 +14,8 @@
 //   - constraints turned into bijections to unconstrained space with their
 //     log-Jacobians (package stdlib), the bounds of real variables and the
 //     vector transforms simplex, ordered, positive_ordered and
-//     cholesky_factor_corr (and arrays of the first three);
+//     cholesky_factor_corr (and arrays of the first three), and the affine
+//     transform of a latent's offset and multiplier (constraints.go);
 //   - the data block's statements (datastmts.go) made into statements run
 //     before the model's, a data variable they assign being computed
 //     there rather than read; compound assignments x op= e made into
@@ -23,7 +24,12 @@
 //     density, with a note (Model.Notes) when the expression is not linear;
 //   - the print and reject statements (messages.go), the ODE solvers'
 //     calls with their arguments checked (ode.go), and hmm_marginal's
-//     call with its sizes projected against the limits (hmm.go).
+//     call with its sizes projected against the limits (hmm.go);
+//   - while loops, break and continue (loops.go: a while loop is a For
+//     with a condition, unrolled by ir/lower like every loop), and the
+//     user functions that nothing calls, resolved once with arguments of
+//     their declared types (uncalled.go); y ~ f(...) of a user's f_lpdf is
+//     target += f_lpdf(y | ...) (functions.go).
 //
 // The vocabulary of built-in functions is one table (builtins.go, with
 // the machinery in vocab.go): each Function entry has its name, arity,

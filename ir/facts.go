@@ -17,6 +17,9 @@ func StmtExprs(s Stmt) []Expr {
 	case *Target:
 		return []Expr{s.X}
 	case *For:
+		if s.While != nil {
+			return []Expr{s.Lo, s.Hi, s.While}
+		}
 		return []Expr{s.Lo, s.Hi}
 	case *Message:
 		var es []Expr

@@ -14,7 +14,7 @@ const maxInlineDepth = 32
 
 // functions records the user functions of the functions block.
 func (r *resolver) functions(b *lang.Block) {
-	r.funcs = map[string]*lang.FuncDef{}
+	r.funcs, r.called = map[string]*lang.FuncDef{}, map[string]bool{}
 	for _, it := range b.Items {
 		fd := it.Func
 		if fd == nil {
@@ -63,9 +63,20 @@ func duplicateParam(fd *lang.FuncDef) *lang.Param {
 // sees only them (as in Stan, a function sees no model variables).
 func (r *resolver) inline(c *lang.Call, fd *lang.FuncDef) Expr {
 	pos := r.at(c.Pos)
+	r.called[fd.Name] = true
 	if c.Bar {
-		r.errorf(pos, "only a log density (NAME_lpdf or NAME_lpmf) takes a bar: %s(y | ...)", c.Name)
-		return nil
+		if !takesBar(c.Name) {
+			r.errorf(pos, barMessage, c.Name)
+			return nil
+		}
+		if len(c.Args) != 1 {
+			r.errorf(pos, "%s takes one value before the bar: %s(y | ...)", c.Name, c.Name)
+			return nil
+		}
+		// a user's density called f(y | theta) is f(y, theta)
+		bar := *c
+		bar.Args, bar.Given, bar.Bar = append(append([]*lang.Expr(nil), c.Args...), c.Given...), nil, false
+		c = &bar
 	}
 	if len(c.Args) != len(fd.Params) {
 		r.errorf(pos, "%s takes %d argument%s, got %d", fd.Name, len(fd.Params), Plural1(len(fd.Params)), len(c.Args))
@@ -173,12 +184,44 @@ func baseAccepts(base lang.BaseType, t Type) bool {
 // that sees only what is declared in it (its parameters, bound by the
 // caller), one level deeper; leave restores the caller's scopes.
 func (r *resolver) enterFunction() (scope map[string]*Var, leave func()) {
-	savedScopes, savedGlobal, savedAssigned := r.scopes, r.global, r.assigned
+	savedScopes, savedGlobal, savedAssigned, savedLoops := r.scopes, r.global, r.assigned, r.loops
 	scope = map[string]*Var{}
-	r.scopes, r.global, r.assigned = []map[string]*Var{scope}, map[string]*Var{}, map[string]lang.Pos{}
+	r.scopes, r.global, r.assigned, r.loops = []map[string]*Var{scope}, map[string]*Var{}, map[string]lang.Pos{}, 0
 	r.depth++
 	return scope, func() {
-		r.scopes, r.global, r.assigned = savedScopes, savedGlobal, savedAssigned
+		r.scopes, r.global, r.assigned, r.loops = savedScopes, savedGlobal, savedAssigned, savedLoops
 		r.depth--
 	}
+}
+
+// barSuffixes end the names of the user functions called with a bar,
+// f(y | theta): densities, mass functions and their log CDFs.
+var barSuffixes = []string{"_lpdf", "_lpmf", "_lcdf", "_lccdf"}
+
+// takesBar reports whether a user function's name says it is called with
+// a bar.
+func takesBar(name string) bool {
+	return slices.ContainsFunc(barSuffixes, func(s string) bool { return strings.HasSuffix(name, s) })
+}
+
+// userTilde resolves y ~ f(theta) for a user's density or mass function,
+// f_lpdf or f_lpmf, as target += f_lpdf(y | theta) (nil when there is
+// none of that name).
+func (r *resolver) userTilde(sm *lang.Simple, p lang.Pos) Stmt {
+	call := sm.Tilde
+	for _, s := range []string{"_lpdf", "_lpmf"} {
+		if _, ok := r.funcs[call.Name+s]; !ok {
+			continue
+		}
+		c := &lang.Call{Pos: call.Pos, EndPos: call.EndPos, Name: call.Name + s, Bar: true,
+			Args: []*lang.Expr{sm.LHS}, Given: call.Args}
+		x := &lang.Expr{Pos: call.Pos, EndPos: call.EndPos, Left: &lang.Term{Pos: call.Pos,
+			Left: &lang.Unary{Pos: call.Pos, Power: &lang.Power{Pos: call.Pos,
+				Base: &lang.Postfix{Pos: call.Pos, Prim: &lang.Primary{Pos: call.Pos, EndPos: call.EndPos, Call: c}}}}}}
+		if st := r.target(x, p); st != nil {
+			return st
+		}
+		return &stmtList{StmtBase: StmtBase{p}} // the error is reported
+	}
+	return nil
 }

@@ -61,6 +61,10 @@ func sizedByLoop(body []*lang.Stmt, names map[string]bool) bool {
 					return true
 				}
 			}
+		case s.While != nil:
+			if sizedByLoop(s.While.Body, names) {
+				return true
+			}
 		case s.Scope != nil:
 			if sizedByLoop(s.Scope.Body, names) {
 				return true
@@ -92,7 +96,13 @@ func (r *resolver) sizedLoop(f *lang.For, lo, hi Expr, p lang.Pos) Stmt {
 		out = append(out, &LocalDecl{StmtBase: StmtBase{p}, Local: v, Init: &Num{ExprBase: ExprBase{p, TInt}, V: t}})
 		r.scopes = append(r.scopes, map[string]*Var{f.Var: v}, map[string]*Var{})
 		n := len(r.errs)
-		out = append(out, r.stmts(f.Body)...)
+		r.loops++
+		body := r.stmts(f.Body)
+		r.loops--
+		if j := HasJump(body); j != nil {
+			r.errorf(j.Pos(), "%s is not supported in a loop that declares a local sized by its variable (%s)", j.Word(), f.Var)
+		}
+		out = append(out, body...)
 		r.scopes = r.scopes[:len(r.scopes)-2]
 		if len(r.errs) > n {
 			return nil // one report, not one per iteration

@@ -106,6 +106,7 @@ func (r *resolver) odeCall(c *lang.Call, pos lang.Pos, form odeForm) Expr {
 	}
 	name, ok := bareName(c.Args[0])
 	fd := r.funcs[name]
+	r.called[name] = true
 	if !ok || fd == nil {
 		e := r.errorf(r.at(c.Args[0].Pos), "the first argument of %s must name a function of the functions block", c.Name)
 		e.Hint = "f(t: real, y: vector, ...) -> vector, passed by its name: " + c.Name + "(f, " + usage[3:] + ")"

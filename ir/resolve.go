@@ -60,6 +60,9 @@ type resolver struct {
 	// funcs are the user functions by name; depth counts nested inlining
 	funcs map[string]*lang.FuncDef
 	depth int
+	// called are the user functions some statement calls (the others are
+	// checked on their own, uncalled.go)
+	called map[string]bool
 	// inODE names the ODE call whose right-hand side is being resolved
 	// ("" outside one), for the statements refused there, and inODEDepth
 	// is depth in the right-hand side's own body
@@ -74,12 +77,19 @@ type resolver struct {
 	// inDerived is set while the derived block is resolved (NAME_rng is
 	// allowed there only)
 	inDerived bool
+	// anyBlock is set while an uncalled function is resolved
+	// (uncalled.go): its statements may be those of any block (~, target
+	// +=, NAME_rng)
+	anyBlock bool
 	// arrayType is the array type as written while the declaration of
 	// its representation is resolved (arrays.go), for messages
 	arrayType *lang.Type
 	// inData is set while the data block's statements are resolved (no ~
 	// or target += there)
 	inData bool
+	// loops counts the loops around the statement being resolved (break
+	// and continue belong in one)
+	loops int
 }
 
 func (r *resolver) at(p lexer.Position) lang.Pos {
@@ -158,6 +168,9 @@ func (r *resolver) run(f *lang.File) {
 	if b := blocks[lang.BlockDerived]; b != nil {
 		r.derived(b)
 	}
+	if len(r.errs) == 0 {
+		r.uncalled()
+	}
 	if b := blocks[lang.BlockInfer]; b != nil {
 		r.settings(b)
 	}
@@ -169,6 +182,8 @@ func collectAssigned(items []*lang.Item, out map[string]lang.Pos, r *resolver) {
 		for _, s := range ss {
 			if s.For != nil {
 				walk(s.For.Body)
+			} else if s.While != nil {
+				walk(s.While.Body)
 			} else if s.Scope != nil {
 				walk(s.Scope.Body)
 			} else if s.Simple != nil && s.Simple.Assign != nil {
@@ -335,6 +350,9 @@ func (r *resolver) bounds(t *lang.Type) (stdlib.Bijection, bool) {
 			return b, false
 		}
 		switch bd.Which {
+		case "offset", "multiplier":
+			r.errorf(r.at(bd.Pos), "an offset or multiplier applies to a latent (a Stan parameter) of type real or vector")
+			return b, false
 		case "lower":
 			if b.HasLower {
 				r.errorf(r.at(bd.Pos), "lower bound given twice")
@@ -671,6 +689,10 @@ func (r *resolver) stmt(s *lang.Stmt) Stmt {
 		return r.target(s.Target, p)
 	case s.Message != nil:
 		return r.message(s.Message, p)
+	case s.While != nil:
+		return r.whileStmt(s.While, p)
+	case s.Break || s.Continue:
+		return r.jump(s, p)
 	}
 	if f := s.For; f != nil {
 		lo, hi := r.expr(f.Lo), r.expr(f.Hi)
@@ -700,7 +722,9 @@ func (r *resolver) stmt(s *lang.Stmt) Stmt {
 		}
 		v := r.newVar(f.Var, p, LoopVar, TInt)
 		r.scopes = append(r.scopes, map[string]*Var{f.Var: v}, map[string]*Var{})
+		r.loops++
 		body := r.stmts(f.Body)
+		r.loops--
 		r.scopes = r.scopes[:len(r.scopes)-2]
 		return &For{StmtBase: StmtBase{p}, Var: v, Lo: lo, Hi: hi, Body: body}
 	}
@@ -737,10 +761,15 @@ func (r *resolver) stmt(s *lang.Stmt) Stmt {
 }
 
 func (r *resolver) tilde(sm *lang.Simple, p lang.Pos) Stmt {
-	lhs := r.expr(sm.LHS)
 	call := sm.Tilde
-	cp := r.at(call.Pos)
 	fam, ok := stdlib.Lookup(call.Name)
+	if !ok {
+		if s := r.userTilde(sm, p); s != nil {
+			return s
+		}
+	}
+	lhs := r.expr(sm.LHS)
+	cp := r.at(call.Pos)
 	switch {
 	case ok && fam.Vec != nil:
 		return r.vecTilde(call, fam, lhs, p)

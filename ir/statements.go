@@ -520,7 +520,7 @@ func markUnknowns(ss []Stmt, vs []*Var) {
 				walk(s.Then, u)
 				walk(s.Else, u)
 			case *For:
-				walk(s.Body, under)
+				walk(s.Body, under || s.While != nil && usesLatents(s.While))
 			}
 		}
 	}
@@ -533,7 +533,7 @@ func markUnknowns(ss []Stmt, vs []*Var) {
 // derivedStmt rejects the statements of the model that have no place in
 // the derived block (~ and target +=), reporting whether s is one.
 func (r *resolver) derivedStmt(s *lang.Stmt, p lang.Pos) bool {
-	if !r.inDerived || s.Target == nil && (s.Simple == nil || s.Simple.Tilde == nil) {
+	if !r.inDerived || r.anyBlock || s.Target == nil && (s.Simple == nil || s.Simple.Tilde == nil) {
 		return false
 	}
 	e := r.errorf(p, "the derived block computes quantities on each posterior draw: it holds definitions, declarations, loops and if, not ~ or target +=")

@@ -136,6 +136,10 @@ type Var struct {
 	// earlier latents; Bij is the identity then.
 	VecBij         stdlib.VecBijection
 	LowerX, UpperX Expr
+	// OffsetX, MultX are the offset and multiplier of a latent declared
+	// with them (x = offset + multiplier * u, log-Jacobian log(multiplier)
+	// per element), nil when not given (0 and 1).
+	OffsetX, MultX Expr
 	// Derived is the expression of a derived quantity (the derived block):
 	// a latent of no unconstrained dimension.
 	Derived Expr
@@ -146,7 +150,23 @@ type Var struct {
 // unconstrained and constrained lengths or values are then not those of
 // Bij.
 func (v *Var) Special() bool {
-	return v.VecBij != nil || v.LowerX != nil || v.UpperX != nil || v.Derived != nil
+	return v.VecBij != nil || v.LowerX != nil || v.UpperX != nil || v.Affine() || v.Derived != nil
+}
+
+// Affine reports whether a latent is declared with an offset or a
+// multiplier.
+func (v *Var) Affine() bool { return v.OffsetX != nil || v.MultX != nil }
+
+// BoundExprs are the expressions a latent's constraint reads: its bounds,
+// offset and multiplier (those given).
+func (v *Var) BoundExprs() []Expr {
+	var out []Expr
+	for _, x := range []Expr{v.LowerX, v.UpperX, v.OffsetX, v.MultX} {
+		if x != nil {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // UDim is the latent's length in unconstrained space.
@@ -348,12 +368,55 @@ type Target struct {
 	Text string
 }
 
-// For is for v in lo..hi { body }.
+// For is for v in lo..hi { body }; or, when While is not nil, while
+// While { body } (Var is then a hidden counter from 1, and Lo and Hi are 1
+// and MaxWhile). Loops run when the model is compiled: a while loop's
+// condition is known before inference (data, constants, loop variables
+// and the locals computed from them).
 type For struct {
 	StmtBase
 	Var    *Var
 	Lo, Hi Expr
 	Body   []Stmt
+	While  Expr
+}
+
+// MaxWhile bounds the iterations of a while loop.
+const MaxWhile = 100000
+
+// Jump is break (Break set) or continue: it ends the iteration of the
+// innermost loop, and with break the loop.
+type Jump struct {
+	StmtBase
+	Break bool
+}
+
+// Word is the statement's keyword.
+func (j *Jump) Word() string {
+	if j.Break {
+		return "break"
+	}
+	return "continue"
+}
+
+// HasJump is the first break or continue of body that ends an iteration
+// of a loop around body (one inside a nested loop ends that loop's), or
+// nil.
+func HasJump(body []Stmt) *Jump {
+	for _, s := range body {
+		switch s := s.(type) {
+		case *Jump:
+			return s
+		case *If:
+			if j := HasJump(s.Then); j != nil {
+				return j
+			}
+			if j := HasJump(s.Else); j != nil {
+				return j
+			}
+		}
+	}
+	return nil
 }
 
 // Settings are inference settings given in the model's infer block.

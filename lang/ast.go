@@ -151,11 +151,13 @@ func (t *Type) bound(which string) *Expr {
 	return nil
 }
 
-// Bound is lower=expr or upper=expr. Parse rejects a bound given twice.
+// Bound is lower=expr, upper=expr, offset=expr or multiplier=expr (the
+// affine transform x = offset + multiplier * u of a latent). Parse rejects
+// a bound given twice.
 type Bound struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
-	Which  string `parser:"@(\"lower\" | \"upper\") \"=\""`
+	Which  string `parser:"@(\"lower\" | \"upper\" | \"offset\" | \"multiplier\") \"=\""`
 	Value  *Expr  `parser:"@@"`
 }
 
@@ -174,11 +176,15 @@ type From struct {
 type Stmt struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
-	Decl   *Decl `parser:"(  (?= Ident \":\") @@"`
-	For    *For  `parser:" | @@"`
-	If     *If   `parser:" | @@"`
-	Target *Expr `parser:" | \"target\" \"+=\" @@"`
-	Return *Expr `parser:" | \"return\" @@"`
+	Decl   *Decl  `parser:"(  (?= Ident \":\") @@"`
+	For    *For   `parser:" | @@"`
+	While  *While `parser:" | @@"`
+	If     *If    `parser:" | @@"`
+	// Break and Continue end a loop's iteration (and the loop)
+	Break    bool  `parser:" | @\"break\""`
+	Continue bool  `parser:" | @\"continue\""`
+	Target   *Expr `parser:" | \"target\" \"+=\" @@"`
+	Return   *Expr `parser:" | \"return\" @@"`
 	// Message is before Scope and Simple: print( and reject( start it
 	// (the lookahead leaves print and reject usable as names elsewhere)
 	Message *Message `parser:" | (?= (\"print\" | \"reject\") \"(\") @@"`
@@ -190,7 +196,7 @@ type Stmt struct {
 // Braced reports whether the statement ends with a closing brace of its
 // own (a loop or a scope), after which the next statement may follow on
 // the same line.
-func (s *Stmt) Braced() bool { return s.For != nil || s.Scope != nil }
+func (s *Stmt) Braced() bool { return s.For != nil || s.While != nil || s.Scope != nil }
 
 // HasSemi reports whether the statement ends with ";" (a declaration's
 // own, or the statement's).
@@ -233,6 +239,14 @@ type For struct {
 	Var    string  `parser:"\"for\" @Ident \"in\""`
 	Lo     *Expr   `parser:"@@ \"..\""`
 	Hi     *Expr   `parser:"@@ \"{\""`
+	Body   []*Stmt `parser:"@@* \"}\""`
+}
+
+// While is while cond { body }: the body runs while cond is not 0.
+type While struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Cond   *Expr   `parser:"\"while\" @@ \"{\""`
 	Body   []*Stmt `parser:"@@* \"}\""`
 }
 

@@ -94,6 +94,8 @@ func (s *scanned) checkStmt(st *Stmt) *Error {
 	switch {
 	case st.For != nil:
 		body = st.For.Body
+	case st.While != nil:
+		body = st.While.Body
 	case st.Scope != nil:
 		body = st.Scope.Body
 	default:

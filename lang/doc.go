@@ -38,16 +38,17 @@
 //	OpTerm = (("+" | "-" | "==" | "!=" | "<=" | ">=" | "&&" | "||") | ((?=
 //		("<" | ">") (<ident> | <number> | "(" | "-" | "+" | "!")) (?! ("<" |
 //		">") ((<ident> ":") | "from" | "standardized")) ("<" | ">"))) Term .
-//	Bound = ("lower" | "upper") "=" Expr .
+//	Bound = ("lower" | "upper" | "offset" | "multiplier") "=" Expr .
 //	From = (("all" "except" <string> ("," <string>)*) | <string>) .
 //	FuncDef = <ident> "(" (Param ("," Param)*)? ")" "->" Type "{" Stmt*
 //		"}" .
 //	Param = <ident> ":" ("array" "[" ","* "]")? ("int" | "real" | "vector" |
 //		"matrix") .
-//	Stmt = (((?= <ident> ":") Decl) | For | If | ("target" "+=" Expr) |
-//		("return" Expr) | ((?= ("print" | "reject") "(") Message) | Scope |
-//		Simple) ";"? .
+//	Stmt = (((?= <ident> ":") Decl) | For | While | If | "break" |
+//		"continue" | ("target" "+=" Expr) | ("return" Expr) | ((?= ("print" |
+//		"reject") "(") Message) | Scope | Simple) ";"? .
 //	For = "for" <ident> "in" Expr ".." Expr "{" Stmt* "}" .
+//	While = "while" Expr "{" Stmt* "}" .
 //	If = "if" Expr "{" Stmt* "}" ("else" (If | ("{" Stmt* "}")))? .
 //	Message = ("print" | "reject") "(" (Expr ("," Expr)*)? ")" .
 //	Scope = "{" Stmt* "}" .

@@ -68,6 +68,14 @@ func (p *filePrinter) stmt(depth int, s *Stmt) {
 		p.line(depth, "for "+s.For.Var+" in "+FormatExpr(s.For.Lo)+".."+FormatExpr(s.For.Hi)+" {")
 		p.stmts(depth+1, s.For.Body)
 		p.line(depth, "}")
+	case s.While != nil:
+		p.line(depth, "while "+FormatExpr(s.While.Cond)+" {")
+		p.stmts(depth+1, s.While.Body)
+		p.line(depth, "}")
+	case s.Break:
+		p.line(depth, "break")
+	case s.Continue:
+		p.line(depth, "continue")
 	case s.If != nil:
 		p.ifStmt(depth, s.If, "")
 		p.line(depth, "}")

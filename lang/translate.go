@@ -578,8 +578,8 @@ var stanBlocks = map[string]string{
 }
 
 // unsupported names a Stan construct the language does not have, when the
-// parse error at token i is one: a two-word Stan block, a while loop, a
-// slice x[a:b].
+// parse error at token i is one: a two-word Stan block, a while loop
+// written as in Stan, a slice x[a:b].
 func (s *scanned) unsupported(i int, open []int) *Error {
 	for _, j := range []int{i - 1, i} {
 		if j < 0 || j+1 >= len(s.toks) || !s.isIdent(j) || !s.isIdent(j+1) {
@@ -593,7 +593,7 @@ func (s *scanned) unsupported(i int, open []int) *Error {
 		return s.errTok(i, "write name(x: real, v: vector) -> real { statements; return expr }", "a function is written as in mscppl, not Stan")
 	}
 	if j := s.lineStart(i); j >= 0 && j <= i && s.isIdent(j) && s.text(j) == "while" {
-		return s.errTok(j, "write for i in lo..hi { ... }", "while loops are not supported")
+		return s.errTok(j, "write while cond { ... }", "a while loop is written while cond { statements }")
 	}
 	return nil
 }

@@ -149,6 +149,9 @@ type compiler struct {
 	env     []autodiff.Node // by Var.ID; -1 when unset
 	ints    []int           // loop variable values by Var.ID
 	loopCtx []string
+	// jump is the break or continue that ended the statements being
+	// compiled, until the loop around them takes it (loops.go)
+	jump    *ir.Jump
 	vec     *vecLoop // the loop compiled over its whole range (vecloop.go), or nil
 	vecAsg  vecAssigned
 	errs    lang.ErrorList
@@ -382,6 +385,9 @@ func (cp *compiler) part(in autodiff.Node, v *ir.Var) autodiff.Node {
 func (cp *compiler) block(body []ir.Stmt) {
 	for _, s := range body {
 		cp.stmt(s)
+		if cp.jump != nil {
+			return // the rest of the iteration is skipped
+		}
 	}
 }
 
@@ -416,6 +422,7 @@ func (cp *compiler) stmt(s ir.Stmt) {
 		cp.localDecl(s)
 	case *ir.If:
 		if c := cp.expr(s.Cond); !cp.g.IsConst(c) {
+			cp.jumpUnderLatents(s)
 			cp.piecewise(s, c)
 			return
 		}
@@ -426,7 +433,13 @@ func (cp *compiler) stmt(s ir.Stmt) {
 		}
 	case *ir.Target:
 		cp.target(s)
+	case *ir.Jump:
+		cp.jump = s
 	case *ir.For:
+		if s.While != nil {
+			cp.whileLoop(s)
+			return
+		}
 		lo, hi := cp.intExpr(s.Lo), cp.intExpr(s.Hi)
 		if hi == lo-1 { // runs zero times, as in Stan (1..N with N = 0)
 			return
@@ -434,7 +447,7 @@ func (cp *compiler) stmt(s ir.Stmt) {
 		if hi < lo {
 			cp.fail(s.Pos(), "loop %s in %d..%d is empty: the upper bound is below the lower bound", s.Var.Name, lo, hi)
 		}
-		if cp.vectorLoop(s, lo, hi) || cp.forwardLoop(s, lo, hi) {
+		if ir.HasJump(s.Body) == nil && (cp.vectorLoop(s, lo, hi) || cp.forwardLoop(s, lo, hi)) {
 			return
 		}
 		before, beforeHeavy := cp.g.NumNodes(), cp.heavyCost
@@ -457,6 +470,9 @@ func (cp *compiler) stmt(s ir.Stmt) {
 			}
 			if cp.heavyCost.seconds > beforeHeavy.seconds || cp.heavyCost.bytes > beforeHeavy.bytes {
 				cp.heavyLoop(s, lo, hi, done, beforeHeavy)
+			}
+			if cp.endIteration() {
+				break
 			}
 		}
 	case *ir.Tilde:
@@ -570,10 +586,8 @@ func (cp *compiler) depsOf(e ir.Expr, dst []int) []int {
 				for i := 0; i < e.Var.UDim(); i++ {
 					add(e.Var.Offset + i)
 				}
-				for _, b := range []ir.Expr{e.Var.LowerX, e.Var.UpperX} {
-					if b != nil {
-						walk(b)
-					}
+				for _, b := range e.Var.BoundExprs() {
+					walk(b)
 				}
 			case ir.LocalVar:
 				for _, p := range cp.localDeps[e.Var.ID] {

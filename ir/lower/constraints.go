@@ -19,6 +19,8 @@ func (cp *compiler) specialLeaf(v *ir.Var) {
 		if v.Type.Kind == ir.Matrix {
 			x = g.Reshape(x, v.Type.Rows, v.Type.Cols)
 		}
+	} else if v.Affine() {
+		x, jac = cp.affineLeaf(v, u)
 	} else {
 		var lo, hi autodiff.Node = -1, -1
 		if v.LowerX != nil {
@@ -51,6 +53,30 @@ func (cp *compiler) specialLeaf(v *ir.Var) {
 	cp.jac = append(cp.jac, jac)
 	cp.env[v.ID] = x
 	c.varNode[v.ID] = x
+}
+
+// affineLeaf is the constrained value x = offset + multiplier * u of a latent
+// declared with an offset or a multiplier (0 and 1 when not given), and
+// its log-Jacobian, log(multiplier) summed over the elements.
+func (cp *compiler) affineLeaf(v *ir.Var, u autodiff.Node) (x, jac autodiff.Node) {
+	g := cp.g
+	x = u
+	jac = g.Const([]float64{0})
+	if v.MultX != nil {
+		m := cp.expr(v.MultX)
+		x = g.Mul(m, u)
+		jac = g.Sum(g.Log(m))
+		if n := g.Len(u); g.Len(m) == 1 && n > 1 {
+			jac = g.Mul(g.Const([]float64{float64(n)}), jac)
+		}
+	}
+	if v.OffsetX != nil {
+		x = g.Add(cp.expr(v.OffsetX), x)
+	}
+	if v.Type.Scalar() {
+		x = g.Index(x, 0)
+	}
+	return x, jac
 }
 
 // derived computes the derived quantities after the model body. They add

@@ -15,7 +15,9 @@
 // (vecloop.go; CompileOptions.UnrollLoops turns this off), the forward
 // algorithm of a hidden Markov model written as Stan's examples write it
 // is one hmm_forward node (hmmloop.go), and the others are unrolled, one
-// copy of the body per value of the loop variable. Calls of user
+// copy of the body per value of the loop variable; a while loop runs
+// while its condition, known at compile time, holds, and break and
+// continue end the unrolled iteration (loops.go). Calls of user
 // functions are inlined; an if whose condition depends on latents or
 // params is compiled as a piecewise density. The built-in functions are
 // lowered by their vocabulary entry (lowerings.go). A scalar plus a

@@ -209,8 +209,9 @@ func (ff *factFinder) deps(e ir.Expr) map[*ir.Var]bool {
 			case ir.LatentVar:
 				if r.Var.Derived == nil && !out[r.Var] {
 					out[r.Var] = true
-					walk(r.Var.LowerX)
-					walk(r.Var.UpperX)
+					for _, b := range r.Var.BoundExprs() {
+						walk(b)
+					}
 				}
 			case ir.LocalVar:
 				addAll(out, ff.localDep[r.Var])
@@ -509,7 +510,7 @@ func (ff *factFinder) indexedLatents(e ir.Expr, out, visited map[*ir.Var]bool) {
 // are expressions, a vector constraint that a swap would break, such as
 // ordered).
 func swappable(v *ir.Var) int {
-	if v.Kind != ir.LatentVar || v.Derived != nil || v.Type.Kind != ir.Vector || v.LowerX != nil || v.UpperX != nil {
+	if v.Kind != ir.LatentVar || v.Derived != nil || v.Type.Kind != ir.Vector || v.LowerX != nil || v.UpperX != nil || v.Affine() {
 		return 0
 	}
 	if v.Type.Rows < 2 { // nothing to swap (simplex[1], vector[0])

@@ -17,12 +17,22 @@
 // # What is refused
 //
 // A construct the IR cannot express is an error at its file:line:col
-// naming the construct, never accepted with another meaning: while,
-// break, continue, for over a container, print, reject, fatal_error, void
-// functions, truncation T[,], offset and multiplier, complex numbers,
-// tuples, the operators %, \ and .^, and the types mscppl has no
-// transform for. Stan's static rules that the IR's more permissive
-// language would not enforce are checked here (rules.go).
+// naming the construct, never accepted with another meaning: for over a
+// container, print, reject, fatal_error, void
+// functions, complex numbers, tuples, the operators %, \ and .^, and the
+// types mscppl has no transform for. Stan's static rules that the IR's
+// more permissive language would not enforce are checked here (rules.go,
+// and funcrules.go for the functions block, whose functions the IR checks
+// only where they are called).
+//
+// # Loops, truncation, offset and multiplier
+//
+// while, break and continue become lang's, which package ir unrolls when
+// the model is compiled (a condition on the parameters is refused there).
+// y ~ dist(...) T[L, U] becomes the ~ and a statement subtracting the log
+// probability of [L, U] from the CDFs (truncation.go). Offset and
+// multiplier of parameters become lang's bounds of those names, the IR's
+// affine transform.
 //
 // # Row vectors
 //

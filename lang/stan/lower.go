@@ -89,6 +89,15 @@ type lowerer struct {
 	tdAssigned map[string]bool
 	// oldArrays is set once the deprecation of real y[N] is noted
 	oldArrays bool
+	// args are the arguments of the function being lowered (read-only in
+	// Stan), true for those that are not data-only
+	args map[string]bool
+	// dataArgs says, for each user function, which arguments are data
+	// only
+	dataArgs map[string][]bool
+	// blockVars are the variables of the parameters, transformed
+	// parameters and generated quantities blocks (their sizes are data)
+	blockVars map[string]bool
 }
 
 func (l *lowerer) at(p lexer.Position) lang.Pos {
@@ -122,7 +131,8 @@ func (l *lowerer) note(p lexer.Position, format string, args ...any) {
 // into model, generated quantities into derived and functions into
 // functions.
 func Lower(p *Program, filename string) (*lang.File, lang.ErrorList, error) {
-	l := &lowerer{file: filename, funcs: map[string]shape{}, params: map[string][]shape{}, dataNames: map[string]bool{}}
+	l := &lowerer{file: filename, funcs: map[string]shape{}, params: map[string][]shape{}, dataNames: map[string]bool{},
+		blockVars: map[string]bool{}, dataArgs: map[string][]bool{}}
 	l.push()
 	f := &lang.File{Pos: p.Pos, EndPos: p.EndPos, Name: filename}
 	if p.Funcs != nil {
@@ -180,6 +190,12 @@ func Lower(p *Program, filename string) (*lang.File, lang.ErrorList, error) {
 				if s.Decl == nil {
 					l.refuse(s.Pos, "the data block holds declarations only")
 					continue
+				}
+				for _, d := range append([]*Declarator{s.Decl.First}, s.Decl.More...) {
+					if d.Init != nil {
+						e := l.refuse(d.Init.Pos, "a variable of the data block takes no value: the data file gives it")
+						e.Hint = "compute it in transformed data"
+					}
 				}
 				b.Items = append(b.Items, l.items(l.stmt(s, ctxData))...)
 				for _, d := range append([]*Declarator{s.Decl.First}, s.Decl.More...) {
@@ -351,10 +367,20 @@ func (l *lowerer) typ(t *Type, old []*Expr, ctx context) (*lang.Type, shape) {
 			l.refuse(t.Pos, "the type %s is not supported", t.Base)
 		}
 	}
+	affine, ranged := false, false
+	for _, b := range t.Bounds {
+		affine = affine || b.Which == "offset" || b.Which == "multiplier"
+		ranged = ranged || b.Which == "lower" || b.Which == "upper"
+	}
+	if affine && ranged {
+		l.refuse(t.Pos, "a type takes lower and upper, or offset and multiplier, not both")
+	}
 	for _, b := range t.Bounds {
 		switch {
+		case (b.Which == "offset" || b.Which == "multiplier") && ctx != ctxLatent:
+			// a transform of parameters only: elsewhere it changes nothing
 		case b.Which == "offset" || b.Which == "multiplier":
-			l.refuse(b.Pos, "<offset=, multiplier=> is not supported")
+			nt.Bounds = append(nt.Bounds, &lang.Bound{Pos: b.Pos, Which: b.Which, Value: l.boundVal(b.Value).e})
 		case !relaxed:
 			v := l.boundVal(b.Value)
 			if t.Base == "int" && v.sh.base == "real" && v.sh.arr == 0 {
@@ -433,24 +459,25 @@ func (l *lowerer) stmt(s *Stmt, ctx context) []*lang.Stmt {
 		l.pop()
 		out.For = nf
 	case s.While != nil:
-		l.refuse(s.Pos, "while loops are not supported")
-		return nil
+		out.While = &lang.While{Pos: s.While.Pos, EndPos: s.EndPos, Cond: l.expr(s.While.Cond).e, Body: l.body(s.While.Body, inner)}
 	case s.If != nil:
 		out.If = l.ifStmt(s.If, s.EndPos, inner)
 	case s.Target != nil:
 		out.Target = l.expr(s.Target).e
 	case s.Break:
-		l.refuse(s.Pos, "break is not supported")
-		return nil
+		out.Break = true
 	case s.Continue:
-		l.refuse(s.Pos, "continue is not supported")
-		return nil
+		out.Continue = true
 	case s.Return != nil:
 		if s.Return.Value == nil {
 			l.refuse(s.Pos, "return without a value (in a void function) is not supported")
 			return nil
 		}
-		out.Return = l.expr(s.Return.Value).e
+		v := l.expr(s.Return.Value)
+		if want, ok := l.funcs[l.fn]; ok && !returnFits(want, v.sh) {
+			l.refuse(s.Return.Value.Pos, "%s is declared to return %s, and this returns %s", l.fn, want, v.sh)
+		}
+		out.Return = v.e
 	case s.Block != nil:
 		out.Scope = &lang.Scope{Pos: s.Block.Pos, EndPos: s.Block.EndPos, Body: l.body(s, inner)}
 	case s.Profile != nil:
@@ -491,6 +518,10 @@ func (l *lowerer) decl(typ *Type, d *Declarator, pos, end lexer.Position, ctx co
 			args = append(args, val{e: e, level: levCond, end: pos})
 		}
 		nd.Init = callVal("rep_array", pos, args...).e
+	}
+	if ctx == ctxLatent || ctx == ctxTParam || ctx == ctxGQ {
+		l.dataSizes(typ, d)
+		l.blockVars[d.Name] = true
 	}
 	if ctx == ctxLatent && d.Init != nil {
 		l.refuse(d.Init.Pos, "a parameter cannot have a value")
@@ -548,10 +579,25 @@ func (l *lowerer) simple(sm *Simple, out *lang.Stmt) []*lang.Stmt {
 	ns := &lang.Simple{Pos: sm.Pos, EndPos: sm.EndPos, LHS: lhs.e}
 	switch {
 	case sm.Tilde != nil:
-		if sm.Trunc != nil {
-			l.refuse(sm.Trunc.Pos, "truncation T[...] is not supported")
-		}
 		ns.Tilde, _ = l.call(sm.Tilde)
+		if sm.Trunc != nil {
+			out.Simple = ns
+			return append([]*lang.Stmt{out}, l.truncation(sm, lhs)...)
+		}
+	case sm.Op != "" && l.isArg(rootName(sm.LHS)):
+		l.refuse(sm.LHS.Pos, "%s is an argument of %s, which Stan does not let the function assign", rootName(sm.LHS), l.fn)
+		return nil
+	case sm.Op != "" && rootName(sm.LHS) == "jacobian":
+		l.refuse(sm.LHS.Pos, "jacobian += (in a _jacobian function) is not supported")
+		return nil
+	case sm.Op != "" && rootName(sm.LHS) != "" && !l.declared(rootName(sm.LHS)):
+		what := "a variable declared before"
+		if _, fn := l.funcs[rootName(sm.LHS)]; fn {
+			what = "a variable, and a function is not one"
+		}
+		e := l.refuse(sm.LHS.Pos, "%s is not declared: Stan assigns only %s", rootName(sm.LHS), what)
+		e.Hint = "declare it with its type first (real x = ...;)"
+		return nil
 	case sm.Op != "" && l.role == roleTData && l.dataNames[rootName(sm.LHS)]:
 		l.refuse(sm.LHS.Pos, "%s is data, which the transformed data cannot assign (Stan's data are read-only)", rootName(sm.LHS))
 		return nil
@@ -718,7 +764,12 @@ func callOf(e *Expr) *Call {
 // functions lowers the functions block.
 func (l *lowerer) functions(fb *Functions) *lang.Block {
 	b := &lang.Block{Pos: fb.Pos, EndPos: fb.EndPos, Kind: "functions", Close: "}"}
+	decls := &declared{first: map[string]*FuncDef{}, defined: map[string]bool{}}
+	defer l.undefined(decls, fb.Defs)
 	for _, fd := range fb.Defs {
+		l.declareFunc(decls, fd)
+		l.checkDensity(fd)
+		l.checkLibraryName(fd.Name, fd.Pos)
 		if fd.Void {
 			l.refuse(fd.Pos, "void functions (%s) are not supported", fd.Name)
 			continue
@@ -739,7 +790,11 @@ func (l *lowerer) functions(fb *Functions) *lang.Block {
 		l.push()
 		l.fn = fd.Name
 		l.params[fd.Name] = nil
+		l.args = map[string]bool{}
+		l.dataArgs[fd.Name] = nil
 		for _, a := range fd.Args {
+			l.args[a.Name] = !a.Type.Data
+			l.dataArgs[fd.Name] = append(l.dataArgs[fd.Name], a.Type.Data)
 			l.checkName(a.Name, a.Pos, "argument")
 			p, sh := l.argType(a.Type)
 			l.params[fd.Name] = append(l.params[fd.Name], sh)
@@ -750,7 +805,8 @@ func (l *lowerer) functions(fb *Functions) *lang.Block {
 		for _, s := range fd.Body {
 			nf.Body = append(nf.Body, l.stmt(s, ctxLocal)...)
 		}
-		l.fn = ""
+		nf.Body = singleReturn(nf.Body, res.Base, !res.Array && (res.Base == lang.BaseInt || res.Base == lang.BaseReal), fd.EndPos)
+		l.fn, l.args = "", nil
 		l.pop()
 		b.Items = append(b.Items, &lang.Item{Pos: fd.Pos, EndPos: fd.EndPos, Func: nf})
 	}

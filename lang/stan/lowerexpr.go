@@ -418,6 +418,10 @@ func (l *lowerer) primary(p *Primary) val {
 		}
 		np.String = &str
 	case p.Call != nil:
+		if _, user := l.funcs[p.Call.Name]; user && l.declared(p.Call.Name) {
+			// (a variable may take the name of a library function)
+			l.refuse(p.Call.Pos, "%s is a variable here, which hides the function %s", p.Call.Name, p.Call.Name)
+		}
 		np.Call, sh = l.call(p.Call)
 	case p.Ident != nil:
 		np.Ident = p.Ident
@@ -489,12 +493,15 @@ func (l *lowerer) call(c *Call) (_ *lang.Call, sh shape) {
 		l.refuse(c.Pos, "_jacobian functions (%s) are not supported", c.Name)
 	}
 	l.checkCall(c)
+	l.checkRemoved(c)
+	l.checkODE(c)
 	nc := &lang.Call{Pos: c.Pos, EndPos: c.EndPos, Name: c.Name, Bar: c.Bar}
 	if name, ok := rowFuncs[c.Name]; ok {
 		nc.Name = name
 		defer func() { sh = rowShape }()
 	}
 	ps := l.params[c.Name]
+	l.checkDataArgs(c)
 	for i, a := range c.Args {
 		x := l.expr(a)
 		if i < len(ps) && ps[i].arr == 0 && x.sh.arr == 0 && (ps[i].base == "row_vector" && x.sh.base == "vector" || ps[i].base == "vector" && x.sh.base == "row_vector") {

@@ -21,6 +21,8 @@ var reserved = map[string]bool{
 	"profile": true, "return": true, "break": true, "continue": true, "void": true, "array": true,
 	"jacobian": true, "auto": true, "export": true, "extern": true, "static": true, "struct": true,
 	"typedef": true, "var": true, "sum_to_zero_matrix": true,
+	"print": true, "reject": true, "fatal_error": true, "lower": true, "upper": true, "offset": true,
+	"multiplier": true,
 }
 
 // reservedSuffixes end the names Stan keeps for itself (__) and for
@@ -105,6 +107,8 @@ var densitySuffixes = []string{"_lpdf", "_lpmf", "_lcdf", "_lccdf"}
 func (l *lowerer) checkAssign(lhs, rhs shape, op string, p lexer.Position) {
 	switch {
 	case lhs.base == "" || rhs.base == "":
+	case lhs.base == "int" && rhs.base == "real":
+		l.refuse(p, "the value (%s) is real and the variable (%s) an int; Stan does not round", rhs, lhs)
 	case lhs.arr != rhs.arr && !(lhs.arr == 0 && rhs.arr == 0):
 		l.refuse(p, "the value (%s) does not have the type of the variable (%s)", rhs, lhs)
 	case lhs.arr == 0 && (lhs.base == "vector" && rhs.base == "row_vector" || lhs.base == "row_vector" && rhs.base == "vector"):

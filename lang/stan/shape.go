@@ -70,6 +70,16 @@ func (l *lowerer) lookup(name string) shape {
 	return shape{}
 }
 
+// declared reports whether a name is a variable in scope.
+func (l *lowerer) declared(name string) bool {
+	for i := len(l.scopes) - 1; i >= 0; i-- {
+		if _, ok := l.scopes[i][name]; ok {
+			return true
+		}
+	}
+	return false
+}
+
 // declare records a name's shape in the innermost scope.
 func (l *lowerer) declare(name string, s shape) { l.scopes[len(l.scopes)-1][name] = s }
 

@@ -23,7 +23,8 @@ import (
 // 3 within their bounds, reals 0.5 within theirs, sizes evaluated from
 // those). It logs the share of good programs that pass by folder, the most
 // common reasons for the rest, and the bad programs that pass (which
-// stanc3 refuses). It only logs: go test ./lang/stan -run Stanc3Check -v.
+// stanc3 refuses); with MSCPPL_STANC3_LIST set, each good program that
+// fails and why. It only logs: go test ./lang/stan -run Stanc3Check -v.
 func TestStanc3Check(t *testing.T) {
 	root := os.Getenv("MSCPPL_STANC3")
 	if root == "" {
@@ -53,6 +54,9 @@ func TestStanc3Check(t *testing.T) {
 				return nil
 			}
 			reasons[digits.ReplaceAllString(reason, "_")]++
+			if kind == "good" && os.Getenv("MSCPPL_STANC3_LIST") != "" {
+				t.Logf("  good but fails: %s: %s", rel, reason)
+			}
 			return nil
 		})
 		var dirs []string

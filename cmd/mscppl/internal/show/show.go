@@ -291,6 +291,8 @@ func Layout(w io.Writer, model string, m *ir.Model, comp *lower.Compiled, table 
 		switch {
 		case v.VecBij != nil:
 			c = v.VecBij.Name()
+		case v.Affine():
+			c = "offset and multiplier"
 		case v.LowerX != nil || v.UpperX != nil:
 			c = "bounds depending on other latents"
 		}

@@ -1,5 +1,5 @@
 parameters {
-  real<offset=1, multiplier=2> mu;
+  real<lower=0, multiplier=2> mu;
 }
 model {
   mu ~ normal(1, 2);

@@ -1,13 +1,10 @@
-data {
-  int N;
-}
 parameters {
   real mu;
 }
 model {
-  int n = 0;
-  while (n < N) {
-    n += 1;
+  real s = 0;
+  while (s < mu) {
+    s += 1;
   }
   mu ~ normal(0, 1);
 }

@@ -1,0 +1,7 @@
+parameters {
+  real mu;
+}
+model {
+  mu ~ normal(0, 1);
+  continue;
+}

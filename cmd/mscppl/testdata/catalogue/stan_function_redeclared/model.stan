@@ -1,0 +1,12 @@
+functions {
+  real f(real x) {
+    return x;
+  }
+  real f(real x);
+}
+parameters {
+  real y;
+}
+model {
+  y ~ normal(0, 1);
+}

@@ -1,0 +1,6 @@
+parameters {
+  real<multiplier=0> mu;
+}
+model {
+  mu ~ normal(1, 2);
+}

@@ -1,0 +1,6 @@
+parameters {
+  real y;
+}
+model {
+  y ~ normal(fabs(-1), 1);
+}

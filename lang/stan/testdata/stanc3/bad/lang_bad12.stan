@@ -1,0 +1,3 @@
+generated quantities {
+  beta = 1;
+}

@@ -1,0 +1,1 @@
+model { 1 ~ bernoulli(0.2) T[1, 1.0]; }

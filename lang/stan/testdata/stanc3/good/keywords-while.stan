@@ -1,0 +1,6 @@
+parameters {
+  real whiley;
+}
+model {
+  whiley ~ normal(0,1);
+}
