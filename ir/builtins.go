@@ -255,7 +255,7 @@ func naryNode(k *site, op *stdlib.NaryFunc) Expr {
 		case at.Kind == Vector && (t.Scalar() || t.Rows == at.Rows):
 			t = at
 		default:
-			k.r.errorf(a.Pos(), "argument %d of %s is %s; the arguments are scalars or vectors of one length", i+1, k.name, at)
+			k.errorf(a.Pos(), "argument %d of %s is %s; the arguments are scalars or vectors of one length", i+1, k.name, at)
 			return nil
 		}
 	}
@@ -283,7 +283,7 @@ func checkLogSumExp(k *site) Expr {
 	if len(k.args) == 2 {
 		for _, a := range k.args {
 			if !a.Type().Scalar() {
-				k.r.errorf(a.Pos(), "log_sum_exp(a, b) takes two scalars; use log_sum_exp(v) for a vector")
+				k.errorf(a.Pos(), "log_sum_exp(a, b) takes two scalars; use log_sum_exp(v) for a vector")
 				return nil
 			}
 		}
@@ -294,7 +294,7 @@ func checkLogSumExp(k *site) Expr {
 func checkDot(k *site) Expr {
 	a, b := k.t(0), k.t(1)
 	if a.Kind != Vector || b.Kind != Vector || a.Rows != b.Rows {
-		k.r.errorf(k.pos, "%s takes two vectors of the same length, got %s and %s", k.name, a, b)
+		k.errorf(k.pos, "%s takes two vectors of the same length, got %s and %s", k.name, a, b)
 		return nil
 	}
 	return k.call(TReal)
@@ -336,7 +336,7 @@ func checkRowsCols(rows bool) func(k *site) Expr {
 		if len(k.args) == 2 {
 			u := k.t(1)
 			if t.Kind == Int || t.Kind == Real || !sameShape(t, u) {
-				k.r.errorf(k.pos, "%s takes two matrices (or vectors) of one shape, got %s and %s", k.name, t, u)
+				k.errorf(k.pos, "%s takes two matrices (or vectors) of one shape, got %s and %s", k.name, t, u)
 				return nil
 			}
 		} else if t.Scalar() {
@@ -383,7 +383,7 @@ func checkRepMatrix(k *site) Expr {
 func checkDiagPreMultiply(k *site) Expr {
 	t, m := k.t(0), k.t(1)
 	if t.Kind != Vector || m.Kind != Matrix || m.Rows != t.Rows {
-		k.r.errorf(k.pos, "%s takes a vector[n] and a matrix[n, c], got %s and %s", k.name, t, m)
+		k.errorf(k.pos, "%s takes a vector[n] and a matrix[n, c], got %s and %s", k.name, t, m)
 		return nil
 	}
 	return k.builtin(m)
@@ -401,7 +401,7 @@ func checkToVector(k *site) Expr {
 func checkAppendRow(k *site) Expr {
 	t, u := k.t(0), k.t(1)
 	if t.Kind == Matrix || u.Kind == Matrix {
-		k.r.errorf(k.pos, "%s takes vectors or scalars, got %s and %s", k.name, t, u)
+		k.errorf(k.pos, "%s takes vectors or scalars, got %s and %s", k.name, t, u)
 		return nil
 	}
 	return k.builtin(vecType(t.Len() + u.Len()))

@@ -35,8 +35,7 @@ func odeEntry(name, params, doc string, form odeForm) *Function {
 	case form.tol:
 		min = 7
 	}
-	return &Function{Name: name, Params: params, Doc: doc, Arity: []int{min},
-		Raw: func(r *resolver, c *lang.Call, pos lang.Pos) Expr { return r.odeCall(c, pos, form) }}
+	return &Function{Name: name, Params: params, Doc: doc, Arity: []int{min}, ODE: &form}
 }
 
 // oldBDFDefaults are the tolerances of Stan's integrate_ode_bdf when the

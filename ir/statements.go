@@ -414,7 +414,7 @@ func (r *resolver) cdfApply(c *lang.Call, f *stdlib.NaryFunc, fam *stdlib.Family
 		r.errorf(pos, "%s takes %d argument%s, got %d", c.Name, f.Arity, Plural1(f.Arity), len(c.Args))
 		return nil, true
 	}
-	k := &site{r: r, pos: pos, name: c.Name, args: make([]Expr, len(in))}
+	k := &site{errorf: r.errorf, pos: pos, name: c.Name, args: make([]Expr, len(in))}
 	for i, a := range in {
 		if k.args[i] = r.expr(a); k.args[i] == nil {
 			return nil, true

@@ -46,13 +46,13 @@ type Function struct {
 	// Builtin of this entry, a NaryCall, MatCall or Num), or reports an
 	// error and returns nil.
 	check func(k *site) Expr
-	// lower puts a Call or Builtin of this entry on the tape.
 	// Tape, for an elementwise function the tape has, is its operation.
 	Tape func(*autodiff.Graph, autodiff.Node) autodiff.Node
-	// Raw, for a function whose arguments are not all expressions (an
-	// ODE solver's first argument names a user function), resolves the
-	// whole call itself (arity is then its least number of arguments).
-	Raw func(r *resolver, c *lang.Call, pos lang.Pos) Expr
+	// ODE, for an ODE solver (whose first argument names a user function,
+	// not an expression), is the layout of its arguments: the resolver
+	// resolves the whole call itself (arity is then its least number of
+	// arguments).
+	ODE *odeForm
 	// Elementwise: a Call of it applies to each element of its one
 	// argument (vectorised loops batch it).
 	Elementwise bool
@@ -65,25 +65,26 @@ type Function struct {
 // site is a call being checked: its arguments resolved, its integer
 // arguments folded.
 type site struct {
-	r    *resolver
-	pos  lang.Pos
-	name string // as written
-	def  *Function
-	args []Expr
-	ints []int
+	// errorf reports an error at a position (the resolver's).
+	errorf func(p lang.Pos, format string, args ...any) *lang.Error
+	pos    lang.Pos
+	name   string // as written
+	def    *Function
+	args   []Expr
+	ints   []int
 }
 
 func (k *site) t(i int) Type { return k.args[i].Type() }
 
 // bad reports "NAME takes WANT, got T" for the type of the first argument.
 func (k *site) bad(want string) Expr {
-	k.r.errorf(k.pos, "%s takes %s, got %s", k.name, want, k.t(0))
+	k.errorf(k.pos, "%s takes %s, got %s", k.name, want, k.t(0))
 	return nil
 }
 
 // badf reports "NAME: MESSAGE".
 func (k *site) badf(format string, a ...any) Expr {
-	k.r.errorf(k.pos, "%s: %s", k.name, fmt.Sprintf(format, a...))
+	k.errorf(k.pos, "%s: %s", k.name, fmt.Sprintf(format, a...))
 	return nil
 }
 
@@ -228,15 +229,15 @@ func (r *resolver) callFunction(c *lang.Call, f *Function) Expr {
 		r.errorf(pos, barMessage, c.Name)
 		return nil
 	}
-	if def.Raw != nil {
-		return def.Raw(r, c, pos)
+	if def.ODE != nil {
+		return r.odeCall(c, pos, *def.ODE)
 	}
 	if !slices.Contains(def.Arity, len(c.Args)) {
 		n, s := arityText(def.Arity)
 		r.errorf(pos, "%s takes %s argument%s, got %d", c.Name, n, s, len(c.Args))
 		return nil
 	}
-	k := &site{r: r, pos: pos, name: c.Name, def: def}
+	k := &site{errorf: r.errorf, pos: pos, name: c.Name, def: def}
 	nv := len(c.Args) - def.ints
 	k.args = make([]Expr, nv)
 	for i := range k.args {
