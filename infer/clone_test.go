@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/check"
 	"github.com/mscppl/mscppl/ir/lower"
 )
 
@@ -17,9 +17,9 @@ import (
 // and cloned a model (ir's counters: no other test of the package may run
 // in parallel with it).
 func countCompiles(f func()) (builds, compiles, clones int64) {
-	b, c, k := ir.Builds(), lower.Compiles(), lower.Clones()
+	b, c, k := check.Builds(), lower.Compiles(), lower.Clones()
 	f()
-	return ir.Builds() - b, lower.Compiles() - c, lower.Clones() - k
+	return check.Builds() - b, lower.Compiles() - c, lower.Clones() - k
 }
 
 // TestRunBuildsOnce: a 4-chain run builds and compiles its model once, at

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/check"
 	"github.com/mscppl/mscppl/ir/dataset"
 	"github.com/mscppl/mscppl/ir/lower"
 	"github.com/mscppl/mscppl/lang"
@@ -193,9 +194,9 @@ func (m *Model) BuildIR(f *lang.File, t *dataset.Table) (*ir.Model, error) {
 	var irm *ir.Model
 	var err error
 	if m.JSON != nil {
-		irm, err = ir.BuildJSON(f, m.JSON)
+		irm, err = check.BuildJSON(f, m.JSON)
 	} else {
-		irm, err = ir.Build(f, t)
+		irm, err = check.Build(f, t)
 	}
 	if err == nil && m.data != nil {
 		err = irm.SetData(m.data)

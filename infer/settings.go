@@ -45,10 +45,10 @@ func Settings() []Setting {
 	}
 	return []Setting{
 		{Key: "method", Help: "Inference method. " + MethodsHelp() + ".",
-			field: func(o *Options) any { return &o.Method }, name: check(parseMethod), def: func() string { return Defaults.Method }},
+			field: func(o *Options) any { return &o.Method }, name: validates(parseMethod), def: func() string { return Defaults.Method }},
 		{Key: "family", Help: fmt.Sprintf("Variational family: %s (default %s up to %d dimensions, %s above).",
 			strings.Join(msc.FamilyNames(), ", "), d.Family, d.FullRankLimit, d.FamilyLarge),
-			field: func(o *Options) any { return &o.Family }, name: check(parseFamily), def: func() string { return d.Family }},
+			field: func(o *Options) any { return &o.Family }, name: validates(parseFamily), def: func() string { return d.Family }},
 		{Key: "samples", Help: fmt.Sprintf("Samples S per kernel step (default %d, d/%s above %d dimensions with a dense covariance, or the model's infer block).",
 			d.Samples, strconv.FormatFloat(1/d.SamplesPerDim, 'g', 3, 64), denseUpTo),
 			field: func(o *Options) any { return &o.Samples }},
@@ -56,26 +56,26 @@ func Settings() []Setting {
 			ItersHelp(d.Iters), d.ItersSSM, d.ItersPG),
 			field: func(o *Options) any { return &o.Iters }},
 		{Key: "optimizer", Help: "Update rule: natural, rm or adam (default: the kernel's first, natural for cis, adam for the state-space kernels and advi).",
-			field: func(o *Options) any { return &o.Optimizer }, name: check(msc.ParseOptimizer), def: func() string { return msc.Natural.String() }},
+			field: func(o *Options) any { return &o.Optimizer }, name: validates(msc.ParseOptimizer), def: func() string { return msc.Natural.String() }},
 		{Key: "lr", Help: fmt.Sprintf("Step size: rho_0 for natural (default %s, at most %s/d with a dense covariance), c for rm (%s), the step for adam (%s; %s for state-space proposals).",
 			g(d.LRNatural), g(d.LRNaturalDim), g(d.LRRM), g(d.LRAdam), g(d.LRSSM)),
 			field: func(o *Options) any { return &o.LR }},
 		{Key: "proposal", Help: fmt.Sprintf("CIS proposal: q (q itself) or prior (default %s).", Defaults.Proposal),
-			field: func(o *Options) any { return &o.Proposal }, name: check(parseProposal), def: func() string { return Defaults.Proposal }},
+			field: func(o *Options) any { return &o.Proposal }, name: validates(parseProposal), def: func() string { return Defaults.Proposal }},
 		{Key: "kernel", Help: fmt.Sprintf("Markov kernel of MSC: %s (the kernel the model's structure allows: csmc for state-space models, cis otherwise), or %s (default %s).",
 			AutoKernel, KernelsHelp(), Defaults.Kernel),
-			field: func(o *Options) any { return &o.Kernel }, name: check(parseKernel), def: func() string { return Defaults.Kernel }},
+			field: func(o *Options) any { return &o.Kernel }, name: validates(parseKernel), def: func() string { return Defaults.Kernel }},
 		{Key: "seed", Help: fmt.Sprintf("Random seed; the same seed gives the same result (default: the infer block's seed, else %d).", Defaults.Seed),
 			field: func(o *Options) any { return &o.Seed }},
 		{Key: "param_lr", Help: fmt.Sprintf("Adam step for the model parameters (default %s; %s with the csmc kernel, the paper's).", g(d.ParamLR), g(d.ParamLRSSM)),
 			field: func(o *Options) any { return &o.ParamLR }},
 		{Key: "init", Help: fmt.Sprintf("Where each chain's q starts: laplace (a Laplace approximation at the mode found from a random point, N(0, I) when there is none) or zero (N(0, I)) (default %s).", Defaults.Init),
-			field: func(o *Options) any { return &o.Init }, name: check(parseInit), def: func() string { return Defaults.Init }},
+			field: func(o *Options) any { return &o.Init }, name: validates(parseInit), def: func() string { return Defaults.Init }},
 	}
 }
 
-// check makes a name's parser a check.
-func check[T any](parse func(string) (T, error)) func(string) error {
+// validates makes a name's parser a check.
+func validates[T any](parse func(string) (T, error)) func(string) error {
 	return func(s string) error { _, err := parse(s); return err }
 }
 

@@ -3,10 +3,8 @@ package ir
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/mscppl/mscppl/autodiff"
-	"github.com/mscppl/mscppl/lang"
 	"github.com/mscppl/mscppl/stdlib"
 )
 
@@ -95,10 +93,10 @@ var functionTable = []*Function{
 	nary("fma", "a, b, c", "a * b + c"),
 
 	// ---- reductions and products
-	{Name: "sum", Params: "v", Doc: "the sum of the elements", Arity: []int{1}, check: reduction},
+	{Name: "sum", Params: "v", Doc: "the sum of the elements", Arity: []int{1}, Check: reduction},
 	{Name: "log_sum_exp", Params: "v", Doc: "log(sum(exp(v))), computed stably; log_sum_exp(a, b) of two scalars",
-		Arity: []int{1, 2}, check: checkLogSumExp},
-	{Name: "dot", Params: "u, v", Doc: "the inner product of two vectors", Arity: []int{2}, check: checkDot},
+		Arity: []int{1, 2}, Check: checkLogSumExp},
+	{Name: "dot", Params: "u, v", Doc: "the inner product of two vectors", Arity: []int{2}, Check: checkDot},
 	{Name: "dot_product", Alias: "dot"},
 	minMax("min", "fmin", "the smallest element; min(a, b) of two scalars is fmin(a, b)"),
 	minMax("max", "fmax", "the largest element; max(a, b) of two scalars is fmax(a, b)"),
@@ -133,12 +131,12 @@ var functionTable = []*Function{
 	matFn("hmm_marginal", "log_omega, Gamma, rho", "the log marginal likelihood of a hidden Markov model (Stan's): log_omega[k, n] state k's log density of observation n, Gamma[i, j] = P(next j | now i), rho the initial distribution", 3, checkHMMMarginal),
 
 	// ---- ODE solvers (ode.go): f a user function f(t, y, ...) -> vector passed by name
-	odeEntry("ode_rk45", "f, y0, t0, ts, ...", "the states at times ts of dy/dt = f(t, y, ...), y(t0) = y0, by the Dormand-Prince 5(4) method (a matrix[N, K]: row n the state at ts[n])", odeForm{}),
-	odeEntry("ode_bdf", "f, y0, t0, ts, ...", "ode_rk45 by a stiff solver (the Rosenbrock 2(3) pair of MATLAB's ode23s, with the exact Jacobian)", odeForm{stiff: true}),
-	odeEntry("ode_rk45_tol", "f, y0, t0, ts, rtol, atol, max_steps, ...", "ode_rk45 with tolerances and a maximum number of steps (defaults 1e-6, 1e-6, 1e6)", odeForm{tol: true}),
-	odeEntry("ode_bdf_tol", "f, y0, t0, ts, rtol, atol, max_steps, ...", "ode_bdf with tolerances and a maximum number of steps", odeForm{stiff: true, tol: true}),
-	odeEntry("integrate_ode_rk45", "f, y0, t0, ts, theta, x_r, x_i[, rtol, atol, max_steps]", "Stan's older ode_rk45: f(t, y, theta, x_r, x_i)", odeForm{old: true}),
-	odeEntry("integrate_ode_bdf", "f, y0, t0, ts, theta, x_r, x_i[, rtol, atol, max_steps]", "Stan's older ode_bdf: f(t, y, theta, x_r, x_i)", odeForm{old: true, stiff: true}),
+	odeEntry("ode_rk45", "f, y0, t0, ts, ...", "the states at times ts of dy/dt = f(t, y, ...), y(t0) = y0, by the Dormand-Prince 5(4) method (a matrix[N, K]: row n the state at ts[n])", OdeForm{}),
+	odeEntry("ode_bdf", "f, y0, t0, ts, ...", "ode_rk45 by a stiff solver (the Rosenbrock 2(3) pair of MATLAB's ode23s, with the exact Jacobian)", OdeForm{Stiff: true}),
+	odeEntry("ode_rk45_tol", "f, y0, t0, ts, rtol, atol, max_steps, ...", "ode_rk45 with tolerances and a maximum number of steps (defaults 1e-6, 1e-6, 1e6)", OdeForm{Tol: true}),
+	odeEntry("ode_bdf_tol", "f, y0, t0, ts, rtol, atol, max_steps, ...", "ode_bdf with tolerances and a maximum number of steps", OdeForm{Stiff: true, Tol: true}),
+	odeEntry("integrate_ode_rk45", "f, y0, t0, ts, theta, x_r, x_i[, rtol, atol, max_steps]", "Stan's older ode_rk45: f(t, y, theta, x_r, x_i)", OdeForm{Old: true}),
+	odeEntry("integrate_ode_bdf", "f, y0, t0, ts, theta, x_r, x_i[, rtol, atol, max_steps]", "Stan's older ode_bdf: f(t, y, theta, x_r, x_i)", OdeForm{Old: true, Stiff: true}),
 
 	// ---- sizes, known before inference
 	vecFn("rows", "x", "the number of rows", 1, 0, checkSize(sizeRows)),
@@ -150,7 +148,7 @@ var functionTable = []*Function{
 	// ---- arrays (arrays.go)
 	vecFn("to_array_1d", "x", "an array's elements in order (a matrix's column by column), as a 1-D array", 1, 0, checkToArray1D),
 	vecFn("to_matrix", "a", "a 2-D array or an array of vectors (one per row) as a matrix", 1, 0, checkToMatrix),
-	{Name: "rep_array", Params: "x, n[, m]", Doc: "the array of n copies of x (an n x m array with m)", Arity: []int{2, 3}, check: checkRepArray},
+	{Name: "rep_array", Params: "x, n[, m]", Doc: "the array of n copies of x (an n x m array with m)", Arity: []int{2, 3}, Check: checkRepArray},
 
 	// ---- constants: Stan's functions of no arguments
 	constant("pi", math.Pi, "the number pi"),
@@ -166,7 +164,7 @@ var functionTable = []*Function{
 
 // tapeElem is an elementwise function built into the tape.
 func tapeElem(name, doc string, op func(*autodiff.Graph, autodiff.Node) autodiff.Node) *Function {
-	return &Function{Name: name, Params: "x", Doc: doc, Arity: []int{1}, check: elementwise, Elementwise: true, Tape: op}
+	return &Function{Name: name, Params: "x", Doc: doc, Arity: []int{1}, Check: elementwise, Elementwise: true, Tape: op}
 }
 
 // elem is an elementwise function whose op is stdlib's ElemFunc of that
@@ -182,17 +180,17 @@ func elem(name, doc string) *Function {
 // elemOp is an elementwise function with the given op (an entry may make
 // its own with stdlib.NewElemFunc).
 func elemOp(op *stdlib.ElemFunc, doc string) *Function {
-	return &Function{Name: op.Name(), Params: "x", Doc: doc, Arity: []int{1}, check: elementwise, Elementwise: true, Elem: op}
+	return &Function{Name: op.Name(), Params: "x", Doc: doc, Arity: []int{1}, Check: elementwise, Elementwise: true, Elem: op}
 }
 
 // withConstant lets an elementwise function be called without arguments
 // for a constant (log2() is log(2)).
 func withConstant(f *Function, v float64) *Function {
-	fn := f.check
+	fn := f.Check
 	f.Arity = []int{0, 1}
-	f.check = func(k *site) Expr {
-		if len(k.args) == 0 {
-			return &Num{ExprBase: ExprBase{k.pos, TReal}, V: v}
+	f.Check = func(k *Site) Expr {
+		if len(k.Args) == 0 {
+			return &Num{ExprBase: ExprBase{k.Pos, TReal}, V: v}
 		}
 		return fn(k)
 	}
@@ -202,7 +200,7 @@ func withConstant(f *Function, v float64) *Function {
 // constant is a function of no arguments with a fixed value (pi()).
 func constant(name string, v float64, doc string) *Function {
 	return &Function{Name: name, Doc: doc, Arity: []int{0},
-		check: func(k *site) Expr { return &Num{ExprBase: ExprBase{k.pos, TReal}, V: v} }}
+		Check: func(k *Site) Expr { return &Num{ExprBase: ExprBase{k.Pos, TReal}, V: v} }}
 }
 
 // nary is a scalar function of several arguments, stdlib's NaryFunc of
@@ -213,14 +211,14 @@ func nary(name, params, doc string) *Function {
 		panic("ir: no stdlib.NaryFunc " + name)
 	}
 	return &Function{Name: name, Params: params, Doc: doc, Arity: []int{op.Arity}, Nary: op,
-		check: func(k *site) Expr { return naryNode(k, op) }}
+		Check: func(k *Site) Expr { return NaryNode(k, op) }}
 }
 
 // vecFn is a function on vectors and matrices: vecs value arguments, then
 // ints integers known before inference; check types it, lower lowers its
 // Builtin.
-func vecFn(name, params, doc string, vecs, ints int, check func(*site) Expr) *Function {
-	return &Function{Name: name, Params: params, Doc: doc, Arity: []int{vecs + ints}, ints: ints, check: check}
+func vecFn(name, params, doc string, vecs, ints int, check func(*Site) Expr) *Function {
+	return &Function{Name: name, Params: params, Doc: doc, Arity: []int{vecs + ints}, Ints: ints, Check: check}
 }
 
 // minMax is min or max: of the elements of a vector or matrix, or of two
@@ -229,9 +227,9 @@ func minMax(name, pair, doc string) *Function {
 	f := vecFn(name, "v", doc, 1, 0, checkMinMax)
 	op := stdlib.FindNary(pair)
 	f.Arity = []int{1, 2}
-	f.check = func(k *site) Expr {
-		if len(k.args) == 2 {
-			return naryNode(k, op)
+	f.Check = func(k *Site) Expr {
+		if len(k.Args) == 2 {
+			return NaryNode(k, op)
 		}
 		return checkMinMax(k)
 	}
@@ -240,36 +238,36 @@ func minMax(name, pair, doc string) *Function {
 
 // matFn is a vector or matrix function whose check makes a MatCall (a
 // stdlib op on the tape).
-func matFn(name, params, doc string, n int, check func(*site) Expr) *Function {
-	return &Function{Name: name, Params: params, Doc: doc, Arity: []int{n}, check: check}
+func matFn(name, params, doc string, n int, check func(*Site) Expr) *Function {
+	return &Function{Name: name, Params: params, Doc: doc, Arity: []int{n}, Check: check}
 }
 
 // naryNode is a NaryCall of op over the arguments: scalars, or vectors of
 // one length (scalars broadcast).
-func naryNode(k *site, op *stdlib.NaryFunc) Expr {
+func NaryNode(k *Site, op *stdlib.NaryFunc) Expr {
 	t := TReal
-	for i, a := range k.args {
+	for i, a := range k.Args {
 		at := a.Type()
 		switch {
 		case at.Scalar():
 		case at.Kind == Vector && (t.Scalar() || t.Rows == at.Rows):
 			t = at
 		default:
-			k.errorf(a.Pos(), "argument %d of %s is %s; the arguments are scalars or vectors of one length", i+1, k.name, at)
+			k.Errorf(a.Pos(), "argument %d of %s is %s; the arguments are scalars or vectors of one length", i+1, k.Name, at)
 			return nil
 		}
 	}
-	return &NaryCall{ExprBase: ExprBase{k.pos, t}, Name: k.name, Fn: op, Args: k.args}
+	return &NaryCall{ExprBase: ExprBase{k.Pos, t}, Name: k.Name, Fn: op, Args: k.Args}
 }
 
 // matCall is a MatCall of a fresh op (ops keep scratch) of type t.
-func matCall(k *site, t Type, op stdlib.VecOp, args ...Expr) Expr {
-	return &MatCall{ExprBase: ExprBase{k.pos, t}, Name: k.name, Op: op, Args: args}
+func matCall(k *Site, t Type, op stdlib.VecOp, args ...Expr) Expr {
+	return &MatCall{ExprBase: ExprBase{k.Pos, t}, Name: k.Name, Op: op, Args: args}
 }
 
 // ---- checks -------------------------------------------------------------------
 
-func elementwise(k *site) Expr {
+func elementwise(k *Site) Expr {
 	t := k.t(0)
 	if t.Kind == Int {
 		t = TReal
@@ -277,13 +275,13 @@ func elementwise(k *site) Expr {
 	return k.call(t)
 }
 
-func reduction(k *site) Expr { return k.call(TReal) }
+func reduction(k *Site) Expr { return k.call(TReal) }
 
-func checkLogSumExp(k *site) Expr {
-	if len(k.args) == 2 {
-		for _, a := range k.args {
+func checkLogSumExp(k *Site) Expr {
+	if len(k.Args) == 2 {
+		for _, a := range k.Args {
 			if !a.Type().Scalar() {
-				k.errorf(a.Pos(), "log_sum_exp(a, b) takes two scalars; use log_sum_exp(v) for a vector")
+				k.Errorf(a.Pos(), "log_sum_exp(a, b) takes two scalars; use log_sum_exp(v) for a vector")
 				return nil
 			}
 		}
@@ -291,10 +289,10 @@ func checkLogSumExp(k *site) Expr {
 	return k.call(TReal)
 }
 
-func checkDot(k *site) Expr {
+func checkDot(k *Site) Expr {
 	a, b := k.t(0), k.t(1)
 	if a.Kind != Vector || b.Kind != Vector || a.Rows != b.Rows {
-		k.errorf(k.pos, "%s takes two vectors of the same length, got %s and %s", k.name, a, b)
+		k.Errorf(k.Pos, "%s takes two vectors of the same length, got %s and %s", k.Name, a, b)
 		return nil
 	}
 	return k.call(TReal)
@@ -302,7 +300,7 @@ func checkDot(k *site) Expr {
 
 // checkMinMax: min, max and prod of a vector or matrix; min(a, b) and
 // max(a, b) of two scalars are fmin and fmax.
-func checkMinMax(k *site) Expr {
+func checkMinMax(k *Site) Expr {
 	if k.t(0).Scalar() {
 		return k.bad("a vector or a matrix")
 	}
@@ -311,8 +309,8 @@ func checkMinMax(k *site) Expr {
 
 // checkMoments: mean (of at least one element), variance and sd (of at
 // least two).
-func checkMoments(least int) func(k *site) Expr {
-	return func(k *site) Expr {
+func checkMoments(least int) func(k *Site) Expr {
+	return func(k *Site) Expr {
 		t := k.t(0)
 		if t.Scalar() || t.Len() < least {
 			return k.bad("a vector or a matrix (of at least 2 elements for variance and sd)")
@@ -321,7 +319,7 @@ func checkMoments(least int) func(k *site) Expr {
 	}
 }
 
-func checkDotSelf(k *site) Expr {
+func checkDotSelf(k *Site) Expr {
 	if k.t(0).Kind != Vector {
 		return k.bad("a vector")
 	}
@@ -330,60 +328,60 @@ func checkDotSelf(k *site) Expr {
 
 // checkRowsCols: rows_dot_product, columns_dot_product, rows_dot_self and
 // columns_dot_self (a vector is one column).
-func checkRowsCols(rows bool) func(k *site) Expr {
-	return func(k *site) Expr {
+func checkRowsCols(rows bool) func(k *Site) Expr {
+	return func(k *Site) Expr {
 		t := k.t(0)
-		if len(k.args) == 2 {
+		if len(k.Args) == 2 {
 			u := k.t(1)
-			if t.Kind == Int || t.Kind == Real || !sameShape(t, u) {
-				k.errorf(k.pos, "%s takes two matrices (or vectors) of one shape, got %s and %s", k.name, t, u)
+			if t.Kind == Int || t.Kind == Real || !SameShape(t, u) {
+				k.Errorf(k.Pos, "%s takes two matrices (or vectors) of one shape, got %s and %s", k.Name, t, u)
 				return nil
 			}
 		} else if t.Scalar() {
 			return k.bad("a matrix or a vector")
 		}
 		if rows {
-			return k.builtin(vecType(t.Rows))
+			return k.builtin(VecType(t.Rows))
 		}
-		return k.builtin(vecType(max(t.Cols, 1)))
+		return k.builtin(VecType(max(t.Cols, 1)))
 	}
 }
 
-func checkVecToVec(k *site) Expr {
+func checkVecToVec(k *Site) Expr {
 	if k.t(0).Kind != Vector {
 		return k.bad("a vector")
 	}
 	return k.builtin(k.t(0))
 }
 
-func checkHeadTail(k *site) Expr {
+func checkHeadTail(k *Site) Expr {
 	t := k.t(0)
-	if t.Kind != Vector || k.ints[0] < 0 || k.ints[0] > t.Rows {
+	if t.Kind != Vector || k.Ints[0] < 0 || k.Ints[0] > t.Rows {
 		return k.bad("a vector and a length between 0 and its size")
 	}
-	return k.builtin(vecType(k.ints[0]))
+	return k.builtin(VecType(k.Ints[0]))
 }
 
-func checkSegment(k *site) Expr {
-	t, i, n := k.t(0), k.ints[0], k.ints[1]
+func checkSegment(k *Site) Expr {
+	t, i, n := k.t(0), k.Ints[0], k.Ints[1]
 	if t.Kind != Vector || i < 1 || n < 0 || i+n-1 > t.Rows {
 		return k.bad("a vector, a start (1-based) and a length that fit in it")
 	}
-	return k.builtin(vecType(n))
+	return k.builtin(VecType(n))
 }
 
-func checkRepMatrix(k *site) Expr {
-	if !k.t(0).Scalar() || k.ints[0] < 0 || k.ints[1] < 0 {
+func checkRepMatrix(k *Site) Expr {
+	if !k.t(0).Scalar() || k.Ints[0] < 0 || k.Ints[1] < 0 {
 		return k.bad("a scalar and two sizes")
 	}
-	return k.builtin(matType(k.ints[0], k.ints[1]))
+	return k.builtin(MatType(k.Ints[0], k.Ints[1]))
 }
 
 // checkDiagPreMultiply: diag_pre_multiply(v, M) is diag(v) * M.
-func checkDiagPreMultiply(k *site) Expr {
+func checkDiagPreMultiply(k *Site) Expr {
 	t, m := k.t(0), k.t(1)
 	if t.Kind != Vector || m.Kind != Matrix || m.Rows != t.Rows {
-		k.errorf(k.pos, "%s takes a vector[n] and a matrix[n, c], got %s and %s", k.name, t, m)
+		k.Errorf(k.Pos, "%s takes a vector[n] and a matrix[n, c], got %s and %s", k.Name, t, m)
 		return nil
 	}
 	return k.builtin(m)
@@ -391,44 +389,44 @@ func checkDiagPreMultiply(k *site) Expr {
 
 // checkToVector: a vector (or int[N]) as it is, a matrix column by column
 // (Stan's order).
-func checkToVector(k *site) Expr {
+func checkToVector(k *Site) Expr {
 	if k.t(0).Scalar() {
 		return k.bad("a vector or a matrix")
 	}
-	return k.builtin(vecType(k.t(0).Len()))
+	return k.builtin(VecType(k.t(0).Len()))
 }
 
-func checkAppendRow(k *site) Expr {
+func checkAppendRow(k *Site) Expr {
 	t, u := k.t(0), k.t(1)
 	if t.Kind == Matrix || u.Kind == Matrix {
-		k.errorf(k.pos, "%s takes vectors or scalars, got %s and %s", k.name, t, u)
+		k.Errorf(k.Pos, "%s takes vectors or scalars, got %s and %s", k.Name, t, u)
 		return nil
 	}
-	return k.builtin(vecType(t.Len() + u.Len()))
+	return k.builtin(VecType(t.Len() + u.Len()))
 }
 
 // checkColRow: col(M, j) and row(M, i) (a vector).
-func checkColRow(row bool) func(k *site) Expr {
-	return func(k *site) Expr {
+func checkColRow(row bool) func(k *Site) Expr {
+	return func(k *Site) Expr {
 		t := k.t(0)
-		size, what, rt := t.Cols, "column", vecType(t.Rows)
+		size, what, rt := t.Cols, "column", VecType(t.Rows)
 		if row {
-			size, what, rt = t.Rows, "row", vecType(t.Cols)
+			size, what, rt = t.Rows, "row", VecType(t.Cols)
 		}
-		if t.Kind != Matrix || k.ints[0] < 1 || k.ints[0] > size {
+		if t.Kind != Matrix || k.Ints[0] < 1 || k.Ints[0] > size {
 			return k.bad(fmt.Sprintf("a matrix and a %s index (1-based) within it", what))
 		}
 		return k.builtin(rt)
 	}
 }
 
-func checkBlock(k *site) Expr {
+func checkBlock(k *Site) Expr {
 	t := k.t(0)
-	i, j, nr, nc := k.ints[0], k.ints[1], k.ints[2], k.ints[3]
+	i, j, nr, nc := k.Ints[0], k.Ints[1], k.Ints[2], k.Ints[3]
 	if t.Kind != Matrix || i < 1 || j < 1 || nr < 1 || nc < 1 || i+nr-1 > t.Rows || j+nc-1 > t.Cols {
 		return k.bad("a matrix, a first row and column (1-based) and a number of rows and columns that fit in it")
 	}
-	return k.builtin(matType(nr, nc))
+	return k.builtin(MatType(nr, nc))
 }
 
 // sizeOf is which size a size function gives.
@@ -442,8 +440,8 @@ const (
 )
 
 // checkSize: rows, cols, num_elements and size are constants.
-func checkSize(which sizeOf) func(k *site) Expr {
-	return func(k *site) Expr {
+func checkSize(which sizeOf) func(k *Site) Expr {
+	return func(k *Site) Expr {
 		t := k.t(0)
 		var n int
 		switch which {
@@ -463,44 +461,44 @@ func checkSize(which sizeOf) func(k *site) Expr {
 				n = t.Rows
 			}
 		}
-		return &Num{ExprBase: ExprBase{k.pos, TInt}, V: float64(n)}
+		return &Num{ExprBase: ExprBase{k.Pos, TInt}, V: float64(n)}
 	}
 }
 
-func checkGPExpQuadCov(k *site) Expr {
+func checkGPExpQuadCov(k *Site) Expr {
 	if k.t(0).Kind != Vector || !k.t(1).Scalar() || !k.t(2).Scalar() {
-		return k.badf("takes x (a vector), alpha and rho (scalars), got %s", typeList([]Type{k.t(0), k.t(1), k.t(2)}))
+		return k.badf("takes x (a vector), alpha and rho (scalars), got %s", TypeList([]Type{k.t(0), k.t(1), k.t(2)}))
 	}
 	n := k.t(0).Rows
-	return matCall(k, matType(n, n), stdlib.NewGPExpQuadCov(n), k.args...)
+	return matCall(k, MatType(n, n), stdlib.NewGPExpQuadCov(n), k.Args...)
 }
 
-func checkDiagMatrix(k *site) Expr {
+func checkDiagMatrix(k *Site) Expr {
 	if k.t(0).Kind != Vector {
 		return k.badf("takes a vector, got %s", k.t(0))
 	}
 	n := k.t(0).Rows
-	return matCall(k, matType(n, n), stdlib.NewDiagMatrix(n), k.args...)
+	return matCall(k, MatType(n, n), stdlib.NewDiagMatrix(n), k.Args...)
 }
 
-func checkRepVector(k *site) Expr {
-	n, ok := foldConst(k.args[1])
+func checkRepVector(k *Site) Expr {
+	n, ok := FoldConst(k.Args[1])
 	if !ok || k.t(1).Kind != Int || n < 0 || !k.t(0).Scalar() {
 		return k.badf("takes a scalar and a size known before inference (rep_vector(x, N))")
 	}
 	size, ok := ExactInt(n)
 	if !ok {
-		return k.badf("%s", BigIntMsg(k.args[1], n))
+		return k.badf("%s", BigIntMsg(k.Args[1], n))
 	}
-	return matCall(k, vecType(size), stdlib.NewRepVector(size), k.args[0])
+	return matCall(k, VecType(size), stdlib.NewRepVector(size), k.Args[0])
 }
 
-func checkCholesky(k *site) Expr {
+func checkCholesky(k *Site) Expr {
 	if k.t(0).Kind != Matrix || k.t(0).Rows != k.t(0).Cols {
 		return k.badf("takes a square matrix, got %s", k.t(0))
 	}
 	n := k.t(0).Rows
-	return matCall(k, matType(n, n), stdlib.NewCholesky(n), k.args...)
+	return matCall(k, MatType(n, n), stdlib.NewCholesky(n), k.Args...)
 }
 
 // RowVector is v' for a vector v: a 1 x n matrix (v' * w is the dot
@@ -513,46 +511,6 @@ type Rng struct {
 	ExprBase
 	Dist *stdlib.Family
 	Args []Expr
-}
-
-// rngCall resolves NAME_rng(params), reporting whether name is one.
-func (r *resolver) rngCall(c *lang.Call) (Expr, bool) {
-	name, ok := strings.CutSuffix(c.Name, "_rng")
-	if !ok {
-		return nil, false
-	}
-	fam, ok := stdlib.Lookup(name)
-	if !ok || !fam.Scalar() {
-		return nil, false
-	}
-	pos := r.at(c.Pos)
-	if !r.inDerived && !r.anyBlock {
-		r.errorf(pos, "%s draws at random: it belongs in the derived block", c.Name)
-		return nil, true
-	}
-	if c.Bar || len(c.Args) != len(fam.Params) {
-		r.errorf(pos, "%s takes %d argument%s (%s), got %d", c.Name, len(fam.Params), Plural1(len(fam.Params)), paramList(fam), len(c.Args))
-		return nil, true
-	}
-	t := TReal
-	if fam.Discrete {
-		t = TInt
-	}
-	args := make([]Expr, len(c.Args))
-	for i, a := range c.Args {
-		if args[i] = r.expr(a); args[i] == nil {
-			return nil, true
-		}
-		switch at := args[i].Type(); {
-		case at.Scalar():
-		case at.Kind == Vector && (t.Scalar() || t.Rows == at.Rows):
-			t = vecType(at.Rows)
-		default:
-			r.errorf(args[i].Pos(), "argument %d of %s is %s; the arguments are scalars or vectors of one length", i+1, c.Name, at)
-			return nil, true
-		}
-	}
-	return &Rng{ExprBase: ExprBase{pos, t}, Dist: fam, Args: args}, true
 }
 
 // CdfArgMessage says which argument of a CDF call was bad.

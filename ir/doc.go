@@ -1,47 +1,27 @@
-// Package ir is the first stage of the middle of the mscppl pipeline: the
-// typed intermediate representation and its checker (what go/types is to
-// Go). Build (data from a CSV table, package ir/dataset) and BuildJSON
-// (data from a JSON file) take the concrete syntax tree of package lang
-// and the data, and produce a checked Model:
+// Package ir is the typed intermediate representation of a model, the
+// middle of the mscppl pipeline (what go/ast and go/types' objects are to
+// Go): the Model (its variables, Var, with their kinds, types, shapes and
+// bijections to unconstrained space; its statements, Stmt, and typed
+// expressions, Expr), the types (Type, Kind), the queries over the tree
+// (Children, StmtExprs, FormatExpr, ...), and the vocabulary of built-in
+// functions.
 //
-//   - names resolved (data, transformed data, param, latent, locals, loop
-//     variables, user functions, derived quantities), with "did you mean"
-//     hints for unknown names;
-//   - every expression typed and shape-checked against the data (sizes such
-//     as N and D are inferred from the data); Stan's arrays share the
-//     layout of vectors and matrices (arrays.go); the base types and the
-//     block kinds are lang's enums (lang.BaseType, lang.BlockKind);
-//   - constraints turned into bijections to unconstrained space with their
-//     log-Jacobians (package stdlib), the bounds of real variables and the
-//     vector transforms simplex, ordered, positive_ordered and
-//     cholesky_factor_corr (and arrays of the first three), and the affine
-//     transform of a latent's offset and multiplier (constraints.go);
-//   - the data block's statements (datastmts.go) made into statements run
-//     before the model's, a data variable they assign being computed
-//     there rather than read; compound assignments x op= e made into
-//     x = x op e; slice assignments (M[:, j] = v) into a loop over the
-//     elements; and a ~ on an expression of latents into a term of the log
-//     density, with a note (Model.Notes) when the expression is not linear;
-//   - the print and reject statements (messages.go), the ODE solvers'
-//     calls with their arguments checked (ode.go), and hmm_marginal's
-//     call with its sizes projected against the limits (hmm.go);
-//   - while loops, break and continue (loops.go: a while loop is a For
-//     with a condition, unrolled by ir/lower like every loop), and the
-//     user functions that nothing calls, resolved once with arguments of
-//     their declared types (uncalled.go); y ~ f(...) of a user's f_lpdf is
-//     target += f_lpdf(y | ...) (functions.go).
+// The vocabulary is one table (builtins.go, with the machinery in
+// vocab.go): each Function entry has its name, arity, check (the typing
+// rule of a call, reporting through its Site) and doc line, and declares
+// the op it lowers to when it has one (Tape, Elem) or its argument layout
+// (an ODE solver's ODE); the later stages recognise an entry by its
+// pointer (FnLogSumExp, FnDot, FnCol, FnRow, RowVector, ArrayLit,
+// ArrayCol), never by its name. The distributions are stdlib's registry.
+// Stan's arrays share the layout of vectors and matrices (arrays.go); the
+// print and reject statements are Message nodes (messages.go); an ODE
+// solver's call is an ODECall (ode.go); hmm_marginal's call has its sizes
+// projected against the limits (hmm.go).
 //
-// The vocabulary of built-in functions is one table (builtins.go, with
-// the machinery in vocab.go): each Function entry has its name, arity,
-// check and doc line, and declares the op it lowers to when it has one
-// (Tape, Elem); the later stages recognise an entry by its pointer
-// (FnLogSumExp, FnDot, FnCol, FnRow, RowVector, ArrayLit, ArrayCol), never
-// by its name. ResolveExpr resolves one expression against a model, for
-// the REPL.
-//
-// The stages after this one are packages of their own, each importing
-// only the earlier ones: ir/lower compiles a Model to the tape,
-// ir/explain words a compiled model's numerical trouble, ir/structure
-// analyses the compiled model (its kind, its facts, a GLM), and
-// ir/simulate draws data sets from its prior predictive.
+// The stages are packages of their own, each importing only the earlier
+// ones: ir/check resolves and checks a lang syntax tree bound to its data
+// into a Model, ir/lower compiles a Model to the tape, ir/explain words a
+// compiled model's numerical trouble, ir/structure analyses the compiled
+// model (its kind, its facts, a GLM), and ir/simulate draws data sets from
+// its prior predictive.
 package ir

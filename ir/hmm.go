@@ -11,18 +11,18 @@ import (
 // (stdlib.NewHMMMarginal) computes the log marginal likelihood and its
 // gradient, behind lower's hmmOp, which validates Gamma and rho as Stan does. The
 // sizes are checked against the limits before anything is allocated.
-func checkHMMMarginal(k *site) Expr {
+func checkHMMMarginal(k *Site) Expr {
 	lo, gam, rho := k.t(0), k.t(1), k.t(2)
 	if lo.Kind != Matrix || gam.Kind != Matrix || rho.Kind != Vector ||
 		gam.Rows != lo.Rows || gam.Cols != lo.Rows || rho.Rows != lo.Rows {
 		return k.badf("takes log_omega (a K x N matrix of log densities), Gamma (a K x K matrix of transition probabilities) and rho (a vector of K initial probabilities), got %s",
-			typeList([]Type{lo, gam, rho}))
+			TypeList([]Type{lo, gam, rho}))
 	}
 	K, N := lo.Rows, lo.Cols
 	if msg := hmmCost(K, N); msg != "" {
 		return k.badf("%s", msg)
 	}
-	return matCall(k, TReal, stdlib.NewHMMMarginal(K, N), k.args...)
+	return matCall(k, TReal, stdlib.NewHMMMarginal(K, N), k.Args...)
 }
 
 // The bounds of one hmm_marginal call: the bytes of its values (log_omega,

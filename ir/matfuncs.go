@@ -3,7 +3,6 @@ package ir
 import (
 	"strings"
 
-	"github.com/mscppl/mscppl/lang"
 	"github.com/mscppl/mscppl/stdlib"
 )
 
@@ -38,7 +37,7 @@ func shapeFits(s stdlib.Shape, t Type, n int) bool {
 // vecSize checks the types of a multivariate distribution's value and
 // parameters against its shapes; it returns its size n and whether they
 // fit.
-func vecSize(d *stdlib.VecDensity, ts []Type) (int, bool) {
+func VecSize(d *stdlib.VecDensity, ts []Type) (int, bool) {
 	shapes := append([]stdlib.Shape{d.Value}, d.Params...)
 	n := -1 // the size of the first vector or matrix
 	for i, s := range shapes {
@@ -55,27 +54,7 @@ func vecSize(d *stdlib.VecDensity, ts []Type) (int, bool) {
 	return n, true
 }
 
-// vecDensity resolves a multivariate log density of y with parameters
-// args, for y ~ name(args) and name_lpdf(y | args).
-func (r *resolver) vecDensity(fam *stdlib.Family, y Expr, args []Expr, pos lang.Pos) Expr {
-	if len(args) != len(fam.Params) {
-		r.errorf(pos, "%s takes %d parameter%s (%s), got %d", fam.Name, len(fam.Params), Plural1(len(fam.Params)), paramList(fam), len(args))
-		return nil
-	}
-	ts := make([]Type, 1+len(args))
-	ts[0] = y.Type()
-	for i, a := range args {
-		ts[1+i] = a.Type()
-	}
-	n, ok := vecSize(fam.Vec, ts)
-	if !ok {
-		r.errorf(pos, "%s: %s; got %s and %s", fam.Name, fam.Vec.Want, ts[0], typeList(ts[1:]))
-		return nil
-	}
-	return &MatCall{ExprBase: ExprBase{pos, TReal}, Name: fam.Name, Op: fam.Vec.New(n), Args: append([]Expr{y}, args...)}
-}
-
-func typeList(ts []Type) string {
+func TypeList(ts []Type) string {
 	s := make([]string, len(ts))
 	for i, t := range ts {
 		s[i] = t.String()

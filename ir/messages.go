@@ -5,8 +5,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-
-	"github.com/mscppl/mscppl/lang"
 )
 
 // Message is Stan's print(...) or reject(...) statement. Its parts are
@@ -32,28 +30,6 @@ type Message struct {
 type MessagePart struct {
 	Str string
 	X   Expr
-}
-
-// message resolves print(...) or reject(...).
-func (r *resolver) message(m *lang.Message, p lang.Pos) Stmt {
-	out := &Message{StmtBase: StmtBase{p}, Reject: m.Kind == "reject"}
-	ok := true
-	for _, a := range m.Args {
-		if s := stringLit(a); s != nil {
-			out.Parts = append(out.Parts, MessagePart{Str: *s})
-			continue
-		}
-		x := r.expr(a)
-		if x == nil {
-			ok = false
-			continue
-		}
-		out.Parts = append(out.Parts, MessagePart{X: x})
-	}
-	if !ok {
-		return nil
-	}
-	return out
 }
 
 // Text is the message with the values vals of its expression parts.
@@ -99,55 +75,4 @@ func formatNum(x float64) string {
 func (s *Message) Where() string {
 	p := s.Pos()
 	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
-}
-
-// firstMessage is the first print or reject in ss, at any depth: in loops,
-// ifs and the bodies of the functions their expressions call.
-func firstMessage(ss []Stmt) *Message {
-	for _, s := range ss {
-		var found *Message
-		switch s := s.(type) {
-		case *Message:
-			return s
-		case *For:
-			found = firstMessage(s.Body)
-		case *If:
-			if found = firstMessage(s.Then); found == nil {
-				found = firstMessage(s.Else)
-			}
-		}
-		for _, e := range StmtExprs(s) {
-			WalkExpr(e, func(x Expr) {
-				if in, ok := x.(*Inline); ok && found == nil {
-					found = firstMessage(in.Stmts)
-				}
-			})
-		}
-		if found != nil {
-			return found
-		}
-	}
-	return nil
-}
-
-// refuseMessages reports a print or reject in the body of the right-hand
-// side of an ODE (the solver evaluates it at its own steps, where neither
-// is supported).
-func (r *resolver) refuseMessages(body []Stmt, result Expr, fn, solver string) {
-	m := firstMessage(body)
-	if m == nil && result != nil {
-		WalkExpr(result, func(x Expr) {
-			if in, ok := x.(*Inline); ok && m == nil {
-				m = firstMessage(in.Stmts)
-			}
-		})
-	}
-	if m != nil {
-		kind := "print"
-		if m.Reject {
-			kind = "reject"
-		}
-		e := r.errorf(m.Pos(), "%s is not supported in %s, the right-hand side of %s (the solver evaluates it at its own steps)", kind, fn, solver)
-		e.Hint = "check the arguments before the solver's call, in the model block"
-	}
 }

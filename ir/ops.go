@@ -105,7 +105,7 @@ func DivByZeroMsg(e *Binary) string {
 // float64 holds exactly (±2^53); a size, an index or a bound beyond them
 // is an error, never a wrapped-around int.
 func ExactInt(v float64) (int, bool) {
-	if v != math.Trunc(v) || math.Abs(v) > maxExactInt {
+	if v != math.Trunc(v) || math.Abs(v) > MaxExactInt {
 		return 0, false
 	}
 	return int(v), true

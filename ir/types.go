@@ -77,9 +77,9 @@ var (
 	TReal = Type{Kind: Real}
 )
 
-func vecType(n int) Type    { return Type{Kind: Vector, Rows: n} }
-func matType(r, c int) Type { return Type{Kind: Matrix, Rows: r, Cols: c} }
-func sameShape(a, b Type) bool {
+func VecType(n int) Type    { return Type{Kind: Vector, Rows: n} }
+func MatType(r, c int) Type { return Type{Kind: Matrix, Rows: r, Cols: c} }
+func SameShape(a, b Type) bool {
 	if a.Scalar() && b.Scalar() {
 		return true
 	}

@@ -41,18 +41,18 @@ type Function struct {
 	// ints is how many of the last arguments are integers known before
 	// inference (sizes and offsets, as in head(v, n)): check reads them
 	// in site.ints.
-	ints int
+	Ints int
 	// check types a call: it returns the typed expression (a Call or
 	// Builtin of this entry, a NaryCall, MatCall or Num), or reports an
 	// error and returns nil.
-	check func(k *site) Expr
+	Check func(k *Site) Expr
 	// Tape, for an elementwise function the tape has, is its operation.
 	Tape func(*autodiff.Graph, autodiff.Node) autodiff.Node
 	// ODE, for an ODE solver (whose first argument names a user function,
 	// not an expression), is the layout of its arguments: the resolver
 	// resolves the whole call itself (arity is then its least number of
 	// arguments).
-	ODE *odeForm
+	ODE *OdeForm
 	// Elementwise: a Call of it applies to each element of its one
 	// argument (vectorised loops batch it).
 	Elementwise bool
@@ -64,38 +64,38 @@ type Function struct {
 
 // site is a call being checked: its arguments resolved, its integer
 // arguments folded.
-type site struct {
+type Site struct {
 	// errorf reports an error at a position (the resolver's).
-	errorf func(p lang.Pos, format string, args ...any) *lang.Error
-	pos    lang.Pos
-	name   string // as written
-	def    *Function
-	args   []Expr
-	ints   []int
+	Errorf func(p lang.Pos, format string, args ...any) *lang.Error
+	Pos    lang.Pos
+	Name   string // as written
+	Def    *Function
+	Args   []Expr
+	Ints   []int
 }
 
-func (k *site) t(i int) Type { return k.args[i].Type() }
+func (k *Site) t(i int) Type { return k.Args[i].Type() }
 
 // bad reports "NAME takes WANT, got T" for the type of the first argument.
-func (k *site) bad(want string) Expr {
-	k.errorf(k.pos, "%s takes %s, got %s", k.name, want, k.t(0))
+func (k *Site) bad(want string) Expr {
+	k.Errorf(k.Pos, "%s takes %s, got %s", k.Name, want, k.t(0))
 	return nil
 }
 
 // badf reports "NAME: MESSAGE".
-func (k *site) badf(format string, a ...any) Expr {
-	k.errorf(k.pos, "%s: %s", k.name, fmt.Sprintf(format, a...))
+func (k *Site) badf(format string, a ...any) Expr {
+	k.Errorf(k.Pos, "%s: %s", k.Name, fmt.Sprintf(format, a...))
 	return nil
 }
 
 // builtin is the Builtin node of this call, of type t.
-func (k *site) builtin(t Type) Expr {
-	return &Builtin{ExprBase: ExprBase{k.pos, t}, Name: k.name, Def: k.def, Args: k.args, Ints: k.ints}
+func (k *Site) builtin(t Type) Expr {
+	return &Builtin{ExprBase: ExprBase{k.Pos, t}, Name: k.Name, Def: k.Def, Args: k.Args, Ints: k.Ints}
 }
 
 // call is the Call node of this call, of type t.
-func (k *site) call(t Type) Expr {
-	return &Call{ExprBase: ExprBase{k.pos, t}, Name: k.name, Def: k.def, Args: k.args}
+func (k *Site) call(t Type) Expr {
+	return &Call{ExprBase: ExprBase{k.Pos, t}, Name: k.Name, Def: k.Def, Args: k.Args}
 }
 
 // functions are the entries of the table (builtins.go) by name, aliases
@@ -201,7 +201,7 @@ func CallableNames() []string {
 }
 
 // arityText is "1", "1 or 2", "0, 1 or 3", and the plural of argument.
-func arityText(ns []int) (string, string) {
+func ArityText(ns []int) (string, string) {
 	s := make([]string, len(ns))
 	for i, n := range ns {
 		s[i] = strconv.Itoa(n)
@@ -214,63 +214,11 @@ func arityText(ns []int) (string, string) {
 }
 
 // barMessage is the error for a bar in a call that takes none.
-const barMessage = "only a log density or a log CDF (NAME_lpdf, NAME_lpmf, NAME_lcdf, NAME_lccdf) takes a bar: %s(y | ...)"
-
-// callFunction resolves a call of a built-in function: the arity, the
-// arguments (the last def.ints of them folded to integers), then the
-// entry's check.
-func (r *resolver) callFunction(c *lang.Call, f *Function) Expr {
-	pos := r.at(c.Pos)
-	def := f
-	if f.Alias != "" {
-		def = FunctionsByName[f.Alias]
-	}
-	if c.Bar {
-		r.errorf(pos, barMessage, c.Name)
-		return nil
-	}
-	if def.ODE != nil {
-		return r.odeCall(c, pos, *def.ODE)
-	}
-	if !slices.Contains(def.Arity, len(c.Args)) {
-		n, s := arityText(def.Arity)
-		r.errorf(pos, "%s takes %s argument%s, got %d", c.Name, n, s, len(c.Args))
-		return nil
-	}
-	k := &site{errorf: r.errorf, pos: pos, name: c.Name, def: def}
-	nv := len(c.Args) - def.ints
-	k.args = make([]Expr, nv)
-	for i := range k.args {
-		if k.args[i] = r.expr(c.Args[i]); k.args[i] == nil {
-			return nil
-		}
-	}
-	k.ints = make([]int, def.ints)
-	for i := range k.ints {
-		x := r.expr(c.Args[nv+i])
-		if x == nil {
-			return nil
-		}
-		v, ok := foldConst(x)
-		if !ok && x.Type().Kind == Int && !dependsOnUnknowns(x) && (def == FnCol || def == FnRow) {
-			return r.dynColRow(k.args[0], x, def == FnCol, pos) // col(X, j) in a loop over j
-		}
-		if !ok || x.Type().Kind != Int {
-			r.errorf(x.Pos(), "argument %d of %s must be an integer known before inference", nv+i+1, c.Name)
-			return nil
-		}
-		if k.ints[i], ok = ExactInt(v); !ok {
-			r.errorf(x.Pos(), "%s", BigIntMsg(x, v))
-			return nil
-		}
-		markSizeUse(x, x.Pos())
-	}
-	return def.check(k)
-}
+const BarMessage = "only a log density or a log CDF (NAME_lpdf, NAME_lpmf, NAME_lcdf, NAME_lccdf) takes a bar: %s(y | ...)"
 
 // fnCall is a Call of the entry name made by the resolver itself (dot for
 // v' * w, sum of a vector of log CDFs).
-func fnCall(name string, pos lang.Pos, t Type, args ...Expr) *Call {
+func FnCall(name string, pos lang.Pos, t Type, args ...Expr) *Call {
 	return &Call{ExprBase: ExprBase{pos, t}, Name: name, Def: FunctionsByName[name], Args: args}
 }
 
@@ -287,7 +235,7 @@ var unsupported = []string{"ode_adams", "ode_ckrk", "ode_adjoint", "integrate_od
 
 // unsupportedStan reports whether name is a Stan function or distribution
 // the language does not have yet.
-func unsupportedStan(name string) bool {
+func UnsupportedStan(name string) bool {
 	for _, p := range unsupported {
 		if strings.HasPrefix(name, p) || strings.HasSuffix(name, p) {
 			return true
@@ -298,7 +246,7 @@ func unsupportedStan(name string) bool {
 
 // builtinName reports whether name is taken by the vocabulary: a
 // built-in function, a distribution or a distribution's function.
-func builtinName(name string) bool {
+func BuiltinName(name string) bool {
 	if _, ok := FunctionsByName[name]; ok {
 		return true
 	}

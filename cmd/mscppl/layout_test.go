@@ -20,7 +20,7 @@ const maxPackageLines = 6000
 
 // irStages are the IR's stage packages in pipeline order: each may import
 // only the ones before it.
-var irStages = []string{"ir", "ir/lower", "ir/explain", "ir/structure", "ir/simulate"}
+var irStages = []string{"ir", "ir/check", "ir/lower", "ir/explain", "ir/structure", "ir/simulate"}
 
 // TestPackageSizes: no package of the module is over maxPackageLines
 // non-test lines.

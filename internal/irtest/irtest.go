@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/check"
 	"github.com/mscppl/mscppl/ir/dataset"
 	"github.com/mscppl/mscppl/ir/lower"
 	"github.com/mscppl/mscppl/lang"
@@ -28,7 +29,7 @@ func ParseBuild(t testing.TB, src, csv string) (*lang.File, *ir.Model) {
 		table, err = dataset.Read("d.csv", strings.NewReader(csv))
 		require.NoError(t, err)
 	}
-	m, err := ir.Build(f, table)
+	m, err := check.Build(f, table)
 	require.NoError(t, err)
 	return f, m
 }
@@ -59,12 +60,12 @@ func CompileFile(t testing.TB, model, data string, edit func(string) string) *lo
 	if strings.HasSuffix(data, ".json") {
 		d, err := dataset.ParseJSON(data, b)
 		require.NoError(t, err)
-		m, err = ir.BuildJSON(f, d)
+		m, err = check.BuildJSON(f, d)
 		require.NoError(t, err)
 	} else {
 		table, err := dataset.Read(data, strings.NewReader(string(b)))
 		require.NoError(t, err)
-		m, err = ir.Build(f, table)
+		m, err = check.Build(f, table)
 		require.NoError(t, err)
 	}
 	c, err := lower.Compile(m, lower.CompileOptions{})

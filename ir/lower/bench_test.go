@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/check"
 	"github.com/mscppl/mscppl/lang"
 )
 
@@ -25,7 +25,7 @@ func BenchmarkBuildCompile1M(b *testing.B) {
 	b.SetBytes(int64(sb.Len()))
 	b.ReportAllocs()
 	for b.Loop() {
-		m, err := ir.Build(f, nil)
+		m, err := check.Build(f, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

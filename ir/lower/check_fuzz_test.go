@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/check"
 	"github.com/mscppl/mscppl/lang"
 )
 
@@ -34,7 +34,7 @@ func FuzzCheck(f *testing.F) {
 		if err != nil {
 			return // FuzzParse checks parse errors
 		}
-		m, err := ir.Build(file, nil)
+		m, err := check.Build(file, nil)
 		if err == nil {
 			_, err = Compile(m, CompileOptions{MaxNodes: 100000})
 		}

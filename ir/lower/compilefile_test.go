@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/check"
 	"github.com/mscppl/mscppl/ir/dataset"
 	"github.com/mscppl/mscppl/lang"
 )
@@ -28,12 +29,12 @@ func compileFile(t *testing.T, model, data string, edit func(string) string) *Co
 	if strings.HasSuffix(data, ".json") {
 		d, err := dataset.ParseJSON(data, b)
 		require.NoError(t, err)
-		m, err = ir.BuildJSON(f, d)
+		m, err = check.BuildJSON(f, d)
 		require.NoError(t, err)
 	} else {
 		table, err := dataset.Read(data, strings.NewReader(string(b)))
 		require.NoError(t, err)
-		m, err = ir.Build(f, table)
+		m, err = check.Build(f, table)
 		require.NoError(t, err)
 	}
 	c, err := Compile(m, CompileOptions{})

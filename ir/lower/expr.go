@@ -5,6 +5,7 @@ import (
 
 	"github.com/mscppl/mscppl/autodiff"
 	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/check"
 	"github.com/mscppl/mscppl/lang"
 	"github.com/mscppl/mscppl/stdlib"
 )
@@ -27,7 +28,7 @@ type ExprEval struct {
 //
 // Like the rest of Compiled, it is not safe for concurrent use.
 func CompileExpr(c *Compiled, name string, src []byte) (*ExprEval, error) {
-	x, err := ir.ResolveExpr(c.Model, name, src)
+	x, err := check.ResolveExpr(c.Model, name, src)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/check"
 	"github.com/mscppl/mscppl/lang"
 )
 
@@ -94,7 +94,7 @@ func FuzzExpressionGradient(f *testing.F) {
 		if err != nil {
 			t.Fatalf("generated source does not parse: %v\n%s", err, src)
 		}
-		m, err := ir.Build(file, nil)
+		m, err := check.Build(file, nil)
 		if err != nil {
 			t.Fatalf("generated source does not check: %v\n%s", err, src)
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/check"
 	"github.com/mscppl/mscppl/lang"
 	"github.com/stretchr/testify/require"
 )
@@ -168,7 +168,7 @@ func compileErr(t *testing.T, src string) error {
 	t.Helper()
 	f, err := lang.Parse("m.msc", []byte(src))
 	require.NoError(t, err)
-	m, err := ir.Build(f, nil)
+	m, err := check.Build(f, nil)
 	if err == nil {
 		_, err = Compile(m, CompileOptions{})
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/check"
 	"github.com/mscppl/mscppl/ir/dataset"
 	"github.com/mscppl/mscppl/lang"
 	"github.com/stretchr/testify/require"
@@ -29,7 +30,7 @@ func parseBuild(t testing.TB, src, csv string) (*lang.File, *ir.Model) {
 		table, err = dataset.Read("d.csv", strings.NewReader(csv))
 		require.NoError(t, err)
 	}
-	m, err := ir.Build(f, table)
+	m, err := check.Build(f, table)
 	require.NoError(t, err)
 	return f, m
 }
@@ -52,7 +53,7 @@ func buildErr(t *testing.T, src, csv string) string {
 		table, err = dataset.Read("d.csv", strings.NewReader(csv))
 		require.NoError(t, err)
 	}
-	m, err := ir.Build(f, table)
+	m, err := check.Build(f, table)
 	if err == nil {
 		_, err = Compile(m, CompileOptions{})
 	}

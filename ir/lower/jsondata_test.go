@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/check"
 	"github.com/mscppl/mscppl/ir/dataset"
 	"github.com/mscppl/mscppl/lang"
 )
@@ -26,7 +27,7 @@ func buildJSON(t *testing.T, src, js string) (*ir.Model, error) {
 	require.NoError(t, err)
 	d, err := dataset.ParseJSON(path, b)
 	require.NoError(t, err)
-	m, err := ir.BuildJSON(f, d)
+	m, err := check.BuildJSON(f, d)
 	if err == nil {
 		_, err = Compile(m, CompileOptions{})
 	}
@@ -159,7 +160,7 @@ func TestBindJSONSharesValues(t *testing.T) {
 	require.NoError(t, err)
 	d, err := dataset.ParseJSON("d.json", []byte(`{"X": [[1, 2], [3, 4], [5, 6]]}`))
 	require.NoError(t, err)
-	m, err := ir.BuildJSON(f, d)
+	m, err := check.BuildJSON(f, d)
 	require.NoError(t, err)
 	fx, _ := d.Field("X")
 	for _, v := range m.Data {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/check"
 	"github.com/mscppl/mscppl/ir/dataset"
 	"github.com/mscppl/mscppl/lang"
 	"github.com/stretchr/testify/require"
@@ -244,7 +244,7 @@ func TestStepTemplatesMatchGraphSVData(t *testing.T) {
 	require.NoError(t, err)
 	table, err := dataset.Read("dem2gbp.csv", data)
 	require.NoError(t, err)
-	m, err := ir.Build(file, table)
+	m, err := check.Build(file, table)
 	require.NoError(t, err)
 	c, err := Compile(m, CompileOptions{})
 	require.NoError(t, err)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/check"
 	"github.com/mscppl/mscppl/ir/dataset"
 	"github.com/mscppl/mscppl/lang"
 )
@@ -110,7 +110,7 @@ func FuzzVectorLoop(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := ir.Build(file, table)
+			m, err := check.Build(file, table)
 			if err != nil {
 				return nil, err
 			}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/ir/check"
 	"github.com/mscppl/mscppl/ir/dataset"
 	"github.com/mscppl/mscppl/lang"
 )
@@ -29,7 +29,7 @@ func compileBoth(t *testing.T, src, data string) (vec, unrolled *Compiled) {
 		require.NoError(t, err)
 		jd, err := dataset.ParseJSON(data, b)
 		require.NoError(t, err)
-		m, err := ir.BuildJSON(f, jd)
+		m, err := check.BuildJSON(f, jd)
 		require.NoError(t, err)
 		c, err := Compile(m, opt)
 		require.NoError(t, err)

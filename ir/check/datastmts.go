@@ -1,8 +1,9 @@
-package ir
+package check
 
 import (
 	"fmt"
 
+	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/lang"
 	"github.com/mscppl/mscppl/stdlib"
 )
@@ -25,7 +26,7 @@ func (r *resolver) dataBlock(b *lang.Block) {
 		}
 	}
 	assignedRoots(ss, computed)
-	r.scopes = append(r.scopes, map[string]*Var{})
+	r.scopes = append(r.scopes, map[string]*ir.Var{})
 	r.inData = true
 	defer func() { r.scopes, r.inData = r.scopes[:len(r.scopes)-1], false }()
 	for _, it := range b.Items {
@@ -33,7 +34,7 @@ func (r *resolver) dataBlock(b *lang.Block) {
 		case it.Decl != nil && r.computedDecl(it.Decl, computed):
 			r.dataLocal(it.Decl)
 		case it.Decl != nil:
-			r.decl(it.Decl, DataVar)
+			r.decl(it.Decl, ir.DataVar)
 		case r.newDefinition(it.Stmt):
 			r.transformedData(it.Stmt)
 		default:
@@ -71,7 +72,7 @@ func (r *resolver) computedDecl(d *lang.Decl, computed map[string]bool) bool {
 	if x == nil {
 		return false
 	}
-	_, ok := foldConst(x)
+	_, ok := ir.FoldConst(x)
 	return !ok
 }
 
@@ -101,7 +102,7 @@ func (r *resolver) dataLocal(d *lang.Decl) {
 	if st == nil {
 		return
 	}
-	v := st.(*LocalDecl).Local
+	v := st.(*ir.LocalDecl).Local
 	delete(r.scopes[len(r.scopes)-1], d.Name)
 	v.DataOnly = true
 	r.declare(v)
@@ -145,11 +146,11 @@ func rootName(e *lang.Expr) (string, bool) {
 }
 
 // compoundOps are the compound assignments: x op= e is x = x op e.
-var compoundOps = map[string]BinOp{"+=": OpAdd, "-=": OpSub, "*=": OpMul, "/=": OpDiv}
+var compoundOps = map[string]ir.BinOp{"+=": ir.OpAdd, "-=": ir.OpSub, "*=": ir.OpMul, "/=": ir.OpDiv}
 
 // rhs resolves the value an assignment stores: e of x = e, or x op e of a
 // compound assignment x op= e.
-func (r *resolver) rhs(sm *lang.Simple) Expr {
+func (r *resolver) rhs(sm *lang.Simple) ir.Expr {
 	if sm.Compound == "" {
 		return r.expr(sm.Assign)
 	}
@@ -163,30 +164,30 @@ func (r *resolver) rhs(sm *lang.Simple) Expr {
 // sliceAssign resolves M[i, :] = v, M[:, j] = v, M[a:b, j] = v, v[a:b] = w
 // or M[a:b, c:d] = B for a local: the value is computed once, then stored
 // element by element by a loop (a scalar value fills the slice).
-func (r *resolver) sliceAssign(v *Var, sl *Slice, x Expr, p lang.Pos) Stmt {
-	if !x.Type().Scalar() && !sameShape(sl.Type(), x.Type()) {
-		r.errorf(x.Pos(), "%s is %s, and the value is %s", FormatExpr(sl), sl.Type(), x.Type())
+func (r *resolver) sliceAssign(v *ir.Var, sl *ir.Slice, x ir.Expr, p lang.Pos) ir.Stmt {
+	if !x.Type().Scalar() && !ir.SameShape(sl.Type(), x.Type()) {
+		r.errorf(x.Pos(), "%s is %s, and the value is %s", ir.FormatExpr(sl), sl.Type(), x.Type())
 		return nil
 	}
-	if (v.Type.Kind == Int || v.Type.IntElems) && x.Type().Kind != Int && !x.Type().IntElems {
+	if (v.Type.Kind == ir.Int || v.Type.IntElems) && x.Type().Kind != ir.Int && !x.Type().IntElems {
 		r.errorf(x.Pos(), "%s holds integers, and the value is %s", v.Name, x.Type())
 		return nil
 	}
-	tmp := r.newVar(FormatExpr(sl), p, LocalVar, x.Type())
+	tmp := r.newVar(ir.FormatExpr(sl), p, ir.LocalVar, x.Type())
 	tmp.DataOnly = !dependsOnUnknowns(x)
 	v.DataOnly = v.DataOnly && tmp.DataOnly
-	et := TReal
+	et := ir.TReal
 	if v.Type.IntElems {
-		et = TInt
+		et = ir.TInt
 	}
-	ref := func(w *Var) Expr { return &Ref{ExprBase: ExprBase{p, w.Type}, Var: w} }
-	intNum := func(k int) Expr { return &Num{ExprBase: ExprBase{p, TInt}, V: float64(k)} }
+	ref := func(w *ir.Var) ir.Expr { return &ir.Ref{ExprBase: ir.ExprBase{P: p, T: w.Type}, Var: w} }
+	intNum := func(k int) ir.Expr { return &ir.Num{ExprBase: ir.ExprBase{P: p, T: ir.TInt}, V: float64(k)} }
 	// the kept dimensions, in order: the loop variables run over them
-	var loops []*Var
-	var idx []Expr
-	var src []Expr // the index into the value of each kept dimension
+	var loops []*ir.Var
+	var idx []ir.Expr
+	var src []ir.Expr // the index into the value of each kept dimension
 	dims := 1
-	if v.Type.Kind == Matrix {
+	if v.Type.Kind == ir.Matrix {
 		dims = 2
 	}
 	for d := 0; d < dims; d++ {
@@ -194,81 +195,81 @@ func (r *resolver) sliceAssign(v *Var, sl *Slice, x Expr, p lang.Pos) Stmt {
 			idx = append(idx, sl.Index(d))
 			continue
 		}
-		k := r.newVar([]string{"row", "column"}[d], p, LoopVar, TInt)
+		k := r.newVar([]string{"row", "column"}[d], p, ir.LoopVar, ir.TInt)
 		loops = append(loops, k)
 		// element k of the value is element Lo + k - 1 of the slice
-		idx = append(idx, &Binary{ExprBase: ExprBase{p, TInt}, Op: OpAdd, X: ref(k), Y: intNum(sl.Lo[d] - 1)})
+		idx = append(idx, &ir.Binary{ExprBase: ir.ExprBase{P: p, T: ir.TInt}, Op: ir.OpAdd, X: ref(k), Y: intNum(sl.Lo[d] - 1)})
 		src = append(src, ref(k))
 	}
 	val := ref(tmp)
 	if !x.Type().Scalar() {
-		val = &Index{ExprBase: ExprBase{p, et}, X: ref(tmp), Idx: src}
+		val = &ir.Index{ExprBase: ir.ExprBase{P: p, T: et}, X: ref(tmp), Idx: src}
 	}
-	var body Stmt = &Assign{StmtBase: StmtBase{p}, Local: v, Idx: idx, X: val}
+	var body ir.Stmt = &ir.Assign{StmtBase: ir.StmtBase{P: p}, Local: v, Idx: idx, X: val}
 	for i := len(loops) - 1; i >= 0; i-- {
 		d := 0
 		if sl.Keep[1] && (i == 1 || !sl.Keep[0]) {
 			d = 1
 		}
 		n := sl.Hi[d] - sl.Lo[d] + 1
-		body = &For{StmtBase: StmtBase{p}, Var: loops[i], Lo: intNum(1), Hi: intNum(n), Body: []Stmt{body}}
+		body = &ir.For{StmtBase: ir.StmtBase{P: p}, Var: loops[i], Lo: intNum(1), Hi: intNum(n), Body: []ir.Stmt{body}}
 	}
-	return &stmtList{StmtBase: StmtBase{p}, list: []Stmt{&LocalDecl{StmtBase: StmtBase{p}, Local: tmp, Init: x}, body}}
+	return &stmtList{StmtBase: ir.StmtBase{P: p}, list: []ir.Stmt{&ir.LocalDecl{StmtBase: ir.StmtBase{P: p}, Local: tmp, Init: x}, body}}
 }
 
 // stmtList is statements the resolver made of one (a slice assignment):
 // r.stmts splices them in place, so no later stage sees a stmtList.
 type stmtList struct {
-	StmtBase
-	list []Stmt
+	ir.StmtBase
+	list []ir.Stmt
 }
 
 // exprTilde is e ~ dist(args) for an expression e of latents (a local, a
 // transform): the term dist_lpdf(e | args) of the log density, as Stan's.
-func exprTilde(lhs Expr, fam *stdlib.Family, args []Expr, cp, p lang.Pos, text string) Stmt {
+func exprTilde(lhs ir.Expr, fam *stdlib.Family, args []ir.Expr, cp, p lang.Pos, text string) ir.Stmt {
 	name := fam.Name + "_lpdf"
 	if fam.Discrete {
 		name = fam.Name + "_lpmf"
 	}
-	d := &Density{ExprBase: ExprBase{cp, TReal}, Name: name, Dist: fam, Args: append([]Expr{lhs}, args...)}
-	return &Target{StmtBase: StmtBase{p}, X: d, Text: text}
+	d := &ir.Density{ExprBase: ir.ExprBase{P: cp, T: ir.TReal}, Name: name, Dist: fam, Args: append([]ir.Expr{lhs}, args...)}
+	return &ir.Target{StmtBase: ir.StmtBase{P: p}, X: d, Text: text}
 }
 
 // jacobianNote notes, as Stan warns, a ~ whose left side is a non-linear
 // transform of a latent: the density is then that of the transform, and
 // without the log-Jacobian it is not the density of the latent.
-func (r *resolver) jacobianNote(lhs Expr) {
+func (r *resolver) jacobianNote(lhs ir.Expr) {
 	if linearIn(lhs) {
 		return
 	}
 	p := lhs.Pos()
 	r.m.Notes = append(r.m.Notes, fmt.Sprintf("%s:%d:%d: the left of ~ (%s) is a non-linear transform of a latent; "+
-		"its density is not the latent's unless the log absolute Jacobian is added with target +=", p.File, p.Line, p.Col, FormatExpr(lhs)))
+		"its density is not the latent's unless the log absolute Jacobian is added with target +=", p.File, p.Line, p.Col, ir.FormatExpr(lhs)))
 }
 
 // linearIn reports whether e is an affine function of the latents, params
 // and locals it refers to (sums, differences, products and quotients by
 // data, indexes and slices), as Stan's check of the left of ~ is.
-func linearIn(e Expr) bool {
+func linearIn(e ir.Expr) bool {
 	if !dependsOnUnknowns(e) {
 		return true
 	}
 	switch e := e.(type) {
-	case *Ref:
+	case *ir.Ref:
 		return true
-	case *Index:
+	case *ir.Index:
 		return linearIn(e.X)
-	case *Slice:
+	case *ir.Slice:
 		return linearIn(e.X)
-	case *Unary:
+	case *ir.Unary:
 		return linearIn(e.X)
-	case *Binary:
+	case *ir.Binary:
 		switch e.Op {
-		case OpAdd, OpSub:
+		case ir.OpAdd, ir.OpSub:
 			return linearIn(e.X) && linearIn(e.Y)
-		case OpMul, OpEMul:
+		case ir.OpMul, ir.OpEMul:
 			return !dependsOnUnknowns(e.X) && linearIn(e.Y) || !dependsOnUnknowns(e.Y) && linearIn(e.X)
-		case OpDiv, OpEDiv:
+		case ir.OpDiv, ir.OpEDiv:
 			return !dependsOnUnknowns(e.Y) && linearIn(e.X)
 		}
 	}
@@ -277,9 +278,9 @@ func linearIn(e Expr) bool {
 
 // markSizeUse records where the local ints of a size or bound x are first
 // used as one.
-func markSizeUse(x Expr, p lang.Pos) {
-	WalkExpr(x, func(e Expr) {
-		if ref, ok := e.(*Ref); ok && ref.Var.Kind == LocalVar && ref.Var.Known != nil && ref.Var.SizeUse == nil {
+func markSizeUse(x ir.Expr, p lang.Pos) {
+	ir.WalkExpr(x, func(e ir.Expr) {
+		if ref, ok := e.(*ir.Ref); ok && ref.Var.Kind == ir.LocalVar && ref.Var.Known != nil && ref.Var.SizeUse == nil {
 			ref.Var.SizeUse = &p
 		}
 	})
@@ -288,7 +289,7 @@ func markSizeUse(x Expr, p lang.Pos) {
 // changeKnown is called before v is assigned again: a local int used as a
 // size cannot change (the size would be wrong in a loop), and one not used
 // as a size yet is no longer known.
-func (r *resolver) changeKnown(v *Var, p lang.Pos) bool {
+func (r *resolver) changeKnown(v *ir.Var, p lang.Pos) bool {
 	if v.SizeUse != nil {
 		e := r.errorf(p, "%s is used as a size or an index known before inference at %d:%d, so it cannot be assigned again", v.Name, v.SizeUse.Line, v.SizeUse.Col)
 		e.Hint = "declare another int for the new value"

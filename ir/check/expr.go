@@ -1,6 +1,7 @@
-package ir
+package check
 
 import (
+	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/lang"
 )
 
@@ -8,7 +9,7 @@ import (
 // 1 being the start of src) and resolves and checks it against the
 // model: it may use the model's data, sizes, params, latents and
 // top-level local definitions. Errors are positioned in src.
-func ResolveExpr(m *Model, name string, src []byte) (Expr, error) {
+func ResolveExpr(m *ir.Model, name string, src []byte) (ir.Expr, error) {
 	px, err := lang.ParseExpr(name, src)
 	if err != nil {
 		return nil, err
@@ -16,22 +17,22 @@ func ResolveExpr(m *Model, name string, src []byte) (Expr, error) {
 	r := &resolver{
 		file:        name,
 		m:           m,
-		global:      map[string]*Var{},
+		global:      map[string]*ir.Var{},
 		unknownHint: "an expression may use the model's data, params, latents and top-level local definitions",
 	}
 	for _, v := range m.Vars {
 		switch v.Kind {
-		case DataVar, SizeVar, ParamVar, LatentVar:
+		case ir.DataVar, ir.SizeVar, ir.ParamVar, ir.LatentVar:
 			r.global[v.Name] = v
 		}
 	}
-	top := map[string]*Var{}
+	top := map[string]*ir.Var{}
 	for _, s := range m.Body {
-		if a, ok := s.(*Assign); ok {
+		if a, ok := s.(*ir.Assign); ok {
 			top[a.Local.Name] = a.Local
 		}
 	}
-	r.scopes = []map[string]*Var{top}
+	r.scopes = []map[string]*ir.Var{top}
 	x := r.expr(px)
 	if len(r.errs) > 0 || x == nil {
 		r.errs.Sort()

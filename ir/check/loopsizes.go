@@ -1,8 +1,9 @@
-package ir
+package check
 
 import (
 	"regexp"
 
+	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/lang"
 )
 
@@ -77,9 +78,9 @@ func sizedByLoop(body []*lang.Stmt, names map[string]bool) bool {
 // sizedLoop resolves the loop f, whose body declares a local sized by its
 // variable, unrolled: for each value t of lo..hi, an int local of the
 // loop variable's name set to t, then the body.
-func (r *resolver) sizedLoop(f *lang.For, lo, hi Expr, p lang.Pos) Stmt {
-	lv, ok1 := foldConst(lo)
-	hv, ok2 := foldConst(hi)
+func (r *resolver) sizedLoop(f *lang.For, lo, hi ir.Expr, p lang.Pos) ir.Stmt {
+	lv, ok1 := ir.FoldConst(lo)
+	hv, ok2 := ir.FoldConst(hi)
 	if !ok1 || !ok2 {
 		r.errorf(p, "the loop over %s declares a local sized by %s, so its bounds must be known before inference (data, sizes and the variables of such loops)", f.Var, f.Var)
 		return nil
@@ -89,17 +90,17 @@ func (r *resolver) sizedLoop(f *lang.For, lo, hi Expr, p lang.Pos) Stmt {
 		e.Hint = "declare the local before the loop with the largest size, and use a slice of it"
 		return nil
 	}
-	var out []Stmt
+	var out []ir.Stmt
 	for t := lv; t <= hv; t++ {
-		v := r.newVar(f.Var, p, LocalVar, TInt)
+		v := r.newVar(f.Var, p, ir.LocalVar, ir.TInt)
 		v.Known, v.DataOnly = []float64{t}, true
-		out = append(out, &LocalDecl{StmtBase: StmtBase{p}, Local: v, Init: &Num{ExprBase: ExprBase{p, TInt}, V: t}})
-		r.scopes = append(r.scopes, map[string]*Var{f.Var: v}, map[string]*Var{})
+		out = append(out, &ir.LocalDecl{StmtBase: ir.StmtBase{P: p}, Local: v, Init: &ir.Num{ExprBase: ir.ExprBase{P: p, T: ir.TInt}, V: t}})
+		r.scopes = append(r.scopes, map[string]*ir.Var{f.Var: v}, map[string]*ir.Var{})
 		n := len(r.errs)
 		r.loops++
 		body := r.stmts(f.Body)
 		r.loops--
-		if j := HasJump(body); j != nil {
+		if j := ir.HasJump(body); j != nil {
 			r.errorf(j.Pos(), "%s is not supported in a loop that declares a local sized by its variable (%s)", j.Word(), f.Var)
 		}
 		out = append(out, body...)
@@ -108,5 +109,5 @@ func (r *resolver) sizedLoop(f *lang.For, lo, hi Expr, p lang.Pos) Stmt {
 			return nil // one report, not one per iteration
 		}
 	}
-	return &stmtList{StmtBase: StmtBase{p}, list: out}
+	return &stmtList{StmtBase: ir.StmtBase{P: p}, list: out}
 }

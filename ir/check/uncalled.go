@@ -1,4 +1,4 @@
-package ir
+package check
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/lang"
 )
 
@@ -60,8 +61,8 @@ func (r *resolver) uncalledFunc(fd *lang.FuncDef) {
 		}
 	}()
 	for _, prm := range fd.Params {
-		v := r.newVar(prm.Name, r.at(prm.Pos), LocalVar, genericType(prm.ArrayDims(), prm.Base))
-		if v.Type.Kind == Int {
+		v := r.newVar(prm.Name, r.at(prm.Pos), ir.LocalVar, genericType(prm.ArrayDims(), prm.Base))
+		if v.Type.Kind == ir.Int {
 			v.Known = []float64{genericSize}
 		}
 		scope[prm.Name] = v
@@ -72,44 +73,44 @@ func (r *resolver) uncalledFunc(fd *lang.FuncDef) {
 	if result == nil || len(r.errs) > nerr {
 		return
 	}
-	if rd := fd.Result.ArrayDims(); !paramAccepts(rd, fd.Result.Base, result.Type()) {
-		r.errorf(result.Pos(), "%s returns %s, declared %s", fd.Name, unsized(result.Type()), paramType(rd, fd.Result.Base))
+	if rd := fd.Result.ArrayDims(); !ir.ParamAccepts(rd, fd.Result.Base, result.Type()) {
+		r.errorf(result.Pos(), "%s returns %s, declared %s", fd.Name, unsized(result.Type()), ir.ParamType(rd, fd.Result.Base))
 	}
 }
 
 // genericType is a value's type for an argument declared with base and
 // arrayDims array dimensions, every size genericSize.
-func genericType(arrayDims int, base lang.BaseType) Type {
+func genericType(arrayDims int, base lang.BaseType) ir.Type {
 	const n = genericSize
 	ints := base == lang.BaseInt
 	switch {
 	case arrayDims == 0 && base == lang.BaseInt:
-		return TInt
+		return ir.TInt
 	case arrayDims == 0 && base == lang.BaseReal:
-		return TReal
+		return ir.TReal
 	case arrayDims == 0 && base == lang.BaseVector:
-		return vecType(n)
+		return ir.VecType(n)
 	case arrayDims == 0:
-		return matType(n, n)
+		return ir.MatType(n, n)
 	case arrayDims == 1 && (ints || base == lang.BaseReal):
-		return Type{Kind: Vector, Rows: n, Array: 1, IntElems: ints}
+		return ir.Type{Kind: ir.Vector, Rows: n, Array: 1, IntElems: ints}
 	case arrayDims == 1 && base == lang.BaseVector:
-		return Type{Kind: Matrix, Rows: n, Cols: n, Array: 1}
+		return ir.Type{Kind: ir.Matrix, Rows: n, Cols: n, Array: 1}
 	}
-	return Type{Kind: Matrix, Rows: n, Cols: n, Array: arrayDims, IntElems: ints}
+	return ir.Type{Kind: ir.Matrix, Rows: n, Cols: n, Array: arrayDims, IntElems: ints}
 }
 
 // unsized names a type without its sizes (those of an uncalled function's
 // values are made up).
-func unsized(t Type) string {
+func unsized(t ir.Type) string {
 	switch {
 	case t.Array > 0:
-		return fmt.Sprintf("an array of %d dimension%s", t.Array, Plural1(t.Array))
-	case t.Kind == Vector && t.IntElems:
+		return fmt.Sprintf("an array of %d dimension%s", t.Array, ir.Plural1(t.Array))
+	case t.Kind == ir.Vector && t.IntElems:
 		return "int[]"
-	case t.Kind == Vector:
+	case t.Kind == ir.Vector:
 		return "vector"
-	case t.Kind == Matrix:
+	case t.Kind == ir.Matrix:
 		return "matrix"
 	}
 	return t.String()

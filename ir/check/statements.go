@@ -1,17 +1,18 @@
-package ir
+package check
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/lang"
 	"github.com/mscppl/mscppl/stdlib"
 )
 
 // localDecl resolves name: type [= expr] in the model block: real, int,
 // vector[n] or matrix[r, c], without bounds; the sizes are constants.
-func (r *resolver) localDecl(d *lang.Decl) Stmt {
+func (r *resolver) localDecl(d *lang.Decl) ir.Stmt {
 	if d.Type.IsArray {
 		return r.arrayLocal(d)
 	}
@@ -30,17 +31,17 @@ func (r *resolver) localDecl(d *lang.Decl) Stmt {
 		want = min(len(d.Type.Dims), 2) // an integer array int[n] or int[n, k]
 	}
 	if len(d.Type.Dims) != want {
-		r.errorf(tp, "%s takes %d size%s here, got %d", base, want, Plural1(want), len(d.Type.Dims))
+		r.errorf(tp, "%s takes %d size%s here, got %d", base, want, ir.Plural1(want), len(d.Type.Dims))
 		return nil
 	}
-	t := TReal
+	t := ir.TReal
 	switch {
 	case base == lang.BaseInt && want == 1:
 		n, ok := r.sizeExpr(d.Type.Dims[0])
 		if !ok {
 			return nil
 		}
-		t = vecType(n)
+		t = ir.VecType(n)
 		t.IntElems = true
 	case base == lang.BaseInt && want == 2:
 		rows, ok1 := r.sizeExpr(d.Type.Dims[0])
@@ -48,29 +49,29 @@ func (r *resolver) localDecl(d *lang.Decl) Stmt {
 		if !ok1 || !ok2 {
 			return nil
 		}
-		t = matType(rows, cols)
+		t = ir.MatType(rows, cols)
 		t.IntElems = true
 	case base == lang.BaseInt:
-		t = TInt
+		t = ir.TInt
 	case base == lang.BaseVector:
 		n, ok := r.sizeExpr(d.Type.Dims[0])
 		if !ok {
 			return nil
 		}
-		t = vecType(n)
+		t = ir.VecType(n)
 	case base == lang.BaseMatrix:
 		rows, ok1 := r.sizeExpr(d.Type.Dims[0])
 		cols, ok2 := r.sizeExpr(d.Type.Dims[1])
 		if !ok1 || !ok2 {
 			return nil
 		}
-		t = matType(rows, cols)
+		t = ir.MatType(rows, cols)
 	}
 	if v := r.lookupQuiet(d.Name); v != nil {
 		r.errorf(p, "%s is already declared as %s at %d:%d; pick another name", d.Name, v.Kind, v.Pos.Line, v.Pos.Col)
 		return nil
 	}
-	var init Expr
+	var init ir.Expr
 	if d.Init != nil {
 		if init = r.expr(d.Init); init == nil {
 			return nil
@@ -79,24 +80,24 @@ func (r *resolver) localDecl(d *lang.Decl) Stmt {
 			return nil
 		}
 	}
-	v := r.newVar(d.Name, p, LocalVar, t)
+	v := r.newVar(d.Name, p, ir.LocalVar, t)
 	v.DataOnly = init == nil || !dependsOnUnknowns(init)
-	if x, ok := foldConst(init); ok && init != nil && t.Kind == Int {
+	if x, ok := ir.FoldConst(init); ok && init != nil && t.Kind == ir.Int {
 		v.Known = []float64{x} // a size until it is assigned again
 	}
 	r.scopes[len(r.scopes)-1][d.Name] = v
-	return &LocalDecl{StmtBase: StmtBase{p}, Local: v, Init: init}
+	return &ir.LocalDecl{StmtBase: ir.StmtBase{P: p}, Local: v, Init: init}
 }
 
 // assignable checks that a value of x's type can be stored in a local of
 // type t (an int local takes only ints; a scalar fills a vector).
-func (r *resolver) assignable(t Type, x Expr, name string) bool {
+func (r *resolver) assignable(t ir.Type, x ir.Expr, name string) bool {
 	xt := x.Type()
 	switch {
-	case t.Kind == Int && xt.Kind != Int:
+	case t.Kind == ir.Int && xt.Kind != ir.Int:
 		r.errorf(x.Pos(), "%s is an int, and the value is %s", name, xt)
 		return false
-	case t.Scalar() && xt.Scalar(), sameShape(t, xt):
+	case t.Scalar() && xt.Scalar(), ir.SameShape(t, xt):
 		return true
 	case !t.Scalar() && xt.Scalar():
 		return true
@@ -107,7 +108,7 @@ func (r *resolver) assignable(t Type, x Expr, name string) bool {
 
 // reassign resolves name = expr for an existing local: statements run in
 // order, so later uses see the new value.
-func (r *resolver) reassign(v *Var, sm *lang.Simple, p lang.Pos) Stmt {
+func (r *resolver) reassign(v *ir.Var, sm *lang.Simple, p lang.Pos) ir.Stmt {
 	if !r.changeKnown(v, p) {
 		return nil
 	}
@@ -120,12 +121,12 @@ func (r *resolver) reassign(v *Var, sm *lang.Simple, p lang.Pos) Stmt {
 		return nil
 	}
 	v.DataOnly = v.DataOnly && !dependsOnUnknowns(x)
-	return &Assign{StmtBase: StmtBase{p}, Local: v, X: x}
+	return &ir.Assign{StmtBase: ir.StmtBase{P: p}, Local: v, X: x}
 }
 
 // elementAssign resolves name[i] = expr or name[i, j] = expr (or a matrix
 // row name[i] = vector) for a local vector or matrix.
-func (r *resolver) elementAssign(sm *lang.Simple, p lang.Pos) Stmt {
+func (r *resolver) elementAssign(sm *lang.Simple, p lang.Pos) ir.Stmt {
 	lp := r.at(sm.LHS.Pos)
 	e := sm.LHS
 	if len(e.Rest) > 0 || len(e.Left.Rest) > 0 || e.Left.Left.Power == nil || e.Left.Left.Power.Exp != nil {
@@ -142,7 +143,7 @@ func (r *resolver) elementAssign(sm *lang.Simple, p lang.Pos) Stmt {
 	if v == nil {
 		return nil
 	}
-	if v.Kind != LocalVar {
+	if v.Kind != ir.LocalVar {
 		r.errorf(lp, "cannot assign to an element of %s %s; only locals declared in the model block (v: vector[T]) can be filled element by element", v.Kind, name)
 		return nil
 	}
@@ -154,28 +155,28 @@ func (r *resolver) elementAssign(sm *lang.Simple, p lang.Pos) Stmt {
 	if x == nil {
 		return nil
 	}
-	ix, ok := lhs.(*Index)
-	if sl, isSlice := lhs.(*Slice); isSlice {
+	ix, ok := lhs.(*ir.Index)
+	if sl, isSlice := lhs.(*ir.Slice); isSlice {
 		return r.sliceAssign(v, sl, x, p)
 	} else if !ok {
 		r.errorf(lp, "the left of = takes indices or ranges, as in v[t] = x or M[:, j] = v")
 		return nil
 	}
-	if !sameShape(lhs.Type(), x.Type()) {
-		r.errorf(x.Pos(), "%s is %s, and the value is %s", FormatExpr(lhs), lhs.Type(), x.Type())
+	if !ir.SameShape(lhs.Type(), x.Type()) {
+		r.errorf(x.Pos(), "%s is %s, and the value is %s", ir.FormatExpr(lhs), lhs.Type(), x.Type())
 		return nil
 	}
-	if (v.Type.Kind == Int || v.Type.IntElems) && x.Type().Kind != Int {
+	if (v.Type.Kind == ir.Int || v.Type.IntElems) && x.Type().Kind != ir.Int {
 		r.errorf(x.Pos(), "%s holds integers, and the value is %s", name, x.Type())
 		return nil
 	}
 	v.DataOnly = v.DataOnly && !dependsOnUnknowns(x)
-	return &Assign{StmtBase: StmtBase{p}, Local: v, Idx: ix.Idx, X: x}
+	return &ir.Assign{StmtBase: ir.StmtBase{P: p}, Local: v, Idx: ix.Idx, X: x}
 }
 
 // ifStmt resolves if cond { } else if cond { } else { }. Each branch is a
 // scope of its own.
-func (r *resolver) ifStmt(f *lang.If) Stmt {
+func (r *resolver) ifStmt(f *lang.If) ir.Stmt {
 	p := r.at(f.Pos)
 	cond := r.expr(f.Cond)
 	if cond == nil {
@@ -185,16 +186,16 @@ func (r *resolver) ifStmt(f *lang.If) Stmt {
 		r.errorf(cond.Pos(), "the condition of if must be a scalar, got %s", cond.Type())
 		return nil
 	}
-	branch := func(ss []*lang.Stmt) []Stmt {
-		r.scopes = append(r.scopes, map[string]*Var{})
+	branch := func(ss []*lang.Stmt) []ir.Stmt {
+		r.scopes = append(r.scopes, map[string]*ir.Var{})
 		defer func() { r.scopes = r.scopes[:len(r.scopes)-1] }()
 		return r.stmts(ss)
 	}
-	out := &If{StmtBase: StmtBase{p}, Cond: cond, Then: branch(f.Then)}
+	out := &ir.If{StmtBase: ir.StmtBase{P: p}, Cond: cond, Then: branch(f.Then)}
 	switch {
 	case f.ElseIf != nil:
 		if s := r.ifStmt(f.ElseIf); s != nil {
-			out.Else = []Stmt{s}
+			out.Else = []ir.Stmt{s}
 		}
 	default:
 		out.Else = branch(f.Else)
@@ -203,20 +204,20 @@ func (r *resolver) ifStmt(f *lang.If) Stmt {
 }
 
 // target resolves target += expr.
-func (r *resolver) target(e *lang.Expr, p lang.Pos) Stmt {
+func (r *resolver) target(e *lang.Expr, p lang.Pos) ir.Stmt {
 	x := r.expr(e)
 	if x == nil {
 		return nil
 	}
-	if x.Type().Kind == Matrix {
+	if x.Type().Kind == ir.Matrix {
 		r.errorf(x.Pos(), "target += takes a scalar or a vector (its sum is added), got %s", x.Type())
 		return nil
 	}
-	return &Target{StmtBase: StmtBase{p}, X: x, Text: "target += " + FormatExpr(x)}
+	return &ir.Target{StmtBase: ir.StmtBase{P: p}, X: x, Text: "target += " + ir.FormatExpr(x)}
 }
 
 // densityCall resolves NAME_lpdf(y | args) and NAME_lpmf(y | args).
-func (r *resolver) densityCall(c *lang.Call) (Expr, bool) {
+func (r *resolver) densityCall(c *lang.Call) (ir.Expr, bool) {
 	name, suffix := c.Name, ""
 	for _, s := range []string{"_lpdf", "_lpmf", "_lupdf", "_lupmf"} {
 		if strings.HasSuffix(name, s) {
@@ -244,7 +245,7 @@ func (r *resolver) densityCall(c *lang.Call) (Expr, bool) {
 		if fam.GLMOf != "" {
 			return r.glmDensity(c, fam, y, pos), true
 		}
-		args := make([]Expr, len(c.Given))
+		args := make([]ir.Expr, len(c.Given))
 		for i, a := range c.Given {
 			if args[i] = r.expr(a); args[i] == nil {
 				return nil, true
@@ -269,10 +270,10 @@ func (r *resolver) densityCall(c *lang.Call) (Expr, bool) {
 		return nil, true
 	}
 	if len(c.Given) != len(fam.Params) {
-		r.errorf(pos, "%s takes %d parameter%s (%s), got %d", c.Name, len(fam.Params), Plural1(len(fam.Params)), paramList(fam), len(c.Given))
+		r.errorf(pos, "%s takes %d parameter%s (%s), got %d", c.Name, len(fam.Params), ir.Plural1(len(fam.Params)), paramList(fam), len(c.Given))
 		return nil, true
 	}
-	args := make([]Expr, 0, 1+len(c.Given))
+	args := make([]ir.Expr, 0, 1+len(c.Given))
 	for _, a := range append([]*lang.Expr{c.Args[0]}, c.Given...) {
 		x := r.expr(a)
 		if x == nil {
@@ -281,18 +282,18 @@ func (r *resolver) densityCall(c *lang.Call) (Expr, bool) {
 		args = append(args, x)
 	}
 	yt := args[0].Type()
-	if yt.Kind == Matrix {
+	if yt.Kind == ir.Matrix {
 		r.errorf(args[0].Pos(), "the value of %s must be a scalar or a vector, not %s", c.Name, yt)
 		return nil, true
 	}
 	for i, a := range args[1:] {
 		at := a.Type()
-		if !at.Scalar() && !(at.Kind == Vector && yt.Kind == Vector && at.Rows == yt.Rows) {
+		if !at.Scalar() && !(at.Kind == ir.Vector && yt.Kind == ir.Vector && at.Rows == yt.Rows) {
 			r.errorf(a.Pos(), "parameter %d (%s) of %s is %s, but the value is %s; parameters are scalars or vectors of the same length", i+1, fam.Params[i].Name, c.Name, at, yt)
 			return nil, true
 		}
 	}
-	return &Density{ExprBase: ExprBase{pos, TReal}, Name: c.Name, Dist: fam, Args: args}, true
+	return &ir.Density{ExprBase: ir.ExprBase{P: pos, T: ir.TReal}, Name: c.Name, Dist: fam, Args: args}, true
 }
 
 func paramList(f *stdlib.Family) string {
@@ -320,28 +321,28 @@ func (r *resolver) transformedData(s *lang.Stmt) {
 	if x == nil {
 		return
 	}
-	v := r.newVar(name, r.at(sm.LHS.Pos), LocalVar, x.Type())
+	v := r.newVar(name, r.at(sm.LHS.Pos), ir.LocalVar, x.Type())
 	v.DataOnly = true
 	r.declare(v)
-	r.prelude = append(r.prelude, &Assign{StmtBase: StmtBase{p}, Local: v, X: x})
+	r.prelude = append(r.prelude, &ir.Assign{StmtBase: ir.StmtBase{P: p}, Local: v, X: x})
 }
 
 // dependsOnUnknowns reports whether e involves a latent or a param, directly
 // or through a local defined from them (conservatively: any model-block
 // local counts unless it is transformed data, and so do inlined functions
 // and random draws).
-func dependsOnUnknowns(e Expr) bool {
+func dependsOnUnknowns(e ir.Expr) bool {
 	found := false
-	WalkExpr(e, func(x Expr) {
+	ir.WalkExpr(e, func(x ir.Expr) {
 		switch x := x.(type) {
-		case *Ref:
+		case *ir.Ref:
 			switch x.Var.Kind {
-			case LatentVar, ParamVar:
+			case ir.LatentVar, ir.ParamVar:
 				found = true
-			case LocalVar:
+			case ir.LocalVar:
 				found = found || !x.Var.DataOnly
 			}
-		case *Inline, *Rng:
+		case *ir.Inline, *ir.Rng:
 			found = true
 		}
 	})
@@ -354,13 +355,13 @@ func dependsOnUnknowns(e Expr) bool {
 // multiplies (as Stan's); without, they apply elementwise like any scalar
 // function of several arguments. A distribution without a CDF is named as
 // such.
-func (r *resolver) cdfCall(c *lang.Call) (Expr, bool) {
+func (r *resolver) cdfCall(c *lang.Call) (ir.Expr, bool) {
 	name, kind, ok := cdfName(c.Name)
 	if !ok {
 		return nil, false
 	}
 	fam, known := stdlib.Lookup(name)
-	if !known && !unsupportedStan(name) {
+	if !known && !ir.UnsupportedStan(name) {
 		return nil, false
 	}
 	f := map[string]*stdlib.NaryFunc{}
@@ -372,13 +373,13 @@ func (r *resolver) cdfCall(c *lang.Call) (Expr, bool) {
 		if !known {
 			e.Msg += ": the distribution is not supported yet"
 		}
-		e.Hint = "the families with NAME_cdf, NAME_lcdf and NAME_lccdf are " + strings.Join(CDFFamilies(), ", ")
+		e.Hint = "the families with NAME_cdf, NAME_lcdf and NAME_lccdf are " + strings.Join(ir.CDFFamilies(), ", ")
 		return nil, true
 	}
 	x, ok := r.cdfApply(c, f[kind], fam)
 	if x != nil && kind == "_cdf" {
 		// NAME_cdf is exp(NAME_lcdf): the product over a vector y
-		x = fnCall("exp", x.Pos(), x.Type(), x)
+		x = ir.FnCall("exp", x.Pos(), x.Type(), x)
 	}
 	return x, ok
 }
@@ -396,39 +397,39 @@ func cdfName(s string) (string, string, bool) {
 
 // cdfApply is the call of a log CDF f with the arguments of c, summed over
 // a vector y when c has a bar (or f takes y alone).
-func (r *resolver) cdfApply(c *lang.Call, f *stdlib.NaryFunc, fam *stdlib.Family) (Expr, bool) {
+func (r *resolver) cdfApply(c *lang.Call, f *stdlib.NaryFunc, fam *stdlib.Family) (ir.Expr, bool) {
 	pos := r.at(c.Pos)
 	in := c.Args
 	if c.Bar {
 		if len(c.Args) != 1 {
-			r.errorf(pos, barMessage, c.Name)
+			r.errorf(pos, ir.BarMessage, c.Name)
 			return nil, true
 		}
 		in = append(append([]*lang.Expr{}, c.Args...), c.Given...)
 	}
 	if len(in) != f.Arity {
 		if c.Bar {
-			r.errorf(pos, "%s takes a value and %d parameter%s, got %d", c.Name, f.Arity-1, Plural1(f.Arity-1), len(c.Given))
+			r.errorf(pos, "%s takes a value and %d parameter%s, got %d", c.Name, f.Arity-1, ir.Plural1(f.Arity-1), len(c.Given))
 			return nil, true
 		}
-		r.errorf(pos, "%s takes %d argument%s, got %d", c.Name, f.Arity, Plural1(f.Arity), len(c.Args))
+		r.errorf(pos, "%s takes %d argument%s, got %d", c.Name, f.Arity, ir.Plural1(f.Arity), len(c.Args))
 		return nil, true
 	}
-	k := &site{errorf: r.errorf, pos: pos, name: c.Name, args: make([]Expr, len(in))}
+	k := &ir.Site{Errorf: r.errorf, Pos: pos, Name: c.Name, Args: make([]ir.Expr, len(in))}
 	for i, a := range in {
-		if k.args[i] = r.expr(a); k.args[i] == nil {
+		if k.Args[i] = r.expr(a); k.Args[i] == nil {
 			return nil, true
 		}
 	}
-	x := naryNode(k, f)
+	x := ir.NaryNode(k, f)
 	if x == nil {
 		return nil, true
 	}
-	x.(*NaryCall).CDFOf = fam
-	if (c.Bar || f.Arity == 1) && x.Type().Kind == Vector {
+	x.(*ir.NaryCall).CDFOf = fam
+	if (c.Bar || f.Arity == 1) && x.Type().Kind == ir.Vector {
 		// Stan's NAME_lcdf(y | ...) of a vector is the sum over its
 		// elements (std_normal_lcdf(y) has no bar)
-		return fnCall("sum", pos, TReal, x), true
+		return ir.FnCall("sum", pos, ir.TReal, x), true
 	}
 	return x, true
 }
@@ -441,7 +442,7 @@ func (r *resolver) cdfApply(c *lang.Call, f *stdlib.NaryFunc, fam *stdlib.Family
 // unconstrained dimension whose value is the local's at the end of the
 // block. Names declared inside loops and scopes are not reported.
 func (r *resolver) derived(b *lang.Block) {
-	r.scopes = append(r.scopes, map[string]*Var{})
+	r.scopes = append(r.scopes, map[string]*ir.Var{})
 	r.inDerived = true
 	defer func() { r.scopes, r.inDerived = r.scopes[:len(r.scopes)-1], false }()
 	first := len(r.m.Vars)
@@ -458,7 +459,7 @@ func (r *resolver) derived(b *lang.Block) {
 		}
 		if sm := it.Stmt.Simple; sm != nil && sm.Assign != nil {
 			if name, ok := plainName(sm.LHS); ok {
-				if old := r.lookupQuiet(name); old != nil && old.Kind != LocalVar {
+				if old := r.lookupQuiet(name); old != nil && old.Kind != ir.LocalVar {
 					r.errorf(p, "%s is already declared as %s at %d:%d; pick another name", name, old.Kind, old.Pos.Line, old.Pos.Col)
 					continue
 				}
@@ -470,15 +471,15 @@ func (r *resolver) derived(b *lang.Block) {
 	markUnknowns(r.m.Derived, r.m.Vars[first:])
 	top := r.scopes[len(r.scopes)-1]
 	for _, v := range r.m.Vars[first:] {
-		if v.Kind != LocalVar || top[v.Name] != v {
+		if v.Kind != ir.LocalVar || top[v.Name] != v {
 			continue
 		}
 		t := v.Type
-		if t.Kind == Int {
-			t = TReal
+		if t.Kind == ir.Int {
+			t = ir.TReal
 		}
-		q := r.newVar(v.Name, v.Pos, LatentVar, t)
-		q.Derived = &Ref{ExprBase: ExprBase{v.Pos, v.Type}, Var: v}
+		q := r.newVar(v.Name, v.Pos, ir.LatentVar, t)
+		q.Derived = &ir.Ref{ExprBase: ir.ExprBase{P: v.Pos, T: v.Type}, Var: v}
 		q.Offset, q.XOffset = r.m.LatentDim, r.m.XDim
 		r.m.XDim += t.Len()
 		r.m.Latents = append(r.m.Latents, q)
@@ -491,36 +492,36 @@ func (r *resolver) derived(b *lang.Block) {
 // under an if whose condition does (a fixed point, as assignments may come
 // in any order). Params are fixed once fitted, so a derived local of
 // params and data is exact (Model.DerivedUsesLatents).
-func markUnknowns(ss []Stmt, vs []*Var) {
+func markUnknowns(ss []ir.Stmt, vs []*ir.Var) {
 	for _, v := range vs {
-		if v.Kind == LocalVar {
+		if v.Kind == ir.LocalVar {
 			v.DataOnly = true
 		}
 	}
 	changed := true
-	unknown := func(v *Var) {
+	unknown := func(v *ir.Var) {
 		if v.DataOnly {
 			v.DataOnly, changed = false, true
 		}
 	}
-	var walk func(ss []Stmt, under bool)
-	walk = func(ss []Stmt, under bool) {
+	var walk func(ss []ir.Stmt, under bool)
+	walk = func(ss []ir.Stmt, under bool) {
 		for _, s := range ss {
 			switch s := s.(type) {
-			case *Assign:
-				if under || usesLatents(s.X) || slices.ContainsFunc(s.Idx, usesLatents) {
+			case *ir.Assign:
+				if under || ir.UsesLatents(s.X) || slices.ContainsFunc(s.Idx, ir.UsesLatents) {
 					unknown(s.Local)
 				}
-			case *LocalDecl:
-				if under || s.Init != nil && usesLatents(s.Init) {
+			case *ir.LocalDecl:
+				if under || s.Init != nil && ir.UsesLatents(s.Init) {
 					unknown(s.Local)
 				}
-			case *If:
-				u := under || usesLatents(s.Cond)
+			case *ir.If:
+				u := under || ir.UsesLatents(s.Cond)
 				walk(s.Then, u)
 				walk(s.Else, u)
-			case *For:
-				walk(s.Body, under || s.While != nil && usesLatents(s.While))
+			case *ir.For:
+				walk(s.Body, under || s.While != nil && ir.UsesLatents(s.While))
 			}
 		}
 	}
@@ -543,18 +544,18 @@ func (r *resolver) derivedStmt(s *lang.Stmt, p lang.Pos) bool {
 
 // vecTilde resolves y ~ a multivariate distribution: a term of the log
 // density (the prior of a latent cannot be sampled directly then).
-func (r *resolver) vecTilde(call *lang.Call, fam *stdlib.Family, lhs Expr, p lang.Pos) Stmt {
+func (r *resolver) vecTilde(call *lang.Call, fam *stdlib.Family, lhs ir.Expr, p lang.Pos) ir.Stmt {
 	if lhs == nil {
 		return nil
 	}
-	args := make([]Expr, len(call.Args))
+	args := make([]ir.Expr, len(call.Args))
 	for i, a := range call.Args {
 		if args[i] = r.expr(a); args[i] == nil {
 			return nil
 		}
 	}
 	root := rootVar(lhs)
-	if (root == nil || root.Kind == LocalVar) && dependsOnUnknowns(lhs) || root != nil && (root.Kind == ParamVar || root.Kind == SizeVar) {
+	if (root == nil || root.Kind == ir.LocalVar) && dependsOnUnknowns(lhs) || root != nil && (root.Kind == ir.ParamVar || root.Kind == ir.SizeVar) {
 		r.errorf(lhs.Pos(), "the left of ~ must be a latent or data variable (or an element of one)")
 		return nil
 	}
@@ -562,66 +563,66 @@ func (r *resolver) vecTilde(call *lang.Call, fam *stdlib.Family, lhs Expr, p lan
 	if d == nil {
 		return nil
 	}
-	return &Target{StmtBase: StmtBase{p}, X: d, Text: FormatExpr(lhs) + " ~ " + call.String()}
+	return &ir.Target{StmtBase: ir.StmtBase{P: p}, X: d, Text: ir.FormatExpr(lhs) + " ~ " + call.String()}
 }
 
 // glmMean resolves the parameters (X, alpha, beta, sigma) of normal_id_glm
 // into the mean alpha + X * beta and sigma.
-func (r *resolver) glmMean(fam *stdlib.Family, args []*lang.Expr, pos lang.Pos) (mu, sigma Expr) {
+func (r *resolver) glmMean(fam *stdlib.Family, args []*lang.Expr, pos lang.Pos) (mu, sigma ir.Expr) {
 	if len(args) != len(fam.Params) {
 		r.errorf(pos, "%s takes %d parameters (%s), got %d", fam.Name, len(fam.Params), paramList(fam), len(args))
 		return nil, nil
 	}
-	xs := make([]Expr, 4)
+	xs := make([]ir.Expr, 4)
 	for i, a := range args {
 		if xs[i] = r.expr(a); xs[i] == nil {
 			return nil, nil
 		}
 	}
-	if xs[0].Type().Kind != Matrix || xs[2].Type().Kind != Vector || !xs[3].Type().Scalar() && xs[3].Type().Kind != Vector {
+	if xs[0].Type().Kind != ir.Matrix || xs[2].Type().Kind != ir.Vector || !xs[3].Type().Scalar() && xs[3].Type().Kind != ir.Vector {
 		r.errorf(pos, "%s takes X (a matrix), alpha (a scalar or vector), beta (a vector) and sigma", fam.Name)
 		return nil, nil
 	}
-	xb := r.binary(OpMul, xs[0], xs[2], pos)
+	xb := r.binary(ir.OpMul, xs[0], xs[2], pos)
 	if xb == nil {
 		return nil, nil
 	}
-	mu = r.binary(OpAdd, xs[1], xb, pos)
+	mu = r.binary(ir.OpAdd, xs[1], xb, pos)
 	return mu, xs[3]
 }
 
 // glmTilde resolves y ~ normal_id_glm(X, alpha, beta, sigma) as
 // y ~ normal(alpha + X * beta, sigma).
-func (r *resolver) glmTilde(lhs Expr, call *lang.Call, glm *stdlib.Family, p lang.Pos) Stmt {
+func (r *resolver) glmTilde(lhs ir.Expr, call *lang.Call, glm *stdlib.Family, p lang.Pos) ir.Stmt {
 	mu, sigma := r.glmMean(glm, call.Args, r.at(call.Pos))
 	if lhs == nil || mu == nil {
 		return nil
 	}
-	if !sameShape(lhs.Type(), mu.Type()) {
+	if !ir.SameShape(lhs.Type(), mu.Type()) {
 		r.errorf(r.at(call.Pos), "%s: y is %s but X * beta is %s", glm.Name, lhs.Type(), mu.Type())
 		return nil
 	}
 	root := rootVar(lhs)
-	if root == nil || root.Kind != DataVar {
+	if root == nil || root.Kind != ir.DataVar {
 		r.errorf(lhs.Pos(), "the left of ~ %s must be data", glm.Name)
 		return nil
 	}
 	fam, _ := stdlib.Lookup(glm.GLMOf)
-	return &Tilde{StmtBase: StmtBase{p}, LHS: lhs, Dist: fam, Args: []Expr{mu, sigma}, Root: root, Text: FormatExpr(lhs) + " ~ " + call.String()}
+	return &ir.Tilde{StmtBase: ir.StmtBase{P: p}, LHS: lhs, Dist: fam, Args: []ir.Expr{mu, sigma}, Root: root, Text: ir.FormatExpr(lhs) + " ~ " + call.String()}
 }
 
 // glmDensity resolves normal_id_glm_lpdf(y | X, alpha, beta, sigma) as
 // normal_lpdf(y | alpha + X * beta, sigma) (y already resolved, nil after
 // an error).
-func (r *resolver) glmDensity(c *lang.Call, glm *stdlib.Family, y Expr, pos lang.Pos) Expr {
+func (r *resolver) glmDensity(c *lang.Call, glm *stdlib.Family, y ir.Expr, pos lang.Pos) ir.Expr {
 	mu, sigma := r.glmMean(glm, c.Given, pos)
 	if y == nil || mu == nil {
 		return nil
 	}
-	if !sameShape(y.Type(), mu.Type()) {
+	if !ir.SameShape(y.Type(), mu.Type()) {
 		r.errorf(pos, "%s: y is %s but X * beta is %s", glm.Name, y.Type(), mu.Type())
 		return nil
 	}
 	fam, _ := stdlib.Lookup(glm.GLMOf)
-	return &Density{ExprBase: ExprBase{pos, TReal}, Name: c.Name, Dist: fam, Args: []Expr{y, mu, sigma}}
+	return &ir.Density{ExprBase: ir.ExprBase{P: pos, T: ir.TReal}, Name: c.Name, Dist: fam, Args: []ir.Expr{y, mu, sigma}}
 }
