@@ -189,7 +189,7 @@ func TestBinomialBand(t *testing.T) {
 // (fewer misses than the count a 1% rate exceeds with probability 0.001).
 func TestSBCEightSchools(t *testing.T) {
 	testtier.Skip(t)
-	m, err := infer.Load("../examples/eight_schools_noncentered.msc", "../examples/data/eight_schools.csv")
+	m, err := infer.Load("../../examples/eight_schools_noncentered.msc", "../../examples/data/eight_schools.csv")
 	require.NoError(t, err)
 	res, err := Run(context.Background(), m, Options{Sims: 200, Seed: 1})
 	require.NoError(t, err)
