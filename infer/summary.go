@@ -355,7 +355,7 @@ func verdict(s *Summary) string {
 	d := s.Diagnostics
 	var parts []string
 	if !math.IsNaN(float64(d.RhatMax)) || d.RhatOf != "" {
-		parts = append(parts, fmt.Sprintf("R-hat %s", fig(d.RhatMax, "%.3f")))
+		parts = append(parts, fmt.Sprintf("R-hat %s", rhatFig(d.RhatMax)))
 		if s.SummarySource == SourceChain { // the chains' own averages: their Monte Carlo error is what matters
 			parts = append(parts, fmt.Sprintf("ESS at least %s", fig(d.ESSBulkMin, "%.0f")))
 		} else {
@@ -382,6 +382,16 @@ func verdict(s *Summary) string {
 		what += " given the params' fitted values"
 	}
 	return fmt.Sprintf("%s: %s; %s", head, strings.Join(parts, ", "), what)
+}
+
+// rhatFig is an R-hat as the verdict prints it: three decimals near 1,
+// three significant digits when the chains are far apart (1.23e+16, not
+// 17 digits before the point).
+func rhatFig(f Figure) string {
+	if math.Abs(float64(f)) >= 1000 {
+		return fig(f, "%.3g")
+	}
+	return fig(f, "%.3f")
 }
 
 func fig(f Figure, format string) string {
