@@ -106,7 +106,11 @@ func summary(w io.Writer, s *infer.Summary, all bool) {
 	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', tabwriter.AlignRight)
 	var left []string // "N rows of z", one per elided latent
 	if len(s.LatentOrder) > 0 {
-		fmt.Fprintf(w, "latents: %s\n", sourceText[s.SummarySource])
+		src := sourceText[s.SummarySource]
+		if s.SummarySource == infer.SourceQ && math.IsNaN(float64(s.Diagnostics.KhatQ)) && math.IsNaN(float64(s.Diagnostics.Khat)) {
+			src = "q's own marginals (the PSIS check was not run)" // skipped (cv, sweep, an interrupted solve): no k-hat
+		}
+		fmt.Fprintf(w, "latents: %s\n", src)
 		fmt.Fprintln(tw, "latent\tmean\tsd\t5%\t50%\t95%\tmcse\t")
 		named := append(slices.Clone(s.Warnings), s.Notes...)
 		for _, g := range latentGroups(s.LatentOrder) {

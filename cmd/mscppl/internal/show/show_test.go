@@ -2,6 +2,7 @@ package show
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -72,5 +73,25 @@ func TestSummaryElides(t *testing.T) {
 	require.Equal(t, len(s.LatentOrder), n, "a row per element")
 	for _, name := range s.LatentOrder {
 		require.Contains(t, all, " "+name+" ")
+	}
+}
+
+// TestSummarySource: q's own marginals say why: a k-hat too large, or a
+// PSIS check that was not run (no k-hat at all).
+func TestSummarySource(t *testing.T) {
+	nan := infer.Figure(math.NaN())
+	for _, tc := range []struct {
+		khat, khatQ infer.Figure
+		want        string
+	}{
+		{0.9, 0.95, "latents: q's own marginals (k-hat too large for posterior estimates)"},
+		{nan, nan, "latents: q's own marginals (the PSIS check was not run)"},
+	} {
+		s := &infer.Summary{Model: "m.msc", Method: "msc", Kernel: "cis", Family: "fullrank", SummarySource: infer.SourceQ,
+			Latent: map[string]infer.Moments{"z": {Mean: 1, SD: 1}}, LatentOrder: []string{"z"}, Verdict: "NOT converged"}
+		s.Diagnostics.Khat, s.Diagnostics.KhatQ = tc.khat, tc.khatQ
+		var b strings.Builder
+		Summary(&b, s)
+		require.Contains(t, b.String(), tc.want)
 	}
 }
