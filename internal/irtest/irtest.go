@@ -1,7 +1,7 @@
-// Package irtest builds and compiles models for the tests of the IR's
-// later stages (ir/structure, ir/simulate): a _test.go file cannot be
-// shared between packages, and ir/lower's own tests, inside the package,
-// cannot import this one.
+// Package irtest builds checked models for the tests of the IR's stages
+// (ir/lower, ir/explain, ir/structure, ir/simulate): a _test.go file
+// cannot be shared between packages. It imports no stage after ir/check,
+// so that ir/lower's own tests can use it.
 package irtest
 
 import (
@@ -14,7 +14,6 @@ import (
 	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/ir/check"
 	"github.com/mscppl/mscppl/ir/dataset"
-	"github.com/mscppl/mscppl/ir/lower"
 	"github.com/mscppl/mscppl/lang"
 )
 
@@ -34,18 +33,9 @@ func ParseBuild(t testing.TB, src, csv string) (*lang.File, *ir.Model) {
 	return f, m
 }
 
-// Compile compiles src bound to csv.
-func Compile(t testing.TB, src, csv string) *lower.Compiled {
-	t.Helper()
-	_, m := ParseBuild(t, src, csv)
-	c, err := lower.Compile(m, lower.CompileOptions{})
-	require.NoError(t, err)
-	return c
-}
-
-// CompileFile compiles a model file with a CSV or JSON data file, its
-// text edited first by edit when edit is not nil.
-func CompileFile(t testing.TB, model, data string, edit func(string) string) *lower.Compiled {
+// BuildFile builds a model file with a CSV or JSON data file, its text
+// edited first by edit when edit is not nil.
+func BuildFile(t testing.TB, model, data string, edit func(string) string) *ir.Model {
 	t.Helper()
 	src, err := os.ReadFile(model)
 	require.NoError(t, err)
@@ -68,7 +58,5 @@ func CompileFile(t testing.TB, model, data string, edit func(string) string) *lo
 		m, err = check.Build(f, table)
 		require.NoError(t, err)
 	}
-	c, err := lower.Compile(m, lower.CompileOptions{})
-	require.NoError(t, err)
-	return c
+	return m
 }

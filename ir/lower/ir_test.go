@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mscppl/mscppl/internal/irtest"
 	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/ir/check"
 	"github.com/mscppl/mscppl/ir/dataset"
@@ -23,16 +24,7 @@ func compile(t testing.TB, src, csv string) *Compiled {
 // data file).
 func parseBuild(t testing.TB, src, csv string) (*lang.File, *ir.Model) {
 	t.Helper()
-	f, err := lang.Parse("m.msc", []byte(src))
-	require.NoError(t, err)
-	var table *dataset.Table
-	if csv != "" {
-		table, err = dataset.Read("d.csv", strings.NewReader(csv))
-		require.NoError(t, err)
-	}
-	m, err := check.Build(f, table)
-	require.NoError(t, err)
-	return f, m
+	return irtest.ParseBuild(t, src, csv)
 }
 
 // compileWith is compile with options.

@@ -101,7 +101,7 @@ model {
   z[2:50] ~ normal(0.8 * z[1:49], 0.6)
 }
 `
-	c := irtest.Compile(t, src, "")
+	c := compile(t, src, "")
 	require.NoError(t, lower.PriorError(c))
 	rng := rand.New(rand.NewPCG(3, 3))
 	z := make([]float64, 50)
@@ -129,7 +129,7 @@ model {
 // TestSamplePriorOrder: a prior statement whose arguments are latents
 // drawn by a later statement is drawn after it.
 func TestSamplePriorOrder(t *testing.T) {
-	c := irtest.Compile(t, "latent {\n theta: real\n mu: real\n}\nmodel {\n theta ~ normal(mu, 0.1)\n mu ~ normal(10, 0.1)\n}\n", "")
+	c := compile(t, "latent {\n theta: real\n mu: real\n}\nmodel {\n theta ~ normal(mu, 0.1)\n mu ~ normal(10, 0.1)\n}\n", "")
 	rng := rand.New(rand.NewPCG(1, 2))
 	z := make([]float64, 2)
 	sum := 0.0

@@ -6,7 +6,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/mscppl/mscppl/internal/irtest"
 	"github.com/mscppl/mscppl/ir/lower"
 	"github.com/mscppl/mscppl/stdlib"
 )
@@ -25,20 +24,20 @@ func TestFacts(t *testing.T) {
 		want Facts
 	}{
 		{"centred eight schools", func(t *testing.T) *lower.Compiled {
-			return irtest.CompileFile(t, "../../examples/eight_schools_centered.msc", "../../examples/data/eight_schools.csv", nil)
+			return compileFile(t, "../../examples/eight_schools_centered.msc", "../../examples/data/eight_schools.csv", nil)
 		}, Facts{Centred: []Centred{{Latent: "theta", Scale: []string{"tau"}, Statement: "theta ~ normal(mu, tau)",
 			Raw: "theta_raw ~ normal(0, 1)", Define: "theta = mu + tau * theta_raw"}}}},
 		{"non-centred eight schools", func(t *testing.T) *lower.Compiled {
-			return irtest.CompileFile(t, "../../examples/eight_schools_noncentered.msc", "../../examples/data/eight_schools.csv", nil)
+			return compileFile(t, "../../examples/eight_schools_noncentered.msc", "../../examples/data/eight_schools.csv", nil)
 		}, Facts{}},
 		{"gauss mix without ordered", func(t *testing.T) *lower.Compiled {
-			return irtest.CompileFile(t, gaussMix+"model.msc", gaussMix+"data.json", unordered)
+			return compileFile(t, gaussMix+"model.msc", gaussMix+"data.json", unordered)
 		}, Facts{Exchangeable: []Exchangeable{{Latents: []string{"mu", "sigma"}, Reflected: []string{"theta"}, K: 2, Order: "mu", Declare: "mu: ordered[2]"}}}},
 		{"gauss mix with ordered", func(t *testing.T) *lower.Compiled {
-			return irtest.CompileFile(t, gaussMix+"model.msc", gaussMix+"data.json", nil)
+			return compileFile(t, gaussMix+"model.msc", gaussMix+"data.json", nil)
 		}, Facts{}},
 		{"log_sum_exp over a simplex's components, a scale given in a loop", func(t *testing.T) *lower.Compiled {
-			return irtest.Compile(t, `data { y: vector[N] }
+			return compile(t, `data { y: vector[N] }
 latent {
   w: simplex[3]
   m: vector[3]
@@ -62,7 +61,7 @@ model {
 			Raw: "g_raw[j] ~ student_t(4, 0, 1)", Define: "g[j] = 0.5 + 2 * h * g_raw[j]"}},
 			Exchangeable: []Exchangeable{{Latents: []string{"w", "m"}, Reflected: []string{}, K: 3, Order: "m", Declare: "m: ordered[3]"}}}},
 		{"iid components of a hand-written mixture", func(t *testing.T) *lower.Compiled {
-			return irtest.Compile(t, `data { y: vector[N] }
+			return compile(t, `data { y: vector[N] }
 latent { a: vector<lower=0>[2] }
 model {
   a ~ exponential(1)
@@ -71,7 +70,7 @@ model {
 `, mixCSV)
 		}, Facts{Exchangeable: []Exchangeable{{Latents: []string{"a"}, Reflected: []string{}, K: 2, Order: "a", Declare: "a: positive_ordered[2]"}}}},
 		{"Neal's funnel, and a scale that needs parentheses", func(t *testing.T) *lower.Compiled {
-			return irtest.Compile(t, `latent {
+			return compile(t, `latent {
   v: real
   x: vector[9]
   a: real
@@ -88,7 +87,7 @@ model {
 			{Latent: "x", Scale: []string{"v"}, Statement: "x ~ normal(0, exp(v / 2))", Raw: "x_raw ~ normal(0, 1)", Define: "x = exp(v / 2) * x_raw"},
 			{Latent: "a", Scale: []string{"b"}, Statement: "a ~ cauchy(v, b + 1)", Raw: "a_raw ~ cauchy(0, 1)", Define: "a = v + (b + 1) * a_raw"}}}},
 		{"a regression and a time series", func(t *testing.T) *lower.Compiled {
-			return irtest.Compile(t, `data { y: vector[N] }
+			return compile(t, `data { y: vector[N] }
 latent {
   b: vector[2]
   s: real<lower=0>

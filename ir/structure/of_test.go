@@ -3,7 +3,6 @@ package structure
 import (
 	"testing"
 
-	"github.com/mscppl/mscppl/internal/irtest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -30,7 +29,7 @@ func TestOf(t *testing.T) {
 			"y\n0.1\n2.5\n-0.2\n3\n", KindHMM, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := Of(irtest.Compile(t, tc.src, tc.csv))
+			s := Of(compile(t, tc.src, tc.csv))
 			require.Equal(t, tc.kind, s.Kind, s.String())
 			require.Equal(t, tc.k, s.K)
 			require.Equal(t, tc.attempt, s.StateSpace.Attempt)
