@@ -32,6 +32,16 @@ type Structure struct {
 	States []*ir.Var
 }
 
+// StateDim is the dimension of a state-space model's state: the number
+// of vectors that form it, or a matrix latent's columns (rows as states);
+// 1 for one latent vector.
+func (s Structure) StateDim() int {
+	if s.Latent != nil && s.Latent.Type.Kind == ir.Matrix {
+		return s.Latent.Type.Cols
+	}
+	return max(1, len(s.States))
+}
+
 func (s Structure) String() string {
 	if !s.StateSpace {
 		return "not a state-space model: " + s.Reason
@@ -45,11 +55,7 @@ func (s Structure) String() string {
 		if !s.GaussianTransition {
 			tr = "transition not Gaussian: CSMC with vector per-step Gaussian proposals"
 		}
-		K := len(s.States)
-		if s.Latent.Type.Kind == ir.Matrix {
-			K = s.Latent.Type.Cols
-		}
-		return fmt.Sprintf("state-space: (%s) over t = 1..%d, a %d-dimensional state, %s", stateNames(s.States), s.Latent.Type.Rows, K, tr)
+		return fmt.Sprintf("state-space: (%s) over t = 1..%d, a %d-dimensional state, %s", stateNames(s.States), s.Latent.Type.Rows, s.StateDim(), tr)
 	}
 	if len(s.Statics) > 0 {
 		return fmt.Sprintf("state-space: %s over t = 1..%d with the static latents %s (particle Gibbs: CSMC for %s given them, CIS for them given %s), %s",

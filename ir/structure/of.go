@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/mscppl/mscppl/autodiff"
-	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/ir/lower"
 	"github.com/mscppl/mscppl/stdlib"
 )
@@ -38,8 +37,6 @@ type Structure struct {
 	// StateSpace is the state-space detection's result (its Reason says
 	// why a model that looks like one is not).
 	StateSpace lower.Structure
-	// K is the dimension of the state of a state-space model.
-	K int
 	// GLM is the model as a GLM, when it is one.
 	GLM *GLM
 }
@@ -52,10 +49,7 @@ func Of(c *lower.Compiled) Structure {
 	s := Structure{StateSpace: lower.StructureOf(c)}
 	switch st := s.StateSpace; {
 	case st.StateSpace:
-		s.Kind, s.K = KindStateSpace, max(1, len(st.States))
-		if st.Latent != nil && st.Latent.Type.Kind == ir.Matrix {
-			s.K = st.Latent.Type.Cols
-		}
+		s.Kind = KindStateSpace
 	case hasHMM(c):
 		s.Kind = KindHMM
 	default:
@@ -64,6 +58,14 @@ func Of(c *lower.Compiled) Structure {
 		}
 	}
 	return s
+}
+
+// K is the dimension of a state-space model's state (0 for another kind).
+func (s Structure) K() int {
+	if s.Kind != KindStateSpace {
+		return 0
+	}
+	return s.StateSpace.StateDim()
 }
 
 // hasHMM reports whether the tape sums out a hidden Markov model's states.

@@ -31,7 +31,7 @@ func TestOf(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := Of(compile(t, tc.src, tc.csv))
 			require.Equal(t, tc.kind, s.Kind, s.String())
-			require.Equal(t, tc.k, s.K)
+			require.Equal(t, tc.k, s.K())
 			require.Equal(t, tc.attempt, s.StateSpace.Attempt)
 			if tc.kind == KindGLM {
 				require.NotNil(t, s.GLM)
