@@ -560,8 +560,8 @@ func (e *evaluator) combine(res *Result) {
 			res.ChainMean[j] += r.ChainMean[j] / float64(C)
 			res.ChainSD[j] += (r.ChainSD[j]*r.ChainSD[j] + r.ChainMean[j]*r.ChainMean[j]) / float64(C)
 		}
-		for _, w := range r.Warnings {
-			if strings.Contains(w, "is not mixing") {
+		for k, w := range r.Warnings {
+			if k+1 == r.notMixing {
 				mixing = append(mixing, fmt.Sprint(i+1))
 				minRate, lastN = math.Min(minRate, r.ChangeRateLast), max(lastN, c.it/10)
 				continue

@@ -390,6 +390,9 @@ type Result struct {
 	MeanESS        float64
 	Degenerate     int // iterations in which every weight was zero
 	Warnings       []string
+	// notMixing is 1 + the index in Warnings of the kernel's mixing
+	// warning (0: none), which RunChains merges over the chains.
+	notMixing int
 
 	// Unidentified, when the chains of a state-space run with params did
 	// not agree, says along which combination of params the likelihood is
@@ -742,6 +745,7 @@ func (c *chain) finish(res *Result) {
 	res.Reported = fmt.Sprintf("average of iterations %d-%d (%d iterates)", first, iters, n)
 	if l.k.Markov() && res.ChangeRateLast < MixingThreshold && iters > 0 {
 		res.Warnings = append(res.Warnings, mixingWarning(l, res.ChangeRateLast, last, nil, 1, nil))
+		res.notMixing = len(res.Warnings)
 	}
 	if l.frozen > 0 && l.frozen >= max(1, iters/10) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
