@@ -43,6 +43,17 @@ type Case struct {
 type StateSummary struct {
 	Name     string // "x", "level", "slope"
 	Mean, SD []float64
+	// Col, when not 0, is the state's column in a matrix[T, K] Name,
+	// whose element at time t is named Name[t,Col].
+	Col int
+}
+
+// ElemName is the name of the state's element at time t (from 1).
+func (s StateSummary) ElemName(t int) string {
+	if s.Col > 0 {
+		return fmt.Sprintf("%s[%d,%d]", s.Name, t, s.Col)
+	}
+	return fmt.Sprintf("%s[%d]", s.Name, t)
 }
 
 // Seeds of the simulations (math/rand/v2's PCG, stream 1). The data files
@@ -361,7 +372,11 @@ func (c *Case) WriteExact(w io.Writer) error {
 	}
 	for _, st := range c.States {
 		for t := range st.Mean {
-			fmt.Fprintf(&sb, "%s[%d],%s,%s,NA,NA,NA\n", st.Name, t+1, num(st.Mean[t]), num(st.SD[t]))
+			name := st.ElemName(t + 1)
+			if st.Col > 0 {
+				name = `"` + name + `"` // a CSV field with a comma
+			}
+			fmt.Fprintf(&sb, "%s,%s,%s,NA,NA,NA\n", name, num(st.Mean[t]), num(st.SD[t]))
 		}
 	}
 	_, err := io.WriteString(w, sb.String())

@@ -3,7 +3,6 @@ package kalman
 import (
 	"encoding/csv"
 	"flag"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -53,49 +52,55 @@ func readCSV(t *testing.T, path string) ([]string, [][]string) {
 // 10 digits). With -update it rewrites them.
 func TestCaseFiles(t *testing.T) {
 	for _, c := range allCases(t) {
-		if *update {
-			if err := c.WriteFiles("testdata"); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		model, err := os.ReadFile(filepath.Join("testdata", c.Name+".msc"))
-		if err != nil {
+		checkCaseFiles(t, c)
+	}
+}
+
+// checkCaseFiles checks (or with -update writes) c's files in testdata.
+func checkCaseFiles(t *testing.T, c *Case) {
+	t.Helper()
+	if *update {
+		if err := c.WriteFiles("testdata"); err != nil {
 			t.Fatal(err)
 		}
-		if string(model) != c.Model {
-			t.Errorf("%s.msc differs from the case's model text (go test -run TestCaseFiles -update)", c.Name)
+		return
+	}
+	model, err := os.ReadFile(filepath.Join("testdata", c.Name+".msc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(model) != c.Model {
+		t.Errorf("%s.msc differs from the case's model text (go test -run TestCaseFiles -update)", c.Name)
+	}
+	head, rows := readCSV(t, filepath.Join("testdata", c.Name+".csv"))
+	if len(head) != 1 || head[0] != "y" || len(rows) != len(c.Y) {
+		t.Fatalf("%s.csv: header %v, %d rows; want y and %d rows", c.Name, head, len(rows), len(c.Y))
+	}
+	for i, r := range rows {
+		v, err := strconv.ParseFloat(r[0], 64)
+		if err != nil || v != c.Y[i] {
+			t.Fatalf("%s.csv: row %d is %q, the simulation gives %v", c.Name, i+1, r[0], c.Y[i])
 		}
-		head, rows := readCSV(t, filepath.Join("testdata", c.Name+".csv"))
-		if len(head) != 1 || head[0] != "y" || len(rows) != len(c.Y) {
-			t.Fatalf("%s.csv: header %v, %d rows; want y and %d rows", c.Name, head, len(rows), len(c.Y))
+	}
+	head, rows = readCSV(t, filepath.Join("testdata", c.Name+"_exact.csv"))
+	want := map[string][2]float64{}
+	for _, p := range c.Params {
+		want[p.Name] = [2]float64{p.Mean, p.SD}
+	}
+	for _, s := range c.States {
+		for i := range s.Mean {
+			want[s.ElemName(i+1)] = [2]float64{s.Mean[i], s.SD[i]}
 		}
-		for i, r := range rows {
-			v, err := strconv.ParseFloat(r[0], 64)
-			if err != nil || v != c.Y[i] {
-				t.Fatalf("%s.csv: row %d is %q, the simulation gives %v", c.Name, i+1, r[0], c.Y[i])
-			}
-		}
-		head, rows = readCSV(t, filepath.Join("testdata", c.Name+"_exact.csv"))
-		want := map[string][2]float64{}
-		for _, p := range c.Params {
-			want[p.Name] = [2]float64{p.Mean, p.SD}
-		}
-		for _, s := range c.States {
-			for i := range s.Mean {
-				want[fmt.Sprintf("%s[%d]", s.Name, i+1)] = [2]float64{s.Mean[i], s.SD[i]}
-			}
-		}
-		if len(rows) != len(want) || len(head) != 6 || head[1] != "mean" || head[2] != "sd" {
-			t.Fatalf("%s_exact.csv: header %v and %d rows, want %d", c.Name, head, len(rows), len(want))
-		}
-		for _, r := range rows {
-			w, ok := want[r[0]]
-			m, err1 := strconv.ParseFloat(r[1], 64)
-			sd, err2 := strconv.ParseFloat(r[2], 64)
-			if !ok || err1 != nil || err2 != nil || math.Abs(m-w[0]) > 1e-8*w[1] || math.Abs(sd-w[1]) > 1e-8*w[1] {
-				t.Errorf("%s_exact.csv: row %v, the case gives mean %.10g sd %.10g", c.Name, r, w[0], w[1])
-			}
+	}
+	if len(rows) != len(want) || len(head) != 6 || head[1] != "mean" || head[2] != "sd" {
+		t.Fatalf("%s_exact.csv: header %v and %d rows, want %d", c.Name, head, len(rows), len(want))
+	}
+	for _, r := range rows {
+		w, ok := want[r[0]]
+		m, err1 := strconv.ParseFloat(r[1], 64)
+		sd, err2 := strconv.ParseFloat(r[2], 64)
+		if !ok || err1 != nil || err2 != nil || math.Abs(m-w[0]) > 1e-8*w[1] || math.Abs(sd-w[1]) > 1e-8*w[1] {
+			t.Errorf("%s_exact.csv: row %v, the case gives mean %.10g sd %.10g", c.Name, r, w[0], w[1])
 		}
 	}
 }
@@ -105,18 +110,23 @@ func TestCaseFiles(t *testing.T) {
 // sr = 0, lie on the grids) and that no state was left unsmoothed.
 func TestCaseGridsCoverThePosterior(t *testing.T) {
 	for _, c := range allCases(t) {
-		for i, p := range c.Params {
-			lo, hi := p.EdgeLo, p.EdgeHi
-			ax := c.Grid.Axes[i]
-			if ax.Lo == 0 {
-				lo = 0 // a scale's support starts at 0
-			}
-			if ax.Name == "phi" {
-				hi = 0 // phi < 1
-			}
-			if lo > 1e-14 || hi > 1e-14 {
-				t.Errorf("%s: %s: mass %g in the first cell, %g in the last", c.Name, p.Name, lo, hi)
-			}
+		checkCaseCovers(t, c)
+	}
+}
+
+func checkCaseCovers(t *testing.T, c *Case) {
+	t.Helper()
+	for i, p := range c.Params {
+		lo, hi := p.EdgeLo, p.EdgeHi
+		ax := c.Grid.Axes[i]
+		if ax.Lo == 0 {
+			lo = 0 // a scale's support starts at 0
+		}
+		if ax.Name == "phi" {
+			hi = 0 // phi < 1
+		}
+		if lo > 1e-14 || hi > 1e-14 {
+			t.Errorf("%s: %s: mass %g in the first cell, %g in the last", c.Name, p.Name, lo, hi)
 		}
 	}
 }
@@ -128,20 +138,25 @@ func TestCaseGridsCoverThePosterior(t *testing.T) {
 // static parameter is more than 3 sds from its true value.
 func TestCasesAgreeWithTheirSimulation(t *testing.T) {
 	for _, c := range allCases(t) {
-		for _, s := range c.States {
-			z2 := 0.0
-			for i := range s.Mean {
-				z := (c.Truth[fmt.Sprintf("%s[%d]", s.Name, i+1)] - s.Mean[i]) / s.SD[i]
-				z2 += z * z / float64(len(s.Mean))
-			}
-			if z2 < 0.25 || z2 > 4 {
-				t.Errorf("%s: %s: mean square z-score %.3f", c.Name, s.Name, z2)
-			}
+		checkCaseTruth(t, c)
+	}
+}
+
+func checkCaseTruth(t *testing.T, c *Case) {
+	t.Helper()
+	for _, s := range c.States {
+		z2 := 0.0
+		for i := range s.Mean {
+			z := (c.Truth[s.ElemName(i+1)] - s.Mean[i]) / s.SD[i]
+			z2 += z * z / float64(len(s.Mean))
 		}
-		for _, p := range c.Params {
-			if z := (c.Truth[p.Name] - p.Mean) / p.SD; math.Abs(z) > 3 {
-				t.Errorf("%s: %s: truth %g is %.2f sds from the posterior mean %g", c.Name, p.Name, c.Truth[p.Name], z, p.Mean)
-			}
+		if z2 < 0.25 || z2 > 4 {
+			t.Errorf("%s: %s: mean square z-score %.3f", c.Name, s.Name, z2)
+		}
+	}
+	for _, p := range c.Params {
+		if z := (c.Truth[p.Name] - p.Mean) / p.SD; math.Abs(z) > 3 {
+			t.Errorf("%s: %s: truth %g is %.2f sds from the posterior mean %g", c.Name, p.Name, c.Truth[p.Name], z, p.Mean)
 		}
 	}
 }
@@ -296,4 +311,28 @@ func (c *Case) State(name string) (StateSummary, bool) {
 		}
 	}
 	return StateSummary{}, false
+}
+
+// TestVAR2Case checks case (e), the VAR(1) state with Bayesian statics,
+// as the fast tier checks the others (its files, its grid's edges, its
+// simulation), and its grid against one half as fine. Long tier: its
+// 200 x 200 grid runs the matrix Kalman path, seconds.
+func TestVAR2Case(t *testing.T) {
+	testtier.Skip(t)
+	c, err := VAR2()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCaseFiles(t, c)
+	checkCaseCovers(t, c)
+	checkCaseTruth(t, c)
+	coarse, err := var2(75, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, sx := maxDiff(coarse, c)
+	t.Logf("var2: N = 75 vs 150: statics %.2g sd, states %.2g sd", st, sx)
+	if st > 2e-3 || sx > 2e-3 { // the error at 150 is about a third of it
+		t.Errorf("var2: N = 75 and 150 differ by %.2g sd (statics), %.2g sd (states)", st, sx)
+	}
 }

@@ -37,8 +37,9 @@
 // itself with closed forms (conjugate normal means, an inverse-gamma
 // variance).
 //
-// The ready-made cases AR1Noise, LocalLinearTrend, LocalLevel and
-// LocalLevel1000 (cases (a) to (d)) simulate a data set with a fixed seed
+// The ready-made cases AR1Noise, LocalLinearTrend, LocalLevel,
+// LocalLevel1000 and VAR2 (cases (a) to (e); Cases returns the first four,
+// whose grids take under a second) simulate a data set with a fixed seed
 // and return it with its mscppl model text and the exact answer (the
 // Kalman smoother's for LocalLinearTrend, whose statics are known; a
 // 300 x 300 grid for the others); their files under testdata (model .msc,
