@@ -265,10 +265,7 @@ func lower(m *ir.Model, opt CompileOptions) (*Compiled, error) {
 	c.priorOrder = g.Ancestors(c.logPrior)
 	c.priorErr = cp.priorCheck()
 	c.Unpriored = cp.unpriored()
-	detect(c)
-	if !c.structure.StateSpace && !opt.NoView {
-		detectView(c, opt)
-	}
+	detect(c, opt)
 	c.Reserve(1)
 	if err := initParams(c); err != nil {
 		return nil, err

@@ -32,6 +32,7 @@ type ssmFast struct {
 	built bool // compiled (by fastSteps, on first use)
 	tpls  []*autodiff.StepTemplate
 	steps [][]int // the time steps of each template
+	pos   []int   // the latent position of the state at each step
 	tplOf []int32 // template of step t
 	kOf   []int32 // index of step t within its template
 	// output indices (the same in every template; -1 when absent)
@@ -76,8 +77,8 @@ func (s *StateSpace) fastSteps() *ssmFast {
 func (s *StateSpace) buildFast(f *ssmFast) bool {
 	c := s.c
 	g := c.g
-	gauss := c.structure.GaussianTransition
-	*f = ssmFast{outMean: -1, outSD: -1, tplOf: make([]int32, len(s.steps)), kOf: make([]int32, len(s.steps))}
+	gauss := s.gaussian
+	*f = ssmFast{outMean: -1, outSD: -1, tplOf: make([]int32, s.T), kOf: make([]int32, s.T), pos: s.pos}
 	var progs []*autodiff.StepProgram // the first program of each shape
 	all := make([]*autodiff.StepProgram, len(s.steps))
 	var groups [][]int
@@ -85,7 +86,7 @@ func (s *StateSpace) buildFast(f *ssmFast) bool {
 	var externals []autodiff.Node
 	for t := range s.steps {
 		st := &s.steps[t]
-		fac := &c.Factors[st.trans]
+		fac := &c.Factors[st.trans[0]]
 		var mom []autodiff.Node
 		if gauss {
 			mom = []autodiff.Node{fac.Tilde.Args[1], fac.Tilde.Args[2]}
@@ -94,7 +95,11 @@ func (s *StateSpace) buildFast(f *ssmFast) bool {
 		if st.obsSum >= 0 {
 			obs = []autodiff.Node{st.obsSum}
 		}
-		p, err := g.CompileStep(c.LatentNode, []int{t - 1, t}, mom, []autodiff.Node{fac.Node}, obs)
+		prev := -1
+		if t > 0 {
+			prev = s.pos[t-1]
+		}
+		p, err := g.CompileStep(c.LatentNode, []int{prev, s.pos[t]}, mom, []autodiff.Node{fac.Node}, obs)
 		if err != nil || p.SegmentReads(segObs) {
 			return false
 		}
@@ -227,11 +232,11 @@ func (f *ssmFast) gradParams(c *Compiled, z, grad []float64) float64 {
 		prev, cur := f.prev[i], f.cur[i]
 		for k, t := range f.steps[i] {
 			if t > 0 {
-				prev[k] = z[t-1]
+				prev[k] = z[f.pos[t-1]]
 			} else {
 				prev[k] = 0
 			}
-			cur[k] = z[t]
+			cur[k] = z[f.pos[t]]
 		}
 		tp.SetInput(0, prev)
 		tp.SetInput(1, cur)

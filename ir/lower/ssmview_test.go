@@ -55,7 +55,7 @@ func TestStateSpaceForms(t *testing.T) {
 			require.True(t, st.StateSpace, st.Reason)
 			require.Equal(t, c.gaussian, st.GaussianTransition)
 			require.Equal(t, "x", st.Latent.Name)
-			require.Equal(t, c.statics, staticNames(st.Statics))
+			require.Equal(t, c.statics, varNames(st.Statics))
 			var ss *StateSpace
 			var set func([]float64)
 			var pos []int
@@ -161,9 +161,9 @@ func TestVectorStateForms(t *testing.T) {
 			st := StructureOf(m)
 			require.True(t, st.StateSpace, st.Reason)
 			require.Equal(t, c.gaussian, st.GaussianTransition)
-			v := VectorStateSpaceOf(m)
+			v := StateSpaceOf(m)
 			require.NotNil(t, v)
-			require.Nil(t, StateSpaceOf(m))
+			require.Nil(t, StaticStateSpaceOf(m))
 			require.Equal(t, T, v.Len())
 			require.Equal(t, 2, v.StateDim())
 			K, d := v.StateDim(), m.Dim()
