@@ -166,6 +166,7 @@ func TestVectorStateForms(t *testing.T) {
 			require.Nil(t, StaticStateSpaceOf(m))
 			require.Equal(t, T, v.Len())
 			require.Equal(t, 2, v.StateDim())
+			require.Equal(t, c.gaussian, v.GaussianTransition())
 			K, d := v.StateDim(), m.Dim()
 			rng := rand.New(rand.NewPCG(8, 8))
 			z := make([]float64, d)
