@@ -37,8 +37,11 @@ type CompileOptions struct {
 	// would compile once over their whole range (the tests compare the
 	// two).
 	UnrollLoops bool
-	// NoView: the compile is itself a state-space view (ssmview.go).
+	// NoView: the compile is not to try a state-space view (it is one, or
+	// its structure is not wanted).
 	NoView bool
+	// state is the state of a state-space view's compile (compileView).
+	state []*ir.Var
 }
 
 // Factor is one term of the log joint in the unrolled graph: the log

@@ -99,9 +99,9 @@ func looksDynamic(c *Compiled) bool {
 // terms (factors[i].deps, and factors[i].prior.lhsPos for the positions a
 // prior term draws), the one entry point of state-space detection: a
 // model whose only latent is a vector is classified on its own compile, a
-// state-space view (opt.NoView) with its latents as the state, and any
-// other model through its view (detectView, ssmview.go). It also collects
-// the terms that depend on no latent.
+// state-space view's compile with the state it was given (opt.state), and
+// any other model through its view (detectView, ssmview.go). It also
+// collects the terms that depend on no latent.
 func detect(c *Compiled, opt CompileOptions) {
 	c.constTerms = c.constTerms[:0]
 	for i, f := range c.Factors {
@@ -109,8 +109,8 @@ func detect(c *Compiled, opt CompileOptions) {
 			c.constTerms = append(c.constTerms, i)
 		}
 	}
-	state, why := c.Model.Latents, ""
-	if !opt.NoView {
+	state, why := opt.state, ""
+	if state == nil {
 		state, why = latentVector(c)
 	}
 	if why == "" {

@@ -191,7 +191,7 @@ func compileView(m *ir.Model, body []ir.Stmt, states []*ir.Var, statics []*ir.Va
 		off += v.UDim()
 	}
 	vm.ParamDim = off
-	opt.NoView = true
+	opt.NoView, opt.state = true, states
 	return lower(&vm, opt)
 }
 
