@@ -8,9 +8,9 @@ import (
 
 // The fast path of a state-space model whose state is one latent vector
 // (K = 1): each time step compiled once into an autodiff step program
-// (segments: the transition's moments given
-// z[t-1], the transition's log density, the observations given z[t]),
-// the steps of one shape sharing a template. A sweep then evaluates one
+// (segments: the transition's moments given z[t-1], the transition's log
+// density, the observations given z[t]), the steps of one shape sharing a
+// template. A sweep then evaluates one
 // step over all particles at a time with the particle values as the
 // template's inputs (no copies through the latent arena), reading the
 // subexpressions of params and data, which are evaluated once per change
