@@ -7,19 +7,19 @@ import (
 )
 
 // The fast path of a state-space model whose state is one latent vector
-// (K = 1): each time step compiled once into an autodiff step program (segments:
-// the transition's moments given z[t-1], the transition's log density, the
-// observations given z[t]), the steps of one shape sharing a template. A
-// sweep then evaluates one step over all particles at a time with the
-// particle values as the template's inputs (no copies through the latent
-// arena), reading the subexpressions of params and data, which are evaluated
-// once per change of the params. The param gradient evaluates every step of
-// the retained trajectory at once per template, forward and backward, and
-// then the shared (params-only) part of the graph backward, clearing only
-// its adjoints: no whole-graph pass and no whole-arena clear. The adjoints
-// reach the params in the order of the graph's Backward, so that the
-// gradient is the generic path's to the bit (when StepGradient.Exact: no
-// node belongs to two steps).
+// (K = 1): each time step compiled once into an autodiff step program
+// (segments: the transition's moments given z[t-1], the transition's log
+// density, the observations given z[t]), the steps of one shape sharing a
+// template. A sweep then evaluates one step over all particles at a time
+// with the particle values as the template's inputs (no copies through the
+// latent arena), reading the subexpressions of params and data, which are
+// evaluated once per change of the params. The param gradient evaluates
+// every step of the retained trajectory at once per template, forward and
+// backward, and then the shared (params-only) part of the graph backward,
+// clearing only its adjoints: no whole-graph pass and no whole-arena clear.
+// The adjoints reach the params in the order of the graph's Backward, so
+// that the gradient is the generic path's to the bit (when
+// StepGradient.Exact: no node belongs to two steps).
 
 // step program segments and outputs
 const (
