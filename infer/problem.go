@@ -21,25 +21,20 @@ var (
 	_ msc.Target           = (*splitTarget)(nil)
 	_ msc.ParamTarget      = (*splitTarget)(nil)
 	_ msc.StaticStateSpace = staticView{}
-	_ gaussianStateSpace   = (*lower.StateSpace)(nil)
-	_ gaussianStateSpace   = (*lower.VectorStateSpace)(nil)
+	// a state-space structure offers its transition's moments and its
+	// density whatever the transition (the moments are those of a Gaussian
+	// only when the transition is one: stateSpace)
+	_ msc.GaussianStateSpace = (*lower.StateSpace)(nil)
+	_ msc.GeneralStateSpace  = (*lower.StateSpace)(nil)
 )
-
-// gaussianStateSpace is a state-space structure that offers its
-// transition's moments and its density, as ir's do whatever the transition
-// (the moments are those of a Gaussian only when the transition is one).
-type gaussianStateSpace interface {
-	msc.GaussianStateSpace
-	msc.GeneralStateSpace
-}
 
 // generalOnly hides the moments of a transition that is not Gaussian.
 type generalOnly struct{ msc.GeneralStateSpace }
 
 // stateSpace is the structure ss as msc takes it: with its transition's
 // moments when the transition is Gaussian, its density alone otherwise.
-func stateSpace(ss gaussianStateSpace, gaussian bool) msc.GeneralStateSpace {
-	if gaussian {
+func stateSpace(ss *lower.StateSpace) msc.GeneralStateSpace {
+	if ss.GaussianTransition() {
 		return ss
 	}
 	return generalOnly{ss}
@@ -47,15 +42,10 @@ func stateSpace(ss gaussianStateSpace, gaussian bool) msc.GeneralStateSpace {
 
 // staticView is the state-space structure of a model with static latents
 // (lower.StaticView) as msc takes it.
-type staticView struct {
-	*lower.StaticView
-	gaussian bool
-}
+type staticView struct{ *lower.StaticView }
 
 // Given is the structure of the state given the statics last set.
-func (s staticView) Given() msc.GeneralStateSpace {
-	return stateSpace(s.StateSpace(), s.gaussian)
-}
+func (s staticView) Given() msc.GeneralStateSpace { return stateSpace(s.StateSpace()) }
 
 // problemsMade counts the problems newProblem made (the tests check that a
 // run makes one per chain).
@@ -81,16 +71,12 @@ func newProblem(c *lower.Compiled) *msc.Problem {
 	if lower.PriorError(c) == nil {
 		p.Prior = c
 	}
-	switch st := lower.StructureOf(c); {
-	case lower.StateSpaceOf(c) != nil:
-		p.StateSpace = stateSpace(lower.StateSpaceOf(c), st.GaussianTransition)
-	case lower.VectorStateSpaceOf(c) != nil:
-		vs := lower.VectorStateSpaceOf(c)
-		p.StateSpace = stateSpace(vs, vs.GaussianTransition())
-	case lower.StaticStateSpaceOf(c) != nil:
-		p.Statics = staticView{lower.StaticStateSpaceOf(c), st.GaussianTransition}
-	default:
-		p.NotStateSpace = st.String()
+	if ss := lower.StateSpaceOf(c); ss != nil {
+		p.StateSpace = stateSpace(ss)
+	} else if sv := lower.StaticStateSpaceOf(c); sv != nil {
+		p.Statics = staticView{sv}
+	} else {
+		p.NotStateSpace = lower.StructureOf(c).String()
 	}
 	return p
 }

@@ -115,9 +115,7 @@ func cloneCompiled(c *Compiled) (*Compiled, bool) {
 		}
 		n.intOps = append(n.intOps, intSite{ints[s.op], s.loops})
 	}
-	if c.ssm != nil { // steps: what detection found, read-only
-		n.ssm = &StateSpace{c: n, steps: c.ssm.steps, fast: &ssmFast{}}
-	}
+	n.ssm = c.ssm.clone(n)
 	if c.sv != nil {
 		view, ok := cloneCompiled(c.sv.view)
 		if !ok {
@@ -125,11 +123,6 @@ func cloneCompiled(c *Compiled) (*Compiled, bool) {
 		}
 		sv := *c.sv
 		sv.view = view
-		if c.sv.vss != nil {
-			vss := *c.sv.vss
-			vss.c = view
-			sv.vss = &vss
-		}
 		n.sv = &sv
 	}
 	if err := initParams(n); err != nil {

@@ -83,9 +83,10 @@ func cloneCase(t *testing.T, i int) *Compiled {
 		require.Truef(t, names[name], "the tape has no %s op", name)
 	}
 	if strings.HasPrefix(c.name, "state space") || strings.HasPrefix(c.name, "vector state") {
-		kinds := []bool{StateSpaceOf(comp) != nil, StaticStateSpaceOf(comp) != nil, VectorStateSpaceOf(comp) != nil}
-		want := []bool{c.name == "state space", strings.Contains(c.name, "statics"), strings.HasPrefix(c.name, "vector")}
-		require.Equal(t, want, kinds, "scalar state, statics, vector state")
+		ss := StateSpaceOf(comp)
+		kinds := []bool{ss != nil, StaticStateSpaceOf(comp) != nil, ss != nil && ss.StateDim() > 1}
+		want := []bool{!strings.Contains(c.name, "statics"), strings.Contains(c.name, "statics"), strings.HasPrefix(c.name, "vector")}
+		require.Equal(t, want, kinds, "state space, statics, a state of several components")
 	}
 	return comp
 }
@@ -126,9 +127,7 @@ func evalAt(c *Compiled, z [][]float64, seed uint64) []uint64 {
 	}
 	switch { // a state-space model's steps, over two particles
 	case StateSpaceOf(c) != nil:
-		add(stepsAt(StateSpaceOf(c), 1, z)...)
-	case VectorStateSpaceOf(c) != nil:
-		v := VectorStateSpaceOf(c)
+		v := StateSpaceOf(c)
 		add(stepsAt(v, v.StateDim(), z)...)
 	case StaticStateSpaceOf(c) != nil:
 		sv := StaticStateSpaceOf(c)
@@ -285,9 +284,6 @@ func graphsOf(c *Compiled) []*autodiff.Graph {
 	}
 	if c.sv != nil {
 		gs = append(gs, graphsOf(c.sv.view)...)
-		if c.sv.vss != nil {
-			gs = append(gs, c.sv.vss.c.g)
-		}
 	}
 	return gs
 }

@@ -37,8 +37,11 @@ type CompileOptions struct {
 	// would compile once over their whole range (the tests compare the
 	// two).
 	UnrollLoops bool
-	// NoView: the compile is itself a state-space view (ssmview.go).
+	// NoView: the compile is not to try a state-space view (it is one, or
+	// its structure is not wanted).
 	NoView bool
+	// state is the state of a state-space view's compile (compileView).
+	state []*ir.Var
 }
 
 // Factor is one term of the log joint in the unrolled graph: the log
@@ -265,10 +268,7 @@ func lower(m *ir.Model, opt CompileOptions) (*Compiled, error) {
 	c.priorOrder = g.Ancestors(c.logPrior)
 	c.priorErr = cp.priorCheck()
 	c.Unpriored = cp.unpriored()
-	detect(c)
-	if !c.structure.StateSpace && !opt.NoView {
-		detectView(c, opt)
-	}
+	detect(c, opt)
 	c.Reserve(1)
 	if err := initParams(c); err != nil {
 		return nil, err

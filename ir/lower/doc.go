@@ -35,9 +35,17 @@
 //
 // While compiling, Compile records which unconstrained latent positions
 // each term of the log joint depends on and which ones it draws; that is
-// how it detects a state-space model (StructureOf, StateSpaceOf,
-// VectorStateSpaceOf, StaticStateSpaceOf), whose time steps are then
-// compiled, on first use and where they can be, into step programs
-// evaluated over all particles at once (ssm_fast.go). CompileExpr compiles
-// an expression over a compiled model, for the REPL.
+// how it detects a state-space model (ssm.go: StructureOf says what it
+// found). A state-space model's structure is one type, StateSpace, whose
+// state at each step has K >= 1 components: one latent vector, several of
+// one length, or a matrix's rows. It is found on the model's own compile
+// when its only latent is one vector, and otherwise on the model's
+// state-space view, a second compile with the statements vectorised over
+// the state split per step and the static latents as params (ssmview.go).
+// StateSpaceOf returns it; a model with static latents beside its state
+// gives StaticStateSpaceOf instead, whose StateSpace is the state's given
+// the statics. A state of one vector has its time steps compiled, on first
+// use and where they can be, into step programs evaluated over all
+// particles at once (ssm_fast.go). CompileExpr compiles an expression over
+// a compiled model, for the REPL.
 package lower

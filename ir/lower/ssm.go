@@ -55,13 +55,22 @@ func (s Structure) String() string {
 		if !s.GaussianTransition {
 			tr = "transition not Gaussian: CSMC with vector per-step Gaussian proposals"
 		}
-		return fmt.Sprintf("state-space: (%s) over t = 1..%d, a %d-dimensional state, %s", stateNames(s.States), s.Latent.Type.Rows, s.StateDim(), tr)
+		return fmt.Sprintf("state-space: (%s) over t = 1..%d, a %d-dimensional state, %s", varNames(s.States), s.Latent.Type.Rows, s.StateDim(), tr)
 	}
 	if len(s.Statics) > 0 {
 		return fmt.Sprintf("state-space: %s over t = 1..%d with the static latents %s (particle Gibbs: CSMC for %s given them, CIS for them given %s), %s",
-			s.Latent.Name, s.Latent.Type.Rows, staticNames(s.Statics), s.Latent.Name, s.Latent.Name, tr)
+			s.Latent.Name, s.Latent.Type.Rows, varNames(s.Statics), s.Latent.Name, s.Latent.Name, tr)
 	}
 	return fmt.Sprintf("state-space: %s over t = 1..%d, %s", s.Latent.Name, s.Latent.Type.Rows, tr)
+}
+
+// varNames lists the variables' names, for Structure's text.
+func varNames(vs []*ir.Var) string {
+	names := make([]string, len(vs))
+	for i, v := range vs {
+		names[i] = v.Name
+	}
+	return strings.Join(names, ", ")
 }
 
 // looksDynamic reports whether some ~ statement draws one element of a
@@ -86,158 +95,253 @@ func looksDynamic(c *Compiled) bool {
 	return false
 }
 
-// ssmStep holds the factors of one time step of a state-space model.
-type ssmStep struct {
-	trans      int // index into factors of the transition z[t] ~ ...
-	obs        []int
-	transOrder []autodiff.Node // nodes to evaluate for the transition's arguments (Gaussian)
-	transFull  []autodiff.Node // nodes to evaluate for the transition's log density
-	obsOrder   []autodiff.Node // nodes to evaluate for the observation factors
-	obsSum     autodiff.Node   // sum of the observation factors (or -1)
-}
-
 // detect classifies the compiled model from the dependency sets of its
 // terms (factors[i].deps, and factors[i].prior.lhsPos for the positions a
-// prior term draws). It also collects the terms that depend on no latent.
-func detect(c *Compiled) {
+// prior term draws), the one entry point of state-space detection: a
+// model whose only latent is a vector is classified on its own compile, a
+// state-space view's compile with the state it was given (opt.state), and
+// any other model through its view (detectView, ssmview.go). It also
+// collects the terms that depend on no latent.
+func detect(c *Compiled, opt CompileOptions) {
 	c.constTerms = c.constTerms[:0]
 	for i, f := range c.Factors {
 		if f.Prior == nil && len(f.deps) == 0 {
 			c.constTerms = append(c.constTerms, i)
 		}
 	}
-	m := c.Model
-	no := func(format string, args ...any) {
-		c.structure = Structure{Reason: fmt.Sprintf(format, args...), Attempt: looksDynamic(c)}
+	state, why := opt.state, ""
+	if state == nil {
+		state, why = latentVector(c)
 	}
+	if why == "" {
+		if why = detectState(c, state); why == "" {
+			return
+		}
+	}
+	c.structure = Structure{Reason: why, Attempt: looksDynamic(c)}
+	if !opt.NoView {
+		detectView(c, opt)
+	}
+}
+
+// latentVector returns the model's one latent vector, when its latents
+// proper are one unconstrained vector of two steps or more, or why not.
+func latentVector(c *Compiled) ([]*ir.Var, string) {
 	var drawn []*ir.Var // the latents proper (derived quantities are computed from them)
-	for _, v := range m.Latents {
+	for _, v := range c.Model.Latents {
 		if v.Derived == nil {
 			drawn = append(drawn, v)
 		}
 	}
-	if len(drawn) != 1 {
-		names := make([]string, len(drawn))
-		for i, v := range drawn {
-			names[i] = v.Name
-		}
-		if len(drawn) == 0 {
-			no("a state-space model has exactly one latent vector z (this model has no latent variables)")
-			return
-		}
-		no("a state-space model has exactly one latent vector z (this model has %d latent variables: %s); its other unknowns are params, learned alongside q",
-			len(drawn), strings.Join(names, ", "))
-		return
+	switch {
+	case len(drawn) == 0:
+		return nil, "a state-space model has exactly one latent vector z (this model has no latent variables)"
+	case len(drawn) > 1:
+		return nil, fmt.Sprintf("a state-space model has exactly one latent vector z (this model has %d latent variables: %s); its other unknowns are params, learned alongside q",
+			len(drawn), varNames(drawn))
 	}
 	z := drawn[0]
-	if z.Special() {
-		no("the latent %s has a vector constraint or bounds that depend on other variables", z.Name)
-		return
+	switch {
+	case z.Special():
+		return nil, fmt.Sprintf("the latent %s has a vector constraint or bounds that depend on other variables", z.Name)
+	case z.Type.Kind != ir.Vector:
+		return nil, fmt.Sprintf("the latent %s is not a vector", z.Name)
+	case z.Bij.HasLower || z.Bij.HasUpper:
+		return nil, fmt.Sprintf("the latent %s is constrained", z.Name)
+	case z.Type.Rows < 2:
+		return nil, fmt.Sprintf("the latent %s has a single time step", z.Name)
 	}
-	if z.Type.Kind != ir.Vector {
-		no("the latent %s is not a vector", z.Name)
-		return
-	}
-	if z.Bij.HasLower || z.Bij.HasUpper {
-		no("the latent %s is constrained", z.Name)
-		return
-	}
-	T := z.Type.Rows
-	if T < 2 {
-		no("the latent %s has a single time step", z.Name)
-		return
-	}
-	steps := make([]ssmStep, T)
-	for t := range steps {
-		steps[t].trans = -1
-		steps[t].obsSum = -1
-	}
-	gauss := true
-	transName := ""
-	for i, f := range c.Factors {
-		pos := f.Pos
-		if f.Prior != nil {
-			if len(f.Prior.LhsPos) != 1 {
-				no("the statement at %s draws the whole vector %s at once; a state-space model draws %s[t] given %s[t-1]", pos, z.Name, z.Name, z.Name)
-				return
-			}
-			t := f.Prior.LhsPos[0]
-			if steps[t].trans >= 0 {
-				no("%s[%d] appears on the left of ~ twice", z.Name, t+1)
-				return
-			}
-			for _, d := range f.deps {
-				if d != t-1 {
-					no("the distribution of %s[%d] (statement at %s) depends on %s[%d], not only on %s[%d]", z.Name, t+1, pos, z.Name, d+1, z.Name, t)
-					return
-				}
-			}
-			steps[t].trans = i
-			if !f.Tilde.Family.GaussianMoments {
-				gauss = false
-				transName = f.Tilde.Family.Name
-			}
-			continue
-		}
-		// an observation factor: depends on at most one state
-		t := -1
-		for _, d := range f.deps {
-			if t >= 0 && d != t {
-				no("the statement at %s depends on both %s[%d] and %s[%d]; an observation may depend on one state only", pos, z.Name, t+1, z.Name, d+1)
-				return
-			}
-			t = d
-		}
-		if t < 0 {
-			continue // a factor of data and params only: constant in z
-		}
-		steps[t].obs = append(steps[t].obs, i)
-	}
-	for t := range steps {
-		if steps[t].trans < 0 {
-			no("%s[%d] has no distribution (no %s[%d] ~ ... statement)", z.Name, t+1, z.Name, t+1)
-			return
-		}
-	}
-	g := c.g
-	for t := range steps {
-		f := c.Factors[steps[t].trans]
-		if gauss {
-			steps[t].transOrder = g.Ancestors(f.Tilde.Args[1], f.Tilde.Args[2])
-		}
-		steps[t].transFull = g.Ancestors(f.Node)
-		if len(steps[t].obs) > 0 {
-			nodes := make([]autodiff.Node, len(steps[t].obs))
-			for k, i := range steps[t].obs {
-				nodes[k] = c.Factors[i].Node
-			}
-			if len(nodes) == 1 {
-				steps[t].obsSum = nodes[0]
-			} else {
-				steps[t].obsSum = g.AddN(nodes...)
-			}
-			steps[t].obsOrder = g.Ancestors(steps[t].obsSum)
-		}
-	}
-	c.structure = Structure{StateSpace: true, Latent: z, GaussianTransition: gauss, Transition: transName}
-	c.ssm = &StateSpace{c: c, steps: steps, fast: &ssmFast{}} // the step templates are compiled on first use
+	return drawn, ""
 }
 
 // StateSpace is the state-space structure of a compiled model, as
 // detection found it: the value the CSMC kernel consumes (package msc's
-// StateSpace and GeneralStateSpace). It evaluates the model's transition
-// and observation terms step by step, for many particles at once, on the
-// compiled model's graph (so it shares its params).
+// StateSpace, GaussianStateSpace and GeneralStateSpace). The state at each
+// step is K-dimensional: one latent vector of length T (K = 1), K latent
+// vectors of one length T that together form it (a local linear trend's
+// level and slope), or the rows of a matrix[T, K], each component drawn
+// given the state at the step before,
+//
+//	x_k[t] ~ family(f(x[t-1]), ...),   y_t depends on x[t] only.
+//
+// A Gaussian transition's covariance is diagonal (each component has its
+// own sd given x[t-1]). It evaluates the model's transition and
+// observation terms step by step, for many particles at once, on the
+// graph of the compile it was found on (so it shares its params); a state
+// that is one latent vector is evaluated by step programs where they can
+// be (ssm_fast.go).
 type StateSpace struct {
-	c     *Compiled
-	steps []ssmStep
-	fast  *ssmFast // the step templates (nil: the generic path)
+	c        *Compiled
+	T, K     int
+	pos      []int // pos[t*K+k]: the latent position of component k at step t
+	steps    []ssmStep
+	gaussian bool
+	fast     *ssmFast // the step templates of a one-vector state (nil: the generic path)
+}
+
+// ssmStep holds the factors of one time step of a state-space model.
+type ssmStep struct {
+	trans      []int           // factors of x_k[t] ~ ..., by k
+	obs        []int           // observation factors of step t
+	transOrder []autodiff.Node // nodes to evaluate for the transitions' arguments (Gaussian)
+	transFull  []autodiff.Node // nodes to evaluate for the transitions' log densities
+	obsOrder   []autodiff.Node // nodes to evaluate for the observation factors
+	obsSum     autodiff.Node   // sum of the observation factors (or -1)
+}
+
+// statePositions are the latent positions of the state formed by vars,
+// component k at step t at t*K + k: K vectors of one length T, or the
+// rows of one matrix[T, K].
+func statePositions(vars []*ir.Var) []int {
+	T, K := vars[0].Type.Rows, len(vars)
+	matrix := vars[0].Type.Kind == ir.Matrix
+	if matrix {
+		K = vars[0].Type.Cols
+	}
+	pos := make([]int, T*K)
+	for t := range T {
+		for k := range K {
+			if matrix {
+				pos[t*K+k] = vars[0].Offset + t*K + k
+			} else {
+				pos[t*K+k] = vars[k].Offset + t
+			}
+		}
+	}
+	return pos
+}
+
+// detectState classifies c as a state-space model whose state is vars
+// (one length T: one vector, K vectors, or one matrix[T, K] whose row t
+// is the state at step t). It sets c.ssm and c.structure and returns ""
+// when it is one, and says why not otherwise.
+func detectState(c *Compiled, vars []*ir.Var) string {
+	T, K := vars[0].Type.Rows, len(vars)
+	matrix := vars[0].Type.Kind == ir.Matrix
+	if matrix {
+		K = vars[0].Type.Cols
+	}
+	one := len(vars) == 1 && !matrix // one latent vector
+	s := &StateSpace{c: c, T: T, K: K, pos: statePositions(vars), steps: make([]ssmStep, T), gaussian: true}
+	where := map[int][2]int{} // latent position -> (t, k)
+	for j, p := range s.pos {
+		where[p] = [2]int{j / K, j % K}
+	}
+	name := func(p int) string {
+		tk := where[p]
+		if matrix {
+			return fmt.Sprintf("%s[%d, %d]", vars[0].Name, tk[0]+1, tk[1]+1)
+		}
+		return fmt.Sprintf("%s[%d]", vars[tk[1]].Name, tk[0]+1)
+	}
+	for t := range s.steps {
+		s.steps[t].trans = make([]int, K)
+		for k := range K {
+			s.steps[t].trans[k] = -1
+		}
+		s.steps[t].obsSum = -1
+	}
+	transName := ""
+	for i, f := range c.Factors {
+		if f.Prior != nil {
+			if len(f.Prior.LhsPos) != 1 {
+				if one {
+					z := vars[0].Name
+					return fmt.Sprintf("the statement at %s draws the whole vector %s at once; a state-space model draws %s[t] given %s[t-1]", f.Pos, z, z, z)
+				}
+				return fmt.Sprintf("the statement at %s draws several elements of the state at once; each component is drawn given the state at the step before", f.Pos)
+			}
+			tk, ok := where[f.Prior.LhsPos[0]]
+			if !ok {
+				return fmt.Sprintf("the statement at %s draws a latent that is not part of the state", f.Pos)
+			}
+			t, k := tk[0], tk[1]
+			if s.steps[t].trans[k] >= 0 {
+				return fmt.Sprintf("%s appears on the left of ~ twice", name(f.Prior.LhsPos[0]))
+			}
+			for _, d := range f.deps {
+				if dt, ok := where[d]; !ok || dt[0] != t-1 {
+					before := fmt.Sprintf("the state at step %d", t)
+					if one {
+						before = fmt.Sprintf("%s[%d]", vars[0].Name, t)
+					}
+					return fmt.Sprintf("the distribution of %s (statement at %s) depends on %s, not only on %s", name(f.Prior.LhsPos[0]), f.Pos, name(d), before)
+				}
+			}
+			s.steps[t].trans[k] = i
+			if !f.Tilde.Family.GaussianMoments {
+				s.gaussian = false
+				transName = f.Tilde.Family.Name
+			}
+			continue
+		}
+		// an observation factor: depends on the state at one step at most
+		t, at := -1, -1
+		for _, d := range f.deps {
+			dt := where[d][0]
+			if t >= 0 && dt != t {
+				if one {
+					return fmt.Sprintf("the statement at %s depends on both %s and %s; an observation may depend on one state only", f.Pos, name(at), name(d))
+				}
+				return fmt.Sprintf("the statement at %s depends on the state at steps %d and %d; an observation may depend on the state at one step only", f.Pos, t+1, dt+1)
+			}
+			t, at = dt, d
+		}
+		if t >= 0 {
+			s.steps[t].obs = append(s.steps[t].obs, i)
+		}
+		// else a factor of data and params only: constant in the state
+	}
+	for t := range s.steps {
+		for k, i := range s.steps[t].trans {
+			if i < 0 {
+				n := name(s.pos[t*K+k])
+				return fmt.Sprintf("%s has no distribution (no %s ~ ... statement)", n, n)
+			}
+		}
+	}
+	g := c.g // a model that is one: the steps' nodes
+	for t := range s.steps {
+		st := &s.steps[t]
+		var args, full []autodiff.Node
+		for _, i := range st.trans {
+			f := c.Factors[i]
+			full = append(full, f.Node)
+			if s.gaussian {
+				args = append(args, f.Tilde.Args[1], f.Tilde.Args[2])
+			}
+		}
+		if s.gaussian {
+			st.transOrder = g.Ancestors(args...)
+		}
+		st.transFull = g.Ancestors(full...)
+		if len(st.obs) > 0 {
+			nodes := make([]autodiff.Node, len(st.obs))
+			for k, i := range st.obs {
+				nodes[k] = c.Factors[i].Node
+			}
+			st.obsSum = nodes[0]
+			if len(nodes) > 1 {
+				st.obsSum = g.AddN(nodes...)
+			}
+			st.obsOrder = g.Ancestors(st.obsSum)
+		}
+	}
+	c.structure = Structure{StateSpace: true, Latent: vars[0], GaussianTransition: s.gaussian, Transition: transName}
+	if one {
+		s.fast = &ssmFast{} // the step templates are compiled on first use
+	} else {
+		c.structure.States = vars
+	}
+	c.ssm = s
+	return ""
 }
 
 // StateSpaceOf returns the model's state-space structure when its latents
-// are exactly the state trajectory (found on the model, or on its view when
-// statements are vectorised over the state), or nil (StructureOf says why;
-// with static latents see StaticStateSpaceOf).
+// are exactly the state (found on the model, or on its view when
+// statements are vectorised over the state or the state has several
+// components), or nil (StructureOf says why; with static latents see
+// StaticStateSpaceOf).
 func StateSpaceOf(c *Compiled) *StateSpace {
 	if c.sv != nil {
 		if len(c.sv.statics) > 0 {
@@ -305,18 +409,33 @@ func ConstLogDensity(c *Compiled) float64 {
 // StructureOf reports the detected structure of c.
 func StructureOf(c *Compiled) Structure { return c.structure }
 
-// Len is the number of time steps.
-func (s *StateSpace) Len() int { return len(s.steps) }
+// clone is s on the compile n, a clone of s's (the steps are what
+// detection found, read-only; the step templates are compiled again).
+func (s *StateSpace) clone(n *Compiled) *StateSpace {
+	if s == nil {
+		return nil
+	}
+	ns := *s
+	ns.c = n
+	if s.fast != nil {
+		ns.fast = &ssmFast{}
+	}
+	return &ns
+}
 
-// StateDim is the state's dimension: a StateSpace is the K = 1 state-space
-// structure (the state x_t one latent per step), evaluated by step
-// programs where they can be (ssm_fast.go); VectorStateSpace is the same
-// interface for K > 1.
-func (s *StateSpace) StateDim() int { return 1 }
+// Len is the number of time steps T.
+func (s *StateSpace) Len() int { return s.T }
 
-// Index is the unconstrained latent position of x_t (the latents are the
-// trajectory).
-func (s *StateSpace) Index(t, _ int) int { return t }
+// StateDim is the dimension K of the state.
+func (s *StateSpace) StateDim() int { return s.K }
+
+// Index is the latent position of component k at step t.
+func (s *StateSpace) Index(t, k int) int { return s.pos[t*s.K+k] }
+
+// GaussianTransition reports whether every transition is a normal: then
+// Transition gives its moments (otherwise only TransitionLogDensity is
+// meaningful).
+func (s *StateSpace) GaussianTransition() bool { return s.gaussian }
 
 // ReserveParticles prepares evaluations over n particles.
 func (s *StateSpace) ReserveParticles(n int) {
@@ -326,86 +445,80 @@ func (s *StateSpace) ReserveParticles(n int) {
 	}
 }
 
-// Transition writes the mean and sd of p(z_t | z_{t-1} = prev[i]).
-func (s *StateSpace) Transition(t int, prev, mean, sd []float64) {
-	c := s.c
-	if f := s.fastSteps(); f != nil && f.outMean >= 0 {
-		f.transition(c, t, prev, mean, sd)
-		return
-	}
-	s.transitionGeneric(t, prev, mean, sd)
-}
-
-func (s *StateSpace) transitionGeneric(t int, prev, mean, sd []float64) {
-	c := s.c
-	st := &s.steps[t]
-	f := &c.Factors[st.trans]
-	n := len(mean)
-	if t > 0 {
-		for i := 0; i < n; i++ {
-			c.g.Value(c.LatentNode, i)[t-1] = prev[i]
+// load writes the n particles' states (n x K) at step t into the latent rows.
+func (s *StateSpace) load(t int, x []float64, n int) {
+	K := s.K
+	for i := range n {
+		row := s.c.g.Value(s.c.LatentNode, i)
+		for k := range K {
+			row[s.pos[t*K+k]] = x[i*K+k]
 		}
 	}
+}
+
+// Transition writes the mean and the (diagonal) Cholesky factor of x_t
+// given x_{t-1} = prev for each particle (for K = 1, the sd).
+func (s *StateSpace) Transition(t int, prev, mean, chol []float64) {
+	if f := s.fastSteps(); f != nil && f.outMean >= 0 {
+		f.transition(s.c, t, prev, mean, chol)
+		return
+	}
+	K, c := s.K, s.c
+	n := len(mean) / K
+	if t > 0 {
+		s.load(t-1, prev, n)
+	}
+	st := &s.steps[t]
 	c.g.ForwardNodes(st.transOrder, n)
-	for i := 0; i < n; i++ {
-		mv, sv := c.g.Value(f.Tilde.Args[1], i), c.g.Value(f.Tilde.Args[2], i)
-		mean[i], sd[i] = mv[0], sv[0]
+	clear(chol[:n*K*K])
+	for k, fi := range st.trans {
+		f := &c.Factors[fi]
+		for i := range n {
+			mean[i*K+k] = c.g.Value(f.Tilde.Args[1], i)[0]
+			chol[i*K*K+k*K+k] = c.g.Value(f.Tilde.Args[2], i)[0]
+		}
+	}
+}
+
+// TransitionLogDensity writes log p(x_t = cur | x_{t-1} = prev).
+func (s *StateSpace) TransitionLogDensity(t int, prev, cur, out []float64) {
+	if f := s.fastSteps(); f != nil {
+		f.transitionLogDensity(s.c, t, prev, cur, out)
+		return
+	}
+	c := s.c
+	n := len(out)
+	if t > 0 {
+		s.load(t-1, prev, n)
+	}
+	s.load(t, cur, n)
+	st := &s.steps[t]
+	c.g.ForwardNodes(st.transFull, n)
+	for i := range n {
+		lp := c.g.Value(c.Factors[st.trans[0]].Node, i)[0]
+		for _, fi := range st.trans[1:] {
+			lp += c.g.Value(c.Factors[fi].Node, i)[0]
+		}
+		out[i] = lp
 	}
 }
 
 // ObsLogDensity writes the log density of the observations at step t.
 func (s *StateSpace) ObsLogDensity(t int, cur, out []float64) {
-	c := s.c
-	if f := s.fastSteps(); f != nil && s.steps[t].obsSum >= 0 {
-		f.obsLogDensity(c, t, cur, out)
-		return
-	}
-	s.obsLogDensityGeneric(t, cur, out)
-}
-
-func (s *StateSpace) obsLogDensityGeneric(t int, cur, out []float64) {
-	c := s.c
 	st := &s.steps[t]
-	n := len(out)
 	if st.obsSum < 0 {
-		for i := range out {
-			out[i] = 0
-		}
+		clear(out)
 		return
 	}
-	for i := 0; i < n; i++ {
-		c.g.Value(c.LatentNode, i)[t] = cur[i]
-	}
-	c.g.ForwardNodes(st.obsOrder, n)
-	for i := 0; i < n; i++ {
-		out[i] = c.g.Value(st.obsSum, i)[0]
-	}
-}
-
-// TransitionLogDensity writes log p(z_t = cur[i] | z_{t-1} = prev[i]).
-func (s *StateSpace) TransitionLogDensity(t int, prev, cur, out []float64) {
-	c := s.c
 	if f := s.fastSteps(); f != nil {
-		f.transitionLogDensity(c, t, prev, cur, out)
+		f.obsLogDensity(s.c, t, cur, out)
 		return
 	}
-	s.transitionLogDensityGeneric(t, prev, cur, out)
-}
-
-func (s *StateSpace) transitionLogDensityGeneric(t int, prev, cur, out []float64) {
 	c := s.c
-	st := &s.steps[t]
-	f := &c.Factors[st.trans]
 	n := len(out)
-	for i := 0; i < n; i++ {
-		u := c.g.Value(c.LatentNode, i)
-		if t > 0 {
-			u[t-1] = prev[i]
-		}
-		u[t] = cur[i]
-	}
-	c.g.ForwardNodes(st.transFull, n)
-	for i := 0; i < n; i++ {
-		out[i] = c.g.Value(f.Node, i)[0]
+	s.load(t, cur, n)
+	c.g.ForwardNodes(st.obsOrder, n)
+	for i := range n {
+		out[i] = c.g.Value(st.obsSum, i)[0]
 	}
 }

@@ -6,20 +6,20 @@ import (
 	"github.com/mscppl/mscppl/autodiff"
 )
 
-// The fast path of a state-space model: each time step compiled once into
-// an autodiff step program (segments: the transition's moments given
-// z[t-1], the transition's log density, the observations given z[t]),
-// the steps of one shape sharing a template. A sweep then evaluates one
-// step over all particles at a time with the particle values as the
-// template's inputs (no copies through the latent arena), reading the
-// subexpressions of params and data, which are evaluated once per change
-// of the params. The param gradient evaluates every step of the retained
-// trajectory at once per template, forward and backward, and then the
-// shared (params-only) part of the graph backward, clearing only its
-// adjoints: no whole-graph pass and no whole-arena clear. The adjoints
-// reach the params in the order of the graph's Backward, so that the
-// gradient is the generic path's to the bit (when StepGradient.Exact: no
-// node belongs to two steps).
+// The fast path of a state-space model whose state is one latent vector
+// (K = 1): each time step compiled once into an autodiff step program
+// (segments: the transition's moments given z[t-1], the transition's log
+// density, the observations given z[t]), the steps of one shape sharing a
+// template. A sweep then evaluates one step over all particles at a time
+// with the particle values as the template's inputs (no copies through the
+// latent arena), reading the subexpressions of params and data, which are
+// evaluated once per change of the params. The param gradient evaluates
+// every step of the retained trajectory at once per template, forward and
+// backward, and then the shared (params-only) part of the graph backward,
+// clearing only its adjoints: no whole-graph pass and no whole-arena clear.
+// The adjoints reach the params in the order of the graph's Backward, so
+// that the gradient is the generic path's to the bit (when
+// StepGradient.Exact: no node belongs to two steps).
 
 // step program segments and outputs
 const (
@@ -32,6 +32,7 @@ type ssmFast struct {
 	built bool // compiled (by fastSteps, on first use)
 	tpls  []*autodiff.StepTemplate
 	steps [][]int // the time steps of each template
+	pos   []int   // the latent position of the state at each step
 	tplOf []int32 // template of step t
 	kOf   []int32 // index of step t within its template
 	// output indices (the same in every template; -1 when absent)
@@ -76,8 +77,8 @@ func (s *StateSpace) fastSteps() *ssmFast {
 func (s *StateSpace) buildFast(f *ssmFast) bool {
 	c := s.c
 	g := c.g
-	gauss := c.structure.GaussianTransition
-	*f = ssmFast{outMean: -1, outSD: -1, tplOf: make([]int32, len(s.steps)), kOf: make([]int32, len(s.steps))}
+	gauss := s.gaussian
+	*f = ssmFast{outMean: -1, outSD: -1, tplOf: make([]int32, s.T), kOf: make([]int32, s.T), pos: s.pos}
 	var progs []*autodiff.StepProgram // the first program of each shape
 	all := make([]*autodiff.StepProgram, len(s.steps))
 	var groups [][]int
@@ -85,7 +86,7 @@ func (s *StateSpace) buildFast(f *ssmFast) bool {
 	var externals []autodiff.Node
 	for t := range s.steps {
 		st := &s.steps[t]
-		fac := &c.Factors[st.trans]
+		fac := &c.Factors[st.trans[0]]
 		var mom []autodiff.Node
 		if gauss {
 			mom = []autodiff.Node{fac.Tilde.Args[1], fac.Tilde.Args[2]}
@@ -94,7 +95,11 @@ func (s *StateSpace) buildFast(f *ssmFast) bool {
 		if st.obsSum >= 0 {
 			obs = []autodiff.Node{st.obsSum}
 		}
-		p, err := g.CompileStep(c.LatentNode, []int{t - 1, t}, mom, []autodiff.Node{fac.Node}, obs)
+		prev := -1
+		if t > 0 {
+			prev = s.pos[t-1]
+		}
+		p, err := g.CompileStep(c.LatentNode, []int{prev, s.pos[t]}, mom, []autodiff.Node{fac.Node}, obs)
 		if err != nil || p.SegmentReads(segObs) {
 			return false
 		}
@@ -227,11 +232,11 @@ func (f *ssmFast) gradParams(c *Compiled, z, grad []float64) float64 {
 		prev, cur := f.prev[i], f.cur[i]
 		for k, t := range f.steps[i] {
 			if t > 0 {
-				prev[k] = z[t-1]
+				prev[k] = z[f.pos[t-1]]
 			} else {
 				prev[k] = 0
 			}
-			cur[k] = z[t]
+			cur[k] = z[f.pos[t]]
 		}
 		tp.SetInput(0, prev)
 		tp.SetInput(1, cur)

@@ -3,7 +3,6 @@ package lower
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/mscppl/mscppl/ir"
 )
@@ -31,12 +30,11 @@ import (
 
 // viewInfo is what the view adds to the model's compile.
 type viewInfo struct {
-	view    *Compiled         // the view's compile (its params: the model's, then the statics)
-	vss     *VectorStateSpace // the view's structure when the state has several components
-	statics []*ir.Var         // the static latents, in the view's param order
+	view    *Compiled // the view's compile (its params: the model's, then the statics; its ssm the structure)
+	statics []*ir.Var // the static latents, in the view's param order
 	// staticPos are the unconstrained latent positions of the statics in the
 	// model's latent vector (in the view's param order), statePos those of
-	// the state x_1..x_T.
+	// the state, as StateSpace.Index orders them.
 	staticPos, statePos []int
 	nParams             int // the model's own params (the view's first)
 }
@@ -74,7 +72,7 @@ func detectView(c *Compiled, opt CompileOptions) {
 		}
 	}
 	if (len(states) > 1 || state.Type.Kind == ir.Matrix) && len(statics) > 0 {
-		c.structure.Reason = fmt.Sprintf("the state has %d components (%s) and the model has static latents (%s) beside it; particle Gibbs takes a one-dimensional state, so make them params or give the state one component", len(states), stateNames(states), staticNames(statics))
+		c.structure.Reason = fmt.Sprintf("the state has %d components (%s) and the model has static latents (%s) beside it; particle Gibbs takes a one-dimensional state, so make them params or give the state one component", len(states), varNames(states), varNames(statics))
 		return
 	}
 	body, bad := splitStatements(m.Body, states)
@@ -88,32 +86,18 @@ func detectView(c *Compiled, opt CompileOptions) {
 		c.structure.Reason = "its state-space view does not compile: " + err.Error()
 		return
 	}
-	info := &viewInfo{view: view, statics: statics, nParams: m.ParamDim}
-	if len(states) > 1 || state.Type.Kind == ir.Matrix {
-		vss, why := detectVector(view, states)
-		if vss == nil {
-			c.structure.Reason = why
-			return
-		}
-		info.vss = vss
-		c.structure = Structure{StateSpace: true, Latent: state, States: states, GaussianTransition: vss.gaussian}
-		c.sv = info
-		return
-	}
-	st := view.structure
+	st := view.structure // the view's own detection: its latents are the state
 	if !st.StateSpace {
 		c.structure.Reason = st.Reason
-		c.structure.Attempt = true
 		return
 	}
+	info := &viewInfo{view: view, statics: statics, nParams: m.ParamDim}
 	for _, v := range statics {
 		for i := 0; i < v.UDim(); i++ {
 			info.staticPos = append(info.staticPos, v.Offset+i)
 		}
 	}
-	for t := 0; t < state.Type.Rows; t++ {
-		info.statePos = append(info.statePos, state.Offset+t)
-	}
+	info.statePos = statePositions(states)
 	st.Statics = statics
 	c.structure = st
 	c.sv = info
@@ -207,7 +191,7 @@ func compileView(m *ir.Model, body []ir.Stmt, states []*ir.Var, statics []*ir.Va
 		off += v.UDim()
 	}
 	vm.ParamDim = off
-	opt.NoView = true
+	opt.NoView, opt.state = true, states
 	return lower(&vm, opt)
 }
 
@@ -357,13 +341,4 @@ func element(e ir.Expr, k int) (ir.Expr, bool) {
 		return &ir.NaryCall{ExprBase: ir.ExprBase{P: e.Pos(), T: ir.TReal}, Name: e.Name, Fn: e.Fn, Args: args}, true
 	}
 	return nil, false
-}
-
-// staticNames lists the statics' names, for Structure's text.
-func staticNames(vs []*ir.Var) string {
-	names := make([]string, len(vs))
-	for i, v := range vs {
-		names[i] = v.Name
-	}
-	return strings.Join(names, ", ")
 }

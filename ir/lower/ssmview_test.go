@@ -55,7 +55,7 @@ func TestStateSpaceForms(t *testing.T) {
 			require.True(t, st.StateSpace, st.Reason)
 			require.Equal(t, c.gaussian, st.GaussianTransition)
 			require.Equal(t, "x", st.Latent.Name)
-			require.Equal(t, c.statics, staticNames(st.Statics))
+			require.Equal(t, c.statics, varNames(st.Statics))
 			var ss *StateSpace
 			var set func([]float64)
 			var pos []int
@@ -161,11 +161,12 @@ func TestVectorStateForms(t *testing.T) {
 			st := StructureOf(m)
 			require.True(t, st.StateSpace, st.Reason)
 			require.Equal(t, c.gaussian, st.GaussianTransition)
-			v := VectorStateSpaceOf(m)
+			v := StateSpaceOf(m)
 			require.NotNil(t, v)
-			require.Nil(t, StateSpaceOf(m))
+			require.Nil(t, StaticStateSpaceOf(m))
 			require.Equal(t, T, v.Len())
 			require.Equal(t, 2, v.StateDim())
+			require.Equal(t, c.gaussian, v.GaussianTransition())
 			K, d := v.StateDim(), m.Dim()
 			rng := rand.New(rand.NewPCG(8, 8))
 			z := make([]float64, d)
@@ -222,5 +223,33 @@ func TestVectorStateForms(t *testing.T) {
 		st := StructureOf(m)
 		require.False(t, st.StateSpace, c.model)
 		require.Contains(t, st.Reason, c.want, c.model)
+	}
+}
+
+// TestNoViewDetectsOnItsOwnCompile: a compile told not to try the view
+// (as package simulate compiles) detects on its own compile alone: a
+// state of one latent vector is still found, a model that is one only
+// through its view is not, and models whose latents are no vector, or
+// that have none, say why without failing.
+func TestNoViewDetectsOnItsOwnCompile(t *testing.T) {
+	const T = 12
+	csv := formsCSV(T)
+	for _, c := range []struct {
+		name, latent, model string
+		want                string // "" for a state-space model
+	}{
+		{"one vector", "latent { x: vector[T] }\n", " x[1] ~ normal(0, 1)\n for t in 2..T { x[t] ~ normal(0.5 * x[t - 1], 1) }\n for t in 1..T { y[t] ~ normal(x[t], 1) }", ""},
+		{"statics beside the state", "latent { s: real<lower=0>; x: vector[T] }\n", " s ~ normal(0, 1)\n x[1] ~ normal(0, 1)\n x[2:T] ~ normal(0.5 * x[1:(T - 1)], s)\n y ~ normal(x, 1)", "exactly one latent vector z (this model has 2 latent variables: s, x)"},
+		{"a scalar latent", "latent { mu: real }\n", " mu ~ normal(0, 1)\n y ~ normal(mu, 1)", "the latent mu is not a vector"},
+		{"no latents", "param { mu: real = 0 }\n", " y ~ normal(mu, 1)", "this model has no latent variables"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := compileWith(t, formsData+c.latent+"model {\n"+c.model+"\n}\n", csv, CompileOptions{NoView: true})
+			st := StructureOf(m)
+			require.Equal(t, c.want == "", st.StateSpace, st.Reason)
+			require.Contains(t, st.Reason, c.want)
+			require.Equal(t, c.want == "", StateSpaceOf(m) != nil)
+			require.Nil(t, StaticStateSpaceOf(m))
+		})
 	}
 }
