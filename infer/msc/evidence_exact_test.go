@@ -287,3 +287,109 @@ func TestZhatUnbiasedLong(t *testing.T) {
 	testtier.Skip(t)
 	testZhatUnbiased(t, 50, 15, 8, 32, 60000, 0.025)
 }
+
+// What a particle-marginal kernel needs of the sweeps beyond an unbiased
+// Zhat, checked against the Kalman smoother's exact moments:
+//   - the unconditional sweep's trajectory x_k, drawn by the final weights,
+//     weighted by Zhat / p(y) has the posterior's expectations:
+//     E[Zhat / p(y) f(x_k)] = E[f(x) | y] (the extended target's (x)
+//     marginal is the posterior);
+//   - after a conditional sweep whose reference is an exact posterior draw,
+//     the new trajectory is again a posterior draw, and Zhat has its law
+//     under the extended target (whose density against the unconditional
+//     sweep's is Zhat / p(y)): E[h(Zhat) p(y) / Zhat] there equals the
+//     unconditional sweeps' E[h(Zhat)] for every h; with h = min(Zhat /
+//     p(y), 1) both sides are bounded, E[min(1, p(y) / Zhat)] after
+//     conditional sweeps against E[min(Zhat / p(y), 1)] over unconditional
+//     ones (p(y) / Zhat itself, of mean 1 there, has so heavy a tail that
+//     its mean tells little).
+func TestSweepExtendedTarget(t *testing.T) {
+	ar, kar := arNoise(20, 20261128)
+	tr, ktr := trendCase(t, 20)
+	for i, c := range []struct {
+		zCase
+		km kalman.Model
+	}{
+		{zCase{name: "K=1 bootstrap", m: ar, q: bootstrapTwist(t, ar), n: 32}, kar},
+		{zCase{name: "K=1 twisted, under-confident", m: ar, q: imperfectTwist(t, ar, 0.5, 0.3, 0, 1), n: 8}, kar},
+		{zCase{name: "K=1 twisted, over-confident", m: ar, q: imperfectTwist(t, ar, 1.5, 0.3, 0, 2), n: 8}, kar},
+		{zCase{name: "K=1 per-step", m: ar, q: transitionAR(t, ar, 1.3, 0.2, 3), n: 32}, kar},
+		{zCase{name: "K=2 twisted, under-confident", m: tr, q: imperfectTwist(t, tr, 0.5, 0.2, 1e-3, 5), n: 8}, ktr},
+		{zCase{name: "K=2 twisted, over-confident", m: tr, q: imperfectTwist(t, tr, 1.25, 0.2, 1e-3, 6), n: 8}, ktr},
+	} {
+		m := c.m
+		sm, err := kalman.Smooth(c.km, kalman.Scalar(m.y))
+		require.NoError(t, err)
+		logZ := sm.LogLik
+		// f(x) = x_1 and x_T of the first component, and x_T^2
+		T := m.T
+		want := []float64{sm.SmoothMean[0].AtVec(0), sm.SmoothMean[T-1].AtVec(0),
+			sm.SmoothMean[T-1].AtVec(0)*sm.SmoothMean[T-1].AtVec(0) + sm.SmoothCov[T-1].At(0, 0)}
+		sd := []float64{math.Sqrt(sm.SmoothCov[0].At(0, 0)), math.Sqrt(sm.SmoothCov[T-1].At(0, 0)), 0}
+		sd[2] = math.Sqrt(2*math.Pow(sd[1], 4) + 4*want[1]*want[1]*sd[1]*sd[1])
+		f := func(z []float64) []float64 {
+			x1, xT := z[m.Index(0, 0)], z[m.Index(T-1, 0)]
+			return []float64{x1, xT, xT * xT}
+		}
+		k, err := NewCSMC(ssProb(m), c.q, c.n)
+		require.NoError(t, err)
+		rng := rand.New(rand.NewPCG(uint64(i+1), 21))
+		const reps = 2500
+		// f's means scaled by their posterior sds, so that one tolerance fits
+		check := func(what string, vals [][]float64) {
+			for j := range want {
+				s, s2 := 0.0, 0.0
+				for _, v := range vals {
+					d := (v[j] - want[j]) / sd[j]
+					s += d
+					s2 += d * d
+				}
+				mean := s / reps
+				se := math.Sqrt((s2/reps - mean*mean) / reps)
+				t.Logf("%s, %s: E[f_%d] - exact = %+.4f +- %.4f posterior sds", c.name, what, j, mean, se)
+				require.Lessf(t, math.Abs(mean), 4.5*se+1e-3, "%s, %s: E[f_%d] is %.4f +- %.4f posterior sds off the exact %.4f", c.name, what, j, mean, se, want[j])
+			}
+		}
+		vals := make([][]float64, reps)
+		uncond, cond := make([]float64, reps), make([]float64, reps)
+		for r := range vals {
+			require.True(t, k.Sweep(rng, false))
+			w := math.Exp(k.LogZ - logZ)
+			uncond[r] = math.Min(w, 1)
+			vals[r] = f(k.Reference())
+			for j := range vals[r] {
+				// E[w (f - want)] = 0
+				vals[r][j] = want[j] + w*(vals[r][j]-want[j])
+			}
+		}
+		check("Zhat-weighted unconditional sweeps", vals)
+
+		post := m.posterior()
+		z := make([]float64, T*m.K)
+		for r := range vals {
+			post.draw(rng, z)
+			k.SetReference(z)
+			require.True(t, k.Sweep(rng, true))
+			cond[r] = math.Min(math.Exp(logZ-k.LogZ), 1)
+			vals[r] = f(k.Reference())
+		}
+		check("conditional sweeps from posterior draws", vals)
+		a, sa := meanSE(cond)
+		b, sb := meanSE(uncond)
+		se := math.Hypot(sa, sb)
+		t.Logf("%s: E[min(1, p(y) / Zhat)] after conditional sweeps %.4f +- %.4f, E[min(Zhat / p(y), 1)] %.4f +- %.4f", c.name, a, sa, b, sb)
+		require.Lessf(t, math.Abs(a-b), 4.5*se, "%s: after conditional sweeps Zhat does not have its law under the extended target: %.4f against %.4f (se %.4f)", c.name, a, b, se)
+	}
+}
+
+// meanSE is the mean of x and its standard error.
+func meanSE(x []float64) (mean, se float64) {
+	s, s2 := 0.0, 0.0
+	for _, v := range x {
+		s += v
+		s2 += v * v
+	}
+	n := float64(len(x))
+	mean = s / n
+	return mean, math.Sqrt((s2/n - mean*mean) / n)
+}
