@@ -440,7 +440,7 @@ var gewekeKernels = []gewekeKernel{
 // csmcStep steps a CSMC kernel on z's states.
 func csmcStep(k *SMCKernel) func(rng *rand.Rand, z []float64) {
 	return func(rng *rand.Rand, z []float64) {
-		copy(k.c.Reference(), z[2:])
+		k.c.SetReference(z[2:]) // (Reference is a view of the layout only, not the sweep's reference)
 		if _, err := k.Step(rng); err != nil {
 			panic(err)
 		}
