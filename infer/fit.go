@@ -298,6 +298,15 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 		family = o.family
 	}
 	d := m.IR.LatentDim
+	if kernel.Marginal { // CIS over the statics alone
+		d = len(f.problem.Statics.Statics())
+		if o.familyNote != "" { // the default, chosen for all the latents
+			if family, err = parseFamily(msc.Defaults.Family); err != nil {
+				return nil, err
+			}
+			o.family, o.familyNote = family, ""
+		}
+	}
 	if s, err = msc.Fill(s, d, kernel, family); err != nil {
 		return nil, Errorf("", "%v", err)
 	}
@@ -387,6 +396,9 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	if err := f.check(o); err != nil {
 		return nil, err
 	}
+	if e, ok := f.Q.(interface{ Err() error }); ok && e.Err() != nil {
+		return nil, e.Err() // q's draws failed their own checks (kalman: the probes)
+	}
 	f.Summary = f.summarize(o, time.Since(start))
 	tm.PSIS = time.Since(checkT).Seconds()
 	f.Summary.Timing = tm
@@ -407,7 +419,7 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	case kernel.WarmStart:
 		f.Summary.Init = InitZero.String()
 	}
-	if !kernel.StateSpace { // the family warning concerns q over all latents
+	if !kernel.StateSpace && !kernel.Marginal { // the family warning concerns q over all latents
 		if o.familyNote != "" {
 			f.Summary.Warnings = append([]string{o.familyNote}, f.Summary.Warnings...)
 		}
@@ -430,6 +442,22 @@ func newQ(o *plan, kernel *msc.KernelSpec, p *msc.Problem) (msc.Family, error) {
 		q, err := msc.NewProposal(p)
 		if err != nil {
 			return nil, Errorf("", "%v", err)
+		}
+		return q, nil
+	}
+	if kernel.Marginal { // the family over the statics, the states exact given them
+		theta, err := msc.NewFamily(o.family.Name, len(p.Statics.Statics()))
+		if err != nil {
+			return nil, Errorf("", "%v", err)
+		}
+		q, err := msc.NewKalmanFamily(p, theta)
+		if err != nil {
+			return nil, Errorf("", "%v", err)
+		}
+		if o.initMean != nil {
+			if err := q.SetMoments(o.initMean, nil); err != nil {
+				return nil, err
+			}
 		}
 		return q, nil
 	}
@@ -482,6 +510,18 @@ func (f *Fitted) check(o *plan) error {
 		f.impQ = im
 		var prop proposal = sq
 		var sprop = sq // prop, while it is a single distribution
+		if msc.FamilyOf(sq).Conditional {
+			// q's states are exact given its statics: only more draws
+			for im.khat <= KhatMax && im.ess < targetESS && im.draws < 16*o.draws {
+				more := min(16*o.draws, int(math.Ceil(1.2*float64(im.draws)*targetESS/math.Max(im.ess, 1))))
+				im.draw(rng, f.comps, prop, more-im.draws)
+				if err := im.smooth(); err != nil {
+					return err
+				}
+			}
+			f.imp = im
+			return nil
+		}
 		// q's tails a little too light: q widened by 10%; far too light: a
 		// Student-t with q's mean and covariance, whose polynomial tails
 		// often cover what q misses. The lowest k-hat is kept.

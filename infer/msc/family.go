@@ -106,6 +106,11 @@ type FamilySpec struct {
 	// Gaussian: q is a Gaussian, so its marginals are exact normals of its
 	// Moments.
 	Gaussian bool
+	// Conditional: q draws the states exactly given its statics (the
+	// kalman family), so the PSIS check weighs q's own draws: a widened,
+	// heavy-tailed or moment-matched Gaussian over all the latents would
+	// replace that exact conditional by an approximation.
+	Conditional bool
 	// HeavyTails: q has polynomial tails (a remedy for heavy-tailed
 	// importance weights, never suggested for q itself).
 	HeavyTails bool
