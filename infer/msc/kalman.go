@@ -67,15 +67,15 @@ type LinearGaussian struct {
 	// A + B x_{t-1}, variance Q), the observations' quadratic (a, b, c)
 	// about the predicted mean, and the filter's predicted (mp, pp) and
 	// filtered (mf, pf) moments
-	A, B, Q, a, b, c   []float64
-	mp, pp, mf, pf     []float64
-	logZ, stepsAtMean  float64
-	prev, cur, mu, sd  [nProbe]float64
-	obs                [nProbe]float64
-	one                [1]float64
-	row                []float64
-	smMean, smVar      []float64
-	lastTheta          []float64
+	A, B, Q, a, b, c  []float64
+	mp, pp, mf, pf    []float64
+	logZ, stepsAtMean float64
+	prev, cur, mu, sd [nProbe]float64
+	obs               [nProbe]float64
+	one               [1]float64
+	row               []float64
+	smMean, smVar     []float64
+	lastTheta         []float64
 }
 
 // NewLinearGaussian returns the evaluator for p's statics (it does not
