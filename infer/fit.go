@@ -510,14 +510,35 @@ func (f *Fitted) check(o *plan) error {
 		f.impQ = im
 		var prop proposal = sq
 		var sprop = sq // prop, while it is a single distribution
-		if msc.FamilyOf(sq).Conditional {
-			// q's states are exact given its statics: only more draws
-			for im.khat <= KhatMax && im.ess < targetESS && im.draws < 16*o.draws {
-				more := min(16*o.draws, int(math.Ceil(1.2*float64(im.draws)*targetESS/math.Max(im.ess, 1))))
-				im.draw(rng, f.comps, prop, more-im.draws)
-				if err := im.smooth(); err != nil {
+		if cq, ok := sq.(conditionalQ); ok && msc.FamilyOf(sq).Conditional {
+			// q's states are exact given its statics: the lighter- and
+			// heavier-tailed alternatives are q(theta)'s, with the same
+			// conditional of the states
+			th := cq.Statics()
+			try := func(p msc.Sampler, what string) error {
+				if p == nil {
+					return nil
+				}
+				lifted := cq.With(p)
+				ip, err := importanceSample(rng, f.comps, lifted, o.draws)
+				if err == nil && ip.khat < im.khat {
+					im, prop = ip, lifted
+					im.proposal = what + " over the statics, the states drawn exactly given them"
+				}
+				return err
+			}
+			if f.impQ.khat > khatGood {
+				if err := try(widenedProposal(th), fmt.Sprintf("q with %g times its sds", proposalWidenGauss)); err != nil {
 					return err
 				}
+			}
+			if im.khat > khatGood {
+				if err := try(heavierProposal(th), fmt.Sprintf("a Student-t with %g degrees of freedom, q's mean and %g times q's sds", proposalDF, proposalWiden)); err != nil {
+					return err
+				}
+			}
+			if err := im.more(rng, f.comps, prop, o.draws); err != nil {
+				return err
 			}
 			f.imp = im
 			return nil
@@ -606,12 +627,8 @@ func (f *Fitted) check(o *plan) error {
 		// until the target or the cap: on Ionosphere (k-hat 0.68 at 4000
 		// draws) one step stopped at 19000 draws with an ESS of 1600 and an
 		// sd 14% off; the cap of 64000 gave an ESS of 9000 and 3%.
-		for im.khat <= KhatMax && im.ess < targetESS && im.draws < 16*o.draws {
-			more := min(16*o.draws, int(math.Ceil(1.2*float64(im.draws)*targetESS/math.Max(im.ess, 1))))
-			im.draw(rng, f.comps, prop, more-im.draws)
-			if err := im.smooth(); err != nil {
-				return err
-			}
+		if err := im.more(rng, f.comps, prop, o.draws); err != nil {
+			return err
 		}
 		f.imp = im
 		f.neck = f.neckOf(im)
@@ -629,6 +646,29 @@ func (f *Fitted) check(o *plan) error {
 	}
 	// a second opinion on the states, from particle filters that learned nothing
 	f.smooth = f.smootherOpinion(rng)
+	return nil
+}
+
+// conditionalQ is a q whose states are drawn exactly given its statics
+// (msc.KalmanFamily): its family over the statics, and the same q with
+// another.
+type conditionalQ interface {
+	Statics() msc.Sampler
+	With(theta msc.Sampler) msc.Sampler
+}
+
+// more adds draws of prop while the weights are uneven, so that the
+// summaries' Monte Carlo error is at most about 0.02 sd (an ESS of
+// targetESS), up to 16 times draws; the first draws are kept, so k-hat is
+// estimated on all of them.
+func (im *importance) more(rng *rand.Rand, comps []*lower.Compiled, prop proposal, draws int) error {
+	for im.khat <= KhatMax && im.ess < targetESS && im.draws < 16*draws {
+		more := min(16*draws, int(math.Ceil(1.2*float64(im.draws)*targetESS/math.Max(im.ess, 1))))
+		im.draw(rng, comps, prop, more-im.draws)
+		if err := im.smooth(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -72,6 +72,13 @@ func newKalmanFamily(lg *LinearGaussian, theta Sampler) *KalmanFamily {
 		th: make([]float64, k), eth: make([]float64, k), epsX: make([]float64, lg.T)}
 }
 
+// Statics is q(theta), the family over the statics.
+func (f *KalmanFamily) Statics() Sampler { return f.Theta }
+
+// With is the family with q(theta) replaced by theta (the evaluator is
+// shared).
+func (f *KalmanFamily) With(theta Sampler) Sampler { return newKalmanFamily(f.lg, theta) }
+
 // Err is the first failure of the states' probes during Sample or LogQ
 // (whose draws then have a NaN log density): the caller must stop.
 func (f *KalmanFamily) Err() error { return f.err }
