@@ -307,3 +307,37 @@ func kalmanH2() *mat.Dense { return mat.NewDense(2, 1, []float64{1, 2}) }
 
 // kalmanR2 is the diagonal covariance of the two observations.
 func kalmanR2(a, b float64) *mat.SymDense { return mat.NewSymDense(2, []float64{a, 0, 0, b}) }
+
+// BenchmarkKalmanTarget is one evaluation of log p(theta, y) on the AR(1)
+// plus noise (T = 200): the probes, the filter and the log joint.
+func BenchmarkKalmanTarget(b *testing.B) {
+	m, err := Load(kalmanDir+"ar1_noise.msc", kalmanDir+"ar1_noise.csv")
+	require.NoError(b, err)
+	lg, err := msc.NewLinearGaussian(m.Problem())
+	require.NoError(b, err)
+	u := []float64{2.2, math.Log(0.66)}
+	for b.Loop() {
+		if _, err := lg.LogMarginal(u); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestKalmanTargetAllocatesNothing: an evaluation of log p(theta, y) (the
+// probes, the filter, the log joint) and an FFBS draw allocate nothing.
+func TestKalmanTargetAllocatesNothing(t *testing.T) {
+	m, err := Load(kalmanDir+"ar1_noise.msc", kalmanDir+"ar1_noise.csv")
+	require.NoError(t, err)
+	p := m.Problem()
+	lg, err := msc.NewLinearGaussian(p)
+	require.NoError(t, err)
+	u := []float64{2.2, math.Log(0.66)}
+	z, eps := make([]float64, p.Dim), make([]float64, len(p.Statics.States()))
+	rng := rand.New(rand.NewPCG(1, 1))
+	require.Zero(t, testing.AllocsPerRun(20, func() {
+		if _, err := lg.LogMarginal(u); err != nil {
+			t.Fatal(err)
+		}
+		lg.FFBS(rng, z, eps)
+	}))
+}

@@ -101,11 +101,15 @@ func NewLinearGaussian(p *Problem) (*LinearGaussian, error) {
 	}, nil
 }
 
-// scale is the tolerance's scale of values v: 1 + max |v_i|.
+// scale is the tolerance's scale of values v: the largest of 1 and the |v_i|.
 func scale(v []float64) float64 {
 	s := 1.0
 	for _, x := range v {
-		s = math.Max(s, math.Abs(x))
+		if x > s {
+			s = x
+		} else if -x > s {
+			s = -x
+		}
 	}
 	return s
 }
@@ -113,7 +117,7 @@ func scale(v []float64) float64 {
 // finite reports whether every value is finite.
 func finite(v []float64) bool {
 	for _, x := range v {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
+		if x-x != 0 { // NaN or an infinity
 			return false
 		}
 	}

@@ -94,6 +94,7 @@ func (g switchTarget) LogJoint(z, out []float64) {
 // quadratic at theta > 4: the kalman kernel runs at theta near 0 and
 // stops with an error naming the reason as soon as it evaluates a theta
 // above 4, never carrying on; its q's draws there record the error too.
+// Its steps allocate nothing.
 func TestKalmanStopsWhenAProbeFails(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	y := make([]float64, 30)
@@ -114,6 +115,7 @@ func TestKalmanStopsWhenAProbeFails(t *testing.T) {
 		_, err := k.Step(rng)
 		require.NoError(t, err)
 	}
+	require.Zero(t, testing.AllocsPerRun(10, func() { _, _ = k.Step(rng) }), "a step allocates")
 	require.NoError(t, q.Theta.SetMoments([]float64{6}, []float64{0.01}))
 	_, err = k.Step(rng)
 	require.ErrorContains(t, err, "not a quadratic in the state")
