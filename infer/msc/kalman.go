@@ -181,8 +181,10 @@ func (k *LinearGaussian) Filter(theta []float64) (float64, error) {
 		}
 		k.g.ObsLogDensity(t, k.cur[:], k.obs[:])
 		if !finite(k.obs[:]) {
-			if math.IsNaN(k.obs[0]) || math.IsNaN(k.obs[1]) || math.IsNaN(k.obs[2]) || math.IsNaN(k.obs[3]) || math.IsNaN(k.obs[4]) {
-				return math.NaN(), &NotLinearError{Step: t, Reason: "the observations' log density is NaN", Fatal: true}
+			for _, v := range k.obs {
+				if math.IsNaN(v) {
+					return math.NaN(), &NotLinearError{Step: t, Reason: "the observations' log density is NaN", Fatal: true}
+				}
 			}
 			return math.NaN(), &NotLinearError{Step: t, Reason: "the observations' log density is not finite near the predicted state, so it is not a quadratic in the state"}
 		}

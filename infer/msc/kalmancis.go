@@ -373,11 +373,12 @@ func NewKalmanCIS(p *Problem, q *KalmanFamily, S int) (*KalmanCIS, error) {
 func (k *KalmanCIS) Name() string { return "kalman" }
 func (k *KalmanCIS) Markov() bool { return true }
 
-// probeError is the error that stops the run when the probes fail.
-func probeError(err error) error {
+// probeError is the error that stops the run when the probes fail at the
+// (unconstrained) statics theta.
+func probeError(err error, theta []float64) error {
 	var nl *NotLinearError
 	if errors.As(err, &nl) && !nl.Fatal {
-		return fmt.Errorf("the kalman kernel integrates the state out only while it enters linearly and Gaussian given the statics, and at these statics it does not: %v (run with --kernel pg)", err)
+		return fmt.Errorf("the kalman kernel integrates the state out only while it enters linearly and Gaussian given the statics, and at the statics' unconstrained values %.6g it does not: %v (run with --kernel pg)", theta, err)
 	}
 	return err
 }
@@ -399,7 +400,7 @@ func (k *KalmanCIS) evaluate(from int) error {
 			if errors.As(err, &nl) && nl.Fatal {
 				return k.p.NaNError(row)
 			}
-			return probeError(err)
+			return probeError(err, th)
 		}
 		if math.IsInf(lz, -1) {
 			k.rest[b] = math.Inf(-1)
@@ -421,12 +422,15 @@ func (k *KalmanCIS) evaluate(from int) error {
 
 // drawStates redraws the retained states given the retained statics.
 func (k *KalmanCIS) drawStates(rng *rand.Rand) error {
+	if math.IsInf(k.curLP, -1) {
+		return fmt.Errorf("log p(theta, y) was -Inf at 100 draws of q(theta): no starting point")
+	}
 	lz, err := k.lg.Filter(k.theta)
 	if err != nil {
-		return probeError(err)
+		return probeError(err, k.theta)
 	}
 	if math.IsInf(lz, -1) {
-		return fmt.Errorf("the retained statics have a degenerate transition")
+		return fmt.Errorf("the transition's sd is 0 at the retained statics %.6g", k.theta)
 	}
 	k.lg.FFBS(rng, k.cur, k.epsX)
 	return nil
