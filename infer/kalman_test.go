@@ -1,10 +1,13 @@
 package infer
 
 import (
+	"context"
 	"encoding/csv"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"strconv"
 	"testing"
 
@@ -340,4 +343,43 @@ func TestKalmanTargetAllocatesNothing(t *testing.T) {
 		}
 		lg.FFBS(rng, z, eps)
 	}))
+}
+
+// TestKalmanRunReportsStates: a short run of the local level takes the
+// kalman kernel and family over its 2 statics, and reports every state
+// beside them, with the states' draws in draws of the fit; the same run
+// is the same bits on one core and on two.
+func TestKalmanRunReportsStates(t *testing.T) {
+	m, err := Load(kalmanDir+"local_level.msc", kalmanDir+"local_level.csv")
+	require.NoError(t, err)
+	opt := Options{Seed: 3, Iters: 100, Fixed: true, Draws: 200}
+	f, err := Fit(context.Background(), m, opt)
+	require.NoError(t, err)
+	s := f.Summary
+	require.Equal(t, "kalman", s.Kernel)
+	require.Equal(t, "kalman", s.Family)
+	require.Equal(t, 2, f.Q.(*msc.KalmanFamily).Statics().Dim())
+	require.Len(t, s.Latent, 102)
+	for _, n := range []string{"sq", "sr", "x[1]", "x[50]", "x[100]"} {
+		mo, ok := s.Latent[n]
+		require.True(t, ok, n)
+		require.False(t, math.IsNaN(mo.Mean) || math.IsNaN(mo.SD), n)
+	}
+	// the smoother's answer at the statics' posterior means, against the
+	// states' summaries: close (the statics' spread adds a little)
+	y := kalman.Scalar(readY(t, kalmanDir+"local_level.csv"))
+	sm, err := kalman.Smooth(kalman.ScalarModel(0, 100, 1, math.Pow(s.Latent["sq"].Mean, 2), 1, math.Pow(s.Latent["sr"].Mean, 2)), y)
+	require.NoError(t, err)
+	for _, k := range []int{0, 49, 99} {
+		got := s.Latent[fmt.Sprintf("x[%d]", k+1)]
+		require.InDelta(t, sm.SmoothMean[k].AtVec(0), got.Mean, 0.2*got.SD, "x[%d]", k+1)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	m1, err := Load(kalmanDir+"local_level.msc", kalmanDir+"local_level.csv")
+	require.NoError(t, err)
+	f1, err := Fit(context.Background(), m1, opt)
+	require.NoError(t, err)
+	for n, mo := range s.Latent {
+		require.Equal(t, mo, f1.Summary.Latent[n], n)
+	}
 }
