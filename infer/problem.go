@@ -184,7 +184,7 @@ func StateSpacePath(c *lower.Compiled) string {
 	p := newProblem(c)
 	problemsMade.Add(-1) // not a run's
 	if p.Linear {
-		return fmt.Sprintf("state space: Kalman marginal over the %d statics (transition linear-Gaussian, observations Gaussian-linear, at %d random values of the statics); states drawn by FFBS (--kernel pg for particle Gibbs)",
+		return fmt.Sprintf("state space: Kalman marginal over the %d statics, not particle Gibbs (transition linear-Gaussian, observations Gaussian-linear, at %d random values of the statics); states drawn by FFBS (--kernel pg for particle Gibbs)",
 			len(p.Statics.Statics()), msc.DetectDraws)
 	}
 	return fmt.Sprintf("state space: particle Gibbs; the Kalman marginal does not apply: %v", p.NotLinear)
