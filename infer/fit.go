@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/mscppl/mscppl/infer/lgssm"
 	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/mscppl/mscppl/ir/explain"
 	"github.com/mscppl/mscppl/ir/lower"
@@ -298,13 +299,10 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 		family = o.family
 	}
 	d := m.IR.LatentDim
-	if kernel.Marginal { // CIS over the statics alone
-		d = len(f.problem.Statics.Statics())
-		if o.familyNote != "" { // the default, chosen for all the latents
-			if family, err = parseFamily(msc.Defaults.Family); err != nil {
-				return nil, err
-			}
-			o.family, o.familyNote = family, ""
+	if kernel.Marginal { // CIS over the statics alone, with the default family for them
+		if d = len(f.problem.Statics.Statics()); o.familyNote != "" {
+			o.family, _ = msc.LookupFamily(msc.Defaults.Family)
+			family, o.familyNote = o.family, ""
 		}
 	}
 	if s, err = msc.Fill(s, d, kernel, family); err != nil {
@@ -446,18 +444,9 @@ func newQ(o *plan, kernel *msc.KernelSpec, p *msc.Problem) (msc.Family, error) {
 		return q, nil
 	}
 	if kernel.Marginal { // the family over the statics, the states exact given them
-		theta, err := msc.NewFamily(o.family.Name, len(p.Statics.Statics()))
+		q, err := lgssm.NewFamilyFor(p, o.family.Name, o.initMean)
 		if err != nil {
 			return nil, Errorf("", "%v", err)
-		}
-		q, err := msc.NewKalmanFamily(p, theta)
-		if err != nil {
-			return nil, Errorf("", "%v", err)
-		}
-		if o.initMean != nil {
-			if err := q.SetMoments(o.initMean, nil); err != nil {
-				return nil, err
-			}
 		}
 		return q, nil
 	}
@@ -510,60 +499,35 @@ func (f *Fitted) check(o *plan) error {
 		f.impQ = im
 		var prop proposal = sq
 		var sprop = sq // prop, while it is a single distribution
-		if cq, ok := sq.(conditionalQ); ok && msc.FamilyOf(sq).Conditional {
-			// q's states are exact given its statics: the lighter- and
-			// heavier-tailed alternatives are q(theta)'s, with the same
-			// conditional of the states
-			th := cq.Statics()
-			try := func(p msc.Sampler, what string) error {
-				if p == nil {
-					return nil
-				}
-				lifted := cq.With(p)
-				ip, err := importanceSample(rng, f.comps, lifted, o.draws)
-				if err == nil && ip.khat < im.khat {
-					im, prop = ip, lifted
-					im.proposal = what + " over the statics, the states drawn exactly given them"
-				}
-				return err
-			}
-			if f.impQ.khat > khatGood {
-				if err := try(widenedProposal(th), fmt.Sprintf("q with %g times its sds", proposalWidenGauss)); err != nil {
-					return err
-				}
-			}
-			if im.khat > khatGood {
-				if err := try(heavierProposal(th), fmt.Sprintf("a Student-t with %g degrees of freedom, q's mean and %g times q's sds", proposalDF, proposalWiden)); err != nil {
-					return err
-				}
-			}
-			if err := im.more(rng, f.comps, prop, o.draws); err != nil {
-				return err
-			}
-			f.imp = im
-			return nil
-		}
 		// q's tails a little too light: q widened by 10%; far too light: a
 		// Student-t with q's mean and covariance, whose polynomial tails
 		// often cover what q misses. The lowest k-hat is kept.
+		// (with states exact given the statics, q(theta)'s, the heavier one
+		// whenever the weights are not yet reliable)
+		base, lift, suffix := sq, func(p msc.Sampler) msc.Sampler { return p }, ""
+		cq, conditional := sq.(msc.ConditionalFamily)
+		if conditional = conditional && msc.FamilyOf(sq).Conditional; conditional {
+			base, lift, suffix = cq.Statics(), cq.With, " over the statics, the states drawn exactly given them"
+		}
 		try := func(p msc.Sampler, what string) error {
 			if p == nil {
 				return nil
 			}
+			p = lift(p)
 			ip, err := importanceSample(rng, f.comps, p, o.draws)
 			if err == nil && ip.khat < im.khat {
 				im, prop, sprop = ip, p, p
-				im.proposal = what
+				im.proposal = what + suffix
 			}
 			return err
 		}
 		if f.impQ.khat > khatGood {
-			if err := try(widenedProposal(sq), fmt.Sprintf("q with %g times its sds", proposalWidenGauss)); err != nil {
+			if err := try(widenedProposal(base), fmt.Sprintf("q with %g times its sds", proposalWidenGauss)); err != nil {
 				return err
 			}
 		}
-		if f.impQ.khat > KhatMax {
-			if err := try(heavierProposal(sq), fmt.Sprintf("a Student-t with %g degrees of freedom, q's mean and %g times q's sds", proposalDF, proposalWiden)); err != nil {
+		if f.impQ.khat > KhatMax || conditional && im.khat > khatGood {
+			if err := try(heavierProposal(base), fmt.Sprintf("a Student-t with %g degrees of freedom, q's mean and %g times q's sds", proposalDF, proposalWiden)); err != nil {
 				return err
 			}
 		}
@@ -574,7 +538,7 @@ func (f *Fitted) check(o *plan) error {
 		// move and the weights stay reliable; only from reliable weights.
 		pm, ps := make([]float64, sq.Dim()), make([]float64, sq.Dim())
 		sq.Moments(pm, ps)
-		for step := 0; step < momentSteps && im.khat <= KhatMax; step++ {
+		for step := 0; step < momentSteps && im.khat <= KhatMax && !conditional; step++ { // (and none over all the latents of a conditional q)
 			g, moved := momentMatched(im, pm, ps, proposalWidenGauss)
 			if g == nil || !moved {
 				break
@@ -591,7 +555,7 @@ func (f *Fitted) check(o *plan) error {
 		// their mixture (a defensive mixture: the weights are at most 1.5
 		// times the Gaussian's, and the heavy tails reach what a Gaussian's
 		// draws are too rare to show, such as a scale near zero)
-		if im.khat <= KhatMax {
+		if im.khat <= KhatMax && !conditional {
 			ip, mix, err := withTails(rng, f.comps, im, sprop, o.draws/2)
 			if err != nil {
 				return err
@@ -627,14 +591,18 @@ func (f *Fitted) check(o *plan) error {
 		// until the target or the cap: on Ionosphere (k-hat 0.68 at 4000
 		// draws) one step stopped at 19000 draws with an ESS of 1600 and an
 		// sd 14% off; the cap of 64000 gave an ESS of 9000 and 3%.
-		if err := im.more(rng, f.comps, prop, o.draws); err != nil {
-			return err
+		for im.khat <= KhatMax && im.ess < targetESS && im.draws < 16*o.draws {
+			more := min(16*o.draws, int(math.Ceil(1.2*float64(im.draws)*targetESS/math.Max(im.ess, 1))))
+			im.draw(rng, f.comps, prop, more-im.draws)
+			if err := im.smooth(); err != nil {
+				return err
+			}
 		}
 		f.imp = im
 		f.neck = f.neckOf(im)
 		// a second opinion on the tails (drawn after the summaries' draws,
 		// so they do not change)
-		if im.khat <= KhatMax && f.missed == nil {
+		if im.khat <= KhatMax && f.missed == nil && !conditional {
 			f.tails = secondOpinion(rng, f.comps, sprop, im, o.draws/2, f.Model.IR.LatentNames())
 		}
 		return nil
@@ -646,29 +614,6 @@ func (f *Fitted) check(o *plan) error {
 	}
 	// a second opinion on the states, from particle filters that learned nothing
 	f.smooth = f.smootherOpinion(rng)
-	return nil
-}
-
-// conditionalQ is a q whose states are drawn exactly given its statics
-// (msc.KalmanFamily): its family over the statics, and the same q with
-// another.
-type conditionalQ interface {
-	Statics() msc.Sampler
-	With(theta msc.Sampler) msc.Sampler
-}
-
-// more adds draws of prop while the weights are uneven, so that the
-// summaries' Monte Carlo error is at most about 0.02 sd (an ESS of
-// targetESS), up to 16 times draws; the first draws are kept, so k-hat is
-// estimated on all of them.
-func (im *importance) more(rng *rand.Rand, comps []*lower.Compiled, prop proposal, draws int) error {
-	for im.khat <= KhatMax && im.ess < targetESS && im.draws < 16*draws {
-		more := min(16*draws, int(math.Ceil(1.2*float64(im.draws)*targetESS/math.Max(im.ess, 1))))
-		im.draw(rng, comps, prop, more-im.draws)
-		if err := im.smooth(); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mscppl/mscppl/infer/lgssm"
 	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/mscppl/mscppl/internal/kalman"
 )
@@ -91,7 +92,7 @@ func TestKalmanTargetExact(t *testing.T) {
 			require.NoError(t, err)
 			p := m.Problem()
 			require.True(t, p.Linear, "%v", p.NotLinear)
-			lg, err := msc.NewLinearGaussian(p)
+			lg, err := lgssm.NewLinearGaussian(p)
 			require.NoError(t, err)
 			y := kalman.Scalar(readY(t, kalmanDir+c.name+".csv"))
 			rng := rand.New(rand.NewPCG(7, 1))
@@ -133,7 +134,7 @@ func TestFFBSMatchesSmoother(t *testing.T) {
 	m, err := Load(kalmanDir+"local_level.msc", kalmanDir+"local_level.csv")
 	require.NoError(t, err)
 	p := m.Problem()
-	lg, err := msc.NewLinearGaussian(p)
+	lg, err := lgssm.NewLinearGaussian(p)
 	require.NoError(t, err)
 	y := kalman.Scalar(readY(t, kalmanDir+"local_level.csv"))
 	u := []float64{math.Log(0.4), math.Log(0.9)}
@@ -204,7 +205,7 @@ model {
 	require.NoError(t, err)
 	p := m.Problem()
 	require.True(t, p.Linear, "%v", p.NotLinear)
-	lg, err := msc.NewLinearGaussian(p)
+	lg, err := lgssm.NewLinearGaussian(p)
 	require.NoError(t, err)
 	for i := range 4 {
 		u := []float64{math.Log(0.3) + 0.5*float64(i)*rng.NormFloat64(), 0.5 * float64(i) * rng.NormFloat64()}
@@ -251,7 +252,7 @@ model {
 	require.NoError(t, err)
 	p := m.Problem()
 	require.True(t, p.Linear, "%v", p.NotLinear)
-	lg, err := msc.NewLinearGaussian(p)
+	lg, err := lgssm.NewLinearGaussian(p)
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(9, 9))
 	y := make([][]float64, len(yv))
@@ -302,7 +303,7 @@ func TestKalmanNotTaken(t *testing.T) {
 	k, err := msc.ChooseKernel("msc", m.Problem(), msc.KernelOptions{})
 	require.NoError(t, err)
 	require.True(t, k.Marginal, k.Name)
-	require.Contains(t, StateSpacePath(m.Comp), "Kalman marginal over the 2 statics")
+	require.Contains(t, StateSpacePath(m.Comp), "Kalman marginal over 2 statics")
 }
 
 // kalmanH2 observes the scalar state twice, as x and as 2 x.
@@ -316,7 +317,7 @@ func kalmanR2(a, b float64) *mat.SymDense { return mat.NewSymDense(2, []float64{
 func BenchmarkKalmanTarget(b *testing.B) {
 	m, err := Load(kalmanDir+"ar1_noise.msc", kalmanDir+"ar1_noise.csv")
 	require.NoError(b, err)
-	lg, err := msc.NewLinearGaussian(m.Problem())
+	lg, err := lgssm.NewLinearGaussian(m.Problem())
 	require.NoError(b, err)
 	u := []float64{2.2, math.Log(0.66)}
 	for b.Loop() {
@@ -332,7 +333,7 @@ func TestKalmanTargetAllocatesNothing(t *testing.T) {
 	m, err := Load(kalmanDir+"ar1_noise.msc", kalmanDir+"ar1_noise.csv")
 	require.NoError(t, err)
 	p := m.Problem()
-	lg, err := msc.NewLinearGaussian(p)
+	lg, err := lgssm.NewLinearGaussian(p)
 	require.NoError(t, err)
 	u := []float64{2.2, math.Log(0.66)}
 	z, eps := make([]float64, p.Dim), make([]float64, len(p.Statics.States()))
@@ -358,7 +359,7 @@ func TestKalmanRunReportsStates(t *testing.T) {
 	s := f.Summary
 	require.Equal(t, "kalman", s.Kernel)
 	require.Equal(t, "kalman", s.Family)
-	require.Equal(t, 2, f.Q.(*msc.KalmanFamily).Statics().Dim())
+	require.Equal(t, 2, f.Q.(*lgssm.KalmanFamily).Statics().Dim())
 	require.Len(t, s.Latent, 102)
 	for _, n := range []string{"sq", "sr", "x[1]", "x[50]", "x[100]"} {
 		mo, ok := s.Latent[n]

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/mscppl/mscppl/infer/lgssm"
 	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/ir/explain"
@@ -89,7 +90,7 @@ func newProblem(c *lower.Compiled) *msc.Problem {
 		p.StateSpace = stateSpace(vs, vs.GaussianTransition())
 	case lower.StaticStateSpaceOf(c) != nil:
 		p.Statics = staticView{lower.StaticStateSpaceOf(c), st.GaussianTransition}
-		p.NotLinear = msc.DetectLinear(p)
+		p.NotLinear = lgssm.DetectLinear(p)
 		p.Linear = p.NotLinear == nil
 	default:
 		p.NotStateSpace = st.String()
@@ -172,20 +173,13 @@ func tapeCost(c *lower.Compiled) float64 {
 	return 0
 }
 
-// StateSpacePath says how a run takes a model with static latents beside
-// its state (for mscppl check): by the Kalman marginal over the statics,
-// the states drawn exactly given them, when the state enters linearly and
-// Gaussian given them, else by particle Gibbs, and why ("" for a model
-// without statics beside a state).
+// StateSpacePath is lgssm.Path for mscppl check ("" without statics
+// beside a state).
 func StateSpacePath(c *lower.Compiled) string {
 	if lower.StaticStateSpaceOf(c) == nil {
 		return ""
 	}
 	p := newProblem(c)
 	problemsMade.Add(-1) // not a run's
-	if p.Linear {
-		return fmt.Sprintf("state space: Kalman marginal over the %d statics, not particle Gibbs (transition linear-Gaussian, observations Gaussian-linear, at %d random values of the statics); states drawn by FFBS (--kernel pg for particle Gibbs)",
-			len(p.Statics.Statics()), msc.DetectDraws)
-	}
-	return fmt.Sprintf("state space: particle Gibbs; the Kalman marginal does not apply: %v", p.NotLinear)
+	return lgssm.Path(p)
 }

@@ -61,6 +61,15 @@ type Sampler interface {
 	SetMoments(mean, cov []float64) error
 }
 
+// ConditionalFamily is a q whose states are drawn exactly given its
+// statics (FamilySpec.Conditional): its family over the statics, and the
+// same q with another family over them.
+type ConditionalFamily interface {
+	Sampler
+	Statics() Sampler
+	With(theta Sampler) Sampler
+}
+
 // NaturalFamily is a family with a closed-form natural-gradient step: the
 // score preconditioned by the inverse Fisher information, applied to the
 // weighted samples z (rows) with normalised weights w and step rho.

@@ -1,6 +1,7 @@
-package msc
+package lgssm
 
 import (
+	"github.com/mscppl/mscppl/infer/msc"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -17,14 +18,14 @@ type switchSSM struct {
 	theta float64
 }
 
-func (s *switchSSM) Statics() []int           { return []int{0} }
-func (s *switchSSM) States() []int            { return statesFrom1(len(s.y)) }
-func (s *switchSSM) SetStatics(th []float64)  { s.theta = th[0] }
-func (s *switchSSM) Given() GeneralStateSpace { return s }
-func (s *switchSSM) Len() int                 { return len(s.y) }
-func (s *switchSSM) StateDim() int            { return 1 }
-func (s *switchSSM) Index(t, _ int) int       { return t }
-func (s *switchSSM) ReserveParticles(int)     {}
+func (s *switchSSM) Statics() []int               { return []int{0} }
+func (s *switchSSM) States() []int                { return statesFrom1(len(s.y)) }
+func (s *switchSSM) SetStatics(th []float64)      { s.theta = th[0] }
+func (s *switchSSM) Given() msc.GeneralStateSpace { return s }
+func (s *switchSSM) Len() int                     { return len(s.y) }
+func (s *switchSSM) StateDim() int                { return 1 }
+func (s *switchSSM) Index(t, _ int) int           { return t }
+func (s *switchSSM) ReserveParticles(int)         {}
 
 func statesFrom1(T int) []int {
 	out := make([]int, T)
@@ -35,7 +36,7 @@ func statesFrom1(T int) []int {
 }
 
 func (s *switchSSM) obs(t int, x, theta float64) float64 {
-	v := normLogPDF(s.y[t], x, 1)
+	v := normLog(s.y[t], x, 1)
 	if theta > 4 {
 		v -= 1e-3 * x * x * x * x
 	}
@@ -63,7 +64,7 @@ func (s *switchSSM) TransitionLogDensity(t int, prev, cur, out []float64) {
 		if t > 0 {
 			m = 0.5 * prev[i]
 		}
-		out[i] = normLogPDF(cur[i], m, 1)
+		out[i] = normLog(cur[i], m, 1)
 	}
 }
 
@@ -77,13 +78,13 @@ func (g switchTarget) LogJoint(z, out []float64) {
 	for b := range out {
 		row := z[b*d : (b+1)*d]
 		th := row[0]
-		v := normLogPDF(th, 0, 1)
+		v := normLog(th, 0, 1)
 		for t := range g.s.y {
 			m := 0.0
 			if t > 0 {
 				m = 0.5 * row[t]
 			}
-			v += normLogPDF(row[t+1], m, 1) + g.s.obs(t, row[t+1], th)
+			v += normLog(row[t+1], m, 1) + g.s.obs(t, row[t+1], th)
 		}
 		out[b] = v
 	}
@@ -102,11 +103,11 @@ func TestKalmanStopsWhenAProbeFails(t *testing.T) {
 		y[i] = rng.NormFloat64()
 	}
 	s := &switchSSM{y: y}
-	p := &Problem{Dim: len(y) + 1, Target: switchTarget{s}, Statics: s}
+	p := &msc.Problem{Dim: len(y) + 1, Target: switchTarget{s}, Statics: s}
 	p.NotLinear = DetectLinear(p)
 	require.NoError(t, p.NotLinear)
 	p.Linear = true
-	q, err := NewKalmanFamily(p, NewFullRank(1))
+	q, err := NewKalmanFamily(p, msc.NewFullRank(1))
 	require.NoError(t, err)
 	k, err := NewKalmanCIS(p, q, 10)
 	require.NoError(t, err)

@@ -1,7 +1,8 @@
-package msc
+package lgssm
 
 import (
 	"fmt"
+	"github.com/mscppl/mscppl/infer/msc"
 	"math"
 	"math/rand/v2"
 )
@@ -35,7 +36,7 @@ func (e *NotLinearError) Error() string {
 	return fmt.Sprintf("%s at step %d", e.Reason, e.Step+1)
 }
 
-// LinearGaussian integrates the state of a StaticStateSpace out when, given
+// LinearGaussian integrates the state of a msc.StaticStateSpace out when, given
 // the statics theta, the transition is Gaussian with a mean affine in
 // x_{t-1} and an sd that does not depend on it, and each step's
 // observation log density is a concave quadratic in x_t:
@@ -56,9 +57,9 @@ func (e *NotLinearError) Error() string {
 // forward-filtering backward-sampling. A LinearGaussian is not safe for
 // concurrent use; nothing in the per-step loops allocates.
 type LinearGaussian struct {
-	ss      StaticStateSpace
-	g       GaussianStateSpace
-	target  Target
+	ss      msc.StaticStateSpace
+	g       msc.GaussianStateSpace
+	target  msc.Target
 	T, d    int
 	statics []int
 	states  []int
@@ -80,12 +81,12 @@ type LinearGaussian struct {
 
 // NewLinearGaussian returns the evaluator for p's statics (it does not
 // check that the model qualifies: DetectLinear does).
-func NewLinearGaussian(p *Problem) (*LinearGaussian, error) {
-	if err := p.Check("the Kalman marginal", CapStatics|CapLogJoint); err != nil {
+func NewLinearGaussian(p *msc.Problem) (*LinearGaussian, error) {
+	if err := p.Check("the Kalman marginal", msc.CapStatics|msc.CapLogJoint); err != nil {
 		return nil, err
 	}
 	given := p.Statics.Given()
-	g, ok := given.(GaussianStateSpace)
+	g, ok := given.(msc.GaussianStateSpace)
 	if !ok {
 		return nil, &NotLinearError{Step: -1, Reason: "the transition is not Gaussian"}
 	}
@@ -334,7 +335,7 @@ const (
 // terms does not depend on the state (at the filtered means and at a draw
 // of the states). It returns nil, or the reason the model does not
 // qualify.
-func DetectLinear(p *Problem) error {
+func DetectLinear(p *msc.Problem) error {
 	k, err := NewLinearGaussian(p)
 	if err != nil {
 		return err

@@ -1,9 +1,10 @@
-package msc
+package lgssm
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mscppl/mscppl/infer/msc"
 	"math"
 	"math/rand/v2"
 
@@ -12,16 +13,18 @@ import (
 )
 
 func init() {
-	RegisterFamily(FamilySpec{
+	msc.RegisterFamily(msc.FamilySpec{
 		Name: "kalman", Help: "q(theta) over the static latents, with the state drawn exactly from p(x | theta, y) by forward-filtering backward-sampling (the kalman kernel's q)",
-		Needs: CapStatics | CapLinearStatics, Conditional: true,
-		NewFor: func(p *Problem) (Family, error) { return NewKalmanFamily(p, NewFullRank(len(p.Statics.Statics()))) },
+		Needs: msc.CapStatics | msc.CapLinearStatics, Conditional: true,
+		NewFor: func(p *msc.Problem) (msc.Family, error) {
+			return NewKalmanFamily(p, msc.NewFullRank(len(p.Statics.Statics())))
+		},
 	})
-	RegisterKernel(KernelSpec{
+	msc.RegisterKernel(msc.KernelSpec{
 		Name: "kalman", Help: "for static latents beside a state that enters linearly and Gaussian given them: CIS over the statics with the state integrated out by a Kalman filter, the state drawn exactly given them (FFBS)",
-		Method: "msc", Priority: 3, Needs: CapLogJoint | CapStatics | CapLinearStatics, Markov: true, Marginal: true,
-		Optimizers: []Optimizer{Natural, RM, Adam},
-		New: func(p *Problem, q Family, S int, _ KernelOptions) (Kernel, error) {
+		Method: "msc", Priority: 3, Needs: msc.CapLogJoint | msc.CapStatics | msc.CapLinearStatics, Markov: true, Marginal: true,
+		Optimizers: []msc.Optimizer{msc.Natural, msc.RM, msc.Adam},
+		New: func(p *msc.Problem, q msc.Family, S int, _ msc.KernelOptions) (msc.Kernel, error) {
 			f, ok := q.(*KalmanFamily)
 			if !ok {
 				return nil, fmt.Errorf("the kalman kernel takes the kalman family, not %s", q.Name())
@@ -30,6 +33,8 @@ func init() {
 		},
 	})
 }
+
+var _ msc.ConditionalFamily = (*KalmanFamily)(nil)
 
 // KalmanFamily is q over all the latents of a model whose state enters
 // linearly and Gaussian given its statics theta: q(theta) (Theta, a
@@ -43,7 +48,7 @@ func init() {
 // between the states. Clones share the evaluator: they are not for
 // concurrent use.
 type KalmanFamily struct {
-	Theta   Sampler
+	Theta   msc.Sampler
 	lg      *LinearGaussian
 	d       int
 	statics []int
@@ -55,7 +60,7 @@ type KalmanFamily struct {
 }
 
 // NewKalmanFamily returns the family with q(theta) = theta for p.
-func NewKalmanFamily(p *Problem, theta Sampler) (*KalmanFamily, error) {
+func NewKalmanFamily(p *msc.Problem, theta msc.Sampler) (*KalmanFamily, error) {
 	lg, err := NewLinearGaussian(p)
 	if err != nil {
 		return nil, err
@@ -66,18 +71,48 @@ func NewKalmanFamily(p *Problem, theta Sampler) (*KalmanFamily, error) {
 	return newKalmanFamily(lg, theta), nil
 }
 
-func newKalmanFamily(lg *LinearGaussian, theta Sampler) *KalmanFamily {
+// NewFamilyFor is the kalman family for p with q(theta) of the named
+// sampleable family, its mean at the statics' part of initMean when that
+// is given.
+func NewFamilyFor(p *msc.Problem, family string, initMean []float64) (*KalmanFamily, error) {
+	theta, err := msc.NewFamily(family, len(p.Statics.Statics()))
+	if err != nil {
+		return nil, err
+	}
+	q, err := NewKalmanFamily(p, theta)
+	if err == nil && initMean != nil {
+		err = q.SetMoments(initMean, nil)
+	}
+	return q, err
+}
+
+// Path says how a run takes p, a model with static latents beside its
+// state, for mscppl check: by the Kalman marginal when the state enters
+// linearly and Gaussian given them, else by particle Gibbs, and why.
+func Path(p *msc.Problem) string {
+	if !p.Linear {
+		return fmt.Sprintf("state space: particle Gibbs; the Kalman marginal does not apply: %v", p.NotLinear)
+	}
+	statics := fmt.Sprintf("%d statics", len(p.Statics.Statics()))
+	if len(p.Statics.Statics()) == 1 {
+		statics = "1 static"
+	}
+	return fmt.Sprintf("state space: Kalman marginal over %s, not particle Gibbs (transition linear-Gaussian, observations Gaussian-linear, at %d random values of the statics); states drawn by FFBS (--kernel pg for particle Gibbs)",
+		statics, DetectDraws)
+}
+
+func newKalmanFamily(lg *LinearGaussian, theta msc.Sampler) *KalmanFamily {
 	k := len(lg.statics)
 	return &KalmanFamily{Theta: theta, lg: lg, d: lg.d, statics: lg.statics, states: lg.states,
 		th: make([]float64, k), eth: make([]float64, k), epsX: make([]float64, lg.T)}
 }
 
 // Statics is q(theta), the family over the statics.
-func (f *KalmanFamily) Statics() Sampler { return f.Theta }
+func (f *KalmanFamily) Statics() msc.Sampler { return f.Theta }
 
 // With is the family with q(theta) replaced by theta (the evaluator is
 // shared).
-func (f *KalmanFamily) With(theta Sampler) Sampler { return newKalmanFamily(f.lg, theta) }
+func (f *KalmanFamily) With(theta msc.Sampler) msc.Sampler { return newKalmanFamily(f.lg, theta) }
 
 // Err is the first failure of the states' probes during Sample or LogQ
 // (whose draws then have a NaN log density): the caller must stop.
@@ -107,7 +142,7 @@ func (f *KalmanFamily) AddScore(w float64, z, grad []float64) {
 
 // NaturalStep is q(theta)'s natural step at the rows' statics.
 func (f *KalmanFamily) NaturalStep(z, w []float64, rho float64) error {
-	nat, ok := f.Theta.(NaturalFamily)
+	nat, ok := f.Theta.(msc.NaturalFamily)
 	if !ok {
 		return fmt.Errorf("q(theta) (%s) has no natural step", f.Theta.Name())
 	}
@@ -122,8 +157,8 @@ func (f *KalmanFamily) NaturalStep(z, w []float64, rho float64) error {
 }
 
 // Clone returns a copy with its own q(theta) (the evaluator is shared).
-func (f *KalmanFamily) Clone() Family {
-	return newKalmanFamily(f.lg, f.Theta.Clone().(Sampler))
+func (f *KalmanFamily) Clone() msc.Family {
+	return newKalmanFamily(f.lg, f.Theta.Clone().(msc.Sampler))
 }
 
 // fail records the first probe failure.
@@ -315,7 +350,7 @@ func (f *KalmanFamily) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
-	th, err := NewFamily(v.ThetaFamily, len(f.statics))
+	th, err := msc.NewFamily(v.ThetaFamily, len(f.statics))
 	if err != nil {
 		return err
 	}
@@ -340,7 +375,7 @@ func (f *KalmanFamily) UnmarshalJSON(b []byte) error {
 // states from p(x | theta, y) (FFBS), so that the chain leaves p(theta, x
 // | y) invariant. A failed verification of the probes stops the run.
 type KalmanCIS struct {
-	p  *Problem
+	p  *msc.Problem
 	lg *LinearGaussian
 	q  *KalmanFamily
 
@@ -354,8 +389,8 @@ type KalmanCIS struct {
 }
 
 // NewKalmanCIS returns the kernel with S samples.
-func NewKalmanCIS(p *Problem, q *KalmanFamily, S int) (*KalmanCIS, error) {
-	if err := p.Check("the kalman kernel", CapLogJoint|CapStatics|CapLinearStatics); err != nil {
+func NewKalmanCIS(p *msc.Problem, q *KalmanFamily, S int) (*KalmanCIS, error) {
+	if err := p.Check("the kalman kernel", msc.CapLogJoint|msc.CapStatics|msc.CapLinearStatics); err != nil {
 		return nil, err
 	}
 	lg, err := NewLinearGaussian(p)
@@ -459,14 +494,14 @@ func (k *KalmanCIS) Init(rng *rand.Rand) error {
 }
 
 // Step runs one CIS step over the statics and redraws the states.
-func (k *KalmanCIS) Step(rng *rand.Rand) (StepInfo, error) {
+func (k *KalmanCIS) Step(rng *rand.Rand) (msc.StepInfo, error) {
 	d, S, nk := k.d, k.S, k.k
 	copy(k.z[:d], k.cur)
 	copy(k.th[:nk], k.theta)
 	k.lp[0] = k.curLP
 	k.q.Theta.Sample(rng, k.th[nk:], k.eps[nk:])
 	if err := k.evaluate(1); err != nil {
-		return StepInfo{}, err
+		return msc.StepInfo{}, err
 	}
 	for b := 1; b < S; b++ {
 		k.lq[b] = k.q.Theta.LogQNoise(k.th[b*nk:(b+1)*nk], k.eps[b*nk:(b+1)*nk])
@@ -474,16 +509,16 @@ func (k *KalmanCIS) Step(rng *rand.Rand) (StepInfo, error) {
 	k.lq[0] = k.q.Theta.LogQ(k.theta)
 	for b := range S {
 		if math.IsNaN(k.lp[b]) || math.IsInf(k.lp[b], 1) {
-			return StepInfo{}, k.p.NaNError(k.z[b*d : (b+1)*d])
+			return msc.StepInfo{}, k.p.NaNError(k.z[b*d : (b+1)*d])
 		}
 		k.lw[b] = k.lp[b] - k.lq[b]
 	}
 	_, ess, ok := resample.Normalise(k.lw, k.w)
-	info := StepInfo{ESS: ess}
+	info := msc.StepInfo{ESS: ess}
 	if !ok {
 		clear(k.w)
 		k.w[0] = 1
-		info = StepInfo{Degenerate: true}
+		info = msc.StepInfo{Degenerate: true}
 	} else if j := resample.Categorical(rng, k.w); j != 0 {
 		info.Changed = true
 		copy(k.theta, k.th[j*nk:(j+1)*nk])
