@@ -2,9 +2,10 @@ package lgssm
 
 import (
 	"fmt"
-	"github.com/mscppl/mscppl/infer/msc"
 	"math"
 	"math/rand/v2"
+
+	"github.com/mscppl/mscppl/infer/msc"
 )
 
 // probeOffsets are the points, in units of the probe scale around the

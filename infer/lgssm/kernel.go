@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mscppl/mscppl/infer/msc"
 	"math"
 	"math/rand/v2"
 
+	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/mscppl/mscppl/internal/resample"
 	"github.com/mscppl/mscppl/stdlib"
 )

@@ -1,11 +1,11 @@
 package lgssm
 
 import (
-	"github.com/mscppl/mscppl/infer/msc"
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/stretchr/testify/require"
 )
 
