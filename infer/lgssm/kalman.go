@@ -37,19 +37,21 @@ func (e *NotLinearError) Error() string {
 	return fmt.Sprintf("%s at step %d", e.Reason, e.Step+1)
 }
 
-// LinearGaussian integrates the state of a msc.StaticStateSpace out when, given
-// the statics theta, the transition is Gaussian with a mean affine in
-// x_{t-1} and an sd that does not depend on it, and each step's
+// LinearGaussian integrates the state of an msc.StaticStateSpace out
+// when, given the statics theta, the transition is Gaussian with a mean
+// affine in x_{t-1} and an sd that does not depend on it, and each step's
 // observation log density is a concave quadratic in x_t:
 //
 //	x_1 ~ N(A_1, Q_1),  x_t | x_{t-1} ~ N(A_t + B_t x_{t-1}, Q_t),
 //	log g_t(y_t | x_t) = a_t + b_t u - c_t u^2 / 2,  u = x_t - centre_t, c_t >= 0.
 //
-// Filter probes these coefficients at the statics (nProbe particles a
-// step, three to fit and two to verify, to the relative tolerance
-// linearTol: a failed verification is an error, never carried on) while
-// it runs the Kalman filter in information form (the quadratic as the
-// observation's potential), centred at each step's predicted mean. Then
+// Filter probes these coefficients at the statics, nProbe particles a
+// step (the transition's affine mean and constant sd fitted and checked
+// at all of them, the quadratic fitted at three and checked at two, to
+// the relative tolerance linearTol: a failed check is an error, never
+// carried on), while it runs the Kalman filter in information form (the
+// quadratic as the observation's potential), centred at each step's
+// predicted mean. Then
 //
 //	log p(theta, y) = [log p(theta, x0, y) - sum_t step terms at x0] + log Z,
 //
