@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/mscppl/mscppl/infer/lgssm"
 	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/mscppl/mscppl/ir/explain"
 	"github.com/mscppl/mscppl/ir/lower"
@@ -298,6 +299,12 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 		family = o.family
 	}
 	d := m.IR.LatentDim
+	if kernel.Marginal { // CIS over the statics alone, with the default family for them
+		if d = len(f.problem.Statics.Statics()); o.familyNote != "" {
+			o.family, _ = msc.LookupFamily(msc.Defaults.Family)
+			family, o.familyNote = o.family, ""
+		}
+	}
 	if s, err = msc.Fill(s, d, kernel, family); err != nil {
 		return nil, Errorf("", "%v", err)
 	}
@@ -387,6 +394,9 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	if err := f.check(o); err != nil {
 		return nil, err
 	}
+	if e, ok := f.Q.(interface{ Err() error }); ok && e.Err() != nil {
+		return nil, e.Err() // q's draws failed their own checks (kalman: the probes)
+	}
 	f.Summary = f.summarize(o, time.Since(start))
 	tm.PSIS = time.Since(checkT).Seconds()
 	f.Summary.Timing = tm
@@ -407,7 +417,7 @@ func fitWith(ctx context.Context, m *Model, opt Options, rng *rand.Rand) (*Fitte
 	case kernel.WarmStart:
 		f.Summary.Init = InitZero.String()
 	}
-	if !kernel.StateSpace { // the family warning concerns q over all latents
+	if !kernel.StateSpace && !kernel.Marginal { // the family warning concerns q over all latents
 		if o.familyNote != "" {
 			f.Summary.Warnings = append([]string{o.familyNote}, f.Summary.Warnings...)
 		}
@@ -428,6 +438,13 @@ func (m *Model) timing() *Timing {
 func newQ(o *plan, kernel *msc.KernelSpec, p *msc.Problem) (msc.Family, error) {
 	if kernel.StateSpace {
 		q, err := msc.NewProposal(p)
+		if err != nil {
+			return nil, Errorf("", "%v", err)
+		}
+		return q, nil
+	}
+	if kernel.Marginal { // the family over the statics, the states exact given them
+		q, err := lgssm.NewFamilyFor(p, o.family.Name, o.initMean)
 		if err != nil {
 			return nil, Errorf("", "%v", err)
 		}
@@ -485,24 +502,32 @@ func (f *Fitted) check(o *plan) error {
 		// q's tails a little too light: q widened by 10%; far too light: a
 		// Student-t with q's mean and covariance, whose polynomial tails
 		// often cover what q misses. The lowest k-hat is kept.
+		// (with states exact given the statics, q(theta)'s, the heavier one
+		// whenever the weights are not yet reliable)
+		base, lift, suffix := sq, func(p msc.Sampler) msc.Sampler { return p }, ""
+		cq, conditional := sq.(msc.ConditionalFamily)
+		if conditional = conditional && msc.FamilyOf(sq).Conditional; conditional {
+			base, lift, suffix = cq.Statics(), cq.With, " over the statics, the states drawn exactly given them"
+		}
 		try := func(p msc.Sampler, what string) error {
 			if p == nil {
 				return nil
 			}
+			p = lift(p)
 			ip, err := importanceSample(rng, f.comps, p, o.draws)
 			if err == nil && ip.khat < im.khat {
 				im, prop, sprop = ip, p, p
-				im.proposal = what
+				im.proposal = what + suffix
 			}
 			return err
 		}
 		if f.impQ.khat > khatGood {
-			if err := try(widenedProposal(sq), fmt.Sprintf("q with %g times its sds", proposalWidenGauss)); err != nil {
+			if err := try(widenedProposal(base), fmt.Sprintf("q with %g times its sds", proposalWidenGauss)); err != nil {
 				return err
 			}
 		}
-		if f.impQ.khat > KhatMax {
-			if err := try(heavierProposal(sq), fmt.Sprintf("a Student-t with %g degrees of freedom, q's mean and %g times q's sds", proposalDF, proposalWiden)); err != nil {
+		if f.impQ.khat > KhatMax || conditional && im.khat > khatGood {
+			if err := try(heavierProposal(base), fmt.Sprintf("a Student-t with %g degrees of freedom, q's mean and %g times q's sds", proposalDF, proposalWiden)); err != nil {
 				return err
 			}
 		}
@@ -513,7 +538,7 @@ func (f *Fitted) check(o *plan) error {
 		// move and the weights stay reliable; only from reliable weights.
 		pm, ps := make([]float64, sq.Dim()), make([]float64, sq.Dim())
 		sq.Moments(pm, ps)
-		for step := 0; step < momentSteps && im.khat <= KhatMax; step++ {
+		for step := 0; step < momentSteps && im.khat <= KhatMax && !conditional; step++ { // (and none over all the latents of a conditional q)
 			g, moved := momentMatched(im, pm, ps, proposalWidenGauss)
 			if g == nil || !moved {
 				break
@@ -530,7 +555,7 @@ func (f *Fitted) check(o *plan) error {
 		// their mixture (a defensive mixture: the weights are at most 1.5
 		// times the Gaussian's, and the heavy tails reach what a Gaussian's
 		// draws are too rare to show, such as a scale near zero)
-		if im.khat <= KhatMax {
+		if im.khat <= KhatMax && !conditional {
 			ip, mix, err := withTails(rng, f.comps, im, sprop, o.draws/2)
 			if err != nil {
 				return err
@@ -577,7 +602,7 @@ func (f *Fitted) check(o *plan) error {
 		f.neck = f.neckOf(im)
 		// a second opinion on the tails (drawn after the summaries' draws,
 		// so they do not change)
-		if im.khat <= KhatMax && f.missed == nil {
+		if im.khat <= KhatMax && f.missed == nil && !conditional {
 			f.tails = secondOpinion(rng, f.comps, sprop, im, o.draws/2, f.Model.IR.LatentNames())
 		}
 		return nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/mscppl/mscppl/infer/lgssm"
 	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/ir/explain"
@@ -75,6 +76,8 @@ func newProblem(c *lower.Compiled) *msc.Problem {
 		p.StateSpace = stateSpace(ss)
 	} else if sv := lower.StaticStateSpaceOf(c); sv != nil {
 		p.Statics = staticView{sv}
+		p.NotLinear = lgssm.DetectLinear(p)
+		p.Linear = p.NotLinear == nil
 	} else {
 		p.NotStateSpace = lower.StructureOf(c).String()
 	}
@@ -154,4 +157,15 @@ func tapeCost(c *lower.Compiled) float64 {
 		return float64(g.RowFloats())
 	}
 	return 0
+}
+
+// StateSpacePath is lgssm.Path for mscppl check ("" without statics
+// beside a state).
+func StateSpacePath(c *lower.Compiled) string {
+	if lower.StaticStateSpaceOf(c) == nil {
+		return ""
+	}
+	p := newProblem(c)
+	problemsMade.Add(-1) // not a run's
+	return lgssm.Path(p)
 }

@@ -62,7 +62,7 @@ func Settings() []Setting {
 			field: func(o *Options) any { return &o.LR }},
 		{Key: "proposal", Help: fmt.Sprintf("CIS proposal: q (q itself) or prior (default %s).", Defaults.Proposal),
 			field: func(o *Options) any { return &o.Proposal }, name: validates(parseProposal), def: func() string { return Defaults.Proposal }},
-		{Key: "kernel", Help: fmt.Sprintf("Markov kernel of MSC: %s (the kernel the model's structure allows: csmc for state-space models, cis otherwise), or %s (default %s).",
+		{Key: "kernel", Help: fmt.Sprintf("Markov kernel of MSC: %s (the kernel the model's structure allows: csmc for state-space models, kalman for static latents beside a state linear and Gaussian given them, pg for other static latents beside a state, cis otherwise), or %s (default %s).",
 			AutoKernel, KernelsHelp(), Defaults.Kernel),
 			field: func(o *Options) any { return &o.Kernel }, name: validates(parseKernel), def: func() string { return Defaults.Kernel }},
 		{Key: "seed", Help: fmt.Sprintf("Random seed; the same seed gives the same result (default: the infer block's seed, else %d).", Defaults.Seed),

@@ -61,6 +61,15 @@ type Sampler interface {
 	SetMoments(mean, cov []float64) error
 }
 
+// ConditionalFamily is a q whose states are drawn exactly given its
+// statics (FamilySpec.Conditional): its family over the statics, and the
+// same q with another family over them.
+type ConditionalFamily interface {
+	Sampler
+	Statics() Sampler
+	With(theta Sampler) Sampler
+}
+
 // NaturalFamily is a family with a closed-form natural-gradient step: the
 // score preconditioned by the inverse Fisher information, applied to the
 // weighted samples z (rows) with normalised weights w and step rho.
@@ -106,6 +115,11 @@ type FamilySpec struct {
 	// Gaussian: q is a Gaussian, so its marginals are exact normals of its
 	// Moments.
 	Gaussian bool
+	// Conditional: q draws the states exactly given its statics (the
+	// kalman family), so the PSIS check weighs q's own draws: a widened,
+	// heavy-tailed or moment-matched Gaussian over all the latents would
+	// replace that exact conditional by an approximation.
+	Conditional bool
 	// HeavyTails: q has polynomial tails (a remedy for heavy-tailed
 	// importance weights, never suggested for q itself).
 	HeavyTails bool

@@ -41,6 +41,12 @@ type KernelSpec struct {
 	// (particle Gibbs): the iterations default to Defaults.ItersPG, and q's
 	// statics part takes the natural step at Defaults.LRNatural.
 	Statics bool
+	// Marginal: the kernel integrates the state out and moves the statics
+	// alone (the kalman kernel): q is the run's family over the statics,
+	// its draws completed by the states drawn exactly given them
+	// (KalmanFamily), and the settings' defaults are those of CIS for the
+	// statics' dimension.
+	Marginal bool
 	// WarmStart: the kernel proposes from q, so q benefits from starting at
 	// a Laplace approximation at a mode (the facade's warm start).
 	WarmStart bool

@@ -42,6 +42,12 @@ type Problem struct {
 	// latents are not the trajectory alone, and the structure of the state
 	// changes with the statics (StaticStateSpace.Given).
 	Statics StaticStateSpace
+	// Linear: with Statics, the state enters linearly and Gaussian given
+	// them (DetectLinear), so that a Kalman filter integrates it out (the
+	// kalman kernel); NotLinear says why it does not (nil when Linear or
+	// when there are no statics).
+	Linear    bool
+	NotLinear error
 	// NotStateSpace says why the model is not a state-space model, for the
 	// message of a kernel that needs one ("" when unknown).
 	NotStateSpace string
@@ -74,6 +80,7 @@ const (
 	CapTransitionDensity                         // a state-space structure whose transition density can be evaluated
 	CapSplit                                     // a log joint that can use more cores
 	CapStatics                                   // a state-space structure with static latents beside the state
+	CapLinearStatics                             // static latents beside a state that enters linearly and Gaussian given them
 )
 
 var capNames = []string{
@@ -86,6 +93,7 @@ var capNames = []string{
 	"a state-space structure whose transition density can be evaluated",
 	"a log joint that can be split over cores",
 	"a state-space structure with static latents beside the state",
+	"a state linear and Gaussian given the static latents",
 }
 
 // String lists the capabilities in words.
@@ -121,6 +129,7 @@ func (p *Problem) Has() Capability {
 	set(dens, CapTransitionDensity)
 	set(p.Split != nil, CapSplit)
 	set(p.Statics != nil, CapStatics)
+	set(p.Statics != nil && p.Linear, CapLinearStatics)
 	return c
 }
 
@@ -135,6 +144,9 @@ func (p *Problem) Check(who string, need Capability) error {
 	msg := fmt.Sprintf("%s needs %s, which this model does not provide", who, missing)
 	if missing&(CapStateSpace|CapGaussianTransition|CapTransitionDensity|CapStatics) != 0 && p.NotStateSpace != "" {
 		msg += " (it is " + p.NotStateSpace + ")"
+	}
+	if missing&CapLinearStatics != 0 && p.NotLinear != nil {
+		msg += " (" + p.NotLinear.Error() + ")"
 	}
 	return &MissingError{Who: who, Missing: missing, msg: msg}
 }

@@ -310,6 +310,9 @@ func Layout(w io.Writer, model string, m *ir.Model, comp *lower.Compiled, table 
 	if st := structure.Of(comp); st.Kind != structure.KindGeneral || st.StateSpace.Attempt {
 		fmt.Fprintf(w, "structure: %s\n", st)
 	}
+	if path := infer.StateSpacePath(comp); path != "" {
+		fmt.Fprintln(w, path)
+	}
 }
 
 // WriteFileAtomic writes data to path through a temporary file in the same
