@@ -57,16 +57,17 @@
 //
 // Notes on the productions, for rules the listing does not show:
 //
-//   - File: a Block's name is functions, data, param, latent, model,
-//     derived or infer (BlockKinds); the blocks come in any order, each at
-//     most once, and model is required.
+//   - File: a Block's name is functions, data, param, latent,
+//     transformed, model, derived or infer (BlockKinds); the blocks come
+//     in any order, each at most once, and model is required.
 //   - Item: which items a block accepts is checked by package ir: FuncDef
 //     in functions; Decl in data, param and latent (data also takes
 //     statements, computed once from the data: Stan's transformed data);
-//     Decl (a local declaration) and Stmt in model and in derived (without
-//     ~ and target +=);
-//     and settings name = literal (a number, possibly signed, a string or
-//     a name) in infer.
+//     Decl (a local declaration) and Stmt in model, in transformed (Stan's
+//     transformed parameters: its declarations may have bounds or a vector
+//     constraint, checked on each evaluation; no ~ or target +=) and in
+//     derived (without ~ and target +=); and settings name = literal (a
+//     number, possibly signed, a string or a name) in infer.
 //   - FuncDef: a function's body ends with return Expr.
 //   - Type: bounds are lower and upper, either or both, in any order, each
 //     at most once. They come after the base type name and before the

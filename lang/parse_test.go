@@ -541,7 +541,7 @@ func TestErrorWording(t *testing.T) {
 		{"model { }\ninfer { samples ~ normal(0, 1) }", `2:17: unexpected "~"; expected "=" after the setting "samples"`},
 		{"model { a = 1; b = 2 c = 3 }", `1:22: unexpected "c"; expected a new line or ";" after the statement`},
 		{"model { for t in 1..T { a = 1 b = 2 } }", `1:31: unexpected "b"; expected a new line or ";" after the statement`},
-		{"model { z ~ normal(0, 1) }\nmodle { }\nmodel { z ~ normal(0 1) }", `2:1: unknown block "modle"; the blocks are functions, data, param, latent, model, derived and infer`},
+		{"model { z ~ normal(0, 1) }\nmodle { }\nmodel { z ~ normal(0 1) }", `2:1: unknown block "modle"; the blocks are functions, data, param, latent, transformed, model, derived and infer`},
 		{"latent { a: real b: real }\nmodel { z ~ normal(0 1) }", `1:18: unexpected "b"; expected a new line or ";" after the declaration`},
 		{"model { z = (a + b }", `1:20: missing ")" before "}"`},
 		{"model { z = a[1 }", `1:17: missing "]" before "}"`},

@@ -88,6 +88,11 @@ type resolver struct {
 	// inData is set while the data block's statements are resolved (no ~
 	// or target += there)
 	inData bool
+	// inTransformed is set while the transformed block is resolved (no ~
+	// or target += there, but in the functions it calls), and sealed are
+	// its quantities, which no other block assigns (transformed.go)
+	inTransformed bool
+	sealed        map[*ir.Var]bool
 	// loops counts the loops around the statement being resolved (break
 	// and continue belong in one)
 	loops int
@@ -125,7 +130,7 @@ func (r *resolver) run(f *lang.File) {
 		p := r.at(b.Pos)
 		kind, known := b.KindOf()
 		if !known {
-			e := r.errorf(p, "unknown block %q; the blocks are functions, data, param, latent, model, derived and infer", b.Kind)
+			e := r.errorf(p, "unknown block %q; the blocks are %s", b.Kind, lang.BlockList())
 			if s := lang.Suggest(b.Kind, lang.BlockKinds); s != "" {
 				e.Hint = fmt.Sprintf("did you mean %q?", s)
 			}
@@ -164,8 +169,13 @@ func (r *resolver) run(f *lang.File) {
 	}
 	r.model = blocks[lang.BlockModel]
 	r.assigned = map[string]lang.Pos{}
+	body := r.prelude
+	if b := blocks[lang.BlockTransformed]; b != nil {
+		collectAssigned(b.Items, r.assigned, r)
+		body = append(body, r.transformed(b)...)
+	}
 	collectAssigned(r.model.Items, r.assigned, r)
-	r.m.Body = append(r.prelude, r.stmtsOfItems(r.model.Items)...)
+	r.m.Body = append(body, r.stmtsOfItems(r.model.Items)...)
 	if b := blocks[lang.BlockDerived]; b != nil {
 		r.derived(b)
 	}

@@ -109,7 +109,7 @@ func (r *resolver) assignable(t ir.Type, x ir.Expr, name string) bool {
 // reassign resolves name = expr for an existing local: statements run in
 // order, so later uses see the new value.
 func (r *resolver) reassign(v *ir.Var, sm *lang.Simple, p lang.Pos) ir.Stmt {
-	if !r.changeKnown(v, p) {
+	if r.sealedAssign(v, r.at(sm.LHS.Pos)) || !r.changeKnown(v, p) {
 		return nil
 	}
 	x := r.rhs(sm)
@@ -145,6 +145,9 @@ func (r *resolver) elementAssign(sm *lang.Simple, p lang.Pos) ir.Stmt {
 	}
 	if v.Kind != ir.LocalVar {
 		r.errorf(lp, "cannot assign to an element of %s %s; only locals declared in the model block (v: vector[T]) can be filled element by element", v.Kind, name)
+		return nil
+	}
+	if r.sealedAssign(v, lp) {
 		return nil
 	}
 	lhs := r.postfix(pf)
@@ -532,10 +535,17 @@ func markUnknowns(ss []ir.Stmt, vs []*ir.Var) {
 }
 
 // derivedStmt rejects the statements of the model that have no place in
-// the derived block (~ and target +=), reporting whether s is one.
+// the derived or the transformed block (~ and target +=), reporting
+// whether s is one.
 func (r *resolver) derivedStmt(s *lang.Stmt, p lang.Pos) bool {
-	if !r.inDerived || r.anyBlock || s.Target == nil && (s.Simple == nil || s.Simple.Tilde == nil) {
+	inT := r.inTransformed && r.depth == 0 // (a function it calls may: Stan's _lp)
+	if !r.inDerived && !inT || r.anyBlock || s.Target == nil && (s.Simple == nil || s.Simple.Tilde == nil) {
 		return false
+	}
+	if inT {
+		e := r.errorf(p, "the transformed block computes quantities once per evaluation of the log density: it holds declarations and the statements that assign them, not ~ or target +=")
+		e.Hint = "move this statement to the model block"
+		return true
 	}
 	e := r.errorf(p, "the derived block computes quantities on each posterior draw: it holds definitions, declarations, loops and if, not ~ or target +=")
 	e.Hint = "draw from a distribution with NAME_rng, as in y_new = normal_rng(mu, sigma)"

@@ -182,24 +182,6 @@ type compiler struct {
 
 type compileError struct{ err *lang.Error }
 
-// checkLatentSizes refuses, before anything is allocated for them, latents
-// and params whose values together exceed limit elements: a latent
-// vector[N] with N = 10^10 from the data is an error at its declaration,
-// not an exhausted memory.
-func checkLatentSizes(m *ir.Model, limit int) error {
-	total := 0
-	for _, v := range m.Vars {
-		if v.Kind != ir.LatentVar && v.Kind != ir.ParamVar {
-			continue
-		}
-		total += v.Type.Len()
-		if total > limit || m.LatentDim+m.ParamDim > limit && total >= m.LatentDim+m.ParamDim {
-			return lang.ErrorList{lang.Errorf(v.Pos, "%s has %d elements, which bring the latents and params to %d, more than the limit of %d (2 GiB of float64); reduce the sizes", v.Name, v.Type.Len(), max(total, m.LatentDim+m.ParamDim), limit)}
-		}
-	}
-	return nil
-}
-
 // Compile lowers a checked model to a graph.
 func Compile(m *ir.Model, opt CompileOptions) (*Compiled, error) {
 	compiles.Add(1)
@@ -211,7 +193,7 @@ func lower(m *ir.Model, opt CompileOptions) (*Compiled, error) {
 	if opt.MaxNodes <= 0 {
 		opt.MaxNodes = DefaultMaxNodes
 	}
-	if err := checkLatentSizes(m, maxElements); err != nil {
+	if err := m.SizeError(maxElements); err != nil {
 		return nil, err
 	}
 	g := autodiff.New()
