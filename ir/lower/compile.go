@@ -118,8 +118,9 @@ type Compiled struct {
 	env []autodiff.Node
 	// scratch for distribution parameters (SamplePrior)
 	scratch [8]float64
-	// nodes to evaluate for the latents Constrain computes on the graph
-	specialOrder []autodiff.Node
+	// nodes to evaluate for the latents Constrain computes on the graph,
+	// and those of them that LogJoint does not evaluate (ConstrainJoint)
+	specialOrder, afterJoint []autodiff.Node
 	// the random ops of NAME_rng calls in derived quantities
 	rngs []*stdlib.RandOp
 	// the argument checks of the CDFs in derived quantities, and their calls
@@ -1220,25 +1221,53 @@ type boundedLatent struct {
 	Lo, Hi autodiff.Node
 }
 
-// Constrain maps one unconstrained row u to the constrained latent values x
-// (len Dim()), in declaration order.
 // Constrain maps an unconstrained latent vector u (length Dim) to the
 // constrained one x (length Model.XDim). Latents with a vector constraint
-// or expression bounds are evaluated on the graph.
+// or expression bounds, and the transformed and derived quantities, are
+// evaluated on the graph.
 func (c *Compiled) Constrain(u, x []float64) {
-	special := false
-	for _, v := range c.Model.Latents {
-		if v.Special() {
-			special = true
-			continue
+	if order := specialNodes(c); len(order) > 0 {
+		Load(c, u, 1)
+		c.g.ForwardNodes(order, 1)
+	}
+	constrainRow(c, u, x, 0)
+}
+
+// ConstrainJoint is Constrain of the rows of u (rows of Dim) into x (rows
+// of Model.XDim) right after LogJoint of the same rows: what the log joint
+// computed (a transformed quantity, its ODE solve) is read from the graph,
+// not computed again, and the nodes of the derived quantities alone are
+// evaluated, over all the rows at once. It does nothing and reports false
+// for a model with NAME_rng draws, whose stream Constrain consumes row by
+// row.
+func ConstrainJoint(c *Compiled, u, x []float64, rows int) bool {
+	if UsesRNG(c) || rows < 1 || rows > c.maxBatch {
+		return false
+	}
+	if c.afterJoint == nil {
+		joint := make([]bool, c.g.NumNodes())
+		for _, n := range c.JointOrder {
+			joint[n] = true
 		}
-		for i := 0; i < v.Type.Len(); i++ {
-			x[v.XOffset+i] = v.Bij.Constrain(u[v.Offset+i])
+		c.afterJoint = []autodiff.Node{}
+		for _, n := range specialNodes(c) {
+			if !joint[n] {
+				c.afterJoint = append(c.afterJoint, n)
+			}
 		}
 	}
-	if !special && len(c.derivedMsgs) == 0 {
-		return
+	c.g.ForwardNodes(c.afterJoint, rows)
+	d, xd := len(u)/rows, len(x)/rows
+	for r := range rows {
+		constrainRow(c, u[r*d:(r+1)*d], x[r*xd:(r+1)*xd], r)
 	}
+	return true
+}
+
+// specialNodes is the evaluation order of the nodes of the latents whose
+// constrained values Constrain reads from the graph (Var.Special) and of
+// the derived block's messages (computed once; empty when there are none).
+func specialNodes(c *Compiled) []autodiff.Node {
 	if c.specialOrder == nil {
 		nodes := append([]autodiff.Node(nil), c.derivedMsgs...)
 		for _, v := range c.Model.Latents {
@@ -1246,13 +1275,24 @@ func (c *Compiled) Constrain(u, x []float64) {
 				nodes = append(nodes, c.varNode[v.ID])
 			}
 		}
-		c.specialOrder = c.g.Ancestors(nodes...)
+		c.specialOrder = []autodiff.Node{}
+		if len(nodes) > 0 {
+			c.specialOrder = c.g.Ancestors(nodes...)
+		}
 	}
-	Load(c, u, 1)
-	c.g.ForwardNodes(c.specialOrder, 1)
+	return c.specialOrder
+}
+
+// constrainRow writes the constrained latents x of the unconstrained row
+// u, the special ones from row r of the graph.
+func constrainRow(c *Compiled, u, x []float64, r int) {
 	for _, v := range c.Model.Latents {
 		if v.Special() {
-			copy(x[v.XOffset:v.XOffset+v.Type.Len()], c.g.Value(c.varNode[v.ID], 0))
+			copy(x[v.XOffset:v.XOffset+v.Type.Len()], c.g.Value(c.varNode[v.ID], r))
+			continue
+		}
+		for i := 0; i < v.Type.Len(); i++ {
+			x[v.XOffset+i] = v.Bij.Constrain(u[v.Offset+i])
 		}
 	}
 }

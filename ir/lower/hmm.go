@@ -1,7 +1,6 @@
 package lower
 
 import (
-
 	"github.com/mscppl/mscppl/autodiff"
 	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/stdlib"

@@ -184,3 +184,40 @@ func checkReason(t *testing.T, c *Compiled) string {
 	t.Fatal("no reject statement rejected row 0")
 	return ""
 }
+
+// TestConstrainJoint: after LogJoint over a batch, ConstrainJoint reports
+// what Constrain reports row by row, reading the transformed quantity's
+// ODE solve from the log joint's evaluation (no solve of its own), and
+// evaluating the derived quantities (d) over the rows; a model with
+// NAME_rng draws is left to Constrain (false).
+func TestConstrainJoint(t *testing.T) {
+	src := "functions {\n decay(t: real, y: vector, k: real) -> vector {\n  return -k * y\n }\n}\n" +
+		"data {\n ts: vector[N]\n}\nlatent {\n k: real<lower=0>\n}\n" +
+		"transformed {\n y: matrix[N, 1] = ode_rk45(decay, rep_vector(2, 1), 0, ts, k)\n}\n" +
+		"model {\n k ~ lognormal(0, 1)\n}\nderived {\n d = 3 * y[2, 1]\n}\n"
+	c := compile(t, src, "ts\n0.5\n1.5\n")
+	require.Len(t, c.Rejecters, 1, "one ODE op")
+	ode := c.Rejecters[0]
+	u := []float64{-0.5, 0, 0.7}
+	lp := make([]float64, 3)
+	c.LogJoint(u, lp)
+	require.Equal(t, int64(3), ode.Evals.Load(), "a solve per row of the log joint")
+	xd := c.Model.XDim
+	require.Equal(t, 4, xd, "k, y[1,1], y[2,1], d")
+	x := make([]float64, 3*xd)
+	require.True(t, ConstrainJoint(c, u, x, 3))
+	require.Equal(t, int64(3), ode.Evals.Load(), "no solve of its own")
+	for r, ur := range u {
+		k := math.Exp(ur)
+		want := []float64{k, 2 * math.Exp(-k*0.5), 2 * math.Exp(-k*1.5), 6 * math.Exp(-k*1.5)}
+		require.InDeltaSlice(t, want, x[r*xd:(r+1)*xd], 1e-5, "row %d", r)
+		one := make([]float64, xd)
+		c.Constrain([]float64{ur}, one)
+		require.Equal(t, one, x[r*xd:(r+1)*xd], "row %d: as Constrain", r)
+	}
+	require.Equal(t, int64(6), ode.Evals.Load(), "Constrain solves")
+
+	rng := compile(t, "latent { z: real }\nmodel { z ~ normal(0, 1) }\nderived { w = normal_rng(z, 1) }\n", "")
+	rng.LogJoint([]float64{0.5}, lp[:1])
+	require.False(t, ConstrainJoint(rng, []float64{0.5}, make([]float64, 2), 1))
+}
