@@ -1237,11 +1237,11 @@ func (c *Compiled) Constrain(u, x []float64) {
 // of Model.XDim) right after LogJoint of the same rows: what the log joint
 // computed (a transformed quantity, its ODE solve) is read from the graph,
 // not computed again, and the nodes of the derived quantities alone are
-// evaluated, over all the rows at once. It does nothing and reports false
-// for a model with NAME_rng draws, whose stream Constrain consumes row by
-// row.
+// evaluated, row by row as Constrain does (NAME_rng draws come in the same
+// order). It does nothing and reports false when rows is not a batch the
+// graph is laid out for.
 func ConstrainJoint(c *Compiled, u, x []float64, rows int) bool {
-	if UsesRNG(c) || rows < 1 || rows > c.maxBatch {
+	if rows < 1 || rows > c.maxBatch {
 		return false
 	}
 	if c.afterJoint == nil {
@@ -1256,9 +1256,9 @@ func ConstrainJoint(c *Compiled, u, x []float64, rows int) bool {
 			}
 		}
 	}
-	c.g.ForwardNodes(c.afterJoint, rows)
 	d, xd := len(u)/rows, len(x)/rows
 	for r := range rows {
+		c.g.ForwardNodesAt(c.afterJoint, r)
 		constrainRow(c, u[r*d:(r+1)*d], x[r*xd:(r+1)*xd], r)
 	}
 	return true

@@ -188,8 +188,8 @@ func checkReason(t *testing.T, c *Compiled) string {
 // TestConstrainJoint: after LogJoint over a batch, ConstrainJoint reports
 // what Constrain reports row by row, reading the transformed quantity's
 // ODE solve from the log joint's evaluation (no solve of its own), and
-// evaluating the derived quantities (d) over the rows; a model with
-// NAME_rng draws is left to Constrain (false).
+// evaluating the derived quantities (d) row by row; with NAME_rng draws,
+// the draws are Constrain's, row by row, from the same seed.
 func TestConstrainJoint(t *testing.T) {
 	src := "functions {\n decay(t: real, y: vector, k: real) -> vector {\n  return -k * y\n }\n}\n" +
 		"data {\n ts: vector[N]\n}\nlatent {\n k: real<lower=0>\n}\n" +
@@ -217,7 +217,16 @@ func TestConstrainJoint(t *testing.T) {
 	}
 	require.Equal(t, int64(6), ode.Evals.Load(), "Constrain solves")
 
-	rng := compile(t, "latent { z: real }\nmodel { z ~ normal(0, 1) }\nderived { w = normal_rng(z, 1) }\n", "")
-	rng.LogJoint([]float64{0.5}, lp[:1])
-	require.False(t, ConstrainJoint(rng, []float64{0.5}, make([]float64, 2), 1))
+	src = "latent { z: real }\nmodel { z ~ normal(0, 1) }\nderived {\n w = normal_rng(z, 1)\n v = normal_rng(-z, 1)\n}\n"
+	a, b := compile(t, src, ""), compile(t, src, "")
+	a.SeedRNG(7)
+	b.SeedRNG(7)
+	a.LogJoint(u, lp)
+	xa, xb := make([]float64, 9), make([]float64, 9)
+	require.True(t, ConstrainJoint(a, u, xa, 3))
+	for r := range 3 {
+		b.Constrain(u[r:r+1], xb[3*r:3*r+3])
+	}
+	require.Equal(t, xb, xa, "the draws of Constrain, row by row")
+	require.False(t, ConstrainJoint(a, make([]float64, 5), make([]float64, 15), 5), "more rows than LogJoint's")
 }
