@@ -283,7 +283,7 @@ type Expr struct {
 type OpTerm struct {
 	Pos  lexer.Position
 	Op   string `parser:"(  @(\"+\" | \"-\" | \"==\" | \"!=\" | \"<=\" | \">=\" | \"&&\" | \"||\")"`
-	Cmp  string `parser:" | (?= (\"<\" | \">\") (Ident | Number | \"(\" | \"-\" | \"+\" | \"!\")) (?! (\"<\" | \">\") (Ident \":\" | \"from\" | \"standardized\")) @(\"<\" | \">\") )"`
+	Cmp  string `parser:" | (?= (\"<\" | \">\") (Ident | Number | \"(\" | \"-\" | \"+\" | \"!\")) (?! (\"<\" | \">\") (\"for\" Ident \"in\" | (\"print\" | \"reject\") \"(\" | Ident (\":\" | \"=\" | \"+=\" | \"-=\" | \"*=\" | \"/=\") | \"from\" | \"standardized\")) @(\"<\" | \">\") )"`
 	Term *Term  `parser:"@@"`
 }
 

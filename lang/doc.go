@@ -37,7 +37,9 @@
 //	OpUnary = ("*" | "/" | "%/%" | "%" | ".*" | "./") Unary .
 //	OpTerm = (("+" | "-" | "==" | "!=" | "<=" | ">=" | "&&" | "||") | ((?=
 //		("<" | ">") (<ident> | <number> | "(" | "-" | "+" | "!")) (?! ("<" |
-//		">") ((<ident> ":") | "from" | "standardized")) ("<" | ">"))) Term .
+//		">") (("for" <ident> "in") | (("print" | "reject") "(") | (<ident> (":"
+//		| "=" | "+=" | "-=" | "*=" | "/=")) | "from" | "standardized")) ("<" |
+//		">"))) Term .
 //	Bound = ("lower" | "upper" | "offset" | "multiplier") "=" Expr .
 //	From = (("all" "except" <string> ("," <string>)*) | <string>) .
 //	FuncDef = <ident> "(" (Param ("," Param)*)? ")" "->" Type "{" Stmt*
@@ -79,7 +81,11 @@
 //   - Expr: the chain of terms is flat as written; package ir applies
 //     Stan's precedences, all left-associative: || below &&, below == and
 //     !=, below < <= > >=, below + and -. The lookaheads of OpTerm keep the
-//     closing > of a type's bounds from being read as a comparison. The
+//     closing > of a type's bounds from being read as a comparison when a
+//     declaration (name :), an assignment (name =, name +=, ...,
+//     target += too), a for loop, print or reject follows; before another
+//     statement, a declaration whose type ends with its bounds takes a
+//     ";" (s: real<lower=0>; s[1] = ...). The
 //     conditional c ? a : b binds looser than all of them and groups to
 //     the right: c ? a : d ? b : e is c ? a : (d ? b : e).
 //   - Term: * / % %/% .* ./ are left-associative, and bind tighter than

@@ -33,6 +33,7 @@ func Build(f *lang.File, table *dataset.Table) (*ir.Model, error) {
 func build(f *lang.File, r *resolver) (*ir.Model, error) {
 	builds.Add(1)
 	r.file, r.m, r.global = f.Name, &ir.Model{File: f.Name, Settings: ir.Settings{}}, map[string]*ir.Var{}
+	r.elemAssigned = map[*ir.Var]bool{}
 	r.run(f)
 	if len(r.errs) > 0 {
 		r.errs.Sort()
@@ -93,6 +94,13 @@ type resolver struct {
 	// its quantities, which no other block assigns (transformed.go)
 	inTransformed bool
 	sealed        map[*ir.Var]bool
+	// localChecks are the declarations of the constrained locals,
+	// pendingChecks those declared in the statement lists being resolved,
+	// innermost last, and elemAssigned those assigned element by element
+	// (transformed.go)
+	localChecks   map[*ir.Var]*lang.Decl
+	pendingChecks []*ir.Var
+	elemAssigned  map[*ir.Var]bool
 	// loops counts the loops around the statement being resolved (break
 	// and continue belong in one)
 	loops int
@@ -606,8 +614,9 @@ func (r *resolver) stmtsOfItems(items []*lang.Item) []ir.Stmt {
 	return out
 }
 
-func (r *resolver) stmts(ss []*lang.Stmt) []ir.Stmt {
-	var out []ir.Stmt
+func (r *resolver) stmts(ss []*lang.Stmt) (out []ir.Stmt) {
+	mark := len(r.pendingChecks)
+	defer func() { out = append(out, r.checksAtEnd(mark)...) }()
 	for _, s := range ss {
 		if s.Scope != nil {
 			// a scope is a resolver's matter: its statements run in place,
@@ -653,7 +662,7 @@ func (r *resolver) stmt(s *lang.Stmt) ir.Stmt {
 		r.errorf(p, "return belongs at the end of a function in the functions block")
 		return nil
 	case s.Decl != nil:
-		return r.localDecl(s.Decl)
+		return r.constrainedLocal(s, p)
 	case s.If != nil:
 		return r.ifStmt(s.If)
 	case s.Target != nil:

@@ -121,7 +121,7 @@ func (r *resolver) reassign(v *ir.Var, sm *lang.Simple, p lang.Pos) ir.Stmt {
 		return nil
 	}
 	v.DataOnly = v.DataOnly && !dependsOnUnknowns(x)
-	return &ir.Assign{StmtBase: ir.StmtBase{P: p}, Local: v, X: x}
+	return r.afterAssign(&ir.Assign{StmtBase: ir.StmtBase{P: p}, Local: v, X: x}, v, true, p)
 }
 
 // elementAssign resolves name[i] = expr or name[i, j] = expr (or a matrix
@@ -160,7 +160,7 @@ func (r *resolver) elementAssign(sm *lang.Simple, p lang.Pos) ir.Stmt {
 	}
 	ix, ok := lhs.(*ir.Index)
 	if sl, isSlice := lhs.(*ir.Slice); isSlice {
-		return r.sliceAssign(v, sl, x, p)
+		return r.afterAssign(r.sliceAssign(v, sl, x, p), v, false, p)
 	} else if !ok {
 		r.errorf(lp, "the left of = takes indices or ranges, as in v[t] = x or M[:, j] = v")
 		return nil
@@ -174,7 +174,7 @@ func (r *resolver) elementAssign(sm *lang.Simple, p lang.Pos) ir.Stmt {
 		return nil
 	}
 	v.DataOnly = v.DataOnly && !dependsOnUnknowns(x)
-	return &ir.Assign{StmtBase: ir.StmtBase{P: p}, Local: v, Idx: ix.Idx, X: x}
+	return r.afterAssign(&ir.Assign{StmtBase: ir.StmtBase{P: p}, Local: v, Idx: ix.Idx, X: x}, v, false, p)
 }
 
 // ifStmt resolves if cond { } else if cond { } else { }. Each branch is a

@@ -173,3 +173,85 @@ func (r *resolver) sealedAssign(v *ir.Var, p lang.Pos) bool {
 	e.Hint = fmt.Sprintf("assign it in the transformed block, or define a new local from it (%s2 = %s)", v.Name, v.Name)
 	return true
 }
+
+// ---- constrained locals --------------------------------------------------
+
+// constrainedLocal resolves a local declaration whose type has a
+// constraint (p: simplex[K], s: real<lower=0>, array[N] simplex[K]): the
+// local of the unconstrained type, whose constraint is checked, as the
+// transformed block's are, by a reject statement after its declaration
+// with a value and after each assignment of it as a whole (at the
+// statement, naming it), and at the end of the statements that declare
+// it when elements of it are assigned one by one. A violation rejects the
+// draw in the model block and stops the run in derived, as reject does.
+func (r *resolver) constrainedLocal(s *lang.Stmt, p lang.Pos) ir.Stmt {
+	d := s.Decl
+	if len(d.Type.AllBounds()) == 0 && !d.Type.Base.Vector() || r.inData {
+		return r.localDecl(d)
+	}
+	pd := *d
+	pd.Type = plainType(d.Type)
+	st := r.localDecl(&pd)
+	ld, ok := st.(*ir.LocalDecl)
+	if !ok {
+		return st
+	}
+	chk := r.constraintCheck(d, ld.Local)
+	if chk == nil {
+		return st
+	}
+	if r.localChecks == nil {
+		r.localChecks = map[*ir.Var]*lang.Decl{}
+	}
+	r.localChecks[ld.Local] = d
+	r.pendingChecks = append(r.pendingChecks, ld.Local)
+	if d.Init == nil {
+		return st
+	}
+	return &stmtList{list: []ir.Stmt{st, atStmt(chk, p)}}
+}
+
+// atStmt is the check chk positioned at the statement p that assigned
+// the local.
+func atStmt(chk *ir.Message, p lang.Pos) *ir.Message {
+	chk.P = p
+	return chk
+}
+
+// afterAssign is the statement assigning the local v (at p), followed by
+// v's constraint check when v is a constrained local: after an assignment
+// of v as a whole; after an element's, at the end of v's statements
+// (checksAtEnd).
+func (r *resolver) afterAssign(st ir.Stmt, v *ir.Var, whole bool, p lang.Pos) ir.Stmt {
+	d, ok := r.localChecks[v]
+	if !ok || st == nil {
+		return st
+	}
+	if !whole {
+		r.elemAssigned[v] = true
+		return st
+	}
+	n := len(r.errs)
+	chk := r.constraintCheck(d, v)
+	if chk == nil || len(r.errs) > n {
+		return st
+	}
+	return &stmtList{list: []ir.Stmt{st, atStmt(chk, p)}}
+}
+
+// checksAtEnd are the checks, at the end of the statements that declared
+// them (pending from mark on), of the constrained locals assigned element
+// by element.
+func (r *resolver) checksAtEnd(mark int) []ir.Stmt {
+	var out []ir.Stmt
+	for _, v := range r.pendingChecks[mark:] {
+		if !r.elemAssigned[v] {
+			continue
+		}
+		if chk := r.constraintCheck(r.localChecks[v], v); chk != nil {
+			out = append(out, chk)
+		}
+	}
+	r.pendingChecks = r.pendingChecks[:mark]
+	return out
+}

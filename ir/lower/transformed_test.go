@@ -230,3 +230,42 @@ func TestConstrainJoint(t *testing.T) {
 	require.Equal(t, xb, xa, "the draws of Constrain, row by row")
 	require.False(t, ConstrainJoint(a, make([]float64, 5), make([]float64, 15), 5), "more rows than LogJoint's")
 }
+
+// TestConstrainedLocals: a local declared with a constraint is checked
+// after its declaration's value and each assignment of it as a whole, at
+// that statement, and at the end of the statements that declare it when
+// its elements are assigned one by one; a violation rejects the draw
+// (model block) or stops the run (derived), with the element and value.
+func TestConstrainedLocals(t *testing.T) {
+	for _, c := range []struct {
+		body string    // statements of the model block, after z ~ normal(0, 1)
+		z    []float64 // the latents
+		want string    // the first rejection, "" for none
+	}{
+		{"p: simplex[2] = softmax(z)", []float64{0.3, -1}, ""},
+		{"s: real<lower=0> = z[1]", []float64{0.5, 1}, ""},
+		{"s: real<lower=0> = z[1]", []float64{-0.5, 1}, "m.msc:4:2: reject rejected 1 evaluation (each counted with log density -Inf): s is -0.5, below its lower bound 0"},
+		{"s: real<lower=0> = 1\n s = z[2]", []float64{0.5, -2}, "m.msc:5:2: reject rejected 1 evaluation (each counted with log density -Inf): s is -2, below its lower bound 0"},
+		{"o: ordered[2]\n o[1] = z[1]\n o[2] = z[2]", []float64{1, 0.5}, "m.msc:4:2: reject rejected 1 evaluation (each counted with log density -Inf): o[2] is 0.5, not above the element before it, 1: o is not a valid ordered vector"},
+		{"o: ordered[2]\n o[1] = z[1]\n o[2] = z[2]", []float64{0.5, 1}, ""},
+		{"for k in 1..2 {\n  w: real<upper=0.75> = z[k]\n }", []float64{0.5, 1}, "m.msc:5:3: reject rejected 1 evaluation (each counted with log density -Inf): w is 1, above its upper bound 0.75"},
+		{"q: array[2] simplex[2]\n q[1] = softmax(z)\n q[2] = z", []float64{0.25, 0.5}, "m.msc:4:2: reject rejected 1 evaluation (each counted with log density -Inf): the elements of q[2] sum to 0.75, not 1 (within 1e-08): q[2] is not a valid simplex"},
+	} {
+		m := compile(t, "latent { z: vector[2] }\nmodel {\n z ~ normal(0, 1)\n "+c.body+"\n}\n", "")
+		lp := make([]float64, 1)
+		m.LogJoint(c.z, lp)
+		if c.want == "" {
+			require.False(t, math.IsInf(lp[0], -1), "%s at %v", c.body, c.z)
+			require.Empty(t, RejectNotes(m), c.body)
+			continue
+		}
+		require.True(t, math.IsInf(lp[0], -1), "%s at %v: %g", c.body, c.z, lp[0])
+		require.Equal(t, []string{c.want}, RejectNotes(m), c.body)
+	}
+	d := compile(t, "latent { z: real }\nmodel { z ~ normal(0, 1) }\nderived {\n s: real<lower=0> = z\n}\n", "")
+	x := make([]float64, d.Model.XDim)
+	d.Constrain([]float64{0.5}, x)
+	require.NoError(t, RNGError(d))
+	d.Constrain([]float64{-0.25}, x)
+	require.EqualError(t, RNGError(d), "m.msc:4:2: reject: s is -0.25, below its lower bound 0 (at a posterior draw)")
+}
