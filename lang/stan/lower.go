@@ -330,7 +330,7 @@ func (l *lowerer) typ(t *Type, old []*Expr, ctx context) (*lang.Type, shape) {
 	case isVec:
 		sh.base = "vector"
 		switch {
-		case ctx == ctxTParam && transform:
+		case (ctx == ctxTParam || ctx == ctxLocal) && transform: // checked (a transformed quantity, a constrained local)
 		case relaxed || ctx == ctxLocal || ctx == ctxTParam:
 			nt.Base = lang.BaseVector
 		case !transform:
@@ -342,7 +342,7 @@ func (l *lowerer) typ(t *Type, old []*Expr, ctx context) (*lang.Type, shape) {
 		case isMat:
 			sh.base = "matrix"
 			switch {
-			case ctx == ctxTParam && transform:
+			case (ctx == ctxTParam || ctx == ctxLocal) && transform:
 			case relaxed || ctx == ctxLocal || ctx == ctxTParam:
 				nt.Base = lang.BaseMatrix
 				if len(nt.Dims) == 1 {
@@ -380,7 +380,7 @@ func (l *lowerer) typ(t *Type, old []*Expr, ctx context) (*lang.Type, shape) {
 	if ctx == ctxGQ && (len(t.Bounds) > 0 || nt.Base != langBase(t.Base)) {
 		l.note(t.Pos, "the constraint of %s is not checked on each draw", describe(t))
 	}
-	if ctx == ctxTParam && nt.Base != langBase(t.Base) && t.Base != "row_vector" {
+	if (ctx == ctxTParam || ctx == ctxLocal) && nt.Base != langBase(t.Base) && t.Base != "row_vector" {
 		l.note(t.Pos, "the constraint of %s is not checked on each evaluation", describe(t))
 	}
 	if t.Base == "int" && len(nt.Array) > 1 && ctx != ctxData {
