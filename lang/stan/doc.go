@@ -46,9 +46,9 @@
 // The bounds of transformed parameters and their types simplex, ordered,
 // positive_ordered and cholesky_factor_corr stay in the declarations of
 // the transformed block, which checks them on each evaluation (a
-// violation rejects the draw, as Stan's does); their other constrained
-// types and the constraints of generated quantities are lowered to their
-// unconstrained types, with a note. Real variables of
+// violation rejects the draw, as Stan's does), and so do locals with those
+// types; their other constrained types and the constraints of generated
+// quantities are lowered to their unconstrained types, with a note. Real variables of
 // the generated quantities, and the transformed data never assigned, start
 // as Stan's do (NaN, or the smallest int). Stan's old array syntax (real
 // y[N]) is accepted with a note.
