@@ -472,7 +472,15 @@ func (r *resolver) derived(b *lang.Block) {
 	}
 	r.m.Derived = r.stmts(ss)
 	markUnknowns(r.m.Derived, r.m.Vars[first:])
-	top := r.scopes[len(r.scopes)-1]
+	r.reportLocals(first, r.scopes[len(r.scopes)-1])
+}
+
+// reportLocals reports the locals of the scope top that are among the
+// variables from first on (those the block declared or defined at its top
+// level) like latents: each a latent of no unconstrained dimension whose
+// value is the local's (Derived), an int reported as a real.
+func (r *resolver) reportLocals(first int, top map[string]*ir.Var) []*ir.Var {
+	var out []*ir.Var
 	for _, v := range r.m.Vars[first:] {
 		if v.Kind != ir.LocalVar || top[v.Name] != v {
 			continue
@@ -486,7 +494,9 @@ func (r *resolver) derived(b *lang.Block) {
 		q.Offset, q.XOffset = r.m.LatentDim, r.m.XDim
 		r.m.XDim += t.Len()
 		r.m.Latents = append(r.m.Latents, q)
+		out = append(out, q)
 	}
+	return out
 }
 
 // markUnknowns sets DataOnly on the locals vs of the derived block's

@@ -64,21 +64,10 @@ func (r *resolver) transformed(b *lang.Block) []ir.Stmt {
 	if r.sealed == nil {
 		r.sealed = map[*ir.Var]bool{}
 	}
-	for _, v := range r.m.Vars[first:] {
-		if v.Kind != ir.LocalVar || top[v.Name] != v {
-			continue
-		}
+	for _, q := range r.reportLocals(first, top) {
+		v := q.Derived.(*ir.Ref).Var
 		r.sealed[v] = true
-		t := v.Type
-		if t.Kind == ir.Int {
-			t = ir.TReal
-		}
-		q := r.newVar(v.Name, v.Pos, ir.LatentVar, t)
-		q.Derived = &ir.Ref{ExprBase: ir.ExprBase{P: v.Pos, T: v.Type}, Var: v}
 		q.Transformed, q.Check = true, checks[v]
-		q.Offset, q.XOffset = r.m.LatentDim, r.m.XDim
-		r.m.XDim += t.Len()
-		r.m.Latents = append(r.m.Latents, q)
 	}
 	return out
 }
