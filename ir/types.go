@@ -143,10 +143,20 @@ type Var struct {
 	// Derived is the expression of a derived quantity (the derived block):
 	// a latent of no unconstrained dimension.
 	Derived Expr
-	// Transformed marks a quantity of the transformed block (Derived is
-	// set too), and Check is its constraint, nil when it has none.
+	// Transformed marks a quantity of the transformed block: the local
+	// its statements assign, and the latent that reports it (Derived set,
+	// and Check its constraint, nil when it has none).
 	Transformed bool
 	Check       *Check
+}
+
+// KindName is the variable's kind for messages: its Kind, or transformed
+// for a quantity of the transformed block.
+func (v *Var) KindName() string {
+	if v.Transformed {
+		return "transformed"
+	}
+	return v.Kind.String()
 }
 
 // Special reports whether a latent's constraint is not elementwise with

@@ -68,7 +68,7 @@ func (r *resolver) localDecl(d *lang.Decl) ir.Stmt {
 		t = ir.MatType(rows, cols)
 	}
 	if v := r.lookupQuiet(d.Name); v != nil {
-		r.errorf(p, "%s is already declared as %s at %d:%d; pick another name", d.Name, v.Kind, v.Pos.Line, v.Pos.Col)
+		r.errorf(p, "%s is already declared as %s at %d:%d; pick another name", d.Name, v.KindName(), v.Pos.Line, v.Pos.Col)
 		return nil
 	}
 	var init ir.Expr

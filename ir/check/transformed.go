@@ -66,7 +66,7 @@ func (r *resolver) transformed(b *lang.Block) []ir.Stmt {
 	}
 	for _, q := range r.reportLocals(first, top) {
 		v := q.Derived.(*ir.Ref).Var
-		r.sealed[v] = true
+		r.sealed[v], v.Transformed = true, true
 		q.Transformed, q.Check = true, checks[v]
 	}
 	return out

@@ -773,7 +773,7 @@ func (cp *compiler) expr(e ir.Expr) autodiff.Node {
 			n = cp.stackLocal(e.Var, e.Pos())
 		}
 		if n < 0 {
-			cp.fail(e.Pos(), "%s %s is used before it is defined", e.Var.Kind, e.Var.Name)
+			cp.fail(e.Pos(), "%s %s is used before it is defined", e.Var.KindName(), e.Var.Name)
 		}
 		return n
 	case *ir.Index:
