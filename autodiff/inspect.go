@@ -21,3 +21,14 @@ func (g *Graph) OpOf(n Node) (Op, bool) {
 	}
 	return g.ops[r.ext], true
 }
+
+// ArgsOf returns the input nodes of a Custom node (nil for another node),
+// for tools that read an op's inputs after an evaluation. The slice is the
+// graph's own: not to be modified.
+func (g *Graph) ArgsOf(n Node) []Node {
+	r := &g.recs[n]
+	if r.op != opCustom {
+		return nil
+	}
+	return g.args[r.argOff : r.argOff+r.argN : r.argOff+r.argN]
+}

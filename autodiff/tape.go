@@ -975,3 +975,21 @@ func (g *Graph) matVecBatch(n Node, batch int) {
 	}
 	mulMatT(y, m, v, c, g.vT, rows, cols, batch)
 }
+
+// ForwardNodesAt evaluates the given nodes, in order, for batch element b
+// alone, after an evaluation of at least b+1 rows (ForwardNodes) has laid
+// the arenas out: the nodes not given keep the values of that evaluation,
+// row b's included. A tool that evaluates more nodes after an evaluation
+// of the whole batch goes so row by row, in the order a batch of one would.
+func (g *Graph) ForwardNodesAt(order []Node, b int) {
+	for _, n := range order {
+		r := &g.recs[n]
+		switch {
+		case r.flags&flagVar == 0 || r.op == opInput || r.op == opParam:
+		case r.flags&flagBatched == 0:
+			g.eval(n, 0)
+		default:
+			g.eval(n, b)
+		}
+	}
+}

@@ -158,8 +158,13 @@ func (im *importance) draw(rng *rand.Rand, comps []*lower.Compiled, q proposal, 
 	eps := make([]float64, min(n, drawChunk)*d)
 	// eval computes the log joints and constrained values of rows lo..hi-1
 	// (of this call's) on c
+	// (the values the log joint computed, a transformed quantity's ODE
+	// solve, are read, not computed again, when ConstrainJoint can)
 	eval := func(c *lower.Compiled, lo, hi int) {
 		c.LogJoint(us[lo*d:hi*d], im.lp[base+lo:base+hi])
+		if lower.ConstrainJoint(c, us[lo*d:hi*d], xs[lo*xd:hi*xd], hi-lo) {
+			return
+		}
 		for i := lo; i < hi; i++ {
 			c.Constrain(us[i*d:(i+1)*d], xs[i*xd:(i+1)*xd])
 		}

@@ -14,7 +14,9 @@
 // pointer (FnLogSumExp, FnDot, FnCol, FnRow, RowVector, ArrayLit,
 // ArrayCol), never by its name. The distributions are stdlib's registry.
 // Stan's arrays share the layout of vectors and matrices (arrays.go); the
-// print and reject statements are Message nodes (messages.go); an ODE
+// print and reject statements are Message nodes (messages.go), and the
+// constraint checks of transformed quantities and constrained locals are
+// reject statements with a Check (checks.go); an ODE
 // solver's call is an ODECall (ode.go); hmm_marginal's call has its sizes
 // projected against the limits (hmm.go).
 //

@@ -2,6 +2,7 @@ package ir
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/mscppl/mscppl/stdlib"
 )
@@ -69,4 +70,50 @@ func ByteSize(b float64) string {
 		return fmt.Sprintf("%.3g MiB", b/(1<<20))
 	}
 	return fmt.Sprintf("%.3g KiB", b/(1<<10))
+}
+
+// HmmArgs is why Gamma (K x K, row-major) and rho are not what
+// hmm_marginal takes, as Stan checks them: each row of Gamma and rho a
+// simplex (entries non-negative, sum 1 within 1e-8); "" when they are.
+func HmmArgs(gam, rho []float64, K int) string {
+	simplex := func(v []float64, what string, idx func(j int) string) string {
+		sum := 0.0
+		for j, x := range v {
+			if !(x >= 0) || math.IsInf(x, 1) {
+				return fmt.Sprintf("%s = %g: its entries must be probabilities (non-negative)", idx(j), x)
+			}
+			sum += x
+		}
+		if math.Abs(sum-1) > CheckTolerance {
+			return fmt.Sprintf("%s sums to %.10g, not 1 (a simplex, within %g, as Stan requires)", what, sum, CheckTolerance)
+		}
+		return ""
+	}
+	for i := 0; i < K; i++ {
+		row := gam[i*K : (i+1)*K]
+		if msg := simplex(row, fmt.Sprintf("row %d of Gamma", i+1), func(j int) string { return fmt.Sprintf("Gamma[%d, %d]", i+1, j+1) }); msg != "" {
+			return msg
+		}
+	}
+	return simplex(rho[:K], "rho", func(j int) string { return fmt.Sprintf("rho[%d]", j+1) })
+}
+
+// HmmValid is HmmArgs(...) == "" without allocating.
+func HmmValid(gam, rho []float64, K int) bool {
+	ok := func(v []float64) bool {
+		sum := 0.0
+		for _, x := range v {
+			if !(x >= 0) || math.IsInf(x, 1) {
+				return false
+			}
+			sum += x
+		}
+		return math.Abs(sum-1) <= CheckTolerance
+	}
+	for i := 0; i < K; i++ {
+		if !ok(gam[i*K : (i+1)*K]) {
+			return false
+		}
+	}
+	return ok(rho[:K])
 }

@@ -20,10 +20,15 @@ import (
 // statements, or anywhere with values known before inference, it is an
 // error at check; in the derived block it stops the run at the first draw
 // that reaches it (RNGError), as Stan's generated quantities do.
+//
+// A reject with a Check is the constraint check of a quantity of the
+// transformed block (checks.go): it rejects only when the values of its
+// parts violate the constraint, with a message naming the element.
 type Message struct {
 	StmtBase
 	Reject bool
 	Parts  []MessagePart
+	Check  *Check
 }
 
 // MessagePart is a string (X nil) or a value.

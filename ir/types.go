@@ -143,6 +143,20 @@ type Var struct {
 	// Derived is the expression of a derived quantity (the derived block):
 	// a latent of no unconstrained dimension.
 	Derived Expr
+	// Transformed marks a quantity of the transformed block: the local
+	// its statements assign, and the latent that reports it (Derived set,
+	// and Check its constraint, nil when it has none).
+	Transformed bool
+	Check       *Check
+}
+
+// KindName is the variable's kind for messages: its Kind, or transformed
+// for a quantity of the transformed block.
+func (v *Var) KindName() string {
+	if v.Transformed {
+		return "transformed"
+	}
+	return v.Kind.String()
 }
 
 // Special reports whether a latent's constraint is not elementwise with
@@ -451,4 +465,22 @@ type Model struct {
 	// Notes are remarks on the model that are not errors, each
 	// "file:line:col: text" (a ~ on a non-linear transform of a latent).
 	Notes []string
+}
+
+// SizeError refuses, before anything is allocated for them (ir/lower
+// asks first), latents and params whose values together exceed limit
+// elements: a latent vector[N] with N = 10^10 from the data is an error
+// at its declaration, not an exhausted memory.
+func (m *Model) SizeError(limit int) error {
+	total := 0
+	for _, v := range m.Vars {
+		if v.Kind != LatentVar && v.Kind != ParamVar {
+			continue
+		}
+		total += v.Type.Len()
+		if total > limit || m.LatentDim+m.ParamDim > limit && total >= m.LatentDim+m.ParamDim {
+			return lang.ErrorList{lang.Errorf(v.Pos, "%s has %d elements, which bring the latents and params to %d, more than the limit of %d (2 GiB of float64); reduce the sizes", v.Name, v.Type.Len(), max(total, m.LatentDim+m.ParamDim), limit)}
+		}
+	}
+	return nil
 }

@@ -38,7 +38,7 @@ type File struct {
 }
 
 // Block is one of the kinds of BlockKinds (functions, data, param, latent,
-// model, derived, infer): Kind "{" Items "}".
+// transformed, model, derived, infer): Kind "{" Items "}".
 type Block struct {
 	Pos    lexer.Position
 	Kind   string  `parser:"@Ident \"{\""`
@@ -283,7 +283,7 @@ type Expr struct {
 type OpTerm struct {
 	Pos  lexer.Position
 	Op   string `parser:"(  @(\"+\" | \"-\" | \"==\" | \"!=\" | \"<=\" | \">=\" | \"&&\" | \"||\")"`
-	Cmp  string `parser:" | (?= (\"<\" | \">\") (Ident | Number | \"(\" | \"-\" | \"+\" | \"!\")) (?! (\"<\" | \">\") (Ident \":\" | \"from\" | \"standardized\")) @(\"<\" | \">\") )"`
+	Cmp  string `parser:" | (?= (\"<\" | \">\") (Ident | Number | \"(\" | \"-\" | \"+\" | \"!\")) (?! (\"<\" | \">\") (\"for\" Ident \"in\" | (\"print\" | \"reject\") \"(\" | Ident (\":\" | \"=\" | \"+=\" | \"-=\" | \"*=\" | \"/=\") | \"from\" | \"standardized\")) @(\"<\" | \">\") )"`
 	Term *Term  `parser:"@@"`
 }
 
@@ -606,6 +606,7 @@ const (
 	BlockData
 	BlockParam
 	BlockLatent
+	BlockTransformed
 	BlockModel
 	BlockDerived
 	BlockInfer

@@ -28,7 +28,7 @@ func (s *scanned) checkTree(f *File, partial bool) *Error {
 			if h, ok := stanBlockHints[b.Kind]; ok {
 				hint = h
 			}
-			return s.errAt(b.Pos.Offset, hint, "unknown block %q; the blocks are functions, data, param, latent, model, derived and infer", b.Kind)
+			return s.errAt(b.Pos.Offset, hint, "unknown block %q; the blocks are %s", b.Kind, BlockList())
 		}
 		if old, dup := seen[b.Kind]; dup {
 			p := old.Position()

@@ -37,7 +37,9 @@
 //	OpUnary = ("*" | "/" | "%/%" | "%" | ".*" | "./") Unary .
 //	OpTerm = (("+" | "-" | "==" | "!=" | "<=" | ">=" | "&&" | "||") | ((?=
 //		("<" | ">") (<ident> | <number> | "(" | "-" | "+" | "!")) (?! ("<" |
-//		">") ((<ident> ":") | "from" | "standardized")) ("<" | ">"))) Term .
+//		">") (("for" <ident> "in") | (("print" | "reject") "(") | (<ident> (":"
+//		| "=" | "+=" | "-=" | "*=" | "/=")) | "from" | "standardized")) ("<" |
+//		">"))) Term .
 //	Bound = ("lower" | "upper" | "offset" | "multiplier") "=" Expr .
 //	From = (("all" "except" <string> ("," <string>)*) | <string>) .
 //	FuncDef = <ident> "(" (Param ("," Param)*)? ")" "->" Type "{" Stmt*
@@ -57,16 +59,17 @@
 //
 // Notes on the productions, for rules the listing does not show:
 //
-//   - File: a Block's name is functions, data, param, latent, model,
-//     derived or infer (BlockKinds); the blocks come in any order, each at
-//     most once, and model is required.
+//   - File: a Block's name is functions, data, param, latent,
+//     transformed, model, derived or infer (BlockKinds); the blocks come
+//     in any order, each at most once, and model is required.
 //   - Item: which items a block accepts is checked by package ir: FuncDef
 //     in functions; Decl in data, param and latent (data also takes
 //     statements, computed once from the data: Stan's transformed data);
-//     Decl (a local declaration) and Stmt in model and in derived (without
-//     ~ and target +=);
-//     and settings name = literal (a number, possibly signed, a string or
-//     a name) in infer.
+//     Decl (a local declaration) and Stmt in model, in transformed (Stan's
+//     transformed parameters: its declarations may have bounds or a vector
+//     constraint, checked on each evaluation; no ~ or target +=) and in
+//     derived (without ~ and target +=); and settings name = literal (a
+//     number, possibly signed, a string or a name) in infer.
 //   - FuncDef: a function's body ends with return Expr.
 //   - Type: bounds are lower and upper, either or both, in any order, each
 //     at most once. They come after the base type name and before the
@@ -78,7 +81,11 @@
 //   - Expr: the chain of terms is flat as written; package ir applies
 //     Stan's precedences, all left-associative: || below &&, below == and
 //     !=, below < <= > >=, below + and -. The lookaheads of OpTerm keep the
-//     closing > of a type's bounds from being read as a comparison. The
+//     closing > of a type's bounds from being read as a comparison when a
+//     declaration (name :), an assignment (name =, name +=, ...,
+//     target += too), a for loop, print or reject follows; before another
+//     statement, a declaration whose type ends with its bounds takes a
+//     ";" (s: real<lower=0>; s[1] = ...). The
 //     conditional c ? a : b binds looser than all of them and groups to
 //     the right: c ? a : d ? b : e is c ? a : (d ? b : e).
 //   - Term: * / % %/% .* ./ are left-associative, and bind tighter than

@@ -541,7 +541,7 @@ func TestErrorWording(t *testing.T) {
 		{"model { }\ninfer { samples ~ normal(0, 1) }", `2:17: unexpected "~"; expected "=" after the setting "samples"`},
 		{"model { a = 1; b = 2 c = 3 }", `1:22: unexpected "c"; expected a new line or ";" after the statement`},
 		{"model { for t in 1..T { a = 1 b = 2 } }", `1:31: unexpected "b"; expected a new line or ";" after the statement`},
-		{"model { z ~ normal(0, 1) }\nmodle { }\nmodel { z ~ normal(0 1) }", `2:1: unknown block "modle"; the blocks are functions, data, param, latent, model, derived and infer`},
+		{"model { z ~ normal(0, 1) }\nmodle { }\nmodel { z ~ normal(0 1) }", `2:1: unknown block "modle"; the blocks are functions, data, param, latent, transformed, model, derived and infer`},
 		{"latent { a: real b: real }\nmodel { z ~ normal(0 1) }", `1:18: unexpected "b"; expected a new line or ";" after the declaration`},
 		{"model { z = (a + b }", `1:20: missing ")" before "}"`},
 		{"model { z = a[1 }", `1:17: missing "]" before "}"`},
@@ -573,4 +573,21 @@ func TestFormatManyErrors(t *testing.T) {
 	require.Len(t, lines, MaxShownErrors+1)
 	require.Equal(t, fmt.Sprintf("m.msc:%d:1: e%d", MaxShownErrors, MaxShownErrors-1), lines[MaxShownErrors-1])
 	require.Equal(t, "... and 5 more errors", lines[MaxShownErrors])
+}
+
+// TestBoundsThenStatement: a declaration whose type ends with its bounds,
+// followed on the next line by an assignment, a for loop, target +=,
+// print or reject, ends at the bound (the > is no comparison); the
+// comparisons the lookahead leaves alone still parse as comparisons.
+func TestBoundsThenStatement(t *testing.T) {
+	for _, next := range []string{"s = 1", "s += 1", ";\n  s[1] = 1", "for k in 1..2 { s = k }", "target += s", "print(s)", "reject(s)", "t: real = s"} {
+		src := "model {\n  s: real<lower=0>\n  " + next + "\n}\n" // (any other statement after a ";")
+		f, err := Parse("m.msc", []byte(src))
+		require.NoError(t, err, src)
+		require.Len(t, f.Blocks[0].Items, 2, src)
+		require.Len(t, f.Blocks[0].Items[0].Decl.Type.Bounds[0].Value.Rest, 0, "%s: the bound is 0 alone", src)
+	}
+	f, err := Parse("m.msc", []byte("model {\n  if a > b { c = 1 }\n  d = a > b\n  e = a < f(b)\n}\n"))
+	require.NoError(t, err)
+	require.Len(t, f.Blocks[0].Items, 3)
 }

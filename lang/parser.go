@@ -211,7 +211,13 @@ func precheck(filename string, src []byte) error {
 }
 
 // BlockKinds are the block names of the language, in canonical order.
-var BlockKinds = []string{"functions", "data", "param", "latent", "model", "derived", "infer"}
+var BlockKinds = []string{"functions", "data", "param", "latent", "transformed", "model", "derived", "infer"}
+
+// BlockList names the blocks for messages: "functions, data, ... and infer".
+func BlockList() string {
+	n := len(BlockKinds)
+	return strings.Join(BlockKinds[:n-1], ", ") + " and " + BlockKinds[n-1]
+}
 
 // TypeNames are the base type names.
 var TypeNames = []string{"int", "real", "vector", "matrix"}

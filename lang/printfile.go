@@ -17,10 +17,10 @@ func FormatFile(f *File) string {
 			p.b.WriteByte('\n')
 		}
 		p.line(0, b.Kind+" {")
-		for _, it := range b.Items {
+		for k, it := range b.Items {
 			switch {
 			case it.Decl != nil:
-				p.line(1, formatDecl(it.Decl))
+				p.line(1, declLine(it.Decl, k+1 < len(b.Items) && b.Items[k+1].Decl == nil))
 			case it.Func != nil:
 				p.funcDef(it.Func)
 			default:
@@ -55,7 +55,11 @@ func (p *filePrinter) funcDef(fd *FuncDef) {
 }
 
 func (p *filePrinter) stmts(depth int, ss []*Stmt) {
-	for _, s := range ss {
+	for k, s := range ss {
+		if s.Decl != nil {
+			p.line(depth, declLine(s.Decl, k+1 < len(ss) && ss[k+1].Decl == nil))
+			continue
+		}
 		p.stmt(depth, s)
 	}
 }
@@ -123,6 +127,17 @@ func (p *filePrinter) ifStmt(depth int, f *If, lead string) {
 
 func formatCall(c *Call) string {
 	return FormatExpr(&Expr{Left: &Term{Left: &Unary{Power: &Power{Base: &Postfix{Prim: &Primary{Call: c}}}}}})
+}
+
+// declLine is a declaration's line, ended by ";" when its type ends with
+// its bounds (s: real<lower=0>) and a statement follows (stmtNext), whose
+// first word would otherwise be read as the right of a comparison with
+// the last bound.
+func declLine(d *Decl, stmtNext bool) string {
+	if stmtNext && d.Init == nil && len(d.Type.Dims) == 0 && len(d.Type.AllBounds()) > 0 {
+		return formatDecl(d) + ";"
+	}
+	return formatDecl(d)
 }
 
 func formatDecl(d *Decl) string {

@@ -228,7 +228,7 @@ func (s *scanned) translate(err error, f *File) *Error {
 		return s.expectedExpr(i)
 	}
 	if !w.inBlock && len(open) == 0 {
-		return s.errTok(i, "the blocks are functions, data, param, latent, model, derived and infer", "unexpected %s; expected a block such as model { ... }", t)
+		return s.errTok(i, "the blocks are "+BlockList(), "unexpected %s; expected a block such as model { ... }", t)
 	}
 	return s.inBlock(i, open)
 }
@@ -573,7 +573,7 @@ func (s *scanned) bounds(o int) *Error {
 // stanBlocks maps Stan's two-word block names to what mscppl has.
 var stanBlocks = map[string]string{
 	"transformed data":       "Stan's transformed data are definitions name = expression inside data { }",
-	"transformed parameters": "Stan's transformed parameters are local definitions in model { } or, to report them, derived { name = expression }",
+	"transformed parameters": "Stan's transformed parameters are transformed { } here: declarations (name: type, with bounds) and the statements that assign them",
 	"generated quantities":   "Stan's generated quantities are derived { ... }, computed on each posterior draw (definitions, declarations, loops, if, NAME_rng)",
 }
 

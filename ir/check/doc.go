@@ -23,6 +23,12 @@
 //     density, with a note (Model.Notes) when the expression is not linear;
 //   - the print and reject statements (messages.go), the ODE solvers'
 //     calls with their arguments checked (ode.go);
+//   - the transformed block (transformed.go, Stan's transformed
+//     parameters): its statements run at the start of the model body,
+//     its quantities are visible to the model and derived blocks, which
+//     cannot assign them, and reported like derived quantities; the
+//     constraints of its declarations, and of constrained locals
+//     anywhere, are checked by reject statements carrying an ir.Check;
 //   - while loops, break and continue (loops.go: a while loop is a For
 //     with a condition, unrolled by ir/lower like every loop), and the
 //     user functions that nothing calls, resolved once with arguments of

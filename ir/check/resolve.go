@@ -33,6 +33,7 @@ func Build(f *lang.File, table *dataset.Table) (*ir.Model, error) {
 func build(f *lang.File, r *resolver) (*ir.Model, error) {
 	builds.Add(1)
 	r.file, r.m, r.global = f.Name, &ir.Model{File: f.Name, Settings: ir.Settings{}}, map[string]*ir.Var{}
+	r.elemAssigned = map[*ir.Var]bool{}
 	r.run(f)
 	if len(r.errs) > 0 {
 		r.errs.Sort()
@@ -88,6 +89,18 @@ type resolver struct {
 	// inData is set while the data block's statements are resolved (no ~
 	// or target += there)
 	inData bool
+	// inTransformed is set while the transformed block is resolved (no ~
+	// or target += there, but in the functions it calls), and sealed are
+	// its quantities, which no other block assigns (transformed.go)
+	inTransformed bool
+	sealed        map[*ir.Var]bool
+	// localChecks are the declarations of the constrained locals,
+	// pendingChecks those declared in the statement lists being resolved,
+	// innermost last, and elemAssigned those assigned element by element
+	// (transformed.go)
+	localChecks   map[*ir.Var]*lang.Decl
+	pendingChecks []*ir.Var
+	elemAssigned  map[*ir.Var]bool
 	// loops counts the loops around the statement being resolved (break
 	// and continue belong in one)
 	loops int
@@ -125,7 +138,7 @@ func (r *resolver) run(f *lang.File) {
 		p := r.at(b.Pos)
 		kind, known := b.KindOf()
 		if !known {
-			e := r.errorf(p, "unknown block %q; the blocks are functions, data, param, latent, model, derived and infer", b.Kind)
+			e := r.errorf(p, "unknown block %q; the blocks are %s", b.Kind, lang.BlockList())
 			if s := lang.Suggest(b.Kind, lang.BlockKinds); s != "" {
 				e.Hint = fmt.Sprintf("did you mean %q?", s)
 			}
@@ -164,8 +177,13 @@ func (r *resolver) run(f *lang.File) {
 	}
 	r.model = blocks[lang.BlockModel]
 	r.assigned = map[string]lang.Pos{}
+	body := r.prelude
+	if b := blocks[lang.BlockTransformed]; b != nil {
+		collectAssigned(b.Items, r.assigned, r)
+		body = append(body, r.transformed(b)...)
+	}
 	collectAssigned(r.model.Items, r.assigned, r)
-	r.m.Body = append(r.prelude, r.stmtsOfItems(r.model.Items)...)
+	r.m.Body = append(body, r.stmtsOfItems(r.model.Items)...)
 	if b := blocks[lang.BlockDerived]; b != nil {
 		r.derived(b)
 	}
@@ -596,8 +614,9 @@ func (r *resolver) stmtsOfItems(items []*lang.Item) []ir.Stmt {
 	return out
 }
 
-func (r *resolver) stmts(ss []*lang.Stmt) []ir.Stmt {
-	var out []ir.Stmt
+func (r *resolver) stmts(ss []*lang.Stmt) (out []ir.Stmt) {
+	mark := len(r.pendingChecks)
+	defer func() { out = append(out, r.checksAtEnd(mark)...) }()
 	for _, s := range ss {
 		if s.Scope != nil {
 			// a scope is a resolver's matter: its statements run in place,
@@ -643,7 +662,7 @@ func (r *resolver) stmt(s *lang.Stmt) ir.Stmt {
 		r.errorf(p, "return belongs at the end of a function in the functions block")
 		return nil
 	case s.Decl != nil:
-		return r.localDecl(s.Decl)
+		return r.constrainedLocal(s, p)
 	case s.If != nil:
 		return r.ifStmt(s.If)
 	case s.Target != nil:

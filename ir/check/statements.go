@@ -68,7 +68,7 @@ func (r *resolver) localDecl(d *lang.Decl) ir.Stmt {
 		t = ir.MatType(rows, cols)
 	}
 	if v := r.lookupQuiet(d.Name); v != nil {
-		r.errorf(p, "%s is already declared as %s at %d:%d; pick another name", d.Name, v.Kind, v.Pos.Line, v.Pos.Col)
+		r.errorf(p, "%s is already declared as %s at %d:%d; pick another name", d.Name, v.KindName(), v.Pos.Line, v.Pos.Col)
 		return nil
 	}
 	var init ir.Expr
@@ -109,7 +109,7 @@ func (r *resolver) assignable(t ir.Type, x ir.Expr, name string) bool {
 // reassign resolves name = expr for an existing local: statements run in
 // order, so later uses see the new value.
 func (r *resolver) reassign(v *ir.Var, sm *lang.Simple, p lang.Pos) ir.Stmt {
-	if !r.changeKnown(v, p) {
+	if r.sealedAssign(v, r.at(sm.LHS.Pos)) || !r.changeKnown(v, p) {
 		return nil
 	}
 	x := r.rhs(sm)
@@ -121,7 +121,7 @@ func (r *resolver) reassign(v *ir.Var, sm *lang.Simple, p lang.Pos) ir.Stmt {
 		return nil
 	}
 	v.DataOnly = v.DataOnly && !dependsOnUnknowns(x)
-	return &ir.Assign{StmtBase: ir.StmtBase{P: p}, Local: v, X: x}
+	return r.afterAssign(&ir.Assign{StmtBase: ir.StmtBase{P: p}, Local: v, X: x}, v, true, p)
 }
 
 // elementAssign resolves name[i] = expr or name[i, j] = expr (or a matrix
@@ -147,6 +147,9 @@ func (r *resolver) elementAssign(sm *lang.Simple, p lang.Pos) ir.Stmt {
 		r.errorf(lp, "cannot assign to an element of %s %s; only locals declared in the model block (v: vector[T]) can be filled element by element", v.Kind, name)
 		return nil
 	}
+	if r.sealedAssign(v, lp) {
+		return nil
+	}
 	lhs := r.postfix(pf)
 	if lhs == nil {
 		return nil
@@ -157,7 +160,7 @@ func (r *resolver) elementAssign(sm *lang.Simple, p lang.Pos) ir.Stmt {
 	}
 	ix, ok := lhs.(*ir.Index)
 	if sl, isSlice := lhs.(*ir.Slice); isSlice {
-		return r.sliceAssign(v, sl, x, p)
+		return r.afterAssign(r.sliceAssign(v, sl, x, p), v, false, p)
 	} else if !ok {
 		r.errorf(lp, "the left of = takes indices or ranges, as in v[t] = x or M[:, j] = v")
 		return nil
@@ -171,7 +174,7 @@ func (r *resolver) elementAssign(sm *lang.Simple, p lang.Pos) ir.Stmt {
 		return nil
 	}
 	v.DataOnly = v.DataOnly && !dependsOnUnknowns(x)
-	return &ir.Assign{StmtBase: ir.StmtBase{P: p}, Local: v, Idx: ix.Idx, X: x}
+	return r.afterAssign(&ir.Assign{StmtBase: ir.StmtBase{P: p}, Local: v, Idx: ix.Idx, X: x}, v, false, p)
 }
 
 // ifStmt resolves if cond { } else if cond { } else { }. Each branch is a
@@ -469,7 +472,15 @@ func (r *resolver) derived(b *lang.Block) {
 	}
 	r.m.Derived = r.stmts(ss)
 	markUnknowns(r.m.Derived, r.m.Vars[first:])
-	top := r.scopes[len(r.scopes)-1]
+	r.reportLocals(first, r.scopes[len(r.scopes)-1])
+}
+
+// reportLocals reports the locals of the scope top that are among the
+// variables from first on (those the block declared or defined at its top
+// level) like latents: each a latent of no unconstrained dimension whose
+// value is the local's (Derived), an int reported as a real.
+func (r *resolver) reportLocals(first int, top map[string]*ir.Var) []*ir.Var {
+	var out []*ir.Var
 	for _, v := range r.m.Vars[first:] {
 		if v.Kind != ir.LocalVar || top[v.Name] != v {
 			continue
@@ -483,7 +494,9 @@ func (r *resolver) derived(b *lang.Block) {
 		q.Offset, q.XOffset = r.m.LatentDim, r.m.XDim
 		r.m.XDim += t.Len()
 		r.m.Latents = append(r.m.Latents, q)
+		out = append(out, q)
 	}
+	return out
 }
 
 // markUnknowns sets DataOnly on the locals vs of the derived block's
@@ -532,10 +545,17 @@ func markUnknowns(ss []ir.Stmt, vs []*ir.Var) {
 }
 
 // derivedStmt rejects the statements of the model that have no place in
-// the derived block (~ and target +=), reporting whether s is one.
+// the derived or the transformed block (~ and target +=), reporting
+// whether s is one.
 func (r *resolver) derivedStmt(s *lang.Stmt, p lang.Pos) bool {
-	if !r.inDerived || r.anyBlock || s.Target == nil && (s.Simple == nil || s.Simple.Tilde == nil) {
+	inT := r.inTransformed && r.depth == 0 // (a function it calls may: Stan's _lp)
+	if !r.inDerived && !inT || r.anyBlock || s.Target == nil && (s.Simple == nil || s.Simple.Tilde == nil) {
 		return false
+	}
+	if inT {
+		e := r.errorf(p, "the transformed block computes quantities once per evaluation of the log density: it holds declarations and the statements that assign them, not ~ or target +=")
+		e.Hint = "move this statement to the model block"
+		return true
 	}
 	e := r.errorf(p, "the derived block computes quantities on each posterior draw: it holds definitions, declarations, loops and if, not ~ or target +=")
 	e.Hint = "draw from a distribution with NAME_rng, as in y_new = normal_rng(mu, sigma)"

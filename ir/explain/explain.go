@@ -78,6 +78,9 @@ func ZeroDensity(c *lower.Compiled, z []float64) (pos lang.Pos, text, overflow, 
 			if f.Why != nil {
 				why = f.Why()
 			}
+			if r := rejectReason(c, f.Node, 8); r != "" {
+				why = r
+			}
 			return f.Pos, f.Text, overflowed(c, f), why, true
 		}
 	}

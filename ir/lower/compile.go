@@ -121,8 +121,9 @@ type Compiled struct {
 	env []autodiff.Node
 	// scratch for distribution parameters (SamplePrior)
 	scratch [8]float64
-	// nodes to evaluate for the latents Constrain computes on the graph
-	specialOrder []autodiff.Node
+	// nodes to evaluate for the latents Constrain computes on the graph,
+	// and those of them that LogJoint does not evaluate (ConstrainJoint)
+	specialOrder, afterJoint []autodiff.Node
 	// the random ops of NAME_rng calls in derived quantities
 	rngs []*stdlib.RandOp
 	// the argument checks of the CDFs in derived quantities, and their calls
@@ -185,24 +186,6 @@ type compiler struct {
 
 type compileError struct{ err *lang.Error }
 
-// checkLatentSizes refuses, before anything is allocated for them, latents
-// and params whose values together exceed limit elements: a latent
-// vector[N] with N = 10^10 from the data is an error at its declaration,
-// not an exhausted memory.
-func checkLatentSizes(m *ir.Model, limit int) error {
-	total := 0
-	for _, v := range m.Vars {
-		if v.Kind != ir.LatentVar && v.Kind != ir.ParamVar {
-			continue
-		}
-		total += v.Type.Len()
-		if total > limit || m.LatentDim+m.ParamDim > limit && total >= m.LatentDim+m.ParamDim {
-			return lang.ErrorList{lang.Errorf(v.Pos, "%s has %d elements, which bring the latents and params to %d, more than the limit of %d (2 GiB of float64); reduce the sizes", v.Name, v.Type.Len(), max(total, m.LatentDim+m.ParamDim), limit)}
-		}
-	}
-	return nil
-}
-
 // Compile lowers a checked model to a graph.
 func Compile(m *ir.Model, opt CompileOptions) (*Compiled, error) {
 	compiles.Add(1)
@@ -214,7 +197,7 @@ func lower(m *ir.Model, opt CompileOptions) (*Compiled, error) {
 	if opt.MaxNodes <= 0 {
 		opt.MaxNodes = DefaultMaxNodes
 	}
-	if err := checkLatentSizes(m, maxElements); err != nil {
+	if err := m.SizeError(maxElements); err != nil {
 		return nil, err
 	}
 	g := autodiff.New()
@@ -790,7 +773,7 @@ func (cp *compiler) expr(e ir.Expr) autodiff.Node {
 			n = cp.stackLocal(e.Var, e.Pos())
 		}
 		if n < 0 {
-			cp.fail(e.Pos(), "%s %s is used before it is defined", e.Var.Kind, e.Var.Name)
+			cp.fail(e.Pos(), "%s %s is used before it is defined", e.Var.KindName(), e.Var.Name)
 		}
 		return n
 	case *ir.Index:
@@ -1238,25 +1221,53 @@ type boundedLatent struct {
 	Lo, Hi autodiff.Node
 }
 
-// Constrain maps one unconstrained row u to the constrained latent values x
-// (len Dim()), in declaration order.
 // Constrain maps an unconstrained latent vector u (length Dim) to the
 // constrained one x (length Model.XDim). Latents with a vector constraint
-// or expression bounds are evaluated on the graph.
+// or expression bounds, and the transformed and derived quantities, are
+// evaluated on the graph.
 func (c *Compiled) Constrain(u, x []float64) {
-	special := false
-	for _, v := range c.Model.Latents {
-		if v.Special() {
-			special = true
-			continue
+	if order := specialNodes(c); len(order) > 0 {
+		Load(c, u, 1)
+		c.g.ForwardNodes(order, 1)
+	}
+	constrainRow(c, u, x, 0)
+}
+
+// ConstrainJoint is Constrain of the rows of u (rows of Dim) into x (rows
+// of Model.XDim) right after LogJoint of the same rows: what the log joint
+// computed (a transformed quantity, its ODE solve) is read from the graph,
+// not computed again, and the nodes of the derived quantities alone are
+// evaluated, row by row as Constrain does (NAME_rng draws come in the same
+// order). It does nothing and reports false when rows is not a batch the
+// graph is laid out for.
+func ConstrainJoint(c *Compiled, u, x []float64, rows int) bool {
+	if rows < 1 || rows > c.maxBatch {
+		return false
+	}
+	if c.afterJoint == nil {
+		joint := make([]bool, c.g.NumNodes())
+		for _, n := range c.JointOrder {
+			joint[n] = true
 		}
-		for i := 0; i < v.Type.Len(); i++ {
-			x[v.XOffset+i] = v.Bij.Constrain(u[v.Offset+i])
+		c.afterJoint = []autodiff.Node{}
+		for _, n := range specialNodes(c) {
+			if !joint[n] {
+				c.afterJoint = append(c.afterJoint, n)
+			}
 		}
 	}
-	if !special && len(c.derivedMsgs) == 0 {
-		return
+	d, xd := len(u)/rows, len(x)/rows
+	for r := range rows {
+		c.g.ForwardNodesAt(c.afterJoint, r)
+		constrainRow(c, u[r*d:(r+1)*d], x[r*xd:(r+1)*xd], r)
 	}
+	return true
+}
+
+// specialNodes is the evaluation order of the nodes of the latents whose
+// constrained values Constrain reads from the graph (Var.Special) and of
+// the derived block's messages (computed once; empty when there are none).
+func specialNodes(c *Compiled) []autodiff.Node {
 	if c.specialOrder == nil {
 		nodes := append([]autodiff.Node(nil), c.derivedMsgs...)
 		for _, v := range c.Model.Latents {
@@ -1264,13 +1275,24 @@ func (c *Compiled) Constrain(u, x []float64) {
 				nodes = append(nodes, c.varNode[v.ID])
 			}
 		}
-		c.specialOrder = c.g.Ancestors(nodes...)
+		c.specialOrder = []autodiff.Node{}
+		if len(nodes) > 0 {
+			c.specialOrder = c.g.Ancestors(nodes...)
+		}
 	}
-	Load(c, u, 1)
-	c.g.ForwardNodes(c.specialOrder, 1)
+	return c.specialOrder
+}
+
+// constrainRow writes the constrained latents x of the unconstrained row
+// u, the special ones from row r of the graph.
+func constrainRow(c *Compiled, u, x []float64, r int) {
 	for _, v := range c.Model.Latents {
 		if v.Special() {
-			copy(x[v.XOffset:v.XOffset+v.Type.Len()], c.g.Value(c.varNode[v.ID], 0))
+			copy(x[v.XOffset:v.XOffset+v.Type.Len()], c.g.Value(c.varNode[v.ID], r))
+			continue
+		}
+		for i := 0; i < v.Type.Len(); i++ {
+			x[v.XOffset+i] = v.Bij.Constrain(u[v.Offset+i])
 		}
 	}
 }

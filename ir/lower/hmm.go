@@ -1,9 +1,6 @@
 package lower
 
 import (
-	"fmt"
-	"math"
-
 	"github.com/mscppl/mscppl/autodiff"
 	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/stdlib"
@@ -25,42 +22,12 @@ func (cp *compiler) hmm(v *stdlib.HMMMarginal, e *ir.MatCall, args []autodiff.No
 	}
 	g := cp.g
 	if g.IsConst(args[1]) && g.IsConst(args[2]) {
-		if msg := HmmArgs(g.Value(args[1], 0), g.Value(args[2], 0), K); msg != "" {
+		if msg := ir.HmmArgs(g.Value(args[1], 0), g.Value(args[2], 0), K); msg != "" {
 			cp.fail(e.Pos(), "%s: %s", e.Name, msg)
 		}
 	}
 	cp.heavy(e.Pos(), e.Name, "", ir.HmmWork(K, N)/ir.MaxHMMWork, ir.HmmBytes(K, N))
 	return h
-}
-
-// hmmSimplexTol is Stan's tolerance on the sums of the rows of Gamma and of
-// rho (CONSTRAINT_TOLERANCE).
-const hmmSimplexTol = 1e-8
-
-// HmmArgs is why Gamma (K x K, row-major) and rho are not what
-// hmm_marginal takes, as Stan checks them: each row of Gamma and rho a
-// simplex (entries non-negative, sum 1 within 1e-8); "" when they are.
-func HmmArgs(gam, rho []float64, K int) string {
-	simplex := func(v []float64, what string, idx func(j int) string) string {
-		sum := 0.0
-		for j, x := range v {
-			if !(x >= 0) || math.IsInf(x, 1) {
-				return fmt.Sprintf("%s = %g: its entries must be probabilities (non-negative)", idx(j), x)
-			}
-			sum += x
-		}
-		if math.Abs(sum-1) > hmmSimplexTol {
-			return fmt.Sprintf("%s sums to %.10g, not 1 (a simplex, within %g, as Stan requires)", what, sum, hmmSimplexTol)
-		}
-		return ""
-	}
-	for i := 0; i < K; i++ {
-		row := gam[i*K : (i+1)*K]
-		if msg := simplex(row, fmt.Sprintf("row %d of Gamma", i+1), func(j int) string { return fmt.Sprintf("Gamma[%d, %d]", i+1, j+1) }); msg != "" {
-			return msg
-		}
-	}
-	return simplex(rho[:K], "rho", func(j int) string { return fmt.Sprintf("rho[%d]", j+1) })
 }
 
 // HmmOp is stdlib's hmm_marginal behind Stan's checks of Gamma and rho: a
@@ -75,8 +42,8 @@ type HmmOp struct {
 // Forward checks Gamma and rho, then evaluates.
 func (o *HmmOp) Forward(out []float64, in [][]float64) {
 	o.Evals.Add(1)
-	if !hmmValid(in[1], in[2], o.K) {
-		o.Reject(HmmArgs(in[1], in[2], o.K))
+	if !ir.HmmValid(in[1], in[2], o.K) {
+		o.Reject(ir.HmmArgs(in[1], in[2], o.K))
 		out[0] = o.Rejected()
 		return
 	}
@@ -85,30 +52,10 @@ func (o *HmmOp) Forward(out []float64, in [][]float64) {
 
 // Backward sends no adjoints from a rejected evaluation.
 func (o *HmmOp) Backward(out, dout []float64, in [][]float64, din [][]float64) {
-	if !hmmValid(in[1], in[2], o.K) {
+	if !ir.HmmValid(in[1], in[2], o.K) {
 		return
 	}
 	o.VecOp.Backward(out, dout, in, din)
-}
-
-// hmmValid is hmmArgs(...) == "" without allocating.
-func hmmValid(gam, rho []float64, K int) bool {
-	ok := func(v []float64) bool {
-		sum := 0.0
-		for _, x := range v {
-			if !(x >= 0) || math.IsInf(x, 1) {
-				return false
-			}
-			sum += x
-		}
-		return math.Abs(sum-1) <= hmmSimplexTol
-	}
-	for i := 0; i < K; i++ {
-		if !ok(gam[i*K : (i+1)*K]) {
-			return false
-		}
-	}
-	return ok(rho[:K])
 }
 
 // Clone is a fresh op with its own scratch that has rejected nothing.

@@ -64,11 +64,17 @@ func (o *messageOp) Forward(out []float64, in [][]float64) {
 		messageMu.Unlock()
 		return
 	}
-	out[0] = math.Inf(-1)
-	if o.n.Add(1) == 1 {
-		o.first.Store(o.s.Text(in[len(o.conds):]))
+	if vals := in[len(o.conds):]; o.s.Rejects(vals) {
+		out[0] = math.Inf(-1)
+		if o.n.Add(1) == 1 {
+			o.first.Store(o.s.Reason(vals))
+		}
 	}
 }
+
+// Reason is the message of the reject whose inputs are in (those of the
+// row that rejected), for explain.ZeroDensity.
+func (o *messageOp) Reason(in [][]float64) string { return o.s.Reason(in[len(o.conds):]) }
 
 func (*messageOp) Backward(_, _ []float64, _ [][]float64, _ [][]float64) {}
 
@@ -102,7 +108,7 @@ func (cp *compiler) message(s *ir.Message) {
 	}
 	n := g.Custom(op, 1, in...)
 	if g.IsConst(n) {
-		if s.Reject {
+		if s.Reject && op.n.Load() > 0 {
 			cp.fail(s.Pos(), "reject: %s", op.firstText())
 		}
 		return

@@ -9,10 +9,10 @@
 //
 // data and transformed data become the data block (declarations, then the
 // transformed data's declarations and statements); parameters become
-// latent; the transformed parameters' declarations and statements are put
-// at the start of the model block and again at the start of derived, so
-// that they are reported; model is model; generated quantities are
-// derived; functions are functions.
+// latent; transformed parameters become the transformed block, lowered
+// once (computed once per evaluation of the log density, and reported);
+// model is model; generated quantities are derived; functions are
+// functions.
 //
 // # What is refused
 //
@@ -43,11 +43,12 @@
 //
 // # Constraints and initial values
 //
-// The bounds and simplexes of transformed parameters are checked after
-// their statements (checks.go: a violation adds negative_infinity() to
-// target, as Stan rejects the draw); the other constrained types of
-// transformed parameters and the constraints of generated quantities are
-// lowered to their unconstrained types, with a note. Real variables of
+// The bounds of transformed parameters and their types simplex, ordered,
+// positive_ordered and cholesky_factor_corr stay in the declarations of
+// the transformed block, which checks them on each evaluation (a
+// violation rejects the draw, as Stan's does), and so do locals with those
+// types; their other constrained types and the constraints of generated
+// quantities are lowered to their unconstrained types, with a note. Real variables of
 // the generated quantities, and the transformed data never assigned, start
 // as Stan's do (NaN, or the smallest int). Stan's old array syntax (real
 // y[N]) is accepted with a note.

@@ -53,7 +53,7 @@ type context int
 const (
 	ctxData   context = iota // data and transformed data: constraints checked on the data
 	ctxLatent                // parameters: constraints are transforms
-	ctxTParam                // transformed parameters: constraints checked by statements (checks.go)
+	ctxTParam                // transformed parameters: constraints checked by the transformed block
 	ctxGQ                    // generated quantities: constraints not checked
 	ctxLocal                 // locals of the model block and of functions
 )
@@ -72,10 +72,10 @@ type lowerer struct {
 	// inMessage is set while the arguments of print or reject lower
 	// (where a string is a value)
 	inMessage bool
-	// quiet discards errors and notes (the second lowering of the
-	// transformed parameters, into the derived block)
+	// quiet discards errors and notes (while an expression is lowered
+	// again, truncation.go)
 	quiet bool
-	// quietWas saves quiet while the checks lower an expression again
+	// quietWas saves quiet then
 	quietWas bool
 	// nanLocals is set in the generated quantities, whose real variables
 	// are read before they are assigned (as NaN) in some programs
@@ -126,10 +126,8 @@ func (l *lowerer) note(p lexer.Position, format string, args ...any) {
 
 // Lower turns a parsed Stan program into lang's tree: data and
 // transformed data into the data block, parameters into latent, the
-// transformed parameters into statements at the start of the model block
-// and again at the start of derived (so that they are reported), model
-// into model, generated quantities into derived and functions into
-// functions.
+// transformed parameters into transformed, model into model, generated
+// quantities into derived and functions into functions.
 func Lower(p *Program, filename string) (*lang.File, lang.ErrorList, error) {
 	l := &lowerer{file: filename, funcs: map[string]shape{}, params: map[string][]shape{}, dataNames: map[string]bool{},
 		blockVars: map[string]bool{}, dataArgs: map[string][]bool{}}
@@ -228,57 +226,40 @@ func Lower(p *Program, filename string) (*lang.File, lang.ErrorList, error) {
 		f.Blocks = append(f.Blocks, b)
 	}
 	tp, mb, gq := byRole[roleTParams], byRole[roleModel], byRole[roleGQ]
+	// the transformed parameters are the transformed block, lowered once:
+	// the declarations it makes stay visible after it, as in Stan
+	if tp != nil {
+		b := mk("transformed", tp.Pos, tp.EndPos)
+		l.role = roleTParams
+		for _, s := range tp.Stmts {
+			b.Items = append(b.Items, l.items(l.stmt(s, ctxTParam))...)
+		}
+		f.Blocks = append(f.Blocks, b)
+	}
 	var model *lang.Block
 	switch {
 	case mb != nil:
 		model = mk("model", mb.Pos, mb.EndPos)
-	case tp != nil:
-		model = mk("model", tp.Pos, tp.EndPos)
-	default:
-		model = mk("model", p.EndPos, p.EndPos)
-	}
-	// the transformed parameters are lowered twice, into the model block
-	// and into derived, each time into new nodes; the declarations they
-	// make stay visible after them, as in Stan
-	if tp != nil {
-		l.role = roleTParams
-		for _, s := range tp.Stmts {
-			model.Items = append(model.Items, l.items(l.stmt(s, ctxTParam))...)
-		}
-		model.Items = append(model.Items, l.items(l.checks(tp))...)
-	}
-	if mb != nil {
 		l.role = roleModel
 		l.push()
 		for _, s := range mb.Stmts {
 			model.Items = append(model.Items, l.items(l.stmt(s, ctxLocal))...)
 		}
 		l.pop()
+	case tp != nil:
+		model = mk("model", tp.EndPos, tp.EndPos)
+	default:
+		model = mk("model", p.EndPos, p.EndPos)
 	}
 	f.Blocks = append(f.Blocks, model)
-	if tp != nil || gq != nil {
-		var derived *lang.Block
-		if gq != nil {
-			derived = mk("derived", gq.Pos, gq.EndPos)
-		} else {
-			derived = mk("derived", tp.Pos, tp.EndPos)
+	if gq != nil {
+		derived := mk("derived", gq.Pos, gq.EndPos)
+		l.role = roleGQ
+		l.nanLocals = true
+		for _, s := range gq.Stmts {
+			derived.Items = append(derived.Items, l.items(l.stmt(s, ctxGQ))...)
 		}
-		if tp != nil {
-			l.role = roleTParams
-			l.quiet = true
-			for _, s := range tp.Stmts {
-				derived.Items = append(derived.Items, l.items(l.stmt(s, ctxTParam))...)
-			}
-			l.quiet = false
-		}
-		if gq != nil {
-			l.role = roleGQ
-			l.nanLocals = true
-			for _, s := range gq.Stmts {
-				derived.Items = append(derived.Items, l.items(l.stmt(s, ctxGQ))...)
-			}
-			l.nanLocals = false
-		}
+		l.nanLocals = false
 		f.Blocks = append(f.Blocks, derived)
 	}
 	if len(l.errs) > 0 {
@@ -337,7 +318,10 @@ func (l *lowerer) typ(t *Type, old []*Expr, ctx context) (*lang.Type, shape) {
 	for _, e := range t.Sizes {
 		nt.Dims = append(nt.Dims, l.expr(e).e)
 	}
-	relaxed := ctx == ctxTParam || ctx == ctxGQ
+	// the constraints of the generated quantities are dropped; those of
+	// the transformed parameters that the transformed block checks are
+	// kept, the other types lowered to their unconstrained ones
+	relaxed := ctx == ctxGQ
 	switch transform, isVec := vectorTypes[t.Base]; {
 	case t.Base == "row_vector":
 		// a vector in the IR, a row_vector in the shapes
@@ -345,9 +329,11 @@ func (l *lowerer) typ(t *Type, old []*Expr, ctx context) (*lang.Type, shape) {
 		sh.rowish = sh.arr == 0
 	case isVec:
 		sh.base = "vector"
-		if relaxed || ctx == ctxLocal {
+		switch {
+		case (ctx == ctxTParam || ctx == ctxLocal) && transform: // checked (a transformed quantity, a constrained local)
+		case relaxed || ctx == ctxLocal || ctx == ctxTParam:
 			nt.Base = lang.BaseVector
-		} else if !transform {
+		case !transform:
 			l.refuse(t.Pos, "%s is not supported", t.Base)
 		}
 	default:
@@ -355,12 +341,14 @@ func (l *lowerer) typ(t *Type, old []*Expr, ctx context) (*lang.Type, shape) {
 		switch {
 		case isMat:
 			sh.base = "matrix"
-			if relaxed || ctx == ctxLocal {
+			switch {
+			case (ctx == ctxTParam || ctx == ctxLocal) && transform:
+			case relaxed || ctx == ctxLocal || ctx == ctxTParam:
 				nt.Base = lang.BaseMatrix
 				if len(nt.Dims) == 1 {
 					nt.Dims = append(nt.Dims, nt.Dims[0])
 				}
-			} else if !transform {
+			case !transform:
 				l.refuse(t.Pos, "%s is not supported", t.Base)
 			}
 		case t.Base != "int" && t.Base != "real" && t.Base != "vector" && t.Base != "matrix":
@@ -391,6 +379,9 @@ func (l *lowerer) typ(t *Type, old []*Expr, ctx context) (*lang.Type, shape) {
 	}
 	if ctx == ctxGQ && (len(t.Bounds) > 0 || nt.Base != langBase(t.Base)) {
 		l.note(t.Pos, "the constraint of %s is not checked on each draw", describe(t))
+	}
+	if (ctx == ctxTParam || ctx == ctxLocal) && nt.Base != langBase(t.Base) && t.Base != "row_vector" {
+		l.note(t.Pos, "the constraint of %s is not checked on each evaluation", describe(t))
 	}
 	if t.Base == "int" && len(nt.Array) > 1 && ctx != ctxData {
 		// the IR's local integer arrays of two sizes are int[N, K]

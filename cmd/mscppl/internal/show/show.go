@@ -278,7 +278,7 @@ func Layout(w io.Writer, model string, m *ir.Model, comp *lower.Compiled, table 
 		}
 		fmt.Fprintf(w, "%s:\n", title)
 		for _, v := range vs {
-			fmt.Fprintf(w, "  %-10s %-18s %s\n", v.Name, v.Type, extra(v))
+			fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %-10s %-18s %s", v.Name, v.Type, extra(v)), " "))
 		}
 	}
 	section("data", m.Data, func(v *ir.Var) string {
@@ -290,7 +290,18 @@ func Layout(w io.Writer, model string, m *ir.Model, comp *lower.Compiled, table 
 	section("param", m.Params, func(v *ir.Var) string {
 		return fmt.Sprintf("%s init %g, unconstrained offset %d", v.Bij.String(), v.Init[0], v.Offset)
 	})
-	section("latent", m.Latents, func(v *ir.Var) string {
+	var latents, transformed, derived []*ir.Var
+	for _, v := range m.Latents {
+		switch {
+		case v.Transformed:
+			transformed = append(transformed, v)
+		case v.Derived != nil:
+			derived = append(derived, v)
+		default:
+			latents = append(latents, v)
+		}
+	}
+	section("latent", latents, func(v *ir.Var) string {
 		c := v.Bij.String()
 		switch {
 		case v.VecBij != nil:
@@ -302,6 +313,17 @@ func Layout(w io.Writer, model string, m *ir.Model, comp *lower.Compiled, table 
 		}
 		return fmt.Sprintf("%s unconstrained offsets %d..%d", c, v.Offset, v.Offset+v.UDim()-1)
 	})
+	if len(transformed) > 0 {
+		section("transformed (computed once per evaluation of the log density)", transformed, func(v *ir.Var) string {
+			if v.Check != nil {
+				return v.Check.Text + " checked on each evaluation"
+			}
+			return ""
+		})
+	}
+	if len(derived) > 0 {
+		section("derived (computed on each posterior draw)", derived, func(*ir.Var) string { return "" })
+	}
 	fmt.Fprintf(w, "unconstrained dimension: %d latent, %d param\n", m.LatentDim, m.ParamDim)
 	fmt.Fprintf(w, "graph: %d nodes\n", comp.Graph().NumNodes())
 	// the structure is worth a line for a state-space model, a hidden
