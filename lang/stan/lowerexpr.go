@@ -365,7 +365,10 @@ func (l *lowerer) postfix(p *Postfix) val {
 		sure := true // every slot is known to take one element
 		for _, s := range o.Index {
 			ns := &lang.Slot{Pos: s.Pos, Colon: s.Colon}
-			one := !s.Colon
+			if s.Lo == nil && !s.Colon && s.Hi == nil && len(o.Index) > 1 {
+				ns.Colon = true // Stan's omitted index, a[k, ], is every element: a[k, :]
+			}
+			one := !ns.Colon
 			if s.Lo != nil {
 				lo := l.expr(s.Lo)
 				ns.Lo = lo.e
