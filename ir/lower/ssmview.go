@@ -71,10 +71,6 @@ func detectView(c *Compiled, opt CompileOptions) {
 			return
 		}
 	}
-	if (len(states) > 1 || state.Type.Kind == ir.Matrix) && len(statics) > 0 {
-		c.structure.Reason = fmt.Sprintf("the state has %d components (%s) and the model has static latents (%s) beside it; particle Gibbs takes a one-dimensional state, so make them params or give the state one component", len(states), varNames(states), varNames(statics))
-		return
-	}
 	body, bad := splitStatements(m.Body, states)
 	if bad != nil {
 		c.structure.Reason = fmt.Sprintf("the statement at %s (%s) reads %s in a way that is not elementwise over t (element t of each argument must depend on %s[t] only, as in y ~ normal(x, s) or x[2:T] ~ normal(phi * x[1:(T - 1)], s))",
