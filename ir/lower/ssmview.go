@@ -173,8 +173,11 @@ func multivariateState(m *ir.Model) string {
 			return
 		}
 		x, ok := d.Args[0].(*ir.Index)
-		r, ok2 := x.X.(*ir.Ref)
-		if !ok || !ok2 || r.Var.Kind != ir.LatentVar || r.Var.Type.Kind != ir.Matrix || r.Var.Type.Array != 1 ||
+		if !ok {
+			return
+		}
+		r, ok := x.X.(*ir.Ref)
+		if !ok || r.Var.Kind != ir.LatentVar || r.Var.Type.Kind != ir.Matrix || r.Var.Type.Array != 1 || r.Var.VecBij != nil ||
 			!slices.ContainsFunc(d.Args[1:], func(a ir.Expr) bool { return refersTo(a, r.Var) }) {
 			return
 		}
