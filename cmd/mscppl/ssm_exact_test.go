@@ -230,3 +230,18 @@ func TestVAR2WithStaticsExact(t *testing.T) {
 		})
 	}
 }
+
+// TestVectorStaticsRunsPG is the fast tier's check of the same: the VAR(1)
+// with statics on four steps runs particle Gibbs (asked for: a Kalman
+// kernel may take such models when the plan picks) and reports the
+// statics and every element x[t,k].
+func TestVectorStaticsRunsPG(t *testing.T) {
+	const dir = "testdata/errors/cli/"
+	s := runJSON(t, "run", dir+"ssm_vector_statics.msc", dir+"ssm.csv", "--seed", "1", "--iters", "200", "--quiet", "--kernel", "pg")
+	require.Equal(t, "pg", s.Kernel)
+	for _, n := range []string{"sq", "sr", "x[1,1]", "x[4,2]"} {
+		got, ok := s.Latent[n]
+		require.True(t, ok, n)
+		require.False(t, math.IsNaN(got.Mean) || got.SD <= 0, "%s: mean %g, sd %g", n, got.Mean, got.SD)
+	}
+}
