@@ -166,12 +166,13 @@ func TestSVIdentifiability(t *testing.T) {
 // of K = 2 components with static latents beside it. The two-dimensional
 // VAR(1) with both sds latent (internal/kalman case (e), T = 150, only the
 // first component observed) by `--kernel pg`, written as a matrix[T, 2]
-// (var2.msc), as two vectors and as an array[T] vector[2], against the
+// (var2.msc), as two vectors, as an array[T] vector[2] drawn element by
+// element and one drawn a row at a time by multi_normal, against the
 // exact answer (a Kalman likelihood on a grid over sq, sr and the Kalman
 // smoother): every static and every state within 0.1 sd in the mean and
 // 10% in the sd when the run says converged (never converged and wrong),
-// and within 0.2 sd and 15% whatever the verdict. About 60 s a form on the
-// 2-core machine.
+// and within 0.2 sd and 15% whatever the verdict. About 2 minutes a form
+// on the loaded 2-core machine.
 func TestVAR2WithStaticsExact(t *testing.T) {
 	testtier.Skip(t)
 	const dir = "../../internal/kalman/testdata/"
@@ -189,6 +190,13 @@ func TestVAR2WithStaticsExact(t *testing.T) {
 		"x[t-1, 1]", "a[t-1]", "x[t-1, 2]", "b[t-1]", "col(x, 1)", "a"))
 	array := write("var2_array.msc", strings.NewReplacer("x: matrix[T, 2]", "x: array[T] vector[2]",
 		"y ~ normal(col(x, 1), sr)", "for t in 1..T { y[t] ~ normal(x[t, 1], sr) }"))
+	multi := write("var2_multi_normal.msc", strings.NewReplacer("data { y: vector[T] }",
+		"data {\n  y: vector[T]\n  F: matrix[2, 2] = rep_matrix(0, 2, 2)\n  F[1, 1] = 0.8\n  F[1, 2] = 0.3\n  F[2, 1] = -0.1\n  F[2, 2] = 0.6\n}",
+		"x: matrix[T, 2]", "x: array[T] vector[2]",
+		"x[1, 1] ~ normal(0, 3)\n  x[1, 2] ~ normal(0, 3)", "x[1] ~ multi_normal(rep_vector(0, 2), diag_matrix(rep_vector(9, 2)))",
+		"x[t, 1] ~ normal(0.8 * x[t-1, 1] + 0.3 * x[t-1, 2], sq)\n    x[t, 2] ~ normal(-0.1 * x[t-1, 1] + 0.6 * x[t-1, 2], sq)",
+		"x[t] ~ multi_normal(F * x[t-1], diag_matrix(rep_vector(sq^2, 2)))",
+		"y ~ normal(col(x, 1), sr)", "for t in 1..T { y[t] ~ normal(x[t, 1], sr) }"))
 	for _, c := range []struct {
 		name, model string
 		rename      func(string) string
@@ -202,6 +210,7 @@ func TestVAR2WithStaticsExact(t *testing.T) {
 			return map[string]string{"1": "a", "2": "b"}[k] + "[" + idx + "]"
 		}},
 		{"array", array, nil},
+		{"multi_normal", multi, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := runJSON(t, "run", c.model, dir+"var2.csv", "--seed", "1", "--kernel", "pg")

@@ -45,9 +45,6 @@ func detectView(c *Compiled, opt CompileOptions) {
 	m := c.Model
 	states, why := dynamicLatents(c)
 	if states == nil {
-		if why == "" {
-			why = multivariateState(m)
-		}
 		if why != "" {
 			c.structure.Reason, c.structure.Attempt = why, true
 		} else if !c.structure.Attempt {
@@ -126,10 +123,11 @@ func dynamicLatents(c *Compiled) ([]*ir.Var, string) {
 	for changed := true; changed; {
 		changed = false
 		for _, f := range c.Factors {
-			if f.Prior == nil || len(f.Prior.LhsPos) == 0 {
+			lhs := f.drawn()
+			if len(lhs) == 0 {
 				continue
 			}
-			v := owner(f.Prior.LhsPos[0])
+			v := owner(lhs[0])
 			if v == nil || in[v] {
 				continue
 			}
@@ -156,36 +154,6 @@ func dynamicLatents(c *Compiled) ([]*ir.Var, string) {
 		}
 	}
 	return out, ""
-}
-
-// multivariateState says why a latent array[T] vector[K] whose rows are
-// drawn by a multivariate density given another row (x[t] ~
-// multi_normal(F * x[t - 1], Sigma)) is not taken as a state, or "".
-func multivariateState(m *ir.Model) string {
-	why := ""
-	ir.WalkStmts(m.Body, func(s ir.Stmt) {
-		t, ok := s.(*ir.Target)
-		if !ok || why != "" {
-			return
-		}
-		d, ok := t.X.(*ir.MatCall)
-		if !ok {
-			return
-		}
-		x, ok := d.Args[0].(*ir.Index)
-		if !ok {
-			return
-		}
-		r, ok := x.X.(*ir.Ref)
-		if !ok || r.Var.Kind != ir.LatentVar || r.Var.Type.Kind != ir.Matrix || r.Var.Type.Array != 1 || r.Var.VecBij != nil ||
-			!slices.ContainsFunc(d.Args[1:], func(a ir.Expr) bool { return refersTo(a, r.Var) }) {
-			return
-		}
-		v := r.Var
-		why = fmt.Sprintf("the state %s (%s, %d components per step) is drawn by %s at %s; a state-space model draws each component of the state by its own univariate ~ given the state at the step before, and a multivariate density is a term of the log density that draws none (for a diagonal covariance, declare %s: matrix[%d, %d] and write %s[t, k] ~ normal(mean_k, sd_k) for k = 1..%d)",
-			v.Name, v.Type, v.Type.Cols, d.Name, t.Pos(), v.Name, v.Type.Rows, v.Type.Cols, v.Name, v.Type.Cols)
-	})
-	return why
 }
 
 // compileView compiles m with body, the state's vectors as its only latents
