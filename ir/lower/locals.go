@@ -178,7 +178,8 @@ func (cp *compiler) piecewise(s *ir.If, c autodiff.Node) {
 				f.Node = g.Custom(stdlib.NewSelect(1), 1, c, cp.num(0), f.Node)
 			}
 			f.deps = ir.MergeDeps(f.deps, cdeps)
-			f.mvn = nil         // a conditional density is no plain draw of its row
+			// a conditional density is no plain draw of its row
+			f.mvn = nil
 			if f.Prior != nil { // a conditional prior cannot be sampled directly
 				for _, p := range f.Prior.LhsPos {
 					cp.covered[p]--
