@@ -31,28 +31,6 @@ func UsesLatents(e Expr) bool {
 	return found
 }
 
-// WalkStmts calls f on each statement of ss, those nested in loops, ifs
-// and inlined user functions included.
-func WalkStmts(ss []Stmt, f func(Stmt)) {
-	for _, s := range ss {
-		f(s)
-		switch s := s.(type) {
-		case *For:
-			WalkStmts(s.Body, f)
-		case *If:
-			WalkStmts(s.Then, f)
-			WalkStmts(s.Else, f)
-		}
-		for _, e := range StmtExprs(s) {
-			WalkExpr(e, func(x Expr) {
-				if in, ok := x.(*Inline); ok {
-					WalkStmts(in.Stmts, f)
-				}
-			})
-		}
-	}
-}
-
 // WalkExpr calls f on e and its subexpressions.
 func WalkExpr(e Expr, f func(Expr)) {
 	f(e)

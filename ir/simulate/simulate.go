@@ -48,7 +48,7 @@ type Simulator struct {
 func NewSimulator(m *ir.Model, f *lang.File) (*Simulator, error) {
 	drawn := map[*ir.Var]bool{}
 	var errs lang.ErrorList
-	ir.WalkStmts(m.Body, func(s ir.Stmt) {
+	walkStmts(m.Body, func(s ir.Stmt) {
 		switch s := s.(type) {
 		case *ir.Tilde:
 			if s.Root != nil && s.Root.Kind == ir.DataVar {
@@ -56,7 +56,7 @@ func NewSimulator(m *ir.Model, f *lang.File) (*Simulator, error) {
 			}
 		}
 	})
-	ir.WalkStmts(m.Body, func(s ir.Stmt) {
+	walkStmts(m.Body, func(s ir.Stmt) {
 		t, ok := s.(*ir.Target)
 		if !ok {
 			return
@@ -246,6 +246,28 @@ func observedIn(e ir.Expr) []*ir.Var {
 		}
 	})
 	return out
+}
+
+// walkStmts calls f on each statement of ss, those nested in loops, ifs
+// and inlined user functions included.
+func walkStmts(ss []ir.Stmt, f func(ir.Stmt)) {
+	for _, s := range ss {
+		f(s)
+		switch s := s.(type) {
+		case *ir.For:
+			walkStmts(s.Body, f)
+		case *ir.If:
+			walkStmts(s.Then, f)
+			walkStmts(s.Else, f)
+		}
+		for _, e := range ir.StmtExprs(s) {
+			ir.WalkExpr(e, func(x ir.Expr) {
+				if in, ok := x.(*ir.Inline); ok {
+					walkStmts(in.Stmts, f)
+				}
+			})
+		}
+	}
 }
 
 // dataDecls are the declarations of the data blocks of f.
