@@ -92,6 +92,8 @@ func TestCLIGoldens(t *testing.T) {
 		{"check_ssm", []string{"check", dir + "ssm.msc", dir + "ssm.csv"}, 0},
 		{"check_ssm_attempt", []string{"check", dir + "ssm_attempt.msc", dir + "ssm.csv"}, 0},
 		{"check_ssm_two_latents", []string{"check", dir + "ssm_two_latents.msc", dir + "ssm.csv"}, 0},
+		{"check_ssm_vector_statics", []string{"check", dir + "ssm_vector_statics.msc", dir + "ssm.csv"}, 0},
+		{"check_ssm_multi_normal", []string{"check", dir + "ssm_multi_normal.msc", dir + "ssm.csv"}, 0},
 		{"check_jacobian_note", []string{"check", dir + "jacobian_note.msc"}, 0},
 		{"check_transformed", []string{"check", dir + "transformed.msc"}, 0},
 		{"run_rng_draw", []string{"run", dir + "rng_draw.msc", "--iters", "200", "--quiet"}, 1},

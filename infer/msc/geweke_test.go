@@ -240,11 +240,19 @@ func (m *gewekeLL) stats() []gewekeStat {
 	return out
 }
 
+// gewekeModel is a model the simulator runs: its prior draws, its data
+// draws given z and its test functions.
+type gewekeModel interface {
+	samplePrior(rng *rand.Rand, z []float64)
+	sampleData(rng *rand.Rand, z []float64)
+	stats() []gewekeStat
+}
+
 // gewekeRun runs the successive-conditional simulator for iters cycles:
 // y ~ p(y | z), then step(rng, z) moves z given y in place. It returns
 // each test function's z-score against its exact prior expectation, with
 // batch-means standard errors over 50 batches.
-func gewekeRun(m *gewekeLL, seed uint64, iters int, z []float64, step func(rng *rand.Rand, z []float64)) map[string]float64 {
+func gewekeRun(m gewekeModel, seed uint64, iters int, z []float64, step func(rng *rand.Rand, z []float64)) map[string]float64 {
 	rng := rand.New(rand.NewPCG(seed, 33))
 	m.samplePrior(rng, z)
 	stats := m.stats()

@@ -13,20 +13,40 @@ import (
 )
 
 // StaticStateSpace is a state-space model with static latents theta beside
-// its state x_1..x_T (a scalar state, K = 1): p(theta, x, y) = p(theta)
-// prod_t p(x_t | x_{t-1}, theta) g(y_t | x_t, theta). Package ir implements
-// it with a second compile of the model in which the statics are params.
+// its state x_1..x_T, of K >= 1 components per step: p(theta, x, y) =
+// p(theta) prod_t p(x_t | x_{t-1}, theta) g(y_t | x_t, theta). Package ir
+// implements it with a second compile of the model in which the statics
+// are params.
 type StaticStateSpace interface {
 	// Statics are the positions of theta in the latent vector z, States
-	// those of x_1, ..., x_T.
+	// those of the state: States()[t*K+k] that of component k at step t.
 	Statics() []int
 	States() []int
 	// SetStatics sets the (unconstrained) theta at which Given evaluates.
 	SetStatics(theta []float64)
-	// Given is the structure of the state given the statics last set, with
-	// a scalar state: a GeneralStateSpace, and a GaussianStateSpace too
-	// when the transition is Gaussian.
+	// Given is the structure of the state given the statics last set: a
+	// GeneralStateSpace, and a GaussianStateSpace too when the transition
+	// is Gaussian. Its layout (Index) places the state in a latent vector
+	// of its own, of length T*K.
 	Given() GeneralStateSpace
+}
+
+// givenOrder are the positions in z of the state given the statics, in the
+// order of its own latent vector: out[Given().Index(t, k)] = States()[t*K+k].
+func givenOrder(ss StaticStateSpace) ([]int, error) {
+	g, states := ss.Given(), ss.States()
+	idx, err := layoutIndex(g)
+	if err != nil {
+		return nil, err
+	}
+	if len(states) != len(idx) {
+		return nil, fmt.Errorf("the state has %d positions in the model, its structure %d x %d", len(states), g.Len(), g.StateDim())
+	}
+	out := make([]int, len(idx))
+	for i, j := range idx {
+		out[j] = states[i]
+	}
+	return out, nil
 }
 
 func init() {
@@ -75,8 +95,10 @@ type PGFamily struct {
 	Theta    Sampler
 	Proposal Family
 	statics  []int
-	states   []int
+	states   []int // the state's positions in z, in the proposal's order (givenOrder)
 	d        int
+	contig   bool      // states are z[states[0]:][:len(states)], in order
+	traj     []float64 // scratch: a trajectory gathered from z (not contig)
 
 	kTheta     Sampler // the kernel's q(theta) and state proposal
 	kProp      Family
@@ -121,7 +143,11 @@ func NewPGFamily(p *Problem, theta Sampler) (*PGFamily, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &PGFamily{Theta: theta, Proposal: prop, statics: p.Statics.Statics(), states: p.Statics.States(), d: p.Dim}
+	states, err := givenOrder(p.Statics)
+	if err != nil {
+		return nil, err
+	}
+	f := &PGFamily{Theta: theta, Proposal: prop, statics: p.Statics.Statics(), states: states, d: p.Dim}
 	if theta.Dim() != len(f.statics) {
 		return nil, fmt.Errorf("q(theta) has %d dimensions, the model %d statics", theta.Dim(), len(f.statics))
 	}
@@ -130,6 +156,11 @@ func NewPGFamily(p *Problem, theta Sampler) (*PGFamily, error) {
 }
 
 func (f *PGFamily) init() {
+	f.contig = true
+	for j, p := range f.states {
+		f.contig = f.contig && p == f.states[0]+j
+	}
+	f.traj = make([]float64, len(f.states))
 	n := f.Proposal.NumLambda()
 	f.adam, f.lamP, f.gradP = adam.New(n), make([]float64, n), make([]float64, n)
 	f.kTheta, f.kProp = f.Theta.Clone().(Sampler), f.Proposal.Clone()
@@ -227,10 +258,18 @@ func (f *PGFamily) rowStatics(z []float64, b int) []float64 {
 	return th
 }
 
-// trajectory returns the state of row z, a view (a vector latent's).
+// trajectory returns the state of row z in the proposal's order: a view
+// when the state lies in z in that order (one vector, a matrix, vectors
+// side by side), else gathered into scratch.
 func (f *PGFamily) trajectory(z []float64) []float64 {
-	lo := f.states[0]
-	return z[lo : lo+len(f.states)]
+	if f.contig {
+		lo := f.states[0]
+		return z[lo : lo+len(f.states)]
+	}
+	for j, p := range f.states {
+		f.traj[j] = z[p]
+	}
+	return f.traj
 }
 
 // NaturalStep moves q(theta) by its natural step at the weighted rows'
@@ -339,8 +378,8 @@ func (f *PGFamily) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// PG is particle Gibbs within MSC for static latents theta beside a scalar
-// state x: one Markov kernel that leaves p(theta, x | y) invariant, in
+// PG is particle Gibbs within MSC for static latents theta beside a state
+// x of K >= 1 components per step: one Markov kernel that leaves p(theta, x | y) invariant, in
 // three blocks per step, each itself invariant:
 //
 //  1. CSMC with ancestor sampling for x given theta, with the state
@@ -369,8 +408,10 @@ type PG struct {
 	gss  GaussianStateSpace // nil without a Gaussian transition: no non-centred step
 
 	S, d, k int
+	K       int // the state's components per step
 	statics []int
-	states  []int
+	states  []int // the state's positions in z, component k at step t at t*K+k
+	order   []int // the same in the order of the CSMC's trajectory (givenOrder)
 
 	cur   []float64 // the retained z
 	theta []float64 // its statics
@@ -380,9 +421,10 @@ type PG struct {
 	z, th, eps, lp, lq, lw, w    []float64
 	zn, thn, epsn, lpn, lqn, lwn []float64
 	wn, extra                    []float64
-	e                            []float64 // the state's noise
-	x                            []float64 // the retained state
+	e                            []float64 // the state's noise, T x K
+	x                            []float64 // the retained state, in the CSMC's order
 	prev1, m1, s1, lp1           [1]float64
+	prevK, mK, cK                []float64 // K > 1: one step's state, mean and Cholesky factor
 	rwL, rwCov                   []float64
 	rwLogC                       float64
 	rwN                          int
@@ -395,12 +437,13 @@ func NewPG(p *Problem, q *PGFamily, S int) (*PG, error) {
 		return nil, err
 	}
 	given := p.Statics.Given()
-	if given.StateDim() != 1 {
-		return nil, fmt.Errorf("the pg kernel takes a scalar state, not %d components per step", given.StateDim())
-	}
 	gss, _ := given.(GaussianStateSpace)
-	T := given.Len()
-	c, err := NewCSMC(&Problem{Dim: T, StateSpace: given}, q.kProp, S)
+	T, K := given.Len(), given.StateDim()
+	c, err := NewCSMC(&Problem{Dim: T * K, StateSpace: given}, q.kProp, S)
+	if err != nil {
+		return nil, err
+	}
+	order, err := givenOrder(p.Statics)
 	if err != nil {
 		return nil, err
 	}
@@ -409,11 +452,11 @@ func NewPG(p *Problem, q *PGFamily, S int) (*PG, error) {
 	mk := func(n int) []float64 { return make([]float64, n) }
 	p.Target.Reserve(S)
 	return &PG{p: p, ss: p.Statics, q: q, csmc: c, gss: gss,
-		S: S, d: d, k: k, statics: p.Statics.Statics(), states: p.Statics.States(),
+		S: S, d: d, k: k, K: K, statics: p.Statics.Statics(), states: p.Statics.States(), order: order,
 		cur: mk(d), theta: mk(k),
 		z: mk(S * d), th: mk(S * k), eps: mk(S * k), lp: mk(S), lq: mk(S), lw: mk(S), w: mk(S),
 		zn: mk(S * d), thn: mk(S * k), epsn: mk(S * k), lpn: mk(S), lqn: mk(S), lwn: mk(S), wn: mk(S), extra: mk(S),
-		e: mk(T), x: mk(T),
+		e: mk(T * K), x: mk(T * K), prevK: mk(K), mK: mk(K), cK: mk(K * K),
 	}, nil
 }
 
@@ -437,8 +480,8 @@ func (k *PG) setTheta(z, theta []float64) {
 }
 
 func (k *PG) setState(z, x []float64) {
-	for t, p := range k.states {
-		z[p] = x[t]
+	for j, p := range k.order {
+		z[p] = x[j]
 	}
 }
 
@@ -471,8 +514,8 @@ func (k *PG) Step(rng *rand.Rand) (StepInfo, error) {
 // finite and whether the state moved.
 func (k *PG) stateBlock(rng *rand.Rand) (ok, changed bool) {
 	k.ss.SetStatics(k.theta)
-	for t, p := range k.states {
-		k.x[t] = k.cur[p]
+	for j, p := range k.order {
+		k.x[j] = k.cur[p]
 	}
 	k.csmc.SetReference(k.x)
 	ok = k.csmc.Sweep(rng, true)
@@ -547,8 +590,12 @@ func (k *PG) Refresh() {}
 
 // walkNoise walks the state of row along the transition at the statics
 // last set: it records the state's noise e_t = (x_t - m_t) / s_t, or with
-// rebuild it sets x_t = m_t + s_t e_t. It returns sum_t log s_t.
+// rebuild it sets x_t = m_t + s_t e_t. It returns sum_t log s_t. (For
+// K > 1, walkNoiseK.)
 func (k *PG) walkNoise(row []float64, rebuild bool) float64 {
+	if k.K > 1 {
+		return k.walkNoiseK(row, rebuild)
+	}
 	ls := 0.0
 	for t, p := range k.states {
 		if t > 0 {
@@ -629,4 +676,38 @@ func (k *PG) nonCentred(rng *rand.Rand) (bool, error) {
 	k.ss.SetStatics(k.theta)
 	copy(k.cur, row0)
 	return moved, nil
+}
+
+// walkNoiseK is walkNoise for a state of K > 1 components: with the
+// transition's Cholesky factor L_t, e_t = L_t^-1 (x_t - m_t), or x_t = m_t
+// + L_t e_t; it returns sum_t log det L_t.
+func (k *PG) walkNoiseK(row []float64, rebuild bool) float64 {
+	K, ls := k.K, 0.0
+	for t := range len(k.states) / K {
+		if t > 0 {
+			for c := range K {
+				k.prevK[c] = row[k.states[(t-1)*K+c]]
+			}
+		}
+		k.gss.Transition(t, k.prevK, k.mK, k.cK)
+		e := k.e[t*K : (t+1)*K]
+		for i := range K {
+			p := k.states[t*K+i]
+			v := k.mK[i]
+			if rebuild {
+				for j := 0; j <= i; j++ {
+					v += k.cK[i*K+j] * e[j]
+				}
+				row[p] = v
+			} else { // forward substitution
+				r := row[p] - v
+				for j := 0; j < i; j++ {
+					r -= k.cK[i*K+j] * e[j]
+				}
+				e[i] = r / k.cK[i*K+i]
+			}
+			ls += math.Log(k.cK[i*K+i])
+		}
+	}
+	return ls
 }

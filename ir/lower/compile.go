@@ -61,6 +61,7 @@ type Factor struct {
 	deps  []int
 	Tilde *tildeTerm // nil when the term is not a ~ statement
 	Prior *priorTerm // nil when the term does not draw a latent
+	mvn   *mvnTerm   // a multivariate normal of a latent vector (x[t] ~ multi_normal(...)), or nil
 	// why, when set, explains the term's -Inf at the last evaluation (a
 	// failed ODE solve: the solver's reason)
 	Why func() string
@@ -70,6 +71,16 @@ type Factor struct {
 type tildeTerm struct {
 	Family *stdlib.Family
 	Args   []autodiff.Node // lhs first
+}
+
+// mvnTerm are the facts of a multivariate normal term of a row of a latent
+// (x[t] ~ multi_normal(mu, Sigma) or multi_normal_cholesky(mu, L)): a
+// term of the log density (Prior is nil), which a state-space transition
+// reads as the draw of the row.
+type mvnTerm struct {
+	pos, deps []int         // the row's latent positions; those mu and Sigma (or L) read
+	mean, cov autodiff.Node // mu (one value or one per element) and Sigma, or L when chol
+	chol      bool
 }
 
 // priorTerm are the facts of a ~ statement whose left-hand side is a latent.
@@ -908,18 +919,7 @@ func (cp *compiler) expr(e ir.Expr) autodiff.Node {
 	case *ir.Slice:
 		return cp.slice(e)
 	case *ir.MatCall:
-		args := make([]autodiff.Node, len(e.Args))
-		for i, a := range e.Args {
-			args[i] = cp.expr(a)
-		}
-		op := e.Op
-		if v, ok := op.(*stdlib.HMMMarginal); ok {
-			op = cp.hmm(v, e, args)
-		}
-		n := g.Custom(op, e.T.Len(), args...)
-		if e.T.Kind == ir.Matrix {
-			n = g.Reshape(n, e.T.Rows, e.T.Cols)
-		}
+		n, _ := cp.matCall(e)
 		return n
 	case *ir.NaryCall:
 		args := make([]autodiff.Node, len(e.Args))
@@ -1368,4 +1368,44 @@ func (cp *compiler) knownAtCompile(e ir.Expr) bool {
 		return cp.knownAtCompile(e.C) && cp.knownAtCompile(e.A) && cp.knownAtCompile(e.B)
 	}
 	return false
+}
+
+// matCall compiles a vector or matrix function's call, returning its node
+// and its arguments' nodes.
+func (cp *compiler) matCall(e *ir.MatCall) (autodiff.Node, []autodiff.Node) {
+	g := cp.g
+	args := make([]autodiff.Node, len(e.Args))
+	for i, a := range e.Args {
+		args[i] = cp.expr(a)
+	}
+	op := e.Op
+	if v, ok := op.(*stdlib.HMMMarginal); ok {
+		op = cp.hmm(v, e, args)
+	}
+	n := g.Custom(op, e.T.Len(), args...)
+	if e.T.Kind == ir.Matrix {
+		n = g.Reshape(n, e.T.Rows, e.T.Cols)
+	}
+	return n, args
+}
+
+// mvnOf is the multivariate normal density e, of a row of a latent, as the
+// draw of that row (args: e's arguments' nodes), or nil.
+func (cp *compiler) mvnOf(e *ir.MatCall, args []autodiff.Node) *mvnTerm {
+	chol := false
+	switch e.Op.(type) {
+	case *stdlib.MultiNormalLpdf:
+	case *stdlib.MultiNormalCholeskyLpdf:
+		chol = true
+	default:
+		return nil
+	}
+	x, ok := e.Args[0].(*ir.Index)
+	if !ok || cp.vec != nil || len(x.Idx) != 1 || !x.Idx[0].Type().Scalar() {
+		return nil
+	}
+	if r, ok := x.X.(*ir.Ref); !ok || r.Var.Kind != ir.LatentVar || r.Var.Type.Kind != ir.Matrix || r.Var.Special() {
+		return nil
+	}
+	return &mvnTerm{pos: cp.lhsPositions(x), deps: cp.depsOf(e.Args[2], cp.depsOf(e.Args[1], nil)), mean: args[1], cov: args[2], chol: chol}
 }

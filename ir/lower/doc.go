@@ -38,7 +38,10 @@
 // how it detects a state-space model (ssm.go: StructureOf says what it
 // found). A state-space model's structure is one type, StateSpace, whose
 // state at each step has K >= 1 components: one latent vector, several of
-// one length, or a matrix's rows. It is found on the model's own compile
+// one length, or a matrix's (or an array of vectors') rows, each component
+// drawn by its own ~ or a whole row by a multivariate normal (mvnTerm,
+// which the compile records for multi_normal terms of a latent's row). It
+// is found on the model's own compile
 // when its only latent is one vector, and otherwise on the model's
 // state-space view, a second compile with the statements vectorised over
 // the state split per step and the static latents as params (ssmview.go).

@@ -136,11 +136,19 @@ func (cp *compiler) stackLocal(v *ir.Var, p lang.Pos) autodiff.Node {
 
 // target adds target += x: the sum of x.
 func (cp *compiler) target(s *ir.Target) {
-	n := cp.expr(s.X)
+	var n autodiff.Node
+	var mvn *mvnTerm
+	if e, ok := s.X.(*ir.MatCall); ok {
+		var args []autodiff.Node
+		n, args = cp.matCall(e)
+		mvn = cp.mvnOf(e, args)
+	} else {
+		n = cp.expr(s.X)
+	}
 	if cp.g.Len(n) > 1 {
 		n = cp.g.Sum(n)
 	}
-	cp.addTerm(Factor{Node: n, Pos: s.Pos(), Text: s.Text, deps: cp.depsOf(s.X, nil)})
+	cp.addTerm(Factor{Node: n, Pos: s.Pos(), Text: s.Text, deps: cp.depsOf(s.X, nil), mvn: mvn})
 }
 
 // piecewise compiles an if whose condition c depends on latents or params:
@@ -170,6 +178,8 @@ func (cp *compiler) piecewise(s *ir.If, c autodiff.Node) {
 				f.Node = g.Custom(stdlib.NewSelect(1), 1, c, cp.num(0), f.Node)
 			}
 			f.deps = ir.MergeDeps(f.deps, cdeps)
+			// a conditional density is no plain draw of its row
+			f.mvn = nil
 			if f.Prior != nil { // a conditional prior cannot be sampled directly
 				for _, p := range f.Prior.LhsPos {
 					cp.covered[p]--

@@ -2,10 +2,12 @@ package lower
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/mscppl/mscppl/autodiff"
 	"github.com/mscppl/mscppl/ir"
+	"github.com/mscppl/mscppl/stdlib"
 )
 
 // Structure describes what structure detection found.
@@ -50,18 +52,22 @@ func (s Structure) String() string {
 	if !s.GaussianTransition {
 		tr = s.Transition + " transition, not Gaussian: CSMC with per-step Gaussian proposals N(a_t + b_t z[t-1], s_t^2)"
 	}
-	if len(s.States) > 1 || s.Latent != nil && s.Latent.Type.Kind == ir.Matrix {
+	state, over := s.Latent.Name, fmt.Sprintf("%s over t = 1..%d", s.Latent.Name, s.Latent.Type.Rows)
+	if K := s.StateDim(); K > 1 {
 		tr = "Gaussian transition: CSMC with vector twisted Gaussian proposals"
 		if !s.GaussianTransition {
 			tr = "transition not Gaussian: CSMC with vector per-step Gaussian proposals"
 		}
-		return fmt.Sprintf("state-space: (%s) over t = 1..%d, a %d-dimensional state, %s", varNames(s.States), s.Latent.Type.Rows, s.StateDim(), tr)
+		over = fmt.Sprintf("(%s) over t = 1..%d, a %d-dimensional state", varNames(s.States), s.Latent.Type.Rows, K)
+		if len(s.States) > 1 {
+			state = "(" + varNames(s.States) + ")"
+		}
 	}
 	if len(s.Statics) > 0 {
-		return fmt.Sprintf("state-space: %s over t = 1..%d with the static latents %s (particle Gibbs: CSMC for %s given them, CIS for them given %s), %s",
-			s.Latent.Name, s.Latent.Type.Rows, varNames(s.Statics), s.Latent.Name, s.Latent.Name, tr)
+		return fmt.Sprintf("state-space: %s with the static latents %s (particle Gibbs: CSMC for %s given them, CIS for them given %s), %s",
+			over, varNames(s.Statics), state, state, tr)
 	}
-	return fmt.Sprintf("state-space: %s over t = 1..%d, %s", s.Latent.Name, s.Latent.Type.Rows, tr)
+	return fmt.Sprintf("state-space: %s, %s", over, tr)
 }
 
 // varNames lists the variables' names, for Structure's text.
@@ -243,33 +249,40 @@ func detectState(c *Compiled, vars []*ir.Var) string {
 	}
 	transName := ""
 	for i, f := range c.Factors {
-		if f.Prior != nil {
-			if len(f.Prior.LhsPos) != 1 {
+		if lhs := f.drawn(); lhs != nil {
+			mv := f.mvn != nil // a row drawn at once
+			if len(lhs) != 1 && !(mv && len(lhs) == K) {
 				if one {
 					z := vars[0].Name
 					return fmt.Sprintf("the statement at %s draws the whole vector %s at once; a state-space model draws %s[t] given %s[t-1]", f.Pos, z, z, z)
 				}
 				return fmt.Sprintf("the statement at %s draws several elements of the state at once; each component is drawn given the state at the step before", f.Pos)
 			}
-			tk, ok := where[f.Prior.LhsPos[0]]
-			if !ok {
-				return fmt.Sprintf("the statement at %s draws a latent that is not part of the state", f.Pos)
+			t := where[lhs[0]][0]
+			for j, p := range lhs {
+				tk, ok := where[p]
+				if !ok || tk[0] != t || mv && tk[1] != j {
+					return fmt.Sprintf("the statement at %s draws a latent that is not part of the state", f.Pos)
+				}
+				if s.steps[t].trans[tk[1]] >= 0 {
+					return fmt.Sprintf("%s appears on the left of ~ twice", name(p))
+				}
+				s.steps[t].trans[tk[1]] = i
 			}
-			t, k := tk[0], tk[1]
-			if s.steps[t].trans[k] >= 0 {
-				return fmt.Sprintf("%s appears on the left of ~ twice", name(f.Prior.LhsPos[0]))
+			deps := f.deps
+			if mv {
+				deps = f.mvn.deps // (f.deps holds the row drawn too)
 			}
-			for _, d := range f.deps {
+			for _, d := range deps {
 				if dt, ok := where[d]; !ok || dt[0] != t-1 {
 					before := fmt.Sprintf("the state at step %d", t)
 					if one {
 						before = fmt.Sprintf("%s[%d]", vars[0].Name, t)
 					}
-					return fmt.Sprintf("the distribution of %s (statement at %s) depends on %s, not only on %s", name(f.Prior.LhsPos[0]), f.Pos, name(d), before)
+					return fmt.Sprintf("the distribution of %s (statement at %s) depends on %s, not only on %s", name(lhs[0]), f.Pos, name(d), before)
 				}
 			}
-			s.steps[t].trans[k] = i
-			if !f.Tilde.Family.GaussianMoments {
+			if !mv && !f.Tilde.Family.GaussianMoments {
 				s.gaussian = false
 				transName = f.Tilde.Family.Name
 			}
@@ -307,7 +320,10 @@ func detectState(c *Compiled, vars []*ir.Var) string {
 		for _, i := range st.trans {
 			f := c.Factors[i]
 			full = append(full, f.Node)
-			if s.gaussian {
+			switch {
+			case s.gaussian && f.mvn != nil:
+				args = append(args, f.mvn.mean, f.mvn.cov)
+			case s.gaussian:
 				args = append(args, f.Tilde.Args[1], f.Tilde.Args[2])
 			}
 		}
@@ -473,6 +489,10 @@ func (s *StateSpace) Transition(t int, prev, mean, chol []float64) {
 	clear(chol[:n*K*K])
 	for k, fi := range st.trans {
 		f := &c.Factors[fi]
+		if f.mvn != nil {
+			f.mvn.moments(c.g, K, n, mean, chol)
+			return
+		}
 		for i := range n {
 			mean[i*K+k] = c.g.Value(f.Tilde.Args[1], i)[0]
 			chol[i*K*K+k*K+k] = c.g.Value(f.Tilde.Args[2], i)[0]
@@ -496,8 +516,10 @@ func (s *StateSpace) TransitionLogDensity(t int, prev, cur, out []float64) {
 	c.g.ForwardNodes(st.transFull, n)
 	for i := range n {
 		lp := c.g.Value(c.Factors[st.trans[0]].Node, i)[0]
-		for _, fi := range st.trans[1:] {
-			lp += c.g.Value(c.Factors[fi].Node, i)[0]
+		for j, fi := range st.trans[1:] {
+			if fi != st.trans[j] { // (a row drawn at once is one term)
+				lp += c.g.Value(c.Factors[fi].Node, i)[0]
+			}
 		}
 		out[i] = lp
 	}
@@ -520,5 +542,35 @@ func (s *StateSpace) ObsLogDensity(t int, cur, out []float64) {
 	c.g.ForwardNodes(st.obsOrder, n)
 	for i := range n {
 		out[i] = c.g.Value(st.obsSum, i)[0]
+	}
+}
+
+// drawn are the latent positions the term draws: a prior's, or the row of
+// a multivariate normal; nil for another term.
+func (f *Factor) drawn() []int {
+	switch {
+	case f.Prior != nil:
+		return f.Prior.LhsPos
+	case f.mvn != nil:
+		return f.mvn.pos
+	}
+	return nil
+}
+
+// moments writes the mean and the Cholesky factor of the row for n
+// particles (n x K, n x K x K); a covariance that is not positive
+// definite gives a NaN factor.
+func (m *mvnTerm) moments(g *autodiff.Graph, K, n int, mean, chol []float64) {
+	for i := range n {
+		mu, cov, l := g.Value(m.mean, i), g.Value(m.cov, i), chol[i*K*K:(i+1)*K*K]
+		for k := range K {
+			mean[i*K+k] = mu[min(k, len(mu)-1)]
+		}
+		switch {
+		case m.chol:
+			copy(l, cov)
+		case !stdlib.CholeskyLower(cov, K, l):
+			l[0] = math.NaN()
+		}
 	}
 }

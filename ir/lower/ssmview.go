@@ -71,10 +71,6 @@ func detectView(c *Compiled, opt CompileOptions) {
 			return
 		}
 	}
-	if (len(states) > 1 || state.Type.Kind == ir.Matrix) && len(statics) > 0 {
-		c.structure.Reason = fmt.Sprintf("the state has %d components (%s) and the model has static latents (%s) beside it; particle Gibbs takes a one-dimensional state, so make them params or give the state one component", len(states), varNames(states), varNames(statics))
-		return
-	}
 	body, bad := splitStatements(m.Body, states)
 	if bad != nil {
 		c.structure.Reason = fmt.Sprintf("the statement at %s (%s) reads %s in a way that is not elementwise over t (element t of each argument must depend on %s[t] only, as in y ~ normal(x, s) or x[2:T] ~ normal(phi * x[1:(T - 1)], s))",
@@ -127,10 +123,11 @@ func dynamicLatents(c *Compiled) ([]*ir.Var, string) {
 	for changed := true; changed; {
 		changed = false
 		for _, f := range c.Factors {
-			if f.Prior == nil || len(f.Prior.LhsPos) == 0 {
+			lhs := f.drawn()
+			if len(lhs) == 0 {
 				continue
 			}
-			v := owner(f.Prior.LhsPos[0])
+			v := owner(lhs[0])
 			if v == nil || in[v] {
 				continue
 			}
@@ -210,13 +207,13 @@ func splitStatements(body []ir.Stmt, states []*ir.Var) ([]ir.Stmt, *ir.Tilde) {
 			}
 			n := t.Rows
 			for k := 0; k < n; k++ {
-				lhs, ok := element(s.LHS, k)
+				lhs, ok := ir.Element(s.LHS, k)
 				if !ok {
 					return nil, s
 				}
 				args := make([]ir.Expr, len(s.Args))
 				for i, a := range s.Args {
-					if args[i], ok = element(a, k); !ok {
+					if args[i], ok = ir.Element(a, k); !ok {
 						return nil, s
 					}
 				}
@@ -249,96 +246,4 @@ func usesVar(s *ir.Tilde, v *ir.Var) bool {
 		}
 	}
 	return false
-}
-
-// element is element k (0-based) of an elementwise vector expression (a
-// scalar is its own element), or false when e is not elementwise.
-func element(e ir.Expr, k int) (ir.Expr, bool) {
-	t := e.Type()
-	if t.Scalar() {
-		return e, true
-	}
-	if t.Kind != ir.Vector {
-		return nil, false
-	}
-	et := ir.TReal
-	num := func(v int) ir.Expr { return &ir.Num{ExprBase: ir.ExprBase{P: e.Pos(), T: ir.TInt}, V: float64(v)} }
-	switch e := e.(type) {
-	case *ir.Ref:
-		if t.IntElems {
-			et = ir.TInt
-		}
-		return &ir.Index{ExprBase: ir.ExprBase{P: e.Pos(), T: et}, X: e, Idx: []ir.Expr{num(k + 1)}}, true
-	case *ir.Slice: // x[a:b]: element k is x[a + k]; M[a:b, j]: M[a + k, j]
-		xt := e.X.Type()
-		switch {
-		case xt.Kind == ir.Vector:
-			if xt.IntElems {
-				et = ir.TInt
-			}
-			return &ir.Index{ExprBase: ir.ExprBase{P: e.Pos(), T: et}, X: e.X, Idx: []ir.Expr{num(e.Lo[0] + k)}}, true
-		case xt.Kind == ir.Matrix && e.Keep[0] && !e.Keep[1]:
-			return &ir.Index{ExprBase: ir.ExprBase{P: e.Pos(), T: et}, X: e.X, Idx: []ir.Expr{num(e.Lo[0] + k), e.Index(1)}}, true
-		}
-		return nil, false
-	case *ir.Builtin: // col(M, j): element k is M[k + 1, j]
-		if e.Def == nil || e.Def != ir.FnCol || e.Args[0].Type().Kind != ir.Matrix {
-			return nil, false
-		}
-		return &ir.Index{ExprBase: ir.ExprBase{P: e.Pos(), T: et}, X: e.Args[0], Idx: []ir.Expr{num(k + 1), num(e.Ints[0])}}, true
-	case *ir.Unary:
-		x, ok := element(e.X, k)
-		if !ok {
-			return nil, false
-		}
-		return &ir.Unary{ExprBase: ir.ExprBase{P: e.Pos(), T: x.Type()}, X: x}, true
-	case *ir.Binary:
-		if e.MatVec {
-			return nil, false
-		}
-		switch e.Op {
-		case ir.OpMul, ir.OpDiv:
-			if !e.X.Type().Scalar() && !e.Y.Type().Scalar() {
-				return nil, false // a product of two vectors is not elementwise
-			}
-		case ir.OpPow:
-			return nil, false
-		}
-		x, ok1 := element(e.X, k)
-		y, ok2 := element(e.Y, k)
-		if !ok1 || !ok2 {
-			return nil, false
-		}
-		op := e.Op
-		switch op {
-		case ir.OpEMul:
-			op = ir.OpMul
-		case ir.OpEDiv:
-			op = ir.OpDiv
-		}
-		rt := ir.TReal
-		if op.Logical() {
-			rt = ir.TInt
-		}
-		return &ir.Binary{ExprBase: ir.ExprBase{P: e.Pos(), T: rt}, Op: op, X: x, Y: y}, true
-	case *ir.Call:
-		if e.Def == nil || !e.Def.Elementwise || len(e.Args) != 1 {
-			return nil, false
-		}
-		x, ok := element(e.Args[0], k)
-		if !ok {
-			return nil, false
-		}
-		return &ir.Call{ExprBase: ir.ExprBase{P: e.Pos(), T: ir.TReal}, Name: e.Name, Def: e.Def, Args: []ir.Expr{x}}, true
-	case *ir.NaryCall:
-		args := make([]ir.Expr, len(e.Args))
-		for i, a := range e.Args {
-			var ok bool
-			if args[i], ok = element(a, k); !ok {
-				return nil, false
-			}
-		}
-		return &ir.NaryCall{ExprBase: ir.ExprBase{P: e.Pos(), T: ir.TReal}, Name: e.Name, Fn: e.Fn, Args: args}, true
-	}
-	return nil, false
 }

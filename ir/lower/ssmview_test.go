@@ -217,7 +217,6 @@ func TestVectorStateForms(t *testing.T) {
 	for _, c := range []struct{ latent, model, want string }{
 		{vecs, trans + " y[2:T] ~ normal(level[2:T] - level[1:(T - 1)], 1)", "depends on the state at steps"},
 		{"latent { u: vector[T]; w: vector[T] }\n", " u[1] ~ normal(0, 1)\n w[1] ~ normal(0, 1)\n for t in 2..T {\n  u[t] ~ normal(u[t - 1], 1)\n  w[t] ~ normal(u[t], 1)\n }\n y ~ normal(w, 1)", "not only on the state at step"},
-		{"latent { s: real<lower=0>; u: vector[T]; w: vector[T] }\n", " s ~ normal(0, 1)\n u[1] ~ normal(0, 1)\n w[1] ~ normal(0, 1)\n for t in 2..T {\n  u[t] ~ normal(u[t - 1], s)\n  w[t] ~ normal(w[t - 1], s)\n }\n y ~ normal(u + w, 1)", "particle Gibbs takes a one-dimensional state"},
 	} {
 		m := compile(t, formsData+c.latent+"model {\n"+c.model+"\n}\n", csv)
 		st := StructureOf(m)
@@ -252,4 +251,100 @@ func TestNoViewDetectsOnItsOwnCompile(t *testing.T) {
 			require.Nil(t, StaticStateSpaceOf(m))
 		})
 	}
+}
+
+// TestVectorStateWithStatics: a state of K = 2 components (a matrix[T, 2],
+// two vectors, an array[T] vector[2] drawn element by element or a row at
+// a time by multi_normal or multi_normal_cholesky, with a covariance that
+// is not diagonal) with static latents beside it is a state-space model
+// given them: the structure names the two components and the statics;
+// the view's step-by-step log densities at the statics set add up to the
+// model's log joint (differences over the trajectory at fixed statics),
+// and so do the transition's moments (its mean and Cholesky factor).
+func TestVectorStateWithStatics(t *testing.T) {
+	const T = 9
+	csv := formsCSV(T)
+	data := "data { y: vector[T]; k: int[T]; b: vector[T]; c: vector[T]\n S: matrix[2, 2] = diag_matrix(rep_vector(1, 2))\n S[1, 2] = 0.5\n S[2, 1] = 0.5\n L: matrix[2, 2] = cholesky_decompose(S) }\n"
+	statics := "sq: real<lower=0>; sr: real<lower=0>; "
+	prior := " sq ~ normal(0, 1)\n sr ~ normal(0, 1)\n"
+	rows := " x[1, 1] ~ normal(0, 3)\n x[1, 2] ~ normal(0, 3)\n for t in 2..T {\n  x[t, 1] ~ normal(0.8 * x[t - 1, 1] + 0.3 * x[t - 1, 2], sq)\n  x[t, 2] ~ normal(-0.1 * x[t - 1, 1] + 0.6 * x[t - 1, 2], sq)\n }\n"
+	obsRows := " for t in 1..T { y[t] ~ normal(x[t, 1], sr) }"
+	for _, c := range []struct {
+		name, latent, model, state string
+	}{
+		{"matrix", "x: matrix[T, 2]", rows + " y ~ normal(col(x, 1), sr)", "(x) over t = 1..9, a 2-dimensional state with the static latents sq, sr (particle Gibbs: CSMC for x given them"},
+		{"two vectors", "u: vector[T]; w: vector[T]", " u[1] ~ normal(0, 3)\n w[1] ~ normal(0, 3)\n for t in 2..T {\n  u[t] ~ normal(0.8 * u[t - 1] + 0.3 * w[t - 1], sq)\n  w[t] ~ normal(-0.1 * u[t - 1] + 0.6 * w[t - 1], sq)\n }\n y ~ normal(u, sr)", "(u, w) over t = 1..9, a 2-dimensional state with the static latents sq, sr (particle Gibbs: CSMC for (u, w) given them"},
+		{"array of vectors", "x: array[T] vector[2]", rows + obsRows, "(x) over t = 1..9, a 2-dimensional state with the static latents sq, sr"},
+		{"multi_normal", "x: array[T] vector[2]", " x[1] ~ multi_normal(rep_vector(0, 2), 9 * S)\n for t in 2..T { x[t] ~ multi_normal(0.7 * x[t - 1] + sr, sq^2 * S) }\n" + obsRows, "(x) over t = 1..9, a 2-dimensional state with the static latents sq, sr"},
+		{"multi_normal_cholesky", "x: array[T] vector[2]", " x[1] ~ multi_normal_cholesky(0, 3 * L)\n for t in 2..T { x[t] ~ multi_normal_cholesky(0.7 * x[t - 1], sq * L) }\n" + obsRows, "(x) over t = 1..9, a 2-dimensional state with the static latents sq, sr"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := compile(t, data+"latent { "+statics+c.latent+" }\nmodel {\n"+prior+c.model+"\n}\n", csv)
+			st := StructureOf(m)
+			require.True(t, st.StateSpace, st.Reason)
+			require.Equal(t, 2, st.StateDim())
+			require.Equal(t, "sq, sr", varNames(st.Statics))
+			require.Contains(t, st.String(), c.state)
+			require.Nil(t, StateSpaceOf(m))
+			sv := StaticStateSpaceOf(m)
+			require.NotNil(t, sv)
+			ss := sv.StateSpace()
+			require.Equal(t, T, ss.Len())
+			require.Equal(t, 2, ss.StateDim())
+			require.True(t, ss.GaussianTransition())
+			require.Equal(t, []int{0, 1}, sv.Statics())
+			states := sv.States()
+			require.Len(t, states, 2*T)
+			K, d := 2, m.Dim()
+			rng := rand.New(rand.NewPCG(9, 9))
+			z1, z2 := make([]float64, d), make([]float64, d)
+			// the view's log density of z's trajectory: by the transition's
+			// density, or (moments) by its mean and Cholesky factor
+			view := func(z []float64, moments bool) float64 {
+				sv.SetStatics(z[:2])
+				ss.ReserveParticles(1)
+				s, out := 0.0, []float64{0}
+				prev, cur := make([]float64, K), make([]float64, K)
+				mean, chol := make([]float64, K), make([]float64, K*K)
+				for t := range T {
+					for k := range K {
+						cur[k] = z[states[t*K+k]]
+					}
+					if moments {
+						ss.Transition(t, prev, mean, chol)
+						e0 := (cur[0] - mean[0]) / chol[0]
+						e1 := (cur[1] - mean[1] - chol[2]*e0) / chol[3]
+						s += -0.5*(e0*e0+e1*e1) - math.Log(chol[0]*chol[3]) - math.Log(2*math.Pi)
+					} else {
+						ss.TransitionLogDensity(t, prev, cur, out)
+						s += out[0]
+					}
+					ss.ObsLogDensity(t, cur, out)
+					s += out[0]
+					copy(prev, cur)
+				}
+				return s
+			}
+			for range 4 {
+				for i := range z1 {
+					z1[i] = rng.NormFloat64()
+					z2[i] = z1[i]
+				}
+				for _, p := range states { // another trajectory, the same statics
+					z2[p] = rng.NormFloat64()
+				}
+				var l1, l2 [1]float64
+				m.LogJoint(z1, l1[:])
+				m.LogJoint(z2, l2[:])
+				require.InDelta(t, l1[0]-l2[0], view(z1, false)-view(z2, false), 1e-9)
+				require.InDelta(t, l1[0]-l2[0], view(z1, true)-view(z2, true), 1e-9)
+			}
+		})
+	}
+	// a multivariate normal row whose mean reads the row itself is not a transition
+	mn := data + "latent { " + statics + "x: array[T] vector[2] }\nmodel {\n" + prior +
+		" x[1] ~ multi_normal(rep_vector(0, 2), S)\n for t in 2..T { x[t] ~ multi_normal(0.5 * x[t - 1] + 0.1 * x[t], sq^2 * S) }\n" + obsRows + "\n}\n"
+	st := StructureOf(compile(t, mn, csv))
+	require.False(t, st.StateSpace)
+	require.Contains(t, st.Reason, "the distribution of x[2, 1] (statement at m.msc:")
 }
