@@ -58,6 +58,12 @@ type diagnoser struct{ c *lower.Compiled }
 
 func (d diagnoser) Diagnose(z []float64) error { return explain.Diagnose(d.c, z) }
 
+// DiagnoseZero explains a run whose first iters iterations drew no point
+// of positive density, at the chain's retained sample z.
+func (d diagnoser) DiagnoseZero(z []float64, iters int) error {
+	return zeroDensityError(d.c, z, fmt.Sprintf("the draws of the first %d iterations", iters))
+}
+
 // newProblem is the engine's view of one compiled model: every capability
 // the model has and the state-space structure when detection found one.
 func newProblem(c *lower.Compiled) *msc.Problem {

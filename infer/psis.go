@@ -74,21 +74,28 @@ func importanceSample(rng *rand.Rand, comps []*lower.Compiled, q proposal, M int
 	if allZero(im.lr) && len(im.u) > 0 {
 		// no draw of q has positive density: say which statement rules
 		// out the first one
-		const why = "the model's data or constraints rule them out; check the supports of the distributions against the data and the declared bounds"
-		if pos, text, overflow, reason, ok := explain.ZeroDensity(comps[0], im.u[0]); ok {
-			if reason != "" {
-				return im, lang.Errorf(pos, "all %d draws of q have zero posterior density: at the first, %s", len(im.lr), reason)
-			}
-			if overflow != "" {
-				e := lang.Errorf(pos, "all %d draws of q have log density -Inf: at the first, `%s` has log density -Inf; %s", len(im.lr), text, overflow)
-				e.Hint = "rescale the data (divide them by a power of ten or standardize them) so that they and the parameters are of moderate size"
-				return im, lang.ErrorList{e}
-			}
-			return im, lang.Errorf(pos, "all %d draws of q have zero posterior density: at the first, `%s` has log density -Inf; %s", len(im.lr), text, why)
-		}
-		return im, fmt.Errorf("all %d draws of q have zero posterior density; %s", len(im.lr), why)
+		return im, zeroDensityError(comps[0], im.u[0], fmt.Sprintf("all %d draws of q", len(im.lr)))
 	}
 	return im, im.smooth()
+}
+
+// zeroDensityError explains why the draws (what: "all 400 draws of q")
+// have zero posterior density, at the first of them, z: the statement
+// whose log density is -Inf there and why.
+func zeroDensityError(c *lower.Compiled, z []float64, what string) error {
+	const why = "the model's data or constraints rule them out; check the supports of the distributions against the data and the declared bounds"
+	if pos, text, overflow, reason, ok := explain.ZeroDensity(c, z); ok {
+		if reason != "" {
+			return lang.Errorf(pos, "%s have zero posterior density: at the first, %s", what, reason)
+		}
+		if overflow != "" {
+			e := lang.Errorf(pos, "%s have log density -Inf: at the first, `%s` has log density -Inf; %s", what, text, overflow)
+			e.Hint = "rescale the data (divide them by a power of ten or standardize them) so that they and the parameters are of moderate size"
+			return lang.ErrorList{e}
+		}
+		return lang.Errorf(pos, "%s have zero posterior density: at the first, `%s` has log density -Inf; %s", what, text, why)
+	}
+	return fmt.Errorf("%s have zero posterior density; %s", what, why)
 }
 
 // allZero reports whether every log ratio is -Inf.

@@ -2,6 +2,7 @@ package msc
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -291,12 +292,19 @@ func (infTarget) LogJoint(z, out []float64) {
 	}
 }
 
-func TestAllInfWeightsKeepConditional(t *testing.T) {
+// TestAllInfFromTheStartStops: a q far outside the support (every weight
+// zero from the first iteration, the retained sample too) stops the run
+// after ZeroStartIters iterations with an error, not at its cap; with
+// fewer iterations than that the run ends and counts them.
+func TestAllInfFromTheStartStops(t *testing.T) {
 	var res Result
 	s := Settings{Iters: 2000}
 	err := runCIS(context.Background(), rand.New(rand.NewPCG(1, 1)), infTarget{}, &s, &res, []float64{-10}, []float64{0.01})
-	require.NoError(t, err)
-	require.Greater(t, res.Degenerate, 0)
+	require.ErrorContains(t, err, fmt.Sprintf("every draw of the first %d iterations has zero posterior density", ZeroStartIters))
+	res = Result{}
+	s = Settings{Iters: ZeroStartIters - 1, Fixed: true}
+	require.NoError(t, runCIS(context.Background(), rand.New(rand.NewPCG(1, 1)), infTarget{}, &s, &res, []float64{-10}, []float64{0.01}))
+	require.Equal(t, ZeroStartIters-1, res.Degenerate)
 }
 
 func TestCancellation(t *testing.T) {

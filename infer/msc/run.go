@@ -473,6 +473,39 @@ type chain struct {
 	trace   func(*TraceEntry)
 	stopped bool
 	cached  retainedLogJointer // the kernel, when it caches its retained sample's log joint
+	// zeroRun counts the iterations from the first in which every weight
+	// was zero: no point of positive density seen yet.
+	zeroRun int
+}
+
+// ZeroStartIters is how many iterations from the first may pass with
+// every weight zero (no draw of positive posterior density) before the
+// run stops with the statement that rules the draws out: a run that
+// never saw a point of the posterior's support has nothing to climb.
+const ZeroStartIters = 200
+
+// ZeroDiagnoser is implemented by diagnosers that can explain a log
+// joint of -Inf at z (the statement whose density is zero), saying that
+// every draw of the first iters iterations was so.
+type ZeroDiagnoser interface {
+	DiagnoseZero(z []float64, iters int) error
+}
+
+// zeroError explains a chain whose first ZeroStartIters iterations saw
+// no point of positive density, at its retained sample (or the first
+// weighted draw of a kernel without one).
+func (c *chain) zeroError() error {
+	d := c.l.d
+	z := c.l.k.Retained()
+	if len(z) != d {
+		z, _ = c.l.k.Weighted()
+	}
+	if zd, ok := c.l.p.Diagnoser.(ZeroDiagnoser); ok && len(z) >= d {
+		if err := zd.DiagnoseZero(z[:d], c.zeroRun); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("every draw of the first %d iterations has zero posterior density: the model's data or constraints rule them out", c.zeroRun)
 }
 
 func newChain(rng *rand.Rand, p *Problem, q Family, k Kernel, s *Settings) (*chain, error) {
@@ -514,6 +547,11 @@ func (c *chain) advance(ctx context.Context, to int) error {
 		}
 		c.it = it
 		l.record(info)
+		if info.Degenerate && c.zeroRun == it-1 {
+			if c.zeroRun++; c.zeroRun == ZeroStartIters {
+				return c.zeroError()
+			}
+		}
 		// a step without information (every weight zero) moves a fresh-draw
 		// kernel nowhere; a Markov kernel still climbs at its retained sample
 		if info.Degenerate && !k.Markov() {
