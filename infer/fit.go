@@ -184,7 +184,7 @@ func (f *Fitted) confirmCorrection(seed uint64) func(msc.Family, int) (bool, str
 		if !ok {
 			return false, ""
 		}
-		im, err := importanceSample(NewRand(seed, streamConfirm+uint64(n)), f.comps, sq, confirmDraws)
+		im, err := importanceWeights(NewRand(seed, streamConfirm+uint64(n)), f.comps, sq, confirmDraws)
 		if err != nil {
 			return false, fmt.Sprintf("%d draws of q at iteration %d failed: %v", confirmDraws, n, err)
 		}
@@ -603,7 +603,7 @@ func (f *Fitted) check(o *plan) error {
 		// a second opinion on the tails (drawn after the summaries' draws,
 		// so they do not change)
 		if im.khat <= KhatMax && f.missed == nil && !conditional {
-			f.tails = secondOpinion(rng, f.comps, sprop, im, o.draws/2, f.Model.IR.LatentNames())
+			f.tails = secondOpinion(rng, f.comps, sprop, im, o.draws/2, continuousNames(f.Model.IR))
 		}
 		return nil
 	}

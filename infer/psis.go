@@ -36,6 +36,8 @@ type importance struct {
 	draws      int
 	proposal   string    // "" for q itself
 	qMean, qSD []float64 // q's exact moments (unconstrained)
+	// weightsOnly: the log joints alone, no constrained rows x
+	weightsOnly bool
 }
 
 // drawsOf draws M samples from q in each latent's own space, unweighted.
@@ -59,8 +61,19 @@ func drawsOf(rng *rand.Rand, comp *lower.Compiled, q msc.Sampler, M int) *import
 // importanceSample draws M samples from q, weighs them by
 // p(z, x) / q(z) and smooths the weights by PSIS.
 func importanceSample(rng *rand.Rand, comps []*lower.Compiled, q proposal, M int) (*importance, error) {
+	return sampleInto(&importance{}, rng, comps, q, M)
+}
+
+// importanceWeights is importanceSample for a caller that reads the
+// weights alone (k-hat): the draws' constrained values, the derived
+// quantities among them, are not computed (x stays empty).
+func importanceWeights(rng *rand.Rand, comps []*lower.Compiled, q proposal, M int) (*importance, error) {
+	return sampleInto(&importance{weightsOnly: true}, rng, comps, q, M)
+}
+
+func sampleInto(im *importance, rng *rand.Rand, comps []*lower.Compiled, q proposal, M int) (*importance, error) {
 	d := comps[0].Dim()
-	im := &importance{qMean: make([]float64, d), qSD: make([]float64, d)}
+	im.qMean, im.qSD = make([]float64, d), make([]float64, d)
 	q.Moments(im.qMean, im.qSD)
 	// the first chunk alone first: when every one of its draws is ruled
 	// out, the rest would be too, at the cost of their evaluation (a
@@ -155,12 +168,20 @@ func (im *importance) draw(rng *rand.Rand, comps []*lower.Compiled, q proposal, 
 		c.Reserve(batch)
 	}
 	base := len(im.lr)
+	if im.weightsOnly {
+		xd = 0
+	}
 	us, xs := make([]float64, n*d), make([]float64, n*xd)
 	im.lr, im.lp = slices.Grow(im.lr, n)[:base+n], slices.Grow(im.lp, n)[:base+n]
-	im.u, im.x = slices.Grow(im.u, n), slices.Grow(im.x, n)
+	im.u = slices.Grow(im.u, n)
+	if !im.weightsOnly {
+		im.x = slices.Grow(im.x, n)
+	}
 	for i := 0; i < n; i++ {
 		im.u = append(im.u, us[i*d:(i+1)*d:(i+1)*d])
-		im.x = append(im.x, xs[i*xd:(i+1)*xd:(i+1)*xd])
+		if !im.weightsOnly {
+			im.x = append(im.x, xs[i*xd:(i+1)*xd:(i+1)*xd])
+		}
 	}
 	eps := make([]float64, min(n, drawChunk)*d)
 	// eval computes the log joints and constrained values of rows lo..hi-1
@@ -169,6 +190,9 @@ func (im *importance) draw(rng *rand.Rand, comps []*lower.Compiled, q proposal, 
 	// solve, are read, not computed again, when ConstrainJoint can)
 	eval := func(c *lower.Compiled, lo, hi int) {
 		c.LogJoint(us[lo*d:hi*d], im.lp[base+lo:base+hi])
+		if im.weightsOnly {
+			return
+		}
 		if lower.ConstrainJoint(c, us[lo*d:hi*d], xs[lo*xd:hi*xd], hi-lo) {
 			return
 		}

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/mscppl/mscppl/infer/msc"
+	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/ir/lower"
 )
 
@@ -131,11 +132,13 @@ const (
 // weights (sum w_i^2 (h_i - E h)^2), which a few dominant weights inflate
 // as they should; a quantile is compared on the probability scale: the
 // mass that b puts below a's quantile against the quantile's level.
+//
+// A name that is "" is not compared (continuousNames).
 func tailsDisagreement(a, b *importance, names []string) string {
 	ma, mb := a.allMarginals(a.w), b.allMarginals(b.w)
 	K := 0
-	for j := range names {
-		if varies(ma[j]) {
+	for j, n := range names {
+		if varies(ma[j]) && n != "" {
 			K += 4
 		}
 	}
@@ -155,8 +158,8 @@ func tailsDisagreement(a, b *importance, names []string) string {
 	colA, colB := make([]float64, len(a.x)), make([]float64, len(b.x))
 	for j, n := range names {
 		x, y := ma[j], mb[j]
-		if !varies(x) {
-			continue // a constant (or a 0/1 quantity that does not vary)
+		if !varies(x) || n == "" {
+			continue // a constant (or a 0/1 quantity that does not vary), or not compared
 		}
 		for i, r := range a.x {
 			colA[i] = r[j]
@@ -239,3 +242,25 @@ func massBelow(x, w []float64, t, p0, ess float64) (p, se float64) {
 // varies reports whether a component's posterior sd is more than
 // rounding.
 func varies(m Moments) bool { return m.SD > 1e-12*(1+math.Abs(m.Mean)) }
+
+// continuousNames names the latent values the second opinion compares:
+// m's latents, transformed and derived quantities, with the integer-valued
+// ones left "" (a generated int such as a Viterbi path: its quantiles jump
+// between integers, so the comparison on the probability scale cannot
+// judge them, and Stan's practice is that such outputs are reported, not
+// diagnosed).
+func continuousNames(m *ir.Model) []string {
+	names := m.LatentNames()
+	for _, v := range m.Latents {
+		t := v.Type
+		if v.Derived != nil {
+			t = v.Derived.Type() // a derived quantity's value: an int local's
+		}
+		if t.Kind == ir.Int || t.IntElems {
+			for i := range v.Type.Len() {
+				names[v.XOffset+i] = ""
+			}
+		}
+	}
+	return names
+}

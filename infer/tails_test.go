@@ -162,3 +162,44 @@ func TestSecondOpinionSeesTails(t *testing.T) {
 	t.Log(got)
 	require.True(t, strings.Contains(got, "k-hat") || strings.Contains(got, "z's"), got)
 }
+
+// TestSecondOpinionSkipsIntegers: a derived int that tracks the sign of z
+// (a Viterbi-like path) has quantiles that jump between 0 and 1; the second
+// opinion compares z and the real-valued derived quantity and leaves the int
+// out (continuousNames), and importanceWeights, for k-hat alone, gives the
+// same weights as importanceSample without computing a constrained row.
+func TestSecondOpinionSkipsIntegers(t *testing.T) {
+	m, err := LoadSource("t.msc", []byte("latent { z: real }\nmodel { z ~ normal(0, 1) }\nderived {\n  s: int = 0\n  if z > 0 { s = 1 }\n  w = 2 * z\n}\n"), "")
+	require.NoError(t, err)
+	require.Equal(t, []string{"z", "s", "w"}, m.IR.LatentNames())
+	require.Equal(t, []string{"z", "", "w"}, continuousNames(m.IR))
+
+	comps := []*lower.Compiled{m.Comp}
+	p := msc.NewFullRank(1)
+	require.NoError(t, p.SetMoments(nil, []float64{1.2}))
+	a, err := importanceSample(rand.New(rand.NewPCG(7, 8)), comps, p, 500)
+	require.NoError(t, err)
+	b, err := importanceWeights(rand.New(rand.NewPCG(7, 8)), comps, p, 500)
+	require.NoError(t, err)
+	require.Equal(t, a.lr, b.lr)
+	require.Equal(t, a.khat, b.khat)
+	require.Len(t, a.x, 500)
+	require.Empty(t, b.x, "no constrained rows for the weights alone")
+
+	// two samples whose int differs in its mass at 0 by far more than its
+	// Monte Carlo error: compared when named, not when left ""
+	x := func(s float64) *importance {
+		im := &importance{ess: 1000}
+		for i := range 1000 {
+			v := 0.0
+			if float64(i) < s*1000 {
+				v = 1
+			}
+			im.x = append(im.x, []float64{float64(i%7) - 3, v, 2 * (float64(i%7) - 3)})
+			im.w = append(im.w, 1.0/1000)
+		}
+		return im
+	}
+	require.Contains(t, tailsDisagreement(x(0.5), x(0.9), []string{"z", "s", "w"}), "s's")
+	require.Empty(t, tailsDisagreement(x(0.5), x(0.9), []string{"z", "", "w"}))
+}

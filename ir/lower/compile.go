@@ -1237,8 +1237,8 @@ func (c *Compiled) Constrain(u, x []float64) {
 // of Model.XDim) right after LogJoint of the same rows: what the log joint
 // computed (a transformed quantity, its ODE solve) is read from the graph,
 // not computed again, and the nodes of the derived quantities alone are
-// evaluated, row by row as Constrain does (NAME_rng draws come in the same
-// order). It does nothing and reports false when rows is not a batch the
+// evaluated: over the batch at once, or, when they draw (NAME_rng), row
+// by row as Constrain does, so that the draws come in the same order. It does nothing and reports false when rows is not a batch the
 // graph is laid out for.
 func ConstrainJoint(c *Compiled, u, x []float64, rows int) bool {
 	if rows < 1 || rows > c.maxBatch {
@@ -1257,8 +1257,15 @@ func ConstrainJoint(c *Compiled, u, x []float64, rows int) bool {
 		}
 	}
 	d, xd := len(u)/rows, len(x)/rows
+	if !UsesRNG(c) {
+		// no draws whose order matters: the derived quantities' nodes
+		// over all rows at once (a node's cost amortised over the batch)
+		c.g.ForwardNodes(c.afterJoint, rows)
+	}
 	for r := range rows {
-		c.g.ForwardNodesAt(c.afterJoint, r)
+		if UsesRNG(c) {
+			c.g.ForwardNodesAt(c.afterJoint, r)
+		}
 		constrainRow(c, u[r*d:(r+1)*d], x[r*xd:(r+1)*xd], r)
 	}
 	return true
