@@ -360,6 +360,13 @@ func (l *lowerer) typ(t *Type, old []*Expr, ctx context) (*lang.Type, shape) {
 		affine = affine || b.Which == "offset" || b.Which == "multiplier"
 		ranged = ranged || b.Which == "lower" || b.Which == "upper"
 	}
+	_, constrainedVec := vectorTypes[t.Base]
+	_, constrainedMat := matrixTypes[t.Base]
+	if ctx == ctxLocal && (ranged || affine || constrainedVec || constrainedMat) {
+		// Stan's rule (stanc3's bad/local_var_constraint*.stan): only the
+		// variables of the blocks carry constraints
+		l.refuse(t.Pos, "a local variable cannot be constrained in Stan (%s); declare it without the constraint, or make it a transformed parameter", describe(t))
+	}
 	if affine && ranged {
 		l.refuse(t.Pos, "a type takes lower and upper, or offset and multiplier, not both")
 	}

@@ -45,12 +45,13 @@ func TestTransformedSolvedOnce(t *testing.T) {
 	}
 }
 
-// TestTransformedRoundTrip: transformed parameters and locals declared
-// with bounds and constrained types, followed by the statements that
-// assign them, lower to the transformed block and constrained locals; the
-// text mscppl translate prints parses again to the same log density
-// (a ";" ends a declaration whose bounds a statement follows), and a
-// draw that violates a constraint has log density -Inf.
+// TestTransformedRoundTrip: transformed parameters declared with bounds
+// and followed by the statements that assign them lower to the
+// transformed block; the text mscppl translate prints parses again to the
+// same log density (a ";" ends a declaration whose bounds a statement
+// follows), and a draw that violates a constraint has log density -Inf.
+// A constrained local is refused, as stanc3 refuses it
+// (test/integration/bad/local_var_constraint*.stan).
 func TestTransformedRoundTrip(t *testing.T) {
 	src := `parameters { real mu; vector[2] v; }
 transformed parameters {
@@ -60,14 +61,18 @@ transformed parameters {
   for (k in 1:2) a[k] = v[k] + 1;
 }
 model {
-  simplex[2] p = softmax(v);
-  real<lower=0> w;
+  vector[2] p = softmax(v);
+  real w;
   w = s + p[1];
   mu ~ normal(0, 1);
   v ~ normal(0, 1);
   target += -w;
 }
 `
+	for _, local := range []string{"real<lower=0> u = 1;", "simplex[2] u = softmax(v);", "array[2] vector<lower=0, upper=1>[3] u;"} {
+		_, err := infer.LoadSource("m.stan", []byte(strings.Replace(src, "real w;", "real w;\n  "+local, 1)), "")
+		require.ErrorContains(t, err, "a local variable cannot be constrained in Stan", local)
+	}
 	ms, err := infer.LoadSource("m.stan", []byte(src), "")
 	require.NoError(t, err)
 	text := lang.FormatFile(ms.File)
