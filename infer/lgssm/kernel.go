@@ -104,7 +104,7 @@ func Path(p *msc.Problem) string {
 func newKalmanFamily(lg *LinearGaussian, theta msc.Sampler) *KalmanFamily {
 	k := len(lg.statics)
 	return &KalmanFamily{Theta: theta, lg: lg, d: lg.d, statics: lg.statics, states: lg.states,
-		th: make([]float64, k), eth: make([]float64, k), epsX: make([]float64, lg.T)}
+		th: make([]float64, k), eth: make([]float64, k), epsX: make([]float64, len(lg.states))}
 }
 
 // Statics is q(theta), the family over the statics.
@@ -231,7 +231,7 @@ func (f *KalmanFamily) LogQ(z []float64) float64 {
 // the smoother's moments averaged over the unscented points of q(theta)
 // (by the law of total variance).
 func (f *KalmanFamily) Moments(mean, sd []float64) {
-	k, T := len(f.statics), f.lg.T
+	k, T := len(f.statics), len(f.states)
 	tm, ts := make([]float64, k), make([]float64, k)
 	f.Theta.Moments(tm, ts)
 	for i, p := range f.statics {
@@ -402,7 +402,7 @@ func NewKalmanCIS(p *msc.Problem, q *KalmanFamily, S int) (*KalmanCIS, error) {
 	mk := func(n int) []float64 { return make([]float64, n) }
 	return &KalmanCIS{p: p, lg: lg, q: q, S: S, d: d, k: k, cur: mk(d), curLP: math.Inf(-1), theta: mk(k),
 		z: mk(S * d), th: mk(S * k), eps: mk(S * k), lp: mk(S), lq: mk(S), lw: mk(S), w: mk(S), rest: mk(S),
-		epsX: mk(lg.T)}, nil
+		epsX: mk(len(lg.states))}, nil
 }
 
 func (k *KalmanCIS) Name() string { return "kalman" }
