@@ -56,18 +56,71 @@ func var2Forms(t testing.TB) map[string][]byte {
 	}
 }
 
+// trendLatent is internal/kalman's local linear trend with the level's sd
+// sl and the observations' sd so latent (half-normal(0, 1) priors): a
+// state of two vectors, level and slope.
+const trendLatent = `data { y: vector[T] }
+latent {
+  sl: real<lower=0>
+  so: real<lower=0>
+  level: vector[T]
+  slope: vector[T]
+}
+model {
+  sl ~ normal(0, 1)
+  so ~ normal(0, 1)
+  level[1] ~ normal(y[1], 10)
+  slope[1] ~ normal(0, 1)
+  for t in 2..T {
+    level[t] ~ normal(level[t-1] + slope[t-1], sl)
+    slope[t] ~ normal(slope[t-1], 0.05)
+  }
+  y ~ normal(level, so)
+}
+`
+
+// trendExact is log prior + log-Jacobian of trendLatent at u = (log sl,
+// log so), and its Kalman model.
+func trendExact(y [][]float64) func(u []float64) (float64, kalman.Model) {
+	return func(u []float64) (float64, kalman.Model) {
+		sl, so := math.Exp(u[0]), math.Exp(u[1])
+		mod := kalman.Model{
+			M0: mat.NewVecDense(2, []float64{y[0][0], 0}),
+			P0: mat.NewSymDense(2, []float64{100, 0, 0, 1}),
+			F:  mat.NewDense(2, 2, []float64{1, 1, 0, 1}),
+			Q:  mat.NewSymDense(2, []float64{sl * sl, 0, 0, 0.05 * 0.05}),
+			H:  mat.NewDense(1, 2, []float64{1, 0}),
+			R:  mat.NewSymDense(1, []float64{so * so}),
+		}
+		return normLPDF(sl, 0, 1) + normLPDF(so, 0, 1) + u[0] + u[1], mod
+	}
+}
+
 // TestKalmanVAR2TargetExact: for a state of K = 2 components (the VAR(1)
-// of internal/kalman case (e), in each of its forms), detection takes the
-// Kalman path, and its target log p(theta, y) equals log prior +
-// log-Jacobian + internal/kalman.Filter's log-likelihood at random statics
-// (near the posterior and far from it) to 1e-9 relative; an FFBS draw's
-// log p(x | theta, y) closes log p(theta, x, y) - log p(x | theta, y) =
-// log p(theta, y).
+// of internal/kalman case (e) in each of its forms, and the local linear
+// trend with two sds latent, two vectors), detection takes the Kalman
+// path, and its target log p(theta, y) equals log prior + log-Jacobian +
+// internal/kalman.Filter's log-likelihood at random statics (near the
+// posterior and far from it) to 1e-9 relative; an FFBS draw's log p(x |
+// theta, y) closes log p(theta, x, y) - log p(x | theta, y) = log p(theta,
+// y). The filter and FFBS allocate nothing.
 func TestKalmanVAR2TargetExact(t *testing.T) {
-	y := kalman.Scalar(readY(t, kalmanDir+"var2.csv"))
+	type tc struct {
+		src    []byte
+		data   string
+		exact  func(u []float64) (float64, kalman.Model)
+		centre []float64
+	}
+	cases := map[string]tc{}
 	for name, src := range var2Forms(t) {
+		cases["var2_"+name] = tc{src, kalmanDir + "var2.csv", var2Exact, []float64{math.Log(0.54), math.Log(0.66)}}
+	}
+	ly := kalman.Scalar(readY(t, kalmanDir+"local_linear_trend.csv"))
+	cases["trend_latent"] = tc{[]byte(trendLatent), kalmanDir + "local_linear_trend.csv", trendExact(ly), []float64{math.Log(0.3), 0}}
+	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			m, err := LoadSource(name+".msc", src, kalmanDir+"var2.csv")
+			y := kalman.Scalar(readY(t, c.data))
+			m, err := LoadSource(name+".msc", c.src, c.data)
 			require.NoError(t, err)
 			p := m.Problem()
 			require.NotNil(t, p.Statics)
@@ -82,9 +135,10 @@ func TestKalmanVAR2TargetExact(t *testing.T) {
 			eps := make([]float64, 2*len(y))
 			var lj [1]float64
 			for i := range 8 {
-				u[0] = math.Log(0.54) + float64(1+i/4)*rng.NormFloat64()
-				u[1] = math.Log(0.66) + float64(1+i/4)*rng.NormFloat64()
-				prior, mod := var2Exact(u)
+				for j := range u {
+					u[j] = c.centre[j] + float64(1+i/4)*rng.NormFloat64()
+				}
+				prior, mod := c.exact(u)
 				res, err := kalman.Filter(mod, y)
 				require.NoError(t, err)
 				want := prior + res.LogLik
