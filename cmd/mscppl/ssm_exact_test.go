@@ -221,8 +221,8 @@ func TestVAR2WithStaticsExact(t *testing.T) {
 		}, "pg"},
 		{"array", array, nil, "pg"},
 		{"multi_normal", multi, nil, "pg"},
-		{"matrix/default", dir + "var2.msc", nil, ""},
-		{"multi_normal/default", multi, nil, ""},
+		{"matrix_default", dir + "var2.msc", nil, ""},
+		{"multi_normal_default", multi, nil, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			args := []string{"run", c.model, dir + "var2.csv", "--seed", "1"}
