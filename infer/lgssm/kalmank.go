@@ -316,18 +316,22 @@ func (m *multi) backward() {
 			}
 		}
 		Ls := m.Ls[mt : mt+KK]
-		for jit := 0.0; !factor(S, Ls, K); {
+		jit := scale(S) * 1e-14
+		for try := 0; !factor(S, Ls, K); try++ {
 			// rounding made a (near) deterministic component's conditional
-			// variance non-positive: the smallest jitter that factors
-			d := scale(S) * 1e-14
-			if jit == 0 {
-				jit = d
-			} else {
-				jit *= 10
+			// variance non-positive: the smallest jitter that factors, up
+			// to 1e-4 of S's scale; beyond that (or a non-finite S) the
+			// draws are NaN, which the caller reports
+			if try == 10 || !finite(S) {
+				for i := range Ls {
+					Ls[i] = math.NaN()
+				}
+				break
 			}
 			for k := 0; k < K; k++ {
 				S[k*K+k] += jit
 			}
+			jit *= 10
 		}
 		m.lsDet[t] = smallmat.InvLower(Ls, m.LsI[mt:mt+KK], K)
 	}

@@ -467,7 +467,9 @@ func (k *KalmanCIS) drawStates(rng *rand.Rand) error {
 	if math.IsInf(lz, -1) {
 		return fmt.Errorf("the transition's sd is 0 at the retained statics %.6g", k.theta)
 	}
-	k.lg.FFBS(rng, k.cur, k.epsX)
+	if lq := k.lg.FFBS(rng, k.cur, k.epsX); math.IsNaN(lq) {
+		return fmt.Errorf("the states' covariance given the next step's is not positive definite at the retained statics %.6g (run with --kernel pg)", k.theta)
+	}
 	return nil
 }
 
