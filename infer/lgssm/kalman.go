@@ -57,7 +57,10 @@ func (e *NotLinearError) Error() string {
 //
 // with x0 the filtered means and log Z the filter's log marginal of the
 // Gaussian chain. FFBS draws the states from p(x | theta, y) by
-// forward-filtering backward-sampling. A LinearGaussian is not safe for
+// forward-filtering backward-sampling. A state of K > 1 components per
+// step is filtered by the matrix form (multi, kalmank.go); the methods'
+// state vectors (StepsAt's x, FFBS's eps, Smooth's outputs) then hold
+// component k of step t at t*K+k. A LinearGaussian is not safe for
 // concurrent use; nothing in the per-step loops allocates.
 type LinearGaussian struct {
 	ss      msc.StaticStateSpace
