@@ -232,3 +232,41 @@ func TestKalmanVAR2NotLinear(t *testing.T) {
 		})
 	}
 }
+
+// TestKalmanVAR2KernelSteps: the kalman kernel on the VAR(1) (K = 2)
+// takes steps that allocate nothing, and its retained states are finite.
+func TestKalmanVAR2KernelSteps(t *testing.T) {
+	m, err := Load(kalmanDir+"var2.msc", kalmanDir+"var2.csv")
+	require.NoError(t, err)
+	p := m.Problem()
+	q, err := lgssm.NewKalmanFamily(p, msc.NewFullRank(2))
+	require.NoError(t, err)
+	require.NoError(t, q.SetMoments([]float64{math.Log(0.54), math.Log(0.66)}, []float64{0.02, 0, 0, 0.02}))
+	k, err := lgssm.NewKalmanCIS(p, q, 10)
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(11, 12))
+	require.NoError(t, k.Init(rng))
+	for range 5 {
+		_, err := k.Step(rng)
+		require.NoError(t, err)
+	}
+	require.Zero(t, testing.AllocsPerRun(5, func() { _, _ = k.Step(rng) }), "a step allocates")
+	for _, pos := range p.Statics.States() {
+		require.False(t, math.IsNaN(k.Retained()[pos]) || math.IsInf(k.Retained()[pos], 0))
+	}
+}
+
+// BenchmarkKalmanVAR2Target is one evaluation of log p(theta, y) on the
+// VAR(1) (K = 2, T = 150): the probes, the matrix filter and the log joint.
+func BenchmarkKalmanVAR2Target(b *testing.B) {
+	m, err := Load(kalmanDir+"var2.msc", kalmanDir+"var2.csv")
+	require.NoError(b, err)
+	lg, err := lgssm.NewLinearGaussian(m.Problem())
+	require.NoError(b, err)
+	u := []float64{math.Log(0.54), math.Log(0.66)}
+	for b.Loop() {
+		if _, err := lg.LogMarginal(u); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
