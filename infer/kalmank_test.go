@@ -32,9 +32,9 @@ func var2Exact(u []float64) (float64, kalman.Model) {
 	return normLPDF(sq, 0, 1) + normLPDF(sr, 0, 1) + u[0] + u[1], mod
 }
 
-// var2Forms are var2.msc as written (x: matrix[T, 2]) and as an
-// array[T] vector[2] drawn a row at a time by multi_normal and by
-// multi_normal_cholesky.
+// var2Forms are var2.msc as written (x: matrix[T, 2]), as two vectors,
+// as an array[T] vector[2] drawn element by element, and drawn a row at a
+// time by multi_normal and by multi_normal_cholesky.
 func var2Forms(t testing.TB) map[string][]byte {
 	src, err := os.ReadFile(kalmanDir + "var2.msc")
 	require.NoError(t, err)
@@ -49,7 +49,17 @@ func var2Forms(t testing.TB) map[string][]byte {
 		require.NotContains(t, out, "x[t, 2] ~", "the replacements apply")
 		return []byte(out)
 	}
+	replace := func(r *strings.Replacer) []byte {
+		out := r.Replace(string(src))
+		require.NotEqual(t, string(src), out, "the replacements apply")
+		return []byte(out)
+	}
 	return map[string][]byte{
+		"vectors": replace(strings.NewReplacer("x: matrix[T, 2]", "a: vector[T]\n  b: vector[T]",
+			"x[1, 1]", "a[1]", "x[1, 2]", "b[1]", "x[t, 1]", "a[t]", "x[t, 2]", "b[t]",
+			"x[t-1, 1]", "a[t-1]", "x[t-1, 2]", "b[t-1]", "col(x, 1)", "a")),
+		"array": replace(strings.NewReplacer("x: matrix[T, 2]", "x: array[T] vector[2]",
+			"y ~ normal(col(x, 1), sr)", "for t in 1..T { y[t] ~ normal(x[t, 1], sr) }")),
 		"matrix":                src,
 		"multi_normal":          multi("multi_normal", ""),
 		"multi_normal_cholesky": multi("multi_normal_cholesky", "sqrt"),
@@ -97,8 +107,9 @@ func trendExact(y [][]float64) func(u []float64) (float64, kalman.Model) {
 }
 
 // TestKalmanVAR2TargetExact: for a state of K = 2 components (the VAR(1)
-// of internal/kalman case (e) in each of its forms, and the local linear
-// trend with two sds latent, two vectors), detection takes the Kalman
+// of internal/kalman case (e) in each of its forms and with correlated
+// transition noise, and the local linear trend with two sds latent, two
+// vectors), detection takes the Kalman
 // path, and its target log p(theta, y) equals log prior + log-Jacobian +
 // internal/kalman.Filter's log-likelihood at random statics (near the
 // posterior and far from it) to 1e-9 relative; an FFBS draw's log p(x |
@@ -115,6 +126,16 @@ func TestKalmanVAR2TargetExact(t *testing.T) {
 	for name, src := range var2Forms(t) {
 		cases["var2_"+name] = tc{src, kalmanDir + "var2.csv", var2Exact, []float64{math.Log(0.54), math.Log(0.66)}}
 	}
+	// the transition noise correlated (0.5), by multi_normal's full covariance
+	corr := strings.NewReplacer("F[2, 2] = 0.6\n", "F[2, 2] = 0.6\n  R: matrix[2, 2] = rep_matrix(0.5, 2, 2)\n  R[1, 1] = 1\n  R[2, 2] = 1\n",
+		"diag_matrix(rep_vector((sq^2), 2))", "sq^2 * R").Replace(string(cases["var2_multi_normal"].src))
+	require.Contains(t, corr, "sq^2 * R")
+	cases["var2_correlated"] = tc{[]byte(corr), kalmanDir + "var2.csv", func(u []float64) (float64, kalman.Model) {
+		prior, mod := var2Exact(u)
+		q := mod.Q.At(0, 0)
+		mod.Q = mat.NewSymDense(2, []float64{q, 0.5 * q, 0.5 * q, q})
+		return prior, mod
+	}, []float64{math.Log(0.54), math.Log(0.66)}}
 	ly := kalman.Scalar(readY(t, kalmanDir+"local_linear_trend.csv"))
 	cases["trend_latent"] = tc{[]byte(trendLatent), kalmanDir + "local_linear_trend.csv", trendExact(ly), []float64{math.Log(0.3), 0}}
 	for name, c := range cases {
