@@ -147,7 +147,7 @@ func TestKalmanVAR2TargetExact(t *testing.T) {
 			require.NotNil(t, p.Statics)
 			require.Equal(t, 2, p.Statics.Given().StateDim())
 			require.True(t, p.Linear, "%v", p.NotLinear)
-			require.Contains(t, lgssm.Path(p), "Kalman marginal over 2 statics")
+			require.Contains(t, lgssm.Path(p), "Kalman marginal over 2 statics with a 2-dimensional state, not particle Gibbs")
 			lg, err := lgssm.NewLinearGaussian(p)
 			require.NoError(t, err)
 			rng := rand.New(rand.NewPCG(7, 2))

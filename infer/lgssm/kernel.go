@@ -97,6 +97,9 @@ func Path(p *msc.Problem) string {
 	if len(p.Statics.Statics()) == 1 {
 		statics = "1 static"
 	}
+	if K := p.Statics.Given().StateDim(); K > 1 {
+		statics += fmt.Sprintf(" with a %d-dimensional state", K)
+	}
 	return fmt.Sprintf("state space: Kalman marginal over %s, not particle Gibbs (transition linear-Gaussian, observations Gaussian-linear, at %d random values of the statics); states drawn by FFBS (--kernel pg for particle Gibbs)",
 		statics, DetectDraws)
 }
