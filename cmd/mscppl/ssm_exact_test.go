@@ -179,7 +179,9 @@ func TestSVIdentifiability(t *testing.T) {
 // smoother): every static and every state within 0.1 sd in the mean and
 // 10% in the sd when the run says converged (never converged and wrong),
 // and within 0.2 sd and 15% whatever the verdict. About 2 minutes a form
-// on the loaded 2-core machine.
+// on the loaded 2-core machine. The default runs of the matrix and the
+// multi_normal forms take the kalman kernel (the state integrated out)
+// and must say converged and be within 0.1 sd and 10%.
 func TestVAR2WithStaticsExact(t *testing.T) {
 	testtier.Skip(t)
 	const dir = "../../internal/kalman/testdata/"
@@ -207,22 +209,35 @@ func TestVAR2WithStaticsExact(t *testing.T) {
 	for _, c := range []struct {
 		name, model string
 		rename      func(string) string
+		kernel      string // "" for the default run, which must take the kalman kernel
 	}{
-		{"matrix", dir + "var2.msc", nil},
+		{"matrix", dir + "var2.msc", nil, "pg"},
 		{"vectors", vectors, func(n string) string { // x[t,1] is a[t], x[t,2] b[t]
 			idx, k, ok := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(n, "x["), "]"), ",")
 			if !ok {
 				return n
 			}
 			return map[string]string{"1": "a", "2": "b"}[k] + "[" + idx + "]"
-		}},
-		{"array", array, nil},
-		{"multi_normal", multi, nil},
+		}, "pg"},
+		{"array", array, nil, "pg"},
+		{"multi_normal", multi, nil, "pg"},
+		{"matrix_default", dir + "var2.msc", nil, ""},
+		{"multi_normal_default", multi, nil, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s := runJSON(t, "run", c.model, dir+"var2.csv", "--seed", "1", "--kernel", "pg")
-			require.Equal(t, "pg", s.Kernel)
+			args := []string{"run", c.model, dir + "var2.csv", "--seed", "1"}
 			tolMean, tolSD := 0.2, 0.15
+			if c.kernel != "" {
+				args = append(args, "--kernel", c.kernel)
+			}
+			s := runJSON(t, args...)
+			if c.kernel == "" {
+				// the Kalman marginal: converged, and within the strict bounds
+				require.Equal(t, "kalman", s.Kernel)
+				require.True(t, s.Converged, s.Verdict)
+			} else {
+				require.Equal(t, c.kernel, s.Kernel)
+			}
 			if s.Converged {
 				tolMean, tolSD = 0.1, 0.10
 			}
@@ -248,16 +263,23 @@ func TestVAR2WithStaticsExact(t *testing.T) {
 }
 
 // TestVectorStaticsRunsPG is the fast tier's check of the same: the VAR(1)
-// with statics on four steps runs particle Gibbs (asked for: a Kalman
-// kernel may take such models when the plan picks) and reports the
-// statics and every element x[t,k].
+// with statics on four steps runs particle Gibbs when asked for, and by
+// default the kalman kernel (the state integrated out), and both report
+// the statics and every element x[t,k].
 func TestVectorStaticsRunsPG(t *testing.T) {
 	const dir = "testdata/errors/cli/"
-	s := runJSON(t, "run", dir+"ssm_vector_statics.msc", dir+"ssm.csv", "--seed", "1", "--iters", "200", "--quiet", "--kernel", "pg")
-	require.Equal(t, "pg", s.Kernel)
-	for _, n := range []string{"sq", "sr", "x[1,1]", "x[4,2]"} {
-		got, ok := s.Latent[n]
-		require.True(t, ok, n)
-		require.False(t, math.IsNaN(got.Mean) || got.SD <= 0, "%s: mean %g, sd %g", n, got.Mean, got.SD)
+	for _, kernel := range []string{"pg", ""} {
+		args := []string{"run", dir + "ssm_vector_statics.msc", dir + "ssm.csv", "--seed", "1", "--iters", "200", "--quiet"}
+		want := "kalman"
+		if kernel != "" {
+			args, want = append(args, "--kernel", kernel), kernel
+		}
+		s := runJSON(t, args...)
+		require.Equal(t, want, s.Kernel)
+		for _, n := range []string{"sq", "sr", "x[1,1]", "x[4,2]"} {
+			got, ok := s.Latent[n]
+			require.True(t, ok, n)
+			require.False(t, math.IsNaN(got.Mean) || got.SD <= 0, "%s: mean %g, sd %g", n, got.Mean, got.SD)
+		}
 	}
 }

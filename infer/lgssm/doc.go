@@ -15,5 +15,8 @@
 // target, the retained states redrawn exactly at every step) and the
 // kalman family (KalmanFamily: q(theta) over the statics with the states'
 // exact conditional), which the planner chooses over particle Gibbs when
-// detection holds. The state is scalar (K = 1).
+// detection holds. A state of K > 1 components per step takes the same
+// path with a K x K affine transition, a constant transition covariance and
+// a K-dimensional concave quadratic per step (kalmank.go); the scalar state
+// keeps its own code (kalman.go).
 package lgssm

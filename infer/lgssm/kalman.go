@@ -57,7 +57,10 @@ func (e *NotLinearError) Error() string {
 //
 // with x0 the filtered means and log Z the filter's log marginal of the
 // Gaussian chain. FFBS draws the states from p(x | theta, y) by
-// forward-filtering backward-sampling. A LinearGaussian is not safe for
+// forward-filtering backward-sampling. A state of K > 1 components per
+// step is filtered by the matrix form (multi, kalmank.go); the methods'
+// state vectors (StepsAt's x, FFBS's eps, Smooth's outputs) then hold
+// component k of step t at t*K+k. A LinearGaussian is not safe for
 // concurrent use; nothing in the per-step loops allocates.
 type LinearGaussian struct {
 	ss      msc.StaticStateSpace
@@ -80,6 +83,7 @@ type LinearGaussian struct {
 	row               []float64
 	smMean, smVar     []float64
 	lastTheta         []float64
+	mv                *multi // the filter of a state of K > 1 components; nil for K = 1
 }
 
 // NewLinearGaussian returns the evaluator for p's statics (it does not
@@ -93,16 +97,18 @@ func NewLinearGaussian(p *msc.Problem) (*LinearGaussian, error) {
 	if !ok {
 		return nil, &NotLinearError{Step: -1, Reason: "the transition is not Gaussian"}
 	}
-	if given.StateDim() != 1 {
-		return nil, &NotLinearError{Step: -1, Reason: fmt.Sprintf("the state has %d components per step (the Kalman path takes a scalar state)", given.StateDim())}
-	}
 	T := given.Len()
-	mk := func() []float64 { return make([]float64, T) }
-	return &LinearGaussian{ss: p.Statics, g: g, target: p.Target, T: T, d: p.Dim,
+	k := &LinearGaussian{ss: p.Statics, g: g, target: p.Target, T: T, d: p.Dim,
 		statics: p.Statics.Statics(), states: p.Statics.States(),
-		A: mk(), B: mk(), Q: mk(), a: mk(), b: mk(), c: mk(), mp: mk(), pp: mk(), mf: mk(), pf: mk(),
 		row: make([]float64, p.Dim), lastTheta: make([]float64, len(p.Statics.Statics())),
-	}, nil
+	}
+	if K := given.StateDim(); K > 1 {
+		k.mv = newMulti(g, T, K)
+		return k, nil
+	}
+	mk := func() []float64 { return make([]float64, T) }
+	k.A, k.B, k.Q, k.a, k.b, k.c, k.mp, k.pp, k.mf, k.pf = mk(), mk(), mk(), mk(), mk(), mk(), mk(), mk(), mk(), mk()
+	return k, nil
 }
 
 // scale is the tolerance's scale of values v: the largest of 1 and the |v_i|.
@@ -135,6 +141,9 @@ func finite(v []float64) bool {
 func (k *LinearGaussian) Filter(theta []float64) (float64, error) {
 	copy(k.lastTheta, theta)
 	k.ss.SetStatics(theta)
+	if k.mv != nil {
+		return k.mv.filter()
+	}
 	k.g.ReserveParticles(nProbe)
 	logZ, steps := 0.0, 0.0
 	for t := 0; t < k.T; t++ {
@@ -230,8 +239,12 @@ func normLog(x, m, v float64) float64 {
 }
 
 // StepsAt is the sum of the step terms (transition and observations, by
-// the coefficients of the last Filter) at the trajectory x.
+// the coefficients of the last Filter) at the trajectory x (in the order
+// of the States: component k at step t at t*K+k).
 func (k *LinearGaussian) StepsAt(x []float64) float64 {
+	if k.mv != nil {
+		return k.mv.stepsAt(x)
+	}
 	s := 0.0
 	for t := 0; t < k.T; t++ {
 		m := k.A[t]
@@ -247,6 +260,12 @@ func (k *LinearGaussian) StepsAt(x []float64) float64 {
 // Means writes the filtered means of the last Filter into the states of
 // row z (the trajectory x0 at which the log joint is evaluated).
 func (k *LinearGaussian) Means(z []float64) {
+	if k.mv != nil {
+		for i, p := range k.states {
+			z[p] = k.mv.mf[i]
+		}
+		return
+	}
 	for t, p := range k.states {
 		z[p] = k.mf[t]
 	}
@@ -254,12 +273,21 @@ func (k *LinearGaussian) Means(z []float64) {
 
 // Rest is what the log joint at the filtered means needs added to give
 // log p(theta, y): log Z minus the step terms there.
-func (k *LinearGaussian) Rest() float64 { return k.logZ - k.stepsAtMean }
+func (k *LinearGaussian) Rest() float64 {
+	if k.mv != nil {
+		return k.mv.logZ - k.mv.stepsAtMean
+	}
+	return k.logZ - k.stepsAtMean
+}
 
 // FFBS draws the states from p(x | theta, y) by backward sampling after
-// Filter, with the standard normal noise eps (length T, written), into the
-// states of row z, and returns their log density.
+// Filter, with the standard normal noise eps (one per state, in the order
+// of the States, written), into the states of row z, and returns their log
+// density.
 func (k *LinearGaussian) FFBS(rng *rand.Rand, z, eps []float64) float64 {
+	if k.mv != nil {
+		return k.mv.ffbs(rng, z, eps, k.states)
+	}
 	T := k.T
 	lq := 0.0
 	next := 0.0
@@ -283,6 +311,9 @@ func (k *LinearGaussian) FFBS(rng *rand.Rand, z, eps []float64) float64 {
 // LogDensity is log p(x | theta, y) of the states of row z, after Filter
 // at theta.
 func (k *LinearGaussian) LogDensity(z []float64) float64 {
+	if k.mv != nil {
+		return k.mv.logDensity(z, k.states)
+	}
 	T := k.T
 	lq := 0.0
 	for t := T - 1; t >= 0; t-- {
@@ -298,8 +329,13 @@ func (k *LinearGaussian) LogDensity(z []float64) float64 {
 }
 
 // Smooth writes the smoothing means and variances of the states given
-// theta and y after Filter (the Rauch-Tung-Striebel recursions).
+// theta and y after Filter (the Rauch-Tung-Striebel recursions), in the
+// order of the States.
 func (k *LinearGaussian) Smooth(mean, vr []float64) {
+	if k.mv != nil {
+		k.mv.smooth(mean, vr)
+		return
+	}
 	T := k.T
 	mean[T-1], vr[T-1] = k.mf[T-1], k.pf[T-1]
 	for t := T - 2; t >= 0; t-- {
@@ -346,7 +382,7 @@ func DetectLinear(p *msc.Problem) error {
 	p.Target.Reserve(1)
 	rng := rand.New(rand.NewPCG(0x6b616c, 0x6d616e))
 	theta := make([]float64, len(k.statics))
-	eps := make([]float64, k.T)
+	eps := make([]float64, len(k.states))
 	var lj [1]float64
 	tried := 0
 	for range DetectDraws {
@@ -366,9 +402,9 @@ func DetectLinear(p *msc.Problem) error {
 		}
 		k.Means(k.row)
 		k.target.LogJoint(k.row, lj[:])
-		rest0 := lj[0] - k.stepsAtMean
+		rest0 := lj[0] + k.Rest() - lz // less the steps at the means
 		k.FFBS(rng, k.row, eps)
-		x := make([]float64, k.T)
+		x := make([]float64, len(k.states))
 		for t, pos := range k.states {
 			x[t] = k.row[pos]
 		}

@@ -97,6 +97,9 @@ func Path(p *msc.Problem) string {
 	if len(p.Statics.Statics()) == 1 {
 		statics = "1 static"
 	}
+	if K := p.Statics.Given().StateDim(); K > 1 {
+		statics += fmt.Sprintf(" with a %d-dimensional state", K)
+	}
 	return fmt.Sprintf("state space: Kalman marginal over %s, not particle Gibbs (transition linear-Gaussian, observations Gaussian-linear, at %d random values of the statics); states drawn by FFBS (--kernel pg for particle Gibbs)",
 		statics, DetectDraws)
 }
@@ -104,7 +107,7 @@ func Path(p *msc.Problem) string {
 func newKalmanFamily(lg *LinearGaussian, theta msc.Sampler) *KalmanFamily {
 	k := len(lg.statics)
 	return &KalmanFamily{Theta: theta, lg: lg, d: lg.d, statics: lg.statics, states: lg.states,
-		th: make([]float64, k), eth: make([]float64, k), epsX: make([]float64, lg.T)}
+		th: make([]float64, k), eth: make([]float64, k), epsX: make([]float64, len(lg.states))}
 }
 
 // Statics is q(theta), the family over the statics.
@@ -231,7 +234,7 @@ func (f *KalmanFamily) LogQ(z []float64) float64 {
 // the smoother's moments averaged over the unscented points of q(theta)
 // (by the law of total variance).
 func (f *KalmanFamily) Moments(mean, sd []float64) {
-	k, T := len(f.statics), f.lg.T
+	k, T := len(f.statics), len(f.states)
 	tm, ts := make([]float64, k), make([]float64, k)
 	f.Theta.Moments(tm, ts)
 	for i, p := range f.statics {
@@ -402,7 +405,7 @@ func NewKalmanCIS(p *msc.Problem, q *KalmanFamily, S int) (*KalmanCIS, error) {
 	mk := func(n int) []float64 { return make([]float64, n) }
 	return &KalmanCIS{p: p, lg: lg, q: q, S: S, d: d, k: k, cur: mk(d), curLP: math.Inf(-1), theta: mk(k),
 		z: mk(S * d), th: mk(S * k), eps: mk(S * k), lp: mk(S), lq: mk(S), lw: mk(S), w: mk(S), rest: mk(S),
-		epsX: mk(lg.T)}, nil
+		epsX: mk(len(lg.states))}, nil
 }
 
 func (k *KalmanCIS) Name() string { return "kalman" }
@@ -467,7 +470,9 @@ func (k *KalmanCIS) drawStates(rng *rand.Rand) error {
 	if math.IsInf(lz, -1) {
 		return fmt.Errorf("the transition's sd is 0 at the retained statics %.6g", k.theta)
 	}
-	k.lg.FFBS(rng, k.cur, k.epsX)
+	if lq := k.lg.FFBS(rng, k.cur, k.epsX); math.IsNaN(lq) {
+		return fmt.Errorf("the states' covariance given the next step's is not positive definite at the retained statics %.6g (run with --kernel pg)", k.theta)
+	}
 	return nil
 }
 

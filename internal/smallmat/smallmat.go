@@ -153,3 +153,53 @@ func Dot(a, b []float64) float64 {
 	}
 	return s
 }
+
+// Mul writes A B for the K x K A and B into dst (neither of them).
+func Mul(A, B, dst []float64, K int) {
+	for i := 0; i < K; i++ {
+		for j := 0; j < K; j++ {
+			s := 0.0
+			for l := 0; l < K; l++ {
+				s += A[i*K+l] * B[l*K+j]
+			}
+			dst[i*K+j] = s
+		}
+	}
+}
+
+// MulT writes A B' for the K x K A and B into dst (neither of them).
+func MulT(A, B, dst []float64, K int) {
+	for i := 0; i < K; i++ {
+		for j := 0; j < K; j++ {
+			s := 0.0
+			for l := 0; l < K; l++ {
+				s += A[i*K+l] * B[j*K+l]
+			}
+			dst[i*K+j] = s
+		}
+	}
+}
+
+// TMul writes A' B for the K x K A and B into dst (neither of them).
+func TMul(A, B, dst []float64, K int) {
+	for i := 0; i < K; i++ {
+		for j := 0; j < K; j++ {
+			s := 0.0
+			for l := 0; l < K; l++ {
+				s += A[l*K+i] * B[l*K+j]
+			}
+			dst[i*K+j] = s
+		}
+	}
+}
+
+// MulVec writes A x for the K x K A into dst (not x).
+func MulVec(A, x, dst []float64, K int) {
+	for i := 0; i < K; i++ {
+		s := 0.0
+		for l := 0; l < K; l++ {
+			s += A[i*K+l] * x[l]
+		}
+		dst[i] = s
+	}
+}

@@ -62,4 +62,20 @@ func TestAgainstGonum(t *testing.T) {
 	require.InDeltaSlice(t, wv.RawVector().Data, v, 1e-12, "Sx")
 	require.InDelta(t, 0.3*0.3+1.1*1.1+0.7*0.7, Dot(x, x), 1e-15)
 	require.False(t, math.IsNaN(logDet))
+
+	// general products, of a non-symmetric B
+	b := []float64{0.5, -1.2, 2, 0.1, 0.9, -0.3, 1.4, 0.2, -0.8}
+	gb := mat.NewDense(K, K, b)
+	Mul(a, b, got, K)
+	want.Mul(mat.NewDense(K, K, a), gb)
+	require.InDeltaSlice(t, want.RawMatrix().Data, got, 1e-12, "AB")
+	MulT(b, L, got, K)
+	want.Mul(gb, gm.T())
+	require.InDeltaSlice(t, want.RawMatrix().Data, got, 1e-12, "BL'")
+	TMul(b, L, got, K)
+	want.Mul(gb.T(), gm)
+	require.InDeltaSlice(t, want.RawMatrix().Data, got, 1e-12, "B'L")
+	MulVec(b, x, v, K)
+	wv.MulVec(gb, xv)
+	require.InDeltaSlice(t, wv.RawVector().Data, v, 1e-12, "Bx")
 }
