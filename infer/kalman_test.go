@@ -294,7 +294,7 @@ func TestKalmanNotTaken(t *testing.T) {
 			k, err := msc.ChooseKernel("msc", p, msc.KernelOptions{})
 			require.NoError(t, err)
 			require.Equal(t, "pg", k.Name)
-			require.Contains(t, StateSpacePath(m.Comp), "particle Gibbs; the Kalman marginal does not apply: ")
+			require.Contains(t, StateSpacePath(m.Comp), "particle Gibbs (CSMC for the state given the statics, CIS for them given it); the Kalman marginal does not apply: ")
 		})
 	}
 	// and the cases that qualify take the kalman kernel

@@ -91,7 +91,7 @@ func NewFamilyFor(p *msc.Problem, family string, initMean []float64) (*KalmanFam
 // linearly and Gaussian given them, else by particle Gibbs, and why.
 func Path(p *msc.Problem) string {
 	if !p.Linear {
-		return fmt.Sprintf("state space: particle Gibbs; the Kalman marginal does not apply: %v", p.NotLinear)
+		return fmt.Sprintf("state space: particle Gibbs (CSMC for the state given the statics, CIS for them given it); the Kalman marginal does not apply: %v", p.NotLinear)
 	}
 	statics := fmt.Sprintf("%d statics", len(p.Statics.Statics()))
 	if len(p.Statics.Statics()) == 1 {

@@ -52,20 +52,18 @@ func (s Structure) String() string {
 	if !s.GaussianTransition {
 		tr = s.Transition + " transition, not Gaussian: CSMC with per-step Gaussian proposals N(a_t + b_t z[t-1], s_t^2)"
 	}
-	state, over := s.Latent.Name, fmt.Sprintf("%s over t = 1..%d", s.Latent.Name, s.Latent.Type.Rows)
+	over := fmt.Sprintf("%s over t = 1..%d", s.Latent.Name, s.Latent.Type.Rows)
 	if K := s.StateDim(); K > 1 {
 		tr = "Gaussian transition: CSMC with vector twisted Gaussian proposals"
 		if !s.GaussianTransition {
 			tr = "transition not Gaussian: CSMC with vector per-step Gaussian proposals"
 		}
 		over = fmt.Sprintf("(%s) over t = 1..%d, a %d-dimensional state", varNames(s.States), s.Latent.Type.Rows, K)
-		if len(s.States) > 1 {
-			state = "(" + varNames(s.States) + ")"
-		}
 	}
 	if len(s.Statics) > 0 {
-		return fmt.Sprintf("state-space: %s with the static latents %s (particle Gibbs: CSMC for %s given them, CIS for them given %s), %s",
-			over, varNames(s.Statics), state, state, tr)
+		// how a run takes it (the Kalman marginal or particle Gibbs) is
+		// the plan's to say (mscppl check's "state space:" line)
+		return fmt.Sprintf("state-space: %s with the static latents %s, %s", over, varNames(s.Statics), tr)
 	}
 	return fmt.Sprintf("state-space: %s, %s", over, tr)
 }

@@ -272,8 +272,8 @@ func TestVectorStateWithStatics(t *testing.T) {
 	for _, c := range []struct {
 		name, latent, model, state string
 	}{
-		{"matrix", "x: matrix[T, 2]", rows + " y ~ normal(col(x, 1), sr)", "(x) over t = 1..9, a 2-dimensional state with the static latents sq, sr (particle Gibbs: CSMC for x given them"},
-		{"two vectors", "u: vector[T]; w: vector[T]", " u[1] ~ normal(0, 3)\n w[1] ~ normal(0, 3)\n for t in 2..T {\n  u[t] ~ normal(0.8 * u[t - 1] + 0.3 * w[t - 1], sq)\n  w[t] ~ normal(-0.1 * u[t - 1] + 0.6 * w[t - 1], sq)\n }\n y ~ normal(u, sr)", "(u, w) over t = 1..9, a 2-dimensional state with the static latents sq, sr (particle Gibbs: CSMC for (u, w) given them"},
+		{"matrix", "x: matrix[T, 2]", rows + " y ~ normal(col(x, 1), sr)", "(x) over t = 1..9, a 2-dimensional state with the static latents sq, sr, Gaussian transition"},
+		{"two vectors", "u: vector[T]; w: vector[T]", " u[1] ~ normal(0, 3)\n w[1] ~ normal(0, 3)\n for t in 2..T {\n  u[t] ~ normal(0.8 * u[t - 1] + 0.3 * w[t - 1], sq)\n  w[t] ~ normal(-0.1 * u[t - 1] + 0.6 * w[t - 1], sq)\n }\n y ~ normal(u, sr)", "(u, w) over t = 1..9, a 2-dimensional state with the static latents sq, sr, Gaussian transition"},
 		{"array of vectors", "x: array[T] vector[2]", rows + obsRows, "(x) over t = 1..9, a 2-dimensional state with the static latents sq, sr"},
 		{"multi_normal", "x: array[T] vector[2]", " x[1] ~ multi_normal(rep_vector(0, 2), 9 * S)\n for t in 2..T { x[t] ~ multi_normal(0.7 * x[t - 1] + sr, sq^2 * S) }\n" + obsRows, "(x) over t = 1..9, a 2-dimensional state with the static latents sq, sr"},
 		{"multi_normal_cholesky", "x: array[T] vector[2]", " x[1] ~ multi_normal_cholesky(0, 3 * L)\n for t in 2..T { x[t] ~ multi_normal_cholesky(0.7 * x[t - 1], sq * L) }\n" + obsRows, "(x) over t = 1..9, a 2-dimensional state with the static latents sq, sr"},
