@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/mscppl/mscppl/internal/kalman"
 	"github.com/mscppl/mscppl/internal/resample"
 	"github.com/stretchr/testify/require"
 )
@@ -200,5 +201,61 @@ func BenchmarkZhatSpread(b *testing.B) {
 				b.ReportMetric(se, "se-sd")
 			})
 		}
+	}
+}
+
+// TestAncestorSamplingInvariant: a conditional sweep whose reference is an
+// exact posterior draw returns a posterior draw, for any proposal; with few
+// particles and a twist far from the optimal one, the ancestor-sampling
+// weights W_t^j p(r_{t+1} | x^j_t) / Z_{t+1}(x^j_t) decide much of the new
+// trajectory, so a wrong look-ahead factor there moves the states' means
+// and second moments. Checked against the Kalman smoother, each x_t's mean
+// and E[x_t^2] in posterior sds, within 4.5 standard errors.
+func TestAncestorSamplingInvariant(t *testing.T) {
+	ar, kar := arNoise(12, 20261128)
+	tr, ktr := trendCase(t, 12)
+	for i, c := range []struct {
+		zCase
+		km kalman.Model
+	}{
+		{zCase{name: "K=1 twisted, far off", m: ar, q: imperfectTwist(t, ar, 3, 1, 0, 11), n: 2}, kar},
+		{zCase{name: "K=2 twisted, far off", m: tr, q: imperfectTwist(t, tr, 3, 1, 1e-3, 12), n: 2}, ktr},
+		{zCase{name: "K=1 per-step, far off", m: ar, q: imperfectAR(t, ar, 0.5, 1, 13), n: 2}, kar},
+	} {
+		m := c.m
+		sm, err := kalman.Smooth(c.km, kalman.Scalar(m.y))
+		require.NoError(t, err)
+		T := m.T
+		k, err := NewCSMC(ssProb(m), c.q, c.n)
+		require.NoError(t, err)
+		rng := rand.New(rand.NewPCG(uint64(i+1), 22))
+		post := m.posterior()
+		z := make([]float64, T*m.K)
+		const reps = 20000
+		s1, s2 := make([][2]float64, T), make([][2]float64, T)
+		for range reps {
+			post.draw(rng, z)
+			k.SetReference(z)
+			require.True(t, k.Sweep(rng, true))
+			x := k.Reference()
+			for st := range T {
+				mu, sd := sm.SmoothMean[st].AtVec(0), math.Sqrt(sm.SmoothCov[st].At(0, 0))
+				d := (x[m.Index(st, 0)] - mu) / sd
+				for j, f := range [2]float64{d, d*d - 1} {
+					s1[st][j] += f
+					s2[st][j] += f * f
+				}
+			}
+		}
+		worst := 0.0
+		for st := range T {
+			for j := range 2 {
+				mean := s1[st][j] / reps
+				se := math.Sqrt((s2[st][j]/reps - mean*mean) / reps)
+				worst = math.Max(worst, math.Abs(mean)/se)
+				require.Lessf(t, math.Abs(mean), 4.5*se, "%s: x[%d]'s %s after conditional sweeps from posterior draws is %.4f +- %.4f posterior sds off", c.name, st, [2]string{"mean", "second moment"}[j], mean, se)
+			}
+		}
+		t.Logf("%s: worst |z| %.2f over %d moments", c.name, worst, 2*T)
 	}
 }
