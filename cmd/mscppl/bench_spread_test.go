@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -94,5 +95,76 @@ func BenchmarkZhatSpreadSV(b *testing.B) {
 				b.ReportMetric(mean, "mean-logZ")
 			})
 		}
+	}
+}
+
+// BenchmarkCSMCMixingSV measures how the retained trajectory of the csmc
+// kernel (N = 10) moves on the same model at the params and with the
+// learned twisted proposal of MSCPPL_SV_VARIATIONAL (and with the bootstrap
+// proposal at those params): over 1000 conditional sweeps, the fraction of
+// sweeps in which the state at step t changed, its mean and its smallest
+// value over t and its 1% and 5% quantiles, and the sweeps' mean ESS.
+func BenchmarkCSMCMixingSV(b *testing.B) {
+	path := os.Getenv("MSCPPL_SV_VARIATIONAL")
+	if path == "" {
+		b.Skip("MSCPPL_SV_VARIATIONAL names no variational.json")
+	}
+	const model, data = "../../examples/stochastic_volatility.msc", "../../examples/data/dem2gbp.csv"
+	m := loaded(b, model, data)
+	q, err := infer.ReadVariational(path, m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := m.Problem()
+	boot, err := msc.NewTwisted(p.StateSpace)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range boot.LogDiag {
+		boot.LogDiag[i] = math.Inf(-1)
+	}
+	for i, c := range []struct {
+		name string
+		q    msc.Family
+	}{{"learned-twisted", q}, {"bootstrap", boot}} {
+		b.Run(c.name, func(b *testing.B) {
+			const sweeps = 1000
+			var rate []float64
+			ess := 0.0
+			for b.Loop() {
+				k, err := msc.NewCSMC(p, c.q, 10)
+				if err != nil {
+					b.Fatal(err)
+				}
+				rng := rand.New(rand.NewPCG(uint64(i+1), 35))
+				k.Sweep(rng, false)
+				for range 50 {
+					k.Sweep(rng, true)
+				}
+				prev := append([]float64(nil), k.Reference()...)
+				rate = make([]float64, len(prev))
+				ess = 0
+				for range sweeps {
+					k.Sweep(rng, true)
+					ess += k.MeanESS / sweeps
+					for j, v := range k.Reference() {
+						if v != prev[j] {
+							rate[j] += 1.0 / sweeps
+							prev[j] = v
+						}
+					}
+				}
+			}
+			mean := 0.0
+			for _, r := range rate {
+				mean += r / float64(len(rate))
+			}
+			slices.Sort(rate)
+			b.ReportMetric(mean, "update-rate-mean")
+			b.ReportMetric(rate[0], "update-rate-min")
+			b.ReportMetric(rate[len(rate)/100], "update-rate-q01")
+			b.ReportMetric(rate[len(rate)/20], "update-rate-q05")
+			b.ReportMetric(ess, "mean-ESS")
+		})
 	}
 }
