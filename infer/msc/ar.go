@@ -85,8 +85,8 @@ func (p *ARProposal) meanAt(t int, prev, dst []float64) {
 	}
 }
 
-// arSteps evaluates the per-step proposal in a sweep: the
-// incremental weight is p(x_t | x_{t-1}) / q(x_t | x_{t-1}) times g_{t-1}.
+// arSteps evaluates the per-step proposal in a sweep: the weight of x_t is
+// p(x_t | x_{t-1}) g_t(x_t) / q(x_t | x_{t-1}) (no look-ahead factor, psi = 1).
 type arSteps struct {
 	ssm     GeneralStateSpace
 	p       *ARProposal
@@ -107,13 +107,10 @@ func newARSteps(ssm GeneralStateSpace, p *ARProposal, n int) *arSteps {
 		lt: make([]float64, n), lq: make([]float64, n), wk: newARWork(K)}
 }
 
-func (s *arSteps) obs(t int, cur, out []float64) { s.ssm.ObsLogDensity(t, cur, out) }
-func (s *arSteps) final(_ int, _, g, logw []float64) {
-	for i := range logw {
-		logw[i] += g[i]
-	}
-}
-func (s *arSteps) retain(int, int) {}
+func (s *arSteps) obs(t int, cur, out []float64)   { s.ssm.ObsLogDensity(t, cur, out) }
+func (s *arSteps) final(int, []float64, []float64) {}
+func (s *arSteps) lookahead(int, []float64)        {}
+func (s *arSteps) retain(int, int)                 {}
 
 func (s *arSteps) prepare(t int, prev []float64) {
 	s.zp = prev

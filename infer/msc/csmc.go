@@ -8,24 +8,41 @@ import (
 )
 
 // CSMC is the conditional sequential Monte Carlo kernel with ancestor
-// sampling (Lindsten, Jordan & Schön 2014), exactly as in the paper's
-// supplement, for a state-space model with K-dimensional states (K = 1: a
-// scalar state) and any proposal: the retained trajectory is particle 0,
-// the other particles are resampled multinomially by their normalised
-// weights, particle 0's ancestor is drawn with weights W_{t-1}^j times the
-// ratio of twisted targets, p(r_t | x^j_{t-1}) g_{t-1}(x^j_{t-1}) /
-// psi_{t-1}(x^j_{t-1}), all weights stay in log space, and a final draw
-// picks the new retained trajectory. The incremental weight of a particle
-// is
+// sampling (Lindsten, Jordan & Schön 2014) for a state-space model with
+// K-dimensional states (K = 1: a scalar state) and any proposal: the
+// retained trajectory is particle 0, the other particles are resampled
+// multinomially by their normalised weights, all weights stay in log space,
+// and a final draw picks the new retained trajectory. With conditional
+// false the same sweep is a plain particle filter (the SMC baseline and the
+// evidence estimator). Its proposal is a *Twisted (for a GaussianStateSpace)
+// or an *ARProposal (for a GeneralStateSpace). The retained trajectory is
+// kept step by step and, for Reference, in the problem's latent layout.
 //
-//	p(x_t | x_{t-1}) psi_t(x_t) / q(x_t | x_{t-1}) * g_{t-1}(x_{t-1}) / psi_{t-1}(x_{t-1}),
+// The weights are look-ahead ones (the twisted SMC of Guarniero, Johansen &
+// Lee 2017 and Heng, Bishop, Deligiannidis & Doucet 2020): step t's targets
+// are p(x_{1:t}, y_{1:t}) Phi_{t+1}(x_t), with the look-ahead factor
+// Phi_{t+1}(x_t) = Z_{t+1}(x_t) = ∫ p(x_{t+1} | x_t) psi_{t+1}(x_{t+1}) dx_{t+1},
+// the normaliser of the twisted proposal q_{t+1} = p psi_{t+1} / Z_{t+1}
+// (Phi = 1 for the per-step proposal and at t = T), so that the weight of a
+// particle at step t is
 //
-// with g_T(x_T) / psi_T(x_T) added at the last step; psi = 1 for proposals
-// without twisting. With conditional false the same sweep is a plain
-// particle filter (the SMC baseline and the evidence estimator). Its
-// proposal is a *Twisted (for a GaussianStateSpace) or an *ARProposal (for
-// a GeneralStateSpace). The retained trajectory is kept step by step and,
-// for Reference, in the problem's latent layout.
+//	w_t = p(x_t | x_{t-1}) g_t(x_t) Phi_{t+1}(x_t) / (q(x_t | x_{t-1}) Phi_t(x_{t-1})),
+//
+// that is g_t(x_t) Z_{t+1}(x_t) / psi_t(x_t) for the twisted proposal (times
+// Z_1 at t = 1; g_T / psi_T at the last step; g_t alone for the bootstrap
+// filter, psi = 1) and p g_t / q for the per-step proposal, and the
+// resampling at step t+1 selects on y_t. Particle 0's ancestor at step t+1
+// is drawn with weights W_t^j p(r_{t+1} | x^j_t) / Phi_{t+1}(x^j_t), that is
+// W_t^j q_{t+1}(r_{t+1} | x^j_t) up to a constant for the twisted proposal.
+// The weight of step t is complete only once prepare(t+1) has computed
+// Phi_{t+1} for every particle, so the sweep normalises it then.
+//
+// The paper's supplement (eq. "weights:smc") weights instead by
+// p(x_t | x_{t-1}) psi_t(x_t) g_{t-1}(x_{t-1}) / (q(x_t | x_{t-1}) psi_{t-1}(x_{t-1})),
+// the targets p(x_{1:t}, y_{1:t-1}) psi_t(x_t): g_t enters one step late
+// (on x_t's children), so the resampling at step t+1 selects on weights
+// that do not yet include y_t. Both are unbiased and leave the posterior
+// invariant; the look-ahead ones have the smaller variance (docs/state-space.md).
 type CSMC struct {
 	p       stepProposal
 	N, T, K int
@@ -33,10 +50,8 @@ type CSMC struct {
 	z    []float64 // T x N x K particle values
 	anc  []int32   // T x N ancestor indices (into step t-1)
 	logw []float64 // N log weights of the current step
-	inc  []float64 // N incremental log weights of the proposal
 	wn   []float64 // N normalised weights
-	gPrv []float64 // N observation log densities at t-1
-	gCur []float64
+	g    []float64 // N observation log densities
 	aw   []float64 // N ancestor-sampling log weights
 	us   []float64 // 2N scratch for sorted uniforms and cumulative weights
 	ref  []float64 // T x K retained trajectory
@@ -51,23 +66,29 @@ type CSMC struct {
 }
 
 // stepProposal is what a sweep needs of a state-space proposal, step by
-// step, with rows of K values for states.
+// step, with rows of K values for states. Phi_t is the look-ahead factor of
+// the targets (see CSMC): the twisted proposal's normaliser Z_t, 1 for the
+// per-step proposal.
 type stepProposal interface {
 	// obs writes log g_t(y_t | x_t = cur_i) for each particle (cur N x K).
 	obs(t int, cur, out []float64)
 	// prepare readies step t given the N x K particles of step t-1 (nil at t = 0).
 	prepare(t int, prev []float64)
-	// ancestorLogDensity writes log p(r | x^j_{t-1}) - log psi_{t-1}(x^j_{t-1})
+	// lookahead adds log Phi_t(x^j_{t-1}) - log psi_{t-1}(x^j_{t-1}) to
+	// logw[j] for each particle j of step t-1 (t >= 1, after prepare(t)).
+	lookahead(t int, logw []float64)
+	// ancestorLogDensity writes log p(r | x^j_{t-1}) - log Phi_t(x^j_{t-1})
 	// for each j, up to a constant common to all j (t >= 1).
 	ancestorLogDensity(t int, r []float64, out []float64)
 	// propose fills the rows i >= start of z (N x K) from
 	// q(x_t | x_{t-1} = prev_{anc[i]}) (rows i < start hold the retained
-	// state) and writes inc[i] = log p(x_i | .) + log psi_t(x_i) - log q(x_i | .)
-	// - log psi_{t-1}(prev_{anc[i]}).
-	propose(rng *rand.Rand, t int, anc []int32, z, inc []float64, start int)
-	// final adds log g_t(x_i) - log psi_t(x_i) to logw[i] for each row of
-	// cur at the last step, g holding log g_t.
-	final(t int, cur, g, logw []float64)
+	// state) and writes logw[i] = log p(x_i | .) + log psi_t(x_i) - log q(x_i | .)
+	// - log Phi_t(prev_{anc[i]}): for the twisted proposal log Z_1 at t = 0
+	// and 0 after (its psi_t(x_i) is divided out by lookahead and final).
+	propose(rng *rand.Rand, t int, anc []int32, z, logw []float64, start int)
+	// final adds -log psi_t(x_i) to logw[i] for each row of cur at the last
+	// step.
+	final(t int, cur, logw []float64)
 	// retain records that the retained trajectory passes, at step t, through
 	// a particle whose ancestor at step t-1 is a (a = 0 at t = 0).
 	retain(t, a int)
@@ -116,7 +137,7 @@ func NewCSMC(model *Problem, q Family, n int) (*CSMC, error) {
 	c := &CSMC{
 		p: p, N: n, T: T, K: K,
 		z: make([]float64, T*n*K), anc: make([]int32, T*n),
-		logw: mk(), inc: mk(), wn: mk(), gPrv: mk(), gCur: mk(), aw: mk(), us: make([]float64, 2*n),
+		logw: mk(), wn: mk(), g: mk(), aw: mk(), us: make([]float64, 2*n),
 		ref: make([]float64, T*K), out: make([]float64, T*K), idx: idx,
 	}
 	return c, nil
@@ -155,11 +176,14 @@ func (c *CSMC) Sweep(rng *rand.Rand, conditional bool) bool {
 			clear(at)
 		} else {
 			p.prepare(t, c.z[(t-1)*N*K:t*N*K])
+			// step t-1's weights are complete now
+			p.lookahead(t, c.logw)
+			ok = c.normalise() && ok
 			resample.Multinomial(rng, c.wn, at[start:], c.us)
 			if conditional {
 				p.ancestorLogDensity(t, rt, c.aw)
 				for j := range c.aw {
-					c.aw[j] += c.logw[j] + c.gPrv[j]
+					c.aw[j] += c.logw[j]
 				}
 				if resample.NormaliseWeights(c.aw, c.aw) {
 					at[0] = int32(resample.Categorical(rng, c.aw))
@@ -171,30 +195,30 @@ func (c *CSMC) Sweep(rng *rand.Rand, conditional bool) bool {
 		if conditional {
 			copy(zt[:K], rt)
 		}
-		p.propose(rng, t, at, zt, c.inc, start)
-		if t > 0 {
-			for i, a := range at {
-				c.logw[i] = c.inc[i] + c.gPrv[a]
-			}
-		} else {
-			copy(c.logw, c.inc)
+		p.propose(rng, t, at, zt, c.logw, start)
+		p.obs(t, zt, c.g)
+		for i, g := range c.g {
+			c.logw[i] += g
 		}
-		p.obs(t, zt, c.gCur)
-		if t == T-1 {
-			p.final(t, zt, c.gCur, c.logw)
-		}
-		logMean, ess, good := resample.NormaliseStep(c.logw, c.wn)
-		ok = ok && good
-		c.LogZ += logMean
-		c.MeanESS += ess / float64(T)
-		c.gPrv, c.gCur = c.gCur, c.gPrv
 	}
+	p.final(T-1, c.z[(T-1)*N*K:], c.logw)
+	ok = c.normalise() && ok
 	if !ok && conditional {
 		c.Changed, c.FracDiff = false, 0
 		return false
 	}
 	c.traceBack(resample.Categorical(rng, c.wn))
 	return ok
+}
+
+// normalise normalises the complete weights of a step into wn, adds their
+// log mean to LogZ and their ESS to MeanESS, and reports whether they were
+// finite somewhere.
+func (c *CSMC) normalise() bool {
+	logMean, ess, good := resample.NormaliseStep(c.logw, c.wn)
+	c.LogZ += logMean
+	c.MeanESS += ess / float64(c.T)
+	return good
 }
 
 // traceBack makes particle j of the last step, followed back through its

@@ -47,7 +47,7 @@ func arNoise(T int, seed uint64) (*lgvec, kalman.Model) {
 // observations: level_1 ~ N(y_1, 10^2), slope_1 ~ N(0, 1), level_t =
 // level_{t-1} + slope_{t-1} + N(0, 0.3^2), slope_t = slope_{t-1} +
 // N(0, 0.05^2), y_t ~ N(level_t, 1).
-func trendCase(t *testing.T, T int) (*lgvec, kalman.Model) {
+func trendCase(t testing.TB, T int) (*lgvec, kalman.Model) {
 	c, err := kalman.LocalLinearTrend()
 	require.NoError(t, err)
 	y := c.Y[:T]
@@ -74,7 +74,7 @@ func kalmanLogZ(t *testing.T, km kalman.Model, y []float64) float64 {
 
 // bootstrapTwist is the twisted proposal with psi = 1 (Lambda = 0, nu =
 // 0): the bootstrap filter.
-func bootstrapTwist(t *testing.T, m *lgvec) *Twisted {
+func bootstrapTwist(t testing.TB, m *lgvec) *Twisted {
 	tw, err := NewTwisted(m)
 	require.NoError(t, err)
 	for i := range tw.LogDiag {
@@ -87,7 +87,7 @@ func bootstrapTwist(t *testing.T, m *lgvec) *Twisted {
 // with Lambda_t scaled by c and nu_t by c, shifted by shift times a
 // standard normal and with eps added to Lambda_t's diagonal: a deliberately
 // wrong proposal (c < 1 under-confident, c > 1 over-confident).
-func imperfectTwist(t *testing.T, m *lgvec, c, shift, eps float64, seed uint64) *Twisted {
+func imperfectTwist(t testing.TB, m *lgvec, c, shift, eps float64, seed uint64) *Twisted {
 	tw, err := NewTwisted(m)
 	require.NoError(t, err)
 	nu, lam := m.optimalTwist()
@@ -108,7 +108,7 @@ func imperfectTwist(t *testing.T, m *lgvec, c, shift, eps float64, seed uint64) 
 // Sigma_t), Sigma_t = (S_t^-1 + H H' / r^2)^-1 with S_t the transition's
 // covariance (the prior's at the first step, B_1 = 0), its factor L_t
 // widened by widen and A_t shifted by shift times standard normals.
-func imperfectAR(t *testing.T, m *lgvec, widen, shift float64, seed uint64) *ARProposal {
+func imperfectAR(t testing.TB, m *lgvec, widen, shift float64, seed uint64) *ARProposal {
 	p, err := NewARProposal(m)
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(seed, 3))
@@ -163,7 +163,7 @@ func imperfectAR(t *testing.T, m *lgvec, widen, shift float64, seed uint64) *ARP
 // transitionAR is a per-step proposal for the linear-Gaussian m that
 // does not look at the data: the transition (the prior at the first step)
 // with its factor widened by widen, B_t = F and A_t shifted by shift times standard normals.
-func transitionAR(t *testing.T, m *lgvec, widen, shift float64, seed uint64) *ARProposal {
+func transitionAR(t testing.TB, m *lgvec, widen, shift float64, seed uint64) *ARProposal {
 	p, err := NewARProposal(m)
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(seed, 4))

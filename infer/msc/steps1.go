@@ -78,30 +78,25 @@ func (s *twistedSteps) ancestorLogDensity1(t int, r float64, out []float64) {
 	tm, ts := s.tm[t*N:(t+1)*N], s.tc[t*N:(t+1)*N]
 	for j := range out {
 		d := (r - tm[j]) / ts[j]
-		out[j] = -0.5*d*d - s.logDetL[j] - s.psiPrev[j]
+		out[j] = -0.5*d*d - s.logDetL[j] - s.qlz[j]
 	}
 }
 
-func (s *twistedSteps) propose1(rng *rand.Rand, t int, anc []int32, z, inc []float64, start int) {
-	for i := range inc {
+func (s *twistedSteps) propose1(rng *rand.Rand, t int, anc []int32, z, logw []float64, start int) {
+	for i := start; i < len(z); i++ {
 		a := 0
 		if t > 0 {
 			a = int(anc[i])
 		}
-		if i >= start {
-			z[i] = s.qmu[a] + rng.NormFloat64()/s.qsp[a]
-		}
-		inc[i] = s.qlz[a]
-		if t > 0 {
-			inc[i] -= s.psiPrev[a]
-		}
+		z[i] = s.qmu[a] + rng.NormFloat64()/s.qsp[a]
 	}
+	s.startWeights(t, logw)
 }
 
-func (s *twistedSteps) final1(t int, cur, g, logw []float64) {
+func (s *twistedSteps) final1(t int, cur, logw []float64) {
 	lam, nu := s.lam, s.tw.Nu[t]
 	for i, z := range cur {
-		logw[i] += g[i] - (-0.5*lam*z*z + nu*z)
+		logw[i] -= -0.5*lam*z*z + nu*z
 	}
 }
 

@@ -143,8 +143,9 @@ func (tw *Twisted) logPsi(t int, R, x, u []float64) float64 {
 
 // ---- the steps of a sweep ---------------------------------------------------
 
-// twistedSteps evaluates the twisted proposal in a sweep: the incremental
-// weight is its normaliser Z_t(x_{t-1}) times g_{t-1} / psi_{t-1}. prepare
+// twistedSteps evaluates the twisted proposal in a sweep: the weight of
+// x_{t-1} is g_{t-1}(x_{t-1}) Z_t(x_{t-1}) / psi_{t-1}(x_{t-1}), the
+// look-ahead factor being the proposal's normaliser (see CSMC). prepare
 // computes once per previous particle j the proposal's mean and log Z_t,
 // log psi_{t-1}(x^j), and the inverses of the factors of S_t and of P_t;
 // when every particle has the same transition covariance (one that depends
@@ -285,18 +286,24 @@ func (s *twistedSteps) ancestorLogDensity(t int, r []float64, out []float64) {
 			f = 0
 		}
 		smallmat.LowerMulVec(s.linv[f*KK:(f+1)*KK], d, u, K)
-		out[j] = -0.5*smallmat.Dot(u, u) - s.logDetL[f] - s.psiPrev[j]
+		out[j] = -0.5*smallmat.Dot(u, u) - s.logDetL[f] - s.qlz[j]
 	}
 }
 
-func (s *twistedSteps) propose(rng *rand.Rand, t int, anc []int32, z, inc []float64, start int) {
+func (s *twistedSteps) lookahead(_ int, logw []float64) {
+	for j := range logw {
+		logw[j] += s.qlz[j] - s.psiPrev[j]
+	}
+}
+
+func (s *twistedSteps) propose(rng *rand.Rand, t int, anc []int32, z, logw []float64, start int) {
 	if s.scalar() {
-		s.propose1(rng, t, anc, z, inc, start)
+		s.propose1(rng, t, anc, z, logw, start)
 		return
 	}
 	K, KK := s.K, s.KK
 	eps := s.w.x
-	for i := range inc {
+	for i := range logw {
 		a := 0
 		if t > 0 {
 			a = int(anc[i])
@@ -312,21 +319,29 @@ func (s *twistedSteps) propose(rng *rand.Rand, t int, anc []int32, z, inc []floa
 				x[k] += m
 			}
 		}
-		inc[i] = s.qlz[a]
-		if t > 0 {
-			inc[i] -= s.psiPrev[a]
-		}
+	}
+	s.startWeights(t, logw)
+}
+
+// startWeights writes a step's weights before g_t: log Z_1 at t = 0, 0
+// after (p psi_t / q = Z_t, which the look-ahead factor divides out).
+func (s *twistedSteps) startWeights(t int, logw []float64) {
+	w := 0.0
+	if t == 0 {
+		w = s.qlz[0]
+	}
+	for i := range logw {
+		logw[i] = w
 	}
 }
 
-func (s *twistedSteps) final(t int, cur, g, logw []float64) {
+func (s *twistedSteps) final(t int, cur, logw []float64) {
 	if s.scalar() {
-		s.final1(t, cur, g, logw)
+		s.final1(t, cur, logw)
 		return
 	}
 	K := s.K
 	for i := range logw {
-		logw[i] += g[i]
 		logw[i] -= s.tw.logPsi(t, s.R, cur[i*K:(i+1)*K], s.w.u)
 	}
 }
