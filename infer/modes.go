@@ -2,6 +2,7 @@ package infer
 
 import (
 	"fmt"
+	"github.com/mscppl/mscppl/infer/msc/advice"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -210,9 +211,9 @@ func (f *Fitted) modesWarning(missed []mode) string {
 	}
 	// the cause and remedy from the model: an ordering for exchangeable
 	// components (the modes are its labellings)
-	var a msc.Advice
+	var a advice.Advice
 	if f.problem != nil {
-		a = msc.Facts{Exchangeable: f.problem.Facts.Exchangeable}.Structural()
+		a = advice.Facts{Exchangeable: f.problem.Facts.Exchangeable}.Structural()
 	}
 	return fmt.Sprintf(
 		"the posterior has %d modes of comparable mass, found by the warm start's searches: %s; q covers %d of them, so the chains explored part of the posterior only; the summaries, draws.csv and the log evidence weigh draws of q mixed with Laplace approximations at every mode (a defensive mixture), so they include the modes q misses, but q itself (q_latent, variational.json) does not; likely cause: %s; remedy: %s",

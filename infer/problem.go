@@ -2,6 +2,7 @@ package infer
 
 import (
 	"fmt"
+	"github.com/mscppl/mscppl/infer/msc/advice"
 	"sync/atomic"
 
 	"github.com/mscppl/mscppl/infer/lgssm"
@@ -142,14 +143,14 @@ func unconstrainedParamNames(m *ir.Model) []string {
 }
 
 // facts are the model's facts (structure.Facts) as the engine takes them.
-func facts(c *lower.Compiled) msc.Facts {
+func facts(c *lower.Compiled) advice.Facts {
 	f := structure.FactsOf(c)
-	var out msc.Facts
+	var out advice.Facts
 	for _, x := range f.Centred {
-		out.Centred = append(out.Centred, msc.Centred{Latent: x.Latent, Scale: x.Scale, Raw: x.Raw, Define: x.Define})
+		out.Centred = append(out.Centred, advice.Centred{Latent: x.Latent, Scale: x.Scale, Raw: x.Raw, Define: x.Define})
 	}
 	for _, x := range f.Exchangeable {
-		out.Exchangeable = append(out.Exchangeable, msc.Exchangeable{Latents: x.Latents, Reflected: x.Reflected, K: x.K, Order: x.Order, Declare: x.Declare})
+		out.Exchangeable = append(out.Exchangeable, advice.Exchangeable{Latents: x.Latents, Reflected: x.Reflected, K: x.K, Order: x.Order, Declare: x.Declare})
 	}
 	return out
 }

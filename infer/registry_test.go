@@ -2,6 +2,7 @@ package infer
 
 import (
 	"context"
+	"github.com/mscppl/mscppl/infer/msc/advice"
 	"math/rand/v2"
 	"runtime"
 	"strings"
@@ -104,8 +105,8 @@ func TestTestOnlyKernelAndFamily(t *testing.T) {
 	w := strings.Join(f.Summary.Warnings, "\n")
 	require.Contains(t, w, "the TESTFROZEN kernel is not mixing in chains 1, 2")
 	require.Contains(t, w, "likely cause: the test family's cause; remedy: the test family's remedy")
-	require.NotContains(t, khatAdvice(f.Q, msc.Facts{}, nil, 0), "--family")
+	require.NotContains(t, khatAdvice(f.Q, advice.Facts{}, nil, 0), "--family")
 	q, err := msc.NewFamily(msc.Defaults.Family, 2)
 	require.NoError(t, err)
-	require.Contains(t, khatAdvice(q, msc.Facts{}, nil, 0), "--family "+msc.HeavyTailedFamily())
+	require.Contains(t, khatAdvice(q, advice.Facts{}, nil, 0), "--family "+msc.HeavyTailedFamily())
 }

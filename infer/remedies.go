@@ -1,11 +1,14 @@
 package infer
 
-import "github.com/mscppl/mscppl/infer/msc"
+import (
+	"github.com/mscppl/mscppl/infer/msc"
+	"github.com/mscppl/mscppl/infer/msc/advice"
+)
 
 // khatAdvice is the likely cause and the remedy of a failed k-hat for the
 // fitted q (see khatAdvice).
 func (f *Fitted) khatAdvice() string {
-	var facts msc.Facts
+	var facts advice.Facts
 	if f.problem != nil {
 		facts = f.problem.Facts
 	}
@@ -25,7 +28,7 @@ func (f *Fitted) khatAdvice() string {
 // labellings the chains found), and more
 // iterations (the cap was iters) only when the chains were still coming
 // together at the cap (trend).
-func khatAdvice(q msc.Family, facts msc.Facts, trend *msc.Trend, iters int) string {
+func khatAdvice(q msc.Family, facts advice.Facts, trend *msc.Trend, iters int) string {
 	a := facts.Structural()
 	if heavy := msc.HeavyTailedFamily(); heavy != "" && !msc.FamilyOf(q).HeavyTails && len(facts.Exchangeable) == 0 {
 		a.Add("a posterior with heavier tails than q's", "--family "+heavy)

@@ -2,6 +2,7 @@ package infer
 
 import (
 	"fmt"
+	"github.com/mscppl/mscppl/internal/coordt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -54,7 +55,7 @@ func withTails(rng *rand.Rand, comps []*lower.Compiled, im *importance, p msc.Sa
 	mean, sd, cov := make([]float64, d), make([]float64, d), make([]float64, d*d)
 	p.Moments(mean, sd)
 	p.Cov(cov)
-	t := newCoordT(mean, cov, tailsDF, tailsWiden)
+	t := coordt.New(mean, cov, tailsDF, tailsWiden)
 	if t == nil {
 		return nil, nil, nil
 	}

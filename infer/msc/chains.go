@@ -3,6 +3,7 @@ package msc
 import (
 	"context"
 	"fmt"
+	"github.com/mscppl/mscppl/infer/msc/advice"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -695,7 +696,7 @@ func (e *evaluator) interrupted(n int) string {
 // family's cause and remedy, the facts', and more iterations when the
 // chains were still coming together (t; nil for one chain).
 func mixingWarning(l *loop, rate float64, last int, chains []string, C int, t *Trend) string {
-	var a Advice
+	var a advice.Advice
 	if f := familyOf(l.q); f.MixingCause != "" && l.d > 1 {
 		a.Add(f.MixingCause, f.MixingRemedy)
 	} else {

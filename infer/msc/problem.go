@@ -2,6 +2,7 @@ package msc
 
 import (
 	"fmt"
+	"github.com/mscppl/mscppl/infer/msc/advice"
 	"strings"
 )
 
@@ -59,7 +60,7 @@ type Problem struct {
 	// Facts are what the model's structure says about its posterior (a
 	// centred hierarchy, exchangeable components), for the remedies the
 	// warnings name.
-	Facts Facts
+	Facts advice.Facts
 	// Cost is the number of scalars one row of the log joint computes (its
 	// tape's length), a deterministic measure of a pass over the data for
 	// the stopping rule's schedule (0: unknown, taken as cheap).

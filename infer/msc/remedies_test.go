@@ -1,6 +1,7 @@
 package msc
 
 import (
+	"github.com/mscppl/mscppl/infer/msc/advice"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -12,15 +13,15 @@ import (
 // iterations only when the chains were still coming together at the cap,
 // a reparameterisation or heavier tails when nothing else applies.
 func TestAgreementAdvice(t *testing.T) {
-	centred := Facts{Centred: []Centred{{Latent: "theta", Scale: []string{"tau"}, Raw: "theta_raw ~ normal(0, 1)", Define: "theta = mu + tau * theta_raw"}}}
-	mixture := Facts{Exchangeable: []Exchangeable{{Latents: []string{"mu", "sigma"}, Reflected: []string{"theta"}, K: 2, Order: "mu", Declare: "mu: ordered[2]"}}}
+	centred := advice.Facts{Centred: []advice.Centred{{Latent: "theta", Scale: []string{"tau"}, Raw: "theta_raw ~ normal(0, 1)", Define: "theta = mu + tau * theta_raw"}}}
+	mixture := advice.Facts{Exchangeable: []advice.Exchangeable{{Latents: []string{"mu", "sigma"}, Reflected: []string{"theta"}, K: 2, Order: "mu", Declare: "mu: ordered[2]"}}}
 	falling := &Trend{From: 500, To: 1000, SpreadFrom: 0.3, SpreadTo: 0.2, Rhat: 1.05}
 	flat := &Trend{From: 500, To: 1000, SpreadFrom: 3, SpreadTo: 2.9, Rhat: 1.5}
 	agreeing := &Trend{From: 500, To: 1000, SpreadFrom: 0.06, SpreadTo: 0.07, Rhat: 1.004}
 	q := NewFullRank(2)
 	for _, c := range []struct {
 		name     string
-		facts    Facts
+		facts    advice.Facts
 		trend    *Trend
 		has, not []string
 	}{
@@ -31,13 +32,13 @@ func TestAgreementAdvice(t *testing.T) {
 		{"exchangeable, stalled", mixture, flat,
 			[]string{"label switching: the 2 elements of mu (with sigma's, and theta as 1 - theta)", "declare mu: ordered[2]"},
 			[]string{"non-centred", "--iters", "--family"}},
-		{"nothing known, stalled", Facts{}, flat,
+		{"nothing known, stalled", advice.Facts{}, flat,
 			[]string{"went from 3 to 2.9 posterior sd", "more of the same run would not help", "reparameterise", "--family " + HeavyTailedFamily()},
 			[]string{"non-centred", "ordered", "--iters"}},
-		{"nothing known, samples agree", Facts{}, agreeing,
+		{"nothing known, samples agree", advice.Facts{}, agreeing,
 			[]string{"R-hat 1.004", "more --iters (the cap was 1000)"},
 			[]string{"non-centred", "ordered", "--family", "would not help"}},
-		{"nothing known, stopped before the cap", Facts{}, nil,
+		{"nothing known, stopped before the cap", advice.Facts{}, nil,
 			[]string{"reparameterise"},
 			[]string{"non-centred", "ordered", "--iters"}},
 	} {

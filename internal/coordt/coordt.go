@@ -1,4 +1,4 @@
-package infer
+package coordt
 
 import (
 	"math"
@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// coordT is the second opinion's heavy-tailed proposal: x = mean + L z
+// T is the second opinion's heavy-tailed proposal: x = mean + L z
 // with L the Cholesky factor of a covariance and the coordinates of z
 // independent Student-t's with df degrees of freedom and scale s. Unlike
 // a multivariate Student-t, whose draws in the tails are far out in every
@@ -16,7 +16,7 @@ import (
 // whitened directions and far out in those: they reach a tail the
 // posterior has in one direction (a scale near zero) at weights that
 // count.
-type coordT struct {
+type T struct {
 	d        int
 	mean     []float64
 	l        []float64 // lower-triangular, row-major
@@ -26,9 +26,9 @@ type coordT struct {
 	scratchZ []float64
 }
 
-// newCoordT returns the proposal with the given mean and covariance (nil
+// New returns the proposal with the given mean and covariance (nil
 // when the covariance is not positive definite).
-func newCoordT(mean, cov []float64, df, sd float64) *coordT {
+func New(mean, cov []float64, df, sd float64) *T {
 	d := len(mean)
 	var ch mat.Cholesky
 	if !ch.Factorize(mat.NewSymDense(d, append([]float64(nil), cov...))) {
@@ -36,7 +36,7 @@ func newCoordT(mean, cov []float64, df, sd float64) *coordT {
 	}
 	var lt mat.TriDense
 	ch.LTo(&lt)
-	c := &coordT{d: d, mean: append([]float64(nil), mean...), l: make([]float64, d*d), df: df,
+	c := &T{d: d, mean: append([]float64(nil), mean...), l: make([]float64, d*d), df: df,
 		// the scale that gives each coordinate the sd sd
 		s: sd * math.Sqrt((df-2)/df), scratchZ: make([]float64, d)}
 	for i := range d {
@@ -51,10 +51,10 @@ func newCoordT(mean, cov []float64, df, sd float64) *coordT {
 	return c
 }
 
-func (c *coordT) Dim() int { return c.d }
+func (c *T) Dim() int { return c.d }
 
 // Sample draws len(z)/d rows; eps receives the coordinates of each row.
-func (c *coordT) Sample(rng *rand.Rand, z, eps []float64) {
+func (c *T) Sample(rng *rand.Rand, z, eps []float64) {
 	d := c.d
 	for r := 0; r+d <= len(z); r += d {
 		e := eps[r : r+d]
@@ -78,7 +78,7 @@ func (c *coordT) Sample(rng *rand.Rand, z, eps []float64) {
 }
 
 // LogQ is the log density at one row.
-func (c *coordT) LogQ(x []float64) float64 {
+func (c *T) LogQ(x []float64) float64 {
 	d, z := c.d, c.scratchZ
 	for i := range d {
 		v := x[i] - c.mean[i]
@@ -91,9 +91,9 @@ func (c *coordT) LogQ(x []float64) float64 {
 }
 
 // LogQNoise is LogQ from the coordinates Sample wrote.
-func (c *coordT) LogQNoise(_, eps []float64) float64 { return c.logDensity(eps) - c.logDetL }
+func (c *T) LogQNoise(_, eps []float64) float64 { return c.logDensity(eps) - c.logDetL }
 
-func (c *coordT) logDensity(z []float64) float64 {
+func (c *T) logDensity(z []float64) float64 {
 	l := 0.0
 	for _, v := range z {
 		u := v / c.s
@@ -104,7 +104,7 @@ func (c *coordT) logDensity(z []float64) float64 {
 
 // Moments writes the mean and the marginal sds (the coordinates have
 // variance s^2 df/(df-2)).
-func (c *coordT) Moments(mean, sd []float64) {
+func (c *T) Moments(mean, sd []float64) {
 	copy(mean, c.mean)
 	v := c.s * c.s * c.df / (c.df - 2)
 	d := c.d
