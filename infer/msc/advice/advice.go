@@ -129,4 +129,3 @@ func without(list []string, s string) []string {
 	}
 	return out
 }
-
