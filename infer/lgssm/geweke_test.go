@@ -182,7 +182,10 @@ type gkStat struct {
 
 // stats are the test functions: the statics (log scale, natural scale,
 // squared, an indicator at the half-normal's median) and the first and
-// last states (value, square about m0, an indicator at m0).
+// last states (value, square about m0, an indicator at m0, the squared
+// residual against y, the last squared increment); y is fixed during the
+// steps, so functions of it are fair test functions, and the residuals and
+// increments see the spread of x given (theta, y) without the prior's.
 func (m *gkModel) stats() []gkStat {
 	med := 0.6744897501960817 * m.a
 	ind := func(b bool) float64 {
@@ -205,7 +208,12 @@ func (m *gkModel) stats() []gkStat {
 			out = append(out,
 				gkStat{fmt.Sprintf("x[%d,%d]", t, i), func(z []float64) float64 { return z[p] }},
 				gkStat{fmt.Sprintf("x[%d,%d]^2", t, i), func(z []float64) float64 { d := z[p] - m.m0; return d * d }},
-				gkStat{fmt.Sprintf("x[%d,%d]<m0", t, i), func(z []float64) float64 { return ind(z[p] < m.m0) }})
+				gkStat{fmt.Sprintf("x[%d,%d]<m0", t, i), func(z []float64) float64 { return ind(z[p] < m.m0) }},
+				gkStat{fmt.Sprintf("(x-y)[%d,%d]^2", t, i), func(z []float64) float64 { d := z[p] - m.y[p-2]; return d * d }})
+			if t > 0 {
+				st := gkStat{fmt.Sprintf("dx[%d,%d]^2", t, i), func(z []float64) float64 { d := z[p] - z[p-m.K]; return d * d }}
+				out = append(out, st)
+			}
 		}
 	}
 	return out
@@ -268,13 +276,18 @@ func testGewekeKalman(t *testing.T, T, S, reps, n int) {
 			t.Run(fmt.Sprintf("K%d/%s", K, sc.name), func(t *testing.T) {
 				m := newGKModel(sc, T, K)
 				scores := gewekeKalman(t, m, uint64(1+si+10*K), S, reps, n)
+				worst, at := 0.0, ""
 				for _, s := range m.stats() {
 					z := scores[s.name]
 					t.Logf("%-10s z = %+.2f", s.name, z)
+					if math.Abs(z) >= math.Abs(worst) {
+						worst, at = z, s.name
+					}
 					if math.Abs(z) > gkZMax || math.IsNaN(z) {
 						t.Errorf("one-step z-score %.2f for %s (|z| <= %.1f when the kalman kernel leaves p(theta, x | y) invariant)", z, s.name, gkZMax)
 					}
 				}
+				t.Logf("largest |z|: %+.2f (%s)", worst, at)
 			})
 		}
 	}
