@@ -181,8 +181,8 @@ type gkStat struct {
 }
 
 // stats are the test functions: the statics (log scale, natural scale,
-// squared, an indicator at the half-normal's median) and the first and
-// last states (value, square about m0, an indicator at m0, the squared
+// squared, an indicator at the half-normal's median) and the first, middle
+// and last states (value, square about m0, an indicator at m0, the squared
 // residual against y, the last squared increment); y is fixed during the
 // steps, so functions of it are fair test functions, and the residuals and
 // increments see the spread of x given (theta, y) without the prior's.
@@ -202,7 +202,7 @@ func (m *gkModel) stats() []gkStat {
 		{"sq<med", func(z []float64) float64 { return ind(math.Exp(z[0]) < med) }},
 		{"sr<med", func(z []float64) float64 { return ind(math.Exp(z[1]) < med) }},
 	}
-	for _, t := range []int{0, m.T - 1} {
+	for _, t := range []int{0, m.T / 2, m.T - 1} {
 		for i := range m.K {
 			p := 2 + t*m.K + i
 			out = append(out,
@@ -293,9 +293,9 @@ func testGewekeKalman(t *testing.T, T, S, reps, n int) {
 	}
 }
 
-// TestGewekeKalman is the fast tier's: T = 3, S = 4, 15000 replicates of
+// TestGewekeKalman is the fast tier's: T = 3, S = 4, 24000 replicates of
 // two steps for each model and scale.
-func TestGewekeKalman(t *testing.T) { testGewekeKalman(t, 3, 4, 15000, 2) }
+func TestGewekeKalman(t *testing.T) { testGewekeKalman(t, 3, 4, 24000, 2) }
 
 // TestGewekeKalmanLong is the long tier's: T = 5, S = 5, 400000
 // replicates of three steps.
