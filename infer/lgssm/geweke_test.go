@@ -47,6 +47,7 @@ type gkModel struct {
 	A      []float64 // K x K
 	y      []float64 // T x K, overwritten per replicate
 	sq, sr float64
+	mu     []float64 // scratch: a transition mean
 }
 
 func newGKModel(sc gkScale, T, K int) *gkModel {
@@ -54,7 +55,7 @@ func newGKModel(sc gkScale, T, K int) *gkModel {
 	if K == 2 {
 		A = []float64{0.7, 0.2, -0.1, 0.5}
 	}
-	return &gkModel{gkScale: sc, T: T, K: K, A: A, y: make([]float64, T*K), sq: sc.a, sr: sc.a}
+	return &gkModel{gkScale: sc, T: T, K: K, A: A, y: make([]float64, T*K), sq: sc.a, sr: sc.a, mu: make([]float64, K)}
 }
 
 func gkNorm(x, m, s float64) float64 {
@@ -78,7 +79,7 @@ func (m *gkModel) Dim() int    { return 2 + m.T*m.K }
 func (m *gkModel) Reserve(int) {}
 func (m *gkModel) LogJoint(z, out []float64) {
 	d, K := m.Dim(), m.K
-	mu := make([]float64, K)
+	mu := m.mu
 	for b := range out {
 		row := z[b*d : (b+1)*d]
 		sq, sr := math.Exp(row[0]), math.Exp(row[1])
@@ -134,7 +135,7 @@ func (m *gkModel) Transition(t int, prev, mean, chol []float64) {
 
 func (m *gkModel) TransitionLogDensity(t int, prev, cur, out []float64) {
 	K := m.K
-	mu := make([]float64, K)
+	mu := m.mu
 	for p := range out {
 		m.mean(t, prev[p*K:], mu)
 		out[p] = 0
@@ -161,7 +162,7 @@ func (m *gkModel) sample(rng *rand.Rand, z []float64) {
 	z[1] = math.Log(m.a * math.Abs(rng.NormFloat64()))
 	sq, sr := math.Exp(z[0]), math.Exp(z[1])
 	x := z[2:]
-	mu := make([]float64, K)
+	mu := m.mu
 	for t := range m.T {
 		s := sq
 		if t == 0 {
