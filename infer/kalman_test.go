@@ -2,7 +2,6 @@ package infer
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -24,17 +23,8 @@ const kalmanDir = "../internal/kalman/testdata/"
 // readY reads the column y of a case's data file.
 func readY(t *testing.T, path string) []float64 {
 	t.Helper()
-	f, err := os.Open(path)
+	y, err := kalman.ReadData(path)
 	require.NoError(t, err)
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	require.NoError(t, err)
-	y := make([]float64, 0, len(rows)-1)
-	for _, r := range rows[1:] {
-		v, err := strconv.ParseFloat(r[0], 64)
-		require.NoError(t, err)
-		y = append(y, v)
-	}
 	return y
 }
 

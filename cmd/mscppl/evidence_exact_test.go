@@ -1,13 +1,11 @@
 package main
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/mscppl/mscppl/infer"
@@ -37,17 +35,8 @@ const localLevelData = "../../internal/kalman/testdata/local_level.csv"
 // its path, the data's y and the Kalman filter's log p(y).
 func localLevelExact(t *testing.T) (model string, y []float64, logZ float64) {
 	t.Helper()
-	f, err := os.Open(localLevelData)
+	y, err := kf.ReadData(localLevelData)
 	require.NoError(t, err)
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	require.NoError(t, err)
-	require.Equal(t, []string{"y"}, rows[0])
-	for _, r := range rows[1:] {
-		v, err := strconv.ParseFloat(r[0], 64)
-		require.NoError(t, err)
-		y = append(y, v)
-	}
 	res, err := kf.Filter(kf.ScalarModel(0, 100, 1, 0.25, 1, 1), kf.Scalar(y))
 	require.NoError(t, err)
 	model = filepath.Join(t.TempDir(), "local_level_known.msc")

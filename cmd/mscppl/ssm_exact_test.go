@@ -1,11 +1,10 @@
 package main
 
 import (
-	"encoding/csv"
+	kf "github.com/mscppl/mscppl/internal/kalman"
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -16,19 +15,8 @@ import (
 // exactTable reads a name,mean,sd,... reference file into means and sds.
 func exactTable(t *testing.T, path string) map[string][2]float64 {
 	t.Helper()
-	f, err := os.Open(path)
+	out, err := kf.ReadExact(path)
 	require.NoError(t, err)
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	require.NoError(t, err)
-	out := map[string][2]float64{}
-	for _, r := range rows[1:] {
-		m, err1 := strconv.ParseFloat(r[1], 64)
-		s, err2 := strconv.ParseFloat(r[2], 64)
-		require.NoError(t, err1)
-		require.NoError(t, err2)
-		out[r[0]] = [2]float64{m, s}
-	}
 	return out
 }
 

@@ -1,6 +1,7 @@
 package kalman
 
 import (
+	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
@@ -402,4 +403,57 @@ func (c *Case) WriteFiles(dir string) error {
 		}
 	}
 	return nil
+}
+
+// ReadData reads the column y of a case's data file (WriteData's format).
+func ReadData(path string) ([]float64, error) {
+	rows, err := readRows(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 || len(rows[0]) == 0 || rows[0][0] != "y" {
+		return nil, fmt.Errorf("%s: the header is not y", path)
+	}
+	y := make([]float64, 0, len(rows)-1)
+	for i, r := range rows[1:] {
+		v, err := strconv.ParseFloat(r[0], 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: row %d: %v", path, i+2, err)
+		}
+		y = append(y, v)
+	}
+	return y, nil
+}
+
+// ReadExact reads the mean and sd of every name of a reference file in
+// WriteExact's format (name,mean,sd,...; examples/reference's too).
+func ReadExact(path string) (map[string][2]float64, error) {
+	rows, err := readRows(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][2]float64{}
+	for i, r := range rows[1:] {
+		if len(r) < 3 {
+			return nil, fmt.Errorf("%s: row %d has %d fields", path, i+2, len(r))
+		}
+		m, err1 := strconv.ParseFloat(r[1], 64)
+		s, err2 := strconv.ParseFloat(r[2], 64)
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("%s: row %d: mean %q, sd %q", path, i+2, r[1], r[2])
+		}
+		out[r[0]] = [2]float64{m, s}
+	}
+	return out, nil
+}
+
+func readRows(path string) ([][]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = -1
+	return r.ReadAll()
 }
