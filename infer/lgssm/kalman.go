@@ -81,7 +81,6 @@ type LinearGaussian struct {
 	obs               [nProbe]float64
 	one               [1]float64
 	row               []float64
-	smMean, smVar     []float64
 	lastTheta         []float64
 	mv                *multi // the filter of a state of K > 1 components; nil for K = 1
 }

@@ -113,15 +113,6 @@ func factor(S, dst []float64, K int) bool {
 	return smallmat.CholLower(dst, K)
 }
 
-// logDiag is sum log L_kk.
-func logDiag(L []float64, K int) float64 {
-	s := 0.0
-	for k := 0; k < K; k++ {
-		s += math.Log(L[k*K+k])
-	}
-	return s
-}
-
 // filter is LinearGaussian.Filter for K > 1 (the statics already set).
 func (m *multi) filter() (float64, error) {
 	K, KK, nt, no := m.K, m.K*m.K, m.nt, m.no

@@ -6,7 +6,8 @@
 //	go run ./examples/tools/kalmanref -dir internal/kalman/testdata
 //
 // The same files are checked by go test ./internal/kalman -run
-// TestCaseFiles, which -update rewrites.
+// TestCaseFiles (and, for case (e), var2, by the long tier's TestVAR2Case),
+// which -update rewrites.
 package main
 
 import (
@@ -31,6 +32,13 @@ func run(dir string) error {
 	if err != nil {
 		return err
 	}
+	// case (e), whose grid takes a minute (checked by the long tier's
+	// TestVAR2Case)
+	v, err := kalman.VAR2()
+	if err != nil {
+		return err
+	}
+	cases = append(cases, v)
 	for _, c := range cases {
 		if err := c.WriteFiles(dir); err != nil {
 			return err
