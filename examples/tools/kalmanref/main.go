@@ -6,8 +6,8 @@
 //	go run ./examples/tools/kalmanref -dir internal/kalman/testdata
 //
 // The same files are checked by go test ./internal/kalman -run
-// TestCaseFiles (and, for case (e), var2, by the long tier's TestVAR2Case),
-// which -update rewrites.
+// TestCaseFiles, which -update rewrites; case (e), var2, by
+// MSCPPL_LONG=1 go test ./internal/kalman -run TestVAR2Case.
 package main
 
 import (
