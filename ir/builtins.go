@@ -105,10 +105,10 @@ var functionTable = []*Function{
 	vecFn("variance", "v", "the sample variance of the elements", 1, 0, checkMoments(2)),
 	vecFn("sd", "v", "the sample standard deviation of the elements", 1, 0, checkMoments(2)),
 	vecFn("dot_self", "v", "dot(v, v)", 1, 0, checkDotSelf),
-	vecFn("rows_dot_product", "A, B", "the dot products of the rows of A and B", 2, 0, checkRowsCols(true)),
-	vecFn("columns_dot_product", "A, B", "the dot products of the columns of A and B", 2, 0, checkRowsCols(false)),
-	vecFn("rows_dot_self", "A", "the dot products of the rows of A with themselves", 1, 0, checkRowsCols(true)),
-	vecFn("columns_dot_self", "A", "the dot products of the columns of A with themselves", 1, 0, checkRowsCols(false)),
+	rowRefused(vecFn("rows_dot_product", "A, B", "the dot products of the rows of A and B", 2, 0, checkRowsCols(true))),
+	rowRefused(vecFn("columns_dot_product", "A, B", "the dot products of the columns of A and B", 2, 0, checkRowsCols(false))),
+	rowRefused(vecFn("rows_dot_self", "A", "the dot products of the rows of A with themselves", 1, 0, checkRowsCols(true))),
+	rowRefused(vecFn("columns_dot_self", "A", "the dot products of the columns of A with themselves", 1, 0, checkRowsCols(false))),
 
 	// ---- vectors and matrices
 	vecFn("cumulative_sum", "v", "the running sums of a vector", 1, 0, checkVecToVec),
@@ -117,15 +117,15 @@ var functionTable = []*Function{
 	vecFn("head", "v, n", "the first n elements", 1, 1, checkHeadTail),
 	vecFn("tail", "v, n", "the last n elements", 1, 1, checkHeadTail),
 	vecFn("segment", "v, i, n", "the n elements from element i", 1, 2, checkSegment),
-	vecFn("rep_matrix", "x, r, c", "the r x c matrix of x", 1, 2, checkRepMatrix),
+	rowRefused(vecFn("rep_matrix", "x, r, c", "the r x c matrix of x", 1, 2, checkRepMatrix)),
 	vecFn("diag_pre_multiply", "v, M", "diag_matrix(v) * M", 2, 0, checkDiagPreMultiply),
 	vecFn("to_vector", "M", "a matrix column by column (Stan's order); a vector as it is", 1, 0, checkToVector),
-	vecFn("append_row", "a, b", "the vector of a's elements then b's (vectors or scalars)", 2, 0, checkAppendRow),
+	rowRefused(vecFn("append_row", "a, b", "the vector of a's elements then b's (vectors or scalars)", 2, 0, checkAppendRow)),
 	vecFn("col", "M, j", "column j of a matrix, as a vector", 1, 1, checkColRow(false)),
-	vecFn("row", "M, i", "row i of a matrix, as a vector", 1, 1, checkColRow(true)),
+	vecFn("row", "M, i", "row i of a matrix, a row_vector", 1, 1, checkColRow(true)),
 	vecFn("block", "M, i, j, nr, nc", "the nr x nc block of M from row i and column j", 1, 4, checkBlock),
 	matFn("gp_exp_quad_cov", "x, alpha, rho", "the exponentiated quadratic covariance alpha^2 exp(-(x_i - x_j)^2 / (2 rho^2))", 3, checkGPExpQuadCov),
-	matFn("diag_matrix", "v", "the diagonal matrix of v", 1, checkDiagMatrix),
+	rowRefused(matFn("diag_matrix", "v", "the diagonal matrix of v", 1, checkDiagMatrix)),
 	matFn("rep_vector", "x, n", "the vector of n copies of x", 2, checkRepVector),
 	matFn("cholesky_decompose", "A", "the lower Cholesky factor of a symmetric positive definite matrix", 1, checkCholesky),
 	matFn("hmm_marginal", "log_omega, Gamma, rho", "the log marginal likelihood of a hidden Markov model (Stan's): log_omega[k, n] state k's log density of observation n, Gamma[i, j] = P(next j | now i), rho the initial distribution", 3, checkHMMMarginal),
@@ -139,15 +139,15 @@ var functionTable = []*Function{
 	odeEntry("integrate_ode_bdf", "f, y0, t0, ts, theta, x_r, x_i[, rtol, atol, max_steps]", "Stan's older ode_bdf: f(t, y, theta, x_r, x_i)", OdeForm{Old: true, Stiff: true}),
 
 	// ---- sizes, known before inference
-	vecFn("rows", "x", "the number of rows", 1, 0, checkSize(sizeRows)),
-	vecFn("cols", "x", "the number of columns (1 for a vector)", 1, 0, checkSize(sizeCols)),
+	rowRefused(vecFn("rows", "x", "the number of rows", 1, 0, checkSize(sizeRows))),
+	rowRefused(vecFn("cols", "x", "the number of columns (1 for a vector)", 1, 0, checkSize(sizeCols))),
 	vecFn("num_elements", "x", "the number of elements", 1, 0, checkSize(sizeElements)),
 	vecFn("size", "x", "the number of elements (of an array: its first size)", 1, 0, checkSize(sizeFirst)),
-	vecFn("dims", "x", "the sizes of an array, vector or matrix, as an int array", 1, 0, checkDims),
+	rowRefused(vecFn("dims", "x", "the sizes of an array, vector or matrix, as an int array", 1, 0, checkDims)),
 
 	// ---- arrays (arrays.go)
 	vecFn("to_array_1d", "x", "an array's elements in order (a matrix's column by column), as a 1-D array", 1, 0, checkToArray1D),
-	vecFn("to_matrix", "a", "a 2-D array or an array of vectors (one per row) as a matrix", 1, 0, checkToMatrix),
+	rowRefused(vecFn("to_matrix", "a", "a 2-D array or an array of vectors (one per row) as a matrix", 1, 0, checkToMatrix)),
 	{Name: "rep_array", Params: "x, n[, m]", Doc: "the array of n copies of x (an n x m array with m)", Arity: []int{2, 3}, Check: checkRepArray},
 
 	// ---- constants: Stan's functions of no arguments
@@ -233,6 +233,13 @@ func minMax(name, pair, doc string) *Function {
 		}
 		return checkMinMax(k)
 	}
+	return f
+}
+
+// rowRefused marks f RowRefused: its value for a row_vector argument would
+// differ from Stan's.
+func rowRefused(f *Function) *Function {
+	f.RowRefused = true
 	return f
 }
 
@@ -359,7 +366,7 @@ func checkHeadTail(k *Site) Expr {
 	if t.Kind != Vector || k.Ints[0] < 0 || k.Ints[0] > t.Rows {
 		return k.bad("a vector and a length between 0 and its size")
 	}
-	return k.builtin(VecType(k.Ints[0]))
+	return k.builtin(t.Oriented(k.Ints[0]))
 }
 
 func checkSegment(k *Site) Expr {
@@ -367,7 +374,7 @@ func checkSegment(k *Site) Expr {
 	if t.Kind != Vector || i < 1 || n < 0 || i+n-1 > t.Rows {
 		return k.bad("a vector, a start (1-based) and a length that fit in it")
 	}
-	return k.builtin(VecType(n))
+	return k.builtin(t.Oriented(n))
 }
 
 func checkRepMatrix(k *Site) Expr {
@@ -405,13 +412,13 @@ func checkAppendRow(k *Site) Expr {
 	return k.builtin(VecType(t.Len() + u.Len()))
 }
 
-// checkColRow: col(M, j) and row(M, i) (a vector).
+// checkColRow: col(M, j) (a vector) and row(M, i) (a row_vector).
 func checkColRow(row bool) func(k *Site) Expr {
 	return func(k *Site) Expr {
 		t := k.t(0)
 		size, what, rt := t.Cols, "column", VecType(t.Rows)
 		if row {
-			size, what, rt = t.Rows, "row", VecType(t.Cols)
+			size, what, rt = t.Rows, "row", RowVecType(t.Cols)
 		}
 		if t.Kind != Matrix || k.Ints[0] < 1 || k.Ints[0] > size {
 			return k.bad(fmt.Sprintf("a matrix and a %s index (1-based) within it", what))
@@ -501,9 +508,11 @@ func checkCholesky(k *Site) Expr {
 	return matCall(k, MatType(n, n), stdlib.NewCholesky(n), k.Args...)
 }
 
-// RowVector is v' for a vector v: a 1 x n matrix (v' * w is the dot
-// product). It is an operator's node, not a function of the table.
-var RowVector = &Function{Name: "row"}
+// VecTranspose is v' for a vector or a row_vector v: the same values in
+// the other orientation (a column vector's transpose is a row_vector, a
+// row_vector's a column vector; Type.Row). It is an operator's node, not a
+// function of the table.
+var VecTranspose = &Function{Name: "transpose"}
 
 // Rng is NAME_rng(params): a draw from a family on each evaluation,
 // allowed in the derived block only (posterior predictive quantities).

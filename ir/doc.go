@@ -11,7 +11,7 @@
 // rule of a call, reporting through its Site) and doc line, and declares
 // the op it lowers to when it has one (Tape, Elem) or its argument layout
 // (an ODE solver's ODE); the later stages recognise an entry by its
-// pointer (FnLogSumExp, FnDot, FnCol, FnRow, RowVector, ArrayLit,
+// pointer (FnLogSumExp, FnDot, FnCol, FnRow, VecTranspose, ArrayLit,
 // ArrayCol), never by its name. The distributions are stdlib's registry.
 // Stan's arrays share the layout of vectors and matrices (arrays.go); the
 // print and reject statements are Message nodes (messages.go), and the

@@ -80,7 +80,7 @@ func formatExpr(b *strings.Builder, e Expr, outer int) {
 		}
 		b.WriteString(e.Name + "(...)")
 	case *Builtin:
-		if e.Def == RowVector {
+		if e.Def == VecTranspose {
 			formatExpr(b, e.Args[0], 5)
 			b.WriteByte('\'')
 			return

@@ -6,12 +6,6 @@ func IsMatrixRow(e Expr) bool {
 	return ok && len(ix.Idx) == 1 && ix.X.Type().Kind == Matrix && ix.Idx[0].Type().Kind == Int
 }
 
-// isRow reports whether x is a transposed vector.
-func IsRow(x Expr) bool {
-	b, ok := x.(*Builtin)
-	return ok && b.Def == RowVector
-}
-
 // Slice is x[a:b] of a vector, or a block of a matrix M[a:b, c:d] where
 // either slot may be a single index (M[:, j] is column j as a vector,
 // M[i, a:b] part of row i). The bounds are known before inference

@@ -32,6 +32,13 @@ type Type struct {
 	// with Array 1 whose rows are the elements. 0 for vector, matrix and
 	// int[N]. It names the type in messages.
 	Array int
+	// Row marks a Vector (not an array, not of ints) that is a row, Stan's
+	// row_vector: a declared row_vector, a row of a matrix (M[i],
+	// M[i, :]) or a transposed vector (v'). It has a vector's layout; the
+	// resolver reads it for the meaning of products and transposes
+	// (r * v is the dot product, r' a column vector), the later stages
+	// ignore it.
+	Row bool
 }
 
 // Scalar reports whether the type is int or real.
@@ -64,6 +71,9 @@ func (t Type) String() string {
 		if t.IntElems {
 			return fmt.Sprintf("int[%d]", t.Rows)
 		}
+		if t.Row {
+			return fmt.Sprintf("row_vector[%d]", t.Rows)
+		}
 		return fmt.Sprintf("vector[%d]", t.Rows)
 	}
 	if t.IntElems {
@@ -78,7 +88,19 @@ var (
 )
 
 func VecType(n int) Type    { return Type{Kind: Vector, Rows: n} }
+func RowVecType(n int) Type { return Type{Kind: Vector, Rows: n, Row: true} }
 func MatType(r, c int) Type { return Type{Kind: Matrix, Rows: r, Cols: c} }
+
+// IsRow reports whether t is a row_vector.
+func (t Type) IsRow() bool { return t.Kind == Vector && t.Row && t.Array == 0 && !t.IntElems }
+
+// IsColumn reports whether t is a (column) vector: not a row, an array or
+// of ints.
+func (t Type) IsColumn() bool { return t.Kind == Vector && !t.Row && t.Array == 0 && !t.IntElems }
+
+// Oriented is a vector of length n with t's orientation: a row_vector when
+// t is one.
+func (t Type) Oriented(n int) Type { return Type{Kind: Vector, Rows: n, Row: t.IsRow()} }
 func SameShape(a, b Type) bool {
 	if a.Scalar() && b.Scalar() {
 		return true

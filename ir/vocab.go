@@ -56,6 +56,10 @@ type Function struct {
 	// Elementwise: a Call of it applies to each element of its one
 	// argument (vectorised loops batch it).
 	Elementwise bool
+	// RowRefused: a row_vector argument is refused (RowRefused), since
+	// the function's value would depend on whether it is a row or a
+	// column (rows(r) is 1 in Stan).
+	RowRefused bool
 	// Elem and nary are the stdlib op it puts on the tape, if any (for
 	// the tests of its values).
 	Elem *stdlib.ElemFunc
@@ -255,4 +259,24 @@ func BuiltinName(name string) bool {
 	}
 	_, ok := slices.BinarySearch(DerivedNames(), name)
 	return ok
+}
+
+// rowRefusedStan are Stan's functions outside the vocabulary whose value
+// depends on whether an argument is a row or a column (the Stan front end
+// refuses a row_vector argument of theirs, as RowRefused does for the
+// entries marked so).
+var rowRefusedStan = []string{"transpose", "multiply", "crossprod", "tcrossprod", "quad_form", "append_col", "to_array_2d"}
+
+// RowRefused reports whether a call of the function name refuses a
+// row_vector argument: the vocabulary's entries marked RowRefused (rows,
+// cols, dims, append_row, ...) and Stan's functions of rowRefusedStan.
+// The resolver and the Stan front end (package lang/stan) both read it.
+func RowRefused(name string) bool {
+	if f, ok := FunctionsByName[name]; ok {
+		if f.Alias != "" {
+			f = FunctionsByName[f.Alias]
+		}
+		return f.RowRefused
+	}
+	return slices.Contains(rowRefusedStan, name)
 }

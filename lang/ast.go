@@ -77,7 +77,7 @@ type Param struct {
 	Name   string   `parser:"@Ident \":\""`
 	Array  bool     `parser:"( @\"array\" \"[\""`
 	Commas []string `parser:"  @\",\"* \"]\" )?"`
-	Base   BaseType `parser:"@(\"int\" | \"real\" | \"vector\" | \"matrix\")"`
+	Base   BaseType `parser:"@(\"int\" | \"real\" | \"vector\" | \"row_vector\" | \"matrix\")"`
 }
 
 // ArrayDims is the number of array dimensions of the parameter (0 when it
@@ -101,7 +101,7 @@ type Decl struct {
 	Semi         bool   `parser:"@\";\"?"`
 }
 
-// Type is a base type (int, real, vector, matrix) with optional bounds and
+// Type is a base type (int, real, vector, row_vector, matrix) with optional bounds and
 // sizes. Bounds come before the sizes, as in Stan: vector<lower=0>[N].
 // An array type (Stan's array[N] real, array[N, M] real<lower=0>,
 // array[K] simplex[K]) has its sizes in Array and its element type in the
@@ -113,7 +113,7 @@ type Type struct {
 	IsArray bool     `parser:"( @\"array\" \"[\""`
 	Array   []*Expr  `parser:"  ( @@ ( \",\" @@ )* \"]\""`
 	Unsized []string `parser:"  | @\",\"* \"]\" ) )?"`
-	Base    BaseType `parser:"@(\"int\" | \"real\" | \"vector\" | \"matrix\" | \"simplex\" | \"ordered\" | \"positive_ordered\" | \"cholesky_factor_corr\")"`
+	Base    BaseType `parser:"@(\"int\" | \"real\" | \"vector\" | \"row_vector\" | \"matrix\" | \"simplex\" | \"ordered\" | \"positive_ordered\" | \"cholesky_factor_corr\")"`
 	Bounds  []*Bound `parser:"( \"<\" @@ ( \",\" @@ )* \">\" )?"`
 	Dims    []*Expr  `parser:"( \"[\" @@ ( \",\" @@ )* \"]\" )?"`
 	// After is always empty in a File returned by Parse: bounds written
@@ -554,6 +554,7 @@ const (
 	BaseReal
 	BaseVector
 	BaseMatrix
+	BaseRowVector
 	BaseSimplex
 	BaseOrdered
 	BasePositiveOrdered
@@ -562,7 +563,7 @@ const (
 
 // BaseTypeNames are the base types' keywords, by BaseType.
 var BaseTypeNames = [...]string{BaseInt: "int", BaseReal: "real", BaseVector: "vector", BaseMatrix: "matrix",
-	BaseSimplex: "simplex", BaseOrdered: "ordered", BasePositiveOrdered: "positive_ordered",
+	BaseRowVector: "row_vector", BaseSimplex: "simplex", BaseOrdered: "ordered", BasePositiveOrdered: "positive_ordered",
 	BaseCholeskyFactorCorr: "cholesky_factor_corr"}
 
 // String is the keyword of b.

@@ -21,7 +21,7 @@
 //	Decl = <ident> ":" Type ("from" From)? "standardized"? ("=" Expr)?
 //		";"? .
 //	Type = ("array" "[" ((Expr ("," Expr)* "]") | (","* "]")))? ("int" |
-//		"real" | "vector" | "matrix" | "simplex" | "ordered" |
+//		"real" | "vector" | "row_vector" | "matrix" | "simplex" | "ordered" |
 //		"positive_ordered" | "cholesky_factor_corr") ("<" Bound ("," Bound)*
 //		">")? ("[" Expr ("," Expr)* "]")? ("<" Bound ("," Bound)* ">")? .
 //	Expr = Term OpTerm* ("?" Expr ":" Expr)? .
@@ -45,7 +45,7 @@
 //	FuncDef = <ident> "(" (Param ("," Param)*)? ")" "->" Type "{" Stmt*
 //		"}" .
 //	Param = <ident> ":" ("array" "[" ","* "]")? ("int" | "real" | "vector" |
-//		"matrix") .
+//		"row_vector" | "matrix") .
 //	Stmt = (((?= <ident> ":") Decl) | For | While | If | "break" |
 //		"continue" | ("target" "+=" Expr) | ("return" Expr) | ((?= ("print" |
 //		"reject") "(") Message) | Scope | Simple) ";"? .

@@ -220,7 +220,7 @@ func BlockList() string {
 }
 
 // TypeNames are the base type names.
-var TypeNames = []string{"int", "real", "vector", "matrix"}
+var TypeNames = []string{"int", "real", "vector", "row_vector", "matrix"}
 
 func isOneOf(s string, list []string) bool {
 	for _, x := range list {

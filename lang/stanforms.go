@@ -18,7 +18,7 @@ import (
 var stanTypes = map[string]string{
 	"int": "int", "real": "real", "vector": "vector", "matrix": "matrix",
 	"simplex": "simplex", "ordered": "ordered", "positive_ordered": "positive_ordered",
-	"cholesky_factor_corr": "cholesky_factor_corr", "row_vector": "vector",
+	"cholesky_factor_corr": "cholesky_factor_corr", "row_vector": "row_vector",
 	"cov_matrix": "", "corr_matrix": "", "cholesky_factor_cov": "", "unit_vector": "",
 	"complex": "", "tuple": "",
 }
@@ -173,9 +173,6 @@ func (s *scanned) stanItem(i int, block string) *Error {
 		arrayDims = oldDims
 		typ = "array[" + oldDims + "] " + typ
 		hint = "Stan's old array syntax " + s.source(j, after) + " is array[" + oldDims + "] " + s.source(j, name) + " since Stan 2.33"
-	}
-	if s.text(j) == "row_vector" {
-		hint = "the language has no row_vector: use a vector, and v' where Stan multiplies by a row"
 	}
 	return s.errTok(i, hint, "%q is Stan's form of a declaration; write %s: %s%s", stan, s.text(name), typ, init)
 }

@@ -104,7 +104,7 @@ func (r *resolver) inline(c *lang.Call, fd *lang.FuncDef) ir.Expr {
 	defer func() { r.callErrors(nerr, nrep, c, pos) }()
 	var stmts []ir.Stmt
 	for i, prm := range fd.Params {
-		pt := args[i].Type()
+		pt := ir.ParamOriented(prm.ArrayDims(), prm.Base, args[i].Type())
 		if prm.Base == lang.BaseReal && prm.ArrayDims() > 0 {
 			pt.IntElems = false // an int array passed as array[] real
 		}
@@ -122,7 +122,7 @@ func (r *resolver) inline(c *lang.Call, fd *lang.FuncDef) ir.Expr {
 		r.errorf(result.Pos(), "%s returns %s, declared %s", fd.Name, result.Type(), ir.ParamType(rd, fd.Result.Base))
 		return nil
 	}
-	t := result.Type()
+	t := ir.ParamOriented(fd.Result.ArrayDims(), fd.Result.Base, result.Type())
 	if fd.Result.Base == lang.BaseReal && t.Kind == ir.Int {
 		t = ir.TReal
 	}

@@ -256,6 +256,10 @@ func (r *resolver) decls(b *lang.Block, kind ir.VarKind) {
 }
 
 func (r *resolver) decl(d *lang.Decl, kind ir.VarKind) {
+	if d.Type.Base == lang.BaseRowVector {
+		r.rowDecl(d, func(vd *lang.Decl) ir.Stmt { r.decl(vd, kind); return nil })
+		return
+	}
 	p := r.at(d.Pos)
 	tp := r.at(d.Type.Pos)
 	base := d.Type.Base
@@ -1148,6 +1152,9 @@ func (r *resolver) postfix(p *lang.Postfix) ir.Expr {
 			rt := elemType(t)
 			if t.Kind == ir.Matrix && len(idx) == 1 {
 				rt = ir.VecType(t.Cols)
+				if t.Array == 0 && !t.IntElems { // a row of a matrix is a row_vector
+					rt.Row = true
+				}
 				if t.Array == 2 { // a row of a 2-D array is a 1-D array
 					rt.Array, rt.IntElems = 1, t.IntElems
 				}
@@ -1235,6 +1242,9 @@ func (r *resolver) call(c *lang.Call) ir.Expr {
 func (r *resolver) binary(op ir.BinOp, x, y ir.Expr, p lang.Pos) ir.Expr {
 	a, b := x.Type(), y.Type()
 	mk := func(t ir.Type, mv bool) ir.Expr {
+		if a.Kind == ir.Vector && b.Kind == ir.Vector && a.IsRow() != b.IsRow() {
+			t.Row = false // a row_vector and a column vector elementwise: a column vector
+		}
 		return &ir.Binary{ExprBase: ir.ExprBase{P: x.Pos(), T: t}, Op: op, X: x, Y: y, MatVec: mv}
 	}
 	if a.Scalar() && b.Scalar() {
@@ -1261,35 +1271,7 @@ func (r *resolver) binary(op ir.BinOp, x, y ir.Expr, p lang.Pos) ir.Expr {
 		}
 		return bad("both sides need the same shape (or one side a scalar)")
 	case ir.OpMul:
-		switch {
-		case a.Scalar():
-			return mk(b, false)
-		case b.Scalar():
-			return mk(a, false)
-		case a.Kind == ir.Matrix && b.Kind == ir.Vector && ir.IsRow(x) && a.Cols == b.Rows:
-			return ir.FnCall("dot", x.Pos(), ir.TReal, x.(*ir.Builtin).Args[0], y)
-		case a.Kind == ir.Matrix && b.Kind == ir.Matrix:
-			if a.Cols != b.Rows {
-				e := r.errorf(p, "shape mismatch in %s * %s: %s has %d columns but %s has %d rows", ir.FormatExpr(x), ir.FormatExpr(y), a, a.Cols, b, b.Rows)
-				e.Hint = "a matrix[r, k] multiplies a matrix[k, c]"
-				return nil
-			}
-			return &ir.MatCall{ExprBase: ir.ExprBase{P: x.Pos(), T: ir.MatType(a.Rows, b.Cols)}, Name: "matmul", Op: stdlib.NewMatMul(a.Rows, a.Cols, b.Cols), Args: []ir.Expr{x, y}}
-		case a.Kind == ir.Matrix && b.Kind == ir.Vector:
-			if a.Cols != b.Rows {
-				e := r.errorf(p, "shape mismatch in %s * %s: %s has %d columns but %s has %d elements", ir.FormatExpr(x), ir.FormatExpr(y), a, a.Cols, b, b.Rows)
-				e.Hint = "a matrix[r, c] multiplies a vector[c]"
-				return nil
-			}
-			return mk(ir.VecType(a.Rows), true)
-		case a.Kind == ir.Vector && b.Kind == ir.Vector && ir.IsMatrixRow(x) && a.Rows == b.Rows:
-			// x[n] * beta, a row of a matrix times a vector (Stan's
-			// row_vector * vector): the inner product
-			return ir.FnCall("dot", x.Pos(), ir.TReal, x, y)
-		case a.Kind == ir.Vector && b.Kind == ir.Vector:
-			return bad("use dot(a, b) for the inner product")
-		}
-		return bad("supported products: scalar * anything, matrix[r, c] * vector[c], matrix * matrix, v' * w")
+		return r.product(x, y, p)
 	case ir.OpEMul, ir.OpEDiv:
 		switch {
 		case a.Scalar():

@@ -6,17 +6,30 @@ import (
 	"github.com/mscppl/mscppl/stdlib"
 )
 
-// transpose resolves x': a matrix's transpose, or a vector as a row (a
-// 1 x n matrix; v' * w is the dot product).
+// transpose resolves x': a matrix's transpose; a column vector's is a
+// row_vector and a row_vector's a column vector, with the same values
+// (Stan's meaning).
 func (r *resolver) transpose(x ir.Expr) ir.Expr {
 	t := x.Type()
 	switch t.Kind {
 	case ir.Matrix:
 		return &ir.MatCall{ExprBase: ir.ExprBase{P: x.Pos(), T: ir.MatType(t.Cols, t.Rows)}, Name: "transpose", Op: stdlib.NewTranspose(t.Rows, t.Cols), Args: []ir.Expr{x}, Postfix: true}
 	case ir.Vector:
-		return &ir.Builtin{ExprBase: ir.ExprBase{P: x.Pos(), T: ir.MatType(1, t.Rows)}, Name: "row", Def: ir.RowVector, Args: []ir.Expr{x}}
+		rt := ir.RowVecType(t.Rows)
+		if t.IsRow() {
+			rt = ir.VecType(t.Rows)
+		}
+		return &ir.Builtin{ExprBase: ir.ExprBase{P: x.Pos(), T: rt}, Name: "transpose", Def: ir.VecTranspose, Args: []ir.Expr{x}}
 	}
 	return x // a scalar is its own transpose
+}
+
+// untransposed is v for v' (a VecTranspose node), else x: the same values.
+func untransposed(x ir.Expr) ir.Expr {
+	if b, ok := x.(*ir.Builtin); ok && b.Def == ir.VecTranspose {
+		return b.Args[0]
+	}
+	return x
 }
 
 // slice resolves an index with at least one range slot.
@@ -82,11 +95,13 @@ func (r *resolver) slice(x ir.Expr, ix *lang.Index) ir.Expr {
 	n := [2]int{out.Hi[0] - out.Lo[0] + 1, out.Hi[1] - out.Lo[1] + 1}
 	switch {
 	case t.Kind == ir.Vector:
-		out.T = ir.VecType(n[0])
+		out.T = t.Oriented(n[0]) // r[a:b] of a row_vector is a row_vector
 	case out.Keep[0] && out.Keep[1]:
 		out.T = ir.MatType(n[0], n[1])
 	case out.Keep[0]:
 		out.T = ir.VecType(n[0])
+	case t.Array == 0 && !t.IntElems:
+		out.T = ir.RowVecType(n[1]) // M[i, :] and M[i, a:b], a row of a matrix
 	default:
 		out.T = ir.VecType(n[1])
 	}
@@ -126,7 +141,7 @@ func (r *resolver) dynColRow(m, idx ir.Expr, col bool, pos lang.Pos) ir.Expr {
 	if col {
 		out.Keep[0], out.Dyn[1], out.Hi[1] = true, idx, 1
 	} else {
-		out.T = ir.VecType(t.Cols)
+		out.T = ir.RowVecType(t.Cols)
 		out.Keep[1], out.Dyn[0], out.Hi[0] = true, idx, 1
 	}
 	return out

@@ -13,6 +13,9 @@ import (
 // localDecl resolves name: type [= expr] in the model block: real, int,
 // vector[n] or matrix[r, c], without bounds; the sizes are constants.
 func (r *resolver) localDecl(d *lang.Decl) ir.Stmt {
+	if d.Type.Base == lang.BaseRowVector {
+		return r.rowDecl(d, r.localDecl)
+	}
 	if d.Type.IsArray {
 		return r.arrayLocal(d)
 	}

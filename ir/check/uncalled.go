@@ -90,6 +90,8 @@ func genericType(arrayDims int, base lang.BaseType) ir.Type {
 		return ir.TReal
 	case arrayDims == 0 && base == lang.BaseVector:
 		return ir.VecType(n)
+	case arrayDims == 0 && base == lang.BaseRowVector:
+		return ir.RowVecType(n)
 	case arrayDims == 0:
 		return ir.MatType(n, n)
 	case arrayDims == 1 && (ints || base == lang.BaseReal):

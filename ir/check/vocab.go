@@ -35,6 +35,10 @@ func (r *resolver) callFunction(c *lang.Call, f *ir.Function) ir.Expr {
 		if k.Args[i] = r.expr(c.Args[i]); k.Args[i] == nil {
 			return nil
 		}
+		if def.RowRefused && k.Args[i].Type().IsRow() {
+			r.rowRefused(k.Args[i], c.Name)
+			return nil
+		}
 	}
 	k.Ints = make([]int, def.Ints)
 	for i := range k.Ints {

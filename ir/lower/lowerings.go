@@ -28,8 +28,8 @@ type lowerFunc func(g *autodiff.Graph, x lowering) autodiff.Node
 // that declares its op (Tape, Elem) needs none; one that checks its call
 // into another node (a MatCall, a NaryCall, a constant) neither.
 var lowerings = map[*ir.Function]lowerFunc{
-	ir.RowVector: func(g *autodiff.Graph, x lowering) autodiff.Node { return g.Reshape(x.A[0], 1, x.n()) },
-	ir.ArrayLit:  lowerArrayLit,
+	ir.VecTranspose: func(_ *autodiff.Graph, x lowering) autodiff.Node { return x.A[0] },
+	ir.ArrayLit:     lowerArrayLit,
 }
 
 func init() {
