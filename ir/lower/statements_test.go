@@ -198,3 +198,22 @@ func TestCategoricalAndIntLocals(t *testing.T) {
 	got := buildErr(t, "latent { p: simplex[3] }\nmodel { g: int[2]; g[1] = 1.5 }", "")
 	require.Contains(t, got, "holds integers")
 }
+
+// TestRowVectorProducts: the products of row_vectors (a latent
+// row_vector q, the rows M[i] of a matrix, a transposed vector w') have
+// Stan's values: row * vector the inner product, row * matrix a row,
+// vector * row the outer product, matrix * row the matrix times the row's
+// elements; written out element by element.
+func TestRowVectorProducts(t *testing.T) {
+	const js = `{"M": [[1, 2], [3, 4]], "A": [[1, 0], [0, 1], [1, 1]]}`
+	const head = "data { M: matrix[2, 2]; A: matrix[3, 2] }\nlatent { w: vector[2]; q: row_vector[2] }\nmodel { w ~ normal(0, 1); q ~ normal(0, 1)\n"
+	a := compileJSON(t, head+` target += q * w + sum(q * M) + sum(w * q) + M[2] * w + sum(A * M[1]) + sum(A * q) + w' * w
+ target += sum((w * q) * w) + (M[1, :]')[2] + sum(q' .* w) + sum(M[1] + w) + sum(q * A') + (q * M)[2] * 10
+ for i in 1..2 { target += M[i] * w + M[i, :] * q' }
+}`, js)
+	b := compileJSON(t, head+` target += q[1] * w[1] + q[2] * w[2] + 3 * q[1] + 7 * q[2] + (w[1] + w[2]) * (q[1] + q[2]) + 3 * w[1] + 4 * w[2] + 6 + 2 * q[1] + 2 * q[2] + w[1]^2 + w[2]^2
+ target += (w[1] + w[2]) * (q[1] * w[1] + q[2] * w[2]) + 2 + q[1] * w[1] + q[2] * w[2] + 3 + w[1] + w[2] + (q[1] + q[2] + q[1] + q[2]) + (2 * q[1] + 4 * q[2]) * 10
+ target += 4 * w[1] + 6 * w[2] + 4 * q[1] + 6 * q[2]
+}`, js)
+	sameLogJoint(t, a, b, 0)
+}
