@@ -141,29 +141,44 @@ func readReference(t *testing.T, path string) map[string]infer.Moments {
 	return out
 }
 
-// TestRowVectorMeaning: testdata/rows.stan, which uses Stan's row_vector
-// (a matrix row times a vector, a row_vector parameter times a vector and
-// times a matrix, a transposed vector), has the log density and gradient
-// of rows.msc, the same model written with vectors and dot_product.
+// TestRowVectorMeaning: Stan programs with row_vectors have the log
+// density and gradient of .msc programs: testdata/rows.stan (a matrix row
+// times a vector, a row_vector parameter times a vector and times a
+// matrix, a transposed vector) those of rows.msc, the same model written
+// with vectors and dot_product, and of rows_line.msc, written line by
+// line with the language's row_vector; dirichlet_row.stan (posteriordb's
+// hmm_drive_0, dirichlet_lpdf(theta[k] | alpha[k, :]')) those of its line
+// by line dirichlet_row.msc.
 func TestRowVectorMeaning(t *testing.T) {
-	data := filepath.Join("testdata", "rows.json")
-	ms, err := infer.Load(filepath.Join("testdata", "rows.stan"), data)
-	require.NoError(t, err)
-	mm, err := infer.Load(filepath.Join("testdata", "rows.msc"), data)
-	require.NoError(t, err)
-	d := ms.Comp.Dim()
-	require.Equal(t, 4, d)
-	require.Equal(t, d, mm.Comp.Dim())
-	rng := rand.New(rand.NewPCG(34, 3))
-	z := make([]float64, d)
-	gs, gm := make([]float64, d), make([]float64, d)
-	for range 3 {
-		for i := range z {
-			z[i] = rng.NormFloat64()
-		}
-		requireClose(t, mm.Comp.GradLogJoint(z, gm), ms.Comp.GradLogJoint(z, gs), "log joint at %v", z)
-		for i := range gs {
-			requireClose(t, gm[i], gs[i], "gradient[%d] at %v", i, z)
-		}
+	for _, c := range []struct {
+		stan, msc, data string
+		dim             int
+	}{
+		{"rows.stan", "rows.msc", "rows.json", 4},
+		{"rows.stan", "rows_line.msc", "rows.json", 4},
+		{"dirichlet_row.stan", "dirichlet_row.msc", "dirichlet_row.json", 2},
+	} {
+		t.Run(c.msc, func(t *testing.T) {
+			data := filepath.Join("testdata", c.data)
+			ms, err := infer.Load(filepath.Join("testdata", c.stan), data)
+			require.NoError(t, err)
+			mm, err := infer.Load(filepath.Join("testdata", c.msc), data)
+			require.NoError(t, err)
+			d := ms.Comp.Dim()
+			require.Equal(t, c.dim, d)
+			require.Equal(t, d, mm.Comp.Dim())
+			rng := rand.New(rand.NewPCG(34, 3))
+			z := make([]float64, d)
+			gs, gm := make([]float64, d), make([]float64, d)
+			for range 3 {
+				for i := range z {
+					z[i] = rng.NormFloat64()
+				}
+				requireClose(t, mm.Comp.GradLogJoint(z, gm), ms.Comp.GradLogJoint(z, gs), "log joint at %v", z)
+				for i := range gs {
+					requireClose(t, gm[i], gs[i], "gradient[%d] at %v", i, z)
+				}
+			}
+		})
 	}
 }
