@@ -113,6 +113,10 @@ func (r *resolver) rowDecl(d *lang.Decl, declare func(*lang.Decl) ir.Stmt) ir.St
 		e.Hint = "declare a matrix: its rows M[i] are row_vectors"
 		return nil
 	}
+	if len(d.Type.Dims) != 1 {
+		r.errorf(r.at(d.Type.Pos), "row_vector needs one size, as in row_vector[N]")
+		return nil
+	}
 	vd, vt := *d, *d.Type
 	vt.Base = lang.BaseVector
 	vd.Type = &vt

@@ -171,6 +171,10 @@ func TestRowVectorTypes(t *testing.T) {
 func TestRowVectorRefusedDeclarations(t *testing.T) {
 	_, err := buildRows(t, "latent { a: array[2] row_vector[2] }\nmodel { }")
 	require.ErrorContains(t, err, "m.msc:1:13: arrays of row_vector are not supported")
+	_, err = buildRows(t, "latent { a: row_vector }\nmodel { }")
+	require.ErrorContains(t, err, "m.msc:1:13: row_vector needs one size, as in row_vector[N]")
+	_, err = buildRows(t, "model { a: row_vector[2, 2] = 1 }")
+	require.ErrorContains(t, err, "m.msc:1:12: row_vector needs one size, as in row_vector[N]")
 	_, err = buildRows(t, "functions { same(a: vector) -> vector { return a } }\ndata { M: matrix[2, 2] }\nmodel { target += same(M[1]) * same(M[1]) }")
 	require.ErrorContains(t, err, "m.msc:3:30: cannot apply * to vector[2] and vector[2]", "a vector parameter is a column vector")
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
+	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/lang"
 )
 
@@ -461,14 +462,6 @@ func (l *lowerer) primary(p *Primary) val {
 	return val{e: exprOfPrimary(np), level: levPostfix, sh: sh, end: p.EndPos}
 }
 
-// shapeSensitive are the functions whose result depends on whether an
-// argument is a row or a column: a matrix row (Stan's row_vector) is
-// refused as their argument.
-var shapeSensitive = map[string]bool{"rows": true, "cols": true, "dims": true, "to_matrix": true,
-	"append_row": true, "append_col": true, "rep_matrix": true, "transpose": true, "diag_matrix": true,
-	"crossprod": true, "tcrossprod": true, "multiply": true, "columns_dot_product": true,
-	"rows_dot_product": true, "quad_form": true, "to_array_2d": true}
-
 // unsupportedCalls are Stan's functions and statements whose meaning the
 // IR cannot give, named in the message.
 var unsupportedCalls = map[string]string{
@@ -510,14 +503,14 @@ func (l *lowerer) call(c *Call) (_ *lang.Call, sh shape) {
 		if i < len(ps) && ps[i].arr == 0 && x.sh.arr == 0 && (ps[i].base == "row_vector" && x.sh.base == "vector" || ps[i].base == "vector" && x.sh.base == "row_vector") {
 			l.refuse(a.Pos, "%s takes a %s here, not a %s", c.Name, ps[i].base, x.sh.base)
 		}
-		if x.sh.rowish && shapeSensitive[c.Name] {
+		if x.sh.rowish && ir.RowRefused(c.Name) {
 			l.rowRefuse(a.Pos, "as an argument of "+c.Name)
 		}
 		nc.Args = append(nc.Args, x.e)
 	}
 	for _, a := range c.Given {
 		x := l.expr(a)
-		if x.sh.rowish && shapeSensitive[c.Name] {
+		if x.sh.rowish && ir.RowRefused(c.Name) {
 			l.rowRefuse(a.Pos, "as an argument of "+c.Name)
 		}
 		nc.Given = append(nc.Given, x.e)
