@@ -217,3 +217,19 @@ func TestRowVectorProducts(t *testing.T) {
 }`, js)
 	sameLogJoint(t, a, b, 0)
 }
+
+// TestMatrixRowStates: a state stored in the rows of a matrix moves by
+// A * x[t - 1], a matrix times a row_vector taken as the column of its
+// elements (Stan refuses the product; mscppl keeps the meaning it had
+// before rows were row_vectors): the log joint of the same model with an
+// array of vectors, and still a state-space model.
+func TestMatrixRowStates(t *testing.T) {
+	const js = `{"T": 4, "y": [1, 2, 3, 4], "A": [[0.5, 0.1], [0, 0.5]], "S": [[1, 0.2], [0.2, 1]]}`
+	const body = "model {\n x[1] ~ multi_normal(rep_vector(0, 2), S)\n for t in 2..T { x[t] ~ multi_normal(A * x[t - 1], S) }\n for t in 1..T { y[t] ~ normal(x[t, 1], 1) }\n}"
+	const data = "data { T: int; y: vector[T]; A: matrix[2, 2]; S: matrix[2, 2] }\n"
+	a := compileJSON(t, data+"latent { x: matrix[T, 2] }\n"+body, js)
+	b := compileJSON(t, data+"latent { x: array[T] vector[2] }\n"+body, js)
+	sameLogJoint(t, a, b, 0)
+	st := StructureOf(a)
+	require.True(t, st.StateSpace, st.Reason)
+}

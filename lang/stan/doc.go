@@ -36,10 +36,12 @@
 //
 // # Row vectors
 //
-// A row_vector is a vector in the IR; the lowering tracks which
-// expressions are Stan row vectors (shape.go) and lowers each operation
-// on them to the IR's with Stan's meaning (r * v is dot_product(r, v),
-// r * M is M' * r, r' is r), refusing the ones it cannot (v * r).
+// A row_vector is lowered to a vector of the language; the lowering
+// tracks which expressions are Stan row vectors (shape.go) and lowers
+// each operation on them with Stan's meaning (r * v is dot_product(r, v),
+// r * M is M' * r, r' is r, v * r is v * to_vector(r)', the language's
+// outer product), refusing a row as the argument of the functions whose
+// value would differ for one (ir.RowRefused, the language's table).
 //
 // # Constraints and initial values
 //

@@ -247,9 +247,10 @@ var rowShape = shape{base: "row_vector", rowish: true}
 
 // rowProduct lowers a * b or a / b where a row_vector (a vector in the
 // IR) is an operand, as Stan means it: times or over a scalar it is
-// elementwise, a row_vector times a vector is their dot product, and a
-// row_vector times a matrix is the row (M' * r in the IR). The others
-// are refused.
+// elementwise, a row_vector times a vector is their dot product, a
+// row_vector times a matrix is the row (M' * r in the IR), and a vector
+// times a row_vector their outer product (v * to_vector(r)', the
+// language's). The others are refused.
 func (l *lowerer) rowProduct(o opnd, a, b val) val {
 	switch {
 	case o.op == "*" && a.sh.scalar(), b.sh.scalar():
@@ -266,8 +267,13 @@ func (l *lowerer) rowProduct(o opnd, a, b val) val {
 		return v
 	}
 	if o.op == "*" && b.sh.rowish && a.sh.base == "vector" && a.sh.arr == 0 && !a.sh.rowish {
-		l.refuse(o.pos, "a vector times a row_vector (Stan's outer product) is not supported")
-		return a
+		// the outer product: the row made the language's row_vector,
+		// to_vector(r)' (r is a vector or a matrix row in the IR)
+		row := transposed(callVal("to_vector", b.e.Pos, b))
+		row.end = b.end
+		v := product("*", o.pos, a, row)
+		v.sh = shape{base: "matrix"}
+		return v
 	}
 	l.rowRefuse(o.pos, "as an operand of "+o.op+" here")
 	return a

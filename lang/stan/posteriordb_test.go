@@ -148,7 +148,8 @@ func readReference(t *testing.T, path string) map[string]infer.Moments {
 // with vectors and dot_product, and of rows_line.msc, written line by
 // line with the language's row_vector; dirichlet_row.stan (posteriordb's
 // hmm_drive_0, dirichlet_lpdf(theta[k] | alpha[k, :]')) those of its line
-// by line dirichlet_row.msc.
+// by line dirichlet_row.msc; outer.stan's outer products v * r those of
+// outer.msc, which writes them out.
 func TestRowVectorMeaning(t *testing.T) {
 	for _, c := range []struct {
 		stan, msc, data string
@@ -157,6 +158,7 @@ func TestRowVectorMeaning(t *testing.T) {
 		{"rows.stan", "rows.msc", "rows.json", 4},
 		{"rows.stan", "rows_line.msc", "rows.json", 4},
 		{"dirichlet_row.stan", "dirichlet_row.msc", "dirichlet_row.json", 2},
+		{"outer.stan", "outer.msc", "outer.json", 3},
 	} {
 		t.Run(c.msc, func(t *testing.T) {
 			data := filepath.Join("testdata", c.data)
