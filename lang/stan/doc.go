@@ -36,12 +36,16 @@
 //
 // # Row vectors
 //
-// A row_vector is lowered to a vector of the language; the lowering
-// tracks which expressions are Stan row vectors (shape.go) and lowers
-// each operation on them with Stan's meaning (r * v is dot_product(r, v),
-// r * M is M' * r, r' is r, v * r is v * to_vector(r)', the language's
-// outer product), refusing a row as the argument of the functions whose
-// value would differ for one (ir.RowRefused, the language's table).
+// A declared row_vector is the language's row_vector (an array of them an
+// array of vectors); the lowering tracks which expressions are Stan row
+// vectors, and which of those are rows of the language too (shape.go),
+// and lowers each operation on them with Stan's meaning (r * v is
+// dot_product(r, v), r * M is M' * r, r' is r' for a row of the language
+// and to_vector(r) otherwise, v' of a vector is v, v * r is
+// v * to_vector(r)', the language's outer product), refusing a row as the
+// argument of the functions whose value would differ for one
+// (ir.RowRefused, the language's table) and the products Stan has no
+// meaning for.
 //
 // # Constraints and initial values
 //

@@ -323,10 +323,12 @@ func (l *lowerer) typ(t *Type, old []*Expr, ctx context) (*lang.Type, shape) {
 	// kept, the other types lowered to their unconstrained ones
 	relaxed := ctx == ctxGQ
 	switch transform, isVec := vectorTypes[t.Base]; {
-	case t.Base == "row_vector":
-		// a vector in the IR, a row_vector in the shapes
+	case t.Base == "row_vector" && sh.arr > 0:
+		// an array of vectors in the language (which has no arrays of
+		// row_vectors), of row_vectors in the shapes
 		nt.Base = lang.BaseVector
-		sh.rowish = sh.arr == 0
+	case t.Base == "row_vector":
+		sh.rowish, sh.mrow = true, true
 	case isVec:
 		sh.base = "vector"
 		switch {
@@ -821,12 +823,14 @@ func (l *lowerer) argType(t *ArgType) (*lang.Param, shape) {
 	switch t.Base {
 	case "int", "real", "vector", "matrix":
 	case "row_vector":
-		// a vector in the IR, a row_vector in the shapes
-		p.Base = lang.BaseVector
+		// an array of vectors in the language, of row_vectors in the shapes
+		if n > 0 {
+			p.Base = lang.BaseVector
+		}
 		if t.Old {
 			l.note(t.Pos, "%s[] is Stan's old array syntax, removed in Stan 2.33; write array[] %s", t.Base, t.Base)
 		}
-		return p, shape{base: "row_vector", arr: n, rowish: n == 0}
+		return p, shape{base: "row_vector", arr: n, rowish: n == 0, mrow: n == 0}
 	default:
 		l.refuse(t.Pos, "the type %s is not supported in a function's signature", t.Base)
 	}

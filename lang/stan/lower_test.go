@@ -39,8 +39,8 @@ func TestLowerExpr(t *testing.T) {
 		{"!a + b", "!a + b"},
 		{"!(a + b)", "!(a + b)"},
 		{"i %/% 2", "i / 2"},
-		{"m[i, :]'", "m[i, :]"},
-		{"m[i]'", "m[i]"},
+		{"m[i, :]'", "m[i, :]'"},
+		{"m[i]'", "m[i]'"},
 		{"m'", "m'"},
 		{"(m * m)'", "(m * m)'"},
 		{"m'[1, 2]", "(m')[1, 2]"},
@@ -53,7 +53,10 @@ func TestLowerExpr(t *testing.T) {
 		{"m[1] * v", "dot_product(m[1], v)"},
 		{"sum(r * m)", "sum(m' * r)"},
 		{"sum(2 * r / a)", "sum(2 * r / a)"},
-		{"sum(r')", "sum(r)"},
+		{"sum(r')", "sum(r')"},
+		{"sum((2 * r)')", "sum(to_vector(2 * r))"},
+		{"sum((v')')", "sum(to_vector(v))"},
+		{"v * r", "v * to_vector(r)'"},
 		{"[a, b] * v", "dot_product(to_vector({a, b}), v)"},
 		{"sum(rep_row_vector(a, 2))", "sum(rep_vector(a, 2))"},
 		{"a2[i][i + 1]", "a2[i, i + 1]"},
@@ -68,6 +71,21 @@ func TestLowerExpr(t *testing.T) {
 		items := f.Block("data").Items
 		got := lang.FormatExpr(items[len(items)-1].Decl.Init)
 		require.Equal(t, c.msc, got, c.stan)
+	}
+}
+
+// TestRowVectorDeclarations: a Stan row_vector is the language's
+// row_vector, in a declaration and a function's signature; an array of
+// row_vectors is an array of vectors (the language has no arrays of
+// row_vectors), whose elements' transposes are written to_vector(a[i]).
+func TestRowVectorDeclarations(t *testing.T) {
+	src := "functions {\n  row_vector f(row_vector r, array[] row_vector a) { return (r' + a[1]')'; }\n}\n" +
+		"data {\n  row_vector<lower=0>[2] r;\n  array[3] row_vector[2] a;\n}\nparameters {\n  row_vector[2] q;\n}\nmodel {\n  q ~ normal(f(r, a), 1);\n}\n"
+	f, _, err := Parse("t.stan", []byte(src))
+	require.NoError(t, err)
+	got := lang.FormatFile(f)
+	for _, want := range []string{"f(r: row_vector, a: array[] vector) -> row_vector {", "return (r' + to_vector(a[1]))'", "r: row_vector<lower=0>[2]", "a: array[3] vector[2]", "q: row_vector[2]"} {
+		require.Contains(t, got, want)
 	}
 }
 

@@ -333,9 +333,13 @@ func (l *lowerer) postfix(p *Postfix) val {
 		pf := asPostfix(v)
 		if o.Trans {
 			switch {
-			case v.sh.rowish:
-				// Stan's row_vector is a vector in the IR, and its
-				// transpose the same vector
+			case v.sh.rowish && !v.sh.mrow:
+				// a Stan row_vector that is a vector of the language, or
+				// may be: its transpose is to_vector(r)
+				if pf.Prim.Paren != nil && len(pf.Indexes) == 0 && !pf.Trans {
+					v.e = pf.Prim.Paren // to_vector(2 * r), not to_vector((2 * r))
+				}
+				v = callVal("to_vector", v.e.Pos, v)
 				v.sh = shape{base: "vector"}
 				v.end = o.EndPos
 				continue
@@ -349,8 +353,11 @@ func (l *lowerer) postfix(p *Postfix) val {
 			}
 			npf := &lang.Postfix{Pos: pf.Pos, Prim: pf.Prim, Indexes: pf.Indexes, Trans: true}
 			sh := shape{}
-			if v.sh.base == "matrix" && v.sh.arr == 0 {
+			switch {
+			case v.sh.base == "matrix" && v.sh.arr == 0:
 				sh.base = "matrix"
+			case v.sh.mrow: // a row_vector of the language: r' is the column vector
+				sh.base = "vector"
 			}
 			v = val{e: exprOfPostfix(npf, npf.Pos, o.EndPos), level: levPostfix, sh: sh, end: o.EndPos}
 			continue

@@ -8,7 +8,13 @@ import "github.com/alecthomas/participle/v2/lexer"
 type shape struct {
 	base   string // int, real, vector, row_vector, matrix, or "" (unknown)
 	arr    int    // array dimensions
-	rowish bool   // a row of a matrix: a row_vector in Stan, a vector in the IR
+	rowish bool   // a row_vector in Stan
+	// mrow: a row_vector in the language too (a declared row_vector, a
+	// row of a matrix, a slice of one), whose transpose is then written
+	// as in Stan; the other Stan rows are vectors of the language (v' of
+	// a vector is v, rep_row_vector is rep_vector) or of either
+	// orientation (2 * r), whose transpose the lowering writes to_vector
+	mrow bool
 }
 
 // scalar reports whether the shape is known to be an int or a real.
@@ -32,7 +38,7 @@ func (s shape) index(single []bool) shape {
 	}
 	rest := single[k:]
 	if len(rest) == 0 {
-		out.rowish = out.base == "row_vector" && out.arr == 0
+		out.rowish = out.base == "row_vector" && out.arr == 0 // an element of an array of row_vectors
 		return out
 	}
 	switch {
@@ -57,6 +63,7 @@ func (s shape) index(single []bool) shape {
 		return shape{}
 	}
 	out.rowish = out.base == "row_vector" && out.arr == 0
+	out.mrow = out.rowish && (s.base == "matrix" || s.mrow)
 	return out
 }
 
@@ -95,9 +102,9 @@ func (l *lowerer) result(name string) shape {
 	return shape{}
 }
 
-// rowRefuse refuses a row of a matrix (Stan's row_vector) where its
-// meaning in the IR, a column vector, would differ.
+// rowRefuse refuses a Stan row_vector where the lowering cannot give it
+// Stan's meaning.
 func (l *lowerer) rowRefuse(p lexer.Position, where string) {
-	e := l.refuse(p, "a row_vector (a vector in mscppl) cannot be used %s", where)
+	e := l.refuse(p, "a row_vector cannot be used %s", where)
 	e.Hint = "transpose it (r', m[i]') to use it as a vector"
 }

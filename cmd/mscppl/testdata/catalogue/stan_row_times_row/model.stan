@@ -7,6 +7,6 @@ parameters {
   real mu;
 }
 model {
-  matrix[N, N] M = v * r;
+  real x = r * r;
   mu ~ normal(0, 1);
 }
