@@ -975,6 +975,8 @@ func (r *resolver) cond(c ir.Expr, e *lang.Expr) ir.Expr {
 		e := r.errorf(a.Pos(), "the branches of ?: have different types, %s and %s", ta, tb)
 		e.Hint = "both branches need one type (an int branch beside a real one is read as real)"
 		return nil
+	case ta.IsRow() != tb.IsRow():
+		t.Row = false // a row_vector and a column vector: a column vector, as elementwise
 	}
 	if v, ok := ir.FoldConst(c); ok {
 		if v != 0 {
@@ -1128,7 +1130,7 @@ func (r *resolver) postfix(p *lang.Postfix) ir.Expr {
 			}
 			if it := idx[i].Type(); it.Kind == ir.Vector && it.IntElems && t.Kind == ir.Vector {
 				// a[g] with an integer array g: the vector of a[g[1]], a[g[2]], ...
-				gt := ir.VecType(it.Rows)
+				gt := t.Oriented(it.Rows) // r[g] of a row_vector is a row_vector
 				gt.Array, gt.IntElems = t.Array, t.IntElems
 				x = &ir.Index{ExprBase: ir.ExprBase{P: x.Pos(), T: gt}, X: x, Idx: idx}
 				goto next

@@ -99,6 +99,8 @@ func TestRowVectorTypes(t *testing.T) {
 		{"M[1]'", "vector[2]"},
 		{"r[1]", "real"},
 		{"r[1:1]", "row_vector[1]"},
+		{"r[{2, 1, 2}]", "row_vector[3]"},
+		{"v[{2, 1, 2}]", "vector[3]"},
 		{"M'", "matrix[2, 2]"},
 		// products
 		{"r * v", "real"},
@@ -122,6 +124,9 @@ func TestRowVectorTypes(t *testing.T) {
 		{"-r", "row_vector[2]"},
 		{"r > 1", "row_vector[2]"},
 		{"r + v", "vector[2]"}, // a row and a column elementwise: a column, as before
+		{"K > 1 ? r : q", "row_vector[2]"},
+		{"r[1] > 1 ? r : q", "row_vector[2]"},
+		{"r[1] > 1 ? r : v", "vector[2]"},
 		{"exp(r)", "row_vector[2]"},
 		{"pow(r, 2)", "row_vector[2]"},
 		{"head(r, 1)", "row_vector[1]"},
