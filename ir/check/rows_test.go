@@ -25,6 +25,7 @@ data {
   r: row_vector<lower=0>[K]
   v: vector[K]
   rr: row_vector[K] = r * 2
+  av: array[2] vector[K]
 }
 param { p: row_vector[K] = 0.5 }
 latent { q: row_vector<lower=0>[K]; w: vector[K] }
@@ -47,7 +48,7 @@ func buildRows(t *testing.T, src string) (*ir.Model, error) {
 	t.Helper()
 	f, err := lang.Parse("m.msc", []byte(src))
 	require.NoError(t, err)
-	d, err := dataset.ParseJSON("d.json", []byte(`{"K": 2, "M": [[1, 2], [3, 4]], "A": [[1, 0], [0, 1], [1, 1]], "r": [5, 6], "v": [7, 8]}`))
+	d, err := dataset.ParseJSON("d.json", []byte(`{"K": 2, "av": [[1, 2], [3, 4]], "M": [[1, 2], [3, 4]], "A": [[1, 0], [0, 1], [1, 1]], "r": [5, 6], "v": [7, 8]}`))
 	require.NoError(t, err)
 	return check.BuildJSON(f, d)
 }
@@ -144,6 +145,7 @@ func TestRowVectorTypes(t *testing.T) {
 		{"M[1] * M[2]", "error: the inner product of rows r and s is r * s' or dot(r, s)"},
 		{"M[1]' * v", "error: M[1] is a row_vector (a row of a matrix, or declared one), and M[1]' a column vector"},
 		{"v * w", "error: use dot(a, b) for the inner product"},
+		{"av[1] * v", "error: cannot apply * to vector[2] and vector[2]"}, // an array's element is a column vector
 		{"v * M", "error: cannot apply * to vector[2] and matrix[2, 2]"},
 		{"r * A", "error: shape mismatch in r * A: row_vector[2] has 2 elements but matrix[3, 2] has 3 rows"},
 		{"A' * r", "error: r is a row_vector, and a vector * row_vector is the outer product"},
