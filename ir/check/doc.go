@@ -21,6 +21,11 @@
 //     x = x op e; slice assignments (M[:, j] = v) into a loop over the
 //     elements; and a ~ on an expression of latents into a term of the log
 //     density, with a note (Model.Notes) when the expression is not linear;
+//   - row vectors (rows.go): a declared row_vector, a matrix row and v'
+//     are vectors marked ir.Type.Row, with Stan's products (r * v the
+//     inner product, r * M a row, v * r the outer product), a matrix
+//     times a row taken as the column of its elements, and a row refused
+//     by the functions marked ir.RowRefused;
 //   - the print and reject statements (messages.go), the ODE solvers'
 //     calls with their arguments checked (ode.go);
 //   - the transformed block (transformed.go, Stan's transformed
