@@ -1,0 +1,386 @@
+package msc
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/mscppl/mscppl/internal/resample"
+)
+
+func init() {
+	RegisterKernel(KernelSpec{
+		Name: "pmcis", Help: "particle-marginal CIS for static latents beside a state: S-1 draws of q(theta), each weighed by a particle filter's likelihood estimate, the retained theta kept with its stored estimate",
+		Method: "msc", Priority: 1, Needs: CapLogJoint | CapStatics, Markov: true, StateSpace: true, Statics: true,
+		Optimizers: []Optimizer{Natural},
+		New: func(p *Problem, q Family, S int, _ KernelOptions) (Kernel, error) {
+			f, ok := q.(*PGFamily)
+			if !ok {
+				return nil, fmt.Errorf("the pmcis kernel takes the particle-gibbs family, not %s", q.Name())
+			}
+			return NewPMCIS(p, f, S)
+		},
+	})
+}
+
+// Particle numbers of the pmcis kernel's filters: pmMinParticles at
+// least, and at most pmMaxParticleSteps / T (a bound on one filter's
+// work and memory); pmTuneFilters repeated filters measure the variance
+// of the log-likelihood estimate, at Init and again after pmRetuneStep
+// steps, when q(theta) has climbed towards the posterior.
+const (
+	pmMinParticles     = 8
+	pmStartParticles   = 32
+	pmMaxParticleSteps = 1 << 22
+	pmTuneFilters      = 10
+	pmRetuneStep       = 200
+)
+
+// PMCIS is particle-marginal conditional importance sampling within MSC for
+// static latents theta beside a scalar state x: CIS on theta whose target,
+// p(theta) p(y | theta), is replaced by an unbiased particle filter's
+// estimate, p(theta) Zhat(theta) (Andrieu, Doucet & Holenstein 2010's
+// pseudo-marginal idea applied to the paper's CIS kernel). The retained
+// state is (theta, x, log p(theta) + log Zhat): x a trajectory drawn from
+// the final weights of the filter that gave Zhat. One step draws S-1
+// proposals theta_i ~ q(theta), runs an independent filter of N particles
+// at each (the family's state proposal, bootstrap at the start), weighs
+// row i by p(theta_i) Zhat_i / q(theta_i), keeps the retained row with its
+// stored estimate as row 0 (never a fresh one: that would be Monte Carlo
+// within Metropolis, which is not invariant) and draws a row by the
+// weights. On the extended space of (theta, the filter's variables, the
+// drawn particle) this is CIS with the target p(theta) psi(U | theta)
+// Zhat(U) / p(y), whose marginal in (theta, x) is the posterior: the kernel
+// leaves the posterior invariant for any N, and no step conditions on the
+// retained trajectory.
+//
+// N is chosen so that the variance of log Zhat at the retained theta is
+// about 1 (Doucet, Pitt, Deligiannidis & Kohn 2015): pmTuneFilters
+// repeated filters measure it at Init and again after pmRetuneStep steps
+// (Notes reports both). The score step of q sees the retained row only
+// (Weighted): its statics move q(theta), its trajectory the state
+// proposal.
+//
+// log p(theta) is the model's log joint at (theta, x) less the state
+// space's own log p(x, y | theta) (the transition and observation
+// densities at x), so that every factor of the model that does not involve
+// the state (the statics' priors and their Jacobians) is counted whatever
+// x is.
+type PMCIS struct {
+	p     *Problem
+	ss    StaticStateSpace
+	given GeneralStateSpace
+	q     *PGFamily
+	pf    *CSMC
+	rng   *rand.Rand // the chain's stream, for Refresh
+
+	S, N, d, k, T int
+	statics       []int
+	states        []int
+
+	cur   []float64 // the retained z
+	theta []float64 // its statics
+	curLT float64   // its log p(theta) + log Zhat
+
+	// the rows: their statics and noise, log-likelihood estimates, the
+	// state space's log p(x, y | theta), log joints, log targets (log
+	// p(theta) + log Zhat), log q, log weights and weights
+	z, th, eps          []float64
+	lz, lxy, lp, lt, lq []float64
+	lw, w, one, ls      []float64
+	prev1, cur1, out1   [1]float64
+	steps, retuneAt     int // steps taken; the step that measures N again (0: none)
+	notes               []string
+	err                 error // Refresh's, returned by the next Step
+}
+
+// NewPMCIS returns the kernel with S statics proposals per step; the
+// filters' particle number is chosen at Init.
+func NewPMCIS(p *Problem, q *PGFamily, S int) (*PMCIS, error) {
+	if err := p.Check("the pmcis kernel", CapLogJoint|CapStatics); err != nil {
+		return nil, err
+	}
+	if S < 2 {
+		return nil, fmt.Errorf("the pmcis kernel needs at least 2 samples, got %d", S)
+	}
+	given := p.Statics.Given()
+	if given.StateDim() != 1 {
+		return nil, fmt.Errorf("the pmcis kernel takes a scalar state, not %d components per step", given.StateDim())
+	}
+	T := given.Len()
+	d, k := p.Dim, len(p.Statics.Statics())
+	mk := func(n int) []float64 { return make([]float64, n) }
+	p.Target.Reserve(S)
+	kp := &PMCIS{p: p, ss: p.Statics, given: given, q: q,
+		S: S, d: d, k: k, T: T, statics: p.Statics.Statics(), states: p.Statics.States(),
+		cur: mk(d), theta: mk(k),
+		z: mk(S * d), th: mk(S * k), eps: mk(S * k),
+		lz: mk(S), lxy: mk(S), lp: mk(S), lt: mk(S), lq: mk(S), lw: mk(S), w: mk(S), one: []float64{1},
+		ls: mk(pmTuneFilters), retuneAt: pmRetuneStep,
+	}
+	if err := kp.setParticles(pmStartParticles); err != nil {
+		return nil, err
+	}
+	return kp, nil
+}
+
+func (k *PMCIS) Name() string { return "pmcis" }
+func (k *PMCIS) Markov() bool { return true }
+
+// Particles is the filters' particle number N.
+func (k *PMCIS) Particles() int { return k.N }
+
+// Notes says which N the kernel chose and why.
+func (k *PMCIS) Notes() []string { return k.notes }
+
+// setParticles rebuilds the filter with n particles.
+func (k *PMCIS) setParticles(n int) error {
+	if k.pf != nil && k.pf.N == n {
+		return nil
+	}
+	pf, err := NewCSMC(&Problem{Dim: k.T, StateSpace: k.given}, k.q.kProp, n)
+	if err != nil {
+		return err
+	}
+	k.pf, k.N = pf, n
+	return nil
+}
+
+// maxParticles bounds N by one filter's work.
+func (k *PMCIS) maxParticles() int {
+	return max(pmMinParticles, pmMaxParticleSteps/max(k.T, 1))
+}
+
+// Init draws theta from q(theta), chooses N at it, and draws x and Zhat
+// from a filter there.
+func (k *PMCIS) Init(rng *rand.Rand) error {
+	k.rng = rng
+	k.q.kTheta.Sample(rng, k.theta, k.eps[:k.k])
+	if err := k.tune(rng, "q(theta)'s first draw"); err != nil {
+		return err
+	}
+	return k.filterRetained(rng)
+}
+
+// filterRetained gives the retained theta a fresh filter: its estimate and
+// a trajectory drawn from it (at Init, where there is no state to keep).
+func (k *PMCIS) filterRetained(rng *rand.Rand) error {
+	k.setTheta(k.cur, k.theta)
+	k.ss.SetStatics(k.theta)
+	k.pf.Sweep(rng, false)
+	k.setState(k.cur, k.pf.Reference())
+	var err error
+	k.curLT, err = k.logTarget(k.cur, k.pf.LogZ)
+	return err
+}
+
+// logTarget is log p(theta) + lz at row z (the statics set in the model's
+// state space): the log joint less log p(x, y | theta).
+func (k *PMCIS) logTarget(z []float64, lz float64) (float64, error) {
+	lxy := k.stateLogDensity(z)
+	k.p.Target.LogJoint(z, k.lp[:1])
+	lt := k.lp[0] - lxy + lz
+	if math.IsNaN(lt) || math.IsInf(lt, 1) {
+		return 0, k.p.NaNError(z)
+	}
+	return lt, nil
+}
+
+// stateLogDensity is log p(x, y | theta) of row z's trajectory under the
+// state space's densities at the statics last set.
+func (k *PMCIS) stateLogDensity(z []float64) float64 {
+	s := 0.0
+	for t, p := range k.states {
+		k.cur1[0] = z[p]
+		k.given.TransitionLogDensity(t, k.prev1[:], k.cur1[:], k.out1[:])
+		s += k.out1[0]
+		k.given.ObsLogDensity(t, k.cur1[:], k.out1[:])
+		s += k.out1[0]
+		k.prev1[0] = z[p]
+	}
+	return s
+}
+
+// tune measures the variance of log Zhat at the retained theta over
+// pmTuneFilters filters and sets N so that it is about 1 (the variance
+// goes as 1/N), remeasuring until it lies in [0.5, 2] or N reaches its
+// bounds (at most four rounds). It records the choice in Notes.
+func (k *PMCIS) tune(rng *rand.Rand, where string) error {
+	k.ss.SetStatics(k.theta)
+	n, v := k.N, 0.0
+	var tried []string
+	for round := 0; round < 4; round++ {
+		if err := k.setParticles(n); err != nil {
+			return err
+		}
+		v = k.logZVariance(rng)
+		tried = append(tried, fmt.Sprintf("%.3g at N = %d", v, n))
+		if v >= 0.5 && v <= 2 {
+			break
+		}
+		next := k.maxParticles()
+		if !math.IsInf(v, 0) && !math.IsNaN(v) {
+			next = min(next, max(pmMinParticles, int(math.Ceil(float64(n)*v))))
+		}
+		if next == n {
+			break
+		}
+		n = next
+	}
+	note := fmt.Sprintf("pmcis: N = %d particles per filter, chosen at %s (the variance of the log-likelihood estimate over %d filters: %s; aim about 1)", k.N, where, pmTuneFilters, strings.Join(tried, ", "))
+	k.notes = append(k.notes, note)
+	return nil
+}
+
+// logZVariance is the sample variance of log Zhat over pmTuneFilters
+// filters at the statics last set (+Inf when a filter degenerated).
+func (k *PMCIS) logZVariance(rng *rand.Rand) float64 {
+	for r := range k.ls {
+		if !k.pf.Sweep(rng, false) {
+			return math.Inf(1)
+		}
+		k.ls[r] = k.pf.LogZ
+	}
+	m := 0.0
+	for _, v := range k.ls {
+		m += v
+	}
+	m /= float64(len(k.ls))
+	v := 0.0
+	for _, x := range k.ls {
+		v += (x - m) * (x - m)
+	}
+	return v / float64(len(k.ls)-1)
+}
+
+func (k *PMCIS) setTheta(z, theta []float64) {
+	for i, p := range k.statics {
+		z[p] = theta[i]
+	}
+}
+
+func (k *PMCIS) setState(z, x []float64) {
+	for t, p := range k.states {
+		z[p] = x[t]
+	}
+}
+
+func (k *PMCIS) getTheta(z, theta []float64) {
+	for i, p := range k.statics {
+		theta[i] = z[p]
+	}
+}
+
+// Step is one particle-marginal CIS step.
+func (k *PMCIS) Step(rng *rand.Rand) (StepInfo, error) {
+	k.rng = rng
+	if err := k.err; err != nil {
+		k.err = nil
+		return StepInfo{}, err
+	}
+	k.steps++
+	if k.steps == k.retuneAt {
+		if err := k.tune(rng, fmt.Sprintf("the retained theta of step %d", k.steps)); err != nil {
+			return StepInfo{}, err
+		}
+	}
+	d, S, nk := k.d, k.S, k.k
+	copy(k.z[:d], k.cur)
+	copy(k.th[:nk], k.theta)
+	k.lt[0] = k.curLT
+	k.q.kTheta.Sample(rng, k.th[nk:], k.eps[nk:])
+	for b := 1; b < S; b++ {
+		row, th := k.z[b*d:(b+1)*d], k.th[b*nk:(b+1)*nk]
+		copy(row, k.cur)
+		k.setTheta(row, th)
+		k.ss.SetStatics(th)
+		if k.pf.Sweep(rng, false) {
+			k.lz[b] = k.pf.LogZ
+		} else {
+			k.lz[b] = math.Inf(-1) // the filter's weights all vanished: Zhat = 0
+		}
+		k.setState(row, k.pf.Reference())
+		k.lxy[b] = k.stateLogDensity(row)
+	}
+	k.ss.SetStatics(k.theta)
+	k.p.Target.LogJoint(k.z[d:], k.lp[1:])
+	k.lq[0] = k.q.kTheta.LogQ(k.th[:nk])
+	for b := 1; b < S; b++ {
+		k.lq[b] = k.q.kTheta.LogQNoise(k.th[b*nk:(b+1)*nk], k.eps[b*nk:(b+1)*nk])
+		switch {
+		case math.IsInf(k.lz[b], -1):
+			k.lt[b] = math.Inf(-1)
+		default:
+			k.lt[b] = k.lp[b] - k.lxy[b] + k.lz[b]
+			if math.IsNaN(k.lt[b]) || math.IsInf(k.lt[b], 1) {
+				return StepInfo{}, k.p.NaNError(k.z[b*d : (b+1)*d])
+			}
+		}
+	}
+	for b := range S {
+		k.lw[b] = k.lt[b] - k.lq[b]
+	}
+	_, ess, ok := resample.Normalise(k.lw, k.w)
+	if !ok {
+		return StepInfo{Degenerate: true}, nil
+	}
+	j := resample.Categorical(rng, k.w)
+	if j == 0 {
+		k.curLT = k.lt[0]
+		return StepInfo{ESS: ess}, nil
+	}
+	diff := 0
+	row := k.z[j*d : (j+1)*d]
+	for _, p := range k.states {
+		if row[p] != k.cur[p] {
+			diff++
+		}
+	}
+	copy(k.cur, row)
+	k.getTheta(k.cur, k.theta)
+	k.curLT = k.lt[j]
+	k.ss.SetStatics(k.theta)
+	return StepInfo{Changed: true, ESS: ess, FracDiff: float64(diff) / float64(k.T)}, nil
+}
+
+// condition refreshes the retained (x, Zhat) given theta by a conditional
+// SMC sweep with the retained trajectory as its reference: the filter's
+// variables are drawn from their conditional on the extended space, so
+// this Gibbs move keeps the posterior invariant (it is particle Gibbs's
+// state block). Refresh uses it when the model's params, and with them the
+// stored estimate, changed.
+func (k *PMCIS) condition(rng *rand.Rand) error {
+	k.ss.SetStatics(k.theta)
+	x := k.z[:k.T] // scratch: the reference in the filter's layout
+	for t, p := range k.states {
+		x[t] = k.cur[p]
+	}
+	k.pf.SetReference(x)
+	if !k.pf.Sweep(rng, true) {
+		return nil // degenerate: keep the retained state and estimate
+	}
+	k.setState(k.cur, k.pf.Reference())
+	lt, err := k.logTarget(k.cur, k.pf.LogZ)
+	if err != nil {
+		return err
+	}
+	k.curLT = lt
+	return nil
+}
+
+// Weighted is the retained row with weight 1: MSC's score step climbs at
+// the chain's draw.
+func (k *PMCIS) Weighted() ([]float64, []float64) { return k.cur, k.one }
+
+// Retained is the retained latent vector.
+func (k *PMCIS) Retained() []float64 { return k.cur }
+
+// Refresh recomputes the retained estimate after the params changed, by a
+// conditional sweep (condition).
+func (k *PMCIS) Refresh() {
+	if k.rng == nil {
+		return
+	}
+	k.err = k.condition(k.rng)
+}
