@@ -176,7 +176,8 @@ func (f *Fitted) summarize(o *plan, elapsed time.Duration) *Summary {
 		Diagnostics: Diagnostics{ChangeRate: res.ChangeRate, ChangeRateLast: res.ChangeRateLast, MeanESS: res.MeanESS, AllInfIters: res.Degenerate,
 			RhatMax: nan, ChainSpreadMax: nan, Khat: nan, KhatQ: nan, ESSBulkMin: nan, StoppedByRule: res.StoppedByRule},
 	}
-	sum.Notes = append(sum.Notes, m.Notes...) // remarks on the model itself
+	sum.Notes = append(sum.Notes, m.Notes...)   // remarks on the model itself
+	sum.Notes = append(sum.Notes, res.Notes...) // and the kernel's on its choices
 	if alias := aliasOf(o.method.name, o.proposal); alias != "" {
 		sum.Method = alias
 	}

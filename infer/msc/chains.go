@@ -572,6 +572,12 @@ func (e *evaluator) combine(res *Result) {
 			}
 			res.Warnings = append(res.Warnings, w)
 		}
+		for _, n := range r.Notes {
+			if C > 1 {
+				n = fmt.Sprintf("chain %d: %s", i+1, n)
+			}
+			res.Notes = append(res.Notes, n)
+		}
 	}
 	for j := range res.ChainSD {
 		res.ChainSD[j] = math.Sqrt(math.Max(0, res.ChainSD[j]-res.ChainMean[j]*res.ChainMean[j]))

@@ -54,6 +54,12 @@ type Kernel interface {
 	Refresh()
 }
 
+// Noter is a kernel with remarks for the run's notes: what it chose at run
+// time and why (the pmcis kernel's particle number).
+type Noter interface {
+	Notes() []string
+}
+
 // GradientKernel is a kernel that computes its own gradient of the
 // variational objective (ADVI's reparameterisation gradient) instead of
 // the weighted score.

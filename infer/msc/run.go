@@ -393,6 +393,8 @@ type Result struct {
 	// notMixing is 1 + the index in Warnings of the kernel's mixing
 	// warning (0: none), which RunChains merges over the chains.
 	notMixing int
+	// Notes are the kernel's remarks on what it chose (a Noter's).
+	Notes []string
 
 	// Unidentified, when the chains of a state-space run with params did
 	// not agree, says along which combination of params the likelihood is
@@ -780,6 +782,9 @@ func (c *chain) finish(res *Result) {
 	last := 0
 	res.ChangeRateLast, last = l.win.ChangeRate(iters - max(1, iters/10) + 1)
 	res.Degenerate = l.degenerate
+	if nt, ok := l.k.(Noter); ok {
+		res.Notes = append(res.Notes, nt.Notes()...)
+	}
 	res.Reported = fmt.Sprintf("average of iterations %d-%d (%d iterates)", first, iters, n)
 	if l.k.Markov() && res.ChangeRateLast < MixingThreshold && iters > 0 {
 		res.Warnings = append(res.Warnings, mixingWarning(l, res.ChangeRateLast, last, nil, 1, nil))
