@@ -30,9 +30,12 @@
 //     filter of the SMC baseline) and PG (particle Gibbs within MSC, for
 //     static latents beside a state: CSMC for the state given them, CIS and
 //     random-walk steps for them given the state and given its noise, with
-//     the PGFamily over both; pg.go) here, IS and ADVI in infer/baselines,
-//     and the kalman kernel (CIS over statics whose state a Kalman filter
-//     integrates out, KernelSpec.Marginal) in infer/lgssm.
+//     the PGFamily over both; pg.go), PMCIS (particle-marginal CIS for the
+//     same models: draws of q(theta) weighed by a particle filter's
+//     likelihood estimate, the retained theta with its stored estimate;
+//     pmcis.go) here, IS and ADVI in infer/baselines, and the kalman kernel
+//     (CIS over statics whose state a Kalman filter integrates out,
+//     KernelSpec.Marginal) in infer/lgssm.
 //     Each registers a KernelSpec (RegisterKernel): its constructor, what
 //     it needs of the Problem (Needs, checked by NewKernel before it is
 //     built), the method it implements and its Priority among that

@@ -41,6 +41,9 @@ const (
 	pmMaxParticleSteps = 1 << 22
 	pmTuneFilters      = 16
 	pmRetuneStep       = 100
+	// pmTargetVar is the variance of log Zhat that N aims at (Doucet et
+	// al. 2015's optimum for a pseudo-marginal chain, about 1)
+	pmTargetVar = 1.0
 )
 
 // PMCIS is particle-marginal conditional importance sampling within MSC for
@@ -227,19 +230,19 @@ func (k *PMCIS) tune(rng *rand.Rand, where string, most int) error {
 		}
 		v = k.logZVariance(rng)
 		tried = append(tried, fmt.Sprintf("%.3g at N = %d", v, n))
-		if v >= 0.5 && v <= 2 {
+		if v >= pmTargetVar/2 && v <= 2*pmTargetVar {
 			break
 		}
 		next := min(most, k.maxParticles())
 		if !math.IsInf(v, 0) && !math.IsNaN(v) {
-			next = min(next, max(pmMinParticles, int(math.Ceil(float64(n)*v))))
+			next = min(next, max(pmMinParticles, int(math.Ceil(float64(n)*v/pmTargetVar))))
 		}
 		if next == n {
 			break
 		}
 		n = next
 	}
-	note := fmt.Sprintf("pmcis: N = %d particles per filter, chosen at %s (the variance of the log-likelihood estimate over %d filters: %s; aim about 1)", k.N, where, pmTuneFilters, strings.Join(tried, ", "))
+	note := fmt.Sprintf("pmcis: N = %d particles per filter, chosen at %s (the variance of the log-likelihood estimate over %d filters: %s; aim about %g)", k.N, where, pmTuneFilters, strings.Join(tried, ", "), pmTargetVar)
 	if k.initNote == "" {
 		k.initNote = note
 	} else {
