@@ -461,8 +461,8 @@ var gewekeKernels = []gewekeKernel{
 	}},
 }
 
-// pmcisFor builds the pmcis kernel for m with q(theta) fixed, the
-// bootstrap proposal and n particles (no retuning).
+// pmcisFor builds the pmcis kernel for m with q(theta) fixed, its own
+// (bootstrap) proposal and n particles (no retuning).
 func pmcisFor(t *testing.T, m *gewekeLL, n int) *PMCIS {
 	f, err := NewPGFamily(m.problem(), gewekeQ(t, m.a))
 	require.NoError(t, err)

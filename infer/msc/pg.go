@@ -127,19 +127,7 @@ func NewPGFamily(p *Problem, theta Sampler) (*PGFamily, error) {
 	if err := p.Check("the particle-gibbs family", CapStatics); err != nil {
 		return nil, err
 	}
-	var prop Family
-	var err error
-	if ss, ok := p.Statics.Given().(GaussianStateSpace); ok {
-		var tw *Twisted
-		if tw, err = NewTwisted(ss); err == nil {
-			for t := range tw.LogDiag {
-				tw.LogDiag[t] = pgTwistStart
-			}
-			prop = tw
-		}
-	} else {
-		prop, err = NewARProposal(p.Statics.Given())
-	}
+	prop, err := startProposal(p.Statics.Given())
 	if err != nil {
 		return nil, err
 	}
@@ -153,6 +141,24 @@ func NewPGFamily(p *Problem, theta Sampler) (*PGFamily, error) {
 	}
 	f.init()
 	return f, nil
+}
+
+// startProposal is the state proposal at particle Gibbs's start: for a
+// Gaussian transition the twisted proposal at pgTwistStart (the bootstrap
+// proposal, nearly), the per-step one otherwise.
+func startProposal(given GeneralStateSpace) (Family, error) {
+	ss, ok := given.(GaussianStateSpace)
+	if !ok {
+		return NewARProposal(given)
+	}
+	tw, err := NewTwisted(ss)
+	if err != nil {
+		return nil, err
+	}
+	for t := range tw.LogDiag {
+		tw.LogDiag[t] = pgTwistStart
+	}
+	return tw, nil
 }
 
 func (f *PGFamily) init() {

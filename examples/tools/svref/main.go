@@ -103,6 +103,12 @@ func run() error {
 	if c.calib != "" {
 		return calibrate(c, y)
 	}
+	// the selected states are the daily series'; a shorter series (the
+	// monthly one) keeps those it has and its last
+	c.selectedXs = slices.DeleteFunc(c.selectedXs, func(t int) bool { return t > len(y) })
+	if last := len(y); c.selectedXs[len(c.selectedXs)-1] != last {
+		c.selectedXs = append(c.selectedXs, last)
+	}
 	// Dispersed starting points (phi, sigma, mu): about three posterior
 	// sds around the bulk found by a pilot run (phi ~ 0.92, sigma ~ 0.43,
 	// mu ~ -2.1; sds about 0.02, 0.05, 0.12).
