@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mscppl/mscppl/infer/lgssm"
+	"github.com/mscppl/mscppl/infer/pmcis"
 	"github.com/mscppl/mscppl/infer/msc"
 	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/ir/explain"
@@ -166,13 +167,18 @@ func tapeCost(c *lower.Compiled) float64 {
 	return 0
 }
 
-// StateSpacePath is lgssm.Path for mscppl check ("" without statics
-// beside a state).
+// StateSpacePath says for mscppl check which path a run of a model with
+// statics beside a state takes, and why: lgssm.Path when the state enters
+// linearly and Gaussian given them, pmcis.Path otherwise ("" without
+// statics beside a state).
 func StateSpacePath(c *lower.Compiled) string {
 	if lower.StaticStateSpaceOf(c) == nil {
 		return ""
 	}
 	p := newProblem(c)
 	problemsMade.Add(-1) // not a run's
+	if !p.Linear {
+		return pmcis.Path(p)
+	}
 	return lgssm.Path(p)
 }

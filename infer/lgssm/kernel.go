@@ -22,7 +22,7 @@ func init() {
 	})
 	msc.RegisterKernel(msc.KernelSpec{
 		Name: "kalman", Help: "for static latents beside a state that enters linearly and Gaussian given them: CIS over the statics with the state integrated out by a Kalman filter, the state drawn exactly given them (FFBS)",
-		Method: "msc", Priority: 3, Needs: msc.CapLogJoint | msc.CapStatics | msc.CapLinearStatics, Markov: true, Marginal: true,
+		Method: "msc", Priority: 4, Needs: msc.CapLogJoint | msc.CapStatics | msc.CapLinearStatics, Markov: true, Marginal: true,
 		Optimizers: []msc.Optimizer{msc.Natural, msc.RM, msc.Adam},
 		New: func(p *msc.Problem, q msc.Family, S int, _ msc.KernelOptions) (msc.Kernel, error) {
 			f, ok := q.(*KalmanFamily)
@@ -86,13 +86,10 @@ func NewFamilyFor(p *msc.Problem, family string, initMean []float64) (*KalmanFam
 	return q, err
 }
 
-// Path says how a run takes p, a model with static latents beside its
-// state, for mscppl check: by the Kalman marginal when the state enters
-// linearly and Gaussian given them, else by particle Gibbs, and why.
+// Path says how a run takes p, a model with static latents beside a state
+// that enters linearly and Gaussian given them, for mscppl check: by the
+// Kalman marginal, and why (infer/pmcis.Path says it for the others).
 func Path(p *msc.Problem) string {
-	if !p.Linear {
-		return fmt.Sprintf("state space: particle Gibbs (CSMC for the state given the statics, CIS for them given it); the Kalman marginal does not apply: %v", p.NotLinear)
-	}
 	statics := fmt.Sprintf("%d statics", len(p.Statics.Statics()))
 	if len(p.Statics.Statics()) == 1 {
 		statics = "1 static"

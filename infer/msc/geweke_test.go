@@ -411,22 +411,6 @@ var gewekeKernels = []gewekeKernel{
 			return f.NaturalStep(z, w, Defaults.LRNatural*math.Pow(1+float64(it)/Defaults.DecayScale, -Defaults.DecayExp))
 		})
 	}},
-	{name: "pmcis", build: func(t *testing.T, m *gewekeLL, S int) func(*rand.Rand, []float64) {
-		// particle-marginal CIS with q(theta) fixed and S bootstrap
-		// particles per filter (few, so that log Zhat's variance, about
-		// 1 at unit scale, matters). y changed between cycles, and with
-		// it the retained estimate: a conditional sweep at (theta, x)
-		// draws the filter's variables from their conditional on the
-		// extended space for the new y (condition, the kernel's Refresh)
-		k := pmcisFor(t, m, S)
-		return pmcisStep(k, func(rng *rand.Rand) error {
-			if err := k.condition(rng); err != nil {
-				return err
-			}
-			_, err := k.Step(rng)
-			return err
-		})
-	}},
 	{name: "pg-state-block", fastOnly: true, build: func(t *testing.T, m *gewekeLL, S int) func(*rand.Rand, []float64) {
 		// block 1 with block 3 (block 1 alone never moves the statics,
 		// and they have no exact conditional draw). Fast tier only: at
@@ -459,30 +443,6 @@ var gewekeKernels = []gewekeKernel{
 			return err
 		})
 	}},
-}
-
-// pmcisFor builds the pmcis kernel for m with q(theta) fixed, its own
-// (bootstrap) proposal and n particles (no retuning).
-func pmcisFor(t *testing.T, m *gewekeLL, n int) *PMCIS {
-	f, err := NewPGFamily(m.problem(), gewekeQ(t, m.a))
-	require.NoError(t, err)
-	k, err := NewPMCIS(m.problem(), f, n)
-	require.NoError(t, err)
-	require.NoError(t, k.setParticles(n))
-	k.retuneAt = 0
-	return k
-}
-
-// pmcisStep steps the pmcis kernel k by run on z.
-func pmcisStep(k *PMCIS, run func(rng *rand.Rand) error) func(rng *rand.Rand, z []float64) {
-	return func(rng *rand.Rand, z []float64) {
-		copy(k.cur, z)
-		k.getTheta(k.cur, k.theta)
-		if err := run(rng); err != nil {
-			panic(err)
-		}
-		copy(z, k.cur)
-	}
 }
 
 // csmcStep steps a CSMC kernel on z's states.

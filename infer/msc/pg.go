@@ -127,7 +127,7 @@ func NewPGFamily(p *Problem, theta Sampler) (*PGFamily, error) {
 	if err := p.Check("the particle-gibbs family", CapStatics); err != nil {
 		return nil, err
 	}
-	prop, err := startProposal(p.Statics.Given())
+	prop, err := StartProposal(p.Statics.Given())
 	if err != nil {
 		return nil, err
 	}
@@ -143,10 +143,10 @@ func NewPGFamily(p *Problem, theta Sampler) (*PGFamily, error) {
 	return f, nil
 }
 
-// startProposal is the state proposal at particle Gibbs's start: for a
+// StartProposal is the state proposal at particle Gibbs's start: for a
 // Gaussian transition the twisted proposal at pgTwistStart (the bootstrap
 // proposal, nearly), the per-step one otherwise.
-func startProposal(given GeneralStateSpace) (Family, error) {
+func StartProposal(given GeneralStateSpace) (Family, error) {
 	ss, ok := given.(GaussianStateSpace)
 	if !ok {
 		return NewARProposal(given)
@@ -221,6 +221,10 @@ func (f *PGFamily) average() error {
 	f.nseg = 0
 	return err
 }
+
+// KernelTheta is the q(theta) the kernels propose from: the average of
+// q(theta)'s iterates over the last completed segment of steps.
+func (f *PGFamily) KernelTheta() Sampler { return f.kTheta }
 
 func (f *PGFamily) Name() string   { return "particle-gibbs" }
 func (f *PGFamily) Dim() int       { return f.d }
@@ -513,6 +517,30 @@ func (k *PG) Step(rng *rand.Rand) (StepInfo, error) {
 		changed = changed || moved
 	}
 	return StepInfo{Changed: changed, ESS: ess, FracDiff: k.csmc.FracDiff, Degenerate: !ok}, nil
+}
+
+// SetRetained makes z the retained latent vector (another kernel's,
+// when a kernel hands its chain on).
+func (k *PG) SetRetained(z []float64) {
+	copy(k.cur, z)
+	k.getTheta(k.cur, k.theta)
+}
+
+// MoveStatics moves the statics of z given its state by blocks 2 and 3
+// (the centred CIS step and, for a Gaussian transition, the non-centred
+// one), each leaving the posterior invariant, and reports whether they
+// moved: the local moves that particle-marginal kernels (infer/pmcis)
+// interleave with theirs.
+func (k *PG) MoveStatics(rng *rand.Rand, z []float64) (bool, error) {
+	k.SetRetained(z)
+	_, moved, err := k.centredBlock(rng)
+	if err == nil && k.gss != nil {
+		var m bool
+		m, err = k.nonCentred(rng)
+		moved = moved || m
+	}
+	copy(z, k.cur)
+	return moved, err
 }
 
 // stateBlock is block 1: a CSMC sweep for the state given theta, the
