@@ -6,8 +6,8 @@ import (
 	"sync/atomic"
 
 	"github.com/mscppl/mscppl/infer/lgssm"
-	"github.com/mscppl/mscppl/infer/pmcis"
 	"github.com/mscppl/mscppl/infer/msc"
+	"github.com/mscppl/mscppl/infer/pmcis"
 	"github.com/mscppl/mscppl/ir"
 	"github.com/mscppl/mscppl/ir/explain"
 	"github.com/mscppl/mscppl/ir/lower"
