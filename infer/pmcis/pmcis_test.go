@@ -143,3 +143,66 @@ func TestPMCISTune(t *testing.T) {
 	require.Greater(t, v32, 10.0, "the test needs a variance far above 1 at the start")
 	require.True(t, vn > 0.17 && vn < 10, "the variance at the chosen N = %d is %.3g, not about 1", n, vn)
 }
+
+// TestGewekeChoice is the one-step Geweke test of the pgpm kernel, its
+// pilot shortened: for each exact draw (theta, x, y), Init runs the pilot
+// on y (particle Gibbs for at = 8 steps, its statics over steps 5-8
+// measuring it, then 4 trial pmcis steps), the chosen kernel takes (theta,
+// x) as its retained draw (pmcis draws its filter's variables given it)
+// and steps twice. The choice depends on y and the pilot, not on (theta,
+// x), so the steps must leave p(theta, x | y) invariant whichever kernel
+// was chosen. Both are (with particle Gibbs's work per step counted 10 S T,
+// not 3 S T: at T = 3 pmcis's least work, 8 particles per filter, is
+// otherwise hardly ever the less); the counts are logged and each must be
+// at least 5%.
+func TestGewekeChoice(t *testing.T) { testGewekeChoice(t, 2000) }
+
+// TestGewekeChoiceLong is the long tier's, with 30000 replicates.
+func TestGewekeChoiceLong(t *testing.T) {
+	testtier.Skip(t)
+	testGewekeChoice(t, 30000)
+}
+
+func testGewekeChoice(t *testing.T, reps int) {
+	const at, after = 8, 2
+	for si, sc := range gewekess.Scales {
+		t.Run(sc.Name, func(t *testing.T) {
+			m := gewekess.NewModel(sc, 3, 1)
+			rng := rand.New(rand.NewPCG(uint64(40+si), 5))
+			m.Sample(rng, make([]float64, m.Dim()))
+			p := &msc.Problem{Dim: m.Dim(), Target: m, Statics: m}
+			theta := msc.NewFullRank(2)
+			la := math.Log(m.A0)
+			require.NoError(t, theta.SetMoments([]float64{la - 0.3, la - 0.9}, []float64{1.2, 0.3, 0.3, 1}))
+			f, err := msc.NewPGFamily(p, theta)
+			require.NoError(t, err)
+			c, err := NewChoice(p, f, 4)
+			require.NoError(t, err)
+			c.at, c.trials, c.pgWork = at, 4, 10
+			chosePM := 0
+			scores := gewekess.OneStep(m, rng, reps, func(z []float64) []float64 {
+				c.use = c.pg
+				require.NoError(t, c.Init(rng))
+				require.NotEmpty(t, c.note)
+				if c.use == msc.Kernel(c.pm) {
+					chosePM++
+				}
+				require.NoError(t, c.setRetained(rng, z))
+				for range after {
+					_, err := c.Step(rng)
+					require.NoError(t, err)
+				}
+				return c.Retained()
+			})
+			t.Logf("pmcis chosen in %d of %d replicates", chosePM, reps)
+			require.True(t, chosePM > reps/20 && chosePM < reps-reps/20, "both kernels must be chosen often enough to be tested: pmcis %d of %d", chosePM, reps)
+			for _, s := range m.Stats() {
+				if z := scores[s.Name]; math.Abs(z) > gewekess.ZMax || math.IsNaN(z) {
+					t.Errorf("one-step z-score %.2f for %s (|z| <= %.1f when the kernel leaves p(theta, x | y) invariant)", z, s.Name, gewekess.ZMax)
+				}
+			}
+			worst, at := gewekess.Worst(scores)
+			t.Logf("largest |z|: %+.2f (%s)", worst, at)
+		})
+	}
+}
