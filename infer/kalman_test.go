@@ -283,8 +283,8 @@ func TestKalmanNotTaken(t *testing.T) {
 			require.ErrorContains(t, p.NotLinear, c.reason)
 			k, err := msc.ChooseKernel("msc", p, msc.KernelOptions{})
 			require.NoError(t, err)
-			require.Equal(t, "pg", k.Name)
-			require.Contains(t, StateSpacePath(m.Comp), "particle Gibbs (CSMC for the state given the statics, CIS for them given it); the Kalman marginal does not apply: ")
+			require.Equal(t, "pgpm", k.Name)
+			require.Contains(t, StateSpacePath(m.Comp), "particle Gibbs (CSMC for the state given the statics, CIS for them given it) or pseudo-marginal CIS (pmcis: the statics weighed by a particle filter's likelihood), whichever a pilot of 512 particle Gibbs steps at each chain's start measures cheaper per independent draw of the statics (the run's notes give both measurements; --kernel pg or pmcis forces one); the Kalman marginal does not apply: ")
 		})
 	}
 	// and the cases that qualify take the kalman kernel

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mscppl/mscppl/infer/lgssm"
 	"github.com/mscppl/mscppl/infer/msc"
+	"github.com/mscppl/mscppl/infer/pmcis"
 	"github.com/mscppl/mscppl/internal/kalman"
 )
 
@@ -247,7 +248,7 @@ func TestKalmanVAR2NotLinear(t *testing.T) {
 			require.NotNil(t, p.Statics)
 			require.False(t, p.Linear)
 			require.ErrorContains(t, p.NotLinear, c.reason)
-			require.Contains(t, lgssm.Path(p), "state space: particle Gibbs")
+			require.Contains(t, pmcis.Path(p), "state space: particle Gibbs (CSMC for the state given the statics, CIS for them given it; the pseudo-marginal kernel pmcis takes a scalar state, this one has 2 components)")
 			_, err = lgssm.NewKalmanFamily(p, msc.NewFullRank(2))
 			require.NoError(t, err)
 		})
