@@ -134,19 +134,6 @@ func (c *Choice) Init(rng *rand.Rand) error {
 // Step steps the kernel chosen.
 func (c *Choice) Step(rng *rand.Rand) (msc.StepInfo, error) { return c.use.Step(rng) }
 
-// setRetained makes z the chosen kernel's retained draw (pmcis draws its
-// filter's variables given it by a conditional sweep).
-func (c *Choice) setRetained(rng *rand.Rand, z []float64) error {
-	if c.use != msc.Kernel(c.pm) {
-		c.pg.SetRetained(z)
-		return nil
-	}
-	copy(c.pm.cur, z)
-	c.pm.getTheta(c.pm.cur, c.pm.theta)
-	c.pm.rng = rng
-	return c.pm.condition(rng)
-}
-
 // choose measures pmcis from particle Gibbs's retained draw and keeps the
 // kernel with less work per independent draw.
 func (c *Choice) choose(rng *rand.Rand) error {

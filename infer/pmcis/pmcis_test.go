@@ -206,3 +206,16 @@ func testGewekeChoice(t *testing.T, reps int) {
 		})
 	}
 }
+
+// setRetained makes z the chosen kernel's retained draw (pmcis draws its
+// filter's variables given it by a conditional sweep).
+func (c *Choice) setRetained(rng *rand.Rand, z []float64) error {
+	if c.use != msc.Kernel(c.pm) {
+		c.pg.SetRetained(z)
+		return nil
+	}
+	copy(c.pm.cur, z)
+	c.pm.getTheta(c.pm.cur, c.pm.theta)
+	c.pm.rng = rng
+	return c.pm.condition(rng)
+}
