@@ -43,6 +43,7 @@ var exprAfter = map[string]bool{"+": true, "-": true, "*": true, "/": true, "^":
 type item struct {
 	pos, end            lexer.Position
 	semi, isFor, isDecl bool
+	bare                bool // an expression alone, not a call (Stmt.bare)
 	loop                *For
 }
 
@@ -56,6 +57,7 @@ func blockItems(items []*Item) []item {
 		if it.Stmt != nil {
 			out[k].semi, out[k].loop = it.Stmt.Semi, it.Stmt.For
 			out[k].isFor = it.Stmt.Braced()
+			out[k].bare = it.Stmt.bare()
 		}
 	}
 	return out
@@ -64,7 +66,7 @@ func blockItems(items []*Item) []item {
 func loopItems(body []*Stmt) []item {
 	out := make([]item, len(body))
 	for k, st := range body {
-		out[k] = item{pos: st.Pos, end: st.EndPos, semi: st.HasSemi(), loop: st.For, isFor: st.Braced()}
+		out[k] = item{pos: st.Pos, end: st.EndPos, semi: st.HasSemi(), loop: st.For, isFor: st.Braced(), bare: st.bare()}
 	}
 	return out
 }
@@ -146,6 +148,9 @@ func (s *scanned) translate(err error, f *File) *Error {
 	}
 	if strings.Contains("+-*/^", s.text(i)) && s.tildeCall(i) && s.tok(i).line == s.tok(i-1).line {
 		return s.errTok(i, "the right of \"~\" is a single distribution, as in y ~ normal(mu + 1, sigma)", "unexpected %s after the distribution", s.desc(i))
+	}
+	if p := w.prev; p != nil && p.bare {
+		return s.missingTilde(s.index(p.end.Offset), where{kind: w.kind, inLoop: w.inLoop, start: s.index(p.pos.Offset)})
 	}
 	if p := w.prev; p != nil && (w.start < i || w.start == i && !s.isEOF(i) && !strings.Contains(")]}", s.text(i))) {
 		if e := s.separated(p.end.Offset, s.tok(w.start).off, p.semi, p.isFor, p.isDecl, w.kind, w.inLoop); e != nil {
