@@ -60,3 +60,21 @@ func TestVoidFunctions(t *testing.T) {
 		})
 	}
 }
+
+// TestVoidRecursionRefused: a void function that calls itself is refused
+// at the recursive call (calls are inlined), naming the function.
+func TestVoidRecursionRefused(t *testing.T) {
+	src := `functions {
+  void down_lp(int n) {
+    if (n > 0) { target += -1; down_lp(n - 1); }
+  }
+}
+parameters { real mu; }
+model {
+  down_lp(3);
+  mu ~ normal(0, 1);
+}
+`
+	_, err := infer.LoadSource("r.stan", []byte(src), "")
+	require.ErrorContains(t, err, "r.stan:3:32: calls of down_lp nest more than 32 deep; recursive functions are not supported")
+}
