@@ -46,6 +46,9 @@ func (s *scanned) checkTree(f *File, partial bool) *Error {
 					return e
 				}
 			}
+			if it.Stmt != nil && it.Stmt.bare() && b.Kind == "functions" {
+				return s.errTok(s.index(it.EndPos.Offset), hintFunction, "a function is written as in mscppl, not Stan")
+			}
 			if it.Stmt != nil && it.Stmt.bare() && b.Kind != "infer" {
 				return s.missingTilde(s.index(it.EndPos.Offset), where{kind: b.Kind, start: s.index(it.Pos.Offset)})
 			}

@@ -19,13 +19,14 @@ import (
 // the error is in and where the item being parsed starts).
 
 const (
-	hintStmt    = `a statement is "x ~ dist(...)" or "name = expr"`
-	hintSetting = "a setting is name = value, as in samples = 10"
-	hintLoop    = "a loop is for t in 1..T { ... } (both bounds included)"
-	hintSep     = `put each statement on its own line, or separate them with ";"`
-	hintFrom    = `write from "Column", from "V*" or from all except "A", "B"`
-	hintBounds  = "bounds are written <lower=a>, <upper=b> or <lower=a, upper=b>"
-	hintGrammar = "the grammar is described in the documentation of package lang"
+	hintStmt     = `a statement is "x ~ dist(...)" or "name = expr"`
+	hintSetting  = "a setting is name = value, as in samples = 10"
+	hintLoop     = "a loop is for t in 1..T { ... } (both bounds included)"
+	hintSep      = `put each statement on its own line, or separate them with ";"`
+	hintFrom     = `write from "Column", from "V*" or from all except "A", "B"`
+	hintBounds   = "bounds are written <lower=a>, <upper=b> or <lower=a, upper=b>"
+	hintGrammar  = "the grammar is described in the documentation of package lang"
+	hintFunction = "write name(x: real, v: vector) -> real { statements; return expr }"
 )
 
 // itemParser is the same grammar started at Item; the bracket check of
@@ -595,7 +596,7 @@ func (s *scanned) unsupported(i int, open []int) *Error {
 		}
 	}
 	if len(open) > 0 && open[0] > 0 && s.text(open[0]-1) == "functions" {
-		return s.errTok(i, "write name(x: real, v: vector) -> real { statements; return expr }", "a function is written as in mscppl, not Stan")
+		return s.errTok(i, hintFunction, "a function is written as in mscppl, not Stan")
 	}
 	if j := s.lineStart(i); j >= 0 && j <= i && s.isIdent(j) && s.text(j) == "while" {
 		return s.errTok(j, "write while cond { ... }", "a while loop is written while cond { statements }")
