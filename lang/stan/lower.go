@@ -469,9 +469,7 @@ func (l *lowerer) stmt(s *Stmt, ctx context) []*lang.Stmt {
 	case s.If != nil:
 		out.If = l.ifStmt(s.If, s.EndPos, inner)
 	case s.Target != nil:
-		if l.fn != "" && !strings.HasSuffix(l.fn, "_lp") {
-			e := l.refuse(s.Pos, "target += in function %s: Stan allows it only in the model block and in functions whose names end in _lp", l.fn)
-			e.Hint = "rename the function " + l.fn + "_lp (and call it from the model block)"
+		if !l.targetAllowed("target +=", s.Pos) {
 			return nil
 		}
 		out.Target = l.expr(s.Target).e
@@ -608,6 +606,8 @@ func (l *lowerer) simple(sm *Simple, out *lang.Stmt) []*lang.Stmt {
 	lhs := l.expr(sm.LHS)
 	ns := &lang.Simple{Pos: sm.Pos, EndPos: sm.EndPos, LHS: lhs.e}
 	switch {
+	case sm.Tilde != nil && !l.targetAllowed("~", sm.Pos):
+		return nil
 	case sm.Tilde != nil:
 		ns.Tilde, _ = l.call(sm.Tilde)
 		if sm.Trunc != nil {
@@ -654,6 +654,18 @@ func (l *lowerer) simple(sm *Simple, out *lang.Stmt) []*lang.Stmt {
 	}
 	out.Simple = ns
 	return []*lang.Stmt{out}
+}
+
+// targetAllowed refuses a statement what (target += or ~) that adds to
+// the log density in a function whose name does not end in _lp (Stan's
+// rule), reporting whether it is allowed.
+func (l *lowerer) targetAllowed(what string, p lexer.Position) bool {
+	if l.fn == "" || strings.HasSuffix(l.fn, "_lp") {
+		return true
+	}
+	e := l.refuse(p, "%s in function %s: Stan allows it only in the model block and in functions whose names end in _lp", what, l.fn)
+	e.Hint = "rename the function " + l.fn + "_lp (and call it from the model block)"
+	return false
 }
 
 // minInt is the value of Stan's int variables before they are assigned

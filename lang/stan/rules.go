@@ -113,6 +113,9 @@ func (l *lowerer) checkAssign(lhs, rhs shape, op string, p lexer.Position) {
 		l.refuse(p, "the value (%s) does not have the type of the variable (%s)", rhs, lhs)
 	case lhs.arr == 0 && (lhs.base == "vector" && rhs.base == "row_vector" || lhs.base == "row_vector" && rhs.base == "vector"):
 		l.refuse(p, "the value (%s) does not have the type of the variable (%s)", rhs, lhs)
+	case lhs.arr == 0 && rhs.arr == 0 && (op == "=" || op == "+=" || op == "-=") && (lhs.base == "matrix") != (rhs.base == "matrix") && lhs.nonScalar() && rhs.nonScalar():
+		// a matrix and a vector (aa[J, 1] += bb[1:2, 1:2])
+		l.refuse(p, "the value (%s) does not have the type of the variable (%s)", rhs, lhs)
 	case lhs.arr > 0 && op != "=":
 		l.refuse(p, "%s is not defined on arrays in Stan", op)
 	case (op == ".*=" || op == "./=") && lhs.scalar():
