@@ -10,17 +10,18 @@ import (
 )
 
 // TestVoidFunctions: a Stan program that calls a void function as a
-// statement (an _lp function adding to target, one with an early return
-// in an if, a validation helper that rejects) has the log density of the
+// statement (an _lp function adding to target, in the model block or the
+// transformed parameters, one with an early return in an if, a
+// validation helper that rejects) has the log density of the
 // same program written inline, at several points; and the text mscppl
 // translate prints (-> void, the call on a line of its own) parses again
 // to the same log density.
 func TestVoidFunctions(t *testing.T) {
 	const params = "parameters { real mu; vector[2] v; }\n"
-	cases := []struct{ name, funcs, model, inline string }{
+	cases := []struct{ name, funcs, model, inline, tp, tpInline string }{
 		{"lp", `void prior_lp(real m, vector w, real s) { target += normal_lpdf(m | 0, s); w ~ normal(m, 1); }`,
 			`prior_lp(mu, v, 2);`,
-			`target += normal_lpdf(mu | 0, 2); v ~ normal(mu, 1);`},
+			`target += normal_lpdf(mu | 0, 2); v ~ normal(mu, 1);`, "", ""},
 		{"early return", `void tail_lp(real m, vector w) {
   if (m > 0) { target += -m; return; }
   else if (m < -1) { target += 2 * m; return; }
@@ -28,20 +29,25 @@ func TestVoidFunctions(t *testing.T) {
 }`,
 			`tail_lp(mu, v); tail_lp(v[2], v);`,
 			`if (mu > 0) target += -mu; else if (mu < -1) target += 2 * mu; else target += -square(v[1]);
-  if (v[2] > 0) target += -v[2]; else if (v[2] < -1) target += 2 * v[2]; else target += -square(v[1]);`},
+  if (v[2] > 0) target += -v[2]; else if (v[2] < -1) target += 2 * v[2]; else target += -square(v[1]);`, "", ""},
 		{"return at the end", `void two_lp(real m) { target += -square(m); return; }`,
 			`two_lp(mu); two_lp(v[1]); v[2] ~ normal(0, 1);`,
-			`target += -square(mu); target += -square(v[1]); v[2] ~ normal(0, 1);`},
+			`target += -square(mu); target += -square(v[1]); v[2] ~ normal(0, 1);`, "", ""},
+		{"transformed parameters", `void jac_lp(real m) { target += m; }`,
+			`s ~ exponential(1); v ~ normal(0, 1);`,
+			`s ~ exponential(1); v ~ normal(0, 1); target += mu;`,
+			"transformed parameters {\n  real s = exp(mu);\n  jac_lp(mu);\n}\n",
+			"transformed parameters {\n  real s = exp(mu);\n}\n"},
 		{"validation", `void check_finite(real m) { if (m > 100) reject("m is too large: ", m); }`,
 			`check_finite(mu); mu ~ normal(0, 1); v ~ normal(0, 1);`,
-			`mu ~ normal(0, 1); v ~ normal(0, 1);`},
+			`mu ~ normal(0, 1); v ~ normal(0, 1);`, "", ""},
 	}
 	points := [][]float64{{0.5, 1, -1}, {-1.5, 1.5, 0.2}, {-0.5, 0.2, -3}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			mv, err := infer.LoadSource("v.stan", []byte("functions {\n"+c.funcs+"\n}\n"+params+"model {\n  "+c.model+"\n}\n"), "")
+			mv, err := infer.LoadSource("v.stan", []byte("functions {\n"+c.funcs+"\n}\n"+params+c.tp+"model {\n  "+c.model+"\n}\n"), "")
 			require.NoError(t, err)
-			mi, err := infer.LoadSource("i.stan", []byte(params+"model {\n  "+c.inline+"\n}\n"), "")
+			mi, err := infer.LoadSource("i.stan", []byte(params+c.tpInline+"model {\n  "+c.inline+"\n}\n"), "")
 			require.NoError(t, err)
 			text := lang.FormatFile(mv.File)
 			require.Contains(t, text, "-> void {")
