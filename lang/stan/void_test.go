@@ -2,6 +2,8 @@ package stan_test
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/mscppl/mscppl/infer"
@@ -83,4 +85,38 @@ model {
 `
 	_, err := infer.LoadSource("r.stan", []byte(src), "")
 	require.ErrorContains(t, err, "r.stan:3:32: calls of down_lp nest more than 32 deep; recursive functions are not supported")
+}
+
+// TestVoidFunctionInData: a validation helper called in transformed data
+// and generated quantities runs once the data are bound: data it accepts
+// load, and data it rejects stop with its message, at the reject's line.
+func TestVoidFunctionInData(t *testing.T) {
+	src := []byte(`functions {
+  void check_pos(vector w) {
+    for (i in 1:rows(w)) {
+      if (w[i] <= 0) reject("w[", i, "] must be positive, got ", w[i]);
+    }
+  }
+  void show(real x) { print("x = ", x); }
+}
+data { int N; vector[N] y; }
+transformed data { check_pos(y); }
+parameters { real mu; }
+model { y ~ normal(mu, 1); }
+generated quantities { show(mu); }
+`)
+	dir := t.TempDir()
+	for _, c := range []struct{ data, err string }{
+		{`{"N": 2, "y": [1, 2]}`, ""},
+		{`{"N": 2, "y": [1, -2]}`, "d.stan:4:22: reject: w[2] must be positive, got -2 (at i = 2)"},
+	} {
+		path := filepath.Join(dir, "d.json")
+		require.NoError(t, os.WriteFile(path, []byte(c.data), 0o644))
+		_, err := infer.LoadSource("d.stan", src, path)
+		if c.err == "" {
+			require.NoError(t, err, c.data)
+		} else {
+			require.ErrorContains(t, err, c.err, c.data)
+		}
+	}
 }
