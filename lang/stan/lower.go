@@ -67,10 +67,14 @@ type lowerer struct {
 	funcs  map[string]shape
 	// voids are the void functions (in funcs too, with no shape)
 	voids map[string]bool
+	// anyVoid are the functions with a void definition (overloads too)
+	anyVoid map[string]bool
 	// stmtCall is the call of a void function being lowered as a
 	// statement (the one call of a void function that is not in an
 	// expression)
 	stmtCall *Call
+	// fnVoid is set while the body of a void function lowers
+	fnVoid bool
 	// dataNames are the variables of the data block
 	dataNames map[string]bool
 	// params are the shapes of the user functions' arguments
@@ -135,7 +139,7 @@ func (l *lowerer) note(p lexer.Position, format string, args ...any) {
 // transformed parameters into transformed, model into model, generated
 // quantities into derived and functions into functions.
 func Lower(p *Program, filename string) (*lang.File, lang.ErrorList, error) {
-	l := &lowerer{file: filename, funcs: map[string]shape{}, voids: map[string]bool{}, params: map[string][]shape{}, dataNames: map[string]bool{},
+	l := &lowerer{file: filename, funcs: map[string]shape{}, voids: map[string]bool{}, anyVoid: map[string]bool{}, params: map[string][]shape{}, dataNames: map[string]bool{},
 		blockVars: map[string]bool{}, dataArgs: map[string][]bool{}}
 	l.push()
 	f := &lang.File{Pos: p.Pos, EndPos: p.EndPos, Name: filename}
@@ -479,13 +483,13 @@ func (l *lowerer) stmt(s *Stmt, ctx context) []*lang.Stmt {
 		out.Continue = true
 	case s.Return != nil:
 		switch {
-		case s.Return.Value == nil && l.voids[l.fn]:
+		case s.Return.Value == nil && l.fnVoid:
 			out.Return = voidReturn
 			return []*lang.Stmt{out}
 		case s.Return.Value == nil:
 			l.refuse(s.Pos, "return without a value in %s, which is declared to return a value", l.fn)
 			return nil
-		case l.voids[l.fn]:
+		case l.fnVoid:
 			l.refuse(s.Pos, "%s is a void function, which returns no value: write return;", l.fn)
 			return nil
 		}
@@ -589,6 +593,10 @@ func (l *lowerer) simple(sm *Simple, out *lang.Stmt) []*lang.Stmt {
 			}
 			out.Message = l.message(kind, c)
 			return []*lang.Stmt{out}
+		}
+		if !l.voids[c.Name] && l.anyVoid[c.Name] {
+			l.refuse(sm.Pos, "%s has a void definition and one that returns a value: overloaded functions are not supported", c.Name)
+			return nil
 		}
 		if !l.voids[c.Name] {
 			l.refuse(sm.Pos, "%s returns a value: Stan calls only void functions as statements", c.Name)
@@ -813,12 +821,18 @@ func (l *lowerer) functions(fb *Functions) *lang.Block {
 		l.checkDensity(fd)
 		l.checkLibraryName(fd.Name, fd.Pos)
 		var res *lang.Param
+		_, overloaded := l.funcs[fd.Name]
 		if fd.Void {
-			l.funcs[fd.Name], l.voids[fd.Name] = shape{}, true
+			// (an overload of a function that returns a value is the IR's
+			// to refuse: a function defined twice)
+			l.voids[fd.Name] = !overloaded || l.voids[fd.Name]
+			l.funcs[fd.Name] = shape{}
+			l.anyVoid[fd.Name] = true
 		} else {
 			var rsh shape
 			res, rsh = l.argType(fd.Result)
 			l.funcs[fd.Name] = rsh
+			delete(l.voids, fd.Name)
 		}
 		l.checkName(fd.Name, fd.Pos, "function")
 		for _, s := range densitySuffixes {
@@ -834,7 +848,7 @@ func (l *lowerer) functions(fb *Functions) *lang.Block {
 			nf.Result = &lang.Type{Pos: fd.Result.Pos, IsArray: res.Array, Unsized: res.Commas, Base: res.Base}
 		}
 		l.push()
-		l.fn = fd.Name
+		l.fn, l.fnVoid = fd.Name, fd.Void
 		l.params[fd.Name] = nil
 		l.args = map[string]bool{}
 		l.dataArgs[fd.Name] = nil
@@ -859,7 +873,7 @@ func (l *lowerer) functions(fb *Functions) *lang.Block {
 		} else {
 			nf.Body = singleReturn(nf.Body, res.Base, !res.Array && (res.Base == lang.BaseInt || res.Base == lang.BaseReal), fd.EndPos)
 		}
-		l.fn, l.args = "", nil
+		l.fn, l.fnVoid, l.args = "", false, nil
 		l.pop()
 		b.Items = append(b.Items, &lang.Item{Pos: fd.Pos, EndPos: fd.EndPos, Func: nf})
 	}
