@@ -59,13 +59,16 @@ type Item struct {
 }
 
 // FuncDef is a user function in the functions block:
-// name(x: real, v: vector) -> real { statements; return expr }.
+// name(x: real, v: vector) -> real { statements; return expr }, or a
+// void one, name(x: real) -> void { statements } (Void set, Result nil),
+// which returns nothing and is called as a statement, name(args).
 type FuncDef struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
 	Name   string   `parser:"@Ident \"(\""`
 	Params []*Param `parser:"( @@ ( \",\" @@ )* )? \")\" \"->\""`
-	Result *Type    `parser:"@@ \"{\""`
+	Void   bool     `parser:"( @\"void\""`
+	Result *Type    `parser:"| @@ ) \"{\""`
 	Body   []*Stmt  `parser:"@@* \"}\""`
 }
 
@@ -252,7 +255,8 @@ type While struct {
 
 // Simple is lhs ~ dist(args) (Tilde non-nil), lhs = expr (Assign
 // non-nil) or a compound assignment lhs += expr (Compound is the operator
-// "+=", "-=", "*=" or "/=", and Value the expression).
+// "+=", "-=", "*=" or "/=", and Value the expression), or, with none of
+// them, lhs alone: a call of a void function, name(args).
 type Simple struct {
 	Pos      lexer.Position
 	EndPos   lexer.Position
@@ -260,7 +264,7 @@ type Simple struct {
 	Tilde    *Call  `parser:"(  \"~\" @@"`
 	Assign   *Expr  `parser:" | \"=\" @@"`
 	Compound string `parser:" | @(\"+=\" | \"-=\" | \"*=\" | \"/=\")"`
-	Value    *Expr  `parser:"   @@ )"`
+	Value    *Expr  `parser:"   @@ )?"`
 }
 
 // Expr is a chain of terms joined by binary operators of the lowest
@@ -626,3 +630,27 @@ func (b *Block) KindOf() (k BlockKind, ok bool) {
 
 // String is the kind's keyword.
 func (k BlockKind) String() string { return BlockKinds[k] }
+
+// CallStmt is the call of a statement name(args) (a call of a void
+// function), nil when the statement is not one.
+func (sm *Simple) CallStmt() *Call {
+	if sm.Tilde != nil || sm.Assign != nil || sm.Compound != "" {
+		return nil
+	}
+	e := sm.LHS
+	if e.Then != nil || len(e.Rest) > 0 || len(e.Left.Rest) > 0 || e.Left.Left.Power == nil {
+		return nil
+	}
+	p := e.Left.Left.Power
+	if p.Exp != nil || len(p.Base.Indexes) > 0 || p.Base.Trans {
+		return nil
+	}
+	return p.Base.Prim.Call
+}
+
+// bare reports whether s is an expression alone that is not a call: a
+// statement whose "~" or "=" is missing.
+func (s *Stmt) bare() bool {
+	sm := s.Simple
+	return sm != nil && sm.Tilde == nil && sm.Assign == nil && sm.Compound == "" && sm.CallStmt() == nil
+}

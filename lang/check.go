@@ -46,6 +46,12 @@ func (s *scanned) checkTree(f *File, partial bool) *Error {
 					return e
 				}
 			}
+			if it.Stmt != nil && it.Stmt.bare() && b.Kind == "functions" {
+				return s.errTok(s.index(it.EndPos.Offset), hintFunction, "a function is written as in mscppl, not Stan")
+			}
+			if it.Stmt != nil && it.Stmt.bare() && b.Kind != "infer" {
+				return s.missingTilde(s.index(it.EndPos.Offset), where{kind: b.Kind, start: s.index(it.Pos.Offset)})
+			}
 			if e := s.checkItem(b.Kind, it); e != nil {
 				return e
 			}
@@ -110,6 +116,9 @@ func (s *scanned) checkStmt(st *Stmt) *Error {
 			if e := s.separated(prev.EndPos.Offset, b.Pos.Offset, prev.HasSemi(), prev.Braced(), false, "", true); e != nil {
 				return e
 			}
+		}
+		if b.bare() {
+			return s.missingTilde(s.index(b.EndPos.Offset), where{inLoop: true, start: s.index(b.Pos.Offset)})
 		}
 		if e := s.checkStmt(b); e != nil {
 			return e

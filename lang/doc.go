@@ -42,8 +42,8 @@
 //		">"))) Term .
 //	Bound = ("lower" | "upper" | "offset" | "multiplier") "=" Expr .
 //	From = (("all" "except" <string> ("," <string>)*) | <string>) .
-//	FuncDef = <ident> "(" (Param ("," Param)*)? ")" "->" Type "{" Stmt*
-//		"}" .
+//	FuncDef = <ident> "(" (Param ("," Param)*)? ")" "->" ("void" | Type) "{"
+//		Stmt* "}" .
 //	Param = <ident> ":" ("array" "[" ","* "]")? ("int" | "real" | "vector" |
 //		"row_vector" | "matrix") .
 //	Stmt = (((?= <ident> ":") Decl) | For | While | If | "break" |
@@ -55,7 +55,7 @@
 //	Message = ("print" | "reject") "(" (Expr ("," Expr)*)? ")" .
 //	Scope = "{" Stmt* "}" .
 //	Simple = Expr (("~" Call) | ("=" Expr) | (("+=" | "-=" | "*=" | "/=")
-//		Expr)) .
+//		Expr))? .
 //
 // Notes on the productions, for rules the listing does not show:
 //
@@ -70,7 +70,9 @@
 //     constraint, checked on each evaluation; no ~ or target +=) and in
 //     derived (without ~ and target +=); and settings name = literal (a
 //     number, possibly signed, a string or a name) in infer.
-//   - FuncDef: a function's body ends with return Expr.
+//   - FuncDef: a function's body ends with return Expr; a void one (->
+//     void) has no return, and is called as a statement, name(args).
+//   - Simple: an Expr alone is a call of a void function, name(args).
 //   - Type: bounds are lower and upper, either or both, in any order, each
 //     at most once. They come after the base type name and before the
 //     sizes, in Stan's order: vector<lower=0>[N], matrix<upper=1>[N, K].

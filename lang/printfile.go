@@ -49,7 +49,11 @@ func (p *filePrinter) funcDef(fd *FuncDef) {
 		}
 		ps = append(ps, a.Name+": "+t)
 	}
-	p.line(1, fd.Name+"("+strings.Join(ps, ", ")+") -> "+FormatType(fd.Result)+" {")
+	result := "void"
+	if !fd.Void {
+		result = FormatType(fd.Result)
+	}
+	p.line(1, fd.Name+"("+strings.Join(ps, ", ")+") -> "+result+" {")
 	p.stmts(2, fd.Body)
 	p.line(1, "}")
 }
@@ -105,6 +109,8 @@ func (p *filePrinter) stmt(depth int, s *Stmt) {
 			p.line(depth, lhs+" ~ "+formatCall(sm.Tilde))
 		case sm.Assign != nil:
 			p.line(depth, lhs+" = "+FormatExpr(sm.Assign))
+		case sm.Compound == "": // a call of a void function
+			p.line(depth, lhs)
 		default:
 			p.line(depth, lhs+" "+sm.Compound+" "+FormatExpr(sm.Value))
 		}

@@ -19,13 +19,14 @@ import (
 // the error is in and where the item being parsed starts).
 
 const (
-	hintStmt    = `a statement is "x ~ dist(...)" or "name = expr"`
-	hintSetting = "a setting is name = value, as in samples = 10"
-	hintLoop    = "a loop is for t in 1..T { ... } (both bounds included)"
-	hintSep     = `put each statement on its own line, or separate them with ";"`
-	hintFrom    = `write from "Column", from "V*" or from all except "A", "B"`
-	hintBounds  = "bounds are written <lower=a>, <upper=b> or <lower=a, upper=b>"
-	hintGrammar = "the grammar is described in the documentation of package lang"
+	hintStmt     = `a statement is "x ~ dist(...)" or "name = expr"`
+	hintSetting  = "a setting is name = value, as in samples = 10"
+	hintLoop     = "a loop is for t in 1..T { ... } (both bounds included)"
+	hintSep      = `put each statement on its own line, or separate them with ";"`
+	hintFrom     = `write from "Column", from "V*" or from all except "A", "B"`
+	hintBounds   = "bounds are written <lower=a>, <upper=b> or <lower=a, upper=b>"
+	hintGrammar  = "the grammar is described in the documentation of package lang"
+	hintFunction = "write name(x: real, v: vector) -> real { statements; return expr }"
 )
 
 // itemParser is the same grammar started at Item; the bracket check of
@@ -43,6 +44,7 @@ var exprAfter = map[string]bool{"+": true, "-": true, "*": true, "/": true, "^":
 type item struct {
 	pos, end            lexer.Position
 	semi, isFor, isDecl bool
+	bare                bool // an expression alone, not a call (Stmt.bare)
 	loop                *For
 }
 
@@ -56,6 +58,7 @@ func blockItems(items []*Item) []item {
 		if it.Stmt != nil {
 			out[k].semi, out[k].loop = it.Stmt.Semi, it.Stmt.For
 			out[k].isFor = it.Stmt.Braced()
+			out[k].bare = it.Stmt.bare()
 		}
 	}
 	return out
@@ -64,7 +67,7 @@ func blockItems(items []*Item) []item {
 func loopItems(body []*Stmt) []item {
 	out := make([]item, len(body))
 	for k, st := range body {
-		out[k] = item{pos: st.Pos, end: st.EndPos, semi: st.HasSemi(), loop: st.For, isFor: st.Braced()}
+		out[k] = item{pos: st.Pos, end: st.EndPos, semi: st.HasSemi(), loop: st.For, isFor: st.Braced(), bare: st.bare()}
 	}
 	return out
 }
@@ -146,6 +149,9 @@ func (s *scanned) translate(err error, f *File) *Error {
 	}
 	if strings.Contains("+-*/^", s.text(i)) && s.tildeCall(i) && s.tok(i).line == s.tok(i-1).line {
 		return s.errTok(i, "the right of \"~\" is a single distribution, as in y ~ normal(mu + 1, sigma)", "unexpected %s after the distribution", s.desc(i))
+	}
+	if p := w.prev; p != nil && p.bare {
+		return s.missingTilde(s.index(p.end.Offset), where{kind: w.kind, inLoop: w.inLoop, start: s.index(p.pos.Offset)})
 	}
 	if p := w.prev; p != nil && (w.start < i || w.start == i && !s.isEOF(i) && !strings.Contains(")]}", s.text(i))) {
 		if e := s.separated(p.end.Offset, s.tok(w.start).off, p.semi, p.isFor, p.isDecl, w.kind, w.inLoop); e != nil {
@@ -590,7 +596,7 @@ func (s *scanned) unsupported(i int, open []int) *Error {
 		}
 	}
 	if len(open) > 0 && open[0] > 0 && s.text(open[0]-1) == "functions" {
-		return s.errTok(i, "write name(x: real, v: vector) -> real { statements; return expr }", "a function is written as in mscppl, not Stan")
+		return s.errTok(i, hintFunction, "a function is written as in mscppl, not Stan")
 	}
 	if j := s.lineStart(i); j >= 0 && j <= i && s.isIdent(j) && s.text(j) == "while" {
 		return s.errTok(j, "write while cond { ... }", "a while loop is written while cond { statements }")

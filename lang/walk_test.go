@@ -28,7 +28,9 @@ func Inspect(n Node, f func(Node) bool) {
 			Inspect(n.Stmt, f)
 		}
 	case *FuncDef:
-		Inspect(n.Result, f)
+		if n.Result != nil { // nil for a void function
+			Inspect(n.Result, f)
+		}
 		for _, s := range n.Body {
 			Inspect(s, f)
 		}

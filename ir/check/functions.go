@@ -38,7 +38,12 @@ func (r *resolver) functions(b *lang.Block) {
 			continue
 		}
 		n := len(fd.Body)
-		if n == 0 || fd.Body[n-1].Return == nil {
+		if fd.Void {
+			if i := slices.IndexFunc(fd.Body, func(s *lang.Stmt) bool { return s.Return != nil }); i >= 0 {
+				r.errorf(r.at(fd.Body[i].Pos), "%s is a void function: it returns no value (it ends at its last statement)", fd.Name)
+				continue
+			}
+		} else if n == 0 || fd.Body[n-1].Return == nil {
 			r.errorf(p, "function %s must end with return expr", fd.Name)
 			continue
 		}
@@ -79,47 +84,25 @@ func (r *resolver) inline(c *lang.Call, fd *lang.FuncDef) ir.Expr {
 		bar.Args, bar.Given, bar.Bar = append(append([]*lang.Expr(nil), c.Args...), c.Given...), nil, false
 		c = &bar
 	}
-	if len(c.Args) != len(fd.Params) {
-		r.errorf(pos, "%s takes %d argument%s, got %d", fd.Name, len(fd.Params), ir.Plural1(len(fd.Params)), len(c.Args))
+	if fd.Void {
+		e := r.errorf(pos, "%s is a void function: it returns no value, and is called as a statement, %s(...)", fd.Name, fd.Name)
+		e.Hint = "call it on a line of its own"
 		return nil
 	}
-	if r.depth >= maxInlineDepth {
-		r.errorf(pos, "calls of %s nest more than %d deep; recursive functions are not supported", fd.Name, maxInlineDepth)
+	stmts, done := r.bind(c, fd, pos)
+	if done == nil {
 		return nil
-	}
-	args := make([]ir.Expr, len(c.Args))
-	for i, a := range c.Args {
-		if args[i] = r.expr(a); args[i] == nil {
-			return nil
-		}
-		if prm := fd.Params[i]; !ir.ParamAccepts(prm.ArrayDims(), prm.Base, args[i].Type()) {
-			r.errorf(args[i].Pos(), "argument %d of %s (%s) must be %s, got %s", i+1, fd.Name, prm.Name, ir.ParamType(prm.ArrayDims(), prm.Base), args[i].Type())
-			return nil
-		}
-	}
-	// the body sees its parameters only
-	scope, leave := r.enterFunction()
-	defer leave()
-	nerr, nrep := len(r.errs), r.repeats
-	defer func() { r.callErrors(nerr, nrep, c, pos) }()
-	var stmts []ir.Stmt
-	for i, prm := range fd.Params {
-		pt := ir.ParamOriented(prm.ArrayDims(), prm.Base, args[i].Type())
-		if prm.Base == lang.BaseReal && prm.ArrayDims() > 0 {
-			pt.IntElems = false // an int array passed as array[] real
-		}
-		v := r.newVar(prm.Name, r.at(prm.Pos), ir.LocalVar, pt)
-		scope[prm.Name] = v
-		stmts = append(stmts, &ir.Assign{StmtBase: ir.StmtBase{P: pos}, Local: v, X: args[i]})
 	}
 	n := len(fd.Body)
 	body := r.stmts(fd.Body[:n-1])
 	result := r.expr(fd.Body[n-1].Return)
 	if result == nil {
+		done()
 		return nil
 	}
 	if rd := fd.Result.ArrayDims(); !ir.ParamAccepts(rd, fd.Result.Base, result.Type()) {
 		r.errorf(result.Pos(), "%s returns %s, declared %s", fd.Name, result.Type(), ir.ParamType(rd, fd.Result.Base))
+		done()
 		return nil
 	}
 	t := ir.ParamOriented(fd.Result.ArrayDims(), fd.Result.Base, result.Type())
@@ -129,10 +112,85 @@ func (r *resolver) inline(c *lang.Call, fd *lang.FuncDef) ir.Expr {
 	if fd.Result.Base == lang.BaseReal {
 		t.IntElems = false
 	}
-	if len(r.errs) > nerr || r.repeats > nrep {
+	if done() {
 		return nil
 	}
 	return &ir.Inline{ExprBase: ir.ExprBase{P: pos, T: t}, Name: fd.Name, Call: c.String(), Stmts: append(stmts, body...), Result: result}
+}
+
+// callStmt resolves a statement that is an expression alone: the call of
+// a void function, name(args), whose body runs in place, its parameters
+// locals bound to the arguments.
+func (r *resolver) callStmt(sm *lang.Simple, p lang.Pos) ir.Stmt {
+	c := sm.CallStmt()
+	if c == nil {
+		e := r.errorf(r.at(sm.LHS.Pos), "an expression alone is not a statement")
+		e.Hint = `a statement is "x ~ dist(...)", "name = expr" or the call of a void function, name(args)`
+		return nil
+	}
+	pos := r.at(c.Pos)
+	fd, ok := r.funcs[c.Name]
+	if !ok || !fd.Void {
+		e := r.errorf(pos, "%s(...) alone is not a statement: only a void function is called as one, and %s returns a value", c.Name, c.Name)
+		if !ok {
+			e.Hint = "assign its value, as in x = " + c.String()
+		}
+		return nil
+	}
+	r.called[fd.Name] = true
+	stmts, done := r.bind(c, fd, pos)
+	if done == nil {
+		return nil
+	}
+	body := r.stmts(fd.Body)
+	if done() {
+		return nil
+	}
+	return &stmtList{StmtBase: ir.StmtBase{P: p}, list: append(stmts, body...)}
+}
+
+// bind starts the inlining of the call c of fd at pos: it checks the
+// arguments, enters the function's scope and returns the statements that
+// bind its parameters to them, and done, which words the errors of the
+// body (callErrors), leaves the scope and reports whether the call failed
+// (done is nil when the arguments are wrong: nothing to leave).
+func (r *resolver) bind(c *lang.Call, fd *lang.FuncDef, pos lang.Pos) (stmts []ir.Stmt, done func() bool) {
+	if len(c.Args) != len(fd.Params) {
+		r.errorf(pos, "%s takes %d argument%s, got %d", fd.Name, len(fd.Params), ir.Plural1(len(fd.Params)), len(c.Args))
+		return nil, nil
+	}
+	if r.depth >= maxInlineDepth {
+		r.errorf(pos, "calls of %s nest more than %d deep; recursive functions are not supported", fd.Name, maxInlineDepth)
+		return nil, nil
+	}
+	args := make([]ir.Expr, len(c.Args))
+	for i, a := range c.Args {
+		if args[i] = r.expr(a); args[i] == nil {
+			return nil, nil
+		}
+		if prm := fd.Params[i]; !ir.ParamAccepts(prm.ArrayDims(), prm.Base, args[i].Type()) {
+			r.errorf(args[i].Pos(), "argument %d of %s (%s) must be %s, got %s", i+1, fd.Name, prm.Name, ir.ParamType(prm.ArrayDims(), prm.Base), args[i].Type())
+			return nil, nil
+		}
+	}
+	// the body sees its parameters only
+	scope, leave := r.enterFunction()
+	nerr, nrep := len(r.errs), r.repeats
+	for i, prm := range fd.Params {
+		pt := ir.ParamOriented(prm.ArrayDims(), prm.Base, args[i].Type())
+		if prm.Base == lang.BaseReal && prm.ArrayDims() > 0 {
+			pt.IntElems = false // an int array passed as array[] real
+		}
+		v := r.newVar(prm.Name, r.at(prm.Pos), ir.LocalVar, pt)
+		scope[prm.Name] = v
+		stmts = append(stmts, &ir.Assign{StmtBase: ir.StmtBase{P: pos}, Local: v, X: args[i]})
+	}
+	return stmts, func() bool {
+		failed := len(r.errs) > nerr || r.repeats > nrep
+		r.callErrors(nerr, nrep, c, pos)
+		leave()
+		return failed
+	}
 }
 
 // callErrors words the errors the body of a function gave when inlined at

@@ -138,6 +138,10 @@ func (r *resolver) odeCall(c *lang.Call, pos lang.Pos, form ir.OdeForm) ir.Expr 
 // y0's length) and the extra arguments' types.
 func (r *resolver) odeRHS(x *ir.ODECall, fd *lang.FuncDef) bool {
 	K := x.Y0.Type().Rows
+	if fd.Void {
+		r.errorf(x.Pos(), "%s is a void function; %s needs one returning the derivative of the state, a vector", fd.Name, x.Name)
+		return false
+	}
 	if len(fd.Params) != 2+len(x.Args) {
 		e := r.errorf(x.Pos(), "%s passes %d argument%s to %s (t, y and %d more), which takes %d", x.Name, 2+len(x.Args), ir.Plural1(2+len(x.Args)), fd.Name, len(x.Args), len(fd.Params))
 		e.Hint = fmt.Sprintf("%s(t: real, y: vector, ...) -> vector gets t, y and the arguments after ts", fd.Name)

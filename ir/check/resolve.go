@@ -713,6 +713,9 @@ func (r *resolver) stmt(s *lang.Stmt) ir.Stmt {
 		return &ir.For{StmtBase: ir.StmtBase{P: p}, Var: v, Lo: lo, Hi: hi, Body: body}
 	}
 	sm := s.Simple
+	if sm.Tilde == nil && sm.Assign == nil && sm.Compound == "" {
+		return r.callStmt(sm, p)
+	}
 	if sm.Assign != nil || sm.Compound != "" {
 		name, ok := plainName(sm.LHS)
 		if !ok {

@@ -67,6 +67,10 @@ func (r *resolver) uncalledFunc(fd *lang.FuncDef) {
 		}
 		scope[prm.Name] = v
 	}
+	if fd.Void {
+		r.stmts(fd.Body)
+		return
+	}
 	n := len(fd.Body)
 	r.stmts(fd.Body[:n-1])
 	result := r.expr(fd.Body[n-1].Return)

@@ -65,6 +65,16 @@ type lowerer struct {
 	notes  lang.ErrorList
 	scopes []map[string]shape
 	funcs  map[string]shape
+	// voids are the void functions (in funcs too, with no shape)
+	voids map[string]bool
+	// anyVoid are the functions with a void definition (overloads too)
+	anyVoid map[string]bool
+	// stmtCall is the call of a void function being lowered as a
+	// statement (the one call of a void function that is not in an
+	// expression)
+	stmtCall *Call
+	// fnVoid is set while the body of a void function lowers
+	fnVoid bool
 	// dataNames are the variables of the data block
 	dataNames map[string]bool
 	// params are the shapes of the user functions' arguments
@@ -129,7 +139,7 @@ func (l *lowerer) note(p lexer.Position, format string, args ...any) {
 // transformed parameters into transformed, model into model, generated
 // quantities into derived and functions into functions.
 func Lower(p *Program, filename string) (*lang.File, lang.ErrorList, error) {
-	l := &lowerer{file: filename, funcs: map[string]shape{}, params: map[string][]shape{}, dataNames: map[string]bool{},
+	l := &lowerer{file: filename, funcs: map[string]shape{}, voids: map[string]bool{}, anyVoid: map[string]bool{}, params: map[string][]shape{}, dataNames: map[string]bool{},
 		blockVars: map[string]bool{}, dataArgs: map[string][]bool{}}
 	l.push()
 	f := &lang.File{Pos: p.Pos, EndPos: p.EndPos, Name: filename}
@@ -463,14 +473,24 @@ func (l *lowerer) stmt(s *Stmt, ctx context) []*lang.Stmt {
 	case s.If != nil:
 		out.If = l.ifStmt(s.If, s.EndPos, inner)
 	case s.Target != nil:
+		if !l.targetAllowed("target +=", s.Pos) {
+			return nil
+		}
 		out.Target = l.expr(s.Target).e
 	case s.Break:
 		out.Break = true
 	case s.Continue:
 		out.Continue = true
 	case s.Return != nil:
-		if s.Return.Value == nil {
-			l.refuse(s.Pos, "return without a value (in a void function) is not supported")
+		switch {
+		case s.Return.Value == nil && l.fnVoid:
+			out.Return = voidReturn
+			return []*lang.Stmt{out}
+		case s.Return.Value == nil:
+			l.refuse(s.Pos, "return without a value in %s, which is declared to return a value", l.fn)
+			return nil
+		case l.fnVoid:
+			l.refuse(s.Pos, "%s is a void function, which returns no value: write return;", l.fn)
 			return nil
 		}
 		v := l.expr(s.Return.Value)
@@ -574,10 +594,28 @@ func (l *lowerer) simple(sm *Simple, out *lang.Stmt) []*lang.Stmt {
 			out.Message = l.message(kind, c)
 			return []*lang.Stmt{out}
 		}
+		if !l.voids[c.Name] && l.anyVoid[c.Name] {
+			l.refuse(sm.Pos, "%s has a void definition and one that returns a value: overloaded functions are not supported", c.Name)
+			return nil
+		}
+		if !l.voids[c.Name] {
+			l.refuse(sm.Pos, "%s returns a value: Stan calls only void functions as statements", c.Name)
+			return nil
+		}
+		if l.declared(c.Name) {
+			l.refuse(sm.Pos, "%s is a variable here, which hides the function %s", c.Name, c.Name)
+			return nil
+		}
+		l.stmtCall = c
+		out.Simple = &lang.Simple{Pos: sm.Pos, EndPos: sm.EndPos, LHS: l.expr(sm.LHS).e}
+		l.stmtCall = nil
+		return []*lang.Stmt{out}
 	}
 	lhs := l.expr(sm.LHS)
 	ns := &lang.Simple{Pos: sm.Pos, EndPos: sm.EndPos, LHS: lhs.e}
 	switch {
+	case sm.Tilde != nil && !l.targetAllowed("~", sm.Pos):
+		return nil
 	case sm.Tilde != nil:
 		ns.Tilde, _ = l.call(sm.Tilde)
 		if sm.Trunc != nil {
@@ -619,11 +657,23 @@ func (l *lowerer) simple(sm *Simple, out *lang.Stmt) []*lang.Stmt {
 		ns.Compound = sm.Op
 		ns.Value = v.e
 	default:
-		l.refuse(sm.Pos, "an expression alone is not a statement here (calls of void functions are not supported)")
+		l.refuse(sm.Pos, "an expression alone is not a statement: a statement calls a void function, assigns, or is ~")
 		return nil
 	}
 	out.Simple = ns
 	return []*lang.Stmt{out}
+}
+
+// targetAllowed refuses a statement what (target += or ~) that adds to
+// the log density in a function whose name does not end in _lp (Stan's
+// rule), reporting whether it is allowed.
+func (l *lowerer) targetAllowed(what string, p lexer.Position) bool {
+	if l.fn == "" || strings.HasSuffix(l.fn, "_lp") {
+		return true
+	}
+	e := l.refuse(p, "%s in function %s: Stan allows it only in the model block and in functions whose names end in _lp", what, l.fn)
+	e.Hint = "rename the function " + l.fn + "_lp (and call it from the model block)"
+	return false
 }
 
 // minInt is the value of Stan's int variables before they are assigned
@@ -770,12 +820,20 @@ func (l *lowerer) functions(fb *Functions) *lang.Block {
 		l.declareFunc(decls, fd)
 		l.checkDensity(fd)
 		l.checkLibraryName(fd.Name, fd.Pos)
+		var res *lang.Param
+		_, overloaded := l.funcs[fd.Name]
 		if fd.Void {
-			l.refuse(fd.Pos, "void functions (%s) are not supported", fd.Name)
-			continue
+			// (an overload of a function that returns a value is the IR's
+			// to refuse: a function defined twice)
+			l.voids[fd.Name] = !overloaded || l.voids[fd.Name]
+			l.funcs[fd.Name] = shape{}
+			l.anyVoid[fd.Name] = true
+		} else {
+			var rsh shape
+			res, rsh = l.argType(fd.Result)
+			l.funcs[fd.Name] = rsh
+			delete(l.voids, fd.Name)
 		}
-		res, rsh := l.argType(fd.Result)
-		l.funcs[fd.Name] = rsh
 		l.checkName(fd.Name, fd.Pos, "function")
 		for _, s := range densitySuffixes {
 			if strings.HasSuffix(fd.Name, s) && len(fd.Args) == 0 {
@@ -785,10 +843,12 @@ func (l *lowerer) functions(fb *Functions) *lang.Block {
 		if fd.Forward {
 			continue
 		}
-		nf := &lang.FuncDef{Pos: fd.Pos, EndPos: fd.EndPos, Name: fd.Name,
-			Result: &lang.Type{Pos: fd.Result.Pos, IsArray: res.Array, Unsized: res.Commas, Base: res.Base}}
+		nf := &lang.FuncDef{Pos: fd.Pos, EndPos: fd.EndPos, Name: fd.Name, Void: fd.Void}
+		if !fd.Void {
+			nf.Result = &lang.Type{Pos: fd.Result.Pos, IsArray: res.Array, Unsized: res.Commas, Base: res.Base}
+		}
 		l.push()
-		l.fn = fd.Name
+		l.fn, l.fnVoid = fd.Name, fd.Void
 		l.params[fd.Name] = nil
 		l.args = map[string]bool{}
 		l.dataArgs[fd.Name] = nil
@@ -805,8 +865,15 @@ func (l *lowerer) functions(fb *Functions) *lang.Block {
 		for _, s := range fd.Body {
 			nf.Body = append(nf.Body, l.stmt(s, ctxLocal)...)
 		}
-		nf.Body = singleReturn(nf.Body, res.Base, !res.Array && (res.Base == lang.BaseInt || res.Base == lang.BaseReal), fd.EndPos)
-		l.fn, l.args = "", nil
+		if fd.Void {
+			var bad *lang.Stmt
+			if nf.Body, bad = voidReturns(nf.Body); bad != nil {
+				l.refuse(bad.Pos, "a return inside a loop or a block of the void function %s is not supported (only at the end of the function or of a branch of an if)", fd.Name)
+			}
+		} else {
+			nf.Body = singleReturn(nf.Body, res.Base, !res.Array && (res.Base == lang.BaseInt || res.Base == lang.BaseReal), fd.EndPos)
+		}
+		l.fn, l.fnVoid, l.args = "", false, nil
 		l.pop()
 		b.Items = append(b.Items, &lang.Item{Pos: fd.Pos, EndPos: fd.EndPos, Func: nf})
 	}

@@ -439,6 +439,10 @@ func (l *lowerer) primary(p *Primary) val {
 			// (a variable may take the name of a library function)
 			l.refuse(p.Call.Pos, "%s is a variable here, which hides the function %s", p.Call.Name, p.Call.Name)
 		}
+		if l.voids[p.Call.Name] && p.Call != l.stmtCall && !l.declared(p.Call.Name) {
+			e := l.refuse(p.Call.Pos, "%s is a void function: it returns no value, and is not a value in an expression", p.Call.Name)
+			e.Hint = "call it as a statement: " + p.Call.Name + "(...);"
+		}
 		np.Call, sh = l.call(p.Call)
 	case p.Ident != nil:
 		np.Ident = p.Ident

@@ -109,3 +109,47 @@ func assignIf(f *lang.If, rest []*lang.Stmt) (*lang.If, bool) {
 func concat(a, b []*lang.Stmt) []*lang.Stmt {
 	return append(append([]*lang.Stmt(nil), a...), b...)
 }
+
+// voidReturn is the Return of the lowered return; of a void function,
+// which voidReturns removes (lang's return takes a value).
+var voidReturn = &lang.Expr{}
+
+// voidReturns rewrites the lowered body of a void function so that it has
+// no return: the statements after an if that returns on some branch go
+// into the branches that do not, and a return ends its path. It returns
+// the first return it cannot remove (in a loop or a scope), if any.
+func voidReturns(ss []*lang.Stmt) ([]*lang.Stmt, *lang.Stmt) {
+	var out []*lang.Stmt
+	for i, s := range ss {
+		switch {
+		case s.Return != nil:
+			return out, nil
+		case s.If != nil && returnsEarly([]*lang.Stmt{s}):
+			f, bad := voidIf(s.If, ss[i+1:])
+			if bad != nil {
+				return nil, bad
+			}
+			return append(out, &lang.Stmt{Pos: s.Pos, EndPos: s.EndPos, Semi: s.Semi, If: f}), nil
+		case returnsEarly([]*lang.Stmt{s}):
+			return nil, s // a return in a loop or a scope
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// voidIf rewrites the branches of if f followed by rest: each branch,
+// then rest, without its returns (a missing else is rest alone).
+func voidIf(f *lang.If, rest []*lang.Stmt) (*lang.If, *lang.Stmt) {
+	nf := &lang.If{Pos: f.Pos, EndPos: f.EndPos, Cond: f.Cond}
+	var bad *lang.Stmt
+	if nf.Then, bad = voidReturns(concat(f.Then, rest)); bad != nil {
+		return nil, bad
+	}
+	if f.ElseIf != nil {
+		nf.ElseIf, bad = voidIf(f.ElseIf, rest)
+	} else {
+		nf.Else, bad = voidReturns(concat(f.Else, rest))
+	}
+	return nf, bad
+}

@@ -113,6 +113,10 @@ func (l *lowerer) checkAssign(lhs, rhs shape, op string, p lexer.Position) {
 		l.refuse(p, "the value (%s) does not have the type of the variable (%s)", rhs, lhs)
 	case lhs.arr == 0 && (lhs.base == "vector" && rhs.base == "row_vector" || lhs.base == "row_vector" && rhs.base == "vector"):
 		l.refuse(p, "the value (%s) does not have the type of the variable (%s)", rhs, lhs)
+	case lhs.arr == 0 && rhs.arr == 0 && (op == "=" || op == "+=" || op == "-=") && (lhs.base == "vector" || lhs.base == "row_vector") && rhs.base == "matrix":
+		// a matrix to a vector (aa[J, 1] += bb[1:2, 1:2]); not the
+		// reverse, as a row-vector literal of rows, [r1, r2], is a matrix
+		l.refuse(p, "the value (%s) does not have the type of the variable (%s)", rhs, lhs)
 	case lhs.arr > 0 && op != "=":
 		l.refuse(p, "%s is not defined on arrays in Stan", op)
 	case (op == ".*=" || op == "./=") && lhs.scalar():
