@@ -483,21 +483,22 @@ func (k *PG) Init(rng *rand.Rand) error {
 	return nil
 }
 
-func (k *PG) setTheta(z, theta []float64) {
-	for i, p := range k.statics {
-		z[p] = theta[i]
+func (k *PG) setTheta(z, theta []float64) { Scatter(z, k.statics, theta) }
+func (k *PG) setState(z, x []float64)     { Scatter(z, k.order, x) }
+func (k *PG) getTheta(z, theta []float64) { Gather(theta, k.statics, z) }
+
+// Scatter sets dst[pos[i]] = src[i] for each i: a block of values (the
+// statics, a trajectory) into a latent vector.
+func Scatter(dst []float64, pos []int, src []float64) {
+	for i, p := range pos {
+		dst[p] = src[i]
 	}
 }
 
-func (k *PG) setState(z, x []float64) {
-	for j, p := range k.order {
-		z[p] = x[j]
-	}
-}
-
-func (k *PG) getTheta(z, theta []float64) {
-	for i, p := range k.statics {
-		theta[i] = z[p]
+// Gather sets dst[i] = src[pos[i]] for each i: a block of a latent vector.
+func Gather(dst []float64, pos []int, src []float64) {
+	for i, p := range pos {
+		dst[i] = src[p]
 	}
 }
 

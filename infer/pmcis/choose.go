@@ -151,7 +151,7 @@ func (c *Choice) choose(rng *rand.Rand) error {
 	pm := c.pm
 	pm.rng = rng
 	copy(pm.cur, c.pg.Retained())
-	pm.getTheta(pm.cur, pm.theta)
+	msc.Gather(pm.theta, pm.statics, pm.cur)
 	S, T := float64(c.S), float64(c.T)
 	workPG := c.pgWork * S * T
 	perDraw := tauPG * workPG

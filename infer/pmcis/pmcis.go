@@ -196,10 +196,10 @@ func (k *PMCIS) Init(rng *rand.Rand) error {
 // filterRetained gives the retained theta a fresh filter: its estimate and
 // a trajectory drawn from it (at Init, where there is no state to keep).
 func (k *PMCIS) filterRetained(rng *rand.Rand) error {
-	k.setTheta(k.cur, k.theta)
+	msc.Scatter(k.cur, k.statics, k.theta)
 	k.ss.SetStatics(k.theta)
 	k.pf.Sweep(rng, false)
-	k.setState(k.cur, k.pf.Reference())
+	msc.Scatter(k.cur, k.states, k.pf.Reference())
 	var err error
 	k.curLT, err = k.logTarget(k.cur, k.pf.LogZ)
 	return err
@@ -288,24 +288,6 @@ func (k *PMCIS) logZVariance(rng *rand.Rand) float64 {
 	return v / float64(len(k.ls)-1)
 }
 
-func (k *PMCIS) setTheta(z, theta []float64) {
-	for i, p := range k.statics {
-		z[p] = theta[i]
-	}
-}
-
-func (k *PMCIS) setState(z, x []float64) {
-	for t, p := range k.states {
-		z[p] = x[t]
-	}
-}
-
-func (k *PMCIS) getTheta(z, theta []float64) {
-	for i, p := range k.statics {
-		theta[i] = z[p]
-	}
-}
-
 // Step is one particle-marginal CIS step (pmStep), then particle Gibbs's
 // local moves of the statics given the state (msc.PG.MoveStatics) and,
 // when they moved, a conditional sweep at the new statics (condition),
@@ -330,7 +312,7 @@ func (k *PMCIS) Step(rng *rand.Rand) (msc.StepInfo, error) {
 	if err != nil || !moved {
 		return info, err
 	}
-	k.getTheta(k.cur, k.theta)
+	msc.Gather(k.theta, k.statics, k.cur)
 	info.Changed = true
 	return info, k.condition(rng)
 }
@@ -352,14 +334,14 @@ func (k *PMCIS) pmStep(rng *rand.Rand) (msc.StepInfo, error) {
 	for b := 1; b < S; b++ {
 		row, th := k.z[b*d:(b+1)*d], k.th[b*nk:(b+1)*nk]
 		copy(row, k.cur)
-		k.setTheta(row, th)
+		msc.Scatter(row, k.statics, th)
 		k.ss.SetStatics(th)
 		if k.pf.Sweep(rng, false) {
 			k.lz[b] = k.pf.LogZ
 		} else {
 			k.lz[b] = math.Inf(-1) // the filter's weights all vanished: Zhat = 0
 		}
-		k.setState(row, k.pf.Reference())
+		msc.Scatter(row, k.states, k.pf.Reference())
 		k.lxy[b] = k.stateLogDensity(row)
 	}
 	k.ss.SetStatics(k.theta)
@@ -399,7 +381,7 @@ func (k *PMCIS) pmStep(rng *rand.Rand) (msc.StepInfo, error) {
 		}
 	}
 	copy(k.cur, row)
-	k.getTheta(k.cur, k.theta)
+	msc.Gather(k.theta, k.statics, k.cur)
 	k.curLT = k.lt[j]
 	k.ss.SetStatics(k.theta)
 	return msc.StepInfo{Changed: true, ESS: ess, FracDiff: float64(diff) / float64(k.T)}, nil
@@ -421,7 +403,7 @@ func (k *PMCIS) condition(rng *rand.Rand) error {
 	if !k.pf.Sweep(rng, true) {
 		return nil // degenerate: keep the retained state and estimate
 	}
-	k.setState(k.cur, k.pf.Reference())
+	msc.Scatter(k.cur, k.states, k.pf.Reference())
 	lt, err := k.logTarget(k.cur, k.pf.LogZ)
 	if err != nil {
 		return err

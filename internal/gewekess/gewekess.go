@@ -260,6 +260,34 @@ func OneStep(m *Model, rng *rand.Rand, reps int, step func(z []float64) []float6
 	return out
 }
 
+// T is what Check needs of a *testing.T.
+type T interface {
+	Logf(format string, args ...any)
+	Errorf(format string, args ...any)
+}
+
+// Check logs each test function's z-score of scores, reports an error for
+// each beyond ZMax (or NaN), naming kernel, and logs the largest.
+func Check(t T, m *Model, scores map[string]float64, kernel string) {
+	for _, s := range m.Stats() {
+		z := scores[s.Name]
+		t.Logf("%-10s z = %+.2f", s.Name, z)
+		if math.Abs(z) > ZMax || math.IsNaN(z) {
+			t.Errorf("one-step z-score %.2f for %s (|z| <= %.1f when the %s leaves p(theta, x | y) invariant)", z, s.Name, ZMax, kernel)
+		}
+	}
+	worst, at := Worst(scores)
+	t.Logf("largest |z|: %+.2f (%s)", worst, at)
+}
+
+// QMoments are the mean and covariance of a q(theta) over (log sq, log sr)
+// a little off the prior's log-scale moments (mean log a - 0.6, sd 1.1):
+// the tests' fixed q.
+func (m *Model) QMoments() (mean, cov []float64) {
+	la := math.Log(m.A0)
+	return []float64{la - 0.3, la - 0.9}, []float64{1.2, 0.3, 0.3, 1}
+}
+
 // Worst is the z-score of largest size among scores and its test function.
 func Worst(scores map[string]float64) (float64, string) {
 	worst, at := 0.0, ""
