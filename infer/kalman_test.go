@@ -86,34 +86,46 @@ func TestKalmanTargetExact(t *testing.T) {
 			require.NoError(t, err)
 			y := kalman.Scalar(readY(t, kalmanDir+c.name+".csv"))
 			rng := rand.New(rand.NewPCG(7, 1))
-			u := make([]float64, 2)
-			z := make([]float64, p.Dim)
-			eps := make([]float64, len(y))
-			var lj [1]float64
-			for i := range 8 {
-				for j := range u {
-					u[j] = c.centre[j] + float64(1+i/4)*rng.NormFloat64()
-				}
-				prior, mod := c.exact(u, y)
-				res, err := kalman.Filter(mod, y)
-				require.NoError(t, err)
-				want := prior + res.LogLik
-				got, err := lg.LogMarginal(u)
-				require.NoError(t, err)
-				require.InDelta(t, want, got, 1e-9*(1+math.Abs(want)), "u = %v", u)
-				// a draw of the states, and its conditional density
-				for j, pos := range p.Statics.Statics() {
-					z[pos] = u[j]
-				}
-				_, err = lg.Filter(u)
-				require.NoError(t, err)
-				lq := lg.FFBS(rng, z, eps)
-				require.InDelta(t, lq, lg.LogDensity(z), 1e-9*(1+math.Abs(lq)))
-				p.Target.LogJoint(z, lj[:])
-				require.InDelta(t, want, lj[0]-lq, 1e-8*(1+math.Abs(lj[0])), "u = %v", u)
-			}
+			checkTargetIdentity(t, p, lg, rng, y, c.centre, func(u []float64) (float64, kalman.Model) { return c.exact(u, y) })
 		})
 	}
+}
+
+// checkTargetIdentity checks, at 8 statics u drawn about centre (sd 1,
+// then 2), that lg's log marginal equals exact's log prior plus
+// internal/kalman.Filter's log-likelihood to 1e-9 relative, that an FFBS
+// draw's log density is lg.LogDensity's, and that log p(theta, x, y) -
+// log p(x | theta, y) = log p(theta, y). It returns the last u, the
+// latent vector z of the last draw and the FFBS scratch.
+func checkTargetIdentity(t *testing.T, p *msc.Problem, lg *lgssm.LinearGaussian, rng *rand.Rand, y [][]float64, centre []float64, exact func(u []float64) (float64, kalman.Model)) (u, z, eps []float64) {
+	t.Helper()
+	u = make([]float64, len(centre))
+	z = make([]float64, p.Dim)
+	eps = make([]float64, len(p.Statics.States()))
+	var lj [1]float64
+	for i := range 8 {
+		for j := range u {
+			u[j] = centre[j] + float64(1+i/4)*rng.NormFloat64()
+		}
+		prior, mod := exact(u)
+		res, err := kalman.Filter(mod, y)
+		require.NoError(t, err)
+		want := prior + res.LogLik
+		got, err := lg.LogMarginal(u)
+		require.NoError(t, err)
+		require.InDelta(t, want, got, 1e-9*(1+math.Abs(want)), "u = %v", u)
+		// a draw of the states, and its conditional density
+		for j, pos := range p.Statics.Statics() {
+			z[pos] = u[j]
+		}
+		_, err = lg.Filter(u)
+		require.NoError(t, err)
+		lq := lg.FFBS(rng, z, eps)
+		require.InDelta(t, lq, lg.LogDensity(z), 1e-9*(1+math.Abs(lq)))
+		p.Target.LogJoint(z, lj[:])
+		require.InDelta(t, want, lj[0]-lq, 1e-8*(1+math.Abs(lj[0])), "u = %v", u)
+	}
+	return u, z, eps
 }
 
 // TestFFBSMatchesSmoother: 4000 FFBS draws of the local level's states at

@@ -152,29 +152,7 @@ func TestKalmanVAR2TargetExact(t *testing.T) {
 			lg, err := lgssm.NewLinearGaussian(p)
 			require.NoError(t, err)
 			rng := rand.New(rand.NewPCG(7, 2))
-			u := make([]float64, 2)
-			z := make([]float64, p.Dim)
-			eps := make([]float64, 2*len(y))
-			var lj [1]float64
-			for i := range 8 {
-				for j := range u {
-					u[j] = c.centre[j] + float64(1+i/4)*rng.NormFloat64()
-				}
-				prior, mod := c.exact(u)
-				res, err := kalman.Filter(mod, y)
-				require.NoError(t, err)
-				want := prior + res.LogLik
-				got, err := lg.LogMarginal(u)
-				require.NoError(t, err)
-				require.InDelta(t, want, got, 1e-9*(1+math.Abs(want)), "u = %v", u)
-				for j, pos := range p.Statics.Statics() {
-					z[pos] = u[j]
-				}
-				lq := lg.FFBS(rng, z, eps)
-				require.InDelta(t, lq, lg.LogDensity(z), 1e-9*(1+math.Abs(lq)))
-				p.Target.LogJoint(z, lj[:])
-				require.InDelta(t, want, lj[0]-lq, 1e-8*(1+math.Abs(lj[0])), "u = %v", u)
-			}
+			u, z, eps := checkTargetIdentity(t, p, lg, rng, y, c.centre, c.exact)
 			require.Zero(t, testing.AllocsPerRun(5, func() {
 				_, _ = lg.Filter(u)
 				lg.FFBS(rng, z, eps)
