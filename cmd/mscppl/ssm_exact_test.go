@@ -1,13 +1,14 @@
 package main
 
 import (
-	kf "github.com/mscppl/mscppl/internal/kalman"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mscppl/mscppl/infer"
+	kf "github.com/mscppl/mscppl/internal/kalman"
 	"github.com/mscppl/mscppl/internal/testtier"
 	"github.com/stretchr/testify/require"
 )
@@ -18,6 +19,28 @@ func exactTable(t *testing.T, path string) map[string][2]float64 {
 	out, err := kf.ReadExact(path)
 	require.NoError(t, err)
 	return out
+}
+
+// withinExact requires every latent of exact (read by exactTable; its
+// names mapped by rename when that is not nil) to be in s within tolMean
+// sds of the exact mean and tolSD of the exact sd, and returns the worst
+// errors.
+func withinExact(t *testing.T, s *infer.Summary, exact map[string][2]float64, rename func(string) string, tolMean, tolSD float64) (worstMean, worstSD float64) {
+	t.Helper()
+	for name, e := range exact {
+		n := name
+		if rename != nil {
+			n = rename(name)
+		}
+		got, ok := s.Latent[n]
+		require.True(t, ok, n)
+		dm := math.Abs(got.Mean-e[0]) / e[1]
+		ds := math.Abs(got.SD/e[1] - 1)
+		worstMean, worstSD = math.Max(worstMean, dm), math.Max(worstSD, ds)
+		require.LessOrEqualf(t, dm, tolMean, "%s: mean %.4f, exact %.4f (sd %.4f); %s", n, got.Mean, e[0], e[1], s.Verdict)
+		require.LessOrEqualf(t, ds, tolSD, "%s: sd %.4f, exact %.4f; %s", n, got.SD, e[1], s.Verdict)
+	}
+	return worstMean, worstSD
 }
 
 // TestStateSpaceExactAnswers: the default runs of state-space models as
@@ -67,21 +90,7 @@ func TestStateSpaceExactAnswers(t *testing.T) {
 			s := runJSON(t, append([]string{"run", c.model, c.data, "--seed", c.seed}, c.flags...)...)
 			require.True(t, s.Converged, s.Verdict)
 			require.Equal(t, c.kernel, s.Kernel)
-			exact := exactTable(t, c.exact)
-			worstMean, worstSD := 0.0, 0.0
-			for name, e := range exact {
-				n := name
-				if c.rename != nil {
-					n = c.rename(name)
-				}
-				got, ok := s.Latent[n]
-				require.True(t, ok, n)
-				dm := math.Abs(got.Mean-e[0]) / e[1]
-				ds := math.Abs(got.SD/e[1] - 1)
-				worstMean, worstSD = math.Max(worstMean, dm), math.Max(worstSD, ds)
-				require.LessOrEqualf(t, dm, 0.1, "%s: mean %.4f, exact %.4f (sd %.4f)", n, got.Mean, e[0], e[1])
-				require.LessOrEqualf(t, ds, 0.10, "%s: sd %.4f, exact %.4f", n, got.SD, e[1])
-			}
+			worstMean, worstSD := withinExact(t, s, exactTable(t, c.exact), c.rename, 0.1, 0.10)
 			t.Logf("%s: %d iterations, %.1f s, worst mean error %.3f sd, worst sd error %.1f%%", c.name, s.Iterations, s.ElapsedSeconds, worstMean, 100*worstSD)
 		})
 	}
@@ -106,16 +115,7 @@ func TestLocalLevel1000NeverConvergedAndWrong(t *testing.T) {
 	if s.Converged {
 		tolMean, tolSD = 0.1, 0.10
 	}
-	worstMean, worstSD := 0.0, 0.0
-	for name, e := range exactTable(t, dir+"local_level_1000_exact.csv") {
-		got, ok := s.Latent[name]
-		require.True(t, ok, name)
-		dm := math.Abs(got.Mean-e[0]) / e[1]
-		ds := math.Abs(got.SD/e[1] - 1)
-		worstMean, worstSD = math.Max(worstMean, dm), math.Max(worstSD, ds)
-		require.LessOrEqualf(t, dm, tolMean, "%s: mean %.4f, exact %.4f (sd %.4f); %s", name, got.Mean, e[0], e[1], s.Verdict)
-		require.LessOrEqualf(t, ds, tolSD, "%s: sd %.4f, exact %.4f; %s", name, got.SD, e[1], s.Verdict)
-	}
+	worstMean, worstSD := withinExact(t, s, exactTable(t, dir+"local_level_1000_exact.csv"), nil, tolMean, tolSD)
 	t.Logf("%s; %d iterations, %.1f s, worst mean error %.3f sd, worst sd error %.1f%%", s.Verdict, s.Iterations, s.ElapsedSeconds, worstMean, 100*worstSD)
 }
 
@@ -239,22 +239,9 @@ func TestVAR2WithStaticsExact(t *testing.T) {
 			if s.Converged {
 				tolMean, tolSD = 0.1, 0.10
 			}
-			worstMean, worstSD := 0.0, 0.0
 			exact := exactTable(t, dir+"var2_exact.csv")
 			require.Len(t, exact, 2+2*150)
-			for name, e := range exact {
-				n := name
-				if c.rename != nil {
-					n = c.rename(name)
-				}
-				got, ok := s.Latent[n]
-				require.True(t, ok, n)
-				dm := math.Abs(got.Mean-e[0]) / e[1]
-				ds := math.Abs(got.SD/e[1] - 1)
-				worstMean, worstSD = math.Max(worstMean, dm), math.Max(worstSD, ds)
-				require.LessOrEqualf(t, dm, tolMean, "%s: mean %.4f, exact %.4f (sd %.4f); %s", n, got.Mean, e[0], e[1], s.Verdict)
-				require.LessOrEqualf(t, ds, tolSD, "%s: sd %.4f, exact %.4f; %s", n, got.SD, e[1], s.Verdict)
-			}
+			worstMean, worstSD := withinExact(t, s, exact, c.rename, tolMean, tolSD)
 			t.Logf("%s: %s; %d iterations, %.1f s, worst mean error %.3f sd, worst sd error %.1f%%", c.name, s.Verdict, s.Iterations, s.ElapsedSeconds, worstMean, 100*worstSD)
 		})
 	}
