@@ -262,6 +262,7 @@ func OneStep(m *Model, rng *rand.Rand, reps int, step func(z []float64) []float6
 
 // T is what Check needs of a *testing.T.
 type T interface {
+	Helper()
 	Logf(format string, args ...any)
 	Errorf(format string, args ...any)
 }
@@ -269,6 +270,7 @@ type T interface {
 // Check logs each test function's z-score of scores, reports an error for
 // each beyond ZMax (or NaN), naming kernel, and logs the largest.
 func Check(t T, m *Model, scores map[string]float64, kernel string) {
+	t.Helper()
 	for _, s := range m.Stats() {
 		z := scores[s.Name]
 		t.Logf("%-10s z = %+.2f", s.Name, z)
