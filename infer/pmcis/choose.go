@@ -81,13 +81,14 @@ type Choice struct {
 
 // NewChoice returns the pgpm kernel with S particles and proposals.
 func NewChoice(p *msc.Problem, q *msc.PGFamily, S int) (*Choice, error) {
+	pg, err := msc.NewPG(p, q, S)
+	if err != nil {
+		return nil, err
+	}
 	pm, err := NewPMCIS(p, q, S)
 	if err != nil {
 		return nil, err
 	}
-	// pmcis's local moves are particle Gibbs's blocks: one PG kernel
-	// serves both (MoveStatics and SetRetained set its draw each time)
-	pg := pm.local
 	k := len(p.Statics.Statics())
 	hist := make([][]float64, k)
 	for i := range hist {
