@@ -271,7 +271,6 @@ type T interface {
 // each beyond ZMax (or NaN), naming kernel, and logs the largest.
 func Check(t T, m *Model, scores map[string]float64, kernel string) {
 	t.Helper()
-	t.Helper()
 	for _, s := range m.Stats() {
 		z := scores[s.Name]
 		t.Logf("%-10s z = %+.2f", s.Name, z)
